@@ -1,0 +1,103 @@
+//! Variant definitions as plain data: board shape, sides, piece kinds, setup, render data.
+//!
+//! A [`GameDef`] is what a variant's Markdown-with-YAML definition file says once it has
+//! been read (the reading lives in [`crate::variants`]). The engine turns it into a
+//! playable [`crate::engine::Variant`] with precomputed move tables.
+
+use super::geometry::{Dims, Offset, Square};
+use super::movement::Atom;
+use super::piece::{Piece, PieceKind, Side};
+
+/// How a piece kind promotes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Promotion {
+    /// The kinds it may become (one entry: that kind, automatically).
+    pub to: Vec<PieceKind>,
+    /// Depth of the promotion zone in ranks, counted from the far rank (1 = far rank only).
+    pub zone: u8,
+    /// Whether promotion is compulsory on reaching the zone.
+    pub mandatory: bool,
+}
+
+/// One piece kind of a variant.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KindDef {
+    /// Code used in moves and position strings, e.g. `R` (the Gygax Dragon), `Mk`.
+    pub code: String,
+    /// Name, e.g. `Dragon`.
+    pub name: String,
+    /// How it moves and captures.
+    pub atoms: Vec<Atom>,
+    /// Whether it is the royal piece (check, checkmate).
+    pub royal: bool,
+    /// Whether its moves reset the ply clock like a pawn's (rulings §1.3).
+    pub pawn: bool,
+    /// How it promotes, if it does.
+    pub promotion: Option<Promotion>,
+    /// Levels (bit per level index) from which it may move, without capturing, to any
+    /// empty square where a piece of its kind and side stood in the setup (the Gygax
+    /// Sylph's return to Air, seed "Sylph"; rulings §2.2).
+    pub return_to_start_from: u8,
+    /// An enemy piece standing at this offset from it cannot move and gives no check
+    /// (the Basilisk's freeze: the Land square directly above; rulings §2.9).
+    pub freezes: Option<Offset>,
+}
+
+/// Colours for drawing one level.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct LevelColors {
+    /// Light squares, `#rrggbb`.
+    pub light: String,
+    /// Dark squares, `#rrggbb`.
+    pub dark: String,
+}
+
+/// How to draw the board: cell size in pixels, colours per level (index 0 = level 1).
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Render {
+    /// Side of one square, in pixels.
+    pub cell_size: u32,
+    /// Colours of each level, lowest level first.
+    pub level_colors: Vec<LevelColors>,
+}
+
+/// A variant as data.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameDef {
+    /// Short name used on the command line and in `Variant` tags, e.g. `gygax`.
+    pub slug: String,
+    /// Other accepted names, e.g. `dragonchess`.
+    pub aliases: Vec<String>,
+    /// Display title, e.g. `Gygax Chess`.
+    pub title: String,
+    /// Board shape.
+    pub dims: Dims,
+    /// Side names, first player first, e.g. `["Gold", "Scarlet"]`.
+    pub side_names: [String; 2],
+    /// Level names, lowest level (index 0, written `1`) first.
+    pub level_names: Vec<String>,
+    /// Piece kinds; a [`PieceKind`] indexes this table.
+    pub kinds: Vec<KindDef>,
+    /// The start position's pieces.
+    pub setup: Vec<(Square, Piece)>,
+    /// Drawing data.
+    pub render: Render,
+}
+
+impl GameDef {
+    /// The display name of `side` (e.g. `Gold`).
+    pub fn side_name(&self, side: Side) -> &str {
+        &self.side_names[side.index()]
+    }
+    /// The kind whose code is `code` (exact, case-sensitive).
+    pub fn kind_by_code(&self, code: &str) -> Option<PieceKind> {
+        self.kinds.iter().position(|k| k.code == code).map(|i| PieceKind::new(i as u8))
+    }
+    /// The definition of `kind`.
+    ///
+    /// # Panics
+    /// If `kind` is not of this variant.
+    pub fn kind(&self, kind: PieceKind) -> &KindDef {
+        &self.kinds[kind.index()]
+    }
+}

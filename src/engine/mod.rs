@@ -1,0 +1,21 @@
+//! The rules engine: coordinates, pieces, movement, positions, legal moves, game end.
+//!
+//! No parsing of game files, no git, no I/O: the layers above ([`crate::notation`],
+//! [`crate::cli`]) do that. One generic move generator reads each variant's movement
+//! data ([`movement`]); what data cannot say sits behind the [`Rules`] trait.
+
+pub mod def;
+pub mod geometry;
+pub mod gygax;
+pub mod movement;
+pub mod piece;
+pub mod position;
+mod tables;
+pub mod variant;
+
+pub use def::{GameDef, KindDef, LevelColors, Promotion, Render};
+pub use geometry::{Dims, File, Level, Offset, Rank, Square, SquareSet};
+pub use movement::{Atom, Mode};
+pub use piece::{Piece, PieceKind, Side};
+pub use position::{Move, Position};
+pub use variant::{EndReason, Outcome, Rules, SetupError, Variant};

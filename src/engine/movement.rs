@@ -1,0 +1,313 @@
+//! Movement as data: Betza-style atoms with a level component.
+//!
+//! A piece's movement is a list of [`Atom`]s, each one direction of one kind of step:
+//! a leap (one jump), a slide (repeat the step while squares are empty, up to a range) or
+//! a hop (slide over exactly one piece, cannon-style). Each atom says from which levels it
+//! applies, whether it may move, capture or both, which intermediate square must be empty
+//! for a lame leap, and whether it is a capture without moving (the Dragon's).
+//!
+//! Atoms are written in piece definitions with a subset of Betza's notation
+//! ([`parse_betza`]), the vocabulary of `rulings.md`:
+//!
+//! | letter | step (files, ranks) | letter | step |
+//! |---|---|---|---|
+//! | `W` | (0,1) orthogonal step | `F` | (1,1) diagonal step |
+//! | `D` | (0,2) | `A` | (2,2) |
+//! | `H` | (0,3) | `G` | (3,3) |
+//! | `N` | (1,2) knight | `L` | (1,3) camel |
+//! | `J` | (2,3) zebra | `O` | (0,0): no planar step (level moves only) |
+//! | `K` | `W` + `F` | `R` | `WW` (rook) |
+//! | `B` | `FF` (bishop) | `Q` | `R` + `B` |
+//!
+//! A doubled letter is a rider (`WW` = `R`); a number after the atom limits a rider's
+//! range (`R4`, `W2`: up to 2 steps, blocked). Lower-case modifiers before the atom:
+//! `m` move only, `c` capture only, `p` hop over exactly one piece (captures are then
+//! only beyond the screen, moves only before it: Xiangqi cannon with `mR cpR`), `n` lame
+//! (the leap is blocked by a piece on its first orthogonal step), and direction
+//! selectors, which combine as a union: `f` forward, `b` backward, `s` sideways (rank
+//! unchanged; for oblique leaps, the two file-longer directions each way), `v` vertical
+//! (file unchanged; oblique: rank-longer), `l` toward file `a`, `r` toward file `l`.
+//! "Forward" is toward the opponent, so the same atom points the other way for Black.
+
+use super::geometry::Offset;
+
+/// Whether an atom may move to an empty square, capture an enemy piece, or both.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Mode {
+    /// Only to an empty square.
+    Move,
+    /// Only onto an enemy piece.
+    Capture,
+    /// Either.
+    Both,
+}
+
+impl Mode {
+    /// Whether the atom may end on an empty square.
+    pub const fn moves(self) -> bool {
+        matches!(self, Mode::Move | Mode::Both)
+    }
+    /// Whether the atom may capture.
+    pub const fn captures(self) -> bool {
+        matches!(self, Mode::Capture | Mode::Both)
+    }
+}
+
+/// One direction of one way of moving, for the first side (mirror ranks for the second).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Atom {
+    /// Levels (bit `i` = level index `i`) the piece must stand on for this atom to apply.
+    pub from_levels: u8,
+    /// One step of the atom.
+    pub step: Offset,
+    /// How many steps at most: 1 for a leap, 0 for unlimited.
+    pub range: u8,
+    /// Move, capture or both.
+    pub mode: Mode,
+    /// Hop over exactly one piece (cannon): the path must hold exactly one piece before
+    /// the destination.
+    pub hop: bool,
+    /// For a leap: the square `from + via` must be empty (lame leaper).
+    pub via: Option<Offset>,
+    /// Capture without moving: the piece stays, the target is removed (Dragon).
+    pub remote: bool,
+}
+
+/// What [`parse_betza`] could not read: the token and the reason.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("movement `{token}`: {reason}")]
+pub struct BetzaError {
+    /// The offending token.
+    pub token: String,
+    /// Why it was refused.
+    pub reason: String,
+}
+
+fn base_step(letter: char) -> Option<(i8, i8)> {
+    Some(match letter {
+        'W' => (0, 1),
+        'F' => (1, 1),
+        'D' => (0, 2),
+        'A' => (2, 2),
+        'H' => (0, 3),
+        'G' => (3, 3),
+        'N' => (1, 2),
+        'L' => (1, 3),
+        'J' => (2, 3),
+        'O' => (0, 0),
+        _ => return None,
+    })
+}
+
+/// All planar directions of the leap `(a, b)` (files, ranks), without duplicates.
+fn planar_directions(a: i8, b: i8) -> Vec<(i8, i8)> {
+    let mut out: Vec<(i8, i8)> = Vec::new();
+    for (x, y) in [(a, b), (b, a)] {
+        for sx in [1, -1] {
+            for sy in [1, -1] {
+                let d = (x * sx, y * sy);
+                if !out.contains(&d) {
+                    out.push(d);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Whether direction `(df, dr)` is selected by the direction modifiers `dirs`.
+fn selected(dirs: &str, df: i8, dr: i8) -> bool {
+    if dirs.is_empty() {
+        return true;
+    }
+    dirs.chars().any(|c| match c {
+        'f' => dr > 0,
+        'b' => dr < 0,
+        's' => {
+            if df == 0 || dr == 0 {
+                dr == 0 && df != 0
+            } else {
+                df.abs() > dr.abs()
+            }
+        }
+        'v' => {
+            if df == 0 || dr == 0 {
+                df == 0 && dr != 0
+            } else {
+                dr.abs() > df.abs()
+            }
+        }
+        'l' => df < 0,
+        'r' => df > 0,
+        _ => false,
+    })
+}
+
+/// Reads Betza movement text such as `"mfF cfW"` or `"R4 F"` into atoms, all applying
+/// from the levels in `from_levels`, with `level_steps` added to each step (an empty
+/// slice means no level change; several values give one atom per value).
+///
+/// `slide_levels` makes the level component itself a rider (the Mage's "one or two levels
+/// straight up or down", which the occupied middle level blocks).
+///
+/// # Errors
+/// [`BetzaError`] names the token that is not in the subset described in the module docs.
+pub fn parse_betza(
+    text: &str,
+    from_levels: u8,
+    level_steps: &[i8],
+    slide_levels: bool,
+) -> Result<Vec<Atom>, BetzaError> {
+    let mut atoms = Vec::new();
+    let levels: Vec<i8> = if level_steps.is_empty() { vec![0] } else { level_steps.to_vec() };
+    for token in text.split_whitespace() {
+        let err = |reason: &str| BetzaError { token: token.to_string(), reason: reason.to_string() };
+        let mut chars = token.chars().peekable();
+        let mut mods = String::new();
+        while let Some(&c) = chars.peek() {
+            if c.is_ascii_lowercase() {
+                mods.push(c);
+                chars.next();
+            } else {
+                break;
+            }
+        }
+        let rest: String = chars.collect();
+        if rest.is_empty() {
+            return Err(err("no atom letter"));
+        }
+        // Split the rest into atom letters and an optional range number.
+        let letters: String = rest.chars().take_while(|c| c.is_ascii_uppercase()).collect();
+        let number = &rest[letters.len()..];
+        let range_limit: Option<u8> = if number.is_empty() {
+            None
+        } else {
+            Some(number.parse().map_err(|_| err("range must be a number"))?)
+        };
+        let mode = match (mods.contains('m'), mods.contains('c')) {
+            (true, false) => Mode::Move,
+            (false, true) => Mode::Capture,
+            (false, false) => Mode::Both,
+            (true, true) => return Err(err("both m and c")),
+        };
+        let hop = mods.contains('p');
+        let lame = mods.contains('n');
+        if let Some(bad) = mods.chars().find(|c| !"mcpnfbsvlr".contains(*c)) {
+            return Err(err(&format!("unknown modifier `{bad}`")));
+        }
+        let dirs: String = mods.chars().filter(|c| "fbsvlr".contains(*c)).collect();
+        // Expand compound letters into (base, rider?) pairs.
+        let mut parts: Vec<(char, bool)> = Vec::new();
+        let lv: Vec<char> = letters.chars().collect();
+        let mut i = 0;
+        while i < lv.len() {
+            let c = lv[i];
+            let doubled = i + 1 < lv.len() && lv[i + 1] == c;
+            match c {
+                'K' => parts.extend([('W', false), ('F', false)]),
+                'R' => parts.push(('W', true)),
+                'B' => parts.push(('F', true)),
+                'Q' => parts.extend([('W', true), ('F', true)]),
+                _ if base_step(c).is_some() => parts.push((c, doubled)),
+                _ => return Err(err(&format!("unknown atom `{c}`"))),
+            }
+            i += if doubled { 2 } else { 1 };
+        }
+        for (letter, rider) in parts {
+            let (a, b) = base_step(letter).expect("checked above");
+            let range = match (rider, range_limit) {
+                (true, Some(n)) => n,
+                (true, None) => 0,
+                (false, Some(n)) => n,
+                (false, None) => 1,
+            };
+            if hop && range == 1 {
+                return Err(err("a hop needs a rider"));
+            }
+            for &dl in &levels {
+                let dirs_planar = if letter == 'O' { vec![(0, 0)] } else { planar_directions(a, b) };
+                for (df, dr) in dirs_planar {
+                    if !selected(&dirs, df, dr) {
+                        continue;
+                    }
+                    let via = if lame {
+                        // The first orthogonal step along the longer leg.
+                        if df.abs() >= dr.abs() {
+                            Some(Offset::new(0, df.signum(), 0))
+                        } else {
+                            Some(Offset::new(0, 0, dr.signum()))
+                        }
+                    } else {
+                        None
+                    };
+                    let (step, range) = if slide_levels && letter == 'O' {
+                        (Offset::new(dl, 0, 0), 0)
+                    } else {
+                        (Offset::new(dl, df, dr), range)
+                    };
+                    atoms.push(Atom { from_levels, step, range, mode, hop, via, remote: false });
+                }
+            }
+        }
+    }
+    Ok(atoms)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn steps(text: &str) -> Vec<(i8, i8, u8, Mode)> {
+        let mut v: Vec<_> = parse_betza(text, 1, &[], false)
+            .unwrap()
+            .into_iter()
+            .map(|a| (a.step.df, a.step.dr, a.range, a.mode))
+            .collect();
+        v.sort_by_key(|x| (x.0, x.1));
+        v
+    }
+
+    #[test]
+    fn knight_has_eight_leaps() {
+        let n = steps("N");
+        assert_eq!(n.len(), 8);
+        assert!(n.iter().all(|s| s.2 == 1 && s.3 == Mode::Both));
+    }
+
+    #[test]
+    fn directions_select_as_rulings_vocabulary() {
+        assert_eq!(steps("mfW"), vec![(0, 1, 1, Mode::Move)]);
+        assert_eq!(steps("cfF"), vec![(-1, 1, 1, Mode::Capture), (1, 1, 1, Mode::Capture)]);
+        assert_eq!(steps("sW").len(), 2);
+        assert_eq!(steps("vW").len(), 2);
+        assert_eq!(steps("fN").len(), 4, "Werewolf: the four forward knight moves");
+        assert_eq!(steps("R4"), {
+            let mut v = vec![(0, 1, 4, Mode::Both), (0, -1, 4, Mode::Both), (1, 0, 4, Mode::Both), (-1, 0, 4, Mode::Both)];
+            v.sort_by_key(|x| (x.0, x.1));
+            v
+        });
+        assert_eq!(steps("Q").len(), 8);
+        assert_eq!(steps("NN").iter().filter(|s| s.2 == 0).count(), 8, "knightrider");
+    }
+
+    #[test]
+    fn level_moves_and_lame_leaps() {
+        let a = parse_betza("O", 0b010, &[1, -1], true).unwrap();
+        assert_eq!(a.len(), 2);
+        assert!(a.iter().all(|x| x.range == 0 && x.step.df == 0 && x.step.dr == 0));
+        let n = parse_betza("nN", 1, &[], false).unwrap();
+        for x in n {
+            let v = x.via.unwrap();
+            assert!(v.df.abs() + v.dr.abs() == 1);
+            assert!(v.df == 0 || v.df.signum() == x.step.df.signum());
+        }
+    }
+
+    #[test]
+    fn bad_movement_is_refused_with_its_token() {
+        assert_eq!(parse_betza("xW", 1, &[], false).unwrap_err().token, "xW");
+        assert!(parse_betza("mcW", 1, &[], false).is_err());
+        assert!(parse_betza("Y", 1, &[], false).is_err());
+        assert!(parse_betza("pW", 1, &[], false).is_err());
+    }
+}

@@ -1,0 +1,245 @@
+//! Positions and moves.
+
+use super::geometry::{SQUARE_COUNT, Square, SquareSet};
+use super::piece::{Piece, PieceKind, Side};
+
+/// Most piece kinds one game may have (Fidchell has 33; a Fantasy Grand Chess pairing
+/// fewer than 50).
+pub const MAX_KINDS: usize = 64;
+
+/// A move of any of our games. Squares are of the game's board; kinds of its variant.
+///
+/// The move carries what it captures, so it can be written (`x`) and checked without
+/// the position.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Move {
+    /// A piece goes from `from` to `to`, capturing what stands there, maybe promoting.
+    Normal {
+        /// The moving piece's kind.
+        piece: PieceKind,
+        /// Origin.
+        from: Square,
+        /// Destination.
+        to: Square,
+        /// Kind of the enemy piece on `to`, if any.
+        capture: Option<PieceKind>,
+        /// Kind the piece becomes on arrival, if it promotes.
+        promotion: Option<PieceKind>,
+    },
+    /// Capture without moving (the Gygax Dragon, rulings §2.3): the piece on `from`
+    /// stays; the enemy piece on `target` is removed.
+    Remote {
+        /// The capturing piece's kind.
+        piece: PieceKind,
+        /// Where it stands (and stays).
+        from: Square,
+        /// The captured piece's square.
+        target: Square,
+        /// The captured piece's kind.
+        capture: PieceKind,
+    },
+    /// A piece from off the board (hand, reserve, portal) is put on the empty square `to`.
+    Drop {
+        /// The placed piece's kind.
+        piece: PieceKind,
+        /// Where it is placed.
+        to: Square,
+    },
+}
+
+impl Move {
+    /// The kind of the piece that moves (or captures, or is placed).
+    pub fn piece(&self) -> PieceKind {
+        match *self {
+            Move::Normal { piece, .. } | Move::Remote { piece, .. } | Move::Drop { piece, .. } => piece,
+        }
+    }
+    /// The origin square, if the piece was on the board.
+    pub fn from(&self) -> Option<Square> {
+        match *self {
+            Move::Normal { from, .. } | Move::Remote { from, .. } => Some(from),
+            Move::Drop { .. } => None,
+        }
+    }
+    /// The square the move acts on: destination, capture target, or placement square.
+    pub fn to(&self) -> Square {
+        match *self {
+            Move::Normal { to, .. } | Move::Drop { to, .. } => to,
+            Move::Remote { target, .. } => target,
+        }
+    }
+    /// The captured kind, if the move captures.
+    pub fn capture(&self) -> Option<PieceKind> {
+        match *self {
+            Move::Normal { capture, .. } => capture,
+            Move::Remote { capture, .. } => Some(capture),
+            Move::Drop { .. } => None,
+        }
+    }
+    /// The promotion kind, if the move promotes.
+    pub fn promotion(&self) -> Option<PieceKind> {
+        match *self {
+            Move::Normal { promotion, .. } => promotion,
+            _ => None,
+        }
+    }
+}
+
+/// A position: pieces on squares, side to move, clocks, pieces off the board, and the
+/// position's hash. A plain value: copy it to keep it (copy-make).
+#[derive(Clone, PartialEq, Eq)]
+pub struct Position {
+    pub(crate) board: [u8; SQUARE_COUNT],
+    pub(crate) occupied: [SquareSet; 2],
+    pub(crate) royal: [Option<Square>; 2],
+    pub(crate) side_to_move: Side,
+    pub(crate) halfmove_clock: u16,
+    pub(crate) fullmove_number: u16,
+    pub(crate) hand: [[u8; MAX_KINDS]; 2],
+    pub(crate) hash: u64,
+}
+
+impl std::fmt::Debug for Position {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Position")
+            .field("side_to_move", &self.side_to_move)
+            .field("pieces", &self.pieces().collect::<Vec<_>>())
+            .field("halfmove_clock", &self.halfmove_clock)
+            .field("fullmove_number", &self.fullmove_number)
+            .finish()
+    }
+}
+
+impl Position {
+    /// The piece on `sq`, if any.
+    #[inline]
+    pub fn piece_at(&self, sq: Square) -> Option<Piece> {
+        Piece::unpack(self.board[sq.index()])
+    }
+    /// Every piece on the board with its square, ascending square order.
+    pub fn pieces(&self) -> impl Iterator<Item = (Square, Piece)> + '_ {
+        self.occupied[0]
+            .union(&self.occupied[1])
+            .iter()
+            .map(|sq| (sq, self.piece_at(sq).expect("occupied squares hold pieces")))
+    }
+    /// The squares holding `side`'s pieces.
+    pub fn occupied_by(&self, side: Side) -> SquareSet {
+        self.occupied[side.index()]
+    }
+    /// The side to move.
+    pub fn side_to_move(&self) -> Side {
+        self.side_to_move
+    }
+    /// Plies since the last capture, promotion, drop or pawn-type move (rulings §1.3).
+    pub fn halfmove_clock(&self) -> u16 {
+        self.halfmove_clock
+    }
+    /// Move number: starts at 1, goes up after the second side moves.
+    pub fn fullmove_number(&self) -> u16 {
+        self.fullmove_number
+    }
+    /// Where `side`'s royal piece stands, if it is on the board.
+    pub fn royal_square(&self, side: Side) -> Option<Square> {
+        self.royal[side.index()]
+    }
+    /// How many pieces of `kind` `side` holds off the board (in hand or reserve).
+    pub fn in_hand(&self, side: Side, kind: PieceKind) -> u8 {
+        self.hand[side.index()][kind.index()]
+    }
+    /// A 64-bit hash of everything that makes positions the same for repetition
+    /// (pieces, side to move, pieces off the board); clocks are not included.
+    pub fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    pub(crate) fn empty(side_to_move: Side) -> Position {
+        let mut p = Position {
+            board: [0; SQUARE_COUNT],
+            occupied: [SquareSet::EMPTY; 2],
+            royal: [None; 2],
+            side_to_move,
+            halfmove_clock: 0,
+            fullmove_number: 1,
+            hand: [[0; MAX_KINDS]; 2],
+            hash: 0,
+        };
+        if side_to_move == Side::Black {
+            p.hash ^= zobrist().side;
+        }
+        p
+    }
+
+    #[inline]
+    pub(crate) fn put(&mut self, sq: Square, piece: Piece) {
+        debug_assert_eq!(self.board[sq.index()], 0);
+        self.board[sq.index()] = piece.pack();
+        self.occupied[piece.side.index()].insert(sq);
+        self.hash ^= zobrist().piece(piece, sq);
+    }
+
+    #[inline]
+    pub(crate) fn take(&mut self, sq: Square) -> Option<Piece> {
+        let p = Piece::unpack(self.board[sq.index()])?;
+        self.board[sq.index()] = 0;
+        self.occupied[p.side.index()].remove(sq);
+        self.hash ^= zobrist().piece(p, sq);
+        Some(p)
+    }
+
+    pub(crate) fn set_hand(&mut self, side: Side, kind: PieceKind, n: u8) {
+        let z = zobrist();
+        let old = self.hand[side.index()][kind.index()];
+        self.hash ^= z.hand(side, kind, old) ^ z.hand(side, kind, n);
+        self.hand[side.index()][kind.index()] = n;
+    }
+
+    pub(crate) fn flip_side(&mut self) {
+        if self.side_to_move == Side::Black {
+            self.fullmove_number = self.fullmove_number.saturating_add(1);
+        }
+        self.side_to_move = self.side_to_move.opponent();
+        self.hash ^= zobrist().side;
+    }
+}
+
+/// Zobrist keys, made once from a fixed seed (so hashes are stable across runs).
+pub(crate) struct Zobrist {
+    pieces: Vec<u64>,
+    hands: Vec<u64>,
+    side: u64,
+}
+
+impl Zobrist {
+    #[inline]
+    fn piece(&self, p: Piece, sq: Square) -> u64 {
+        self.pieces[(p.side.index() * MAX_KINDS + p.kind.index()) * SQUARE_COUNT + sq.index()]
+    }
+    #[inline]
+    fn hand(&self, side: Side, kind: PieceKind, n: u8) -> u64 {
+        if n == 0 {
+            0
+        } else {
+            self.hands[(side.index() * MAX_KINDS + kind.index()) * 256 + n as usize]
+        }
+    }
+}
+
+pub(crate) fn zobrist() -> &'static Zobrist {
+    static Z: std::sync::OnceLock<Zobrist> = std::sync::OnceLock::new();
+    Z.get_or_init(|| {
+        // splitmix64
+        let mut state: u64 = 0x5241_5645_4e50_4f53; // "RAVENPOS"
+        let mut next = move || {
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        };
+        let pieces = (0..2 * MAX_KINDS * SQUARE_COUNT).map(|_| next()).collect();
+        let hands = (0..2 * MAX_KINDS * 256).map(|_| next()).collect();
+        let side = next();
+        Zobrist { pieces, hands, side }
+    })
+}

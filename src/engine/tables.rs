@@ -1,0 +1,147 @@
+//! Move tables precomputed from a [`GameDef`]: for every kind, side and square, the rays
+//! of squares each atom can reach on an empty board, and for attack tests the squares
+//! from which a piece could capture onto a square.
+
+use super::def::GameDef;
+use super::geometry::{SQUARE_COUNT, Square, SquareSet};
+use super::movement::Mode;
+use super::piece::Side;
+
+/// Marker for "no square" in packed tables.
+pub(crate) const NO_SQUARE: u16 = u16::MAX;
+
+/// One atom from one square: the squares it passes, in order.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Ray {
+    pub start: u32,
+    pub len: u8,
+    pub mode: Mode,
+    pub hop: bool,
+    pub remote: bool,
+    /// For lame leaps: the square that must be empty, else [`NO_SQUARE`].
+    pub via: u16,
+}
+
+#[derive(Debug)]
+pub(crate) struct Tables {
+    pool: Vec<u16>,
+    rays: Vec<Ray>,
+    /// `[slot(kind, side, sq)]` → range of `rays`.
+    spans: Vec<(u32, u32)>,
+    /// `[slot(kind, side, sq)]` → squares its rays could capture on, ignoring blockers.
+    pub attack_mask: Vec<SquareSet>,
+    /// `[side * SQUARE_COUNT + target]` → squares from which some kind of `side` could
+    /// capture onto `target`, ignoring blockers.
+    pub reach_to: Vec<SquareSet>,
+    /// `[slot(kind, side, sq)]` → whether two rays can end on one square (destinations
+    /// must then be de-duplicated).
+    pub overlapping: Vec<bool>,
+    /// `[kind * 2 + side]` → the setup squares of that kind and side.
+    pub start_squares: Vec<SquareSet>,
+}
+
+#[inline]
+pub(crate) fn slot(kind: usize, side: Side, sq: Square) -> usize {
+    (kind * 2 + side.index()) * SQUARE_COUNT + sq.index()
+}
+
+impl Tables {
+    pub fn build(def: &GameDef) -> Tables {
+        let dims = def.dims;
+        let n = def.kinds.len() * 2 * SQUARE_COUNT;
+        let mut t = Tables {
+            pool: Vec::new(),
+            rays: Vec::new(),
+            spans: vec![(0, 0); n],
+            attack_mask: vec![SquareSet::EMPTY; n],
+            reach_to: vec![SquareSet::EMPTY; 2 * SQUARE_COUNT],
+            overlapping: vec![false; n],
+            start_squares: vec![SquareSet::EMPTY; def.kinds.len() * 2],
+        };
+        for (sq, p) in &def.setup {
+            t.start_squares[p.kind.index() * 2 + p.side.index()].insert(*sq);
+        }
+        for (k, kind) in def.kinds.iter().enumerate() {
+            for side in Side::ALL {
+                for from in dims.squares() {
+                    let s = slot(k, side, from);
+                    let first = t.rays.len() as u32;
+                    let mut seen = SquareSet::EMPTY;
+                    for atom in &kind.atoms {
+                        if atom.from_levels & (1 << from.level().index()) == 0 {
+                            continue;
+                        }
+                        let step = if side == Side::White { atom.step } else { atom.step.mirrored() };
+                        let via = match atom.via {
+                            None => NO_SQUARE,
+                            Some(v) => {
+                                let v = if side == Side::White { v } else { v.mirrored() };
+                                match dims.offset(from, v) {
+                                    Some(q) => q.index() as u16,
+                                    None => continue,
+                                }
+                            }
+                        };
+                        let start = t.pool.len() as u32;
+                        let mut at = from;
+                        let max = if atom.range == 0 { u8::MAX } else { atom.range };
+                        let mut len = 0u8;
+                        while len < max {
+                            match dims.offset(at, step) {
+                                Some(next) if next != from => {
+                                    t.pool.push(next.index() as u16);
+                                    len += 1;
+                                    at = next;
+                                }
+                                _ => break,
+                            }
+                        }
+                        if len == 0 {
+                            continue;
+                        }
+                        let squares = &t.pool[start as usize..];
+                        // A hop captures only beyond its screen: never on the first square.
+                        let capture_squares = if atom.hop { &squares[1..] } else { squares };
+                        for &q in squares {
+                            let q = Square::from_index(q as usize).expect("pooled squares are valid");
+                            if seen.contains(q) {
+                                t.overlapping[s] = true;
+                            }
+                            seen.insert(q);
+                        }
+                        if atom.mode.captures() {
+                            for &q in capture_squares {
+                                let q = Square::from_index(q as usize).expect("valid");
+                                t.attack_mask[s].insert(q);
+                                t.reach_to[side.index() * SQUARE_COUNT + q.index()].insert(from);
+                            }
+                        }
+                        t.rays.push(Ray {
+                            start,
+                            len,
+                            mode: atom.mode,
+                            hop: atom.hop,
+                            remote: atom.remote,
+                            via,
+                        });
+                    }
+                    t.spans[s] = (first, t.rays.len() as u32);
+                }
+            }
+        }
+        t
+    }
+
+    /// The rays of `kind` for `side` from `sq`.
+    #[inline]
+    pub fn rays(&self, kind: usize, side: Side, sq: Square) -> &[Ray] {
+        let (a, b) = self.spans[slot(kind, side, sq)];
+        &self.rays[a as usize..b as usize]
+    }
+
+    /// The squares of `ray`.
+    #[inline]
+    pub fn squares(&self, ray: &Ray) -> &[u16] {
+        &self.pool[ray.start as usize..ray.start as usize + ray.len as usize]
+    }
+}

@@ -1,0 +1,19 @@
+//! ravenpost: play, archive, replay and check correspondence games of Gygax Chess
+//! (Dragonchess), Gygax's Fidchell and Fantasy Grand Chess.
+//!
+//! Layers, each using only those before it:
+//! [`engine`] (rules; no I/O) ← [`notation`] (position strings and moves, read with nom
+//! and written back in one canonical form) ← [`variants`] (the built-in definitions) ←
+//! [`cli`] (the `ravenpost` command).
+//!
+//! ```
+//! let gygax = ravenpost::variants::by_name("gygax", &[]).unwrap();
+//! let start = gygax.start_position();
+//! assert_eq!(gygax.legal_moves(&start).len(), 90);
+//! ```
+#![warn(missing_docs)]
+
+pub mod cli;
+pub mod engine;
+pub mod notation;
+pub mod variants;

@@ -1,0 +1,7 @@
+//! Text forms: position strings and moves. Every reader has a writer beside it.
+//!
+//! Reading uses nom (its error types stay inside this module); the written forms are the
+//! canonical ones of `notation-spec/`.
+
+pub mod moves;
+pub mod position_string;

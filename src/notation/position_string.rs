@@ -1,0 +1,312 @@
+//! Position strings: a FEN-like text form of any position of any variant.
+//!
+//! Grammar (full text in `notation-spec/position-strings.md`):
+//!
+//! ```text
+//! position   = placement { " " placement } " " side { " " field } " " halfmove " " fullmove
+//! placement  = rank { "/" rank }              (* highest rank first *)
+//! rank       = { empty-run | piece }
+//! empty-run  = digit { digit }                (* 1..=12 empty squares *)
+//! piece      = letter | "(" code ")"           (* upper case: first side *)
+//! side       = letter                          (* g/s in Gygax Chess, w/b elsewhere *)
+//! ```
+//!
+//! There is one placement field per level, the top level first (Gygax Chess: Air, Land,
+//! Subterranean). Reading is lenient about runs of spaces; writing is canonical: single
+//! spaces, the shortest empty runs, codes of more than one letter in parentheses.
+//!
+//! Variant definitions (the seed's front matter) write placements with rank 1 first;
+//! [`parse_placement`] reads both orders.
+
+use nom::branch::alt;
+use nom::bytes::complete::take_while1;
+use nom::character::complete::{char, digit1, satisfy};
+use nom::combinator::{all_consuming, map};
+use nom::multi::{many1, separated_list1};
+use nom::sequence::delimited;
+use nom::{IResult, Parser};
+
+use crate::engine::{GameDef, Piece, PieceKind, Position, Side, Square, Variant};
+
+/// Why a position string (or a setup string) was refused, and at which column.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("column {column}: {reason}")]
+pub struct PositionError {
+    /// 1-based column (in characters) of the problem in the text read.
+    pub column: usize,
+    /// What is wrong.
+    pub reason: String,
+}
+
+impl PositionError {
+    fn at(text: &str, rest: &str, reason: impl Into<String>) -> PositionError {
+        let offset = text.len() - rest.len();
+        PositionError { column: text[..offset].chars().count() + 1, reason: reason.into() }
+    }
+}
+
+/// Which rank a placement lists first.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum RankOrder {
+    /// Highest rank first, as FEN (position strings).
+    HighestFirst,
+    /// Rank 1 first, as the variant definitions' `setup` strings.
+    LowestFirst,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Token<'a> {
+    Empty(&'a str),
+    Piece(&'a str),
+}
+
+/// `empty-run = digit { digit }`
+fn empty_run(input: &str) -> IResult<&str, Token<'_>> {
+    map(digit1, Token::Empty).parse(input)
+}
+
+/// `piece = letter | "(" code ")"`
+fn piece(input: &str) -> IResult<&str, Token<'_>> {
+    alt((
+        map(
+            nom::combinator::recognize(satisfy(|c| c.is_ascii_alphabetic())),
+            Token::Piece,
+        ),
+        map(
+            delimited(
+                char('('),
+                take_while1(|c: char| c.is_ascii_alphanumeric() || c == '+'),
+                char(')'),
+            ),
+            Token::Piece,
+        ),
+    ))
+    .parse(input)
+}
+
+/// `rank = { empty-run | piece }`
+fn rank(input: &str) -> IResult<&str, Vec<(&str, Token<'_>)>> {
+    many1(|i| {
+        let (rest, t) = alt((empty_run, piece)).parse(i)?;
+        Ok((rest, (i, t)))
+    })
+    .parse(input)
+}
+
+/// `placement = rank { "/" rank }`
+fn placement(input: &str) -> IResult<&str, Vec<Vec<(&str, Token<'_>)>>> {
+    separated_list1(char('/'), rank).parse(input)
+}
+
+/// The kind and side written as `token` (a letter, or a code from inside parentheses).
+fn kind_of(def: &GameDef, token: &str) -> Option<Piece> {
+    let first = token.chars().next()?;
+    let side = if first.is_ascii_uppercase() { Side::White } else { Side::Black };
+    def.kinds.iter().enumerate().find_map(|(i, k)| {
+        let matches = match side {
+            Side::White => k.code == token,
+            Side::Black => k.code.to_lowercase() == token && k.code.chars().next()?.is_ascii_uppercase(),
+        };
+        matches.then(|| Piece::new(side, PieceKind::new(i as u8)))
+    })
+}
+
+/// Reads one level's placement. `text` is the whole string being read (for columns),
+/// `field` the part holding this placement.
+///
+/// # Errors
+/// [`PositionError`] when the syntax is wrong, a code is unknown, or a rank does not add
+/// up to the board's width, or the number of ranks is not the board's.
+pub fn parse_placement(
+    def: &GameDef,
+    text: &str,
+    field: &str,
+    level: u8,
+    order: RankOrder,
+) -> Result<Vec<(Square, Piece)>, PositionError> {
+    let dims = def.dims;
+    let (rest, ranks) = placement(field).map_err(|e| match e {
+        nom::Err::Error(e) | nom::Err::Failure(e) => {
+            PositionError::at(text, e.input, "expected a piece letter, `(code)` or a number of empty squares")
+        }
+        nom::Err::Incomplete(_) => PositionError::at(text, "", "unexpected end"),
+    })?;
+    if !rest.is_empty() {
+        return Err(PositionError::at(text, rest, format!("unexpected `{}`", rest.chars().next().unwrap_or(' '))));
+    }
+    if ranks.len() != dims.ranks() as usize {
+        return Err(PositionError::at(
+            text,
+            field,
+            format!("{} ranks in this placement; the board has {}", ranks.len(), dims.ranks()),
+        ));
+    }
+    let mut out = Vec::new();
+    for (i, tokens) in ranks.iter().enumerate() {
+        let rank_index = match order {
+            RankOrder::HighestFirst => dims.ranks() as usize - 1 - i,
+            RankOrder::LowestFirst => i,
+        };
+        let mut file = 0usize;
+        for (at, tok) in tokens {
+            match tok {
+                Token::Empty(d) => {
+                    let n: usize = d.parse().unwrap_or(usize::MAX);
+                    if n == 0 || d.starts_with('0') {
+                        return Err(PositionError::at(text, at, "an empty run is 1 to 12, without leading zeros"));
+                    }
+                    file = file.saturating_add(n);
+                }
+                Token::Piece(code) => {
+                    let Some(p) = kind_of(def, code) else {
+                        let known: Vec<&str> = def.kinds.iter().map(|k| k.code.as_str()).collect();
+                        return Err(PositionError::at(
+                            text,
+                            at,
+                            format!("unknown piece code `{code}` (known: {})", known.join(" ")),
+                        ));
+                    };
+                    if file < dims.files() as usize {
+                        let sq = dims
+                            .square_at(level as i32, file as i32, rank_index as i32)
+                            .expect("inside the board");
+                        out.push((sq, p));
+                    }
+                    file += 1;
+                }
+            }
+            if file > dims.files() as usize {
+                return Err(PositionError::at(
+                    text,
+                    at,
+                    format!("rank {} has more than {} squares", rank_index + 1, dims.files()),
+                ));
+            }
+        }
+        if file != dims.files() as usize {
+            let end = tokens.last().map(|(a, _)| *a).unwrap_or(field);
+            return Err(PositionError::at(
+                text,
+                end,
+                format!("rank {} has {file} squares; the board has {} files", rank_index + 1, dims.files()),
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// The letter written for `side` in the side-to-move field: the first letter of the
+/// side's name, lower case (`g`/`s` in Gygax Chess, `w`/`b` elsewhere).
+pub fn side_letter(def: &GameDef, side: Side) -> char {
+    def.side_name(side).chars().next().map(|c| c.to_ascii_lowercase()).unwrap_or('?')
+}
+
+/// Reads a position string of `variant` (format in the module docs).
+///
+/// # Errors
+/// [`PositionError`] with the 1-based column of the first problem: a wrong number of
+/// fields, a bad placement, an unknown side letter, a bad clock, or a position the rules
+/// refuse (two pieces on a square, two royal pieces, the side not to move in check).
+pub fn parse_position(variant: &Variant, text: &str) -> Result<Position, PositionError> {
+    let def = variant.def();
+    let levels = def.dims.levels() as usize;
+    let fields: Vec<&str> = text.split(' ').filter(|f| !f.is_empty()).collect();
+    let want = levels + 3;
+    if fields.len() != want {
+        let rest = fields.get(want).copied().unwrap_or("");
+        let at = if rest.is_empty() { &text[text.len()..] } else { rest };
+        return Err(PositionError::at(
+            text,
+            at,
+            format!(
+                "{} fields; a {} position has {want}: {} placement{}, side to move, halfmove clock, move number",
+                fields.len(),
+                def.title,
+                levels,
+                if levels > 1 { "s (top level first)" } else { "" }
+            ),
+        ));
+    }
+    let mut pieces = Vec::new();
+    for (i, field) in fields[..levels].iter().enumerate() {
+        let level = (levels - 1 - i) as u8;
+        pieces.extend(parse_placement(def, text, field, level, RankOrder::HighestFirst)?);
+    }
+    let side_field = fields[levels];
+    let side = match side_field {
+        s if s.len() == 1 && s.starts_with(side_letter(def, Side::White)) => Side::White,
+        s if s.len() == 1 && s.starts_with(side_letter(def, Side::Black)) => Side::Black,
+        _ => {
+            return Err(PositionError::at(
+                text,
+                side_field,
+                format!(
+                    "side to move `{side_field}`: expected `{}` ({}) or `{}` ({})",
+                    side_letter(def, Side::White),
+                    def.side_name(Side::White),
+                    side_letter(def, Side::Black),
+                    def.side_name(Side::Black)
+                ),
+            ));
+        }
+    };
+    let number = |f: &str, what: &str, min: u16| -> Result<u16, PositionError> {
+        all_consuming(digit1::<&str, nom::error::Error<&str>>)
+            .parse(f)
+            .ok()
+            .and_then(|(_, d)| d.parse::<u16>().ok())
+            .filter(|n| *n >= min)
+            .ok_or_else(|| PositionError::at(text, f, format!("{what} must be a number from {min} to 65535")))
+    };
+    let halfmove = number(fields[levels + 1], "the halfmove clock", 0)?;
+    let fullmove = number(fields[levels + 2], "the move number", 1)?;
+    let mut pos = variant
+        .setup(&pieces, side, &[])
+        .map_err(|e| PositionError::at(text, fields[0], e.to_string()))?;
+    variant.set_clocks(&mut pos, halfmove, fullmove);
+    Ok(pos)
+}
+
+/// The FEN token of `piece`: its code (lower case for the second side), in parentheses
+/// when longer than one character.
+pub fn piece_token(def: &GameDef, piece: Piece) -> String {
+    let code = &def.kind(piece.kind).code;
+    let code = if piece.side == Side::White { code.clone() } else { code.to_lowercase() };
+    if code.chars().count() == 1 { code } else { format!("({code})") }
+}
+
+/// Writes `pos` as the canonical position string of `variant`.
+pub fn write_position(variant: &Variant, pos: &Position) -> String {
+    let def = variant.def();
+    let dims = def.dims;
+    let mut fields = Vec::new();
+    for level in (0..dims.levels()).rev() {
+        let mut ranks = Vec::new();
+        for rank in (0..dims.ranks()).rev() {
+            let mut s = String::new();
+            let mut empty = 0;
+            for file in 0..dims.files() {
+                let sq = dims.square_at(level as i32, file as i32, rank as i32).expect("on board");
+                match pos.piece_at(sq) {
+                    None => empty += 1,
+                    Some(p) => {
+                        if empty > 0 {
+                            s.push_str(&empty.to_string());
+                            empty = 0;
+                        }
+                        s.push_str(&piece_token(def, p));
+                    }
+                }
+            }
+            if empty > 0 {
+                s.push_str(&empty.to_string());
+            }
+            ranks.push(s);
+        }
+        fields.push(ranks.join("/"));
+    }
+    fields.push(side_letter(def, pos.side_to_move()).to_string());
+    fields.push(pos.halfmove_clock().to_string());
+    fields.push(pos.fullmove_number().to_string());
+    fields.join(" ")
+}

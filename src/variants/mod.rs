@@ -1,0 +1,439 @@
+//! The built-in variants and the reader of variant definition files.
+//!
+//! A definition is a Markdown file with YAML front matter in the format of
+//! `shared/seeds/gygax-chess.md`: `engine.topology` (board shape, level labels from the
+//! bottom up), `engine.players` (side names), `engine.setup` (one string per level, top
+//! level first, each rank 1 first) and `render`. ravenpost adds `engine.pieces` (the
+//! movement of each piece kind) and `aliases`. A file without `engine.pieces` (the seed
+//! itself) takes the piece set of the built-in variant with the same `slug`.
+//!
+//! The built-in definitions are embedded in the binary; their Markdown bodies are the
+//! project's rules documents.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde::Deserialize;
+
+use crate::engine::gygax::GygaxRules;
+use crate::engine::movement::parse_betza;
+use crate::engine::{
+    Dims, GameDef, KindDef, LevelColors, Offset, PieceKind, Promotion, Render, Rules, Variant,
+};
+use crate::notation::position_string::{PositionError, RankOrder, parse_placement};
+
+/// The Gygax Chess definition and rules document.
+pub const GYGAX_MD: &str = include_str!("gygax.md");
+
+/// Every built-in variant: (slug, definition file text).
+pub const BUILT_IN: &[(&str, &str)] = &[("gygax", GYGAX_MD)];
+
+/// Why a variant could not be found or built.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum VariantError {
+    /// No variant of that name.
+    #[error("unknown variant `{name}` (known: {known})")]
+    Unknown {
+        /// The name asked for.
+        name: String,
+        /// The known names and aliases.
+        known: String,
+    },
+    /// The definition file has no `---` front matter.
+    #[error("no YAML front matter (a file starting with `---`)")]
+    NoFrontMatter,
+    /// The YAML does not have the expected shape.
+    #[error("front matter: {0}")]
+    Yaml(String),
+    /// The definition is inconsistent (the message says how).
+    #[error("definition: {0}")]
+    Invalid(String),
+    /// A setup string is malformed.
+    #[error("setup string {index}: {error}")]
+    Setup {
+        /// 1-based index of the setup string.
+        index: usize,
+        /// What is wrong, with the column.
+        error: PositionError,
+    },
+    /// A game option is unknown or has a bad value.
+    #[error("game option `{0}`")]
+    Option(String),
+}
+
+#[derive(Deserialize)]
+struct FrontMatter {
+    title: String,
+    slug: String,
+    #[serde(default)]
+    aliases: Vec<String>,
+    engine: EngineYaml,
+    #[serde(default)]
+    render: Option<RenderYaml>,
+}
+
+#[derive(Deserialize)]
+struct EngineYaml {
+    topology: Topology,
+    players: Vec<String>,
+    setup: Vec<String>,
+    #[serde(default)]
+    pieces: Option<Vec<PieceYaml>>,
+}
+
+#[derive(Deserialize)]
+struct Topology {
+    rows: u8,
+    cols: u8,
+    #[serde(default = "one")]
+    layers: u8,
+    #[serde(default)]
+    layer_labels: Vec<String>,
+}
+
+fn one() -> u8 {
+    1
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PieceYaml {
+    code: String,
+    name: String,
+    #[serde(default)]
+    royal: bool,
+    #[serde(default)]
+    pawn: bool,
+    #[serde(default)]
+    promotion: Option<PromotionYaml>,
+    #[serde(default)]
+    freezes: Option<OffsetYaml>,
+    moves: Vec<MoveYaml>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PromotionYaml {
+    to: Vec<String>,
+    zone: u8,
+    #[serde(default = "yes")]
+    mandatory: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OffsetYaml {
+    #[serde(default)]
+    level: i8,
+    #[serde(default)]
+    file: i8,
+    #[serde(default)]
+    rank: i8,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum OneOrMany {
+    One(i8),
+    Many(Vec<i8>),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MoveYaml {
+    on: Vec<String>,
+    #[serde(default)]
+    betza: Option<String>,
+    #[serde(default)]
+    level: Option<OneOrMany>,
+    #[serde(default)]
+    slide: bool,
+    #[serde(default)]
+    via: Option<String>,
+    #[serde(default)]
+    remote: bool,
+    #[serde(default)]
+    special: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct RenderYaml {
+    #[serde(rename = "cellSize", default)]
+    cell_size: u32,
+    #[serde(rename = "layerColors", default)]
+    layer_colors: Vec<BTreeMap<String, String>>,
+}
+
+/// Splits a Markdown file into its YAML front matter and body.
+fn front_matter(text: &str) -> Result<(&str, &str), VariantError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let rest = text
+        .strip_prefix("---\n")
+        .or_else(|| text.strip_prefix("---\r\n"))
+        .ok_or(VariantError::NoFrontMatter)?;
+    let mut offset = 0;
+    for line in rest.split_inclusive('\n') {
+        if line.trim_end() == "---" {
+            return Ok((&rest[..offset], &rest[offset + line.len()..]));
+        }
+        offset += line.len();
+    }
+    Err(VariantError::NoFrontMatter)
+}
+
+/// Reads a definition file into a [`GameDef`]. Pieces missing from the file are taken
+/// from the built-in definition with the same slug.
+///
+/// # Errors
+/// [`VariantError`] when the front matter is missing or malformed, a setup string does
+/// not fit the board, or the piece data is inconsistent.
+pub fn read_definition(text: &str) -> Result<GameDef, VariantError> {
+    let (yaml, _body) = front_matter(text)?;
+    let fm: FrontMatter = serde_yaml_ng::from_str(yaml).map_err(|e| VariantError::Yaml(e.to_string()))?;
+    let t = &fm.engine.topology;
+    let dims = Dims::new(t.layers, t.cols, t.rows).ok_or_else(|| {
+        VariantError::Invalid(format!(
+            "board {}×{}×{} does not fit 3 levels × 12 files × 12 ranks",
+            t.layers, t.cols, t.rows
+        ))
+    })?;
+    let level_names = if t.layer_labels.is_empty() {
+        (1..=t.layers).map(|l| format!("Level {l}")).collect()
+    } else if t.layer_labels.len() == t.layers as usize {
+        t.layer_labels.clone()
+    } else {
+        return Err(VariantError::Invalid(format!(
+            "{} layer labels for {} layers",
+            t.layer_labels.len(),
+            t.layers
+        )));
+    };
+    let [white, black] = fm.engine.players.as_slice() else {
+        return Err(VariantError::Invalid("`players` must name two sides".into()));
+    };
+    let side_names = [capitalise(white), capitalise(black)];
+    let pieces = match fm.engine.pieces {
+        Some(p) => p,
+        None => {
+            let builtin = BUILT_IN
+                .iter()
+                .find(|(slug, _)| *slug == fm.slug)
+                .ok_or_else(|| VariantError::Invalid(format!("no `engine.pieces` and no built-in `{}`", fm.slug)))?;
+            let (yaml, _) = front_matter(builtin.1)?;
+            let b: FrontMatter = serde_yaml_ng::from_str(yaml).map_err(|e| VariantError::Yaml(e.to_string()))?;
+            b.engine.pieces.ok_or_else(|| VariantError::Invalid("built-in without pieces".into()))?
+        }
+    };
+    let kinds = read_pieces(&pieces, &level_names)?;
+    let mut def = GameDef {
+        slug: fm.slug,
+        aliases: fm.aliases,
+        title: fm.title,
+        dims,
+        side_names,
+        level_names,
+        kinds,
+        setup: Vec::new(),
+        render: Render::default(),
+    };
+    if fm.engine.setup.len() != dims.levels() as usize {
+        return Err(VariantError::Invalid(format!(
+            "{} setup strings for {} levels",
+            fm.engine.setup.len(),
+            dims.levels()
+        )));
+    }
+    for (i, s) in fm.engine.setup.iter().enumerate() {
+        let level = dims.levels() - 1 - i as u8;
+        let placed = parse_placement(&def, s, s, level, RankOrder::LowestFirst)
+            .map_err(|error| VariantError::Setup { index: i + 1, error })?;
+        def.setup.extend(placed);
+    }
+    if let Some(r) = fm.render {
+        // `layerColors` lists the top level first, like `setup`.
+        let mut colors: Vec<LevelColors> = r
+            .layer_colors
+            .iter()
+            .map(|m| LevelColors {
+                light: m.get("cell-light").cloned().unwrap_or_default(),
+                dark: m.get("cell-dark").cloned().unwrap_or_default(),
+            })
+            .collect();
+        colors.reverse();
+        def.render = Render { cell_size: r.cell_size, level_colors: colors };
+    }
+    Ok(def)
+}
+
+fn capitalise(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
+fn read_pieces(pieces: &[PieceYaml], level_names: &[String]) -> Result<Vec<KindDef>, VariantError> {
+    let level_mask = |names: &[String]| -> Result<u8, VariantError> {
+        let mut m = 0u8;
+        for n in names {
+            let i = level_names
+                .iter()
+                .position(|l| l.eq_ignore_ascii_case(n))
+                .or_else(|| n.parse::<usize>().ok().filter(|x| *x >= 1 && *x <= level_names.len()).map(|x| x - 1))
+                .ok_or_else(|| VariantError::Invalid(format!("unknown level `{n}`")))?;
+            m |= 1 << i;
+        }
+        Ok(m)
+    };
+    let code_index = |code: &str| -> Result<PieceKind, VariantError> {
+        pieces
+            .iter()
+            .position(|p| p.code == code)
+            .map(|i| PieceKind::new(i as u8))
+            .ok_or_else(|| VariantError::Invalid(format!("unknown piece code `{code}`")))
+    };
+    let mut kinds = Vec::new();
+    for p in pieces {
+        let mut atoms = Vec::new();
+        let mut return_to_start_from = 0u8;
+        for m in &p.moves {
+            let from = if m.on.is_empty() { (1u8 << level_names.len()) - 1 } else { level_mask(&m.on)? };
+            if let Some(s) = &m.special {
+                match s.as_str() {
+                    "return-to-start" => return_to_start_from |= from,
+                    other => return Err(VariantError::Invalid(format!("{}: unknown special `{other}`", p.name))),
+                }
+                continue;
+            }
+            let betza = m
+                .betza
+                .as_deref()
+                .ok_or_else(|| VariantError::Invalid(format!("{}: a move needs `betza` or `special`", p.name)))?;
+            let levels: Vec<i8> = match &m.level {
+                None => vec![],
+                Some(OneOrMany::One(l)) => vec![*l],
+                Some(OneOrMany::Many(v)) => v.clone(),
+            };
+            let mut parsed = parse_betza(betza, from, &levels, m.slide)
+                .map_err(|e| VariantError::Invalid(format!("{}: {e}", p.name)))?;
+            for a in &mut parsed {
+                a.remote = m.remote;
+                match m.via.as_deref() {
+                    None => {}
+                    Some("plane") => a.via = Some(Offset::new(0, a.step.df, a.step.dr)),
+                    Some("level") => a.via = Some(Offset::new(a.step.dl, 0, 0)),
+                    Some(o) => return Err(VariantError::Invalid(format!("{}: unknown via `{o}`", p.name))),
+                }
+            }
+            atoms.extend(parsed);
+        }
+        let promotion = match &p.promotion {
+            None => None,
+            Some(pr) => Some(Promotion {
+                to: pr.to.iter().map(|c| code_index(c)).collect::<Result<_, _>>()?,
+                zone: pr.zone,
+                mandatory: pr.mandatory,
+            }),
+        };
+        kinds.push(KindDef {
+            code: p.code.clone(),
+            name: p.name.clone(),
+            atoms,
+            royal: p.royal,
+            pawn: p.pawn,
+            promotion,
+            return_to_start_from,
+            freezes: p.freezes.as_ref().map(|o| Offset::new(o.level, o.file, o.rank)),
+        });
+    }
+    if kinds.len() > crate::engine::position::MAX_KINDS {
+        return Err(VariantError::Invalid(format!("{} piece kinds; at most 64", kinds.len())));
+    }
+    Ok(kinds)
+}
+
+/// Game options (`K=V`) a variant understands, with their default values.
+pub fn options_of(slug: &str) -> &'static [(&'static str, &'static [&'static str])] {
+    match slug {
+        // Rulings §2.2: the Sylph's return goes to its own empty start squares only;
+        // `above` also allows the Air square directly above it, as some programs do.
+        "gygax" => &[("sylph-return", &["start-squares", "above"])],
+        _ => &[],
+    }
+}
+
+/// Applies game options to a definition.
+fn apply_options(def: &mut GameDef, options: &[(String, String)]) -> Result<(), VariantError> {
+    let known = options_of(&def.slug);
+    for (k, v) in options {
+        let Some((_, values)) = known.iter().find(|(name, _)| name == k) else {
+            let names: Vec<&str> = known.iter().map(|(n, _)| *n).collect();
+            return Err(VariantError::Option(format!(
+                "{k}: {} has no such option (options: {})",
+                def.title,
+                if names.is_empty() { "none".to_string() } else { names.join(", ") }
+            )));
+        };
+        if !values.contains(&v.as_str()) {
+            return Err(VariantError::Option(format!("{k}={v}: expected one of {}", values.join(", "))));
+        }
+        if def.slug == "gygax" && k == "sylph-return" && v == "above" {
+            let land = 1u8 << 1;
+            let sylph = def
+                .kind_by_code("S")
+                .ok_or_else(|| VariantError::Option("sylph-return: no Sylph".into()))?;
+            let extra = parse_betza("mO", land, &[1], false).expect("valid movement");
+            def.kinds[sylph.index()].atoms.extend(extra);
+        }
+    }
+    Ok(())
+}
+
+fn rules_for(slug: &str) -> Box<dyn Rules> {
+    match slug {
+        _ => Box::new(GygaxRules),
+    }
+}
+
+/// Builds a playable variant from a definition and game options.
+///
+/// # Errors
+/// [`VariantError::Option`] for an unknown option or value.
+pub fn build(mut def: GameDef, options: &[(String, String)]) -> Result<Arc<Variant>, VariantError> {
+    apply_options(&mut def, options)?;
+    let rules = rules_for(&def.slug);
+    Ok(Variant::new(def, rules))
+}
+
+/// The built-in variant called `name` (its slug or an alias, any case), with options.
+///
+/// # Errors
+/// [`VariantError::Unknown`] listing the known names, or an option error.
+pub fn by_name(name: &str, options: &[(String, String)]) -> Result<Arc<Variant>, VariantError> {
+    let lower = name.to_ascii_lowercase();
+    for (_, text) in BUILT_IN {
+        let def = read_definition(text)?;
+        if def.slug == lower || def.aliases.iter().any(|a| *a == lower) {
+            return build(def, options);
+        }
+    }
+    Err(VariantError::Unknown { name: name.to_string(), known: known_names().join(", ") })
+}
+
+/// Every built-in variant name and alias.
+pub fn known_names() -> Vec<String> {
+    let mut v = Vec::new();
+    for (_, text) in BUILT_IN {
+        if let Ok(def) = read_definition(text) {
+            v.push(def.slug.clone());
+            v.extend(def.aliases.iter().cloned());
+        }
+    }
+    v
+}
