@@ -17,6 +17,12 @@ pub struct Promotion {
     pub zone: u8,
     /// Whether promotion is compulsory on reaching the zone.
     pub mandatory: bool,
+    /// Depth (from the far rank) of the part of the zone where promotion is compulsory
+    /// even when `mandatory` is false (Grand Chess: 1, the last rank). 0: none.
+    pub forced_zone: u8,
+    /// Only to kinds its side has lost: start count minus pieces of that kind on the
+    /// board (Grand Chess). A compulsory promotion with nothing lost is no move at all.
+    pub lost_only: bool,
 }
 
 /// One piece kind of a variant.
@@ -41,6 +47,19 @@ pub struct KindDef {
     /// An enemy piece standing at this offset from it cannot move and gives no check
     /// (the Basilisk's freeze: the Land square directly above; rulings §2.9).
     pub freezes: Option<Offset>,
+    /// Which sides may own it (bit 0 = first side, bit 1 = second): armies of Fantasy
+    /// Grand Chess are per side. 3 for both.
+    pub sides: u8,
+    /// Its two-square move (a move of two steps in a line) may be captured en passant by
+    /// an enemy pawn on the next move only (rulings §4.4).
+    pub en_passant: bool,
+}
+
+impl KindDef {
+    /// Whether `side` may own pieces of this kind.
+    pub fn owned_by(&self, side: Side) -> bool {
+        self.sides & (1 << side.index()) != 0
+    }
 }
 
 /// Colours for drawing one level.
@@ -82,12 +101,24 @@ pub struct GameDef {
     pub setup: Vec<(Square, Piece)>,
     /// Drawing data.
     pub render: Render,
+    /// Position strings carry FEN's castling (always `-`) and en passant fields after
+    /// the side to move (Grand Chess, Fantasy Grand Chess).
+    pub chess_fields: bool,
+    /// The two sides' army names, first side first (Fantasy Grand Chess); empty when the
+    /// game has no armies.
+    pub armies: Vec<String>,
+    /// Position strings end with the two army names.
+    pub army_fields: bool,
 }
 
 impl GameDef {
     /// The display name of `side` (e.g. `Gold`).
     pub fn side_name(&self, side: Side) -> &str {
         &self.side_names[side.index()]
+    }
+    /// The kind of `side` whose code is `code` (exact, case-sensitive).
+    pub fn kind_of_side(&self, side: Side, code: &str) -> Option<PieceKind> {
+        self.kinds.iter().position(|k| k.code == code && k.owned_by(side)).map(|i| PieceKind::new(i as u8))
     }
     /// The kind whose code is `code` (exact, case-sensitive).
     pub fn kind_by_code(&self, code: &str) -> Option<PieceKind> {

@@ -5,6 +5,7 @@
 //! data ([`movement`]); what data cannot say sits behind the [`Rules`] trait.
 
 pub mod def;
+pub mod fantasy_grand;
 pub mod geometry;
 pub mod gygax;
 pub mod movement;
@@ -15,7 +16,7 @@ pub mod variant;
 
 pub use def::{GameDef, KindDef, LevelColors, Promotion, Render};
 pub use geometry::{Dims, File, Level, Offset, Rank, Square, SquareSet};
-pub use movement::{Atom, Mode};
+pub use movement::{Atom, Mode, Shape};
 pub use piece::{Piece, PieceKind, Side};
-pub use position::{Move, Position};
+pub use position::{EnPassant, Move, Position};
 pub use variant::{EndReason, Outcome, Rules, SetupError, Variant};

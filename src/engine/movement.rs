@@ -28,6 +28,37 @@
 //! unchanged; for oblique leaps, the two file-longer directions each way), `v` vertical
 //! (file unchanged; oblique: rank-longer), `l` toward file `a`, `r` toward file `l`.
 //! "Forward" is toward the opponent, so the same atom points the other way for Black.
+//!
+//! ## Extensions beyond Betza's letters
+//!
+//! Every atom is a *path*: a list of squares walked in order, each a destination, the walk
+//! stopping at the first occupied square (captured if it is an enemy and the atom
+//! captures). The [`Shape`] says how the path is laid out:
+//!
+//! - [`Shape::Line`]: the step repeated (leaps and riders above).
+//! - [`Shape::Bent`]: one `first` step to a square that must be empty, then a slide along
+//!   `step` from there; the first square itself is not a destination of this atom. Named
+//!   shape `bent X Y` (in a definition's `special:`): first any `X` step, then slide
+//!   along every `Y` direction that points *outward* (each non-zero component of the `Y`
+//!   step has the sign of the same component of the `X` step). `bent F W` is the Grande
+//!   Acedrex Griffon's slide (add `F` for its one-square move); `bent W W` is a rook
+//!   without its one-square move (the Cyclops), `bent F F` a bishop without it.
+//! - [`Shape::Zigzag`]: `step`, `second`, `step`, `second`, … alternating (Betza's `z`
+//!   modifier on a rider: `zB` is the crooked bishop, `zR` the crooked rook; `zF9` limits
+//!   it to nine single steps). The two steps are perpendicular single steps of the
+//!   atom's letter; the path may start with either of them.
+//! - [`Shape::Path`]: a fixed list of up to [`MAX_PATH`] single steps (named shape
+//!   `turning X n`: up to `n` `X` steps, turning freely, never stepping straight back,
+//!   so never ending on the start square: the Priest is `turning F 2`, the Mammoth Rider
+//!   `turning W 2`, the Behemoth Rider `turning W 3`).
+//!
+//! When several paths of one piece reach the same square, that square is still one move:
+//! the tables mark such pieces and the generator removes the duplicates.
+//!
+//! Two more extensions: `n` (lame) on a straight leap (`D`, `A`) makes the middle square
+//! the one that must be empty (`mfnD`: a pawn's double step); and an atom marked
+//! `initial` in a definition applies only from its kind's setup rank (pawn double
+//! steps).
 
 use super::geometry::Offset;
 
@@ -53,6 +84,34 @@ impl Mode {
     }
 }
 
+/// Most single steps of a [`Shape::Path`].
+pub const MAX_PATH: usize = 4;
+
+/// How an atom's squares are laid out (module docs, "Extensions").
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Shape {
+    /// `step` repeated up to `range` times.
+    #[default]
+    Line,
+    /// A first step (to a square that must be empty), then `step` repeated.
+    Bent {
+        /// The first step.
+        first: Offset,
+    },
+    /// `step` and `second` alternating, starting with `step`, up to `range` steps.
+    Zigzag {
+        /// The other step.
+        second: Offset,
+    },
+    /// `step`, then `rest[..len]`, one square each.
+    Path {
+        /// The steps after the first.
+        rest: [Offset; MAX_PATH - 1],
+        /// How many of `rest` are used.
+        len: u8,
+    },
+}
+
 /// One direction of one way of moving, for the first side (mirror ranks for the second).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Atom {
@@ -71,6 +130,47 @@ pub struct Atom {
     pub via: Option<Offset>,
     /// Capture without moving: the piece stays, the target is removed (Dragon).
     pub remote: bool,
+    /// How the squares are laid out beyond a straight line.
+    pub shape: Shape,
+    /// Applies only from its kind's setup rank (pawn double steps).
+    pub initial: bool,
+}
+
+impl Atom {
+    /// The offsets from the start of the squares this atom passes, in order, on an
+    /// unbounded board (`limit` caps riders), for the first side.
+    pub fn offsets(&self, limit: usize) -> Vec<Offset> {
+        let max = if self.range == 0 { limit } else { (self.range as usize).min(limit) };
+        let mut out = Vec::new();
+        match self.shape {
+            Shape::Line => {
+                for i in 1..=max {
+                    out.push(self.step.times(i as i8));
+                }
+            }
+            Shape::Bent { first } => {
+                for i in 1..=max {
+                    out.push(first.plus(self.step.times(i as i8)));
+                }
+            }
+            Shape::Zigzag { second } => {
+                let mut at = Offset::default();
+                for i in 0..max {
+                    at = at.plus(if i % 2 == 0 { self.step } else { second });
+                    out.push(at);
+                }
+            }
+            Shape::Path { rest, len } => {
+                let mut at = self.step;
+                out.push(at);
+                for r in &rest[..len as usize] {
+                    at = at.plus(*r);
+                    out.push(at);
+                }
+            }
+        }
+        out
+    }
 }
 
 /// What [`parse_betza`] could not read: the token and the reason.
@@ -192,7 +292,8 @@ pub fn parse_betza(
         };
         let hop = mods.contains('p');
         let lame = mods.contains('n');
-        if let Some(bad) = mods.chars().find(|c| !"mcpnfbsvlr".contains(*c)) {
+        let zigzag = mods.contains('z');
+        if let Some(bad) = mods.chars().find(|c| !"mcpnzfbsvlr".contains(*c)) {
             return Err(err(&format!("unknown modifier `{bad}`")));
         }
         let dirs: String = mods.chars().filter(|c| "fbsvlr".contains(*c)).collect();
@@ -224,6 +325,9 @@ pub fn parse_betza(
             if hop && range == 1 {
                 return Err(err("a hop needs a rider"));
             }
+            if zigzag && (range == 1 || !matches!(letter, 'W' | 'F')) {
+                return Err(err("`z` needs a W or F rider (zR, zB, zF9)"));
+            }
             for &dl in &levels {
                 let dirs_planar = if letter == 'O' { vec![(0, 0)] } else { planar_directions(a, b) };
                 for (df, dr) in dirs_planar {
@@ -231,8 +335,11 @@ pub fn parse_betza(
                         continue;
                     }
                     let via = if lame {
-                        // The first orthogonal step along the longer leg.
-                        if df.abs() >= dr.abs() {
+                        if df == 0 || dr == 0 || df.abs() == dr.abs() {
+                            // A straight leap: its first unit step (the middle of D and A).
+                            Some(Offset::new(0, df.signum(), dr.signum()))
+                        } else if df.abs() >= dr.abs() {
+                            // An oblique leap: the first orthogonal step along the longer leg.
                             Some(Offset::new(0, df.signum(), 0))
                         } else {
                             Some(Offset::new(0, 0, dr.signum()))
@@ -245,12 +352,127 @@ pub fn parse_betza(
                     } else {
                         (Offset::new(dl, df, dr), range)
                     };
-                    atoms.push(Atom { from_levels, step, range, mode, hop, via, remote: false });
+                    if zigzag {
+                        // Both perpendicular partners of this single step.
+                        for second in [Offset::new(dl, -dr, df), Offset::new(dl, dr, -df)] {
+                            let shape = Shape::Zigzag { second };
+                            atoms.push(Atom {
+                                from_levels,
+                                step,
+                                range,
+                                mode,
+                                hop,
+                                via,
+                                remote: false,
+                                shape,
+                                initial: false,
+                            });
+                        }
+                        continue;
+                    }
+                    atoms.push(Atom {
+                        from_levels,
+                        step,
+                        range,
+                        mode,
+                        hop,
+                        via,
+                        remote: false,
+                        shape: Shape::Line,
+                        initial: false,
+                    });
                 }
             }
         }
     }
     Ok(atoms)
+}
+
+/// Reads a named shape (a definition's `special:` text; module docs, "Extensions"):
+/// `bent X Y`, `turning X n`. All atoms move and capture.
+///
+/// # Errors
+/// [`BetzaError`] when the name, a letter or the count is not understood; `Ok(None)` when
+/// the text is not a shape name at all (another kind of special).
+pub fn parse_shape(text: &str, from_levels: u8) -> Result<Option<Vec<Atom>>, BetzaError> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let err = |reason: &str| BetzaError { token: text.to_string(), reason: reason.to_string() };
+    let unit = |w: &str| -> Result<(i8, i8), BetzaError> {
+        match w {
+            "W" | "F" => Ok(base_step(w.chars().next().unwrap_or('W')).unwrap_or((0, 1))),
+            _ => Err(err("expected W or F")),
+        }
+    };
+    let atom = |step: Offset, range: u8, shape: Shape| Atom {
+        from_levels,
+        step,
+        range,
+        mode: Mode::Both,
+        hop: false,
+        via: None,
+        remote: false,
+        shape,
+        initial: false,
+    };
+    let mut atoms = Vec::new();
+    match words.as_slice() {
+        ["bent", x, y] => {
+            let (a, b) = unit(x)?;
+            let (c, d) = unit(y)?;
+            for (fx, fy) in planar_directions(a, b) {
+                for (sx, sy) in planar_directions(c, d) {
+                    let outward =
+                        (sx == 0 || sx.signum() == fx.signum()) && (sy == 0 || sy.signum() == fy.signum());
+                    if outward {
+                        let first = Offset::new(0, fx, fy);
+                        let mut at = atom(Offset::new(0, sx, sy), 0, Shape::Bent { first });
+                        at.via = Some(first);
+                        atoms.push(at);
+                    }
+                }
+            }
+        }
+        ["turning", x, n] => {
+            let (a, b) = unit(x)?;
+            let n: usize = n.parse().map_err(|_| err("the count must be a number"))?;
+            if !(1..=MAX_PATH).contains(&n) {
+                return Err(err(&format!("the count must be 1 to {MAX_PATH}")));
+            }
+            let dirs: Vec<Offset> =
+                planar_directions(a, b).into_iter().map(|(x, y)| Offset::new(0, x, y)).collect();
+            // Every sequence of exactly n steps that never steps straight back. Shorter
+            // moves are the prefixes, so each path's squares are all destinations.
+            let mut paths: Vec<Vec<Offset>> = dirs.iter().map(|d| vec![*d]).collect();
+            for _ in 1..n {
+                paths = paths
+                    .into_iter()
+                    .flat_map(|p| {
+                        let last = *p.last().expect("non-empty");
+                        dirs.iter()
+                            .filter(move |d| d.df != -last.df || d.dr != -last.dr)
+                            .map(move |d| {
+                                let mut q = p.clone();
+                                q.push(*d);
+                                q
+                            })
+                            .collect::<Vec<_>>()
+                    })
+                    .collect();
+            }
+            for p in paths {
+                let mut rest = [Offset::default(); MAX_PATH - 1];
+                for (i, s) in p[1..].iter().enumerate() {
+                    rest[i] = *s;
+                }
+                atoms.push(atom(p[0], 1, Shape::Path { rest, len: (p.len() - 1) as u8 }));
+            }
+        }
+        [name, ..] if ["bent", "turning"].contains(name) => {
+            return Err(err("wrong number of words"));
+        }
+        _ => return Ok(None),
+    }
+    Ok(Some(atoms))
 }
 
 #[cfg(test)]
@@ -282,7 +504,12 @@ mod tests {
         assert_eq!(steps("vW").len(), 2);
         assert_eq!(steps("fN").len(), 4, "Werewolf: the four forward knight moves");
         assert_eq!(steps("R4"), {
-            let mut v = vec![(0, 1, 4, Mode::Both), (0, -1, 4, Mode::Both), (1, 0, 4, Mode::Both), (-1, 0, 4, Mode::Both)];
+            let mut v = vec![
+                (0, 1, 4, Mode::Both),
+                (0, -1, 4, Mode::Both),
+                (1, 0, 4, Mode::Both),
+                (-1, 0, 4, Mode::Both),
+            ];
             v.sort_by_key(|x| (x.0, x.1));
             v
         });

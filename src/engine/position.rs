@@ -38,6 +38,42 @@ pub enum Move {
         /// The captured piece's kind.
         capture: PieceKind,
     },
+    /// An en passant capture (rulings §4.4): a pawn goes from `from` to the empty square
+    /// `to` that an enemy piece just passed over with its two-square move, and removes
+    /// that piece from `victim`. Distinct from a plain move to the same square.
+    EnPassant {
+        /// The capturing pawn's kind.
+        piece: PieceKind,
+        /// Origin.
+        from: Square,
+        /// Destination: the passed-over square.
+        to: Square,
+        /// Where the captured piece stands.
+        victim: Square,
+        /// The captured piece's kind.
+        capture: PieceKind,
+        /// Kind the pawn becomes on arrival, if it promotes.
+        promotion: Option<PieceKind>,
+    },
+    /// A move after which the moving piece and one enemy piece leave the board (the
+    /// Fantasy Grand Chess Orc, rulings §4.6): the piece goes from `from` to `to`
+    /// (capturing as a plain move or en passant would), then it and the enemy piece on
+    /// `target` are removed.
+    Removal {
+        /// The moving piece's kind.
+        piece: PieceKind,
+        /// Origin.
+        from: Square,
+        /// Destination (where the piece is removed from).
+        to: Square,
+        /// What the move itself captures, and where it stood (`to`, or the passed-over
+        /// piece's square for an en passant capture).
+        capture: Option<(Square, PieceKind)>,
+        /// The square of the enemy piece removed with it.
+        target: Square,
+        /// That piece's kind.
+        removed: PieceKind,
+    },
     /// A piece from off the board (hand, reserve, portal) is put on the empty square `to`.
     Drop {
         /// The placed piece's kind.
@@ -51,20 +87,30 @@ impl Move {
     /// The kind of the piece that moves (or captures, or is placed).
     pub fn piece(&self) -> PieceKind {
         match *self {
-            Move::Normal { piece, .. } | Move::Remote { piece, .. } | Move::Drop { piece, .. } => piece,
+            Move::Normal { piece, .. }
+            | Move::Remote { piece, .. }
+            | Move::Drop { piece, .. }
+            | Move::EnPassant { piece, .. }
+            | Move::Removal { piece, .. } => piece,
         }
     }
     /// The origin square, if the piece was on the board.
     pub fn from(&self) -> Option<Square> {
         match *self {
-            Move::Normal { from, .. } | Move::Remote { from, .. } => Some(from),
+            Move::Normal { from, .. }
+            | Move::Remote { from, .. }
+            | Move::EnPassant { from, .. }
+            | Move::Removal { from, .. } => Some(from),
             Move::Drop { .. } => None,
         }
     }
     /// The square the move acts on: destination, capture target, or placement square.
     pub fn to(&self) -> Square {
         match *self {
-            Move::Normal { to, .. } | Move::Drop { to, .. } => to,
+            Move::Normal { to, .. }
+            | Move::Drop { to, .. }
+            | Move::EnPassant { to, .. }
+            | Move::Removal { to, .. } => to,
             Move::Remote { target, .. } => target,
         }
     }
@@ -72,17 +118,27 @@ impl Move {
     pub fn capture(&self) -> Option<PieceKind> {
         match *self {
             Move::Normal { capture, .. } => capture,
-            Move::Remote { capture, .. } => Some(capture),
+            Move::Remote { capture, .. } | Move::EnPassant { capture, .. } => Some(capture),
+            Move::Removal { capture, .. } => capture.map(|c| c.1),
             Move::Drop { .. } => None,
         }
     }
     /// The promotion kind, if the move promotes.
     pub fn promotion(&self) -> Option<PieceKind> {
         match *self {
-            Move::Normal { promotion, .. } => promotion,
+            Move::Normal { promotion, .. } | Move::EnPassant { promotion, .. } => promotion,
             _ => None,
         }
     }
+}
+
+/// The en passant right after a two-square move (rulings §4.4).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct EnPassant {
+    /// The square passed over: where a capturing pawn goes.
+    pub passed: Square,
+    /// The square of the piece that made the two-square move.
+    pub victim: Square,
 }
 
 /// A position: pieces on squares, side to move, clocks, pieces off the board, and the
@@ -97,6 +153,7 @@ pub struct Position {
     pub(crate) fullmove_number: u16,
     pub(crate) hand: [[u8; MAX_KINDS]; 2],
     pub(crate) hash: u64,
+    pub(crate) en_passant: Option<EnPassant>,
 }
 
 impl std::fmt::Debug for Position {
@@ -147,8 +204,13 @@ impl Position {
     pub fn in_hand(&self, side: Side, kind: PieceKind) -> u8 {
         self.hand[side.index()][kind.index()]
     }
+    /// The en passant right, if the last move was a two-square move that an enemy pawn
+    /// could capture en passant.
+    pub fn en_passant(&self) -> Option<EnPassant> {
+        self.en_passant
+    }
     /// A 64-bit hash of everything that makes positions the same for repetition
-    /// (pieces, side to move, pieces off the board); clocks are not included.
+    /// (pieces, side to move, pieces off the board, en passant right); clocks are not included.
     pub fn hash(&self) -> u64 {
         self.hash
     }
@@ -163,6 +225,7 @@ impl Position {
             fullmove_number: 1,
             hand: [[0; MAX_KINDS]; 2],
             hash: 0,
+            en_passant: None,
         };
         if side_to_move == Side::Black {
             p.hash ^= zobrist().side;
@@ -194,6 +257,16 @@ impl Position {
         self.hand[side.index()][kind.index()] = n;
     }
 
+    pub(crate) fn set_en_passant(&mut self, ep: Option<EnPassant>) {
+        if let Some(old) = self.en_passant {
+            self.hash ^= zobrist().ep(old.passed);
+        }
+        if let Some(new) = ep {
+            self.hash ^= zobrist().ep(new.passed);
+        }
+        self.en_passant = ep;
+    }
+
     pub(crate) fn flip_side(&mut self) {
         if self.side_to_move == Side::Black {
             self.fullmove_number = self.fullmove_number.saturating_add(1);
@@ -207,6 +280,7 @@ impl Position {
 pub(crate) struct Zobrist {
     pieces: Vec<u64>,
     hands: Vec<u64>,
+    eps: Vec<u64>,
     side: u64,
 }
 
@@ -216,12 +290,12 @@ impl Zobrist {
         self.pieces[(p.side.index() * MAX_KINDS + p.kind.index()) * SQUARE_COUNT + sq.index()]
     }
     #[inline]
+    fn ep(&self, sq: Square) -> u64 {
+        self.eps[sq.index()]
+    }
+    #[inline]
     fn hand(&self, side: Side, kind: PieceKind, n: u8) -> u64 {
-        if n == 0 {
-            0
-        } else {
-            self.hands[(side.index() * MAX_KINDS + kind.index()) * 256 + n as usize]
-        }
+        if n == 0 { 0 } else { self.hands[(side.index() * MAX_KINDS + kind.index()) * 256 + n as usize] }
     }
 }
 
@@ -240,6 +314,7 @@ pub(crate) fn zobrist() -> &'static Zobrist {
         let pieces = (0..2 * MAX_KINDS * SQUARE_COUNT).map(|_| next()).collect();
         let hands = (0..2 * MAX_KINDS * 256).map(|_| next()).collect();
         let side = next();
-        Zobrist { pieces, hands, side }
+        let eps = (0..SQUARE_COUNT).map(|_| next()).collect();
+        Zobrist { pieces, hands, eps, side }
     })
 }

@@ -40,6 +40,13 @@ pub(crate) struct Tables {
     pub start_squares: Vec<SquareSet>,
 }
 
+/// Whether `sq` is on a rank where `side` has a piece of kind `k` in the setup.
+fn setup_rank(def: &GameDef, k: usize, side: Side, sq: Square) -> bool {
+    def.setup.iter().any(|(q, p)| {
+        p.kind.index() == k && p.side == side && q.rank() == sq.rank() && q.level() == sq.level()
+    })
+}
+
 #[inline]
 pub(crate) fn slot(kind: usize, side: Side, sq: Square) -> usize {
     (kind * 2 + side.index()) * SQUARE_COUNT + sq.index()
@@ -71,7 +78,6 @@ impl Tables {
                         if atom.from_levels & (1 << from.level().index()) == 0 {
                             continue;
                         }
-                        let step = if side == Side::White { atom.step } else { atom.step.mirrored() };
                         let via = match atom.via {
                             None => NO_SQUARE,
                             Some(v) => {
@@ -82,16 +88,18 @@ impl Tables {
                                 }
                             }
                         };
+                        if atom.initial && !setup_rank(def, k, side, from) {
+                            continue;
+                        }
                         let start = t.pool.len() as u32;
-                        let mut at = from;
-                        let max = if atom.range == 0 { u8::MAX } else { atom.range };
                         let mut len = 0u8;
-                        while len < max {
-                            match dims.offset(at, step) {
+                        let limit = (dims.files().max(dims.ranks()) as usize) * 2 + 2;
+                        for off in atom.offsets(limit) {
+                            let off = if side == Side::White { off } else { off.mirrored() };
+                            match dims.offset(from, off) {
                                 Some(next) if next != from => {
                                     t.pool.push(next.index() as u16);
                                     len += 1;
-                                    at = next;
                                 }
                                 _ => break,
                             }

@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use super::def::GameDef;
 use super::geometry::{Square, SquareSet};
-use super::position::{MAX_KINDS, Move, Position};
 use super::piece::{Piece, PieceKind, Side};
+use super::position::{EnPassant, MAX_KINDS, Move, Position};
 use super::tables::{NO_SQUARE, Tables};
 
 /// How a finished game ended.
@@ -55,6 +55,20 @@ pub trait Rules: Send + Sync + fmt::Debug {
     /// The result when the side to move has no legal move; `in_check` says whether its
     /// royal piece is attacked.
     fn no_legal_moves(&self, pos: &Position, in_check: bool) -> Outcome;
+
+    /// Whether this game has ways to attack a royal piece beyond the pieces' captures
+    /// ([`Rules::royal_attacked`]). Default: no. When yes, every move's legality is
+    /// checked by making it (no shortcut).
+    fn extra_royal_attacks(&self) -> bool {
+        false
+    }
+
+    /// Whether `by` attacks the royal piece on `royal` in a way the pieces' captures do
+    /// not show (the Fantasy Grand Chess Orc, rulings §4.6). Called only when
+    /// [`Rules::extra_royal_attacks`] says so. Default: no.
+    fn royal_attacked(&self, _v: &Variant, _pos: &Position, _royal: Square, _by: Side) -> bool {
+        false
+    }
 }
 
 /// A variant ready to play: its definition, precomputed tables and rules.
@@ -67,6 +81,14 @@ pub struct Variant {
     /// Freezing kinds: (offset from the freezer to the frozen square, mask of kinds).
     freezer: Option<(super::geometry::Offset, u64)>,
     royal_kinds: u64,
+    /// `[kind][side]` → how many pieces of that kind the side has in the setup.
+    start_count: Vec<[u8; 2]>,
+    /// Whether any kind may be captured en passant.
+    has_en_passant: bool,
+    /// Whether legality may be decided without making the move (see [`LegalFilter`]).
+    shortcut: bool,
+    /// [`Rules::extra_royal_attacks`], asked once.
+    extra_attacks: bool,
 }
 
 impl fmt::Debug for Variant {
@@ -82,6 +104,9 @@ pub enum SetupError {
     /// A piece stands on a square the board does not have.
     #[error("square {0} is not on the board")]
     OffBoard(usize),
+    /// The en passant field names a square no two-square move could have passed.
+    #[error("no en passant capture can go to {0}")]
+    EnPassant(String),
     /// Two pieces on one square.
     #[error("two pieces on one square ({0})")]
     Occupied(String),
@@ -116,7 +141,24 @@ impl Variant {
                 royal_kinds |= 1 << i;
             }
         }
-        Arc::new(Variant { def, tables, rules, freezer, royal_kinds })
+        let mut start_count = vec![[0u8; 2]; def.kinds.len()];
+        for (_, p) in &def.setup {
+            start_count[p.kind.index()][p.side.index()] += 1;
+        }
+        let has_en_passant = def.kinds.iter().any(|k| k.en_passant);
+        let extra_attacks = rules.extra_royal_attacks();
+        let shortcut = freezer.is_none() && !extra_attacks;
+        Arc::new(Variant {
+            def,
+            tables,
+            rules,
+            freezer,
+            royal_kinds,
+            start_count,
+            has_en_passant,
+            shortcut,
+            extra_attacks,
+        })
     }
 
     /// The variant's definition.
@@ -126,8 +168,7 @@ impl Variant {
 
     /// The start position.
     pub fn start_position(&self) -> Position {
-        self.setup(&self.def.setup, Side::White, &[])
-            .expect("built-in setups are valid (tested)")
+        self.setup(&self.def.setup, Side::White, &[]).expect("built-in setups are valid (tested)")
     }
 
     /// A position with `pieces` on the board, `side` to move and `hand` (side, kind,
@@ -168,11 +209,69 @@ impl Variant {
             pos.set_hand(s, k, n);
         }
         if let Some(k) = pos.royal[side.opponent().index()]
-            && self.attacked(&pos, k, side)
+            && self.royal_attacked(&pos, k, side)
         {
             return Err(SetupError::OpponentInCheck);
         }
         Ok(pos)
+    }
+
+    /// Sets the en passant right of `pos` (used when reading position strings).
+    ///
+    /// # Errors
+    /// [`SetupError::EnPassant`] unless the victim is a piece of the side not to move
+    /// whose kind may be captured en passant, standing two steps in a line from an empty
+    /// origin square with `passed` empty between them.
+    pub fn set_en_passant(&self, pos: &mut Position, ep: Option<EnPassant>) -> Result<(), SetupError> {
+        if let Some(e) = ep {
+            let bad = || SetupError::EnPassant(self.def.dims.name(e.passed));
+            let victim = pos.piece_at(e.victim).ok_or_else(bad)?;
+            let (vf, vr) = (e.victim.file().index() as i32, e.victim.rank().index() as i32);
+            let (pf, pr) = (e.passed.file().index() as i32, e.passed.rank().index() as i32);
+            let origin = self.def.dims.square_at(e.passed.level().index() as i32, 2 * pf - vf, 2 * pr - vr);
+            let ok = victim.side != pos.side_to_move
+                && self.def.kinds[victim.kind.index()].en_passant
+                && (vf - pf).abs() <= 1
+                && (vr - pr).abs() == 1
+                && pos.piece_at(e.passed).is_none()
+                && origin.is_some_and(|o| pos.piece_at(o).is_none());
+            if !ok {
+                return Err(bad());
+            }
+        }
+        pos.set_en_passant(ep);
+        Ok(())
+    }
+
+    /// How many pieces of `kind` `side` has in the start position.
+    pub fn start_count(&self, side: Side, kind: PieceKind) -> u8 {
+        self.start_count[kind.index()][side.index()]
+    }
+
+    /// Whether `kind` is royal (its capture or removal ends the game).
+    pub fn is_royal_kind(&self, kind: PieceKind) -> bool {
+        self.is_royal(kind)
+    }
+
+    /// The pseudo-legal moves of the piece on `from` (its atoms only; no en passant).
+    pub fn piece_pseudo_moves(&self, pos: &Position, from: Square, out: &mut Vec<Move>) {
+        if let Some(p) = pos.piece_at(from) {
+            self.piece_moves(pos, from, p.kind, p.side, out);
+        }
+    }
+
+    /// The en passant captures of the side to move (rulings §4.4).
+    pub fn en_passant_captures(&self, pos: &Position, out: &mut Vec<Move>) {
+        if let Some(ep) = pos.en_passant {
+            self.en_passant_moves(pos, ep, pos.side_to_move, Some(out));
+        }
+    }
+
+    /// Whether `by` attacks the royal piece on `royal`: a capture onto it, or a rule's
+    /// extra attack ([`Rules::royal_attacked`]).
+    pub fn royal_attacked(&self, pos: &Position, royal: Square, by: Side) -> bool {
+        self.attacked(pos, royal, by)
+            || (self.extra_attacks && self.rules.royal_attacked(self, pos, royal, by))
     }
 
     /// Sets the clocks of `pos` (used when reading position strings).
@@ -190,8 +289,12 @@ impl Variant {
     /// offset below it (rulings §2.9). Frozen pieces cannot move and give no check.
     #[inline]
     pub fn is_frozen(&self, pos: &Position, sq: Square) -> bool {
-        let Some((off, mask)) = self.freezer else { return false };
-        let Some(p) = pos.piece_at(sq) else { return false };
+        let Some((off, mask)) = self.freezer else {
+            return false;
+        };
+        let Some(p) = pos.piece_at(sq) else {
+            return false;
+        };
         let back = super::geometry::Offset::new(-off.dl, -off.df, -off.dr);
         // The freezer's offset is given for the first side; mirror for the second.
         let back = if p.side == Side::White { back.mirrored() } else { back };
@@ -250,7 +353,7 @@ impl Variant {
     pub fn in_check(&self, pos: &Position) -> bool {
         let s = pos.side_to_move;
         match pos.royal[s.index()] {
-            Some(k) => self.attacked(pos, k, s.opponent()),
+            Some(k) => self.royal_attacked(pos, k, s.opponent()),
             None => false,
         }
     }
@@ -267,7 +370,72 @@ impl Variant {
             }
             self.piece_moves(pos, from, piece, side, out);
         }
+        if let Some(ep) = pos.en_passant {
+            self.en_passant_moves(pos, ep, side, Some(out));
+        }
         self.rules.extra_moves(self, pos, out);
+    }
+
+    /// En passant captures onto `ep.passed` by `side`'s pawns (rulings §4.4): pushed onto
+    /// `out` when given; returns whether there is any.
+    fn en_passant_moves(
+        &self,
+        pos: &Position,
+        ep: EnPassant,
+        side: Side,
+        mut out: Option<&mut Vec<Move>>,
+    ) -> bool {
+        let Some(victim) = pos.piece_at(ep.victim) else {
+            return false;
+        };
+        if victim.side == side || pos.piece_at(ep.passed).is_some() {
+            return false;
+        }
+        let cands = self.tables.reach_to[side.index() * super::geometry::SQUARE_COUNT + ep.passed.index()]
+            .intersection(&pos.occupied[side.index()]);
+        let mut any = false;
+        for from in cands.iter() {
+            let p = pos.piece_at(from).expect("occupied");
+            let k = p.kind.index();
+            if !self.def.kinds[k].pawn || (self.freezer.is_some() && self.is_frozen(pos, from)) {
+                continue;
+            }
+            let reaches = self.tables.rays(k, side, from).iter().any(|ray| {
+                if !ray.mode.captures() || ray.hop || ray.remote {
+                    return false;
+                }
+                if ray.via != NO_SQUARE && pos.board[ray.via as usize] != 0 {
+                    return false;
+                }
+                for &q in self.tables.squares(ray) {
+                    if q as usize == ep.passed.index() {
+                        return true;
+                    }
+                    if pos.board[q as usize] != 0 {
+                        return false;
+                    }
+                }
+                false
+            });
+            if !reaches {
+                continue;
+            }
+            any = true;
+            match out.as_deref_mut() {
+                Some(out) => {
+                    self.push_with_promotion(pos, p.kind, side, ep.passed, out, |promotion| Move::EnPassant {
+                        piece: p.kind,
+                        from,
+                        to: ep.passed,
+                        victim: ep.victim,
+                        capture: victim.kind,
+                        promotion,
+                    })
+                }
+                None => return true,
+            }
+        }
+        any
     }
 
     fn piece_moves(&self, pos: &Position, from: Square, piece: PieceKind, side: Side, out: &mut Vec<Move>) {
@@ -282,7 +450,13 @@ impl Variant {
                 }
                 seen.insert(to);
             }
-            self.push_with_promotion(piece, side, from, to, capture, out);
+            self.push_with_promotion(pos, piece, side, to, out, |promotion| Move::Normal {
+                piece,
+                from,
+                to,
+                capture,
+                promotion,
+            });
         };
         for ray in self.tables.rays(k, side, from) {
             if ray.via != NO_SQUARE && pos.board[ray.via as usize] != 0 {
@@ -323,29 +497,43 @@ impl Variant {
         }
     }
 
+    /// Pushes the move `mk(promotion)` for each promotion choice of `piece` arriving on
+    /// `to`, and `mk(None)` unless promotion is compulsory there.
     fn push_with_promotion(
         &self,
+        pos: &Position,
         piece: PieceKind,
         side: Side,
-        from: Square,
         to: Square,
-        capture: Option<PieceKind>,
         out: &mut Vec<Move>,
+        mk: impl Fn(Option<PieceKind>) -> Move,
     ) {
         if let Some(promo) = &self.def.kinds[piece.index()].promotion {
             let ranks = self.def.dims.ranks() as usize;
             let r = to.rank().index();
             let depth = if side == Side::White { ranks - 1 - r } else { r };
             if depth < promo.zone as usize {
-                for &k in &promo.to {
-                    out.push(Move::Normal { piece, from, to, capture, promotion: Some(k) });
+                if promo.lost_only {
+                    let mut on_board = [0u8; MAX_KINDS];
+                    for sq in pos.occupied[side.index()].iter() {
+                        on_board[pos.piece_at(sq).expect("occupied").kind.index()] += 1;
+                    }
+                    for &k in &promo.to {
+                        if self.start_count[k.index()][side.index()] > on_board[k.index()] {
+                            out.push(mk(Some(k)));
+                        }
+                    }
+                } else {
+                    for &k in &promo.to {
+                        out.push(mk(Some(k)));
+                    }
                 }
-                if promo.mandatory {
+                if promo.mandatory || depth < promo.forced_zone as usize {
                     return;
                 }
             }
         }
-        out.push(Move::Normal { piece, from, to, capture, promotion: None });
+        out.push(mk(None));
     }
 
     /// Plays `mv` on a copy of `pos` without checking it. Use only with moves from
@@ -354,6 +542,7 @@ impl Variant {
         let mut p = pos.clone();
         let side = p.side_to_move;
         let mut reset_clock = false;
+        let mut new_ep = None;
         match *mv {
             Move::Normal { piece, from, to, promotion, .. } => {
                 p.take(from);
@@ -369,6 +558,28 @@ impl Variant {
                     p.royal[side.index()] = Some(to);
                 }
                 reset_clock |= promotion.is_some() || self.def.kinds[piece.index()].pawn;
+                if self.has_en_passant && self.def.kinds[piece.index()].en_passant {
+                    new_ep = self.two_step(from, to);
+                }
+            }
+            Move::EnPassant { piece, from, to, victim, promotion, .. } => {
+                p.take(from);
+                p.take(victim);
+                let kind = promotion.unwrap_or(piece);
+                p.put(to, Piece::new(side, kind));
+                reset_clock = true;
+            }
+            Move::Removal { from, capture, target, .. } => {
+                p.take(from);
+                if let Some((sq, _)) = capture {
+                    p.take(sq);
+                }
+                if let Some(c) = p.take(target)
+                    && self.is_royal(c.kind)
+                {
+                    p.royal[c.side.index()] = None;
+                }
+                reset_clock = true;
             }
             Move::Remote { target, .. } => {
                 if let Some(c) = p.take(target)
@@ -391,13 +602,33 @@ impl Variant {
         }
         p.halfmove_clock = if reset_clock { 0 } else { p.halfmove_clock.saturating_add(1) };
         p.flip_side();
+        if p.en_passant.is_some() || new_ep.is_some() {
+            // Kept only when some enemy pawn could capture (so repetitions compare rights).
+            let keep = new_ep.filter(|ep| self.en_passant_moves(&p, *ep, p.side_to_move, None));
+            p.set_en_passant(keep);
+        }
         p
+    }
+
+    /// The en passant right of a two-square move in a line from `from` to `to`, if it is one.
+    fn two_step(&self, from: Square, to: Square) -> Option<EnPassant> {
+        let df = to.file().index() as i32 - from.file().index() as i32;
+        let dr = to.rank().index() as i32 - from.rank().index() as i32;
+        if dr.abs() != 2 || !(df == 0 || df.abs() == 2) || to.level() != from.level() {
+            return None;
+        }
+        let passed = self.def.dims.square_at(
+            from.level().index() as i32,
+            from.file().index() as i32 + df / 2,
+            from.rank().index() as i32 + dr / 2,
+        )?;
+        Some(EnPassant { passed, victim: to })
     }
 
     /// Whether `mv`, pseudo-legal in `pos`, leaves the mover's royal piece safe.
     fn leaves_royal_safe(&self, after: &Position, mover: Side) -> bool {
         match after.royal[mover.index()] {
-            Some(k) => !self.attacked(after, k, mover.opponent()),
+            Some(k) => !self.royal_attacked(after, k, mover.opponent()),
             None => true,
         }
     }
@@ -406,9 +637,55 @@ impl Variant {
     pub fn legal_moves(&self, pos: &Position) -> Vec<Move> {
         let mut out = Vec::with_capacity(128);
         self.pseudo_legal_moves(pos, &mut out);
-        let mover = pos.side_to_move;
-        out.retain(|m| self.leaves_royal_safe(&self.make(pos, m), mover));
+        let filter = self.legal_filter(pos);
+        out.retain(|m| {
+            filter.safe_without_make(m) || self.leaves_royal_safe(&self.make(pos, m), pos.side_to_move)
+        });
         out
+    }
+
+    /// What decides, for most moves of `pos`, that they are legal without making them.
+    fn legal_filter(&self, pos: &Position) -> LegalFilter {
+        let side = pos.side_to_move;
+        let mut f = LegalFilter {
+            active: false,
+            danger: SquareSet::EMPTY,
+            hop: false,
+            royal_kinds: self.royal_kinds,
+        };
+        if !self.shortcut {
+            return f;
+        }
+        let Some(k) = pos.royal[side.index()] else {
+            return f;
+        };
+        let by = side.opponent();
+        let cands = self.tables.reach_to[by.index() * super::geometry::SQUARE_COUNT + k.index()]
+            .intersection(&pos.occupied[by.index()]);
+        for from in cands.iter() {
+            let kind = pos.piece_at(from).expect("occupied").kind.index();
+            if !self.tables.attack_mask[super::tables::slot(kind, by, from)].contains(k) {
+                continue;
+            }
+            for ray in self.tables.rays(kind, by, from) {
+                if !ray.mode.captures() {
+                    continue;
+                }
+                let sqs = self.tables.squares(ray);
+                let Some(i) = sqs.iter().position(|&q| q as usize == k.index()) else {
+                    continue;
+                };
+                if ray.via != NO_SQUARE {
+                    f.danger.insert(Square::from_index(ray.via as usize).expect("valid"));
+                }
+                for &q in &sqs[..i] {
+                    f.danger.insert(Square::from_index(q as usize).expect("valid"));
+                }
+                f.hop |= ray.hop;
+            }
+        }
+        f.active = !self.attacked(pos, k, by);
+        f
     }
 
     /// Whether `mv` is legal in `pos`.
@@ -436,7 +713,12 @@ impl Variant {
         self.pseudo_legal_moves(pos, &mut moves);
         let mover = pos.side_to_move;
         let mut n = 0;
+        let filter = self.legal_filter(pos);
         for m in &moves {
+            if depth == 1 && filter.safe_without_make(m) {
+                n += 1;
+                continue;
+            }
             let next = self.make(pos, m);
             if !self.leaves_royal_safe(&next, mover) {
                 continue;
@@ -458,5 +740,32 @@ impl Variant {
                 (m, n)
             })
             .collect()
+    }
+}
+
+/// Legality without making the move: when the mover is not in check, a plain move of a
+/// non-royal piece can expose its royal piece only by leaving a square on an enemy
+/// piece's path to it (or, for hoppers, by entering one). `danger` holds those squares.
+struct LegalFilter {
+    active: bool,
+    danger: SquareSet,
+    hop: bool,
+    royal_kinds: u64,
+}
+
+impl LegalFilter {
+    #[inline]
+    fn safe_without_make(&self, m: &Move) -> bool {
+        if !self.active {
+            return false;
+        }
+        match *m {
+            Move::Normal { piece, from, to, .. } => {
+                self.royal_kinds & (1 << piece.index()) == 0
+                    && !self.danger.contains(from)
+                    && !(self.hop && self.danger.contains(to))
+            }
+            _ => false,
+        }
     }
 }

@@ -7,6 +7,8 @@
 //! | promotion | `W2c7-2c8=H` |
 //! | capture without moving | `R3f5:2f4` (the piece stays on `3f5`) |
 //! | drop / placement | `W_c3` |
+//! | en passant | `Pf6xe7ep` (distinct from a plain move `Pf6-e7` to the same square) |
+//! | removal (Orc) | `Oc7-d8:h1`: the Orc moves, then it and the enemy piece on `h1` leave the board; `Oc7xd8:h1` when the move captures; `Oc7xd8ep:h1` en passant |
 //!
 //! Piece codes of more than one letter are written as they are (`Mk2c2-2c3`). The SAN
 //! short form and its reader come with the game-file notation (`notation-spec/moves.md`).
@@ -36,5 +38,25 @@ pub fn long_form(variant: &Variant, mv: &Move) -> String {
             format!("{}{}:{}", def.kind(piece).code, d.name(from), d.name(target))
         }
         Move::Drop { piece, to } => format!("{}_{}", def.kind(piece).code, d.name(to)),
+        Move::EnPassant { piece, from, to, promotion, .. } => {
+            let mut s = format!("{}{}x{}ep", def.kind(piece).code, d.name(from), d.name(to));
+            if let Some(p) = promotion {
+                s.push('=');
+                s.push_str(&def.kind(p).code);
+            }
+            s
+        }
+        Move::Removal { piece, from, to, capture, target, .. } => {
+            let ep = capture.is_some_and(|(sq, _)| sq != to);
+            format!(
+                "{}{}{}{}{}:{}",
+                def.kind(piece).code,
+                d.name(from),
+                if capture.is_some() { 'x' } else { '-' },
+                d.name(to),
+                if ep { "ep" } else { "" },
+                d.name(target)
+            )
+        }
     }
 }

@@ -3,13 +3,23 @@
 //! Grammar (full text in `notation-spec/position-strings.md`):
 //!
 //! ```text
-//! position   = placement { " " placement } " " side { " " field } " " halfmove " " fullmove
+//! position   = placement { " " placement } " " side [ " " castling " " en-passant ]
+//!              " " halfmove " " fullmove [ " " army " " army ]
 //! placement  = rank { "/" rank }              (* highest rank first *)
 //! rank       = { empty-run | piece }
 //! empty-run  = digit { digit }                (* 1..=12 empty squares *)
 //! piece      = letter | "(" code ")"           (* upper case: first side *)
 //! side       = letter                          (* g/s in Gygax Chess, w/b elsewhere *)
+//! castling   = "-"                             (* Grand Chess games: no castling *)
+//! en-passant = "-" | square                    (* the square passed over *)
+//! army       = name                            (* Fantasy Grand Chess: white's, black's *)
 //! ```
+//!
+//! The castling and en passant fields appear in Grand Chess and Fantasy Grand Chess only
+//! (as Fairy-Stockfish writes Grand Chess). The en passant field is written only when a
+//! pawn could capture en passant; read, it may name any square a two-square move just
+//! passed. Fantasy Grand Chess strings end with the two armies; read, they may be left
+//! out (the game's armies are then assumed, Humans v Humans by default).
 //!
 //! There is one placement field per level, the top level first (Gygax Chess: Air, Land,
 //! Subterranean). Reading is lenient about runs of spaces; writing is canonical: single
@@ -26,7 +36,7 @@ use nom::multi::{many1, separated_list1};
 use nom::sequence::delimited;
 use nom::{IResult, Parser};
 
-use crate::engine::{GameDef, Piece, PieceKind, Position, Side, Square, Variant};
+use crate::engine::{EnPassant, GameDef, Piece, PieceKind, Position, Side, Square, Variant};
 
 /// Why a position string (or a setup string) was refused, and at which column.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -68,16 +78,9 @@ fn empty_run(input: &str) -> IResult<&str, Token<'_>> {
 /// `piece = letter | "(" code ")"`
 fn piece(input: &str) -> IResult<&str, Token<'_>> {
     alt((
+        map(nom::combinator::recognize(satisfy(|c| c.is_ascii_alphabetic())), Token::Piece),
         map(
-            nom::combinator::recognize(satisfy(|c| c.is_ascii_alphabetic())),
-            Token::Piece,
-        ),
-        map(
-            delimited(
-                char('('),
-                take_while1(|c: char| c.is_ascii_alphanumeric() || c == '+'),
-                char(')'),
-            ),
+            delimited(char('('), take_while1(|c: char| c.is_ascii_alphanumeric() || c == '+'), char(')')),
             Token::Piece,
         ),
     ))
@@ -103,10 +106,11 @@ fn kind_of(def: &GameDef, token: &str) -> Option<Piece> {
     let first = token.chars().next()?;
     let side = if first.is_ascii_uppercase() { Side::White } else { Side::Black };
     def.kinds.iter().enumerate().find_map(|(i, k)| {
-        let matches = match side {
-            Side::White => k.code == token,
-            Side::Black => k.code.to_lowercase() == token && k.code.chars().next()?.is_ascii_uppercase(),
-        };
+        let matches = k.owned_by(side)
+            && match side {
+                Side::White => k.code == token,
+                Side::Black => k.code.to_lowercase() == token && k.code.chars().next()?.is_ascii_uppercase(),
+            };
         matches.then(|| Piece::new(side, PieceKind::new(i as u8)))
     })
 }
@@ -132,7 +136,11 @@ pub fn parse_placement(
         nom::Err::Incomplete(_) => PositionError::at(text, "", "unexpected end"),
     })?;
     if !rest.is_empty() {
-        return Err(PositionError::at(text, rest, format!("unexpected `{}`", rest.chars().next().unwrap_or(' '))));
+        return Err(PositionError::at(
+            text,
+            rest,
+            format!("unexpected `{}`", rest.chars().next().unwrap_or(' ')),
+        ));
     }
     if ranks.len() != dims.ranks() as usize {
         return Err(PositionError::at(
@@ -153,7 +161,11 @@ pub fn parse_placement(
                 Token::Empty(d) => {
                     let n: usize = d.parse().unwrap_or(usize::MAX);
                     if n == 0 || d.starts_with('0') {
-                        return Err(PositionError::at(text, at, "an empty run is 1 to 12, without leading zeros"));
+                        return Err(PositionError::at(
+                            text,
+                            at,
+                            "an empty run is 1 to 12, without leading zeros",
+                        ));
                     }
                     file = file.saturating_add(n);
                 }
@@ -211,21 +223,41 @@ pub fn parse_position(variant: &Variant, text: &str) -> Result<Position, Positio
     let def = variant.def();
     let levels = def.dims.levels() as usize;
     let fields: Vec<&str> = text.split(' ').filter(|f| !f.is_empty()).collect();
-    let want = levels + 3;
-    if fields.len() != want {
+    let chess = if def.chess_fields { 2 } else { 0 };
+    let want = levels + 3 + chess;
+    let armies_given = def.army_fields && fields.len() == want + 2;
+    if fields.len() != want && !armies_given {
         let rest = fields.get(want).copied().unwrap_or("");
         let at = if rest.is_empty() { &text[text.len()..] } else { rest };
         return Err(PositionError::at(
             text,
             at,
             format!(
-                "{} fields; a {} position has {want}: {} placement{}, side to move, halfmove clock, move number",
+                "{} fields; a {} position has {want}{}: {} placement{}, side to move, {}halfmove clock, move number{}",
                 fields.len(),
                 def.title,
+                if def.army_fields { format!(" or {}", want + 2) } else { String::new() },
                 levels,
-                if levels > 1 { "s (top level first)" } else { "" }
+                if levels > 1 { "s (top level first)" } else { "" },
+                if chess > 0 { "castling (`-`), en passant square or `-`, " } else { "" },
+                if def.army_fields { ", and optionally the two armies" } else { "" },
             ),
         ));
+    }
+    if armies_given {
+        for (i, f) in fields[want..].iter().enumerate() {
+            if def.armies.get(i).map(String::as_str) != Some(*f) {
+                return Err(PositionError::at(
+                    text,
+                    f,
+                    format!(
+                        "army `{f}`: this game is {} v {} (choose the armies with the game options)",
+                        def.armies.first().map(String::as_str).unwrap_or("?"),
+                        def.armies.get(1).map(String::as_str).unwrap_or("?")
+                    ),
+                ));
+            }
+        }
     }
     let mut pieces = Vec::new();
     for (i, field) in fields[..levels].iter().enumerate() {
@@ -258,13 +290,55 @@ pub fn parse_position(variant: &Variant, text: &str) -> Result<Position, Positio
             .filter(|n| *n >= min)
             .ok_or_else(|| PositionError::at(text, f, format!("{what} must be a number from {min} to 65535")))
     };
-    let halfmove = number(fields[levels + 1], "the halfmove clock", 0)?;
-    let fullmove = number(fields[levels + 2], "the move number", 1)?;
-    let mut pos = variant
-        .setup(&pieces, side, &[])
-        .map_err(|e| PositionError::at(text, fields[0], e.to_string()))?;
+    let clocks = levels + 1 + chess;
+    let halfmove = number(fields[clocks], "the halfmove clock", 0)?;
+    let fullmove = number(fields[clocks + 1], "the move number", 1)?;
+    let mut pos =
+        variant.setup(&pieces, side, &[]).map_err(|e| PositionError::at(text, fields[0], e.to_string()))?;
     variant.set_clocks(&mut pos, halfmove, fullmove);
+    if chess > 0 {
+        let castling = fields[levels + 1];
+        if castling != "-" {
+            return Err(PositionError::at(
+                text,
+                castling,
+                "castling field: there is no castling in this game; write `-`",
+            ));
+        }
+        let ep_field = fields[levels + 2];
+        if ep_field != "-" {
+            let ep = en_passant_field(variant, &pos, ep_field).ok_or_else(|| {
+                PositionError::at(
+                    text,
+                    ep_field,
+                    format!("en passant square `{ep_field}`: no piece just passed it"),
+                )
+            })?;
+            variant
+                .set_en_passant(&mut pos, Some(ep))
+                .map_err(|e| PositionError::at(text, ep_field, e.to_string()))?;
+        }
+    }
     Ok(pos)
+}
+
+/// The en passant right named by the square `field`: the piece that passed it stands
+/// one step beyond it, straight or diagonally, in its owner's forward direction.
+fn en_passant_field(variant: &Variant, pos: &Position, field: &str) -> Option<EnPassant> {
+    let dims = variant.def().dims;
+    let passed = dims.parse_square(field)?;
+    let mover = pos.side_to_move().opponent();
+    let fwd = if mover == Side::White { 1 } else { -1 };
+    [0, -1, 1].into_iter().find_map(|df| {
+        let victim = dims.square_at(
+            passed.level().index() as i32,
+            passed.file().index() as i32 + df,
+            passed.rank().index() as i32 + fwd,
+        )?;
+        let ep = EnPassant { passed, victim };
+        let mut probe = pos.clone();
+        variant.set_en_passant(&mut probe, Some(ep)).ok().map(|_| ep)
+    })
 }
 
 /// The FEN token of `piece`: its code (lower case for the second side), in parentheses
@@ -306,7 +380,14 @@ pub fn write_position(variant: &Variant, pos: &Position) -> String {
         fields.push(ranks.join("/"));
     }
     fields.push(side_letter(def, pos.side_to_move()).to_string());
+    if def.chess_fields {
+        fields.push("-".to_string());
+        fields.push(pos.en_passant().map(|e| dims.name(e.passed)).unwrap_or_else(|| "-".to_string()));
+    }
     fields.push(pos.halfmove_clock().to_string());
     fields.push(pos.fullmove_number().to_string());
+    if def.army_fields {
+        fields.extend(def.armies.iter().cloned());
+    }
     fields.join(" ")
 }

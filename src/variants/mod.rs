@@ -15,18 +15,29 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 
+use crate::engine::fantasy_grand::FantasyGrandRules;
 use crate::engine::gygax::GygaxRules;
-use crate::engine::movement::parse_betza;
+use crate::engine::movement::{parse_betza, parse_shape};
 use crate::engine::{
-    Dims, GameDef, KindDef, LevelColors, Offset, PieceKind, Promotion, Render, Rules, Variant,
+    Dims, GameDef, KindDef, LevelColors, Offset, Piece, PieceKind, Promotion, Render, Rules, Side, Variant,
 };
 use crate::notation::position_string::{PositionError, RankOrder, parse_placement};
 
 /// The Gygax Chess definition and rules document.
 pub const GYGAX_MD: &str = include_str!("gygax.md");
 
+/// The Fantasy Grand Chess definition (all six armies) and rules document.
+pub const FANTASY_GRAND_MD: &str = include_str!("fantasy-grand.md");
+
+/// The Grand Chess definition (Humans v Humans of Fantasy Grand Chess).
+pub const GRAND_MD: &str = include_str!("grand.md");
+
 /// Every built-in variant: (slug, definition file text).
-pub const BUILT_IN: &[(&str, &str)] = &[("gygax", GYGAX_MD)];
+pub const BUILT_IN: &[(&str, &str)] =
+    &[("gygax", GYGAX_MD), ("fantasy-grand", FANTASY_GRAND_MD), ("grand", GRAND_MD)];
+
+/// The armies of Fantasy Grand Chess, as written in options and position strings.
+pub const ARMIES: &[&str] = &["humans", "elves", "dwarves", "horde", "giants", "druid"];
 
 /// Why a variant could not be found or built.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -77,9 +88,34 @@ struct FrontMatter {
 struct EngineYaml {
     topology: Topology,
     players: Vec<String>,
+    #[serde(default)]
     setup: Vec<String>,
     #[serde(default)]
     pieces: Option<Vec<PieceYaml>>,
+    /// Position strings carry FEN's castling and en passant fields.
+    #[serde(default)]
+    chess_fields: bool,
+    /// Armies, each side choosing one (Fantasy Grand Chess).
+    #[serde(default)]
+    armies: Option<BTreeMap<String, ArmyYaml>>,
+    /// Take `armies` from this built-in variant.
+    #[serde(default)]
+    armies_from: Option<String>,
+    /// The fixed pairing (white, black); without it the options choose.
+    #[serde(default)]
+    pairing: Option<Vec<String>>,
+    /// Position strings end with the two army names.
+    #[serde(default)]
+    army_fields: bool,
+}
+
+#[derive(Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+struct ArmyYaml {
+    name: String,
+    /// Setup of the first side, rank 1 first, only the ranks used.
+    setup: Vec<String>,
+    pieces: Vec<PieceYaml>,
 }
 
 #[derive(Deserialize)]
@@ -96,7 +132,7 @@ fn one() -> u8 {
     1
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Clone)]
 #[serde(deny_unknown_fields)]
 struct PieceYaml {
     code: String,
@@ -105,6 +141,8 @@ struct PieceYaml {
     royal: bool,
     #[serde(default)]
     pawn: bool,
+    #[serde(default, rename = "en-passant")]
+    en_passant: bool,
     #[serde(default)]
     promotion: Option<PromotionYaml>,
     #[serde(default)]
@@ -112,20 +150,24 @@ struct PieceYaml {
     moves: Vec<MoveYaml>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Clone)]
 #[serde(deny_unknown_fields)]
 struct PromotionYaml {
     to: Vec<String>,
     zone: u8,
     #[serde(default = "yes")]
     mandatory: bool,
+    #[serde(default)]
+    forced_zone: u8,
+    #[serde(default)]
+    lost: bool,
 }
 
 fn yes() -> bool {
     true
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Clone)]
 #[serde(deny_unknown_fields)]
 struct OffsetYaml {
     #[serde(default)]
@@ -136,17 +178,20 @@ struct OffsetYaml {
     rank: i8,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Clone)]
 #[serde(untagged)]
 enum OneOrMany {
     One(i8),
     Many(Vec<i8>),
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Clone)]
 #[serde(deny_unknown_fields)]
 struct MoveYaml {
+    #[serde(default)]
     on: Vec<String>,
+    #[serde(default)]
+    initial: bool,
     #[serde(default)]
     betza: Option<String>,
     #[serde(default)]
@@ -193,6 +238,15 @@ fn front_matter(text: &str) -> Result<(&str, &str), VariantError> {
 /// [`VariantError`] when the front matter is missing or malformed, a setup string does
 /// not fit the board, or the piece data is inconsistent.
 pub fn read_definition(text: &str) -> Result<GameDef, VariantError> {
+    read_pairing(text, None)
+}
+
+/// Reads a definition file; for a game of armies (Fantasy Grand Chess), with the armies
+/// `pairing` (white, black) instead of the file's default.
+///
+/// # Errors
+/// As [`read_definition`]; [`VariantError::Option`] for an unknown army.
+pub fn read_pairing(text: &str, pairing: Option<(&str, &str)>) -> Result<GameDef, VariantError> {
     let (yaml, _body) = front_matter(text)?;
     let fm: FrontMatter = serde_yaml_ng::from_str(yaml).map_err(|e| VariantError::Yaml(e.to_string()))?;
     let t = &fm.engine.topology;
@@ -217,42 +271,75 @@ pub fn read_definition(text: &str) -> Result<GameDef, VariantError> {
         return Err(VariantError::Invalid("`players` must name two sides".into()));
     };
     let side_names = [capitalise(white), capitalise(black)];
-    let pieces = match fm.engine.pieces {
-        Some(p) => p,
-        None => {
-            let builtin = BUILT_IN
+    let armies = match (&fm.engine.armies, &fm.engine.armies_from) {
+        (Some(a), _) => Some(a.clone()),
+        (None, Some(from)) => {
+            let text = BUILT_IN
                 .iter()
-                .find(|(slug, _)| *slug == fm.slug)
-                .ok_or_else(|| VariantError::Invalid(format!("no `engine.pieces` and no built-in `{}`", fm.slug)))?;
-            let (yaml, _) = front_matter(builtin.1)?;
-            let b: FrontMatter = serde_yaml_ng::from_str(yaml).map_err(|e| VariantError::Yaml(e.to_string()))?;
-            b.engine.pieces.ok_or_else(|| VariantError::Invalid("built-in without pieces".into()))?
+                .find(|(slug, _)| slug == from)
+                .ok_or_else(|| VariantError::Invalid(format!("armies_from: no built-in `{from}`")))?
+                .1;
+            let (yaml, _) = front_matter(text)?;
+            let b: FrontMatter =
+                serde_yaml_ng::from_str(yaml).map_err(|e| VariantError::Yaml(e.to_string()))?;
+            Some(b.engine.armies.ok_or_else(|| VariantError::Invalid(format!("`{from}` has no armies")))?)
         }
+        (None, None) => None,
     };
-    let kinds = read_pieces(&pieces, &level_names)?;
     let mut def = GameDef {
-        slug: fm.slug,
-        aliases: fm.aliases,
-        title: fm.title,
+        slug: fm.slug.clone(),
+        aliases: fm.aliases.clone(),
+        title: fm.title.clone(),
         dims,
         side_names,
-        level_names,
-        kinds,
+        level_names: level_names.clone(),
+        kinds: Vec::new(),
         setup: Vec::new(),
         render: Render::default(),
+        chess_fields: fm.engine.chess_fields,
+        armies: Vec::new(),
+        army_fields: fm.engine.army_fields,
     };
-    if fm.engine.setup.len() != dims.levels() as usize {
-        return Err(VariantError::Invalid(format!(
-            "{} setup strings for {} levels",
-            fm.engine.setup.len(),
-            dims.levels()
-        )));
-    }
-    for (i, s) in fm.engine.setup.iter().enumerate() {
-        let level = dims.levels() - 1 - i as u8;
-        let placed = parse_placement(&def, s, s, level, RankOrder::LowestFirst)
-            .map_err(|error| VariantError::Setup { index: i + 1, error })?;
-        def.setup.extend(placed);
+    if let Some(armies) = armies {
+        let (white, black) = match (pairing, &fm.engine.pairing) {
+            (Some((w, b)), _) => (w.to_string(), b.to_string()),
+            (None, Some(p)) if p.len() == 2 => (p[0].clone(), p[1].clone()),
+            (None, Some(_)) => {
+                return Err(VariantError::Invalid("`pairing` names two armies".into()));
+            }
+            (None, None) => ("humans".to_string(), "humans".to_string()),
+        };
+        let (kinds, setup) = army_pairing(&armies, &white, &black, dims, &level_names)?;
+        def.kinds = kinds;
+        def.setup = setup;
+        def.armies = vec![white, black];
+    } else {
+        let pieces = match fm.engine.pieces {
+            Some(p) => p,
+            None => {
+                let builtin = BUILT_IN.iter().find(|(slug, _)| *slug == fm.slug).ok_or_else(|| {
+                    VariantError::Invalid(format!("no `engine.pieces` and no built-in `{}`", fm.slug))
+                })?;
+                let (yaml, _) = front_matter(builtin.1)?;
+                let b: FrontMatter =
+                    serde_yaml_ng::from_str(yaml).map_err(|e| VariantError::Yaml(e.to_string()))?;
+                b.engine.pieces.ok_or_else(|| VariantError::Invalid("built-in without pieces".into()))?
+            }
+        };
+        def.kinds = read_pieces(&pieces, &level_names, 0)?;
+        if fm.engine.setup.len() != dims.levels() as usize {
+            return Err(VariantError::Invalid(format!(
+                "{} setup strings for {} levels",
+                fm.engine.setup.len(),
+                dims.levels()
+            )));
+        }
+        for (i, s) in fm.engine.setup.iter().enumerate() {
+            let level = dims.levels() - 1 - i as u8;
+            let placed = parse_placement(&def, s, s, level, RankOrder::LowestFirst)
+                .map_err(|error| VariantError::Setup { index: i + 1, error })?;
+            def.setup.extend(placed);
+        }
     }
     if let Some(r) = fm.render {
         // `layerColors` lists the top level first, like `setup`.
@@ -270,6 +357,90 @@ pub fn read_definition(text: &str) -> Result<GameDef, VariantError> {
     Ok(def)
 }
 
+/// A start position: pieces and their squares.
+type Setup = Vec<(crate::engine::Square, Piece)>;
+
+/// The piece kinds and start position of `white`'s army against `black`'s: the first
+/// army's kinds, then (unless it is the same army) the second's, each owned by its side
+/// only; the second side's setup is the first's mirror image (ranks reflected, files
+/// kept; rulings §4.1).
+fn army_pairing(
+    armies: &BTreeMap<String, ArmyYaml>,
+    white: &str,
+    black: &str,
+    dims: Dims,
+    level_names: &[String],
+) -> Result<(Vec<KindDef>, Setup), VariantError> {
+    let get = |name: &str| {
+        armies.get(name).ok_or_else(|| {
+            VariantError::Option(format!(
+                "army `{name}`: expected one of {}",
+                armies.keys().cloned().collect::<Vec<_>>().join(", ")
+            ))
+        })
+    };
+    let (wa, ba) = (get(white)?, get(black)?);
+    let same = white == black;
+    let mut kinds = read_pieces(&wa.pieces, level_names, 0)?;
+    let black_base = if same { 0 } else { kinds.len() };
+    for k in &mut kinds {
+        k.sides = if same { 3 } else { 1 };
+    }
+    if !same {
+        let mut b = read_pieces(&ba.pieces, level_names, black_base as u8)?;
+        for k in &mut b {
+            k.sides = 2;
+        }
+        kinds.extend(b);
+    }
+    if kinds.len() > crate::engine::position::MAX_KINDS {
+        return Err(VariantError::Invalid(format!("{} piece kinds; at most 64", kinds.len())));
+    }
+    let mut setup = Vec::new();
+    for (side, army, base) in [(Side::White, wa, 0), (Side::Black, ba, black_base)] {
+        // Read the army's own setup with a table of its kinds only.
+        let own = read_pieces(&army.pieces, level_names, 0)?;
+        let tmp = GameDef {
+            slug: String::new(),
+            aliases: vec![],
+            title: army.name.clone(),
+            dims,
+            side_names: ["White".into(), "Black".into()],
+            level_names: level_names.to_vec(),
+            kinds: own,
+            setup: vec![],
+            render: Render::default(),
+            chess_fields: false,
+            armies: vec![],
+            army_fields: false,
+        };
+        if army.setup.len() > dims.ranks() as usize {
+            return Err(VariantError::Invalid(format!("{}: more setup ranks than the board has", army.name)));
+        }
+        let mut ranks = army.setup.clone();
+        while ranks.len() < dims.ranks() as usize {
+            ranks.push(dims.files().to_string());
+        }
+        let text = ranks.join("/");
+        let placed = parse_placement(&tmp, &text, &text, 0, RankOrder::LowestFirst)
+            .map_err(|error| VariantError::Setup { index: 1, error })?;
+        for (sq, p) in placed {
+            let sq = if side == Side::White {
+                sq
+            } else {
+                dims.square_at(
+                    0,
+                    sq.file().index() as i32,
+                    dims.ranks() as i32 - 1 - sq.rank().index() as i32,
+                )
+                .expect("mirrored squares are on the board")
+            };
+            setup.push((sq, Piece::new(side, PieceKind::new((p.kind.index() + base) as u8))));
+        }
+    }
+    Ok((kinds, setup))
+}
+
 fn capitalise(s: &str) -> String {
     let mut c = s.chars();
     match c.next() {
@@ -278,14 +449,16 @@ fn capitalise(s: &str) -> String {
     }
 }
 
-fn read_pieces(pieces: &[PieceYaml], level_names: &[String]) -> Result<Vec<KindDef>, VariantError> {
+fn read_pieces(pieces: &[PieceYaml], level_names: &[String], base: u8) -> Result<Vec<KindDef>, VariantError> {
     let level_mask = |names: &[String]| -> Result<u8, VariantError> {
         let mut m = 0u8;
         for n in names {
             let i = level_names
                 .iter()
                 .position(|l| l.eq_ignore_ascii_case(n))
-                .or_else(|| n.parse::<usize>().ok().filter(|x| *x >= 1 && *x <= level_names.len()).map(|x| x - 1))
+                .or_else(|| {
+                    n.parse::<usize>().ok().filter(|x| *x >= 1 && *x <= level_names.len()).map(|x| x - 1)
+                })
                 .ok_or_else(|| VariantError::Invalid(format!("unknown level `{n}`")))?;
             m |= 1 << i;
         }
@@ -295,7 +468,7 @@ fn read_pieces(pieces: &[PieceYaml], level_names: &[String]) -> Result<Vec<KindD
         pieces
             .iter()
             .position(|p| p.code == code)
-            .map(|i| PieceKind::new(i as u8))
+            .map(|i| PieceKind::new(i as u8 + base))
             .ok_or_else(|| VariantError::Invalid(format!("unknown piece code `{code}`")))
     };
     let mut kinds = Vec::new();
@@ -307,14 +480,28 @@ fn read_pieces(pieces: &[PieceYaml], level_names: &[String]) -> Result<Vec<KindD
             if let Some(s) = &m.special {
                 match s.as_str() {
                     "return-to-start" => return_to_start_from |= from,
-                    other => return Err(VariantError::Invalid(format!("{}: unknown special `{other}`", p.name))),
+                    other => match parse_shape(other, from)
+                        .map_err(|e| VariantError::Invalid(format!("{}: {e}", p.name)))?
+                    {
+                        Some(mut shaped) => {
+                            for a in &mut shaped {
+                                a.initial = m.initial;
+                            }
+                            atoms.extend(shaped);
+                        }
+                        None => {
+                            return Err(VariantError::Invalid(format!(
+                                "{}: unknown special `{other}`",
+                                p.name
+                            )));
+                        }
+                    },
                 }
                 continue;
             }
-            let betza = m
-                .betza
-                .as_deref()
-                .ok_or_else(|| VariantError::Invalid(format!("{}: a move needs `betza` or `special`", p.name)))?;
+            let betza = m.betza.as_deref().ok_or_else(|| {
+                VariantError::Invalid(format!("{}: a move needs `betza` or `special`", p.name))
+            })?;
             let levels: Vec<i8> = match &m.level {
                 None => vec![],
                 Some(OneOrMany::One(l)) => vec![*l],
@@ -324,11 +511,14 @@ fn read_pieces(pieces: &[PieceYaml], level_names: &[String]) -> Result<Vec<KindD
                 .map_err(|e| VariantError::Invalid(format!("{}: {e}", p.name)))?;
             for a in &mut parsed {
                 a.remote = m.remote;
+                a.initial = m.initial;
                 match m.via.as_deref() {
                     None => {}
                     Some("plane") => a.via = Some(Offset::new(0, a.step.df, a.step.dr)),
                     Some("level") => a.via = Some(Offset::new(a.step.dl, 0, 0)),
-                    Some(o) => return Err(VariantError::Invalid(format!("{}: unknown via `{o}`", p.name))),
+                    Some(o) => {
+                        return Err(VariantError::Invalid(format!("{}: unknown via `{o}`", p.name)));
+                    }
                 }
             }
             atoms.extend(parsed);
@@ -339,6 +529,8 @@ fn read_pieces(pieces: &[PieceYaml], level_names: &[String]) -> Result<Vec<KindD
                 to: pr.to.iter().map(|c| code_index(c)).collect::<Result<_, _>>()?,
                 zone: pr.zone,
                 mandatory: pr.mandatory,
+                forced_zone: pr.forced_zone,
+                lost_only: pr.lost,
             }),
         };
         kinds.push(KindDef {
@@ -350,6 +542,8 @@ fn read_pieces(pieces: &[PieceYaml], level_names: &[String]) -> Result<Vec<KindD
             promotion,
             return_to_start_from,
             freezes: p.freezes.as_ref().map(|o| Offset::new(o.level, o.file, o.rank)),
+            sides: 3,
+            en_passant: p.en_passant,
         });
     }
     if kinds.len() > crate::engine::position::MAX_KINDS {
@@ -364,6 +558,11 @@ pub fn options_of(slug: &str) -> &'static [(&'static str, &'static [&'static str
         // Rulings §2.2: the Sylph's return goes to its own empty start squares only;
         // `above` also allows the Air square directly above it, as some programs do.
         "gygax" => &[("sylph-return", &["start-squares", "above"])],
+        // Rulings §4.2: each side's army, and whether both players agreed to allow the
+        // Druid army (refused unless `druid=allowed`).
+        "fantasy-grand" => {
+            &[("army-white", ARMIES), ("army-black", ARMIES), ("druid", &["refused", "allowed"])]
+        }
         _ => &[],
     }
 }
@@ -371,6 +570,14 @@ pub fn options_of(slug: &str) -> &'static [(&'static str, &'static [&'static str
 /// Applies game options to a definition.
 fn apply_options(def: &mut GameDef, options: &[(String, String)]) -> Result<(), VariantError> {
     let known = options_of(&def.slug);
+    let druid_allowed = options.iter().any(|(k, v)| k == "druid" && v == "allowed");
+    if def.armies.iter().any(|a| a == "druid") && def.slug == "fantasy-grand" && !druid_allowed {
+        return Err(VariantError::Option(
+            "the Druid army is played only when both players agree to allow it (rulings §4.2): \
+             add the option druid=allowed"
+                .into(),
+        ));
+    }
     for (k, v) in options {
         let Some((_, values)) = known.iter().find(|(name, _)| name == k) else {
             let names: Vec<&str> = known.iter().map(|(n, _)| *n).collect();
@@ -385,9 +592,8 @@ fn apply_options(def: &mut GameDef, options: &[(String, String)]) -> Result<(), 
         }
         if def.slug == "gygax" && k == "sylph-return" && v == "above" {
             let land = 1u8 << 1;
-            let sylph = def
-                .kind_by_code("S")
-                .ok_or_else(|| VariantError::Option("sylph-return: no Sylph".into()))?;
+            let sylph =
+                def.kind_by_code("S").ok_or_else(|| VariantError::Option("sylph-return: no Sylph".into()))?;
             let extra = parse_betza("mO", land, &[1], false).expect("valid movement");
             def.kinds[sylph.index()].atoms.extend(extra);
         }
@@ -395,8 +601,9 @@ fn apply_options(def: &mut GameDef, options: &[(String, String)]) -> Result<(), 
     Ok(())
 }
 
-fn rules_for(slug: &str) -> Box<dyn Rules> {
-    match slug {
+fn rules_for(def: &GameDef) -> Box<dyn Rules> {
+    match def.slug.as_str() {
+        "fantasy-grand" | "grand" => Box::new(FantasyGrandRules::new(def)),
         _ => Box::new(GygaxRules),
     }
 }
@@ -407,7 +614,7 @@ fn rules_for(slug: &str) -> Box<dyn Rules> {
 /// [`VariantError::Option`] for an unknown option or value.
 pub fn build(mut def: GameDef, options: &[(String, String)]) -> Result<Arc<Variant>, VariantError> {
     apply_options(&mut def, options)?;
-    let rules = rules_for(&def.slug);
+    let rules = rules_for(&def);
     Ok(Variant::new(def, rules))
 }
 
@@ -419,11 +626,48 @@ pub fn by_name(name: &str, options: &[(String, String)]) -> Result<Arc<Variant>,
     let lower = name.to_ascii_lowercase();
     for (_, text) in BUILT_IN {
         let def = read_definition(text)?;
-        if def.slug == lower || def.aliases.iter().any(|a| *a == lower) {
+        if def.slug == lower || def.aliases.contains(&lower) {
+            if def.armies.is_empty() || def.slug != "fantasy-grand" {
+                return build(def, options);
+            }
+            let pick = |key: &str| {
+                options.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v.as_str()).unwrap_or("humans")
+            };
+            for (k, v) in options {
+                if (k == "army-white" || k == "army-black") && !ARMIES.contains(&v.as_str()) {
+                    return Err(VariantError::Option(format!(
+                        "{k}={v}: expected one of {}",
+                        ARMIES.join(", ")
+                    )));
+                }
+            }
+            let def = read_pairing(text, Some((pick("army-white"), pick("army-black"))))?;
             return build(def, options);
         }
     }
     Err(VariantError::Unknown { name: name.to_string(), known: known_names().join(", ") })
+}
+
+/// Game options implied by a position string: for Fantasy Grand Chess, the two army
+/// names a position string may end with (`... 0 1 humans elves`) become `army-white` and
+/// `army-black` unless `options` already set them.
+pub fn options_for_position(
+    name: &str,
+    options: &[(String, String)],
+    position: &str,
+) -> Vec<(String, String)> {
+    let mut out = options.to_vec();
+    if name.eq_ignore_ascii_case("fantasy-grand") {
+        let fields: Vec<&str> = position.split_whitespace().collect();
+        if fields.len() == 8 {
+            for (key, value) in [("army-white", fields[6]), ("army-black", fields[7])] {
+                if !out.iter().any(|(k, _)| k == key) {
+                    out.push((key.to_string(), value.to_string()));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Every built-in variant name and alias.
