@@ -29,11 +29,7 @@ pub struct Level(u8);
 impl Level {
     /// The level with 0-based `index`; `None` unless `index < MAX_LEVELS`.
     pub const fn new(index: u8) -> Option<Level> {
-        if (index as usize) < MAX_LEVELS {
-            Some(Level(index))
-        } else {
-            None
-        }
+        if (index as usize) < MAX_LEVELS { Some(Level(index)) } else { None }
     }
     /// 0-based index (0..3).
     pub const fn index(self) -> usize {
@@ -58,11 +54,7 @@ pub struct File(u8);
 impl File {
     /// The file with 0-based `index`; `None` unless `index < MAX_FILES`.
     pub const fn new(index: u8) -> Option<File> {
-        if (index as usize) < MAX_FILES {
-            Some(File(index))
-        } else {
-            None
-        }
+        if (index as usize) < MAX_FILES { Some(File(index)) } else { None }
     }
     /// The file written with `letter` (`a`..=`l`).
     pub fn from_char(letter: char) -> Option<File> {
@@ -94,11 +86,7 @@ pub struct Rank(u8);
 impl Rank {
     /// The rank with 0-based `index`; `None` unless `index < MAX_RANKS`.
     pub const fn new(index: u8) -> Option<Rank> {
-        if (index as usize) < MAX_RANKS {
-            Some(Rank(index))
-        } else {
-            None
-        }
+        if (index as usize) < MAX_RANKS { Some(Rank(index)) } else { None }
     }
     /// 0-based index (0..12).
     pub const fn index(self) -> usize {
@@ -130,11 +118,7 @@ impl Square {
     }
     /// The square with box index `index` (0..432); `None` past the box.
     pub const fn from_index(index: usize) -> Option<Square> {
-        if index < SQUARE_COUNT {
-            Some(Square(index as u16))
-        } else {
-            None
-        }
+        if index < SQUARE_COUNT { Some(Square(index as u16)) } else { None }
     }
     /// Box index (0..432).
     pub const fn index(self) -> usize {
@@ -227,9 +211,8 @@ impl Dims {
     /// Every square of the board, by level, then rank, then file (all ascending).
     pub fn squares(self) -> impl Iterator<Item = Square> {
         (0..self.levels).flat_map(move |l| {
-            (0..self.ranks).flat_map(move |r| {
-                (0..self.files).map(move |f| Square::new(Level(l), File(f), Rank(r)))
-            })
+            (0..self.ranks)
+                .flat_map(move |r| (0..self.files).map(move |f| Square::new(Level(l), File(f), Rank(r))))
         })
     }
     /// The square at `(level, file, rank)` given as 0-based signed indices, if on the board.
@@ -395,11 +378,9 @@ mod tests {
 
     #[test]
     fn square_names_round_trip_on_every_board() {
-        for dims in [
-            Dims::new(3, 12, 8).unwrap(),
-            Dims::new(1, 12, 12).unwrap(),
-            Dims::new(1, 10, 10).unwrap(),
-        ] {
+        for dims in
+            [Dims::new(3, 12, 8).unwrap(), Dims::new(1, 12, 12).unwrap(), Dims::new(1, 10, 10).unwrap()]
+        {
             let mut n = 0;
             for sq in dims.squares() {
                 let name = dims.name(sq);

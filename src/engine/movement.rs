@@ -282,7 +282,12 @@ mod tests {
         assert_eq!(steps("vW").len(), 2);
         assert_eq!(steps("fN").len(), 4, "Werewolf: the four forward knight moves");
         assert_eq!(steps("R4"), {
-            let mut v = vec![(0, 1, 4, Mode::Both), (0, -1, 4, Mode::Both), (1, 0, 4, Mode::Both), (-1, 0, 4, Mode::Both)];
+            let mut v = vec![
+                (0, 1, 4, Mode::Both),
+                (0, -1, 4, Mode::Both),
+                (1, 0, 4, Mode::Both),
+                (-1, 0, 4, Mode::Both),
+            ];
             v.sort_by_key(|x| (x.0, x.1));
             v
         });

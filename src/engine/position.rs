@@ -217,11 +217,7 @@ impl Zobrist {
     }
     #[inline]
     fn hand(&self, side: Side, kind: PieceKind, n: u8) -> u64 {
-        if n == 0 {
-            0
-        } else {
-            self.hands[(side.index() * MAX_KINDS + kind.index()) * 256 + n as usize]
-        }
+        if n == 0 { 0 } else { self.hands[(side.index() * MAX_KINDS + kind.index()) * 256 + n as usize] }
     }
 }
 

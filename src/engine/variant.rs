@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use super::def::GameDef;
 use super::geometry::{Square, SquareSet};
-use super::position::{MAX_KINDS, Move, Position};
 use super::piece::{Piece, PieceKind, Side};
+use super::position::{MAX_KINDS, Move, Position};
 use super::tables::{NO_SQUARE, Tables};
 
 /// How a finished game ended.
@@ -126,8 +126,7 @@ impl Variant {
 
     /// The start position.
     pub fn start_position(&self) -> Position {
-        self.setup(&self.def.setup, Side::White, &[])
-            .expect("built-in setups are valid (tested)")
+        self.setup(&self.def.setup, Side::White, &[]).expect("built-in setups are valid (tested)")
     }
 
     /// A position with `pieces` on the board, `side` to move and `hand` (side, kind,

@@ -39,8 +39,13 @@ pub struct PositionError {
 }
 
 impl PositionError {
-    fn at(text: &str, rest: &str, reason: impl Into<String>) -> PositionError {
-        let offset = text.len() - rest.len();
+    /// An error at the start of `at`, which must be a sub-slice of `text` (any other
+    /// slice is reported at the end of `text`).
+    fn at(text: &str, at: &str, reason: impl Into<String>) -> PositionError {
+        let start = text.as_ptr() as usize;
+        let here = at.as_ptr() as usize;
+        let offset = if here >= start && here <= start + text.len() { here - start } else { text.len() };
+        let offset = (0..=offset).rev().find(|i| text.is_char_boundary(*i)).unwrap_or(0);
         PositionError { column: text[..offset].chars().count() + 1, reason: reason.into() }
     }
 }
@@ -68,16 +73,9 @@ fn empty_run(input: &str) -> IResult<&str, Token<'_>> {
 /// `piece = letter | "(" code ")"`
 fn piece(input: &str) -> IResult<&str, Token<'_>> {
     alt((
+        map(nom::combinator::recognize(satisfy(|c| c.is_ascii_alphabetic())), Token::Piece),
         map(
-            nom::combinator::recognize(satisfy(|c| c.is_ascii_alphabetic())),
-            Token::Piece,
-        ),
-        map(
-            delimited(
-                char('('),
-                take_while1(|c: char| c.is_ascii_alphanumeric() || c == '+'),
-                char(')'),
-            ),
+            delimited(char('('), take_while1(|c: char| c.is_ascii_alphanumeric() || c == '+'), char(')')),
             Token::Piece,
         ),
     ))
@@ -129,10 +127,17 @@ pub fn parse_placement(
         nom::Err::Error(e) | nom::Err::Failure(e) => {
             PositionError::at(text, e.input, "expected a piece letter, `(code)` or a number of empty squares")
         }
-        nom::Err::Incomplete(_) => PositionError::at(text, "", "unexpected end"),
+        nom::Err::Incomplete(_) => PositionError::at(text, &field[field.len()..], "unexpected end"),
     })?;
     if !rest.is_empty() {
-        return Err(PositionError::at(text, rest, format!("unexpected `{}`", rest.chars().next().unwrap_or(' '))));
+        return Err(PositionError::at(
+            text,
+            rest,
+            format!(
+                "unexpected `{}`: expected a piece letter, `(code)`, a number of empty squares or `/`",
+                rest.chars().next().unwrap_or(' ')
+            ),
+        ));
     }
     if ranks.len() != dims.ranks() as usize {
         return Err(PositionError::at(
@@ -153,7 +158,11 @@ pub fn parse_placement(
                 Token::Empty(d) => {
                     let n: usize = d.parse().unwrap_or(usize::MAX);
                     if n == 0 || d.starts_with('0') {
-                        return Err(PositionError::at(text, at, "an empty run is 1 to 12, without leading zeros"));
+                        return Err(PositionError::at(
+                            text,
+                            at,
+                            "an empty run is 1 to 12, without leading zeros",
+                        ));
                     }
                     file = file.saturating_add(n);
                 }
@@ -260,9 +269,8 @@ pub fn parse_position(variant: &Variant, text: &str) -> Result<Position, Positio
     };
     let halfmove = number(fields[levels + 1], "the halfmove clock", 0)?;
     let fullmove = number(fields[levels + 2], "the move number", 1)?;
-    let mut pos = variant
-        .setup(&pieces, side, &[])
-        .map_err(|e| PositionError::at(text, fields[0], e.to_string()))?;
+    let mut pos =
+        variant.setup(&pieces, side, &[]).map_err(|e| PositionError::at(text, fields[0], e.to_string()))?;
     variant.set_clocks(&mut pos, halfmove, fullmove);
     Ok(pos)
 }

@@ -220,12 +220,12 @@ pub fn read_definition(text: &str) -> Result<GameDef, VariantError> {
     let pieces = match fm.engine.pieces {
         Some(p) => p,
         None => {
-            let builtin = BUILT_IN
-                .iter()
-                .find(|(slug, _)| *slug == fm.slug)
-                .ok_or_else(|| VariantError::Invalid(format!("no `engine.pieces` and no built-in `{}`", fm.slug)))?;
+            let builtin = BUILT_IN.iter().find(|(slug, _)| *slug == fm.slug).ok_or_else(|| {
+                VariantError::Invalid(format!("no `engine.pieces` and no built-in `{}`", fm.slug))
+            })?;
             let (yaml, _) = front_matter(builtin.1)?;
-            let b: FrontMatter = serde_yaml_ng::from_str(yaml).map_err(|e| VariantError::Yaml(e.to_string()))?;
+            let b: FrontMatter =
+                serde_yaml_ng::from_str(yaml).map_err(|e| VariantError::Yaml(e.to_string()))?;
             b.engine.pieces.ok_or_else(|| VariantError::Invalid("built-in without pieces".into()))?
         }
     };
@@ -285,7 +285,9 @@ fn read_pieces(pieces: &[PieceYaml], level_names: &[String]) -> Result<Vec<KindD
             let i = level_names
                 .iter()
                 .position(|l| l.eq_ignore_ascii_case(n))
-                .or_else(|| n.parse::<usize>().ok().filter(|x| *x >= 1 && *x <= level_names.len()).map(|x| x - 1))
+                .or_else(|| {
+                    n.parse::<usize>().ok().filter(|x| *x >= 1 && *x <= level_names.len()).map(|x| x - 1)
+                })
                 .ok_or_else(|| VariantError::Invalid(format!("unknown level `{n}`")))?;
             m |= 1 << i;
         }
@@ -307,14 +309,15 @@ fn read_pieces(pieces: &[PieceYaml], level_names: &[String]) -> Result<Vec<KindD
             if let Some(s) = &m.special {
                 match s.as_str() {
                     "return-to-start" => return_to_start_from |= from,
-                    other => return Err(VariantError::Invalid(format!("{}: unknown special `{other}`", p.name))),
+                    other => {
+                        return Err(VariantError::Invalid(format!("{}: unknown special `{other}`", p.name)));
+                    }
                 }
                 continue;
             }
-            let betza = m
-                .betza
-                .as_deref()
-                .ok_or_else(|| VariantError::Invalid(format!("{}: a move needs `betza` or `special`", p.name)))?;
+            let betza = m.betza.as_deref().ok_or_else(|| {
+                VariantError::Invalid(format!("{}: a move needs `betza` or `special`", p.name))
+            })?;
             let levels: Vec<i8> = match &m.level {
                 None => vec![],
                 Some(OneOrMany::One(l)) => vec![*l],
@@ -385,9 +388,8 @@ fn apply_options(def: &mut GameDef, options: &[(String, String)]) -> Result<(), 
         }
         if def.slug == "gygax" && k == "sylph-return" && v == "above" {
             let land = 1u8 << 1;
-            let sylph = def
-                .kind_by_code("S")
-                .ok_or_else(|| VariantError::Option("sylph-return: no Sylph".into()))?;
+            let sylph =
+                def.kind_by_code("S").ok_or_else(|| VariantError::Option("sylph-return: no Sylph".into()))?;
             let extra = parse_betza("mO", land, &[1], false).expect("valid movement");
             def.kinds[sylph.index()].atoms.extend(extra);
         }
@@ -395,19 +397,23 @@ fn apply_options(def: &mut GameDef, options: &[(String, String)]) -> Result<(), 
     Ok(())
 }
 
-fn rules_for(slug: &str) -> Box<dyn Rules> {
+/// The rules implementation for a definition's slug: the part of a game its data
+/// cannot say. A definition file may redefine pieces and setup, not these.
+fn rules_for(slug: &str) -> Result<Box<dyn Rules>, VariantError> {
     match slug {
-        _ => Box::new(GygaxRules),
+        "gygax" => Ok(Box::new(GygaxRules)),
+        other => Err(VariantError::Invalid(format!("no rules for variant `{other}`"))),
     }
 }
 
 /// Builds a playable variant from a definition and game options.
 ///
 /// # Errors
-/// [`VariantError::Option`] for an unknown option or value.
+/// [`VariantError::Option`] for an unknown option or value; [`VariantError::Invalid`]
+/// when ravenpost has no rules for the definition's slug.
 pub fn build(mut def: GameDef, options: &[(String, String)]) -> Result<Arc<Variant>, VariantError> {
     apply_options(&mut def, options)?;
-    let rules = rules_for(&def.slug);
+    let rules = rules_for(&def.slug)?;
     Ok(Variant::new(def, rules))
 }
 
@@ -419,7 +425,7 @@ pub fn by_name(name: &str, options: &[(String, String)]) -> Result<Arc<Variant>,
     let lower = name.to_ascii_lowercase();
     for (_, text) in BUILT_IN {
         let def = read_definition(text)?;
-        if def.slug == lower || def.aliases.iter().any(|a| *a == lower) {
+        if def.slug == lower || def.aliases.contains(&lower) {
             return build(def, options);
         }
     }
