@@ -5,3 +5,4 @@
 
 pub mod moves;
 pub mod position_string;
+pub mod san;

@@ -106,6 +106,8 @@ struct PieceYaml {
     #[serde(default)]
     pawn: bool,
     #[serde(default)]
+    letterless: bool,
+    #[serde(default)]
     promotion: Option<PromotionYaml>,
     #[serde(default)]
     freezes: Option<OffsetYaml>,
@@ -350,10 +352,14 @@ fn read_pieces(pieces: &[PieceYaml], level_names: &[String]) -> Result<Vec<KindD
             atoms,
             royal: p.royal,
             pawn: p.pawn,
+            letterless: p.letterless,
             promotion,
             return_to_start_from,
             freezes: p.freezes.as_ref().map(|o| Offset::new(o.level, o.file, o.rank)),
         });
+    }
+    if kinds.iter().filter(|k| k.letterless).count() > 1 {
+        return Err(VariantError::Invalid("more than one letterless kind".into()));
     }
     if kinds.len() > crate::engine::position::MAX_KINDS {
         return Err(VariantError::Invalid(format!("{} piece kinds; at most 64", kinds.len())));
