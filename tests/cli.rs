@@ -66,3 +66,62 @@ fn bad_option_is_refused() {
     assert_eq!(code, 2);
     assert!(err.contains("K=V"), "{err}");
 }
+
+fn write(dir: &std::path::Path, name: &str, text: &str) -> std::path::PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+#[test]
+fn validate_reports_each_problem_with_file_line_column_and_exits_1() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "good.pgn", "[Variant \"gygax\"]\n\n1. 2e3 Sa3b6 *\n");
+    let bad = write(dir.path(), "bad.pgn", "[Variant \"gygax\"]\n\n1. 2e3 2e6 2. U2c5 *\n");
+    let d = dir.path().to_str().unwrap();
+    let (code, out, err) = ravenpost(&["validate", d]);
+    assert_eq!(code, 1);
+    assert_eq!(out.trim(), "2 files, 2 games: 1 valid, 1 problem");
+    assert!(err.contains(&format!("{}:3:15", bad.display())), "{err}");
+    assert!(
+        err.contains("no Unicorn of Gold can go to 2c5") && err.contains("legal: U2a3 U2c3 U2j3 U2l3"),
+        "{err}"
+    );
+    let (code, out, _) = ravenpost(&["validate", "--json", d]);
+    assert_eq!(code, 1);
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["games"], 2);
+    assert_eq!(json["problems"][0]["line"], 3);
+    assert_eq!(json["problems"][0]["column"], 15);
+    assert_eq!(json["problems"][0]["token"], "U2c5");
+    let (code, _, _) = ravenpost(&["validate", dir.path().join("good.pgn").to_str().unwrap()]);
+    assert_eq!(code, 0);
+    let (code, _, err) = ravenpost(&["validate", "/nonexistent/x.pgn"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no such file"), "{err}");
+}
+
+#[test]
+fn fmt_rewrites_to_canonical_form_and_check_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let f =
+        write(dir.path(), "g.pgn", "[Variant \"Dragonchess\"]\r\n\r\n1.W2e2-2e3   Sa3b6 2.R3g1x3b6 *\r\n");
+    let bad = write(dir.path(), "bad.pgn", "[Variant \"gygax\"]\n\n1. 2e6 *\n");
+    let bad_before = std::fs::read(&bad).unwrap();
+    let (code, out, _) = ravenpost(&["fmt", "--check", f.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(out.contains("g.pgn"));
+    let (code, _, _) = ravenpost(&["fmt", f.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    let text = std::fs::read_to_string(&f).unwrap();
+    assert!(
+        text.ends_with("[Variant \"gygax\"]\n[Ruleset \"ravenpost-1\"]\n\n1. 2e3 Sa3b6 2. Rx3b6 *\n"),
+        "{text}"
+    );
+    let (code, _, _) = ravenpost(&["fmt", "--check", f.to_str().unwrap()]);
+    assert_eq!(code, 0, "canonical output is a fixed point");
+    let (code, _, err) = ravenpost(&["fmt", bad.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("illegal move `2e6`"), "{err}");
+    assert_eq!(std::fs::read(&bad).unwrap(), bad_before, "a file with problems is left as it is");
+}

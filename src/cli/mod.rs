@@ -9,6 +9,10 @@ use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
 
+mod files;
+
+use std::path::PathBuf;
+
 use crate::engine::{Position, Variant};
 use crate::notation::moves::long_form;
 use crate::notation::position_string::parse_position;
@@ -53,6 +57,30 @@ enum Command {
         /// Game option K=V (repeatable).
         #[arg(long = "option", value_name = "K=V")]
         options: Vec<String>,
+    },
+    /// Replay every game in the files (directories: every .pgn below them) and check
+    /// tags, moves and results against the rules.
+    ///
+    /// Prints one diagnostic per problem and a summary; exits 0 only if every game is
+    /// valid.
+    Validate {
+        /// Game files or directories.
+        #[arg(required = true, value_name = "FILES|DIRS")]
+        paths: Vec<PathBuf>,
+        /// Print the report as JSON on standard output.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Rewrite game files in canonical form (notation-spec/movetext.md §4).
+    ///
+    /// A file with any problem is left as it is, and its problems are reported.
+    Fmt {
+        /// Game files or directories.
+        #[arg(required = true, value_name = "FILES|DIRS")]
+        paths: Vec<PathBuf>,
+        /// Change nothing; list the files that are not canonical and exit 1 if any.
+        #[arg(long)]
+        check: bool,
     },
 }
 
@@ -117,8 +145,82 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                 writeln!(out, "{}", long_form(&v, &m)).map_err(io)?;
             }
         }
+        Command::Validate { paths, json } => {
+            let list = files::collect(&paths).map_err(Failure::input)?;
+            let report = files::validate(&list).map_err(Failure::input)?;
+            if json {
+                let text = serde_json::to_string_pretty(&report).expect("report serialises");
+                writeln!(out, "{text}").map_err(io)?;
+            } else {
+                let color = files::stderr_color();
+                for p in &report.problems {
+                    eprintln!("{}", files::render(p, color));
+                }
+                writeln!(
+                    out,
+                    "{} file{}, {} game{}: {} valid, {} problem{}",
+                    report.files,
+                    plural(report.files),
+                    report.games,
+                    plural(report.games),
+                    report.valid,
+                    report.problems.len(),
+                    plural(report.problems.len())
+                )
+                .map_err(io)?;
+            }
+            if !report.problems.is_empty() {
+                return Err(Failure { message: String::new(), code: 1 });
+            }
+        }
+        Command::Fmt { paths, check } => {
+            let list = files::collect(&paths).map_err(Failure::input)?;
+            let color = files::stderr_color();
+            let mut failed = false;
+            let mut changed = 0;
+            for f in &list {
+                match files::canonical_file(f) {
+                    Err(problems) => {
+                        failed = true;
+                        for p in &problems {
+                            eprintln!("{}", files::render(p, color));
+                        }
+                    }
+                    Ok(text) => {
+                        let old = std::fs::read(f).unwrap_or_default();
+                        if old != text.as_bytes() {
+                            changed += 1;
+                            if check {
+                                writeln!(out, "{}", f.display()).map_err(io)?;
+                            } else {
+                                files::write_atomically(f, &text).map_err(|e| Failure {
+                                    message: format!("{}: {e}", f.display()),
+                                    code: 1,
+                                })?;
+                            }
+                        }
+                    }
+                }
+            }
+            if failed {
+                return Err(Failure {
+                    message: "some files have problems and were left as they are".into(),
+                    code: 1,
+                });
+            }
+            if check && changed > 0 {
+                return Err(Failure {
+                    message: format!("{changed} file{} not in canonical form", plural(changed)),
+                    code: 1,
+                });
+            }
+        }
     }
     Ok(())
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
 }
 
 /// Runs the command line; returns the process exit code.
@@ -131,7 +233,9 @@ pub fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(f) => {
-            eprintln!("ravenpost: {}", f.message);
+            if !f.message.is_empty() {
+                eprintln!("ravenpost: {}", f.message);
+            }
             ExitCode::from(f.code)
         }
     }

@@ -193,7 +193,9 @@ fn split(v: &Variant, side: Side, token: &str) -> Result<Parts, SanError> {
         match longest_code(v, side, token) {
             Some(x) => (Some(x.0), x.1),
             None => {
-                return Err(SanError::UnknownCode { known: table(v, side).map(|(_, c)| c.to_string()).collect() });
+                return Err(SanError::UnknownCode {
+                    known: table(v, side).map(|(_, c)| c.to_string()).collect(),
+                });
             }
         }
     } else {
@@ -235,8 +237,11 @@ fn split(v: &Variant, side: Side, token: &str) -> Result<Parts, SanError> {
         if code.is_none() {
             return Err(syntax("a capture without moving needs the piece code (e.g. R:2e4)"));
         }
-        let target =
-            v.def().dims.parse_square(t).ok_or_else(|| syntax(format!("`{t}` is not a square of this board")))?;
+        let target = v
+            .def()
+            .dims
+            .parse_square(t)
+            .ok_or_else(|| syntax(format!("`{t}` is not a square of this board")))?;
         Body::Remote(parse_origin(v, o)?, target)
     } else {
         let (before, dest) = split_destination(v, body)?;
@@ -270,7 +275,10 @@ fn agrees(v: &Variant, parts: &Parts, m: &Move) -> bool {
         (Body::Remote(o, t), Move::Remote { piece, from, target, .. }) => {
             kind_ok(piece) && o.matches(from) && t == target
         }
-        (Body::Ordinary { origin, capture, dest }, Move::Normal { piece, from, to, capture: cap, promotion }) => {
+        (
+            Body::Ordinary { origin, capture, dest },
+            Move::Normal { piece, from, to, capture: cap, promotion },
+        ) => {
             if !kind_ok(piece) || to != dest || !origin.matches(from) {
                 return false;
             }
@@ -281,12 +289,9 @@ fn agrees(v: &Variant, parts: &Parts, m: &Move) -> bool {
                 (None, None) => true,
                 (Some(a), Some(b)) => a == b,
                 (Some(_), None) => false,
-                (None, Some(_)) => v
-                    .def()
-                    .kind(piece)
-                    .promotion
-                    .as_ref()
-                    .is_some_and(|p| p.mandatory && p.to.len() == 1),
+                (None, Some(_)) => {
+                    v.def().kind(piece).promotion.as_ref().is_some_and(|p| p.mandatory && p.to.len() == 1)
+                }
             }
         }
         _ => false,
@@ -335,12 +340,15 @@ fn explain_illegal(v: &Variant, pos: &Position, legal: &[Move], parts: &Parts) -
     };
     // The Dragon's capture written with `x`.
     if let Body::Ordinary { .. } = parts.body
-        && let Some(r) = legal.iter().find(|m| {
-            matches!(m, Move::Remote { target, piece, .. } if *target == dest && Some(*piece) == kind)
-        })
+        && let Some(r) = legal.iter().find(
+            |m| matches!(m, Move::Remote { target, piece, .. } if *target == dest && Some(*piece) == kind),
+        )
     {
         return SanError::Illegal {
-            reason: format!("the {kind_name} captures on {} without moving: write it with `:`", dims.name(dest)),
+            reason: format!(
+                "the {kind_name} captures on {} without moving: write it with `:`",
+                dims.name(dest)
+            ),
             legal: vec![write_move(v, pos, r)],
         };
     }

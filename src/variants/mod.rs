@@ -423,15 +423,23 @@ pub fn build(mut def: GameDef, options: &[(String, String)]) -> Result<Arc<Varia
     Ok(Variant::new(def, rules))
 }
 
-/// The built-in variant called `name` (its slug or an alias, any case), with options.
+/// A variant name as compared: lower case, without spaces, `-`, `_` and `'`
+/// (`notation-spec/movetext.md` §2, `Variant`).
+fn normalise(name: &str) -> String {
+    name.chars().filter(|c| !matches!(c, ' ' | '-' | '_' | '\'')).map(|c| c.to_ascii_lowercase()).collect()
+}
+
+/// The built-in variant called `name` (its slug or an alias, compared without case,
+/// spaces, `-`, `_` and `'`, so `Gygax Chess` and `Dragonchess` both name `gygax`), with
+/// options.
 ///
 /// # Errors
 /// [`VariantError::Unknown`] listing the known names, or an option error.
 pub fn by_name(name: &str, options: &[(String, String)]) -> Result<Arc<Variant>, VariantError> {
-    let lower = name.to_ascii_lowercase();
+    let wanted = normalise(name);
     for (_, text) in BUILT_IN {
         let def = read_definition(text)?;
-        if def.slug == lower || def.aliases.contains(&lower) {
+        if normalise(&def.slug) == wanted || def.aliases.iter().any(|a| normalise(a) == wanted) {
             return build(def, options);
         }
     }
