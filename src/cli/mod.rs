@@ -9,6 +9,10 @@ use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
 
+mod files;
+
+use std::path::PathBuf;
+
 use crate::engine::{Position, Variant};
 use crate::notation::moves::long_form;
 use crate::notation::position_string::parse_position;
@@ -29,7 +33,7 @@ enum Command {
     ///
     /// The last line printed is the node count. The last ply is counted in bulk.
     Perft {
-        /// Variant name: gygax (alias dragonchess).
+        /// Variant name: gygax (alias dragonchess), grand, fantasy-grand.
         variant: String,
         /// Depth in plies (0 or more).
         depth: u32,
@@ -39,7 +43,8 @@ enum Command {
         /// Print each legal move with the count of its subtree first.
         #[arg(long)]
         divide: bool,
-        /// Game option K=V (repeatable), e.g. sylph-return=above.
+        /// Game option K=V (repeatable), e.g. sylph-return=above, army-white=elves,
+        /// army-black=evil-horde, druid=allowed.
         #[arg(long = "option", value_name = "K=V")]
         options: Vec<String>,
     },
@@ -53,6 +58,30 @@ enum Command {
         /// Game option K=V (repeatable).
         #[arg(long = "option", value_name = "K=V")]
         options: Vec<String>,
+    },
+    /// Replay every game in the files (directories: every .pgn below them) and check
+    /// tags, moves and results against the rules.
+    ///
+    /// Prints one diagnostic per problem and a summary; exits 0 only if every game is
+    /// valid.
+    Validate {
+        /// Game files or directories.
+        #[arg(required = true, value_name = "FILES|DIRS")]
+        paths: Vec<PathBuf>,
+        /// Print the report as JSON on standard output.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Rewrite game files in canonical form (notation-spec/movetext.md §4).
+    ///
+    /// A file with any problem is left as it is, and its problems are reported.
+    Fmt {
+        /// Game files or directories.
+        #[arg(required = true, value_name = "FILES|DIRS")]
+        paths: Vec<PathBuf>,
+        /// Change nothing; list the files that are not canonical and exit 1 if any.
+        #[arg(long)]
+        check: bool,
     },
 }
 
@@ -78,8 +107,12 @@ fn parse_options(raw: &[String]) -> Result<Vec<(String, String)>, Failure> {
         .collect()
 }
 
-fn load(variant: &str, options: &[String]) -> Result<Arc<Variant>, Failure> {
-    let options = parse_options(options)?;
+fn load(variant: &str, options: &[String], position: Option<&str>) -> Result<Arc<Variant>, Failure> {
+    let mut options = parse_options(options)?;
+    if let Some(p) = position {
+        // Fantasy Grand Chess position strings may name the armies.
+        options = variants::options_for_position(variant, &options, p);
+    }
     variants::by_name(variant, &options).map_err(|e| Failure::input(e.to_string()))
 }
 
@@ -94,7 +127,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
     let io = |e: std::io::Error| Failure { message: format!("writing output: {e}"), code: 1 };
     match cli.command {
         Command::Perft { variant, depth, position: pos, divide, options } => {
-            let v = load(&variant, &options)?;
+            let v = load(&variant, &options, pos.as_deref())?;
             let p = position(&v, pos.as_deref())?;
             if divide {
                 let mut total = 0;
@@ -111,14 +144,88 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             }
         }
         Command::Moves { variant, position: pos, options } => {
-            let v = load(&variant, &options)?;
+            let v = load(&variant, &options, pos.as_deref())?;
             let p = position(&v, pos.as_deref())?;
             for m in v.legal_moves(&p) {
                 writeln!(out, "{}", long_form(&v, &m)).map_err(io)?;
             }
         }
+        Command::Validate { paths, json } => {
+            let list = files::collect(&paths).map_err(Failure::input)?;
+            let report = files::validate(&list).map_err(Failure::input)?;
+            if json {
+                let text = serde_json::to_string_pretty(&report).expect("report serialises");
+                writeln!(out, "{text}").map_err(io)?;
+            } else {
+                let color = files::stderr_color();
+                for p in &report.problems {
+                    eprintln!("{}", files::render(p, color));
+                }
+                writeln!(
+                    out,
+                    "{} file{}, {} game{}: {} valid, {} problem{}",
+                    report.files,
+                    plural(report.files),
+                    report.games,
+                    plural(report.games),
+                    report.valid,
+                    report.problems.len(),
+                    plural(report.problems.len())
+                )
+                .map_err(io)?;
+            }
+            if !report.problems.is_empty() {
+                return Err(Failure { message: String::new(), code: 1 });
+            }
+        }
+        Command::Fmt { paths, check } => {
+            let list = files::collect(&paths).map_err(Failure::input)?;
+            let color = files::stderr_color();
+            let mut failed = false;
+            let mut changed = 0;
+            for f in &list {
+                match files::canonical_file(f) {
+                    Err(problems) => {
+                        failed = true;
+                        for p in &problems {
+                            eprintln!("{}", files::render(p, color));
+                        }
+                    }
+                    Ok(text) => {
+                        let old = std::fs::read(f).unwrap_or_default();
+                        if old != text.as_bytes() {
+                            changed += 1;
+                            if check {
+                                writeln!(out, "{}", f.display()).map_err(io)?;
+                            } else {
+                                files::write_atomically(f, &text).map_err(|e| Failure {
+                                    message: format!("{}: {e}", f.display()),
+                                    code: 1,
+                                })?;
+                            }
+                        }
+                    }
+                }
+            }
+            if failed {
+                return Err(Failure {
+                    message: "some files have problems and were left as they are".into(),
+                    code: 1,
+                });
+            }
+            if check && changed > 0 {
+                return Err(Failure {
+                    message: format!("{changed} file{} not in canonical form", plural(changed)),
+                    code: 1,
+                });
+            }
+        }
     }
     Ok(())
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
 }
 
 /// Runs the command line; returns the process exit code.
@@ -131,7 +238,9 @@ pub fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(f) => {
-            eprintln!("ravenpost: {}", f.message);
+            if !f.message.is_empty() {
+                eprintln!("ravenpost: {}", f.message);
+            }
             ExitCode::from(f.code)
         }
     }

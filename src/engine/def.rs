@@ -38,6 +38,9 @@ pub struct KindDef {
     pub royal: bool,
     /// Whether its moves reset the ply clock like a pawn's (rulings §1.3).
     pub pawn: bool,
+    /// Whether moves of this kind are written without its code (`2e3` for a Warrior;
+    /// `notation-spec/moves.md` §2). At most one kind per variant.
+    pub letterless: bool,
     /// How it promotes, if it does.
     pub promotion: Option<Promotion>,
     /// Levels (bit per level index) from which it may move, without capturing, to any

@@ -3,5 +3,8 @@
 //! Reading uses nom (its error types stay inside this module); the written forms are the
 //! canonical ones of `notation-spec/`.
 
+pub mod game;
 pub mod moves;
+pub mod pgn;
 pub mod position_string;
+pub mod san;

@@ -8,7 +8,7 @@
 //! | capture without moving | `R3f5:2f4` (the piece stays on `3f5`) |
 //! | drop / placement | `W_c3` |
 //! | en passant | `Pf6xe7ep` (distinct from a plain move `Pf6-e7` to the same square) |
-//! | removal (Orc) | `Oc7-d8:h1`: the Orc moves, then it and the enemy piece on `h1` leave the board; `Oc7xd8:h1` when the move captures; `Oc7xd8ep:h1` en passant |
+//! | Orc removal | `Orc7-d8=xh1`: the Orc moves, then it and the enemy piece on `h1` leave the board; `Orc7xd8=xh1` when the move captures; `Orc7xd8ep=xh1` en passant |
 //!
 //! Piece codes of more than one letter are written as they are (`Mk2c2-2c3`). The SAN
 //! short form and its reader come with the game-file notation (`notation-spec/moves.md`).
@@ -49,7 +49,7 @@ pub fn long_form(variant: &Variant, mv: &Move) -> String {
         Move::Removal { piece, from, to, capture, target, .. } => {
             let ep = capture.is_some_and(|(sq, _)| sq != to);
             format!(
-                "{}{}{}{}{}:{}",
+                "{}{}{}{}{}=x{}",
                 def.kind(piece).code,
                 d.name(from),
                 if capture.is_some() { 'x' } else { '-' },

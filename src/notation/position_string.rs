@@ -36,7 +36,7 @@ use nom::multi::{many1, separated_list1};
 use nom::sequence::delimited;
 use nom::{IResult, Parser};
 
-use crate::engine::{EnPassant, GameDef, Piece, PieceKind, Position, Side, Square, Variant};
+use crate::engine::{EnPassant, GameDef, Move, Piece, PieceKind, Position, Side, Square, Variant};
 
 /// Why a position string (or a setup string) was refused, and at which column.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -49,8 +49,13 @@ pub struct PositionError {
 }
 
 impl PositionError {
-    fn at(text: &str, rest: &str, reason: impl Into<String>) -> PositionError {
-        let offset = text.len() - rest.len();
+    /// An error at the start of `at`, which must be a sub-slice of `text` (any other
+    /// slice is reported at the end of `text`).
+    fn at(text: &str, at: &str, reason: impl Into<String>) -> PositionError {
+        let start = text.as_ptr() as usize;
+        let here = at.as_ptr() as usize;
+        let offset = if here >= start && here <= start + text.len() { here - start } else { text.len() };
+        let offset = (0..=offset).rev().find(|i| text.is_char_boundary(*i)).unwrap_or(0);
         PositionError { column: text[..offset].chars().count() + 1, reason: reason.into() }
     }
 }
@@ -133,13 +138,16 @@ pub fn parse_placement(
         nom::Err::Error(e) | nom::Err::Failure(e) => {
             PositionError::at(text, e.input, "expected a piece letter, `(code)` or a number of empty squares")
         }
-        nom::Err::Incomplete(_) => PositionError::at(text, "", "unexpected end"),
+        nom::Err::Incomplete(_) => PositionError::at(text, &field[field.len()..], "unexpected end"),
     })?;
     if !rest.is_empty() {
         return Err(PositionError::at(
             text,
             rest,
-            format!("unexpected `{}`", rest.chars().next().unwrap_or(' ')),
+            format!(
+                "unexpected `{}`: expected a piece letter, `(code)`, a number of empty squares or `/`",
+                rest.chars().next().unwrap_or(' ')
+            ),
         ));
     }
     if ranks.len() != dims.ranks() as usize {
@@ -225,7 +233,7 @@ pub fn parse_position(variant: &Variant, text: &str) -> Result<Position, Positio
     let fields: Vec<&str> = text.split(' ').filter(|f| !f.is_empty()).collect();
     let chess = if def.chess_fields { 2 } else { 0 };
     let want = levels + 3 + chess;
-    let armies_given = def.army_fields && fields.len() == want + 2;
+    let armies_given = (def.army_fields || def.chess_fields) && fields.len() == want + 2;
     if fields.len() != want && !armies_given {
         let rest = fields.get(want).copied().unwrap_or("");
         let at = if rest.is_empty() { &text[text.len()..] } else { rest };
@@ -244,15 +252,23 @@ pub fn parse_position(variant: &Variant, text: &str) -> Result<Position, Positio
             ),
         ));
     }
-    if armies_given {
-        for (i, f) in fields[want..].iter().enumerate() {
-            if def.armies.get(i).map(String::as_str) != Some(*f) {
+    if def.army_fields || def.chess_fields {
+        // Left out means Humans v Humans (`notation-spec/position-strings.md` §4).
+        let given: Vec<String> = if armies_given {
+            fields[want..].iter().map(|f| army_text(f)).collect()
+        } else {
+            vec!["humans".into(), "humans".into()]
+        };
+        for (i, g) in given.iter().enumerate() {
+            if !def.armies.is_empty() && def.armies.get(i) != Some(g) {
+                let at = if armies_given { fields[want + i] } else { &text[text.len()..] };
                 return Err(PositionError::at(
                     text,
-                    f,
+                    at,
                     format!(
-                        "army `{f}`: this game is {} v {} (choose the armies with the game options)",
-                        def.armies.first().map(String::as_str).unwrap_or("?"),
+                        "army `{g}`{}: this game is {} v {} (choose the armies with the game options)",
+                        if armies_given { "" } else { " (no army fields)" },
+                        def.armies[0],
                         def.armies.get(1).map(String::as_str).unwrap_or("?")
                     ),
                 ));
@@ -311,34 +327,63 @@ pub fn parse_position(variant: &Variant, text: &str) -> Result<Position, Positio
                 PositionError::at(
                     text,
                     ep_field,
-                    format!("en passant square `{ep_field}`: no piece just passed it"),
+                    format!(
+                        "en passant `{ep_field}`: no piece of the side that just moved passed that square"
+                    ),
                 )
             })?;
             variant
                 .set_en_passant(&mut pos, Some(ep))
                 .map_err(|e| PositionError::at(text, ep_field, e.to_string()))?;
+            // Canonical: kept only when a legal en passant capture exists.
+            if !has_legal_en_passant(variant, &pos) {
+                variant
+                    .set_en_passant(&mut pos, None)
+                    .map_err(|e| PositionError::at(text, ep_field, e.to_string()))?;
+            }
         }
     }
     Ok(pos)
 }
 
-/// The en passant right named by the square `field`: the piece that passed it stands
-/// one step beyond it, straight or diagonally, in its owner's forward direction.
+/// An army name as position strings write it: lower case, `horde` read as `evil-horde`.
+fn army_text(field: &str) -> String {
+    let lower = field.to_ascii_lowercase();
+    if lower == "horde" { "evil-horde".into() } else { lower }
+}
+
+/// Whether the side to move has a legal en passant capture.
+fn has_legal_en_passant(variant: &Variant, pos: &Position) -> bool {
+    pos.en_passant().is_some()
+        && variant.legal_moves(pos).iter().any(|m| match *m {
+            Move::EnPassant { .. } => true,
+            Move::Removal { to, capture: Some((sq, _)), .. } => sq != to,
+            _ => false,
+        })
+}
+
+/// The en passant right written `field`: `passed` or `passed:victim`. Without the
+/// victim, the piece that passed stands on the next square straight on, one rank further
+/// from its own side.
 fn en_passant_field(variant: &Variant, pos: &Position, field: &str) -> Option<EnPassant> {
     let dims = variant.def().dims;
-    let passed = dims.parse_square(field)?;
-    let mover = pos.side_to_move().opponent();
-    let fwd = if mover == Side::White { 1 } else { -1 };
-    [0, -1, 1].into_iter().find_map(|df| {
-        let victim = dims.square_at(
-            passed.level().index() as i32,
-            passed.file().index() as i32 + df,
-            passed.rank().index() as i32 + fwd,
-        )?;
-        let ep = EnPassant { passed, victim };
-        let mut probe = pos.clone();
-        variant.set_en_passant(&mut probe, Some(ep)).ok().map(|_| ep)
-    })
+    let (p, v) = match field.split_once(':') {
+        Some((p, v)) => (p, Some(v)),
+        None => (field, None),
+    };
+    let passed = dims.parse_square(p)?;
+    let victim = match v {
+        Some(v) => dims.parse_square(v)?,
+        None => {
+            let fwd = if pos.side_to_move() == Side::White { -1 } else { 1 };
+            dims.square_at(
+                passed.level().index() as i32,
+                passed.file().index() as i32,
+                passed.rank().index() as i32 + fwd,
+            )?
+        }
+    };
+    Some(EnPassant { passed, victim })
 }
 
 /// The FEN token of `piece`: its code (lower case for the second side), in parentheses
@@ -382,11 +427,16 @@ pub fn write_position(variant: &Variant, pos: &Position) -> String {
     fields.push(side_letter(def, pos.side_to_move()).to_string());
     if def.chess_fields {
         fields.push("-".to_string());
-        fields.push(pos.en_passant().map(|e| dims.name(e.passed)).unwrap_or_else(|| "-".to_string()));
+        let ep = pos.en_passant().filter(|_| has_legal_en_passant(variant, pos));
+        fields.push(match ep {
+            None => "-".to_string(),
+            Some(e) if e.victim.file() == e.passed.file() => dims.name(e.passed),
+            Some(e) => format!("{}:{}", dims.name(e.passed), dims.name(e.victim)),
+        });
     }
     fields.push(pos.halfmove_clock().to_string());
     fields.push(pos.fullmove_number().to_string());
-    if def.army_fields {
+    if def.army_fields && def.armies.iter().any(|a| a != "humans") {
         fields.extend(def.armies.iter().cloned());
     }
     fields.join(" ")

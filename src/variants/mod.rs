@@ -37,7 +37,15 @@ pub const BUILT_IN: &[(&str, &str)] =
     &[("gygax", GYGAX_MD), ("fantasy-grand", FANTASY_GRAND_MD), ("grand", GRAND_MD)];
 
 /// The armies of Fantasy Grand Chess, as written in options and position strings.
-pub const ARMIES: &[&str] = &["humans", "elves", "dwarves", "horde", "giants", "druid"];
+pub const ARMIES: &[&str] = &["humans", "elves", "dwarves", "evil-horde", "giants", "druid"];
+
+/// The army named `name` as [`ARMIES`] writes it: read case-insensitively, `horde`
+/// accepted for `evil-horde` (`notation-spec/position-strings.md` §4).
+pub fn army_name(name: &str) -> Option<&'static str> {
+    let lower = name.to_ascii_lowercase();
+    let lower = if lower == "horde" { "evil-horde".to_string() } else { lower };
+    ARMIES.iter().copied().find(|a| *a == lower)
+}
 
 /// Why a variant could not be found or built.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -107,6 +115,9 @@ struct EngineYaml {
     /// Position strings end with the two army names.
     #[serde(default)]
     army_fields: bool,
+    /// Codes this variant writes differently from the armies' (army code → code).
+    #[serde(default)]
+    recode: BTreeMap<String, String>,
 }
 
 #[derive(Deserialize, Clone)]
@@ -143,6 +154,8 @@ struct PieceYaml {
     pawn: bool,
     #[serde(default, rename = "en-passant")]
     en_passant: bool,
+    #[serde(default)]
+    letterless: bool,
     #[serde(default)]
     promotion: Option<PromotionYaml>,
     #[serde(default)]
@@ -311,6 +324,11 @@ pub fn read_pairing(text: &str, pairing: Option<(&str, &str)>) -> Result<GameDef
         };
         let (kinds, setup) = army_pairing(&armies, &white, &black, dims, &level_names)?;
         def.kinds = kinds;
+        for k in &mut def.kinds {
+            if let Some(c) = fm.engine.recode.get(&k.code) {
+                k.code = c.clone();
+            }
+        }
         def.setup = setup;
         def.armies = vec![white, black];
     } else {
@@ -539,12 +557,16 @@ fn read_pieces(pieces: &[PieceYaml], level_names: &[String], base: u8) -> Result
             atoms,
             royal: p.royal,
             pawn: p.pawn,
+            letterless: p.letterless,
             promotion,
             return_to_start_from,
             freezes: p.freezes.as_ref().map(|o| Offset::new(o.level, o.file, o.rank)),
             sides: 3,
             en_passant: p.en_passant,
         });
+    }
+    if kinds.iter().filter(|k| k.letterless).count() > 1 {
+        return Err(VariantError::Invalid("more than one letterless kind".into()));
     }
     if kinds.len() > crate::engine::position::MAX_KINDS {
         return Err(VariantError::Invalid(format!("{} piece kinds; at most 64", kinds.len())));
@@ -561,7 +583,7 @@ pub fn options_of(slug: &str) -> &'static [(&'static str, &'static [&'static str
         // Rulings §4.2: each side's army, and whether both players agreed to allow the
         // Druid army (refused unless `druid=allowed`).
         "fantasy-grand" => {
-            &[("army-white", ARMIES), ("army-black", ARMIES), ("druid", &["refused", "allowed"])]
+            &[("army-white", ARMIES), ("army-black", ARMIES), ("druid", &["forbidden", "allowed"])]
         }
         _ => &[],
     }
@@ -587,7 +609,9 @@ fn apply_options(def: &mut GameDef, options: &[(String, String)]) -> Result<(), 
                 if names.is_empty() { "none".to_string() } else { names.join(", ") }
             )));
         };
-        if !values.contains(&v.as_str()) {
+        let army_option = k == "army-white" || k == "army-black";
+        let accepted = values.contains(&v.as_str()) || (army_option && army_name(v).is_some());
+        if !accepted {
             return Err(VariantError::Option(format!("{k}={v}: expected one of {}", values.join(", "))));
         }
         if def.slug == "gygax" && k == "sylph-return" && v == "above" {
@@ -601,40 +625,57 @@ fn apply_options(def: &mut GameDef, options: &[(String, String)]) -> Result<(), 
     Ok(())
 }
 
-fn rules_for(def: &GameDef) -> Box<dyn Rules> {
+/// The rules implementation for a definition: the part of a game its data cannot
+/// say. A definition file may redefine pieces and setup, not these.
+fn rules_for(def: &GameDef) -> Result<Box<dyn Rules>, VariantError> {
     match def.slug.as_str() {
-        "fantasy-grand" | "grand" => Box::new(FantasyGrandRules::new(def)),
-        _ => Box::new(GygaxRules),
+        "gygax" => Ok(Box::new(GygaxRules)),
+        "fantasy-grand" | "grand" => Ok(Box::new(FantasyGrandRules::new(def))),
+        other => Err(VariantError::Invalid(format!("no rules for variant `{other}`"))),
     }
 }
 
 /// Builds a playable variant from a definition and game options.
 ///
 /// # Errors
-/// [`VariantError::Option`] for an unknown option or value.
+/// [`VariantError::Option`] for an unknown option or value; [`VariantError::Invalid`]
+/// when ravenpost has no rules for the definition's slug.
 pub fn build(mut def: GameDef, options: &[(String, String)]) -> Result<Arc<Variant>, VariantError> {
     apply_options(&mut def, options)?;
-    let rules = rules_for(&def);
+    let rules = rules_for(&def)?;
     Ok(Variant::new(def, rules))
 }
 
-/// The built-in variant called `name` (its slug or an alias, any case), with options.
+/// A variant name as compared: lower case, without spaces, `-`, `_` and `'`
+/// (`notation-spec/movetext.md` §2, `Variant`).
+fn normalise(name: &str) -> String {
+    name.chars().filter(|c| !matches!(c, ' ' | '-' | '_' | '\'')).map(|c| c.to_ascii_lowercase()).collect()
+}
+
+/// The built-in variant called `name` (its slug or an alias, compared without case,
+/// spaces, `-`, `_` and `'`, so `Gygax Chess` and `Dragonchess` both name `gygax`), with
+/// options.
 ///
 /// # Errors
 /// [`VariantError::Unknown`] listing the known names, or an option error.
 pub fn by_name(name: &str, options: &[(String, String)]) -> Result<Arc<Variant>, VariantError> {
-    let lower = name.to_ascii_lowercase();
+    let wanted = normalise(name);
     for (_, text) in BUILT_IN {
         let def = read_definition(text)?;
-        if def.slug == lower || def.aliases.contains(&lower) {
+        if normalise(&def.slug) == wanted || def.aliases.iter().any(|a| normalise(a) == wanted) {
             if def.armies.is_empty() || def.slug != "fantasy-grand" {
                 return build(def, options);
             }
             let pick = |key: &str| {
-                options.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v.as_str()).unwrap_or("humans")
+                options
+                    .iter()
+                    .rev()
+                    .find(|(k, _)| k == key)
+                    .and_then(|(_, v)| army_name(v))
+                    .unwrap_or("humans")
             };
             for (k, v) in options {
-                if (k == "army-white" || k == "army-black") && !ARMIES.contains(&v.as_str()) {
+                if (k == "army-white" || k == "army-black") && army_name(v).is_none() {
                     return Err(VariantError::Option(format!(
                         "{k}={v}: expected one of {}",
                         ARMIES.join(", ")
@@ -657,7 +698,7 @@ pub fn options_for_position(
     position: &str,
 ) -> Vec<(String, String)> {
     let mut out = options.to_vec();
-    if name.eq_ignore_ascii_case("fantasy-grand") {
+    if normalise(name) == "fantasygrand" || normalise(name) == "fantasygrandchess" {
         let fields: Vec<&str> = position.split_whitespace().collect();
         if fields.len() == 8 {
             for (key, value) in [("army-white", fields[6]), ("army-black", fields[7])] {

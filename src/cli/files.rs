@@ -1,0 +1,226 @@
+//! `ravenpost validate` and `ravenpost fmt`: game files in, diagnostics and canonical
+//! files out.
+
+use std::io::{BufReader, IsTerminal};
+use std::path::{Path, PathBuf};
+
+use annotate_snippets::{AnnotationKind, Level, Renderer, Snippet};
+use serde::Serialize;
+
+use crate::notation::game::{Problem, replay};
+use crate::notation::pgn::{GameReader, Span};
+
+/// A problem with the file it is in, as `--json` prints it.
+#[derive(Debug, Serialize)]
+pub struct FileProblem {
+    /// The file.
+    pub file: String,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column.
+    pub column: usize,
+    /// The offending token.
+    pub token: String,
+    /// What is wrong.
+    pub message: String,
+    /// What would be right, if known.
+    pub help: Option<String>,
+}
+
+/// What `validate` found.
+#[derive(Debug, Default, Serialize)]
+pub struct Report {
+    /// Files read.
+    pub files: usize,
+    /// Games read.
+    pub games: usize,
+    /// Games without problems.
+    pub valid: usize,
+    /// Every problem.
+    pub problems: Vec<FileProblem>,
+}
+
+/// Every `.pgn` file under `paths` (files as given; directories searched recursively,
+/// in name order).
+///
+/// # Errors
+/// A path that does not exist or a directory that cannot be read.
+pub fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            walk(p, &mut out).map_err(|e| format!("{}: {e}", p.display()))?;
+        } else if p.exists() {
+            out.push(p.clone());
+        } else {
+            return Err(format!("{}: no such file or directory", p.display()));
+        }
+    }
+    Ok(out)
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    let mut entries: Vec<PathBuf> =
+        std::fs::read_dir(dir)?.map(|e| e.map(|e| e.path())).collect::<Result<_, _>>()?;
+    entries.sort();
+    for e in entries {
+        if e.is_dir() {
+            if e.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.')) {
+                continue;
+            }
+            walk(&e, out)?;
+        } else if e.extension().is_some_and(|x| x == "pgn") {
+            out.push(e);
+        }
+    }
+    Ok(())
+}
+
+fn file_problem(file: &Path, p: Problem) -> FileProblem {
+    FileProblem {
+        file: file.display().to_string(),
+        line: p.span.line,
+        column: p.span.column,
+        token: p.token,
+        message: p.message,
+        help: p.help,
+    }
+}
+
+/// Reads and replays every game of every file.
+///
+/// # Errors
+/// A file that cannot be opened.
+pub fn validate(files: &[PathBuf]) -> Result<Report, String> {
+    let mut report = Report::default();
+    for f in files {
+        let file = std::fs::File::open(f).map_err(|e| format!("{}: {e}", f.display()))?;
+        report.files += 1;
+        for game in GameReader::new(BufReader::new(file)) {
+            report.games += 1;
+            match game {
+                Err(e) => report.problems.push(file_problem(
+                    f,
+                    Problem {
+                        span: Span { line: e.line, column: e.column },
+                        token: e.token,
+                        message: e.reason,
+                        help: None,
+                    },
+                )),
+                Ok(text) => match replay(text) {
+                    Ok(_) => report.valid += 1,
+                    Err(ps) => report.problems.extend(ps.into_iter().map(|p| file_problem(f, p))),
+                },
+            }
+        }
+    }
+    Ok(report)
+}
+
+/// Whether diagnostics on standard error may use colour: a terminal and no `NO_COLOR`.
+pub fn stderr_color() -> bool {
+    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
+/// Renders a problem as a compiler-style diagnostic, quoting its line of the file.
+pub fn render(p: &FileProblem, color: bool) -> String {
+    let line_text = read_line(Path::new(&p.file), p.line).unwrap_or_default();
+    let title = p.message.clone();
+    let start =
+        line_text.char_indices().nth(p.column.saturating_sub(1)).map(|(i, _)| i).unwrap_or(line_text.len());
+    let len = if p.token.is_empty() {
+        0
+    } else {
+        line_text[start..]
+            .find(char::is_whitespace)
+            .unwrap_or(line_text.len() - start)
+            .min(p.token.len())
+            .max(1)
+    };
+    let snippet = Snippet::source(line_text.as_str())
+        .line_start(p.line)
+        .path(p.file.as_str())
+        .annotation(AnnotationKind::Primary.span(start..start + len));
+    let mut group = Level::ERROR.primary_title(title.as_str()).element(snippet);
+    if let Some(h) = &p.help {
+        group = group.element(Level::HELP.message(h.as_str()));
+    }
+    let renderer = if color { Renderer::styled() } else { Renderer::plain() };
+    renderer.render(&[group]).to_string()
+}
+
+fn read_line(path: &Path, line: usize) -> Option<String> {
+    use std::io::BufRead;
+    let f = std::fs::File::open(path).ok()?;
+    let mut buf = Vec::new();
+    let mut r = BufReader::new(f);
+    for _ in 0..line {
+        buf.clear();
+        if r.read_until(b'\n', &mut buf).ok()? == 0 {
+            return None;
+        }
+    }
+    while matches!(buf.last(), Some(b'\n' | b'\r')) {
+        buf.pop();
+    }
+    let s = match String::from_utf8(buf) {
+        Ok(s) => s,
+        Err(e) => e.into_bytes().iter().map(|&b| b as char).collect(),
+    };
+    Some(s.trim_start_matches('\u{feff}').to_string())
+}
+
+/// The canonical text of a whole file, or its problems.
+///
+/// # Errors
+/// The problems of its games (a file with problems is never rewritten), or a read error.
+pub fn canonical_file(path: &Path) -> Result<String, Vec<FileProblem>> {
+    let file = std::fs::File::open(path).map_err(|e| {
+        vec![FileProblem {
+            file: path.display().to_string(),
+            line: 0,
+            column: 0,
+            token: String::new(),
+            message: e.to_string(),
+            help: None,
+        }]
+    })?;
+    let mut out = Vec::new();
+    let mut problems = Vec::new();
+    for game in GameReader::new(BufReader::new(file)) {
+        match game {
+            Err(e) => problems.push(file_problem(
+                path,
+                Problem {
+                    span: Span { line: e.line, column: e.column },
+                    token: e.token,
+                    message: e.reason,
+                    help: None,
+                },
+            )),
+            Ok(text) => match replay(text) {
+                Ok(g) => out.push(g.canonical_text()),
+                Err(ps) => problems.extend(ps.into_iter().map(|p| file_problem(path, p))),
+            },
+        }
+    }
+    if problems.is_empty() { Ok(out.join("\n")) } else { Err(problems) }
+}
+
+/// Replaces `path`'s contents atomically (temporary file in the same directory, then
+/// rename), so a crash leaves the old file or the new one, never half of either.
+///
+/// # Errors
+/// The I/O error.
+pub fn write_atomically(path: &Path, contents: &str) -> std::io::Result<()> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.ravenpost-tmp-{}", std::process::id()));
+    std::fs::write(&tmp, contents)?;
+    if let Err(e) = std::fs::rename(&tmp, path) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
+    }
+    Ok(())
+}

@@ -1,0 +1,318 @@
+//! Games: a [`GameText`] replayed against the rules of its variant.
+//!
+//! [`replay`] checks the tags, every move of the main line and of every variation, and
+//! the result token, and gives either the replayed [`Game`] or the [`Problem`]s found,
+//! each with its line and column. [`Game::canonical_text`] writes the game back in the
+//! one canonical form (`notation-spec/movetext.md` §4).
+
+use std::sync::Arc;
+
+use crate::engine::{Move, Outcome, Position, Side, Variant};
+use crate::variants;
+
+use super::pgn::{GameText, MoveNode, Span, write_game};
+use super::position_string::{parse_position, write_position};
+use super::san::{read_among, write_move};
+
+/// The rule set this version of ravenpost plays (`Ruleset` tag).
+pub const RULESET: &str = "ravenpost-1";
+
+/// One problem found in a game: where, the offending text, what is wrong, and a hint.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem {
+    /// Where it is.
+    pub span: Span,
+    /// The offending token or tag.
+    pub token: String,
+    /// What is wrong.
+    pub message: String,
+    /// What would be right, if known.
+    pub help: Option<String>,
+}
+
+/// A replayed game.
+#[derive(Clone, Debug)]
+pub struct Game {
+    /// Its variant, with the game's options.
+    pub variant: Arc<Variant>,
+    /// The text it was read from.
+    pub text: GameText,
+    /// The start position.
+    pub start: Position,
+    /// The main line's moves.
+    pub moves: Vec<Move>,
+    /// The game's end by the rules in the final position, if it has ended so.
+    pub outcome: Option<Outcome>,
+}
+
+impl Game {
+    /// The position after the first `ply` moves (clamped to the game's length).
+    pub fn position_at(&self, ply: usize) -> Position {
+        let mut p = self.start.clone();
+        for m in self.moves.iter().take(ply) {
+            p = self.variant.make(&p, m);
+        }
+        p
+    }
+
+    /// The final position.
+    pub fn position(&self) -> Position {
+        self.position_at(self.moves.len())
+    }
+
+    /// The result token the rules give for the final position, if the game is over.
+    pub fn rules_result(&self) -> Option<&'static str> {
+        self.outcome.map(result_token)
+    }
+
+    /// The game in canonical form: the Seven Tag Roster filled in, tags in canonical
+    /// order, the variant's canonical name, `Ruleset`, `SetUp`/`FEN` only for a
+    /// non-standard start, canonical move tokens, canonical layout.
+    pub fn canonical_text(&self) -> String {
+        let mut t = self.text.clone();
+        for (name, default) in [
+            ("Event", "?"),
+            ("Site", "?"),
+            ("Date", "????.??.??"),
+            ("Round", "?"),
+            ("White", "?"),
+            ("Black", "?"),
+        ] {
+            if t.tag(name).is_none() {
+                t.set_tag(name, default);
+            }
+        }
+        let result = t.result.as_ref().map(|r| r.0.clone()).unwrap_or_else(|| "*".to_string());
+        t.set_tag("Result", result);
+        t.set_tag("Variant", self.variant.def().slug.clone());
+        t.set_tag("Ruleset", RULESET);
+        let standard = self.variant.start_position();
+        if self.start == standard {
+            t.remove_tag("SetUp");
+            t.remove_tag("FEN");
+        } else {
+            t.set_tag("SetUp", "1");
+            t.set_tag("FEN", write_position(&self.variant, &self.start));
+        }
+        if let Some(opts) = t.tag("GameOptions").map(str::to_string) {
+            let canon = canonical_options(&self.variant, &opts);
+            if canon.is_empty() {
+                t.remove_tag("GameOptions");
+            } else {
+                t.set_tag("GameOptions", canon);
+            }
+        }
+        canonical_line(&self.variant, &self.start, &mut t.moves);
+        write_game(&t, self.start.fullmove_number() as u32, self.start.side_to_move() == Side::White)
+    }
+}
+
+fn canonical_options(v: &Variant, text: &str) -> String {
+    let defaults = variants::options_of(&v.def().slug);
+    let mut items: Vec<(String, String)> = parse_options(text).unwrap_or_default();
+    items.retain(|(k, val)| !defaults.iter().any(|(n, vals)| n == k && vals.first() == Some(&val.as_str())));
+    items.sort();
+    items.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" ")
+}
+
+/// Rewrites the tokens of `moves` (a line legal from `start`) and its variations.
+fn canonical_line(v: &Variant, start: &Position, moves: &mut [MoveNode]) {
+    let mut p = start.clone();
+    for node in moves.iter_mut() {
+        for var in node.variations.iter_mut() {
+            canonical_line(v, &p, var);
+        }
+        let legal = v.legal_moves(&p);
+        match read_among(v, &p, &legal, &node.token) {
+            Ok(m) => {
+                node.token = write_move(v, &p, &m);
+                p = v.make(&p, &m);
+            }
+            Err(_) => return,
+        }
+    }
+}
+
+/// The result token of an outcome.
+pub fn result_token(o: Outcome) -> &'static str {
+    match o {
+        Outcome::Win { winner: Side::White, .. } => "1-0",
+        Outcome::Win { winner: Side::Black, .. } => "0-1",
+        Outcome::Draw { .. } => "1/2-1/2",
+    }
+}
+
+/// Reads a `GameOptions` value: `name=value` items separated by white space.
+///
+/// # Errors
+/// The item that is not `name=value`, or a name given twice.
+pub fn parse_options(text: &str) -> Result<Vec<(String, String)>, String> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for item in text.split_whitespace() {
+        let (k, v) = item.split_once('=').ok_or_else(|| format!("`{item}` is not name=value"))?;
+        if out.iter().any(|(n, _)| n == k) {
+            return Err(format!("option `{k}` given twice"));
+        }
+        out.push((k.to_string(), v.to_string()));
+    }
+    Ok(out)
+}
+
+fn problem(span: Span, token: &str, message: impl Into<String>, help: Option<String>) -> Problem {
+    Problem { span, token: token.to_string(), message: message.into(), help }
+}
+
+/// Replays `text`: checks its tags, every move (variations too) and its result.
+///
+/// # Errors
+/// The problems found: the tag problems, then the first illegal move of the main line
+/// (later moves cannot be judged) and of each variation, then a result that contradicts
+/// the final position.
+pub fn replay(text: GameText) -> Result<Game, Vec<Problem>> {
+    let mut problems = Vec::new();
+    let tag_span =
+        |name: &str| text.tags.iter().find(|t| t.name == name).map(|t| t.span).unwrap_or(text.span);
+    let Some(vname) = text.tag("Variant") else {
+        return Err(vec![problem(
+            text.span,
+            "",
+            "no Variant tag: a game file must say which game it is",
+            Some(format!("add e.g. [Variant \"gygax\"] (known: {})", variants::known_names().join(", "))),
+        )]);
+    };
+    if let Some(r) = text.tag("Ruleset")
+        && r != RULESET
+    {
+        problems.push(problem(
+            tag_span("Ruleset"),
+            r,
+            format!("unknown rule set `{r}`"),
+            Some(format!("this ravenpost plays {RULESET}")),
+        ));
+    }
+    let options = match text.tag("GameOptions").map(parse_options).transpose() {
+        Ok(o) => o.unwrap_or_default(),
+        Err(e) => {
+            problems.push(problem(tag_span("GameOptions"), "GameOptions", e, None));
+            Vec::new()
+        }
+    };
+    let variant = match variants::by_name(vname, &options) {
+        Ok(v) => v,
+        Err(e) => {
+            problems.push(problem(tag_span("Variant"), vname, e.to_string(), None));
+            return Err(problems);
+        }
+    };
+    let start = match (text.tag("FEN"), text.tag("SetUp")) {
+        (Some(fen), _) => match parse_position(&variant, fen) {
+            Ok(p) => p,
+            Err(e) => {
+                problems.push(problem(tag_span("FEN"), fen, format!("FEN: {e}"), None));
+                return Err(problems);
+            }
+        },
+        (None, Some("1")) => {
+            problems.push(problem(tag_span("SetUp"), "SetUp", "SetUp \"1\" without a FEN tag", None));
+            variant.start_position()
+        }
+        _ => variant.start_position(),
+    };
+    if let (Some(tag_result), Some((token, span))) = (text.tag("Result"), &text.result)
+        && tag_result != token
+    {
+        problems.push(problem(
+            *span,
+            token,
+            format!("the result token `{token}` differs from the Result tag `{tag_result}`"),
+            None,
+        ));
+    }
+    let mut moves = Vec::new();
+    let mut p = start.clone();
+    let mut line_ok = true;
+    for node in &text.moves {
+        check_variations(&variant, &p, node, &mut problems);
+        let legal = variant.legal_moves(&p);
+        match read_among(&variant, &p, &legal, &node.token) {
+            Ok(m) => {
+                moves.push(m);
+                p = variant.make(&p, &m);
+            }
+            Err(e) => {
+                problems.push(move_problem(&variant, &p, node, &e, moves.len()));
+                line_ok = false;
+                break;
+            }
+        }
+    }
+    let outcome = if line_ok { variant.outcome(&p) } else { None };
+    if line_ok && let Some(o) = outcome {
+        let want = result_token(o);
+        let (token, span) = text.result.clone().unwrap_or(("(none)".into(), text.span));
+        if token != want {
+            let who = match o {
+                Outcome::Win { winner, reason } => {
+                    format!("{} by {reason}", format_args!("{} wins", variant.def().side_name(winner)))
+                }
+                Outcome::Draw { reason } => format!("a draw by {reason}"),
+            };
+            problems.push(problem(
+                span,
+                &token,
+                format!("the game is over ({who}) but the result is `{token}`"),
+                Some(format!("the result is {want}")),
+            ));
+        }
+    }
+    if let Some(extra) = text.moves.get(moves.len())
+        && line_ok
+        && outcome.is_some()
+    {
+        problems.push(problem(extra.span, &extra.token, "a move after the end of the game", None));
+    }
+    if problems.is_empty() { Ok(Game { variant, text, start, moves, outcome }) } else { Err(problems) }
+}
+
+fn move_problem(v: &Variant, p: &Position, node: &MoveNode, e: &super::san::SanError, ply: usize) -> Problem {
+    use super::san::SanError;
+    let side = v.def().side_name(p.side_to_move());
+    let number = p.fullmove_number();
+    let help = match e {
+        SanError::Illegal { legal, .. } if !legal.is_empty() => Some(format!("legal: {}", legal.join(" "))),
+        SanError::Ambiguous { candidates } => Some(format!("write one of: {}", candidates.join(", "))),
+        SanError::UnknownCode { known } => Some(format!("codes: {}", known.join(" "))),
+        _ => None,
+    };
+    let message = match e {
+        SanError::Illegal { reason, .. } => {
+            format!("illegal move `{}` ({side}, move {number}): {reason}", node.token)
+        }
+        SanError::Ambiguous { .. } => format!("ambiguous move `{}` ({side}, move {number})", node.token),
+        SanError::UnknownCode { .. } => {
+            format!("unknown piece code in `{}` ({side}, move {number})", node.token)
+        }
+        SanError::Syntax { reason } => {
+            format!("`{}` is not a move ({side}, move {number}): {reason}", node.token)
+        }
+    };
+    let _ = ply;
+    problem(node.span, &node.token, message, help)
+}
+
+fn check_variations(v: &Variant, before: &Position, node: &MoveNode, problems: &mut Vec<Problem>) {
+    for var in &node.variations {
+        let mut p = before.clone();
+        for n in var {
+            check_variations(v, &p, n, problems);
+            let legal = v.legal_moves(&p);
+            match read_among(v, &p, &legal, &n.token) {
+                Ok(m) => p = v.make(&p, &m),
+                Err(e) => {
+                    problems.push(move_problem(v, &p, n, &e, 0));
+                    break;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,693 @@
+//! Game files (`notation-spec/movetext.md`): a PGN-style tag section and movetext.
+//!
+//! [`GameReader`] streams games out of any [`BufRead`] one at a time, so memory follows
+//! the largest game, not the file. Each game is split into tag pairs and movetext with nom
+//! and kept as plain data ([`GameText`]) that knows where every token stood (line and
+//! column in the file). [`write_game`] writes the canonical layout.
+//!
+//! Reading is lenient: a byte-order mark, CRLF line ends, Latin-1 bytes (in player names,
+//! say), several tags on one line, `%` escape lines. Writing is UTF-8 with LF.
+
+use std::io::BufRead;
+
+use nom::branch::alt;
+use nom::bytes::complete::{tag, take_till, take_while, take_while1};
+use nom::character::complete::{char, digit1, multispace0, none_of};
+use nom::combinator::{map, opt, recognize};
+use nom::multi::many0;
+use nom::sequence::{delimited, pair, preceded};
+use nom::{IResult, Parser};
+
+/// Where a token stands in its file: 1-based line and column (in characters).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Span {
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column, in characters.
+    pub column: usize,
+}
+
+/// A tag pair: `[Name "value"]`, value unescaped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TagPair {
+    /// Tag name (case-sensitive).
+    pub name: String,
+    /// Value, with `\"` and `\\` unescaped.
+    pub value: String,
+    /// Where the tag starts.
+    pub span: Span,
+}
+
+/// One move of the movetext with what annotates it.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct MoveNode {
+    /// The move token as written (annotation marks `!`/`?` removed into `nags`).
+    pub token: String,
+    /// Where the token starts.
+    pub span: Span,
+    /// Numeric annotation glyphs (`$n`; `!` is 1, `?` 2, `!!` 3, `??` 4, `!?` 5, `?!` 6).
+    pub nags: Vec<u8>,
+    /// Comments after the move, white space collapsed.
+    pub comments: Vec<String>,
+    /// Alternatives to this move, each a line of moves.
+    pub variations: Vec<Vec<MoveNode>>,
+}
+
+/// One game as read: tags, comments before the first move, moves, result token.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct GameText {
+    /// Tag pairs in file order.
+    pub tags: Vec<TagPair>,
+    /// Comments before the first move.
+    pub leading_comments: Vec<String>,
+    /// The main line.
+    pub moves: Vec<MoveNode>,
+    /// The result token (`1-0`, `0-1`, `1/2-1/2`, `*`) and where it stands, if present.
+    pub result: Option<(String, Span)>,
+    /// Where the game starts in its file.
+    pub span: Span,
+}
+
+impl GameText {
+    /// The value of tag `name`, if present (the first one).
+    pub fn tag(&self, name: &str) -> Option<&str> {
+        self.tags.iter().find(|t| t.name == name).map(|t| t.value.as_str())
+    }
+    /// Sets tag `name` to `value`, replacing an existing one or appending.
+    pub fn set_tag(&mut self, name: &str, value: impl Into<String>) {
+        let value = value.into();
+        match self.tags.iter_mut().find(|t| t.name == name) {
+            Some(t) => t.value = value,
+            None => self.tags.push(TagPair { name: name.to_string(), value, span: Span::default() }),
+        }
+    }
+    /// Removes tag `name`.
+    pub fn remove_tag(&mut self, name: &str) {
+        self.tags.retain(|t| t.name != name);
+    }
+}
+
+/// A syntax error in a game file: where and why.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{line}:{column}: {reason}")]
+pub struct SyntaxError {
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column.
+    pub column: usize,
+    /// The offending text, if any.
+    pub token: String,
+    /// What is wrong.
+    pub reason: String,
+}
+
+/// Reads games one at a time from a byte stream.
+pub struct GameReader<R> {
+    input: R,
+    line_no: usize,
+    pending: Option<(usize, String)>,
+    first_line: bool,
+    done: bool,
+}
+
+impl<R: BufRead> GameReader<R> {
+    /// A reader over `input`.
+    pub fn new(input: R) -> Self {
+        GameReader { input, line_no: 0, pending: None, first_line: true, done: false }
+    }
+
+    /// The next line as text: BOM dropped, CR LF and CR ends dropped, bytes that are not
+    /// UTF-8 read as Latin-1.
+    fn next_line(&mut self) -> std::io::Result<Option<(usize, String)>> {
+        if let Some(p) = self.pending.take() {
+            return Ok(Some(p));
+        }
+        let mut buf = Vec::new();
+        if self.input.read_until(b'\n', &mut buf)? == 0 {
+            return Ok(None);
+        }
+        self.line_no += 1;
+        while matches!(buf.last(), Some(b'\n' | b'\r')) {
+            buf.pop();
+        }
+        let mut text = match String::from_utf8(buf) {
+            Ok(s) => s,
+            Err(e) => e.into_bytes().iter().map(|&b| b as char).collect(),
+        };
+        if self.first_line {
+            self.first_line = false;
+            if let Some(s) = text.strip_prefix('\u{feff}') {
+                text = s.to_string();
+            }
+        }
+        Ok(Some((self.line_no, text)))
+    }
+}
+
+/// Whether `line` holds only tag pairs (starts with `[` after white space).
+fn is_tag_line(line: &str) -> bool {
+    line.trim_start().starts_with('[')
+}
+
+/// Counts the open `{` comments after reading `line`, starting with `open` (0 or 1).
+fn comment_state(line: &str, mut open: bool) -> bool {
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        if open {
+            if c == '}' {
+                open = false;
+            }
+        } else if c == '{' {
+            open = true;
+        } else if c == ';' {
+            break;
+        } else if c == '"' {
+            // Skip quoted tag values, with escapes.
+            while let Some(d) = chars.next() {
+                if d == '\\' {
+                    chars.next();
+                } else if d == '"' {
+                    break;
+                }
+            }
+        }
+    }
+    open
+}
+
+impl<R: BufRead> Iterator for GameReader<R> {
+    type Item = Result<GameText, SyntaxError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let mut lines: Vec<(usize, String)> = Vec::new();
+        let mut in_movetext = false;
+        let mut in_comment = false;
+        loop {
+            let next = match self.next_line() {
+                Ok(l) => l,
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(SyntaxError {
+                        line: self.line_no + 1,
+                        column: 1,
+                        token: String::new(),
+                        reason: format!("cannot read: {e}"),
+                    }));
+                }
+            };
+            let Some((n, line)) = next else {
+                self.done = true;
+                break;
+            };
+            if !in_comment && line.starts_with('%') {
+                continue;
+            }
+            if !in_comment && in_movetext && is_tag_line(&line) {
+                self.pending = Some((n, line));
+                break;
+            }
+            if !in_comment && !line.trim().is_empty() && !is_tag_line(&line) {
+                in_movetext = true;
+            }
+            in_comment = comment_state(&line, in_comment);
+            lines.push((n, line));
+        }
+        while lines.first().is_some_and(|(_, l)| l.trim().is_empty()) {
+            lines.remove(0);
+        }
+        if lines.is_empty() {
+            return None;
+        }
+        Some(parse_game(&lines))
+    }
+}
+
+/// Reads every game of `text` (a whole file held in memory).
+pub fn read_games(text: &str) -> Vec<Result<GameText, SyntaxError>> {
+    GameReader::new(text.as_bytes()).collect()
+}
+
+// ---------------------------------------------------------------------------------------
+// The nom grammar of one game. Inputs are `&str` slices of the game's text; positions are
+// recovered from slice offsets.
+
+/// A located piece of text: offset into the game text.
+type Located<'a, T> = (&'a str, T);
+
+#[derive(Debug, Clone, PartialEq)]
+enum Tok<'a> {
+    Tag(&'a str, String),
+    Comment(String),
+    Open,
+    Close,
+    Nag(u8),
+    Result(&'a str),
+    Number,
+    Symbol(&'a str, Vec<u8>),
+}
+
+/// `tag-value = '"' { char | '\"' | '\\' } '"'`
+fn tag_value(input: &str) -> IResult<&str, String> {
+    delimited(
+        char('"'),
+        map(
+            many0(alt((
+                preceded(char('\\'), alt((char('"'), char('\\')))),
+                map(pair(char('\\'), none_of("\"\\")), |(_, c)| c).map(|c| c),
+                none_of("\"\\\n"),
+            ))),
+            |cs: Vec<char>| cs.into_iter().collect(),
+        ),
+        char('"'),
+    )
+    .parse(input)
+}
+
+/// `tag-pair = "[" name value "]"`
+fn tag_pair(input: &str) -> IResult<&str, Tok<'_>> {
+    map(
+        delimited(
+            pair(char('['), multispace0),
+            pair(
+                take_while1(|c: char| c.is_ascii_alphanumeric() || c == '_'),
+                preceded(multispace0, tag_value),
+            ),
+            pair(multispace0, char(']')),
+        ),
+        |(n, v)| Tok::Tag(n, v),
+    )
+    .parse(input)
+}
+
+fn collapse(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// `comment = "{" { any but "}" } "}" | ";" { any but newline }`
+fn comment(input: &str) -> IResult<&str, Tok<'_>> {
+    alt((
+        map(delimited(char('{'), take_till(|c| c == '}'), char('}')), |t: &str| Tok::Comment(collapse(t))),
+        map(preceded(char(';'), take_till(|c| c == '\n')), |t: &str| Tok::Comment(collapse(t))),
+    ))
+    .parse(input)
+}
+
+/// `nag = "$" digit { digit }`
+fn nag(input: &str) -> IResult<&str, Tok<'_>> {
+    let (rest, d) = preceded(char('$'), digit1).parse(input)?;
+    match d.parse::<u8>() {
+        Ok(n) => Ok((rest, Tok::Nag(n))),
+        Err(_) => Err(nom::Err::Failure(nom::error::Error::new(input, nom::error::ErrorKind::Digit))),
+    }
+}
+
+/// `result = "1-0" | "0-1" | "1/2-1/2" | "*"` (not followed by a symbol character)
+fn result(input: &str) -> IResult<&str, Tok<'_>> {
+    let (rest, r) = alt((tag("1/2-1/2"), tag("1-0"), tag("0-1"), tag("*"))).parse(input)?;
+    if rest.starts_with(|c: char| c.is_ascii_alphanumeric() || "_+#=:-/".contains(c)) {
+        return Err(nom::Err::Error(nom::error::Error::new(input, nom::error::ErrorKind::Tag)));
+    }
+    Ok((rest, Tok::Result(r)))
+}
+
+/// `move-number = digit { digit } "." { "." }` | `digit { digit }` before white space | `...`
+fn move_number(input: &str) -> IResult<&str, Tok<'_>> {
+    alt((
+        map(recognize(pair(digit1, take_while1(|c| c == '.'))), |_| Tok::Number),
+        map(take_while1(|c| c == '.'), |_| Tok::Number),
+        map(
+            recognize(nom::sequence::terminated(
+                digit1,
+                nom::combinator::peek(alt((
+                    recognize(nom::character::complete::multispace1),
+                    nom::combinator::eof,
+                ))),
+            )),
+            |_| Tok::Number,
+        ),
+    ))
+    .parse(input)
+}
+
+fn annotation_nag(a: &str) -> Option<u8> {
+    Some(match a {
+        "!" => 1,
+        "?" => 2,
+        "!!" => 3,
+        "??" => 4,
+        "!?" => 5,
+        "?!" => 6,
+        _ => return None,
+    })
+}
+
+/// `symbol = (letter | digit) { letter | digit | "_+#=:-" } [ "!" | "?" ... ]`
+fn symbol(input: &str) -> IResult<&str, Tok<'_>> {
+    let (rest, s) = recognize(pair(
+        take_while1(|c: char| c.is_ascii_alphanumeric()),
+        take_while(|c: char| c.is_ascii_alphanumeric() || "_+#=:-".contains(c)),
+    ))
+    .parse(input)?;
+    let (rest, marks) = opt(take_while1(|c| c == '!' || c == '?')).parse(rest)?;
+    let mut nags = Vec::new();
+    if let Some(m) = marks {
+        match annotation_nag(m) {
+            Some(n) => nags.push(n),
+            None => {
+                return Err(nom::Err::Failure(nom::error::Error::new(input, nom::error::ErrorKind::Verify)));
+            }
+        }
+    }
+    Ok((rest, Tok::Symbol(s, nags)))
+}
+
+/// One movetext token.
+fn token(input: &str) -> IResult<&str, Tok<'_>> {
+    alt((
+        comment,
+        map(char('('), |_| Tok::Open),
+        map(char(')'), |_| Tok::Close),
+        nag,
+        result,
+        move_number,
+        symbol,
+        tag_pair,
+    ))
+    .parse(input)
+}
+
+/// Line starts of `text`, for turning offsets into lines and columns.
+struct LineIndex<'a> {
+    text: &'a str,
+    starts: Vec<usize>,
+    numbers: Vec<usize>,
+}
+
+impl<'a> LineIndex<'a> {
+    fn span_of(&self, at: &str) -> Span {
+        let off = (at.as_ptr() as usize).saturating_sub(self.text.as_ptr() as usize).min(self.text.len());
+        let i = self.starts.partition_point(|s| *s <= off).saturating_sub(1);
+        let line_start = self.starts[i];
+        let column = self.text[line_start..off].chars().count() + 1;
+        Span { line: self.numbers[i], column }
+    }
+}
+
+fn parse_game(lines: &[(usize, String)]) -> Result<GameText, SyntaxError> {
+    let mut text = String::new();
+    let mut starts = Vec::new();
+    let mut numbers = Vec::new();
+    for (n, l) in lines {
+        starts.push(text.len());
+        numbers.push(*n);
+        text.push_str(l);
+        text.push('\n');
+    }
+    let index = LineIndex { text: &text, starts, numbers };
+    let mut toks: Vec<Located<Tok>> = Vec::new();
+    let mut rest: &str = &text;
+    loop {
+        let (r, _) = multispace0::<&str, nom::error::Error<&str>>(rest).expect("never fails");
+        rest = r;
+        if rest.is_empty() {
+            break;
+        }
+        match token(rest) {
+            Ok((r, t)) => {
+                toks.push((rest, t));
+                rest = r;
+            }
+            Err(_) => {
+                let span = index.span_of(rest);
+                let bad: String = rest.chars().take_while(|c| !c.is_whitespace()).take(20).collect();
+                let reason = if rest.starts_with('{') {
+                    "comment never closed (`}` missing)".to_string()
+                } else if rest.starts_with('[') {
+                    "malformed tag pair: expected [Name \"value\"]".to_string()
+                } else if rest.starts_with('$') {
+                    "a NAG is `$` and a number from 0 to 255".to_string()
+                } else {
+                    format!("unexpected `{bad}`")
+                };
+                return Err(SyntaxError { line: span.line, column: span.column, token: bad, reason });
+            }
+        }
+    }
+    let mut game = GameText { span: index.span_of(&text), ..GameText::default() };
+    let mut i = 0;
+    // Tag section.
+    while let Some((at, Tok::Tag(name, value))) = toks.get(i) {
+        let span = index.span_of(at);
+        if game.tags.iter().any(|t| t.name == *name) {
+            return Err(SyntaxError {
+                line: span.line,
+                column: span.column,
+                token: name.to_string(),
+                reason: format!("tag `{name}` given twice"),
+            });
+        }
+        game.tags.push(TagPair { name: name.to_string(), value: value.clone(), span });
+        i += 1;
+    }
+    let mut stack: Vec<Vec<MoveNode>> = vec![Vec::new()];
+    let mut leading = Vec::new();
+    while i < toks.len() {
+        let (at, t) = &toks[i];
+        let span = index.span_of(at);
+        let err = |reason: &str, token: &str| SyntaxError {
+            line: span.line,
+            column: span.column,
+            token: token.to_string(),
+            reason: reason.to_string(),
+        };
+        match t {
+            Tok::Tag(name, _) => return Err(err("tag pair inside the movetext", name)),
+            Tok::Number => {}
+            Tok::Symbol(s, nags) => {
+                stack.last_mut().expect("non-empty").push(MoveNode {
+                    token: s.to_string(),
+                    span,
+                    nags: nags.clone(),
+                    ..MoveNode::default()
+                });
+            }
+            Tok::Nag(n) => match stack.last_mut().and_then(|l| l.last_mut()) {
+                Some(m) => m.nags.push(*n),
+                None => return Err(err("a NAG must follow a move", "$")),
+            },
+            Tok::Comment(c) => {
+                let depth = stack.len();
+                match stack.last_mut().and_then(|l| l.last_mut()) {
+                    Some(m) => m.comments.push(c.clone()),
+                    None if depth == 1 => leading.push(c.clone()),
+                    None => {}
+                }
+            }
+            Tok::Open => {
+                if stack.last().is_none_or(|l| l.is_empty()) {
+                    return Err(err("a variation must follow a move", "("));
+                }
+                stack.push(Vec::new());
+            }
+            Tok::Close => {
+                if stack.len() == 1 {
+                    return Err(err("`)` without `(`", ")"));
+                }
+                let v = stack.pop().expect("len > 1");
+                stack.last_mut().and_then(|l| l.last_mut()).expect("checked on open").variations.push(v);
+            }
+            Tok::Result(r) => {
+                if stack.len() > 1 {
+                    return Err(err("result inside a variation (`)` missing)", r));
+                }
+                game.result = Some((r.to_string(), span));
+                if let Some((at2, t2)) = toks.get(i + 1) {
+                    let s2 = index.span_of(at2);
+                    return Err(SyntaxError {
+                        line: s2.line,
+                        column: s2.column,
+                        token: format!("{t2:?}"),
+                        reason: "text after the result token".into(),
+                    });
+                }
+            }
+        }
+        i += 1;
+    }
+    if stack.len() > 1 {
+        let end = index.span_of(&text[text.len()..]);
+        return Err(SyntaxError {
+            line: end.line,
+            column: end.column,
+            token: String::new(),
+            reason: "variation never closed (`)` missing)".into(),
+        });
+    }
+    game.leading_comments = leading;
+    game.moves = stack.pop().expect("main line");
+    Ok(game)
+}
+
+// ---------------------------------------------------------------------------------------
+// Writing.
+
+/// The canonical tag order (`movetext.md` §2): the Seven Tag Roster, then ravenpost's own
+/// tags, then the rest in ASCII order.
+const TAG_ORDER: &[&str] = &[
+    "Event",
+    "Site",
+    "Date",
+    "Round",
+    "White",
+    "Black",
+    "Result",
+    "Variant",
+    "Ruleset",
+    "WhiteArmy",
+    "BlackArmy",
+    "GameOptions",
+    "TimeControl",
+    "SetUp",
+    "FEN",
+    "Termination",
+];
+
+fn escape(value: &str) -> String {
+    value.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+/// Writes `game` in canonical layout. `first_side_to_move` says whether the first move of
+/// the main line is the first side's, and `first_number` its move number.
+pub fn write_game(game: &GameText, first_number: u32, first_side_to_move: bool) -> String {
+    let mut out = String::new();
+    let mut tags: Vec<&TagPair> = game.tags.iter().collect();
+    tags.sort_by_key(|t| match TAG_ORDER.iter().position(|n| *n == t.name) {
+        Some(i) => (i, String::new()),
+        None => (TAG_ORDER.len(), t.name.clone()),
+    });
+    for t in tags {
+        out.push_str(&format!("[{} \"{}\"]\n", t.name, escape(&t.value)));
+    }
+    out.push('\n');
+    let mut words: Vec<String> = Vec::new();
+    for c in &game.leading_comments {
+        push_comment(c, &mut words);
+    }
+    write_line(&game.moves, first_number, first_side_to_move, !game.leading_comments.is_empty(), &mut words);
+    words.push(game.result.as_ref().map(|r| r.0.clone()).unwrap_or_else(|| "*".into()));
+    wrap(&words, &mut out);
+    out
+}
+
+/// Pushes a comment as words (so long comments wrap), or as a `;` comment ending its line
+/// when its text holds a `}`.
+fn push_comment(c: &str, words: &mut Vec<String>) {
+    if c.contains('}') {
+        words.push(format!(";{c}\n"));
+        return;
+    }
+    let parts: Vec<&str> = c.split_whitespace().collect();
+    if parts.is_empty() {
+        words.push("{}".into());
+        return;
+    }
+    let last = parts.len() - 1;
+    for (i, p) in parts.iter().enumerate() {
+        let mut w = String::new();
+        if i == 0 {
+            w.push('{');
+        }
+        w.push_str(p);
+        if i == last {
+            w.push('}');
+        }
+        words.push(w);
+    }
+}
+
+fn write_line(
+    moves: &[MoveNode],
+    number: u32,
+    first_side: bool,
+    mut need_number: bool,
+    words: &mut Vec<String>,
+) {
+    let mut n = number;
+    let mut white = first_side;
+    let mut first = true;
+    for m in moves {
+        let mut w = String::new();
+        if white {
+            w.push_str(&format!("{n}. "));
+        } else if first || need_number {
+            w.push_str(&format!("{n}... "));
+        }
+        w.push_str(&m.token);
+        words.push(w);
+        first = false;
+        need_number = false;
+        for g in &m.nags {
+            words.push(format!("${g}"));
+            need_number = true;
+        }
+        for c in &m.comments {
+            push_comment(c, words);
+            need_number = true;
+        }
+        for v in &m.variations {
+            let mut inner = Vec::new();
+            write_line(v, n, white, true, &mut inner);
+            if let Some(f) = inner.first_mut() {
+                f.insert(0, '(');
+            }
+            if let Some(l) = inner.last_mut() {
+                if l.ends_with('\n') {
+                    l.pop();
+                    l.push_str(")\n");
+                } else {
+                    l.push(')');
+                }
+            }
+            words.extend(inner);
+            need_number = true;
+        }
+        if !white {
+            n += 1;
+        }
+        white = !white;
+    }
+}
+
+/// Joins `words` with single spaces into lines of at most 80 characters (a `;` comment
+/// ends its line).
+fn wrap(words: &[String], out: &mut String) {
+    let mut line = String::new();
+    for w in words {
+        let (w, forced_break) = match w.strip_suffix('\n') {
+            Some(s) => (s, true),
+            None => (w.as_str(), false),
+        };
+        // A move number and its move stay together; other words break at spaces.
+        if !line.is_empty() && line.chars().count() + 1 + w.chars().count() > 80 {
+            out.push_str(&line);
+            out.push('\n');
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(w);
+        if forced_break {
+            out.push_str(&line);
+            out.push('\n');
+            line.clear();
+        }
+    }
+    if !line.is_empty() {
+        out.push_str(&line);
+        out.push('\n');
+    }
+}

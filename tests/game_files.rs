@@ -1,0 +1,175 @@
+//! Game files in the wild (notation-spec/movetext.md): odd encodings, escapes, comments,
+//! variations, missing results; and the canonical writer.
+
+use ravenpost::notation::game::replay;
+use ravenpost::notation::pgn::{GameReader, read_games};
+
+const GAME: &str = "[Event \"Test\"]\n[White \"Ann\"]\n[Black \"Bo\"]\n[Result \"*\"]\n[Variant \"gygax\"]\n\n\
+1. 2e3 Sa3b6 2. Rx3b6 {The Dragon takes.} U2c6 3. R:2c6 H3b7 *\n";
+
+#[test]
+fn bom_and_crlf_are_read_and_written_back_as_utf8_lf() {
+    let with = format!("\u{feff}{}", GAME.replace('\n', "\r\n"));
+    let games = read_games(&with);
+    assert_eq!(games.len(), 1);
+    let g = games.into_iter().next().unwrap().unwrap();
+    assert_eq!(g.tag("Event"), Some("Test"));
+    let out = replay(g).unwrap().canonical_text();
+    assert!(!out.contains('\r') && !out.contains('\u{feff}'));
+    assert!(out.starts_with("[Event \"Test\"]\n"));
+}
+
+#[test]
+fn latin1_player_names_are_read() {
+    let mut bytes = Vec::new();
+    bytes.extend_from_slice(b"[Event \"?\"]\n[White \"Bj");
+    bytes.push(0xf6); // ö in Latin-1
+    bytes.extend_from_slice(b"rn\"]\n[Variant \"gygax\"]\n\n1. 2e3 *\n");
+    let g = GameReader::new(&bytes[..]).next().unwrap().unwrap();
+    assert_eq!(g.tag("White"), Some("Björn"));
+    let out = replay(g).unwrap().canonical_text();
+    assert!(out.contains("[White \"Björn\"]"));
+}
+
+#[test]
+fn escaped_quotes_and_brackets_in_tag_values() {
+    let text = "[Event \"The \\\"Raven\\\" [cup] \\\\ 2026\"]\n[Variant \"gygax\"]\n\n1. 2e3 *\n";
+    let g = read_games(text).remove(0).unwrap();
+    assert_eq!(g.tag("Event"), Some("The \"Raven\" [cup] \\ 2026"));
+    let out = replay(g).unwrap().canonical_text();
+    assert!(out.contains("[Event \"The \\\"Raven\\\" [cup] \\\\ 2026\"]"), "{out}");
+    // And it reads back the same.
+    assert_eq!(read_games(&out).remove(0).unwrap().tag("Event"), Some("The \"Raven\" [cup] \\ 2026"));
+}
+
+#[test]
+fn braces_and_brackets_inside_comments() {
+    let text = "[Variant \"gygax\"]\n\n1. 2e3 {a comment with [brackets]\n[Event \"not a tag\"] still comment} \
+        Sa3b6 ; rest of line {with a brace\n2. 2f3 *\n";
+    let games = read_games(text);
+    assert_eq!(games.len(), 1, "a `[` line inside a comment does not start a game");
+    let g = games.into_iter().next().unwrap().unwrap();
+    assert_eq!(g.moves.len(), 3);
+    assert_eq!(g.moves[0].comments, vec!["a comment with [brackets] [Event \"not a tag\"] still comment"]);
+    assert_eq!(g.moves[1].comments, vec!["rest of line {with a brace"]);
+    let out = replay(g).unwrap().canonical_text();
+    // A comment holding a brace is written as a `;` comment; the file reads back the same.
+    let again = replay(read_games(&out).remove(0).unwrap()).unwrap().canonical_text();
+    assert_eq!(again, out);
+}
+
+#[test]
+fn nested_variations_are_replayed_and_kept() {
+    let text =
+        "[Variant \"gygax\"]\n\n1. 2e3 (1. 2f3 Sa3b6 (1... Sc3d6 2. 2g3) 2. 2g3) 1... Sa3b6 2. Rx3b6 *\n";
+    let g = read_games(text).remove(0).unwrap();
+    assert_eq!(g.moves[0].variations.len(), 1);
+    assert_eq!(g.moves[0].variations[0][1].variations.len(), 1);
+    let game = replay(g).unwrap();
+    let out = game.canonical_text();
+    assert!(out.contains("1. 2e3 (1. 2f3 Sa3b6 (1... Sc3d6 2. 2g3) 2. 2g3) 1... Sa3b6 2. Rx3b6 *"), "{out}");
+    // An illegal move inside a variation is reported with its place.
+    let bad = "[Variant \"gygax\"]\n\n1. 2e3 (1. 2f3 Sa3b6 (1... Sc3d5)) 1... Sa3b6 *\n";
+    let problems = replay(read_games(bad).remove(0).unwrap()).unwrap_err();
+    assert_eq!(problems.len(), 1);
+    assert_eq!((problems[0].span.line, problems[0].span.column), (3, 28));
+    assert!(problems[0].message.contains("Sc3d5"));
+}
+
+#[test]
+fn a_game_without_result_and_several_games_stream() {
+    let text = format!("[Variant \"gygax\"]\n\n1. 2e3 Sa3b6\n\n\n{GAME}\n[Variant \"gygax\"]\n1. 2e3 1-0");
+    let games: Vec<_> = GameReader::new(text.as_bytes()).collect();
+    assert_eq!(games.len(), 3);
+    let first = games[0].clone().unwrap();
+    assert_eq!(first.result, None);
+    assert_eq!(first.moves.len(), 2);
+    let out = replay(first).unwrap().canonical_text();
+    assert!(out.ends_with("1. 2e3 Sa3b6 *\n"), "{out}");
+    let third = games[2].clone().unwrap();
+    assert_eq!(third.result.as_ref().map(|r| r.0.as_str()), Some("1-0"));
+    assert_eq!(third.span.line, 14);
+}
+
+#[test]
+fn errors_carry_line_and_column() {
+    let cases: &[(&str, (usize, usize), &str)] = &[
+        ("[Variant \"gygax\"]\n\n1. 2e3 {never closed\n", (3, 8), "comment never closed"),
+        ("[Variant \"gygax\"]\n\n1. 2e3 )\n", (3, 8), "without `(`"),
+        ("[Variant \"gygax\"]\n[Variant \"gygax\"]\n\n1. 2e3 *\n", (2, 1), "given twice"),
+        ("[Variant \"gygax\"]\n\n1. 2e3 * 2f3\n", (3, 10), "after the result"),
+        ("[Variant \"gygax\"]\n\n1. 2e3 $300 *\n", (3, 8), "NAG"),
+        ("[Variant \"gygax\"]\n\n1. 2e3 & *\n", (3, 8), "unexpected `&`"),
+    ];
+    for (text, (line, col), why) in cases {
+        let e = read_games(text).remove(0).unwrap_err();
+        assert_eq!((e.line, e.column), (*line, *col), "{text}: {e}");
+        assert!(e.reason.contains(why), "{text}: {}", e.reason);
+    }
+}
+
+#[test]
+fn tag_and_result_problems() {
+    let check = |text: &str, want: &str| {
+        let problems = replay(read_games(text).remove(0).unwrap()).unwrap_err();
+        assert!(problems.iter().any(|p| p.message.contains(want)), "{text}: {problems:?}");
+    };
+    check("[Event \"x\"]\n\n1. 2e3 *\n", "no Variant tag");
+    check("[Variant \"chess\"]\n\n1. e4 *\n", "unknown variant");
+    check("[Variant \"gygax\"]\n[Ruleset \"ravenpost-9\"]\n\n1. 2e3 *\n", "unknown rule set");
+    check("[Variant \"gygax\"]\n[Result \"1-0\"]\n\n1. 2e3 *\n", "differs from the Result tag");
+    check("[Variant \"gygax\"]\n[GameOptions \"sylph-return=down\"]\n\n1. 2e3 *\n", "expected one of");
+    check("[Variant \"gygax\"]\n[SetUp \"1\"]\n\n1. 2e3 *\n", "without a FEN");
+    check("[Variant \"gygax\"]\n[FEN \"12/12 g 0 1\"]\n\n*\n", "FEN: column");
+    // A finished game must carry the result the rules give: Scarlet mates with O2a7
+    // (a-file check; the b-file Oliphant and the Clerics cover every escape).
+    let mate = "[Variant \"gygax\"]\n[FEN \"12/12/12/12/12/12/12/1c10 1o5k4/2o9/12/12/12/12/12/K11 \
+        12/12/12/12/12/12/12/1c10 s 0 1\"]\n\n1... O2a7 *\n";
+    check(mate, "the game is over (Scarlet wins by checkmate) but the result is `*`");
+    let ok = mate.replace("2a7 *", "2a7 0-1");
+    assert!(replay(read_games(&ok).remove(0).unwrap()).is_ok());
+}
+
+#[test]
+fn canonical_form_is_a_fixed_point() {
+    let g = replay(read_games(GAME).remove(0).unwrap()).unwrap();
+    let once = g.canonical_text();
+    let twice = replay(read_games(&once).remove(0).unwrap()).unwrap().canonical_text();
+    assert_eq!(once, twice);
+    assert_eq!(
+        once,
+        "[Event \"Test\"]\n[Site \"?\"]\n[Date \"????.??.??\"]\n[Round \"?\"]\n[White \"Ann\"]\n[Black \"Bo\"]\n\
+[Result \"*\"]\n[Variant \"gygax\"]\n[Ruleset \"ravenpost-1\"]\n\n\
+1. 2e3 Sa3b6 2. Rx3b6 {The Dragon takes.} 2... U2c6 3. R:2c6 H3b7 *\n"
+    );
+}
+
+#[test]
+fn long_games_wrap_at_80_columns() {
+    let v = ravenpost::variants::by_name("gygax", &[]).unwrap();
+    let mut p = v.start_position();
+    let mut tokens = Vec::new();
+    for i in 0..80 {
+        let legal = v.legal_moves(&p);
+        let m = legal[(i * 7) % legal.len()];
+        tokens.push(ravenpost::notation::san::write_move(&v, &p, &m));
+        p = v.make(&p, &m);
+        if v.outcome(&p).is_some() {
+            break;
+        }
+    }
+    let mut text = String::from("[Variant \"gygax\"]\n\n");
+    for (i, t) in tokens.iter().enumerate() {
+        if i % 2 == 0 {
+            text.push_str(&format!("{}. ", i / 2 + 1));
+        }
+        text.push_str(t);
+        text.push(' ');
+    }
+    text.push('*');
+    let g = replay(read_games(&text).remove(0).unwrap()).unwrap();
+    let out = g.canonical_text();
+    assert!(out.lines().all(|l| l.chars().count() <= 80), "{out}");
+    assert!(out.lines().count() > 5);
+    assert_eq!(g.moves.len(), tokens.len());
+}
