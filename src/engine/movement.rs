@@ -531,6 +531,47 @@ mod tests {
     }
 
     #[test]
+    fn named_shapes_and_zigzags() {
+        let offs = |a: &Atom| a.offsets(4).iter().map(|o| (o.df, o.dr)).collect::<Vec<_>>();
+        // The Griffon's slides: 4 diagonals × 2 outward directions, each through its
+        // diagonal square, never including it.
+        let g = parse_shape("bent F W", 1).unwrap().unwrap();
+        assert_eq!(g.len(), 8);
+        for a in &g {
+            let Shape::Bent { first } = a.shape else { panic!("bent") };
+            assert_eq!(a.via, Some(first));
+            assert!(first.df.abs() == 1 && first.dr.abs() == 1);
+            assert!(a.step.df == 0 || a.step.df == first.df);
+            assert!(a.step.dr == 0 || a.step.dr == first.dr);
+        }
+        // A rook without its one-square move: 4 paths starting two squares out.
+        let c = parse_shape("bent W W", 1).unwrap().unwrap();
+        assert_eq!(c.len(), 4);
+        assert!(c.iter().all(|a| offs(a)[0] == (a.step.df * 2, a.step.dr * 2)));
+        // Turning W 3: 4 × 3 × 3 paths of three steps, never straight back.
+        let t = parse_shape("turning W 3", 1).unwrap().unwrap();
+        assert_eq!(t.len(), 36);
+        assert!(t.iter().all(|a| offs(a).len() == 3 && !offs(a).contains(&(0, 0))));
+        assert_eq!(parse_shape("turning F 2", 1).unwrap().unwrap().len(), 12);
+        assert!(parse_shape("return-to-start", 1).unwrap().is_none());
+        assert!(parse_shape("bent Q W", 1).is_err());
+        assert!(parse_shape("turning W 9", 1).is_err());
+        // zB: the crooked bishop, both perpendicular partners of each diagonal.
+        let z = parse_betza("zB", 1, &[], false).unwrap();
+        assert_eq!(z.len(), 8);
+        let first = z.iter().find(|a| a.step.df == 1 && a.step.dr == 1).unwrap();
+        let path = offs(first);
+        assert!(path == vec![(1, 1), (2, 0), (3, 1), (4, 0)] || path == vec![(1, 1), (0, 2), (1, 3), (0, 4)]);
+        assert_eq!(parse_betza("zR", 1, &[], false).unwrap().len(), 8);
+        assert!(parse_betza("zN", 1, &[], false).is_err());
+        // A lame straight leap waits on its middle square (pawn double steps).
+        let d = parse_betza("mfnD", 1, &[], false).unwrap();
+        assert_eq!(d[0].via, Some(Offset::new(0, 0, 1)));
+        let a = parse_betza("mfnA", 1, &[], false).unwrap();
+        assert!(a.iter().all(|x| x.via == Some(Offset::new(0, x.step.df / 2, 1))));
+    }
+
+    #[test]
     fn bad_movement_is_refused_with_its_token() {
         assert_eq!(parse_betza("xW", 1, &[], false).unwrap_err().token, "xW");
         assert!(parse_betza("mcW", 1, &[], false).is_err());

@@ -603,8 +603,13 @@ impl Variant {
         p.halfmove_clock = if reset_clock { 0 } else { p.halfmove_clock.saturating_add(1) };
         p.flip_side();
         if p.en_passant.is_some() || new_ep.is_some() {
-            // Kept only when some enemy pawn could capture (so repetitions compare rights).
-            let keep = new_ep.filter(|ep| self.en_passant_moves(&p, *ep, p.side_to_move, None));
+            // Kept only when the side to move has a legal en passant capture, so equal
+            // positions have equal hashes and position strings (position-strings.md §4).
+            let keep = new_ep.filter(|ep| {
+                let mut caps = Vec::new();
+                self.en_passant_moves(&p, *ep, p.side_to_move, Some(&mut caps));
+                caps.iter().any(|m| self.leaves_royal_safe(&self.make(&p, m), p.side_to_move))
+            });
             p.set_en_passant(keep);
         }
         p
