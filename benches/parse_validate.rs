@@ -32,7 +32,9 @@ fn archive() -> (String, u64) {
             p = v.make(&p, &m);
             total += 1;
         }
-        text.push_str("*\n\n");
+        let result = v.outcome(&p).map(ravenpost::notation::game::result_token).unwrap_or("*");
+        text.push_str(result);
+        text.push_str("\n\n");
     }
     (text, total)
 }
