@@ -129,3 +129,23 @@ fn garbage_never_panics() {
         let _ = parse_position(&v, &START[..i]);
     }
 }
+
+#[test]
+fn start_diagram_shows_three_levels_side_by_side() {
+    let v = by_name("gygax", &[]).unwrap();
+    let d = ravenpost::notation::diagram::diagram(&v, &v.start_position(), None);
+    println!("{d}");
+    let lines: Vec<&str> = d.lines().collect();
+    assert_eq!(lines.len(), 10, "title, 8 ranks, files");
+    assert!(
+        lines[0].contains("Air (3)")
+            && lines[0].contains("Land (2)")
+            && lines[0].contains("Subterranean (1)")
+    );
+    // Rank 1 of Air, Land and Subterranean, left to right.
+    assert_eq!(
+        lines[8],
+        " 1  :  .  G  .  :  .  R  .  :  .  G  .  1      1  O  U  H  T  C  M  K  P  T  H  U  O  1      \
+1  :  .  B  .  :  .  E  .  :  .  B  .  1"
+    );
+}

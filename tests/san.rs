@@ -146,32 +146,25 @@ fn illegal_moves_say_why_and_what_is_legal() {
     }
 }
 
-/// Plays random legal games (a fixed-seed generator) and checks that writing each move
-/// and reading it back gives the same move.
-#[test]
-fn random_games_round_trip() {
-    let v = gygax();
-    let mut seed: u64 = 0x1234_5678;
-    let mut next = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
-    let mut plies = 0;
-    for _ in 0..6 {
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 48, ..Default::default() })]
+
+    /// Random legal games: each move's canonical token reads back as the same move, and
+    /// so does its long form.
+    #[test]
+    fn random_games_round_trip(choices in proptest::collection::vec(0u32..10_000, 1..70)) {
+        let v = gygax();
         let mut p = v.start_position();
-        for _ in 0..60 {
+        for c in choices {
             let legal = v.legal_moves(&p);
             if legal.is_empty() {
                 break;
             }
-            let m = legal[(next() % legal.len() as u64) as usize];
+            let m = legal[c as usize % legal.len()];
             let t = write_move(&v, &p, &m);
-            assert_eq!(read_move(&v, &p, &t), Ok(m), "{t}");
+            proptest::prop_assert_eq!(read_move(&v, &p, &t), Ok(m), "{}", t);
+            proptest::prop_assert_eq!(read_move(&v, &p, &long_form(&v, &m)), Ok(m));
             p = v.make(&p, &m);
-            plies += 1;
         }
     }
-    assert!(plies > 300);
 }

@@ -72,6 +72,21 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Show a game's position as a text diagram (all levels for Gygax Chess), with the side
+    /// to move, the last move and the result.
+    Show {
+        /// A game file (the first game in it, or the one chosen with --game).
+        file: PathBuf,
+        /// Show the position after this many plies (default: the end).
+        #[arg(long)]
+        ply: Option<usize>,
+        /// Which game of the file, counting from 1.
+        #[arg(long, default_value_t = 1)]
+        game: usize,
+        /// Print as JSON (position string, side to move, last move, result).
+        #[arg(long)]
+        json: bool,
+    },
     /// Rewrite game files in canonical form (notation-spec/movetext.md §4).
     ///
     /// A file with any problem is left as it is, and its problems are reported.
@@ -176,6 +191,44 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             }
             if !report.problems.is_empty() {
                 return Err(Failure { message: String::new(), code: 1 });
+            }
+        }
+        Command::Show { file, ply, game, json } => {
+            let g = files::load_game(&file, game).map_err(Failure::input)?;
+            let n = ply.unwrap_or(g.moves.len());
+            if n > g.moves.len() {
+                return Err(Failure::input(format!("ply {n}: the game has {} plies", g.moves.len())));
+            }
+            let pos = g.position_at(n);
+            let before = if n > 0 { Some(g.position_at(n - 1)) } else { None };
+            let last = if n > 0 { Some(g.moves[n - 1]) } else { None };
+            let last_token = match (&before, &last) {
+                (Some(b), Some(m)) => Some(crate::notation::san::write_move(&g.variant, b, m)),
+                _ => None,
+            };
+            let result = if n == g.moves.len() {
+                g.text.result.as_ref().map(|r| r.0.clone()).unwrap_or_else(|| "*".into())
+            } else {
+                "*".into()
+            };
+            if json {
+                let v = serde_json::json!({
+                    "variant": g.variant.def().slug,
+                    "ply": n,
+                    "position": crate::notation::position_string::write_position(&g.variant, &pos),
+                    "side_to_move": g.variant.def().side_name(pos.side_to_move()),
+                    "last_move": last_token,
+                    "result": result,
+                });
+                writeln!(out, "{}", serde_json::to_string_pretty(&v).expect("json")).map_err(io)?;
+            } else {
+                write!(out, "{}", crate::notation::diagram::diagram(&g.variant, &pos, last.as_ref()))
+                    .map_err(io)?;
+                writeln!(out, "{}", crate::notation::diagram::side_line(&g.variant, &pos)).map_err(io)?;
+                if let Some(t) = last_token {
+                    writeln!(out, "Last move: {t} (ply {n})").map_err(io)?;
+                }
+                writeln!(out, "Result: {result}").map_err(io)?;
             }
         }
         Command::Fmt { paths, check } => {

@@ -638,14 +638,18 @@ impl Variant {
         }
     }
 
+    /// Whether `mv`, a pseudo-legal move of `pos`, is legal. The one legality test that
+    /// [`Variant::legal_moves`] applies to every pseudo-legal move.
+    pub fn is_legal_pseudo(&self, pos: &Position, mv: &Move) -> bool {
+        self.leaves_royal_safe(&self.make(pos, mv), pos.side_to_move)
+    }
+
     /// Every legal move in `pos`, in generation order (by origin square, then atom).
     pub fn legal_moves(&self, pos: &Position) -> Vec<Move> {
         let mut out = Vec::with_capacity(128);
         self.pseudo_legal_moves(pos, &mut out);
         let filter = self.legal_filter(pos);
-        out.retain(|m| {
-            filter.safe_without_make(m) || self.leaves_royal_safe(&self.make(pos, m), pos.side_to_move)
-        });
+        out.retain(|m| filter.safe_without_make(m) || self.is_legal_pseudo(pos, m));
         out
     }
 

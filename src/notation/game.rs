@@ -12,7 +12,7 @@ use crate::variants;
 
 use super::pgn::{GameText, MoveNode, Span, write_game};
 use super::position_string::{parse_position, write_position};
-use super::san::{read_among, write_move};
+use super::san::{read_move, write_move};
 
 /// The rule set this version of ravenpost plays (`Ruleset` tag).
 pub const RULESET: &str = "ravenpost-1";
@@ -122,8 +122,7 @@ fn canonical_line(v: &Variant, start: &Position, moves: &mut [MoveNode]) {
         for var in node.variations.iter_mut() {
             canonical_line(v, &p, var);
         }
-        let legal = v.legal_moves(&p);
-        match read_among(v, &p, &legal, &node.token) {
+        match read_move(v, &p, &node.token) {
             Ok(m) => {
                 node.token = write_move(v, &p, &m);
                 p = v.make(&p, &m);
@@ -233,8 +232,7 @@ pub fn replay(text: GameText) -> Result<Game, Vec<Problem>> {
     let mut line_ok = true;
     for node in &text.moves {
         check_variations(&variant, &p, node, &mut problems);
-        let legal = variant.legal_moves(&p);
-        match read_among(&variant, &p, &legal, &node.token) {
+        match read_move(&variant, &p, &node.token) {
             Ok(m) => {
                 moves.push(m);
                 p = variant.make(&p, &m);
@@ -305,8 +303,7 @@ fn check_variations(v: &Variant, before: &Position, node: &MoveNode, problems: &
         let mut p = before.clone();
         for n in var {
             check_variations(v, &p, n, problems);
-            let legal = v.legal_moves(&p);
-            match read_among(v, &p, &legal, &n.token) {
+            match read_move(v, &p, &n.token) {
                 Ok(m) => p = v.make(&p, &m),
                 Err(e) => {
                     problems.push(move_problem(v, &p, n, &e, 0));

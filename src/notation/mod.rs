@@ -3,6 +3,7 @@
 //! Reading uses nom (its error types stay inside this module); the written forms are the
 //! canonical ones of `notation-spec/`.
 
+pub mod diagram;
 pub mod game;
 pub mod moves;
 pub mod pgn;

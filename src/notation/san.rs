@@ -350,8 +350,18 @@ fn agrees(v: &Variant, parts: &Parts, m: &Move) -> bool {
 /// [`SanError`]: the token's shape is wrong, its code unknown, no legal move matches (with
 /// the reason and the nearest legal moves), or several do (with their canonical tokens).
 pub fn read_move(v: &Variant, pos: &Position, token: &str) -> Result<Move, SanError> {
-    let legal = v.legal_moves(pos);
-    read_among(v, pos, &legal, token)
+    // Fast path: test legality only for the pseudo-legal moves the token matches.
+    let parts = split(v, pos.side_to_move(), token)?;
+    let mut pseudo = Vec::with_capacity(128);
+    v.pseudo_legal_moves(pos, &mut pseudo);
+    let mut found = pseudo.into_iter().filter(|m| agrees(v, &parts, m) && v.is_legal_pseudo(pos, m));
+    match (found.next(), found.next()) {
+        (Some(m), None) => Ok(m),
+        _ => {
+            let legal = v.legal_moves(pos);
+            read_among(v, pos, &legal, token)
+        }
+    }
 }
 
 /// [`read_move`] with the legal moves of `pos` already known.

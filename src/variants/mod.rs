@@ -659,6 +659,19 @@ fn normalise(name: &str) -> String {
 /// # Errors
 /// [`VariantError::Unknown`] listing the known names, or an option error.
 pub fn by_name(name: &str, options: &[(String, String)]) -> Result<Arc<Variant>, VariantError> {
+    type Cache = std::sync::Mutex<std::collections::HashMap<(String, Vec<(String, String)>), Arc<Variant>>>;
+    static CACHE: std::sync::OnceLock<Cache> = std::sync::OnceLock::new();
+    let key = (normalise(name), options.to_vec());
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(v) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return Ok(v.clone());
+    }
+    let v = load_by_name(name, options)?;
+    cache.lock().unwrap_or_else(|e| e.into_inner()).insert(key, v.clone());
+    Ok(v)
+}
+
+fn load_by_name(name: &str, options: &[(String, String)]) -> Result<Arc<Variant>, VariantError> {
     let wanted = normalise(name);
     for (_, text) in BUILT_IN {
         let def = read_definition(text)?;
