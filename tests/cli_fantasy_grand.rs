@@ -45,3 +45,18 @@ fn druid_without_agreement_is_refused() {
     ]);
     assert_eq!((code, out.trim()), (0, "65"));
 }
+
+#[test]
+fn validate_reads_armies_from_tags() {
+    let dir = std::env::temp_dir().join(format!("ravenpost-fgc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let game = "[Event \"Test\"]\n[Site \"?\"]\n[Date \"2026.11.29\"]\n[Round \"?\"]\n[White \"A\"]\n\
+                [Black \"B\"]\n[Result \"*\"]\n[Variant \"fantasy-grand\"]\n[WhiteArmy \"evil-horde\"]\n\
+                [BlackArmy \"druid\"]\n[GameOptions \"druid=allowed\"]\n\n1. e5 Fob7 2. Orde3 *\n";
+    let file = dir.join("horde-druid.pgn");
+    std::fs::write(&file, game).unwrap();
+    let (code, out, err) = ravenpost(&["validate", file.to_str().unwrap()]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("1 valid"), "{out}");
+}

@@ -196,6 +196,19 @@ pub fn replay(text: GameText) -> Result<Game, Vec<Problem>> {
             Vec::new()
         }
     };
+    // Fantasy Grand Chess armies: the WhiteArmy / BlackArmy tags, else the FEN's army
+    // fields (movetext.md, "WhiteArmy / BlackArmy").
+    let mut options = options;
+    for (tag, key) in [("WhiteArmy", "army-white"), ("BlackArmy", "army-black")] {
+        if let Some(a) = text.tag(tag)
+            && !options.iter().any(|(k, _)| k == key)
+        {
+            options.push((key.to_string(), a.to_string()));
+        }
+    }
+    if let Some(fen) = text.tag("FEN") {
+        options = variants::options_for_position(vname, &options, fen);
+    }
     let variant = match variants::by_name(vname, &options) {
         Ok(v) => v,
         Err(e) => {
