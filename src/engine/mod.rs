@@ -2,7 +2,8 @@
 //!
 //! No parsing of game files, no git, no I/O: the layers above ([`crate::notation`],
 //! [`crate::cli`]) do that. One generic move generator reads each variant's movement
-//! data ([`movement`]); what data cannot say sits behind the [`Rules`] trait.
+//! data ([`movement`]); what data cannot say sits behind the [`Rules`] trait, one
+//! implementation per game ([`gygax`]; [`fantasy_grand`] for Grand and Fantasy Grand Chess).
 
 pub mod def;
 pub mod fantasy_grand;

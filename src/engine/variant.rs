@@ -48,8 +48,9 @@ impl fmt::Display for EndReason {
 /// Variant behaviour the data cannot express. One implementation per game; the generic
 /// engine (atoms, tables, check) does everything else.
 pub trait Rules: Send + Sync + fmt::Debug {
-    /// Pseudo-legal moves beyond the pieces' atoms (drops, portal entries, en passant):
-    /// pushed onto `out`. Default: none.
+    /// Pseudo-legal moves beyond the pieces' atoms and en passant (drops, portal
+    /// entries, the Orc's removals): pushed onto `out`, which already holds the generic
+    /// moves (a rule may read them, e.g. to add variants of some). Default: none.
     fn extra_moves(&self, _v: &Variant, _pos: &Position, _out: &mut Vec<Move>) {}
 
     /// The result when the side to move has no legal move; `in_check` says whether its
@@ -722,9 +723,9 @@ impl Variant {
         self.pseudo_legal_moves(pos, &mut moves);
         let mover = pos.side_to_move;
         let mut n = 0;
-        let filter = self.legal_filter(pos);
+        let filter = if depth == 1 { self.legal_filter(pos) } else { LegalFilter::inactive() };
         for m in &moves {
-            if depth == 1 && filter.safe_without_make(m) {
+            if filter.safe_without_make(m) {
                 n += 1;
                 continue;
             }
@@ -763,6 +764,10 @@ struct LegalFilter {
 }
 
 impl LegalFilter {
+    fn inactive() -> LegalFilter {
+        LegalFilter { active: false, danger: SquareSet::EMPTY, hop: false, royal_kinds: 0 }
+    }
+
     #[inline]
     fn safe_without_make(&self, m: &Move) -> bool {
         if !self.active {
