@@ -126,7 +126,13 @@ impl Rules for FantasyGrandRules {
         let Some(orc) = self.orc[by.index()] else {
             return false;
         };
-        if !Self::removable(v, pos, by.opponent()).is_empty() {
+        let holds_a_piece = pos.occupied_by(by.opponent()).iter().any(|sq| {
+            pos.piece_at(sq).is_some_and(|p| {
+                let k = v.def().kind(p.kind);
+                !k.pawn && !k.royal
+            })
+        });
+        if holds_a_piece {
             return false;
         }
         let mut moves = Vec::new();
