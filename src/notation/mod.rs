@@ -8,4 +8,5 @@ pub mod game;
 pub mod moves;
 pub mod pgn;
 pub mod position_string;
+pub mod record;
 pub mod san;
