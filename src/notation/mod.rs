@@ -3,5 +3,6 @@
 //! Reading uses nom (its error types stay inside this module); the written forms are the
 //! canonical ones of `notation-spec/`.
 
+mod fidchell_fields;
 pub mod moves;
 pub mod position_string;
