@@ -169,7 +169,8 @@ impl Position {
         self.hand[side.index()][kind.index()]
     }
     /// A 64-bit hash of everything that makes positions the same for repetition
-    /// (pieces, side to move, pieces off the board); clocks are not included.
+    /// (pieces, side to move, pieces off the board, variant state); clocks are not
+    /// included.
     pub fn hash(&self) -> u64 {
         self.hash
     }
