@@ -587,6 +587,7 @@ impl Pos {
                     p.uses[i] += 1;
                     if ![0, 1, 4, 5].contains(&i) {
                         *p.captured[side(me)].get_mut(code).unwrap() -= 1;
+                        p.captured[side(me)].retain(|_, n| *n > 0);
                     }
                 }
             }
@@ -726,4 +727,71 @@ fn reference_agrees_with_every_count_of_the_perft_file() {
         }
     }
     assert!(checked >= 5);
+}
+
+/// Pseudo-random games from both starts (captures preferred, so that promotions, portal
+/// returns, King captures and successions happen): at every ply the engine's and the
+/// reference's move lists must be equal, and the reference must read the engine's
+/// position string into the same position.
+#[test]
+fn reference_agrees_along_pseudo_random_games() {
+    let mut seed: u64 = 0x5eed_f1dc;
+    let mut next = move |n: usize| {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((seed >> 33) as usize) % n
+    };
+    let mut events: BTreeMap<&str, usize> = BTreeMap::new();
+    // The last four games start from the `queen-return` position of the perft file.
+    let queen =
+        "n4k6/6q2c2/2(rp)1(s+)7/3(mk)8/11(B+)/12/1B6I3/W6W4/4(D+)5(AE)1/12/12/1K4Q5 w - - 0000/0000 - 0 20";
+    for game in 0..16 {
+        let default = game % 2 == 0;
+        let v = fidchell(if default { &[("introduction", "default")] } else { &[] });
+        let (mut e, mut r) = if game >= 12 {
+            (parse_position(&v, queen).unwrap(), read(queen))
+        } else if default {
+            (v.start_position(), default_start())
+        } else {
+            (v.start_position(), intro_start())
+        };
+        for ply in 0..400 {
+            let ours: BTreeSet<String> = r.legal().iter().map(Mv::text).collect();
+            let theirs = engine_texts(&v, &e);
+            assert_eq!(theirs, ours, "game {game} ply {ply}: {}", write_position(&v, &e));
+            let again = read(&write_position(&v, &e));
+            assert_eq!(again.board, r.board, "game {game} ply {ply}");
+            assert_eq!((again.uses, again.pending, &again.captured), (r.uses, r.pending, &r.captured));
+            let moves = v.legal_moves(&e);
+            if moves.is_empty() {
+                *events.entry("game over").or_default() += 1;
+                break;
+            }
+            let captures: Vec<_> = moves.iter().filter(|m| m.capture().is_some()).collect();
+            let queen_return = moves.iter().find(|m| long_form(&v, m).starts_with("Q_"));
+            let m = if let Some(q) = queen_return.filter(|_| next(2) == 0) {
+                *q
+            } else if !captures.is_empty() && next(3) > 0 {
+                *captures[next(captures.len())]
+            } else {
+                moves[next(moves.len())]
+            };
+            let t = long_form(&v, &m);
+            if t.starts_with("K_") {
+                *events.entry("re-introduction").or_default() += 1;
+            } else if t.starts_with("Q_") {
+                *events.entry("queen return").or_default() += 1;
+            } else if t.contains('_') && (ply >= 24 || game >= 12) {
+                *events.entry("portal entry").or_default() += 1;
+            } else if t.contains('=') {
+                *events.entry("promotion").or_default() += 1;
+            }
+            let rm = r.legal().into_iter().find(|x| x.text() == t).unwrap();
+            e = v.make(&e, &m);
+            r = r.play(&rm);
+        }
+    }
+    eprintln!("events: {events:?}");
+    for kind in ["re-introduction", "portal entry", "promotion", "queen return"] {
+        assert!(events.get(kind).copied().unwrap_or(0) > 0, "no {kind} happened: {events:?}");
+    }
 }
