@@ -350,6 +350,9 @@ fn faerie_portals_seelie_first_then_unseelie() {
     assert_eq!(entries(&v, &pos(&v, "K a1, k l1, b g12", "b", "")), set(""), "wrong order");
     assert_eq!(entries(&v, &pos(&v, "K a1, k l1, b g12", "b", "- - 0100/0000 -")), set("Y_h12"));
     assert_eq!(entries(&v, &pos(&v, "K a1, k l1, b g12", "b", "- - 0100/0200 -")), set(""));
+    assert_eq!(entries(&v, &pos(&v, "K a1, k l1, b h12", "b", "- - 0100/0000 -")), set(""), "occupied");
+    assert_eq!(entries(&v, &pos(&v, "K a1, k l1, d g12", "b", "- - 0100/0000 -")), set(""), "no opener");
+    assert_eq!(entries(&v, &pos(&v, "K a1, k l1, q i11", "b", "- - 0100/0000 -")), set("Y_h12"));
 }
 
 #[test]

@@ -332,7 +332,7 @@ impl FidchellRules {
     }
 
     fn unicorn_jumps(&self, pos: &Position, side: Side, out: &mut Vec<Move>) {
-        for from in self.pieces_of(pos, side, self.unicorn).collect::<Vec<_>>() {
+        for from in self.pieces_of(pos, side, self.unicorn) {
             for (df, dr) in [(0, 1), (0, -1), (1, 0), (-1, 0)] {
                 let mut at = from;
                 let mut jumped = false;
@@ -381,7 +381,7 @@ impl FidchellRules {
     }
 
     fn wyvern_leaps(&self, pos: &Position, side: Side, out: &mut Vec<Move>) {
-        for from in self.pieces_of(pos, side, self.wyvern).collect::<Vec<_>>() {
+        for from in self.pieces_of(pos, side, self.wyvern) {
             for off in Self::wyvern_offsets() {
                 let Some(to) = self.dims.offset(from, off) else { continue };
                 match Piece::unpack(pos.board[to.index()]) {
