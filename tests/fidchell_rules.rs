@@ -541,3 +541,18 @@ fn stalemate_is_a_draw() {
     assert!(v.legal_moves(&p).is_empty());
     assert_eq!(v.outcome(&p), Some(Outcome::Draw { reason: EndReason::Stalemate }));
 }
+
+#[test]
+fn the_definition_has_33_kinds_and_documents_its_rulings() {
+    let v = fidchell();
+    assert_eq!(v.def().kinds.len(), 33);
+    assert_eq!(v.def().kinds.iter().filter(|k| k.promotion.is_some()).count(), 10);
+    let doc = ravenpost::variants::FIDCHELL_MD;
+    assert!(doc.contains("**(ruling)**"));
+    for code in v.def().kinds.iter().map(|k| k.code.as_str()) {
+        assert!(
+            doc.contains(&format!("| {code} |")) || doc.contains(&format!("{code},")),
+            "{code} documented"
+        );
+    }
+}
