@@ -5,6 +5,7 @@
 //! data ([`movement`]); what data cannot say sits behind the [`Rules`] trait.
 
 pub mod def;
+pub mod fidchell;
 pub mod geometry;
 pub mod gygax;
 pub mod movement;

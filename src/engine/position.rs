@@ -7,6 +7,11 @@ use super::piece::{Piece, PieceKind, Side};
 /// fewer than 50).
 pub const MAX_KINDS: usize = 64;
 
+/// Bytes of variant-specific state a position carries beyond board, hands and clocks
+/// (Fidchell: portal uses, the Queen's right of return, captured pieces by kind; see
+/// [`crate::engine::fidchell`]). Each byte is part of the hash.
+pub const VARIANT_STATE_LEN: usize = 40;
+
 /// A move of any of our games. Squares are of the game's board; kinds of its variant.
 ///
 /// The move carries what it captures, so it can be written (`x`) and checked without
@@ -45,26 +50,40 @@ pub enum Move {
         /// Where it is placed.
         to: Square,
     },
+    /// A piece from off the board takes the place of an own piece, which leaves the field
+    /// for good (Fidchell: the King's re-introduction, the Queen's return; rulings
+    /// §3.7–3.8). Written as a drop on that square: `K_f5`.
+    Replace {
+        /// The placed piece's kind.
+        piece: PieceKind,
+        /// The square of the piece it replaces.
+        to: Square,
+        /// The kind of the replaced own piece.
+        replaced: PieceKind,
+    },
 }
 
 impl Move {
     /// The kind of the piece that moves (or captures, or is placed).
     pub fn piece(&self) -> PieceKind {
         match *self {
-            Move::Normal { piece, .. } | Move::Remote { piece, .. } | Move::Drop { piece, .. } => piece,
+            Move::Normal { piece, .. }
+            | Move::Remote { piece, .. }
+            | Move::Drop { piece, .. }
+            | Move::Replace { piece, .. } => piece,
         }
     }
     /// The origin square, if the piece was on the board.
     pub fn from(&self) -> Option<Square> {
         match *self {
             Move::Normal { from, .. } | Move::Remote { from, .. } => Some(from),
-            Move::Drop { .. } => None,
+            Move::Drop { .. } | Move::Replace { .. } => None,
         }
     }
     /// The square the move acts on: destination, capture target, or placement square.
     pub fn to(&self) -> Square {
         match *self {
-            Move::Normal { to, .. } | Move::Drop { to, .. } => to,
+            Move::Normal { to, .. } | Move::Drop { to, .. } | Move::Replace { to, .. } => to,
             Move::Remote { target, .. } => target,
         }
     }
@@ -73,7 +92,7 @@ impl Move {
         match *self {
             Move::Normal { capture, .. } => capture,
             Move::Remote { capture, .. } => Some(capture),
-            Move::Drop { .. } => None,
+            Move::Drop { .. } | Move::Replace { .. } => None,
         }
     }
     /// The promotion kind, if the move promotes.
@@ -97,6 +116,8 @@ pub struct Position {
     pub(crate) fullmove_number: u16,
     pub(crate) hand: [[u8; MAX_KINDS]; 2],
     pub(crate) hash: u64,
+    /// Variant-specific state, all zero unless the variant's rules use it.
+    pub(crate) variant_state: [u8; VARIANT_STATE_LEN],
 }
 
 impl std::fmt::Debug for Position {
@@ -148,7 +169,8 @@ impl Position {
         self.hand[side.index()][kind.index()]
     }
     /// A 64-bit hash of everything that makes positions the same for repetition
-    /// (pieces, side to move, pieces off the board); clocks are not included.
+    /// (pieces, side to move, pieces off the board, variant state); clocks are not
+    /// included.
     pub fn hash(&self) -> u64 {
         self.hash
     }
@@ -163,6 +185,7 @@ impl Position {
             fullmove_number: 1,
             hand: [[0; MAX_KINDS]; 2],
             hash: 0,
+            variant_state: [0; VARIANT_STATE_LEN],
         };
         if side_to_move == Side::Black {
             p.hash ^= zobrist().side;
@@ -194,6 +217,19 @@ impl Position {
         self.hand[side.index()][kind.index()] = n;
     }
 
+    /// The variant-specific state bytes (their meaning is the variant's rules').
+    pub fn variant_state(&self) -> &[u8; VARIANT_STATE_LEN] {
+        &self.variant_state
+    }
+
+    /// Sets variant-state byte `i` to `value`, keeping the hash up to date.
+    pub(crate) fn set_variant_byte(&mut self, i: usize, value: u8) {
+        let z = zobrist();
+        let old = self.variant_state[i];
+        self.hash ^= z.variant(i, old) ^ z.variant(i, value);
+        self.variant_state[i] = value;
+    }
+
     pub(crate) fn flip_side(&mut self) {
         if self.side_to_move == Side::Black {
             self.fullmove_number = self.fullmove_number.saturating_add(1);
@@ -208,6 +244,7 @@ pub(crate) struct Zobrist {
     pieces: Vec<u64>,
     hands: Vec<u64>,
     side: u64,
+    variant: Vec<u64>,
 }
 
 impl Zobrist {
@@ -218,6 +255,10 @@ impl Zobrist {
     #[inline]
     fn hand(&self, side: Side, kind: PieceKind, n: u8) -> u64 {
         if n == 0 { 0 } else { self.hands[(side.index() * MAX_KINDS + kind.index()) * 256 + n as usize] }
+    }
+    #[inline]
+    fn variant(&self, i: usize, value: u8) -> u64 {
+        if value == 0 { 0 } else { self.variant[i * 256 + value as usize] }
     }
 }
 
@@ -236,6 +277,9 @@ pub(crate) fn zobrist() -> &'static Zobrist {
         let pieces = (0..2 * MAX_KINDS * SQUARE_COUNT).map(|_| next()).collect();
         let hands = (0..2 * MAX_KINDS * 256).map(|_| next()).collect();
         let side = next();
-        Zobrist { pieces, hands, side }
+        // Drawn after the others, so the hashes of positions without variant state stay
+        // what they were.
+        let variant = (0..VARIANT_STATE_LEN * 256).map(|_| next()).collect();
+        Zobrist { pieces, hands, side, variant }
     })
 }

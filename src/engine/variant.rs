@@ -34,6 +34,9 @@ pub enum EndReason {
     Checkmate,
     /// The side to move is not in check and has no legal move.
     Stalemate,
+    /// The side to move's royal piece was captured and nothing may take its place
+    /// (Fidchell, rulings §3.8).
+    RoyalCaptured,
 }
 
 impl fmt::Display for EndReason {
@@ -41,6 +44,7 @@ impl fmt::Display for EndReason {
         f.write_str(match self {
             EndReason::Checkmate => "checkmate",
             EndReason::Stalemate => "stalemate",
+            EndReason::RoyalCaptured => "king captured",
         })
     }
 }
@@ -55,6 +59,39 @@ pub trait Rules: Send + Sync + fmt::Debug {
     /// The result when the side to move has no legal move; `in_check` says whether its
     /// royal piece is attacked.
     fn no_legal_moves(&self, pos: &Position, in_check: bool) -> Outcome;
+
+    /// Fills in what the start position holds beyond the definition's setup (pieces in
+    /// hand or reserve, variant state). Default: nothing.
+    fn init_start(&self, _v: &Variant, _pos: &mut Position) {}
+
+    /// The variant's own legality: keeps the legal moves of `moves` (all pseudo-legal in
+    /// `pos`) and returns `true`; or returns `false` (the default) to let the engine apply
+    /// the usual rule that no move may leave the mover's royal piece attacked.
+    fn filter_legal(&self, _v: &Variant, _pos: &Position, _moves: &mut Vec<Move>) -> bool {
+        false
+    }
+
+    /// Whether [`Rules::filter_legal`] decides legality for this variant (so one move's
+    /// legality cannot be judged alone). Default: no.
+    fn own_legality(&self) -> bool {
+        false
+    }
+
+    /// Attacks the movement tables do not show (Fidchell: the Unicorn's jump, the
+    /// Wyvern's long leaps): whether `by` could capture on `target`. Default: none.
+    fn extra_attack(&self, _v: &Variant, _pos: &Position, _target: Square, _by: Side) -> bool {
+        false
+    }
+
+    /// Updates variant state once `mv` has been played from `before` into `after`
+    /// (before the side to move changes). Default: nothing.
+    fn after_make(&self, _v: &Variant, _before: &Position, _mv: &Move, _after: &mut Position) {}
+
+    /// Whether a position may be set up with the side not to move in check (Fidchell:
+    /// a King may be left attacked while a successor is on the field). Default: no.
+    fn allows_royal_left_attacked(&self) -> bool {
+        false
+    }
 }
 
 /// A variant ready to play: its definition, precomputed tables and rules.
@@ -126,7 +163,10 @@ impl Variant {
 
     /// The start position.
     pub fn start_position(&self) -> Position {
-        self.setup(&self.def.setup, Side::White, &[]).expect("built-in setups are valid (tested)")
+        let mut pos =
+            self.setup(&self.def.setup, Side::White, &[]).expect("built-in setups are valid (tested)");
+        self.rules.init_start(self, &mut pos);
+        pos
     }
 
     /// A position with `pieces` on the board, `side` to move and `hand` (side, kind,
@@ -167,6 +207,7 @@ impl Variant {
             pos.set_hand(s, k, n);
         }
         if let Some(k) = pos.royal[side.opponent().index()]
+            && !self.rules.allows_royal_left_attacked()
             && self.attacked(&pos, k, side)
         {
             return Err(SetupError::OpponentInCheck);
@@ -242,7 +283,7 @@ impl Variant {
                 }
             }
         }
-        false
+        self.rules.extra_attack(self, pos, target, by)
     }
 
     /// Whether the side to move is in check.
@@ -387,8 +428,17 @@ impl Variant {
                 }
                 reset_clock = true;
             }
+            Move::Replace { piece, to, .. } => {
+                p.take(to);
+                p.put(to, Piece::new(side, piece));
+                if self.is_royal(piece) {
+                    p.royal[side.index()] = Some(to);
+                }
+                reset_clock = true;
+            }
         }
         p.halfmove_clock = if reset_clock { 0 } else { p.halfmove_clock.saturating_add(1) };
+        self.rules.after_make(self, pos, mv, &mut p);
         p.flip_side();
         p
     }
@@ -401,9 +451,14 @@ impl Variant {
         }
     }
 
-    /// Whether `mv`, a pseudo-legal move of `pos`, is legal. The one legality test that
-    /// [`Variant::legal_moves`] applies to every pseudo-legal move.
+    /// Whether `mv`, a pseudo-legal move of `pos`, is legal. For variants with the usual
+    /// rule this tests the one move; a variant with its own legality
+    /// ([`Rules::own_legality`], which can depend on the other moves, as Fidchell's
+    /// compulsory King capture does) has the whole list computed.
     pub fn is_legal_pseudo(&self, pos: &Position, mv: &Move) -> bool {
+        if self.rules.own_legality() {
+            return self.legal_moves(pos).contains(mv);
+        }
         self.leaves_royal_safe(&self.make(pos, mv), pos.side_to_move)
     }
 
@@ -411,7 +466,9 @@ impl Variant {
     pub fn legal_moves(&self, pos: &Position) -> Vec<Move> {
         let mut out = Vec::with_capacity(128);
         self.pseudo_legal_moves(pos, &mut out);
-        out.retain(|m| self.is_legal_pseudo(pos, m));
+        if !self.rules.filter_legal(self, pos, &mut out) {
+            out.retain(|m| self.is_legal_pseudo(pos, m));
+        }
         out
     }
 
@@ -438,6 +495,12 @@ impl Variant {
         }
         let mut moves = Vec::with_capacity(128);
         self.pseudo_legal_moves(pos, &mut moves);
+        if self.rules.filter_legal(self, pos, &mut moves) {
+            if depth == 1 {
+                return moves.len() as u64;
+            }
+            return moves.iter().map(|m| self.perft(&self.make(pos, m), depth - 1)).sum();
+        }
         let mover = pos.side_to_move;
         let mut n = 0;
         for m in &moves {

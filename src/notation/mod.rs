@@ -4,6 +4,7 @@
 //! canonical ones of `notation-spec/`.
 
 pub mod diagram;
+mod fidchell_fields;
 pub mod game;
 pub mod moves;
 pub mod pgn;

@@ -7,6 +7,7 @@
 //! | promotion | `W2c7-2c8=H` |
 //! | capture without moving | `R3f5:2f4` (the piece stays on `3f5`) |
 //! | drop / placement | `W_c3` |
+//! | replacement (Fidchell King, Queen) | `K_f5` (the square of the replaced piece) |
 //!
 //! Piece codes of more than one letter are written as they are (`Mk2c2-2c3`). The SAN
 //! short form and its reader come with the game-file notation (`notation-spec/moves.md`).
@@ -35,6 +36,8 @@ pub fn long_form(variant: &Variant, mv: &Move) -> String {
         Move::Remote { piece, from, target, .. } => {
             format!("{}{}:{}", def.kind(piece).code, d.name(from), d.name(target))
         }
-        Move::Drop { piece, to } => format!("{}_{}", def.kind(piece).code, d.name(to)),
+        Move::Drop { piece, to } | Move::Replace { piece, to, .. } => {
+            format!("{}_{}", def.kind(piece).code, d.name(to))
+        }
     }
 }

@@ -15,6 +15,7 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 
+use crate::engine::fidchell::{DEFAULT_ARRANGEMENT, FidchellRules, INTRODUCTION_RANK};
 use crate::engine::gygax::GygaxRules;
 use crate::engine::movement::parse_betza;
 use crate::engine::{
@@ -26,7 +27,10 @@ use crate::notation::position_string::{PositionError, RankOrder, parse_placement
 pub const GYGAX_MD: &str = include_str!("gygax.md");
 
 /// Every built-in variant: (slug, definition file text).
-pub const BUILT_IN: &[(&str, &str)] = &[("gygax", GYGAX_MD)];
+pub const BUILT_IN: &[(&str, &str)] = &[("gygax", GYGAX_MD), ("fidchell", FIDCHELL_MD)];
+
+/// The Gygax's Fidchell definition and rules document.
+pub const FIDCHELL_MD: &str = include_str!("fidchell.md");
 
 /// Why a variant could not be found or built.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -373,6 +377,9 @@ pub fn options_of(slug: &str) -> &'static [(&'static str, &'static [&'static str
         // Rulings §2.2: the Sylph's return goes to its own empty start squares only;
         // `above` also allows the Air square directly above it, as some programs do.
         "gygax" => &[("sylph-return", &["start-squares", "above"])],
+        // Rulings §3.3: `phase` plays the introduction phase; `default` starts with the
+        // default arrangement on the third ranks.
+        "fidchell" => &[("introduction", &["phase", "default"])],
         _ => &[],
     }
 }
@@ -399,15 +406,44 @@ fn apply_options(def: &mut GameDef, options: &[(String, String)]) -> Result<(), 
             let extra = parse_betza("mO", land, &[1], false).expect("valid movement");
             def.kinds[sylph.index()].atoms.extend(extra);
         }
+        if def.slug == "fidchell" && k == "introduction" && v == "default" {
+            place_default_arrangement(def)?;
+        }
+    }
+    Ok(())
+}
+
+/// Puts Fidchell's default arrangement (rulings §3.3) on both third ranks.
+fn place_default_arrangement(def: &mut GameDef) -> Result<(), VariantError> {
+    for side in crate::engine::Side::ALL {
+        for (file, code) in DEFAULT_ARRANGEMENT.iter().enumerate() {
+            let kind = def
+                .kind_by_code(code)
+                .ok_or_else(|| VariantError::Option(format!("introduction=default: no piece `{code}`")))?;
+            let sq = def
+                .dims
+                .square_at(0, file as i32, INTRODUCTION_RANK[side.index()] as i32)
+                .ok_or_else(|| VariantError::Option("introduction=default: board too small".into()))?;
+            if def.setup.iter().any(|(s, _)| *s == sq) {
+                return Err(VariantError::Option(format!(
+                    "introduction=default: {} is taken",
+                    def.dims.name(sq)
+                )));
+            }
+            def.setup.push((sq, crate::engine::Piece::new(side, kind)));
+        }
     }
     Ok(())
 }
 
 /// The rules implementation for a definition's slug: the part of a game its data
 /// cannot say. A definition file may redefine pieces and setup, not these.
-fn rules_for(slug: &str) -> Result<Box<dyn Rules>, VariantError> {
-    match slug {
+fn rules_for(def: &GameDef) -> Result<Box<dyn Rules>, VariantError> {
+    match def.slug.as_str() {
         "gygax" => Ok(Box::new(GygaxRules)),
+        "fidchell" => {
+            Ok(Box::new(FidchellRules::new(def).map_err(|e| VariantError::Invalid(e.to_string()))?))
+        }
         other => Err(VariantError::Invalid(format!("no rules for variant `{other}`"))),
     }
 }
@@ -419,7 +455,7 @@ fn rules_for(slug: &str) -> Result<Box<dyn Rules>, VariantError> {
 /// when ravenpost has no rules for the definition's slug.
 pub fn build(mut def: GameDef, options: &[(String, String)]) -> Result<Arc<Variant>, VariantError> {
     apply_options(&mut def, options)?;
-    let rules = rules_for(&def.slug)?;
+    let rules = rules_for(&def)?;
     Ok(Variant::new(def, rules))
 }
 
