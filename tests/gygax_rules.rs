@@ -34,7 +34,7 @@ fn dests(v: &Variant, pos: &str, from: &str) -> BTreeSet<String> {
                 s
             }
             Move::Remote { target, .. } => format!(":{}", d.name(target)),
-            Move::Drop { .. } | Move::EnPassant { .. } | Move::Removal { .. } => unreachable!(),
+            _ => unreachable!(),
         })
         .collect()
 }

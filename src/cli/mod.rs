@@ -33,7 +33,7 @@ enum Command {
     ///
     /// The last line printed is the node count. The last ply is counted in bulk.
     Perft {
-        /// Variant name: gygax (alias dragonchess), grand, fantasy-grand.
+        /// Variant name: gygax (alias dragonchess), fidchell, grand, fantasy-grand.
         variant: String,
         /// Depth in plies (0 or more).
         depth: u32,
@@ -43,14 +43,14 @@ enum Command {
         /// Print each legal move with the count of its subtree first.
         #[arg(long)]
         divide: bool,
-        /// Game option K=V (repeatable), e.g. sylph-return=above, army-white=elves,
-        /// army-black=evil-horde, druid=allowed.
+        /// Game option K=V (repeatable), e.g. sylph-return=above, introduction=default,
+        /// army-white=elves, army-black=evil-horde, druid=allowed.
         #[arg(long = "option", value_name = "K=V")]
         options: Vec<String>,
     },
     /// List every legal move of a position, one a line, in long form.
     Moves {
-        /// Variant name: gygax (alias dragonchess).
+        /// Variant name: gygax (alias dragonchess) or fidchell.
         variant: String,
         /// The position string (default: the start position).
         #[arg(long, value_name = "POS")]

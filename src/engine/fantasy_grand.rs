@@ -118,14 +118,20 @@ impl Rules for FantasyGrandRules {
         }
     }
 
-    fn extra_royal_attacks(&self) -> bool {
-        self.orc.iter().any(Option::is_some)
+    fn legality_shortcut(&self) -> bool {
+        // The Orc's check is not a capture of the movement tables.
+        self.orc.iter().all(Option::is_none)
     }
 
-    fn royal_attacked(&self, v: &Variant, pos: &Position, _royal: Square, by: Side) -> bool {
+    /// The Orc's check (rulings §4.6): `target` is the royal square of a side without
+    /// non-pawn, non-royal pieces, and an Orc of `by` has a move ending in its zone.
+    fn extra_attack(&self, v: &Variant, pos: &Position, target: Square, by: Side) -> bool {
         let Some(orc) = self.orc[by.index()] else {
             return false;
         };
+        if pos.royal_square(by.opponent()) != Some(target) {
+            return false;
+        }
         let holds_a_piece = pos.occupied_by(by.opponent()).iter().any(|sq| {
             pos.piece_at(sq).is_some_and(|p| {
                 let k = v.def().kind(p.kind);

@@ -7,6 +7,7 @@
 
 pub mod def;
 pub mod fantasy_grand;
+pub mod fidchell;
 pub mod geometry;
 pub mod gygax;
 pub mod movement;

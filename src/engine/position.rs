@@ -7,6 +7,11 @@ use super::piece::{Piece, PieceKind, Side};
 /// fewer than 50).
 pub const MAX_KINDS: usize = 64;
 
+/// Bytes of variant-specific state a position carries beyond board, hands and clocks
+/// (Fidchell: portal uses, the Queen's right of return, captured pieces by kind; see
+/// [`crate::engine::fidchell`]). Each byte is part of the hash.
+pub const VARIANT_STATE_LEN: usize = 40;
+
 /// A move of any of our games. Squares are of the game's board; kinds of its variant.
 ///
 /// The move carries what it captures, so it can be written (`x`) and checked without
@@ -81,6 +86,17 @@ pub enum Move {
         /// Where it is placed.
         to: Square,
     },
+    /// A piece from off the board takes the place of an own piece, which leaves the field
+    /// for good (Fidchell: the King's re-introduction, the Queen's return; rulings
+    /// §3.7–3.8). Written as a drop on that square: `K_f5`.
+    Replace {
+        /// The placed piece's kind.
+        piece: PieceKind,
+        /// The square of the piece it replaces.
+        to: Square,
+        /// The kind of the replaced own piece.
+        replaced: PieceKind,
+    },
 }
 
 impl Move {
@@ -91,7 +107,8 @@ impl Move {
             | Move::Remote { piece, .. }
             | Move::Drop { piece, .. }
             | Move::EnPassant { piece, .. }
-            | Move::Removal { piece, .. } => piece,
+            | Move::Removal { piece, .. }
+            | Move::Replace { piece, .. } => piece,
         }
     }
     /// The origin square, if the piece was on the board.
@@ -101,7 +118,7 @@ impl Move {
             | Move::Remote { from, .. }
             | Move::EnPassant { from, .. }
             | Move::Removal { from, .. } => Some(from),
-            Move::Drop { .. } => None,
+            Move::Drop { .. } | Move::Replace { .. } => None,
         }
     }
     /// The square the move acts on: destination, capture target, or placement square.
@@ -109,6 +126,7 @@ impl Move {
         match *self {
             Move::Normal { to, .. }
             | Move::Drop { to, .. }
+            | Move::Replace { to, .. }
             | Move::EnPassant { to, .. }
             | Move::Removal { to, .. } => to,
             Move::Remote { target, .. } => target,
@@ -120,7 +138,7 @@ impl Move {
             Move::Normal { capture, .. } => capture,
             Move::Remote { capture, .. } | Move::EnPassant { capture, .. } => Some(capture),
             Move::Removal { capture, .. } => capture.map(|c| c.1),
-            Move::Drop { .. } => None,
+            Move::Drop { .. } | Move::Replace { .. } => None,
         }
     }
     /// The promotion kind, if the move promotes.
@@ -154,6 +172,8 @@ pub struct Position {
     pub(crate) hand: [[u8; MAX_KINDS]; 2],
     pub(crate) hash: u64,
     pub(crate) en_passant: Option<EnPassant>,
+    /// Variant-specific state, all zero unless the variant's rules use it.
+    pub(crate) variant_state: [u8; VARIANT_STATE_LEN],
 }
 
 impl std::fmt::Debug for Position {
@@ -210,7 +230,8 @@ impl Position {
         self.en_passant
     }
     /// A 64-bit hash of everything that makes positions the same for repetition
-    /// (pieces, side to move, pieces off the board, en passant right); clocks are not included.
+    /// (pieces, side to move, pieces off the board, variant state, en passant right);
+    /// clocks are not included.
     pub fn hash(&self) -> u64 {
         self.hash
     }
@@ -226,6 +247,7 @@ impl Position {
             hand: [[0; MAX_KINDS]; 2],
             hash: 0,
             en_passant: None,
+            variant_state: [0; VARIANT_STATE_LEN],
         };
         if side_to_move == Side::Black {
             p.hash ^= zobrist().side;
@@ -267,6 +289,19 @@ impl Position {
         self.en_passant = ep;
     }
 
+    /// The variant-specific state bytes (their meaning is the variant's rules').
+    pub fn variant_state(&self) -> &[u8; VARIANT_STATE_LEN] {
+        &self.variant_state
+    }
+
+    /// Sets variant-state byte `i` to `value`, keeping the hash up to date.
+    pub(crate) fn set_variant_byte(&mut self, i: usize, value: u8) {
+        let z = zobrist();
+        let old = self.variant_state[i];
+        self.hash ^= z.variant(i, old) ^ z.variant(i, value);
+        self.variant_state[i] = value;
+    }
+
     pub(crate) fn flip_side(&mut self) {
         if self.side_to_move == Side::Black {
             self.fullmove_number = self.fullmove_number.saturating_add(1);
@@ -282,6 +317,7 @@ pub(crate) struct Zobrist {
     hands: Vec<u64>,
     eps: Vec<u64>,
     side: u64,
+    variant: Vec<u64>,
 }
 
 impl Zobrist {
@@ -296,6 +332,10 @@ impl Zobrist {
     #[inline]
     fn hand(&self, side: Side, kind: PieceKind, n: u8) -> u64 {
         if n == 0 { 0 } else { self.hands[(side.index() * MAX_KINDS + kind.index()) * 256 + n as usize] }
+    }
+    #[inline]
+    fn variant(&self, i: usize, value: u8) -> u64 {
+        if value == 0 { 0 } else { self.variant[i * 256 + value as usize] }
     }
 }
 
@@ -314,7 +354,10 @@ pub(crate) fn zobrist() -> &'static Zobrist {
         let pieces = (0..2 * MAX_KINDS * SQUARE_COUNT).map(|_| next()).collect();
         let hands = (0..2 * MAX_KINDS * 256).map(|_| next()).collect();
         let side = next();
+        // Drawn after the others, so the hashes of positions without variant state stay
+        // what they were.
+        let variant = (0..VARIANT_STATE_LEN * 256).map(|_| next()).collect();
         let eps = (0..SQUARE_COUNT).map(|_| next()).collect();
-        Zobrist { pieces, hands, eps, side }
+        Zobrist { pieces, hands, eps, side, variant }
     })
 }

@@ -34,6 +34,9 @@ pub enum EndReason {
     Checkmate,
     /// The side to move is not in check and has no legal move.
     Stalemate,
+    /// The side to move's royal piece was captured and nothing may take its place
+    /// (Fidchell, rulings §3.8).
+    RoyalCaptured,
 }
 
 impl fmt::Display for EndReason {
@@ -41,6 +44,7 @@ impl fmt::Display for EndReason {
         f.write_str(match self {
             EndReason::Checkmate => "checkmate",
             EndReason::Stalemate => "stalemate",
+            EndReason::RoyalCaptured => "king captured",
         })
     }
 }
@@ -57,17 +61,45 @@ pub trait Rules: Send + Sync + fmt::Debug {
     /// royal piece is attacked.
     fn no_legal_moves(&self, pos: &Position, in_check: bool) -> Outcome;
 
-    /// Whether this game has ways to attack a royal piece beyond the pieces' captures
-    /// ([`Rules::royal_attacked`]). Default: no. When yes, every move's legality is
-    /// checked by making it (no shortcut).
-    fn extra_royal_attacks(&self) -> bool {
+    /// Fills in what the start position holds beyond the definition's setup (pieces in
+    /// hand or reserve, variant state). Default: nothing.
+    fn init_start(&self, _v: &Variant, _pos: &mut Position) {}
+
+    /// The variant's own legality: keeps the legal moves of `moves` (all pseudo-legal in
+    /// `pos`) and returns `true`; or returns `false` (the default) to let the engine apply
+    /// the usual rule that no move may leave the mover's royal piece attacked.
+    fn filter_legal(&self, _v: &Variant, _pos: &Position, _moves: &mut Vec<Move>) -> bool {
         false
     }
 
-    /// Whether `by` attacks the royal piece on `royal` in a way the pieces' captures do
-    /// not show (the Fantasy Grand Chess Orc, rulings §4.6). Called only when
-    /// [`Rules::extra_royal_attacks`] says so. Default: no.
-    fn royal_attacked(&self, _v: &Variant, _pos: &Position, _royal: Square, _by: Side) -> bool {
+    /// Whether [`Rules::filter_legal`] decides legality for this variant (so one move's
+    /// legality cannot be judged alone). Default: no.
+    fn own_legality(&self) -> bool {
+        false
+    }
+
+    /// Attacks the movement tables do not show (Fidchell: the Unicorn's jump, the
+    /// Wyvern's long leaps): whether `by` could capture on `target`. Default: none.
+    fn extra_attack(&self, _v: &Variant, _pos: &Position, _target: Square, _by: Side) -> bool {
+        false
+    }
+
+    /// Updates variant state once `mv` has been played from `before` into `after`
+    /// (before the side to move changes). Default: nothing.
+    fn after_make(&self, _v: &Variant, _before: &Position, _mv: &Move, _after: &mut Position) {}
+
+    /// Whether a position may be set up with the side not to move in check (Fidchell:
+    /// a King may be left attacked while a successor is on the field). Default: no.
+    fn allows_royal_left_attacked(&self) -> bool {
+        false
+    }
+
+    /// Whether the engine may judge a move legal without making it: when the mover is not
+    /// in check, a plain move of a non-royal piece that leaves (and, for hoppers, enters)
+    /// no square on an enemy piece's path to the mover's royal piece (see `LegalFilter`).
+    /// Only sound when every attack is a capture of the movement tables (no
+    /// [`Rules::extra_attack`], no freezing). Default: no.
+    fn legality_shortcut(&self) -> bool {
         false
     }
 }
@@ -88,8 +120,6 @@ pub struct Variant {
     has_en_passant: bool,
     /// Whether legality may be decided without making the move (see [`LegalFilter`]).
     shortcut: bool,
-    /// [`Rules::extra_royal_attacks`], asked once.
-    extra_attacks: bool,
 }
 
 impl fmt::Debug for Variant {
@@ -147,19 +177,8 @@ impl Variant {
             start_count[p.kind.index()][p.side.index()] += 1;
         }
         let has_en_passant = def.kinds.iter().any(|k| k.en_passant);
-        let extra_attacks = rules.extra_royal_attacks();
-        let shortcut = freezer.is_none() && !extra_attacks;
-        Arc::new(Variant {
-            def,
-            tables,
-            rules,
-            freezer,
-            royal_kinds,
-            start_count,
-            has_en_passant,
-            shortcut,
-            extra_attacks,
-        })
+        let shortcut = freezer.is_none() && rules.legality_shortcut() && !rules.own_legality();
+        Arc::new(Variant { def, tables, rules, freezer, royal_kinds, start_count, has_en_passant, shortcut })
     }
 
     /// The variant's definition.
@@ -169,7 +188,10 @@ impl Variant {
 
     /// The start position.
     pub fn start_position(&self) -> Position {
-        self.setup(&self.def.setup, Side::White, &[]).expect("built-in setups are valid (tested)")
+        let mut pos =
+            self.setup(&self.def.setup, Side::White, &[]).expect("built-in setups are valid (tested)");
+        self.rules.init_start(self, &mut pos);
+        pos
     }
 
     /// A position with `pieces` on the board, `side` to move and `hand` (side, kind,
@@ -210,7 +232,8 @@ impl Variant {
             pos.set_hand(s, k, n);
         }
         if let Some(k) = pos.royal[side.opponent().index()]
-            && self.royal_attacked(&pos, k, side)
+            && !self.rules.allows_royal_left_attacked()
+            && self.attacked(&pos, k, side)
         {
             return Err(SetupError::OpponentInCheck);
         }
@@ -266,13 +289,6 @@ impl Variant {
         if let Some(ep) = pos.en_passant {
             self.en_passant_moves(pos, ep, pos.side_to_move, Some(out));
         }
-    }
-
-    /// Whether `by` attacks the royal piece on `royal`: a capture onto it, or a rule's
-    /// extra attack ([`Rules::royal_attacked`]).
-    pub fn royal_attacked(&self, pos: &Position, royal: Square, by: Side) -> bool {
-        self.attacked(pos, royal, by)
-            || (self.extra_attacks && self.rules.royal_attacked(self, pos, royal, by))
     }
 
     /// Sets the clocks of `pos` (used when reading position strings).
@@ -347,14 +363,14 @@ impl Variant {
                 }
             }
         }
-        false
+        self.rules.extra_attack(self, pos, target, by)
     }
 
     /// Whether the side to move is in check.
     pub fn in_check(&self, pos: &Position) -> bool {
         let s = pos.side_to_move;
         match pos.royal[s.index()] {
-            Some(k) => self.royal_attacked(pos, k, s.opponent()),
+            Some(k) => self.attacked(pos, k, s.opponent()),
             None => false,
         }
     }
@@ -600,8 +616,17 @@ impl Variant {
                 }
                 reset_clock = true;
             }
+            Move::Replace { piece, to, .. } => {
+                p.take(to);
+                p.put(to, Piece::new(side, piece));
+                if self.is_royal(piece) {
+                    p.royal[side.index()] = Some(to);
+                }
+                reset_clock = true;
+            }
         }
         p.halfmove_clock = if reset_clock { 0 } else { p.halfmove_clock.saturating_add(1) };
+        self.rules.after_make(self, pos, mv, &mut p);
         p.flip_side();
         if p.en_passant.is_some() || new_ep.is_some() {
             // Kept only when the side to move has a legal en passant capture, so equal
@@ -634,14 +659,19 @@ impl Variant {
     /// Whether `mv`, pseudo-legal in `pos`, leaves the mover's royal piece safe.
     fn leaves_royal_safe(&self, after: &Position, mover: Side) -> bool {
         match after.royal[mover.index()] {
-            Some(k) => !self.royal_attacked(after, k, mover.opponent()),
+            Some(k) => !self.attacked(after, k, mover.opponent()),
             None => true,
         }
     }
 
-    /// Whether `mv`, a pseudo-legal move of `pos`, is legal. The one legality test that
-    /// [`Variant::legal_moves`] applies to every pseudo-legal move.
+    /// Whether `mv`, a pseudo-legal move of `pos`, is legal. For variants with the usual
+    /// rule this tests the one move; a variant with its own legality
+    /// ([`Rules::own_legality`], which can depend on the other moves, as Fidchell's
+    /// compulsory King capture does) has the whole list computed.
     pub fn is_legal_pseudo(&self, pos: &Position, mv: &Move) -> bool {
+        if self.rules.own_legality() {
+            return self.legal_moves(pos).contains(mv);
+        }
         self.leaves_royal_safe(&self.make(pos, mv), pos.side_to_move)
     }
 
@@ -650,7 +680,9 @@ impl Variant {
         let mut out = Vec::with_capacity(128);
         self.pseudo_legal_moves(pos, &mut out);
         let filter = self.legal_filter(pos);
-        out.retain(|m| filter.safe_without_make(m) || self.is_legal_pseudo(pos, m));
+        if !self.rules.filter_legal(self, pos, &mut out) {
+            out.retain(|m| filter.safe_without_make(m) || self.is_legal_pseudo(pos, m));
+        }
         out
     }
 
@@ -721,6 +753,12 @@ impl Variant {
         }
         let mut moves = Vec::with_capacity(128);
         self.pseudo_legal_moves(pos, &mut moves);
+        if self.rules.filter_legal(self, pos, &mut moves) {
+            if depth == 1 {
+                return moves.len() as u64;
+            }
+            return moves.iter().map(|m| self.perft(&self.make(pos, m), depth - 1)).sum();
+        }
         let mover = pos.side_to_move;
         let mut n = 0;
         let filter = if depth == 1 { self.legal_filter(pos) } else { LegalFilter::inactive() };

@@ -4,8 +4,10 @@
 //! canonical ones of `notation-spec/`.
 
 pub mod diagram;
+mod fidchell_fields;
 pub mod game;
 pub mod moves;
 pub mod pgn;
 pub mod position_string;
+pub mod record;
 pub mod san;

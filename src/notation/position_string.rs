@@ -51,7 +51,7 @@ pub struct PositionError {
 impl PositionError {
     /// An error at the start of `at`, which must be a sub-slice of `text` (any other
     /// slice is reported at the end of `text`).
-    fn at(text: &str, at: &str, reason: impl Into<String>) -> PositionError {
+    pub(crate) fn at(text: &str, at: &str, reason: impl Into<String>) -> PositionError {
         let start = text.as_ptr() as usize;
         let here = at.as_ptr() as usize;
         let offset = if here >= start && here <= start + text.len() { here - start } else { text.len() };
@@ -107,7 +107,7 @@ fn placement(input: &str) -> IResult<&str, Vec<Vec<(&str, Token<'_>)>>> {
 }
 
 /// The kind and side written as `token` (a letter, or a code from inside parentheses).
-fn kind_of(def: &GameDef, token: &str) -> Option<Piece> {
+pub(crate) fn kind_of(def: &GameDef, token: &str) -> Option<Piece> {
     let first = token.chars().next()?;
     let side = if first.is_ascii_uppercase() { Side::White } else { Side::Black };
     def.kinds.iter().enumerate().find_map(|(i, k)| {
@@ -231,8 +231,12 @@ pub fn parse_position(variant: &Variant, text: &str) -> Result<Position, Positio
     let def = variant.def();
     let levels = def.dims.levels() as usize;
     let fields: Vec<&str> = text.split(' ').filter(|f| !f.is_empty()).collect();
+    // Fidchell: hand, captured, portals, pending between the side and the clocks.
+    let fidchell = def.slug == "fidchell";
+    // Grand Chess games: castling and en passant there.
     let chess = if def.chess_fields { 2 } else { 0 };
-    let want = levels + 3 + chess;
+    let extra = if fidchell { 4 } else { chess };
+    let want = levels + 3 + extra;
     let armies_given = (def.army_fields || def.chess_fields) && fields.len() == want + 2;
     if fields.len() != want && !armies_given {
         let rest = fields.get(want).copied().unwrap_or("");
@@ -241,13 +245,14 @@ pub fn parse_position(variant: &Variant, text: &str) -> Result<Position, Positio
             text,
             at,
             format!(
-                "{} fields; a {} position has {want}{}: {} placement{}, side to move, {}halfmove clock, move number{}",
+                "{} fields; a {} position has {want}{}: {} placement{}, side to move, {}{}halfmove clock, move number{}",
                 fields.len(),
                 def.title,
                 if def.army_fields { format!(" or {}", want + 2) } else { String::new() },
                 levels,
                 if levels > 1 { "s (top level first)" } else { "" },
                 if chess > 0 { "castling (`-`), en passant square or `-`, " } else { "" },
+                if fidchell { "hand, captured, portals, pending, " } else { "" },
                 if def.army_fields { ", and optionally the two armies" } else { "" },
             ),
         ));
@@ -306,11 +311,19 @@ pub fn parse_position(variant: &Variant, text: &str) -> Result<Position, Positio
             .filter(|n| *n >= min)
             .ok_or_else(|| PositionError::at(text, f, format!("{what} must be a number from {min} to 65535")))
     };
-    let clocks = levels + 1 + chess;
-    let halfmove = number(fields[clocks], "the halfmove clock", 0)?;
-    let fullmove = number(fields[clocks + 1], "the move number", 1)?;
+    let variant_fields = if fidchell {
+        Some(super::fidchell_fields::parse(def, text, &fields[levels + 1..levels + 5], side)?)
+    } else {
+        None
+    };
+    let halfmove = number(fields[levels + 1 + extra], "the halfmove clock", 0)?;
+    let fullmove = number(fields[levels + 2 + extra], "the move number", 1)?;
+    let hand = variant_fields.as_ref().map(|f| f.hand.as_slice()).unwrap_or(&[]);
     let mut pos =
-        variant.setup(&pieces, side, &[]).map_err(|e| PositionError::at(text, fields[0], e.to_string()))?;
+        variant.setup(&pieces, side, hand).map_err(|e| PositionError::at(text, fields[0], e.to_string()))?;
+    if let Some(f) = &variant_fields {
+        super::fidchell_fields::apply(&mut pos, f);
+    }
     variant.set_clocks(&mut pos, halfmove, fullmove);
     if chess > 0 {
         let castling = fields[levels + 1];
@@ -433,6 +446,9 @@ pub fn write_position(variant: &Variant, pos: &Position) -> String {
             Some(e) if e.victim.file() == e.passed.file() => dims.name(e.passed),
             Some(e) => format!("{}:{}", dims.name(e.passed), dims.name(e.victim)),
         });
+    }
+    if def.slug == "fidchell" {
+        fields.extend(super::fidchell_fields::write(variant, pos));
     }
     fields.push(pos.halfmove_clock().to_string());
     fields.push(pos.fullmove_number().to_string());

@@ -301,7 +301,9 @@ fn agrees(v: &Variant, parts: &Parts, m: &Move) -> bool {
         }
     };
     match (parts.body, *m) {
-        (Body::Drop(sq), Move::Drop { piece, to }) => kind_ok(piece) && sq == to,
+        (Body::Drop(sq), Move::Drop { piece, to } | Move::Replace { piece, to, .. }) => {
+            kind_ok(piece) && sq == to
+        }
         (Body::Remote(o, t), Move::Remote { piece, from, target, .. }) => {
             kind_ok(piece) && o.matches(from) && t == target
         }
@@ -497,7 +499,11 @@ pub fn write_move(v: &Variant, pos: &Position, mv: &Move) -> String {
         found.len() == 1 && found[0] == mv
     };
     let token = match *mv {
-        Move::Drop { piece, to } => format!("{}_{}", code(piece), dims.name(to)),
+        // Fidchell's King re-introduction and Queen return are drops onto the square of
+        // the piece they replace (`moves.md` §6).
+        Move::Drop { piece, to } | Move::Replace { piece, to, .. } => {
+            format!("{}_{}", code(piece), dims.name(to))
+        }
         Move::Remote { piece, from, target, .. } => {
             let c = code(piece);
             let t = dims.name(target);

@@ -16,6 +16,7 @@ use std::sync::Arc;
 use serde::Deserialize;
 
 use crate::engine::fantasy_grand::FantasyGrandRules;
+use crate::engine::fidchell::{DEFAULT_ARRANGEMENT, FidchellRules, INTRODUCTION_RANK};
 use crate::engine::gygax::GygaxRules;
 use crate::engine::movement::{parse_betza, parse_shape};
 use crate::engine::{
@@ -33,9 +34,15 @@ pub const FANTASY_GRAND_MD: &str = include_str!("fantasy-grand.md");
 pub const GRAND_MD: &str = include_str!("grand.md");
 
 /// Every built-in variant: (slug, definition file text).
-pub const BUILT_IN: &[(&str, &str)] =
-    &[("gygax", GYGAX_MD), ("fantasy-grand", FANTASY_GRAND_MD), ("grand", GRAND_MD)];
+pub const BUILT_IN: &[(&str, &str)] = &[
+    ("gygax", GYGAX_MD),
+    ("fidchell", FIDCHELL_MD),
+    ("fantasy-grand", FANTASY_GRAND_MD),
+    ("grand", GRAND_MD),
+];
 
+/// The Gygax's Fidchell definition and rules document.
+pub const FIDCHELL_MD: &str = include_str!("fidchell.md");
 /// The armies of Fantasy Grand Chess, as written in options and position strings.
 pub const ARMIES: &[&str] = &["humans", "elves", "dwarves", "evil-horde", "giants", "druid"];
 
@@ -585,6 +592,9 @@ pub fn options_of(slug: &str) -> &'static [(&'static str, &'static [&'static str
         "fantasy-grand" => {
             &[("army-white", ARMIES), ("army-black", ARMIES), ("druid", &["forbidden", "allowed"])]
         }
+        // Rulings §3.3: `phase` plays the introduction phase; `default` starts with the
+        // default arrangement on the third ranks.
+        "fidchell" => &[("introduction", &["phase", "default"])],
         _ => &[],
     }
 }
@@ -621,15 +631,44 @@ fn apply_options(def: &mut GameDef, options: &[(String, String)]) -> Result<(), 
             let extra = parse_betza("mO", land, &[1], false).expect("valid movement");
             def.kinds[sylph.index()].atoms.extend(extra);
         }
+        if def.slug == "fidchell" && k == "introduction" && v == "default" {
+            place_default_arrangement(def)?;
+        }
     }
     Ok(())
 }
 
-/// The rules implementation for a definition: the part of a game its data cannot
-/// say. A definition file may redefine pieces and setup, not these.
+/// Puts Fidchell's default arrangement (rulings §3.3) on both third ranks.
+fn place_default_arrangement(def: &mut GameDef) -> Result<(), VariantError> {
+    for side in crate::engine::Side::ALL {
+        for (file, code) in DEFAULT_ARRANGEMENT.iter().enumerate() {
+            let kind = def
+                .kind_by_code(code)
+                .ok_or_else(|| VariantError::Option(format!("introduction=default: no piece `{code}`")))?;
+            let sq = def
+                .dims
+                .square_at(0, file as i32, INTRODUCTION_RANK[side.index()] as i32)
+                .ok_or_else(|| VariantError::Option("introduction=default: board too small".into()))?;
+            if def.setup.iter().any(|(s, _)| *s == sq) {
+                return Err(VariantError::Option(format!(
+                    "introduction=default: {} is taken",
+                    def.dims.name(sq)
+                )));
+            }
+            def.setup.push((sq, crate::engine::Piece::new(side, kind)));
+        }
+    }
+    Ok(())
+}
+
+/// The rules implementation for a definition's slug: the part of a game its data
+/// cannot say. A definition file may redefine pieces and setup, not these.
 fn rules_for(def: &GameDef) -> Result<Box<dyn Rules>, VariantError> {
     match def.slug.as_str() {
         "gygax" => Ok(Box::new(GygaxRules)),
+        "fidchell" => {
+            Ok(Box::new(FidchellRules::new(def).map_err(|e| VariantError::Invalid(e.to_string()))?))
+        }
         "fantasy-grand" | "grand" => Ok(Box::new(FantasyGrandRules::new(def))),
         other => Err(VariantError::Invalid(format!("no rules for variant `{other}`"))),
     }

@@ -1,0 +1,443 @@
+//! Changes to a game record, each checked by the rules: a move appended, a resignation,
+//! a draw offer, acceptance, refusal or claim; and the check that one version of a game
+//! file follows from the one before (what `ravenpost verify` applies to every commit).
+//!
+//! Everything here works on game file text and returns new canonical text; storing it is
+//! the archive's business. Draw offers are recorded as a comment after the last move,
+//! `{ravenpost: draw offered by Gold}`, so that other PGN tools keep them.
+
+use std::fmt;
+
+use crate::engine::{Move, Side};
+
+use super::game::{Game, Problem, replay, result_token};
+use super::pgn::{GameReader, GameText, MoveNode};
+use super::san::{SanError, read_move, write_move};
+
+/// The comment that records a pending draw offer, with the offering side's name.
+pub const DRAW_OFFER_PREFIX: &str = "ravenpost: draw offered by ";
+
+/// Why a change to a game was refused. Nothing was changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Refusal {
+    /// The game file itself has problems.
+    Invalid(Vec<Problem>),
+    /// The game has ended.
+    Over {
+        /// Its result token.
+        result: String,
+    },
+    /// The move was meant for another ply (`--expect-ply`).
+    WrongPly {
+        /// The ply the caller expected to play (1-based).
+        expected: usize,
+        /// The ply that is next (1-based).
+        next: usize,
+    },
+    /// Not this player's turn (or not a player of this game).
+    NotYourTurn {
+        /// Who asked.
+        player: String,
+        /// Whose turn it is (name and side).
+        to_move: String,
+    },
+    /// The move is not legal.
+    Illegal(SanError),
+    /// No draw offer to accept or decline.
+    NoOffer,
+    /// A draw claim the position does not support.
+    ClaimRefused(String),
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Refusal::Invalid(ps) => {
+                let p = &ps[0];
+                write!(f, "the game file has problems: {}:{}: {}", p.span.line, p.span.column, p.message)
+            }
+            Refusal::Over { result } => write!(f, "the game is over ({result})"),
+            Refusal::WrongPly { expected, next } => {
+                write!(f, "the game moved on: you meant ply {expected}, but the next ply is {next}")
+            }
+            Refusal::NotYourTurn { player, to_move } => {
+                write!(f, "not {player}'s turn: {to_move} is to move")
+            }
+            Refusal::Illegal(e) => write!(f, "{e}"),
+            Refusal::NoOffer => write!(f, "there is no draw offer from the opponent to answer"),
+            Refusal::ClaimRefused(why) => write!(f, "draw claim refused: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for Refusal {}
+
+/// What a successful change did, for commit messages and output.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Applied {
+    /// The new canonical game text.
+    pub text: String,
+    /// The ply number of the move (1-based), or of the last move for other records.
+    pub ply: usize,
+    /// The canonical token of the move, if a move was played.
+    pub san: Option<String>,
+    /// The side that acted.
+    pub side: Side,
+    /// The player's name (`White`/`Black` tag).
+    pub player: String,
+    /// The result token if the change ended the game.
+    pub result: Option<String>,
+    /// A one-line description, e.g. `Gold plays 2e3` or `Scarlet resigns`.
+    pub summary: String,
+}
+
+/// Reads the one game of `text` and replays it.
+///
+/// # Errors
+/// [`Refusal::Invalid`] with the problems found.
+pub fn load(text: &str) -> Result<Game, Refusal> {
+    let mut games = GameReader::new(text.as_bytes());
+    let first = games.next().ok_or_else(|| Refusal::Invalid(vec![]))?;
+    let gt = first.map_err(|e| {
+        Refusal::Invalid(vec![Problem {
+            span: super::pgn::Span { line: e.line, column: e.column },
+            token: e.token,
+            message: e.reason,
+            help: None,
+        }])
+    })?;
+    replay(gt).map_err(Refusal::Invalid)
+}
+
+/// The name of `side`'s player (`White`/`Black` tag; `?` if absent).
+pub fn player(game: &Game, side: Side) -> String {
+    let tag = if side == Side::White { "White" } else { "Black" };
+    game.text.tag(tag).unwrap_or("?").to_string()
+}
+
+fn result_of(game: &Game) -> String {
+    game.text.result.as_ref().map(|r| r.0.clone()).unwrap_or_else(|| "*".into())
+}
+
+fn check_turn(game: &Game, who: Option<&str>) -> Result<(Side, String), Refusal> {
+    let result = result_of(game);
+    if result != "*" {
+        return Err(Refusal::Over { result });
+    }
+    let side = game.position().side_to_move();
+    let name = player(game, side);
+    if let Some(w) = who
+        && w != name
+    {
+        return Err(Refusal::NotYourTurn {
+            player: w.to_string(),
+            to_move: format!("{name} ({})", game.variant.def().side_name(side)),
+        });
+    }
+    Ok((side, name))
+}
+
+fn finish(game: &mut Game, result: &str, comment: Option<String>) {
+    game.text.result = Some((result.to_string(), Default::default()));
+    game.text.set_tag("Result", result);
+    game.text.set_tag("Termination", "normal");
+    if let Some(c) = comment {
+        match game.text.moves.last_mut() {
+            Some(m) => m.comments.push(c),
+            None => game.text.leading_comments.push(c),
+        }
+    }
+}
+
+fn clear_offer(text: &mut GameText) {
+    for m in text.moves.iter_mut() {
+        m.comments.retain(|c| !c.starts_with(DRAW_OFFER_PREFIX));
+    }
+    text.leading_comments.retain(|c| !c.starts_with(DRAW_OFFER_PREFIX));
+}
+
+/// The side with a pending draw offer, if any (an offer lapses when the offerer's
+/// opponent moves).
+pub fn pending_offer(game: &Game) -> Option<String> {
+    let comments = match game.text.moves.last() {
+        Some(m) => &m.comments,
+        None => &game.text.leading_comments,
+    };
+    comments.iter().find_map(|c| c.strip_prefix(DRAW_OFFER_PREFIX).map(str::to_string))
+}
+
+/// Plays `token` for `who` (if given, it must be the player to move) in the game `text`.
+/// `expect_ply` (1-based), if given, must be the next ply. A move that ends the game by
+/// the rules writes the result and `Termination` too.
+///
+/// # Errors
+/// [`Refusal`]: the file is invalid, the game is over, the ply or player is wrong, or the
+/// move is illegal (with the engine's reason).
+pub fn play_move(
+    text: &str,
+    token: &str,
+    who: Option<&str>,
+    expect_ply: Option<usize>,
+) -> Result<Applied, Refusal> {
+    let mut game = load(text)?;
+    let next = game.moves.len() + 1;
+    if let Some(e) = expect_ply
+        && e != next
+    {
+        return Err(Refusal::WrongPly { expected: e, next });
+    }
+    let (side, name) = check_turn(&game, who)?;
+    let pos = game.position();
+    let mv: Move = read_move(&game.variant, &pos, token).map_err(Refusal::Illegal)?;
+    let san = write_move(&game.variant, &pos, &mv);
+    // The mover's own offer travels with the move; the opponent's offer lapses (moving
+    // instead of answering declines it).
+    let own_offer = pending_offer(&game).filter(|s| s == game.variant.def().side_name(side));
+    clear_offer(&mut game.text);
+    let comments = own_offer.map(|s| vec![format!("{DRAW_OFFER_PREFIX}{s}")]).unwrap_or_default();
+    game.text.moves.push(MoveNode { token: san.clone(), comments, ..MoveNode::default() });
+    game.moves.push(mv);
+    let after = game.variant.make(&pos, &mv);
+    game.outcome = game.variant.outcome(&after);
+    let side_name = game.variant.def().side_name(side).to_string();
+    let mut summary = format!("{side_name} plays {san}");
+    let result = game.outcome.map(|o| {
+        let r = result_token(o);
+        let why = match o {
+            crate::engine::Outcome::Win { winner, reason } => {
+                format!("{}: {} wins", reason, game.variant.def().side_name(winner))
+            }
+            crate::engine::Outcome::Draw { reason } => format!("{reason}: draw"),
+        };
+        summary.push_str(&format!(" ({why})"));
+        finish(&mut game, r, None);
+        r.to_string()
+    });
+    Ok(Applied {
+        text: game.canonical_text(),
+        ply: next,
+        san: Some(san),
+        side,
+        player: name,
+        result,
+        summary,
+    })
+}
+
+/// Records that `who` (the player to move, if given) resigns.
+///
+/// # Errors
+/// [`Refusal`]: invalid file, game over, not this player's turn.
+pub fn resign(text: &str, who: Option<&str>) -> Result<Applied, Refusal> {
+    let mut game = load(text)?;
+    let (side, name) = match who {
+        // Either player may resign at any time: find which one `who` is.
+        Some(w) => {
+            let result = result_of(&game);
+            if result != "*" {
+                return Err(Refusal::Over { result });
+            }
+            let side = if player(&game, Side::White) == w {
+                Side::White
+            } else if player(&game, Side::Black) == w {
+                Side::Black
+            } else {
+                return Err(Refusal::NotYourTurn {
+                    player: w.to_string(),
+                    to_move: "one of this game's players".into(),
+                });
+            };
+            (side, w.to_string())
+        }
+        None => check_turn(&game, None)?,
+    };
+    let side_name = game.variant.def().side_name(side).to_string();
+    let r = if side == Side::White { "0-1" } else { "1-0" };
+    clear_offer(&mut game.text);
+    finish(&mut game, r, Some(format!("{side_name} resigns.")));
+    Ok(Applied {
+        text: game.canonical_text(),
+        ply: game.moves.len(),
+        san: None,
+        side,
+        player: name,
+        result: Some(r.into()),
+        summary: format!("{side_name} resigns"),
+    })
+}
+
+/// A draw action.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DrawAction {
+    /// The player to move offers a draw; the offer goes with their next move and lapses
+    /// if the opponent moves instead of answering.
+    Offer,
+    /// The player to move accepts the opponent's pending offer.
+    Accept,
+    /// The player to move declines it.
+    Decline,
+    /// The player to move claims a draw by threefold repetition or 100 plies.
+    Claim,
+}
+
+/// Applies a draw action of the player to move (`who`, if given, must be that player).
+///
+/// # Errors
+/// [`Refusal`]: invalid file, game over, wrong player, no offer to answer, or a claim
+/// the position does not support (the engine counts repetitions and the ply clock).
+pub fn draw(text: &str, who: Option<&str>, action: DrawAction) -> Result<Applied, Refusal> {
+    let mut game = load(text)?;
+    let (side, name) = check_turn(&game, who)?;
+    let side_name = game.variant.def().side_name(side).to_string();
+    let opponent = game.variant.def().side_name(side.opponent()).to_string();
+    let (summary, result) = match action {
+        DrawAction::Offer => {
+            clear_offer(&mut game.text);
+            let c = format!("{DRAW_OFFER_PREFIX}{side_name}");
+            match game.text.moves.last_mut() {
+                Some(m) => m.comments.push(c),
+                None => game.text.leading_comments.push(c),
+            }
+            (format!("{side_name} offers a draw"), None)
+        }
+        DrawAction::Accept | DrawAction::Decline => {
+            if pending_offer(&game).as_deref() != Some(opponent.as_str()) {
+                return Err(Refusal::NoOffer);
+            }
+            clear_offer(&mut game.text);
+            if action == DrawAction::Accept {
+                finish(&mut game, "1/2-1/2", Some("Draw agreed.".into()));
+                (format!("{side_name} accepts the draw"), Some("1/2-1/2".to_string()))
+            } else {
+                (format!("{side_name} declines the draw"), None)
+            }
+        }
+        DrawAction::Claim => {
+            let why = claim_basis(&game).map_err(Refusal::ClaimRefused)?;
+            clear_offer(&mut game.text);
+            finish(&mut game, "1/2-1/2", Some(format!("Draw claimed by {side_name}: {why}.")));
+            (format!("{side_name} claims a draw ({why})"), Some("1/2-1/2".to_string()))
+        }
+    };
+    Ok(Applied {
+        text: game.canonical_text(),
+        ply: game.moves.len(),
+        san: None,
+        side,
+        player: name,
+        result,
+        summary,
+    })
+}
+
+/// Why a draw may be claimed now (rulings §1.3): the position has occurred three times
+/// with the same side to move and the same pieces off the board, or 100 plies have passed
+/// without a capture, promotion, drop or pawn-type move.
+///
+/// # Errors
+/// Why not, with the counts.
+pub fn claim_basis(game: &Game) -> Result<String, String> {
+    let mut p = game.start.clone();
+    let mut hashes = vec![p.hash()];
+    for m in &game.moves {
+        p = game.variant.make(&p, m);
+        hashes.push(p.hash());
+    }
+    let now = *hashes.last().expect("start");
+    let seen = hashes.iter().filter(|h| **h == now).count();
+    if seen >= 3 {
+        return Ok(format!("the position has occurred {seen} times"));
+    }
+    let clock = p.halfmove_clock();
+    if clock >= 100 {
+        return Ok(format!("{clock} plies without a capture, promotion, drop or pawn move"));
+    }
+    Err(format!(
+        "the position has occurred {seen} time{} (3 needed) and the ply clock is {clock} (100 needed)",
+        if seen == 1 { "" } else { "s" }
+    ))
+}
+
+/// What one version of a game file does relative to the one before.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// The first version: a new game.
+    Created,
+    /// One ply was added, by the named player.
+    Moved {
+        /// 1-based ply.
+        ply: usize,
+        /// Canonical token.
+        san: String,
+        /// The player to move before it.
+        player: String,
+    },
+    /// The game ended (resignation, agreement, claim) or an offer was made or answered,
+    /// without a move.
+    Recorded {
+        /// The result after the change.
+        result: String,
+    },
+}
+
+/// Checks that `new` follows from `old` (None: `new` creates the game) by exactly one
+/// legal ply or a recorded resignation/draw action, with nothing earlier changed, and that
+/// `author` (if given) is the player who acted.
+///
+/// # Errors
+/// What is wrong, in one sentence.
+pub fn check_step(old: Option<&str>, new: &str, author: Option<&str>) -> Result<Step, String> {
+    let g1 = load(new).map_err(|e| e.to_string())?;
+    let Some(old) = old else {
+        return Ok(Step::Created);
+    };
+    let g0 = load(old).map_err(|e| format!("the previous version: {e}"))?;
+    // Compare canonical forms, so that layout and defaulted tags do not count as changes.
+    let g0 = load(&g0.canonical_text()).map_err(|e| e.to_string())?;
+    let g1 = load(&g1.canonical_text()).map_err(|e| e.to_string())?;
+    let fixed = |t: &GameText| -> Vec<(String, String)> {
+        t.tags
+            .iter()
+            .filter(|x| !matches!(x.name.as_str(), "Result" | "Termination"))
+            .map(|x| (x.name.clone(), x.value.clone()))
+            .collect()
+    };
+    if fixed(&g0.text) != fixed(&g1.text) || g0.start != g1.start {
+        return Err("the game's tags or start position were changed".into());
+    }
+    let r0 = result_of(&g0);
+    let r1 = result_of(&g1);
+    if g1.moves.len() < g0.moves.len() || g1.moves[..g0.moves.len()] != g0.moves[..] {
+        let at = g0.moves.iter().zip(&g1.moves).position(|(a, b)| a != b).unwrap_or(g1.moves.len());
+        return Err(format!("ply {} was changed or removed: earlier moves may not be rewritten", at + 1));
+    }
+    match g1.moves.len() - g0.moves.len() {
+        0 => {
+            if r0 != "*" && r1 != r0 {
+                return Err(format!("the result of a finished game was changed from {r0} to {r1}"));
+            }
+            Ok(Step::Recorded { result: r1 })
+        }
+        1 => {
+            if r0 != "*" {
+                return Err(format!("a move was added after the end of the game ({r0})"));
+            }
+            let pos = g0.position();
+            let side = pos.side_to_move();
+            let who = player(&g0, side);
+            if let Some(a) = author
+                && a != who
+            {
+                return Err(format!(
+                    "ply {} was committed by {a}, but {who} ({}) was to move",
+                    g1.moves.len(),
+                    g1.variant.def().side_name(side)
+                ));
+            }
+            let mv = g1.moves[g0.moves.len()];
+            Ok(Step::Moved { ply: g1.moves.len(), san: write_move(&g1.variant, &pos, &mv), player: who })
+        }
+        n => Err(format!("{n} plies were added at once: each commit adds one")),
+    }
+}

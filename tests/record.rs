@@ -1,0 +1,120 @@
+//! Changes to game records, each checked by the rules (the archive's `move`, `resign`,
+//! `draw` and `verify` build on these).
+
+use ravenpost::notation::record::{DrawAction, Refusal, Step, check_step, draw, play_move, resign};
+
+const NEW: &str =
+    "[Event \"?\"]\n[White \"Ann\"]\n[Black \"Bo\"]\n[Result \"*\"]\n[Variant \"gygax\"]\n\n*\n";
+
+fn play(text: &str, moves: &[(&str, &str)]) -> String {
+    let mut t = text.to_string();
+    for (who, m) in moves {
+        t = play_move(&t, m, Some(who), None).unwrap_or_else(|e| panic!("{m}: {e}")).text;
+    }
+    t
+}
+
+#[test]
+fn moves_are_checked_and_written_canonically() {
+    let a = play_move(NEW, "W2e2-2e3", Some("Ann"), Some(1)).unwrap();
+    assert_eq!(a.san.as_deref(), Some("2e3"));
+    assert_eq!(a.ply, 1);
+    assert_eq!(a.summary, "Gold plays 2e3");
+    assert!(a.text.contains("\n1. 2e3 *\n"), "{}", a.text);
+    // Not Ann's turn now.
+    let e = play_move(&a.text, "Sa3b6", Some("Ann"), None).unwrap_err();
+    assert_eq!(e.to_string(), "not Ann's turn: Bo (Scarlet) is to move");
+    // Meant for another ply.
+    let e = play_move(&a.text, "Sa3b6", Some("Bo"), Some(1)).unwrap_err();
+    assert_eq!(e, Refusal::WrongPly { expected: 1, next: 2 });
+    // Illegal, with the engine's reason.
+    let e = play_move(&a.text, "Sa3a6", Some("Bo"), None).unwrap_err();
+    assert!(e.to_string().contains("illegal move: no Sylph of Scarlet can go to 3a6"), "{e}");
+    let b = play_move(&a.text, "Sa3b6", Some("Bo"), Some(2)).unwrap();
+    assert!(b.text.contains("1. 2e3 Sa3b6 *"));
+}
+
+#[test]
+fn checkmate_writes_result_and_termination() {
+    let fen = "[Variant \"gygax\"]\n[White \"Ann\"]\n[Black \"Bo\"]\n[SetUp \"1\"]\n[FEN \"12/12/12/12/12/12/12/1c10 \
+        1o5k4/2o9/12/12/12/12/12/K11 12/12/12/12/12/12/12/1c10 s 0 1\"]\n\n*\n";
+    let a = play_move(fen, "O2a7", Some("Bo"), None).unwrap();
+    assert_eq!(a.result.as_deref(), Some("0-1"));
+    assert_eq!(a.san.as_deref(), Some("O2a7#"));
+    assert!(a.summary.contains("checkmate: Scarlet wins"), "{}", a.summary);
+    assert!(a.text.contains("[Result \"0-1\"]") && a.text.contains("[Termination \"normal\"]"));
+    assert!(a.text.contains("1... O2a7# 0-1"), "{}", a.text);
+    let e = play_move(&a.text, "K2a2", Some("Ann"), None).unwrap_err();
+    assert_eq!(e, Refusal::Over { result: "0-1".into() });
+}
+
+#[test]
+fn resignation_and_draws() {
+    let t = play(NEW, &[("Ann", "2e3")]);
+    let r = resign(&t, Some("Ann")).unwrap();
+    assert_eq!(r.result.as_deref(), Some("0-1"));
+    assert!(r.text.contains("{Gold resigns.} 0-1"), "{}", r.text);
+    assert!(resign(&t, Some("Cy")).is_err());
+    // Bo (to move) offers, then plays: the offer goes with his move.
+    let o = draw(&t, Some("Bo"), DrawAction::Offer).unwrap();
+    assert_eq!(o.summary, "Scarlet offers a draw");
+    assert_eq!(draw(&o.text, Some("Bo"), DrawAction::Accept).unwrap_err(), Refusal::NoOffer, "not one's own");
+    let with_move = play_move(&o.text, "Sa3b6", Some("Bo"), None).unwrap().text;
+    assert!(with_move.contains("Sa3b6 {ravenpost: draw offered by Scarlet}"), "{with_move}");
+    // Ann may accept it ...
+    let acc = draw(&with_move, Some("Ann"), DrawAction::Accept).unwrap();
+    assert_eq!(acc.result.as_deref(), Some("1/2-1/2"));
+    assert!(acc.text.contains("{Draw agreed.} 1/2-1/2") && !acc.text.contains("offered"), "{}", acc.text);
+    // ... decline it ...
+    let dec = draw(&with_move, Some("Ann"), DrawAction::Decline).unwrap();
+    assert!(!dec.text.contains("offered") && dec.result.is_none());
+    // ... or move instead, which lets it lapse.
+    let lapsed = play_move(&with_move, "2f3", Some("Ann"), None).unwrap().text;
+    assert!(!lapsed.contains("offered"));
+    assert_eq!(draw(&lapsed, Some("Bo"), DrawAction::Accept).unwrap_err(), Refusal::NoOffer);
+    let claim = draw(&t, Some("Bo"), DrawAction::Claim).unwrap_err();
+    assert!(claim.to_string().contains("occurred 1 time (3 needed)"), "{claim}");
+}
+
+#[test]
+fn threefold_repetition_claim_is_verified() {
+    let cycle = [("Ann", "U2c3"), ("Bo", "U2c6"), ("Ann", "U2b1"), ("Bo", "U2b8")];
+    let mut moves = Vec::new();
+    for _ in 0..2 {
+        moves.extend(cycle);
+    }
+    let t = play(NEW, &moves);
+    // The start position (Gold to move) has now occurred three times.
+    let c = draw(&t, Some("Ann"), DrawAction::Claim).unwrap();
+    assert_eq!(c.result.as_deref(), Some("1/2-1/2"));
+    let flat = c.text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(flat.contains("{Draw claimed by Gold: the position has occurred 3 times.} 1/2-1/2"), "{flat}");
+}
+
+#[test]
+fn verify_steps() {
+    let v1 = NEW.to_string();
+    let v2 = play(&v1, &[("Ann", "2e3")]);
+    let v3 = play(&v2, &[("Bo", "Sa3b6")]);
+    assert_eq!(check_step(None, &v1, Some("Ann")), Ok(Step::Created));
+    assert_eq!(
+        check_step(Some(&v1), &v2, Some("Ann")),
+        Ok(Step::Moved { ply: 1, san: "2e3".into(), player: "Ann".into() })
+    );
+    // Two plies at once.
+    assert!(check_step(Some(&v1), &v3, Some("Ann")).unwrap_err().contains("2 plies were added"));
+    // Out of turn: committed by Ann for Scarlet's move.
+    assert!(check_step(Some(&v2), &v3, Some("Ann")).unwrap_err().contains("committed by Ann, but Bo"));
+    // An earlier move rewritten.
+    let other = play(&v1, &[("Ann", "2f3"), ("Bo", "Sa3b6")]);
+    assert!(check_step(Some(&v3), &other, Some("Bo")).unwrap_err().contains("ply 1 was changed"));
+    // An illegal move typed by hand.
+    let forged = v2.replace("1. 2e3 *", "1. 2e3 2e5 *");
+    assert!(check_step(Some(&v2), &forged, Some("Bo")).unwrap_err().contains("illegal move"));
+    // Tags changed.
+    let renamed = v3.replace("[White \"Ann\"]", "[White \"Eve\"]");
+    assert!(check_step(Some(&v3), &renamed, None).unwrap_err().contains("tags"));
+    // A resignation.
+    let r = resign(&v3, Some("Ann")).unwrap().text;
+    assert_eq!(check_step(Some(&v3), &r, Some("Ann")), Ok(Step::Recorded { result: "0-1".into() }));
+}
