@@ -414,4 +414,10 @@ fn grand_reads_fairy_stockfish_fen() {
     assert_eq!(pos(&v, t), v.start_position());
     assert_eq!(write_position(&v, &v.start_position()), t);
     assert!(parse_position(&v, &t.replace(" w - -", " w KQ -")).is_err(), "no castling");
+    // `M` is also read as the Marshall (piece-codes.md §4), never written.
+    assert_eq!(pos(&v, &t.replace('c', "m").replace('C', "M")), v.start_position());
+    let s = v.start_position();
+    let m = read_move(&v, &s, "Me4").unwrap();
+    assert_eq!(m, read_move(&v, &s, "Ce4").unwrap());
+    assert_eq!(write_move(&v, &s, &m), "Ce4");
 }

@@ -50,6 +50,9 @@ pub struct KindDef {
     /// An enemy piece standing at this offset from it cannot move and gives no check
     /// (the Basilisk's freeze: the Land square directly above; rulings §2.9).
     pub freezes: Option<Offset>,
+    /// Other codes read (never written) for this kind, e.g. `M` for the Marshall under
+    /// `grand`, whose own code is Fairy-Stockfish's `C`.
+    pub read_codes: Vec<String>,
     /// Which sides may own it (bit 0 = first side, bit 1 = second): armies of Fantasy
     /// Grand Chess are per side. 3 for both.
     pub sides: u8,
@@ -59,6 +62,10 @@ pub struct KindDef {
 }
 
 impl KindDef {
+    /// Whether `code` names this kind on read: its code or one of its `read_codes`.
+    pub fn is_read_as(&self, code: &str) -> bool {
+        self.code == code || self.read_codes.iter().any(|c| c == code)
+    }
     /// Whether `side` may own pieces of this kind.
     pub fn owned_by(&self, side: Side) -> bool {
         self.sides & (1 << side.index()) != 0

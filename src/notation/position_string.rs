@@ -112,10 +112,12 @@ pub(crate) fn kind_of(def: &GameDef, token: &str) -> Option<Piece> {
     let side = if first.is_ascii_uppercase() { Side::White } else { Side::Black };
     def.kinds.iter().enumerate().find_map(|(i, k)| {
         let matches = k.owned_by(side)
-            && match side {
-                Side::White => k.code == token,
-                Side::Black => k.code.to_lowercase() == token && k.code.chars().next()?.is_ascii_uppercase(),
-            };
+            && std::iter::once(&k.code).chain(k.read_codes.iter()).any(|code| match side {
+                Side::White => code == token,
+                Side::Black => {
+                    code.to_lowercase() == token && code.starts_with(|c: char| c.is_ascii_uppercase())
+                }
+            });
         matches.then(|| Piece::new(side, PieceKind::new(i as u8)))
     })
 }

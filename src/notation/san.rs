@@ -101,12 +101,11 @@ struct Parts {
 
 /// The kinds whose codes `side` may use.
 fn table(v: &Variant, side: Side) -> impl Iterator<Item = (PieceKind, &str)> {
-    v.def()
-        .kinds
-        .iter()
-        .enumerate()
-        .filter(move |(_, k)| k.owned_by(side))
-        .map(|(i, k)| (PieceKind::new(i as u8), k.code.as_str()))
+    v.def().kinds.iter().enumerate().filter(move |(_, k)| k.owned_by(side)).flat_map(|(i, k)| {
+        std::iter::once(k.code.as_str())
+            .chain(k.read_codes.iter().map(String::as_str))
+            .map(move |c| (PieceKind::new(i as u8), c))
+    })
 }
 
 fn letterless(v: &Variant, side: Side) -> Option<PieceKind> {

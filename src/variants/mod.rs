@@ -333,7 +333,8 @@ pub fn read_pairing(text: &str, pairing: Option<(&str, &str)>) -> Result<GameDef
         def.kinds = kinds;
         for k in &mut def.kinds {
             if let Some(c) = fm.engine.recode.get(&k.code) {
-                k.code = c.clone();
+                // The army's own code stays readable (`notation-spec/piece-codes.md` §4).
+                k.read_codes.push(std::mem::replace(&mut k.code, c.clone()));
             }
         }
         def.setup = setup;
@@ -568,6 +569,7 @@ fn read_pieces(pieces: &[PieceYaml], level_names: &[String], base: u8) -> Result
             promotion,
             return_to_start_from,
             freezes: p.freezes.as_ref().map(|o| Offset::new(o.level, o.file, o.rank)),
+            read_codes: Vec::new(),
             sides: 3,
             en_passant: p.en_passant,
         });
