@@ -173,3 +173,17 @@ fn long_games_wrap_at_80_columns() {
     assert!(out.lines().count() > 5);
     assert_eq!(g.moves.len(), tokens.len());
 }
+
+/// Every input the fuzzer once crashed on reads without a panic (`tests/data/fuzz-regressions`).
+#[test]
+fn fuzz_regressions_do_not_panic() {
+    let mut n = 0;
+    for e in std::fs::read_dir("tests/data/fuzz-regressions").unwrap() {
+        let bytes = std::fs::read(e.unwrap().path()).unwrap();
+        for t in GameReader::new(&bytes[..]).flatten() {
+            let _ = replay(t);
+        }
+        n += 1;
+    }
+    assert!(n >= 1);
+}

@@ -259,7 +259,7 @@ impl Dims {
                 return None;
             }
             i = 1;
-            (d - b'1') as i32
+            d as i32 - b'1' as i32
         } else {
             0
         };
@@ -404,6 +404,8 @@ mod tests {
         assert_eq!(f.parse_square("a13"), None);
         assert_eq!(g.parse_square("g1"), None, "level digit required on Gygax Chess");
         assert_eq!(g.parse_square("4g1"), None);
+        // Regression (found by fuzzing): level digit 0 underflowed.
+        assert_eq!(g.parse_square("0c6"), None);
         assert_eq!(g.parse_square("3g9"), None, "Gygax Chess has 8 ranks");
     }
 
