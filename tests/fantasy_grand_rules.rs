@@ -238,6 +238,11 @@ fn en_passant_of_an_orc_names_its_square_and_only_pawns_take() {
     let m: Vec<String> = v.legal_moves(&p).iter().map(|m| long_form(&v, m)).collect();
     assert!(m.contains(&"Pb4xc3ep".to_string()), "{m:?}");
     assert!(!m.iter().any(|s| s.starts_with("Na4") && s.ends_with("ep")));
+    // c3 is on Black's last three ranks: the en passant capture may promote too (to
+    // any of the six kinds Black has lost: all but one Knight).
+    let eps: Vec<&String> = m.iter().filter(|s| s.starts_with("Pb4xc3ep")).collect();
+    assert_eq!(eps.len(), 7, "{eps:?}");
+    assert!(m.contains(&"Pb4xc3ep=Q".to_string()) && m.contains(&"Pb4xc3ep=N".to_string()));
     let after = play(&v, &p, "Pb4xc3ep");
     assert!(after.piece_at(v.def().dims.parse_square("d4").unwrap()).is_none());
     // The position string reads back with the Orc's square.
