@@ -187,3 +187,24 @@ fn fuzz_regressions_do_not_panic() {
     }
     assert!(n >= 1);
 }
+
+/// The real pychess Grand Chess record (Fairy-Stockfish letters: C = Marshall) imports,
+/// validates, ends in the position its README gives, and `fmt` changes only its tags and
+/// line breaks: every move token comes back as it was written.
+#[test]
+fn pychess_grand_record_imports_validates_and_keeps_its_moves() {
+    let text = std::fs::read_to_string("../shared/corpus/grand/pychess-2024-12-26.pgn").unwrap();
+    let g = replay(read_games(&text).remove(0).unwrap()).unwrap();
+    assert_eq!(g.variant.def().slug, "grand");
+    assert_eq!(g.moves.len(), 49);
+    assert_eq!(
+        ravenpost::notation::position_string::write_position(&g.variant, &g.position()),
+        "4k5/1n5b2/pq2pA3p/b1pr1pQ1p1/3P3p1c/3P1P4/2P3PN2/PP1N3PPP/2B1K2B2/R8R b - - 4 25"
+    );
+    let tokens = |t: &str| -> Vec<String> {
+        read_games(t).remove(0).unwrap().moves.iter().map(|m| m.token.clone()).collect()
+    };
+    let out = g.canonical_text();
+    assert_eq!(tokens(&out), tokens(&text));
+    assert!(out.contains("[Variant \"grand\"]") && !out.contains("[FEN"), "standard start: no FEN tag");
+}
