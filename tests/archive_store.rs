@@ -515,6 +515,19 @@ fn stale_lock_says_how_old_and_how_to_remove_it() {
 }
 
 #[test]
+fn a_lock_left_by_a_dead_process_on_this_host_is_stale_at_once() {
+    let Some(host) = fs::read_to_string("/etc/hostname").ok().map(|h| h.trim().to_string()) else { return };
+    let mut child = Command::new("true").spawn().unwrap();
+    let pid = child.id();
+    child.wait().unwrap();
+    let (_tmp, _dir, a, c1) = archive_with_game();
+    fs::write(a.lock_path(), format!("pid {pid} on {host}\n")).unwrap();
+    let e = a.commit_file(GAME, "x\n", Some(c1), Some(&ann()), at(2), "m").unwrap_err();
+    assert!(matches!(e, ArchiveError::StaleLock { .. }), "{e}");
+    assert!(e.to_string().contains(&format!("(pid {pid} on {host}, no longer running)")), "{e}");
+}
+
+#[test]
 fn a_held_lock_makes_other_writers_wait_then_give_up() {
     let (_tmp, dir, a, c1) = archive_with_game();
     let mut b = open(&dir);
@@ -594,4 +607,75 @@ fn value_types() {
     let t = Timestamp::from_unix(T0, 60);
     assert_eq!(t.to_string(), "2025-03-01T01:00:00+01:00");
     assert_eq!(Timestamp::from(t.to_datetime().unwrap()), t);
+}
+
+// ---------------------------------------------------------------- two processes
+
+/// The environment variable that makes [`child_writer`] write, in a child process.
+const CHILD_DIR: &str = "RAVENPOST_TEST_CHILD_ARCHIVE";
+const CHILD_COMMITS: usize = 20;
+
+/// Helper run by [`racing_processes`] in child processes: commits `CHILD_COMMITS` times
+/// on whatever the tip is, retrying on `Moved`, and prints each commit's id.
+#[test]
+#[ignore = "run by racing_processes in a child process"]
+fn child_writer() {
+    let Some(dir) = std::env::var_os(CHILD_DIR) else { return };
+    let k: usize = std::env::var("RAVENPOST_TEST_CHILD_K").unwrap().parse().unwrap();
+    let mut a = open(Path::new(&dir));
+    let mut o = isolated();
+    o.write_lock = k == 0; // one child takes the lock, the other relies on the ref swap alone
+    a.set_options(o);
+    let mut done = 0;
+    let mut moved = 0;
+    while done < CHILD_COMMITS {
+        let tip = a.tip().unwrap();
+        let text = format!("process {k} commit {done}\n");
+        match a.commit_file(GAME, &text, tip, Some(&ann()), at(done as i64), &text) {
+            Ok(c) => {
+                println!("COMMIT {c}");
+                done += 1;
+            }
+            Err(ArchiveError::Moved { .. }) => moved += 1,
+            Err(e) => panic!("{e}"),
+        }
+    }
+    println!("MOVED {moved}");
+}
+
+#[test]
+fn racing_processes_lose_no_commit() {
+    let (_tmp, dir, _a, c1) = archive_with_game();
+    let children: Vec<_> = (0..2)
+        .map(|k| {
+            Command::new(std::env::current_exe().unwrap())
+                .args(["--exact", "child_writer", "--ignored", "--nocapture", "--test-threads=1"])
+                .env(CHILD_DIR, &dir)
+                .env("RAVENPOST_TEST_CHILD_K", k.to_string())
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let mut ours = Vec::new();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success());
+        let text = String::from_utf8(out.stdout).unwrap();
+        let ids: Vec<String> =
+            text.lines().filter_map(|l| l.split("COMMIT ").nth(1)).map(String::from).collect();
+        assert_eq!(ids.len(), CHILD_COMMITS, "{text}");
+        ours.extend(ids);
+    }
+    let on_branch: Vec<String> =
+        git(&dir, &["rev-list", "--first-parent", "HEAD"]).lines().map(String::from).collect();
+    assert_eq!(on_branch.len(), 2 + 2 * CHILD_COMMITS);
+    let on_branch: HashSet<_> = on_branch.into_iter().collect();
+    assert!(ours.iter().all(|c| on_branch.contains(c)));
+    assert_eq!(ours.iter().collect::<HashSet<_>>().len(), 2 * CHILD_COMMITS);
+    let a = open(&dir);
+    let history = a.file_history(GAME).unwrap();
+    assert_eq!(history.len(), 1 + 2 * CHILD_COMMITS);
+    assert_eq!(history[0].commit, c1);
+    assert_eq!(status(&dir), "");
 }

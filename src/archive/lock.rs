@@ -4,7 +4,12 @@
 //! The lock is a courtesy among ravenpost processes: the compare-and-swap on the branch
 //! ref is what guarantees that no commit is lost. A lock older than
 //! [`ArchiveOptions::stale_lock_after`](super::ArchiveOptions) is reported as stale (its
-//! holder has probably crashed) rather than waited for.
+//! holder has probably crashed) rather than waited for, and so is one whose holder is a
+//! process on this host that is no longer running (where `/proc` tells).
+//!
+//! Breaking a lock ([`ArchiveOptions::break_locks_older_than`](super::ArchiveOptions))
+//! is not race-free: two writers breaking the same stale lock at once may both go ahead.
+//! The branch's compare-and-swap still keeps every commit.
 
 use std::fs::{self, OpenOptions};
 use std::io::{ErrorKind, Write};
@@ -66,21 +71,32 @@ pub(crate) fn acquire(path: &Path, options: &ArchiveOptions) -> Result<LockFile,
                 Err(e) => return Err(ArchiveError::io("remove stale lock file", path, e)),
             }
         }
+        let holder = holder_of(path);
         if age >= options.stale_lock_after {
-            return Err(ArchiveError::StaleLock { path: path.to_path_buf(), age, holder: holder_of(path) });
+            return Err(ArchiveError::StaleLock { path: path.to_path_buf(), age, holder });
+        }
+        if holder_alive(&holder) == Some(false) {
+            let holder = format!("{holder}, no longer running");
+            return Err(ArchiveError::StaleLock { path: path.to_path_buf(), age, holder });
         }
         let waited = start.elapsed();
         if waited >= options.lock_timeout {
-            return Err(ArchiveError::Locked {
-                path: path.to_path_buf(),
-                age,
-                holder: holder_of(path),
-                waited,
-            });
+            return Err(ArchiveError::Locked { path: path.to_path_buf(), age, holder, waited });
         }
         std::thread::sleep(pause);
         pause = (pause * 2).min(Duration::from_millis(20));
     }
+}
+
+/// Whether the process named by a lock's `pid N on HOST` line is still running, where
+/// that can be told (this host, a `/proc` file system); `None` otherwise.
+fn holder_alive(holder: &str) -> Option<bool> {
+    let (pid, host) = holder.strip_prefix("pid ")?.split_once(" on ")?;
+    let pid: u32 = pid.parse().ok()?;
+    if host != hostname() || !Path::new("/proc/self").exists() {
+        return None;
+    }
+    Some(Path::new("/proc").join(pid.to_string()).exists())
 }
 
 fn hostname() -> String {

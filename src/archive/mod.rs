@@ -516,7 +516,13 @@ impl Archive {
     /// [`ArchiveOptions::break_locks_older_than`] lets it be removed);
     /// [`ArchiveError::Io`].
     pub fn lock(&self) -> Result<WriteLock<'_>, ArchiveError> {
-        if self.lock_depth.get() == 0 && self.options.write_lock {
+        self.lock_if(self.options.write_lock)
+    }
+
+    /// As [`Archive::lock`], taking the lock file only if `take_file` (and it is not held
+    /// yet). A file taken while an outer guard lives is kept until that guard goes.
+    pub(crate) fn lock_if(&self, take_file: bool) -> Result<WriteLock<'_>, ArchiveError> {
+        if take_file && self.lock_file.borrow().is_none() {
             let path = self.lock_path();
             let file = lock::acquire(&path, &self.options)?;
             *self.lock_file.borrow_mut() = Some(file);

@@ -214,11 +214,14 @@ impl Archive {
         let summary = message.lines().next().unwrap_or_default();
         self.swap_branch(&refname, commit, expected, path, &format!("ravenpost: {summary}"))?;
         let id = CommitId(commit);
-        self.update_working_copy(path, contents).map_err(|message| ArchiveError::WorkingCopyUpdate {
-            path: path.to_string(),
-            commit: id,
-            message,
-        })?;
+        if self.repo.workdir().is_some() {
+            // Always under the lock file, even without `write_lock`: two writers that both
+            // won (one after the other) must not leave the older version in the working tree.
+            let _lock = self.lock_if(true)?;
+            self.sync_working_copy(&refname, path, commit, contents).map_err(|message| {
+                ArchiveError::WorkingCopyUpdate { path: path.to_string(), commit: id, message }
+            })?;
+        }
         Ok(id)
     }
 
@@ -336,9 +339,32 @@ impl Archive {
         }
     }
 
-    /// Replaces the working-tree file (temporary file, then rename) and its index entry.
-    fn update_working_copy(&self, path: &str, contents: &[u8]) -> Result<(), String> {
+    /// Brings the working-tree file at `path` and its index entry to the branch tip's
+    /// version (`contents` if the tip is still our `commit`): a temporary file renamed into
+    /// place, then the index entry. Called under the lock file.
+    fn sync_working_copy(
+        &self,
+        refname: &str,
+        path: &str,
+        commit: Oid,
+        contents: &[u8],
+    ) -> Result<(), String> {
         let Some(workdir) = self.repo.workdir() else { return Ok(()) };
+        let tip = self.ref_target(refname).map_err(|e| e.to_string())?;
+        let newer;
+        let contents = match tip {
+            Some(tip) if tip != commit => {
+                let found = self.read_bytes_at(CommitId(tip), path).map_err(|e| e.to_string())?;
+                match found {
+                    Some(bytes) => {
+                        newer = bytes;
+                        &newer[..]
+                    }
+                    None => return Ok(()),
+                }
+            }
+            _ => contents,
+        };
         let file = workdir.join(path);
         let dir = file.parent().expect("a file in the working tree has a parent");
         fs::create_dir_all(dir).map_err(|e| format!("create {}: {e}", dir.display()))?;
@@ -355,7 +381,18 @@ impl Archive {
         let mut index = self.repo.index().map_err(|e| format!("open index: {}", e.message()))?;
         index.read(true).map_err(|e| format!("read index: {}", e.message()))?;
         index.add_path(Path::new(path)).map_err(|e| format!("update index entry: {}", e.message()))?;
-        index.write().map_err(|e| format!("write index: {}", e.message()))?;
+        // `git status` and other git commands take the index lock for a moment: retry.
+        let mut pause = Duration::from_millis(1);
+        for attempt in 0.. {
+            match index.write() {
+                Ok(()) => break,
+                Err(e) if e.code() == ErrorCode::Locked && attempt < 200 => {
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(Duration::from_millis(20));
+                }
+                Err(e) => return Err(format!("write index: {}", e.message())),
+            }
+        }
         Ok(())
     }
 }
