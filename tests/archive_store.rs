@@ -595,8 +595,51 @@ fn default_archive_in_repo_then_data_dir() {
     assert!(matches!(e, ArchiveError::NoDataDirectory), "{e}");
 }
 
+/// Helper run by [`default_archive_in_the_platform_data_dir`] in a child process whose
+/// `HOME` and `XDG_DATA_HOME` point into a temporary directory.
+#[test]
+#[ignore = "run by default_archive_in_the_platform_data_dir in a child process"]
+fn child_default_archive() {
+    let Some(cwd) = std::env::var_os(CHILD_DIR) else { return };
+    let data = ravenpost::archive::platform_data_dir();
+    let (_, source) = default_archive(None, Path::new(&cwd), data.as_deref(), at(0)).unwrap();
+    println!("SOURCE {source:?}");
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn default_archive_in_the_platform_data_dir() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (home, xdg, cwd) = (tmp.path().join("home"), tmp.path().join("xdg"), tmp.path().join("cwd"));
+    for d in [&home, &cwd] {
+        fs::create_dir(d).unwrap();
+    }
+    let run = |xdg: Option<&Path>| {
+        let mut cmd = Command::new(std::env::current_exe().unwrap());
+        cmd.args(["--exact", "child_default_archive", "--ignored", "--nocapture", "--test-threads=1"])
+            .env(CHILD_DIR, &cwd)
+            .env("HOME", &home)
+            .env_remove("RAVENPOST_ARCHIVE");
+        match xdg {
+            Some(x) => cmd.env("XDG_DATA_HOME", x),
+            None => cmd.env_remove("XDG_DATA_HOME"),
+        };
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let expected = format!("SOURCE {:?}", ArchiveSource::UserDataDir(xdg.join("ravenpost/archive")));
+    assert!(run(Some(&xdg)).contains(&expected));
+    assert!(Archive::open(&xdg.join("ravenpost/archive")).is_ok());
+    let expected =
+        format!("SOURCE {:?}", ArchiveSource::UserDataDir(home.join(".local/share/ravenpost/archive")));
+    assert!(run(None).contains(&expected));
+}
+
 #[test]
 fn value_types() {
+    fn send<T: Send>() {}
+    send::<Archive>();
     let id: CommitId = "e6cf8cc04864e3c6df639e1f14db3a3662e6fee0".parse().unwrap();
     assert_eq!(id.short(), "e6cf8cc04864");
     assert!("e6cf8c".parse::<CommitId>().is_err());

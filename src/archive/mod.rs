@@ -386,6 +386,18 @@ impl Archive {
         self.blob_at(&tree, path)?.map(|oid| self.blob_bytes(oid, path)).transpose()
     }
 
+    /// The file at `path` at commit `at`, as text; `None` if there is no such file.
+    ///
+    /// # Errors
+    ///
+    /// As [`Archive::read_bytes_at`], and [`ArchiveError::NotText`].
+    pub fn read_file_at(&self, at: CommitId, path: &str) -> Result<Option<String>, ArchiveError> {
+        write::check_path(path)?;
+        let commit = self.find_commit(at)?;
+        let tree = self.tree_of(&commit)?;
+        self.blob_at(&tree, path)?.map(|oid| self.blob_text(oid, path)).transpose()
+    }
+
     /// The file at `path` at the branch tip, as bytes; `None` if there is no such file (or
     /// no commit yet).
     ///
