@@ -299,13 +299,23 @@ fn history_is_first_parent_oldest_first_with_contents() {
         ]
     );
     assert_eq!(h[1].author_email, "bo@example.com");
-    assert_eq!(h[2].time.to_string(), "2025-03-01T00:04:00+00:00");
-    assert_eq!(a.file_history("games/gygax/none.pgn").unwrap(), []);
     // The same commits, as git sees them.
     assert_eq!(
         git(&dir, &["log", "--format=%H %s", "--", GAME]),
         format!("{c4} 1... Sa3b6\n{c2} 1. 2e3\n{c1} New game\n")
     );
+    assert!(h.iter().all(|v| v.changed_paths == [GAME]));
+    // A commit made with git that changes two files shows both.
+    fs::write(dir.join("README"), "r\n").unwrap();
+    fs::write(dir.join(GAME), "by hand\n").unwrap();
+    git(&dir, &["add", "README", GAME]);
+    git(&dir, &["commit", "-q", "-m", "by hand"]);
+    let h = a.file_history(GAME).unwrap();
+    assert_eq!(h[3].changed_paths, ["README", GAME]);
+    assert_eq!(h[3].contents.as_deref(), Some("by hand\n"));
+    assert_eq!(h[2].time.to_string(), "2025-03-01T00:04:00+00:00");
+    assert_eq!(a.file_history("games/gygax/none.pgn").unwrap(), []);
+    // The same commits, as git sees them.
 }
 
 #[test]

@@ -501,6 +501,7 @@ impl Archive {
                     time: Timestamp::from_git(author.when()),
                     message: message.strip_suffix('\n').unwrap_or(&message).to_string(),
                     contents: blob.map(|oid| self.blob_text(oid, path)).transpose()?,
+                    changed_paths: self.changed_paths(&commit, parent.as_ref())?,
                 });
             }
             match parent {
@@ -513,6 +514,29 @@ impl Archive {
         }
         out.reverse();
         Ok(out)
+    }
+
+    /// The paths of the files `commit` added, changed or deleted relative to `parent`,
+    /// sorted.
+    fn changed_paths(
+        &self,
+        commit: &git2::Commit<'_>,
+        parent: Option<&git2::Commit<'_>>,
+    ) -> Result<Vec<String>, ArchiveError> {
+        let new = self.tree_of(commit)?;
+        let old = parent.map(|p| self.tree_of(p)).transpose()?;
+        let diff = self
+            .repo
+            .diff_tree_to_tree(old.as_ref(), Some(&new), None)
+            .map_err(|e| ArchiveError::git_oid("diff commit", commit.id(), e))?;
+        let mut paths: Vec<String> = diff
+            .deltas()
+            .filter_map(|d| d.new_file().path_bytes().or_else(|| d.old_file().path_bytes()))
+            .map(|p| String::from_utf8_lossy(p).into_owned())
+            .collect();
+        paths.sort();
+        paths.dedup();
+        Ok(paths)
     }
 
     /// Takes the archive's write lock (the file `ravenpost.lock` in the git directory) and

@@ -277,4 +277,7 @@ pub struct FileVersion {
     pub message: String,
     /// The file as this commit left it; `None` if the commit deleted it.
     pub contents: Option<String>,
+    /// Every file the commit added, changed or deleted (this one included), sorted: a
+    /// ravenpost commit changes exactly one.
+    pub changed_paths: Vec<String>,
 }
