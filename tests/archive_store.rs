@@ -42,6 +42,11 @@ fn isolated() -> ArchiveOptions {
     o
 }
 
+/// `Archive::init` as Ann at minute 0, ignoring the machine's git config.
+fn init(dir: &Path) -> Result<Archive, ArchiveError> {
+    Archive::init_with_config(dir, &ArchiveConfig::default(), Some(&ann()), at(0), isolated())
+}
+
 fn open(dir: &Path) -> Archive {
     let mut a = Archive::open(dir).unwrap();
     a.set_options(isolated());
@@ -87,8 +92,7 @@ fn log(dir: &Path) -> Vec<String> {
 fn archive_with_game() -> (TempDir, PathBuf, Archive, CommitId) {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("archive");
-    let mut a = Archive::init(&dir, Some(&ann()), at(0)).unwrap();
-    a.set_options(isolated());
+    let a = init(&dir).unwrap();
     let tip = a.tip().unwrap();
     let c = a.create_file(GAME, game_text(""), tip, Some(&ann()), at(1), "New game").unwrap();
     (tmp, dir, a, c)
@@ -104,7 +108,7 @@ fn game_text(moves: &str) -> String {
 fn init_on_nonexistent_dir_makes_a_repository_with_the_config() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("a").join("b");
-    let a = Archive::init(&dir, Some(&ann()), at(0)).unwrap();
+    let a = init(&dir).unwrap();
     assert_eq!(a.branch().unwrap(), "refs/heads/main");
     // Fixed identity and date: the commit id is stable.
     assert_eq!(a.tip().unwrap().unwrap().hex(), "e6cf8cc04864e3c6df639e1f14db3a3662e6fee0");
@@ -121,14 +125,14 @@ fn init_on_empty_dir_and_refusals() {
     let tmp = tempfile::tempdir().unwrap();
     let empty = tmp.path().join("empty");
     fs::create_dir(&empty).unwrap();
-    Archive::init(&empty, Some(&ann()), at(0)).unwrap();
-    let again = Archive::init(&empty, Some(&ann()), at(0)).unwrap_err();
+    init(&empty).unwrap();
+    let again = init(&empty).unwrap_err();
     assert!(matches!(again, ArchiveError::AlreadyAnArchive { .. }), "{again}");
 
     let full = tmp.path().join("full");
     fs::create_dir(&full).unwrap();
     fs::write(full.join("notes.txt"), "x").unwrap();
-    let e = Archive::init(&full, Some(&ann()), at(0)).unwrap_err();
+    let e = init(&full).unwrap_err();
     assert!(matches!(e, ArchiveError::DirectoryNotEmpty { .. }), "{e}");
     assert!(e.to_string().contains("run `git init` there first"), "{e}");
 
@@ -157,7 +161,7 @@ fn init_on_existing_repository_commits_on_its_tip_and_leaves_other_changes() {
     assert!(e.to_string().contains("ravenpost init"), "{e}");
     assert!(Archive::discover(&dir).unwrap().is_none());
 
-    let a = Archive::init(&dir, Some(&ann()), at(0)).unwrap();
+    let a = init(&dir).unwrap();
     assert_eq!(a.branch().unwrap(), "refs/heads/trunk");
     let history = a.file_history("ravenpost.yaml").unwrap();
     assert_eq!(history.len(), 1);
@@ -180,7 +184,7 @@ fn init_on_unborn_head_makes_the_first_commit_of_that_branch() {
     let dir = tmp.path().join("repo");
     fs::create_dir(&dir).unwrap();
     git(&dir, &["init", "-q", "-b", "games"]);
-    let a = Archive::init(&dir, Some(&ann()), at(0)).unwrap();
+    let a = init(&dir).unwrap();
     assert_eq!(a.branch().unwrap(), "refs/heads/games");
     let history = a.file_history("ravenpost.yaml").unwrap();
     assert_eq!(history.len(), 1);
@@ -196,7 +200,7 @@ fn init_on_bare_repository_writes_without_a_working_tree() {
     let dir = tmp.path().join("bare.git");
     fs::create_dir(&dir).unwrap();
     git(&dir, &["init", "-q", "--bare", "-b", "main"]);
-    let a = Archive::init(&dir, Some(&ann()), at(0)).unwrap();
+    let a = init(&dir).unwrap();
     assert!(a.is_bare());
     let tip = a.tip().unwrap();
     a.create_file(GAME, game_text(""), tip, Some(&bo()), at(1), "New game").unwrap();
@@ -649,7 +653,9 @@ fn default_archive_in_the_platform_data_dir() {
 #[test]
 fn value_types() {
     fn send<T: Send>() {}
+    fn send_sync<T: Send + Sync + std::error::Error + 'static>() {}
     send::<Archive>();
+    send_sync::<ArchiveError>();
     let id: CommitId = "e6cf8cc04864e3c6df639e1f14db3a3662e6fee0".parse().unwrap();
     assert_eq!(id.short(), "e6cf8cc04864");
     assert!("e6cf8c".parse::<CommitId>().is_err());

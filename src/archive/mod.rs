@@ -188,7 +188,7 @@ impl Archive {
     ///
     /// As [`Archive::init_with_config`].
     pub fn init(dir: &Path, author: Option<&Identity>, time: Timestamp) -> Result<Archive, ArchiveError> {
-        Archive::init_with_config(dir, &ArchiveConfig::default(), author, time)
+        Archive::init_with_config(dir, &ArchiveConfig::default(), author, time, ArchiveOptions::default())
     }
 
     /// Makes `dir` an archive by committing `ravenpost.yaml` on its branch.
@@ -201,7 +201,10 @@ impl Archive {
     ///   and uncommitted changes are left alone.
     ///
     /// The commit is made as `author`, else the settings' author, else git's
-    /// `user.name`/`user.email`, else [`Identity::ravenpost`].
+    /// `user.name`/`user.email`, else [`Identity::ravenpost`]. With
+    /// [`GitConfigScope::RepositoryOnly`] in `options`, the user's and system's git config
+    /// are not read (a new repository's branch is then `main`). The archive keeps
+    /// `options`.
     ///
     /// # Errors
     ///
@@ -213,6 +216,7 @@ impl Archive {
         config: &ArchiveConfig,
         author: Option<&Identity>,
         time: Timestamp,
+        options: ArchiveOptions,
     ) -> Result<Archive, ArchiveError> {
         let repo = match Repository::open(dir) {
             Ok(r) => r,
@@ -228,10 +232,14 @@ impl Archive {
                     }
                     Err(e) => return Err(ArchiveError::io("read directory", dir, e)),
                 }
-                let branch = git2::Config::open_default()
-                    .and_then(|mut c| c.snapshot())
-                    .and_then(|c| c.get_string("init.defaultBranch"))
-                    .unwrap_or_else(|_| "main".to_string());
+                let configured = match options.git_config {
+                    GitConfigScope::All => git2::Config::open_default()
+                        .and_then(|mut c| c.snapshot())
+                        .and_then(|c| c.get_string("init.defaultBranch"))
+                        .ok(),
+                    GitConfigScope::RepositoryOnly => None,
+                };
+                let branch = configured.unwrap_or_else(|| "main".to_string());
                 let mut opts = git2::RepositoryInitOptions::new();
                 opts.initial_head(&branch).no_reinit(true);
                 Repository::init_opts(dir, &opts)
@@ -239,7 +247,8 @@ impl Archive {
             }
             Err(e) => return Err(ArchiveError::git_path("open repository", dir.display().to_string(), e)),
         };
-        let archive = Archive::from_repo(repo);
+        let mut archive = Archive::from_repo(repo);
+        archive.set_options(options);
         let tip = archive.tip()?;
         if archive.read_bytes(ArchiveConfig::PATH)?.is_some() {
             return Err(ArchiveError::AlreadyAnArchive { dir: archive.dir().to_path_buf() });
