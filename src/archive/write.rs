@@ -217,9 +217,15 @@ impl Archive {
         if self.repo.workdir().is_some() {
             // Always under the lock file, even without `write_lock`: two writers that both
             // won (one after the other) must not leave the older version in the working tree.
-            let _lock = self.lock_if(true)?;
-            self.sync_working_copy(&refname, path, commit, contents).map_err(|message| {
-                ArchiveError::WorkingCopyUpdate { path: path.to_string(), commit: id, message }
+            // Any failure from here on is reported with the commit, which has been made.
+            let synced = match self.lock_if(true) {
+                Ok(_lock) => self.sync_working_copy(&refname, path, commit, contents),
+                Err(e) => Err(e.to_string()),
+            };
+            synced.map_err(|message| ArchiveError::WorkingCopyUpdate {
+                path: path.to_string(),
+                commit: id,
+                message,
             })?;
         }
         Ok(id)
