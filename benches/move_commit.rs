@@ -1,7 +1,7 @@
 //! The time of one move's commit: `Archive::commit_file` changing a small game file in an
 //! archive of 1,000 games (lock, tree from the tip, commit, branch compare-and-swap,
 //! working file and index entry). Also the reads behind `log`/`verify` and `status`:
-//! `file_history` of one game and `list_games`.
+//! `file_history` of one game, `history` of the whole archive, and `list_games`.
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -45,6 +45,9 @@ fn move_commit(c: &mut Criterion) {
     g.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(5));
     g.bench_function("file_history_301_versions_1301_commits", |b| {
         b.iter(|| assert_eq!(archive.file_history(&path).unwrap().len(), MOVES + 1))
+    });
+    g.bench_function("history_whole_archive_1301_commits", |b| {
+        b.iter(|| assert_eq!(archive.history(None).unwrap().len(), GAMES + MOVES + 1))
     });
     g.bench_function("list_games_1000", |b| {
         b.iter(|| assert_eq!(archive.list_games().unwrap().len(), GAMES))

@@ -323,6 +323,49 @@ fn history_is_first_parent_oldest_first_with_contents() {
 }
 
 #[test]
+fn whole_archive_history_in_one_walk() {
+    let (_tmp, dir, a, c1) = archive_with_game();
+    let c2 = a.commit_file(GAME, game_text("1. 2e3 "), Some(c1), Some(&bo()), at(2), "1. 2e3").unwrap();
+    let c3 = a.create_file("games/gygax/other.pgn", "o\n", Some(c2), Some(&ann()), at(3), "other").unwrap();
+    git(&dir, &["rm", "-q", "games/gygax/other.pgn"]);
+    git(&dir, &["commit", "-q", "-m", "gone"]);
+
+    let h = a.history(None).unwrap();
+    let summary: Vec<_> = h
+        .iter()
+        .map(|c| {
+            let changes: Vec<_> = c
+                .changes
+                .iter()
+                .map(|f| {
+                    (f.path.as_str(), f.contents.as_ref().map(|b| String::from_utf8_lossy(b).into_owned()))
+                })
+                .collect();
+            (c.message.as_str(), c.author_name.as_str(), changes)
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            (
+                "Start a ravenpost archive",
+                "Ann Example",
+                vec![("ravenpost.yaml", Some(ArchiveConfig::default().to_yaml()))]
+            ),
+            ("New game", "Ann Example", vec![(GAME, Some(game_text("")))]),
+            ("1. 2e3", "Bo Example", vec![(GAME, Some(game_text("1. 2e3 ")))]),
+            ("other", "Ann Example", vec![("games/gygax/other.pgn", Some("o\n".to_string()))]),
+            ("gone", "Cy Example", vec![("games/gygax/other.pgn", None)]),
+        ]
+    );
+    assert_eq!((h[2].commit, h[2].parent, h[2].time), (c2, Some(c1), at(2)));
+    assert_eq!(h[0].parent, None);
+    let last_two = a.history(Some(2)).unwrap();
+    assert_eq!(last_two.len(), 2);
+    assert_eq!(last_two[0].commit, c3);
+}
+
+#[test]
 fn working_tree_and_git_status_stay_clean() {
     let (_tmp, dir, a, c1) = archive_with_game();
     let mut tip = c1;

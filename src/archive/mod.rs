@@ -47,7 +47,7 @@ use git2::{ErrorCode, ObjectType, Oid, Repository};
 pub use config::ArchiveConfig;
 pub use error::ArchiveError;
 pub use locate::{ArchiveSource, RAVENPOST_ARCHIVE, default_archive, platform_data_dir};
-pub use types::{CommitId, FileVersion, GamePath, Identity, Timestamp};
+pub use types::{ArchiveCommit, CommitId, FileChange, FileVersion, GamePath, Identity, Timestamp};
 
 /// Where an archive looks for git's `user.name` and `user.email`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -520,6 +520,68 @@ impl Archive {
                 }
                 None => break,
             }
+        }
+        out.reverse();
+        Ok(out)
+    }
+
+    /// The branch's first-parent history, oldest first, each commit with the files it
+    /// changed and their new contents: one walk for checking or listing the whole archive
+    /// (where [`Archive::file_history`] per game would walk it once per game).
+    ///
+    /// `newest`: only the last this many commits. Contents are held in memory; for a
+    /// long history, pass a limit.
+    ///
+    /// # Errors
+    ///
+    /// [`ArchiveError::DetachedHead`], git failures.
+    pub fn history(&self, newest: Option<usize>) -> Result<Vec<ArchiveCommit>, ArchiveError> {
+        let mut out = Vec::new();
+        let Some(tip) = self.tip()? else { return Ok(out) };
+        let mut next = Some(self.find_commit(tip)?);
+        while let Some(commit) = next {
+            if newest.is_some_and(|n| out.len() >= n) {
+                break;
+            }
+            let parent = if commit.parent_count() > 0 {
+                let id =
+                    commit.parent_id(0).map_err(|e| ArchiveError::git_oid("read parent", commit.id(), e))?;
+                Some(self.find_commit(CommitId(id))?)
+            } else {
+                None
+            };
+            let new = self.tree_of(&commit)?;
+            let old = parent.as_ref().map(|p| self.tree_of(p)).transpose()?;
+            let diff = self
+                .repo
+                .diff_tree_to_tree(old.as_ref(), Some(&new), None)
+                .map_err(|e| ArchiveError::git_oid("diff commit", commit.id(), e))?;
+            let mut changes = Vec::new();
+            for delta in diff.deltas() {
+                let Some(path) = delta.new_file().path_bytes().or_else(|| delta.old_file().path_bytes())
+                else {
+                    continue;
+                };
+                let path = String::from_utf8_lossy(path).into_owned();
+                let contents = match delta.status() {
+                    git2::Delta::Deleted => None,
+                    _ => Some(self.blob_bytes(delta.new_file().id(), &path)?),
+                };
+                changes.push(FileChange { path, contents });
+            }
+            changes.sort_by(|a, b| a.path.cmp(&b.path));
+            let author = commit.author();
+            let message = String::from_utf8_lossy(commit.message_bytes());
+            out.push(ArchiveCommit {
+                commit: CommitId(commit.id()),
+                parent: parent.as_ref().map(|p| CommitId(p.id())),
+                author_name: String::from_utf8_lossy(author.name_bytes()).into_owned(),
+                author_email: String::from_utf8_lossy(author.email_bytes()).into_owned(),
+                time: Timestamp::from_git(author.when()),
+                message: message.strip_suffix('\n').unwrap_or(&message).to_string(),
+                changes,
+            });
+            next = parent;
         }
         out.reverse();
         Ok(out)

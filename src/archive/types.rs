@@ -281,3 +281,34 @@ pub struct FileVersion {
     /// ravenpost commit changes exactly one.
     pub changed_paths: Vec<String>,
 }
+
+/// One commit of the archive's history, with what it changed; see
+/// [`Archive::history`](super::Archive::history).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArchiveCommit {
+    /// The commit.
+    pub commit: CommitId,
+    /// Its first parent (`None` for a root commit).
+    pub parent: Option<CommitId>,
+    /// The author's name.
+    pub author_name: String,
+    /// The author's email address.
+    pub author_email: String,
+    /// When the author made the commit.
+    pub time: Timestamp,
+    /// The commit message, without its final line break.
+    pub message: String,
+    /// The files it added, changed or deleted, sorted by path: a ravenpost commit changes
+    /// exactly one.
+    pub changes: Vec<FileChange>,
+}
+
+/// A file a commit added, changed or deleted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileChange {
+    /// The path in the archive.
+    pub path: String,
+    /// The file as the commit left it (bytes: any file may be changed by hand); `None` if
+    /// it was deleted.
+    pub contents: Option<Vec<u8>>,
+}
