@@ -553,8 +553,10 @@ fn stale_lock_says_how_old_and_how_to_remove_it() {
     let e = a.commit_file(GAME, "x\n", Some(c1), Some(&ann()), at(2), "m").unwrap_err();
     let path = a.lock_path();
     assert!(matches!(e, ArchiveError::StaleLock { .. }), "{e}");
+    // The age is read when the lock is found: allow a few seconds of a slow machine.
+    let text = e.to_string().replace(" 6 s old", " 5 s old").replace(" 7 s old", " 5 s old");
     assert_eq!(
-        e.to_string(),
+        text,
         format!(
             "{}: stale archive lock, 10 min 5 s old (pid 4242 on elsewhere); if no ravenpost is running, \
              remove it with `rm {}` or retry with --break-lock",
