@@ -4,7 +4,8 @@
 //! Layers, each using only those before it:
 //! [`engine`] (rules; no I/O) ← [`notation`] (position strings and moves, read with nom
 //! and written back in one canonical form) ← [`variants`] (the built-in definitions) ←
-//! [`cli`] (the `ravenpost` command).
+//! [`archive`] (games kept as files in a git repository) ← [`cli`] (the `ravenpost`
+//! command).
 //!
 //! ```
 //! let gygax = ravenpost::variants::by_name("gygax", &[]).unwrap();
@@ -13,6 +14,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod archive;
 pub mod cli;
 pub mod engine;
 pub mod notation;

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
 
+mod archive_cmds;
 mod files;
 
 use std::path::PathBuf;
@@ -23,6 +24,15 @@ use crate::variants;
 #[derive(Debug, Parser)]
 #[command(name = "ravenpost", version, about, long_about = None)]
 pub struct Cli {
+    /// The archive to use (default: $RAVENPOST_ARCHIVE, else the repository you are in if
+    /// it is an archive, else your per-user archive, made on first use).
+    #[arg(long, global = true, value_name = "DIR")]
+    archive: Option<PathBuf>,
+    /// Commit as this identity, "Name <email>" (default: the archive's ravenpost.yaml
+    /// author, else git's user.name and user.email). Moves are always authored under the
+    /// player's name; this gives the email.
+    #[arg(long, global = true, value_name = "NAME <EMAIL>")]
+    author: Option<String>,
     #[command(subcommand)]
     command: Command,
 }
@@ -75,7 +85,9 @@ enum Command {
     /// Show a game's position as a text diagram (all levels for Gygax Chess), with the side
     /// to move, the last move and the result.
     Show {
-        /// A game file (the first game in it, or the one chosen with --game).
+        /// A game id in the archive, or a game file (the first game in it, or the one
+        /// chosen with --game).
+        #[arg(value_name = "GAME|FILE")]
         file: PathBuf,
         /// Show the position after this many plies (default: the end).
         #[arg(long)]
@@ -84,6 +96,100 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         game: usize,
         /// Print as JSON (position string, side to move, last move, result).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Create an archive: a git repository for game files (an empty or new directory, an
+    /// existing repository, or one with no commit yet).
+    Init {
+        /// Where (default: the current directory).
+        dir: Option<PathBuf>,
+    },
+    /// Start a game: write its file with its tags and commit it.
+    New {
+        /// Variant: gygax, fidchell, fantasy-grand, grand.
+        variant: String,
+        /// The first player's name (Gold in Gygax Chess).
+        #[arg(long)]
+        white: String,
+        /// The second player's name (Scarlet in Gygax Chess).
+        #[arg(long)]
+        black: String,
+        /// Fantasy Grand Chess: the first player's army.
+        #[arg(long, value_name = "ARMY")]
+        army_white: Option<String>,
+        /// Fantasy Grand Chess: the second player's army.
+        #[arg(long, value_name = "ARMY")]
+        army_black: Option<String>,
+        /// Game option K=V (repeatable), e.g. introduction=default.
+        #[arg(long = "option", value_name = "K=V")]
+        options: Vec<String>,
+        /// The game's id (default: date-white-black).
+        #[arg(long)]
+        id: Option<String>,
+        /// The Event tag.
+        #[arg(long)]
+        event: Option<String>,
+        /// The TimeControl tag, e.g. 1/3d (three days a move).
+        #[arg(long, value_name = "TC")]
+        time_control: Option<String>,
+    },
+    /// Play a move: checked by the rules, then appended in canonical form and committed
+    /// (author: the player).
+    Move {
+        /// The game id.
+        game: String,
+        /// The move, e.g. 2e3, Rx3a7, R:2f4, W2e2-2e3.
+        #[arg(value_name = "MOVE", allow_hyphen_values = true)]
+        mv: String,
+        /// Who plays it; refused unless that player is to move.
+        #[arg(long = "as", value_name = "NAME")]
+        who: Option<String>,
+        /// The ply you mean to play (1 = the first move); refused if the game is elsewhere.
+        #[arg(long, value_name = "N")]
+        expect_ply: Option<usize>,
+    },
+    /// Resign a game.
+    Resign {
+        /// The game id.
+        game: String,
+        /// Who resigns (default: the player to move).
+        #[arg(long = "as", value_name = "NAME")]
+        who: Option<String>,
+    },
+    /// Offer, accept, decline or claim a draw (a claim is checked: threefold repetition or
+    /// 100 plies without progress).
+    Draw {
+        /// offer, accept, decline or claim.
+        #[arg(value_enum)]
+        action: DrawArg,
+        /// The game id.
+        game: String,
+        /// Who acts (default: the player to move).
+        #[arg(long = "as", value_name = "NAME")]
+        who: Option<String>,
+    },
+    /// Every game in the archive: variant, players, ply, whose turn, result.
+    Status {
+        /// Print as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// One line per change of a game, from the git history: ply, move, author, time.
+    Log {
+        /// The game id.
+        game: String,
+        /// Print as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Replay the git history of each game (or one) and check that every commit creates
+    /// the game, adds exactly one legal ply by the player to move, or records a
+    /// resignation or draw; edits made with plain git are caught.
+    Verify {
+        /// The game id (default: every game).
+        game: Option<String>,
+        /// Print as JSON.
         #[arg(long)]
         json: bool,
     },
@@ -100,8 +206,21 @@ enum Command {
     },
 }
 
+/// The draw actions.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum DrawArg {
+    /// Offer a draw with your next move.
+    Offer,
+    /// Accept the opponent's offer.
+    Accept,
+    /// Decline the opponent's offer.
+    Decline,
+    /// Claim a draw by threefold repetition or 100 plies without progress.
+    Claim,
+}
+
 /// A failure to report: message and exit code.
-struct Failure {
+pub(crate) struct Failure {
     message: String,
     code: u8,
 }
@@ -140,6 +259,10 @@ fn position(v: &Variant, text: Option<&str>) -> Result<Position, Failure> {
 
 fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
     let io = |e: std::io::Error| Failure { message: format!("writing output: {e}"), code: 1 };
+    let author: Option<crate::archive::Identity> = match &cli.author {
+        None => None,
+        Some(a) => Some(a.parse().map_err(|e| Failure::input(format!("--author: {e}")))?),
+    };
     match cli.command {
         Command::Perft { variant, depth, position: pos, divide, options } => {
             let v = load(&variant, &options, pos.as_deref())?;
@@ -194,7 +317,14 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             }
         }
         Command::Show { file, ply, game, json } => {
-            let g = files::load_game(&file, game).map_err(Failure::input)?;
+            let g = if file.is_file() {
+                files::load_game(&file, game).map_err(Failure::input)?
+            } else {
+                let a = archive_cmds::open(cli.archive.as_deref())?;
+                let path = archive_cmds::find(&a, &file.to_string_lossy())?;
+                let text = a.read_file(&path.path())?.unwrap_or_default();
+                crate::notation::record::load(&text)?
+            };
             let n = ply.unwrap_or(g.moves.len());
             if n > g.moves.len() {
                 return Err(Failure::input(format!("ply {n}: the game has {} plies", g.moves.len())));
@@ -229,6 +359,136 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                     writeln!(out, "Last move: {t} (ply {n})").map_err(io)?;
                 }
                 writeln!(out, "Result: {result}").map_err(io)?;
+            }
+        }
+        Command::Init { dir } => {
+            let msg = archive_cmds::init(dir)?;
+            writeln!(out, "{msg}").map_err(io)?;
+        }
+        Command::New { variant, white, black, army_white, army_black, options, id, event, time_control } => {
+            let a = archive_cmds::open(cli.archive.as_deref())?;
+            let armies = match (army_white, army_black) {
+                (None, None) => None,
+                (w, b) => Some((w.unwrap_or_else(|| "humans".into()), b.unwrap_or_else(|| "humans".into()))),
+            };
+            let n = archive_cmds::NewGame {
+                variant,
+                white,
+                black,
+                options: parse_options(&options)?,
+                armies,
+                id,
+                event,
+                time_control,
+            };
+            let (path, commit) = archive_cmds::new_game(&a, n, author.as_ref())?;
+            writeln!(out, "{} (commit {})", path.id(), commit.short()).map_err(io)?;
+        }
+        Command::Move { game, mv, who, expect_ply } => {
+            let a = archive_cmds::open(cli.archive.as_deref())?;
+            let applied = archive_cmds::play(&a, &game, &mv, who.as_deref(), expect_ply, author.as_ref())?;
+            writeln!(out, "{} (ply {})", applied.summary, applied.ply).map_err(io)?;
+            if let Some(r) = applied.result {
+                writeln!(out, "Result: {r}").map_err(io)?;
+            }
+        }
+        Command::Resign { game, who } => {
+            let a = archive_cmds::open(cli.archive.as_deref())?;
+            let applied = archive_cmds::resign(&a, &game, who.as_deref(), author.as_ref())?;
+            writeln!(out, "{}", applied.summary).map_err(io)?;
+        }
+        Command::Draw { action, game, who } => {
+            let a = archive_cmds::open(cli.archive.as_deref())?;
+            let action = match action {
+                DrawArg::Offer => crate::notation::record::DrawAction::Offer,
+                DrawArg::Accept => crate::notation::record::DrawAction::Accept,
+                DrawArg::Decline => crate::notation::record::DrawAction::Decline,
+                DrawArg::Claim => crate::notation::record::DrawAction::Claim,
+            };
+            let applied = archive_cmds::draw(&a, &game, who.as_deref(), action, author.as_ref())?;
+            writeln!(out, "{}", applied.summary).map_err(io)?;
+        }
+        Command::Status { json } => {
+            let a = archive_cmds::open(cli.archive.as_deref())?;
+            let lines = archive_cmds::status(&a)?;
+            if json {
+                writeln!(out, "{}", serde_json::to_string_pretty(&lines).expect("json")).map_err(io)?;
+            } else if lines.is_empty() {
+                writeln!(out, "No games in {} (start one with `ravenpost new`)", a.dir().display())
+                    .map_err(io)?;
+            } else {
+                for l in &lines {
+                    let state = match (&l.problem, &l.to_move) {
+                        (Some(p), _) => format!("INVALID: {p}"),
+                        (None, Some(who)) => {
+                            format!("{} to move ({})", who, l.side_to_move.clone().unwrap_or_default())
+                        }
+                        (None, None) => format!("finished {}", l.result),
+                    };
+                    writeln!(
+                        out,
+                        "{:<28} {:<14} {} v {}  ply {:<4} {}",
+                        l.id, l.variant, l.white, l.black, l.ply, state
+                    )
+                    .map_err(io)?;
+                }
+            }
+        }
+        Command::Log { game, json } => {
+            let a = archive_cmds::open(cli.archive.as_deref())?;
+            let path = archive_cmds::find(&a, &game)?;
+            let lines = archive_cmds::history(&a, &path)?;
+            if json {
+                writeln!(out, "{}", serde_json::to_string_pretty(&lines).expect("json")).map_err(io)?;
+            } else {
+                for l in &lines {
+                    let what = match &l.problem {
+                        Some(p) => format!("INVALID: {p}"),
+                        None => l.what.clone(),
+                    };
+                    writeln!(out, "{}  {}  {:<16} {}", l.commit, l.time, l.author, what).map_err(io)?;
+                }
+            }
+        }
+        Command::Verify { game, json } => {
+            let a = archive_cmds::open(cli.archive.as_deref())?;
+            let games = match game {
+                Some(g) => vec![archive_cmds::find(&a, &g)?],
+                None => a.list_games()?,
+            };
+            let mut problems = Vec::new();
+            for g in &games {
+                for l in archive_cmds::history(&a, g)? {
+                    if let Some(p) = l.problem {
+                        problems.push(serde_json::json!({"game": g.id(), "commit": l.commit, "author": l.author, "problem": p}));
+                    }
+                }
+            }
+            if json {
+                let v = serde_json::json!({"games": games.len(), "problems": problems});
+                writeln!(out, "{}", serde_json::to_string_pretty(&v).expect("json")).map_err(io)?;
+            } else {
+                for p in &problems {
+                    eprintln!(
+                        "{} commit {} by {}: {}",
+                        p["game"].as_str().unwrap_or(""),
+                        p["commit"].as_str().unwrap_or(""),
+                        p["author"].as_str().unwrap_or(""),
+                        p["problem"].as_str().unwrap_or("")
+                    );
+                }
+                writeln!(
+                    out,
+                    "{} game{} verified, {} problem{}",
+                    games.len(),
+                    plural(games.len()),
+                    problems.len(),
+                    plural(problems.len())
+                )
+                .map_err(io)?;
+            }
+            if !problems.is_empty() {
+                return Err(Failure { message: String::new(), code: 1 });
             }
         }
         Command::Fmt { paths, check } => {

@@ -1,0 +1,686 @@
+//! The game archive: a git repository of game files, one commit per change.
+//!
+//! An archive is a git repository whose branch (the one `HEAD` names) holds
+//!
+//! - `ravenpost.yaml` at the root: the archive's settings ([`ArchiveConfig`]), and
+//! - `games/<variant>/<game-id>.pgn`: one game a file ([`GamePath`]).
+//!
+//! This module stores and retrieves the files' text and their history; it does not read
+//! game files (that is `notation`'s job). All git work goes through [`Archive`]; no git2
+//! type appears in its interface, and every failure is an [`ArchiveError`].
+//!
+//! **Writes** ([`Archive::commit_file`], [`Archive::create_file`]) build the new commit
+//! from the tree of the tip the caller expects plus one changed file, without the index or
+//! the working tree, then move the branch with a compare-and-swap: when two writers start
+//! from the same tip, exactly one wins and the other gets [`ArchiveError::Moved`]. Only
+//! then is the working copy (file and index entry) brought up to date. Local writers are
+//! also serialised by a lock file in the git directory ([`Archive::lock`]), which callers
+//! can hold across their own read-check-write sequence.
+//!
+//! ```
+//! use ravenpost::archive::{Archive, Identity, Timestamp};
+//!
+//! let dir = tempfile::tempdir().unwrap();
+//! let ann = Identity::new("Ann Example", "ann@example.com");
+//! let t = Timestamp::from_unix(1_740_830_400, 0);
+//! let archive = Archive::init(dir.path(), Some(&ann), t).unwrap();
+//! let tip = archive.tip().unwrap();
+//! archive.create_file("games/gygax/g1.pgn", "[Result \"*\"]\n\n*\n", tip, Some(&ann), t, "New game").unwrap();
+//! assert_eq!(archive.read_file("games/gygax/g1.pgn").unwrap().unwrap(), "[Result \"*\"]\n\n*\n");
+//! assert_eq!(archive.list_games().unwrap()[0].id(), "g1");
+//! ```
+
+mod config;
+mod error;
+mod locate;
+mod lock;
+mod types;
+mod write;
+
+use std::cell::{Cell, RefCell};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use git2::{ErrorCode, ObjectType, Oid, Repository};
+
+pub use config::ArchiveConfig;
+pub use error::ArchiveError;
+pub use locate::{ArchiveSource, RAVENPOST_ARCHIVE, default_archive, platform_data_dir};
+pub use types::{ArchiveCommit, CommitId, FileChange, FileVersion, GamePath, Identity, Timestamp};
+
+/// Where an archive looks for git's `user.name` and `user.email`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum GitConfigScope {
+    /// The repository's config, then the user's (`~/.gitconfig`, XDG) and the system's,
+    /// as git does.
+    #[default]
+    All,
+    /// Only the repository's own `.git/config` (tests, and runs that must not depend on the
+    /// user's settings).
+    RepositoryOnly,
+}
+
+/// How an [`Archive`] locks and where it finds identities.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ArchiveOptions {
+    /// How long a writer waits for another local writer's lock (default 10 s).
+    pub lock_timeout: Duration,
+    /// A lock older than this is reported as stale instead of waited for (default 2 min;
+    /// a write takes milliseconds).
+    pub stale_lock_after: Duration,
+    /// Remove a lock older than this and go on (default: never).
+    pub break_locks_older_than: Option<Duration>,
+    /// Take the lock file around writes (default true). Without it the compare-and-swap on
+    /// the branch still keeps every commit, but local writers may fail with
+    /// [`ArchiveError::Moved`] more often.
+    pub write_lock: bool,
+    /// Where to look for git's identity settings.
+    pub git_config: GitConfigScope,
+}
+
+impl Default for ArchiveOptions {
+    fn default() -> ArchiveOptions {
+        ArchiveOptions {
+            lock_timeout: Duration::from_secs(10),
+            stale_lock_after: Duration::from_secs(120),
+            break_locks_older_than: None,
+            write_lock: true,
+            git_config: GitConfigScope::All,
+        }
+    }
+}
+
+/// An open archive.
+///
+/// `Archive` is `Send` but not `Sync`: give each thread its own (opening is cheap).
+pub struct Archive {
+    repo: Repository,
+    options: ArchiveOptions,
+    lock_depth: Cell<usize>,
+    lock_file: RefCell<Option<lock::LockFile>>,
+}
+
+impl std::fmt::Debug for Archive {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Archive").field("dir", &self.dir()).field("options", &self.options).finish()
+    }
+}
+
+/// The archive's write lock, held until dropped; see [`Archive::lock`].
+#[derive(Debug)]
+#[must_use = "the lock is released when this is dropped"]
+pub struct WriteLock<'a> {
+    archive: &'a Archive,
+}
+
+impl Drop for WriteLock<'_> {
+    fn drop(&mut self) {
+        let depth = self.archive.lock_depth.get() - 1;
+        self.archive.lock_depth.set(depth);
+        if depth == 0 {
+            self.archive.lock_file.borrow_mut().take();
+        }
+    }
+}
+
+fn not_found(e: &git2::Error) -> bool {
+    e.code() == ErrorCode::NotFound
+}
+
+impl Archive {
+    fn from_repo(repo: Repository) -> Archive {
+        Archive {
+            repo,
+            options: ArchiveOptions::default(),
+            lock_depth: Cell::new(0),
+            lock_file: RefCell::new(None),
+        }
+    }
+
+    /// Opens the archive whose repository is exactly `dir` (its working tree, or its git
+    /// directory if bare; parent directories are not searched).
+    ///
+    /// # Errors
+    ///
+    /// [`ArchiveError::NotARepository`], [`ArchiveError::NotAnArchive`] (no
+    /// `ravenpost.yaml` on the branch), [`ArchiveError::Config`] (unreadable settings).
+    pub fn open(dir: &Path) -> Result<Archive, ArchiveError> {
+        let repo = match Repository::open(dir) {
+            Ok(r) => r,
+            Err(e) if not_found(&e) => return Err(ArchiveError::NotARepository { dir: dir.to_path_buf() }),
+            Err(e) => return Err(ArchiveError::git_path("open repository", dir.display().to_string(), e)),
+        };
+        let archive = Archive::from_repo(repo);
+        archive.check_is_archive()?;
+        Ok(archive)
+    }
+
+    /// The archive containing `cwd`: the git repository `cwd` is in, searching parent
+    /// directories as git does, if its branch has `ravenpost.yaml`. `Ok(None)` when `cwd`
+    /// is in no repository or in one that is no archive.
+    ///
+    /// # Errors
+    ///
+    /// Git failures other than "not found", and [`ArchiveError::Config`] for an archive
+    /// whose settings cannot be read.
+    pub fn discover(cwd: &Path) -> Result<Option<Archive>, ArchiveError> {
+        let repo = match Repository::discover(cwd) {
+            Ok(r) => r,
+            Err(e) if not_found(&e) => return Ok(None),
+            Err(e) => {
+                return Err(ArchiveError::git_path("discover repository", cwd.display().to_string(), e));
+            }
+        };
+        let archive = Archive::from_repo(repo);
+        match archive.check_is_archive() {
+            Ok(()) => Ok(Some(archive)),
+            Err(ArchiveError::NotAnArchive { .. } | ArchiveError::DetachedHead { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Makes `dir` an archive with the default settings; see [`Archive::init_with_config`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Archive::init_with_config`].
+    pub fn init(dir: &Path, author: Option<&Identity>, time: Timestamp) -> Result<Archive, ArchiveError> {
+        Archive::init_with_config(dir, &ArchiveConfig::default(), author, time, ArchiveOptions::default())
+    }
+
+    /// Makes `dir` an archive by committing `ravenpost.yaml` on its branch.
+    ///
+    /// - A missing or empty `dir` becomes a new repository on git's `init.defaultBranch`,
+    ///   or `main`.
+    /// - An existing repository (`dir` being its working tree, or its git directory if
+    ///   bare) gets the file committed on the branch `HEAD` names, on top of its tip, or
+    ///   as the first commit of an unborn branch. Other files, the index's other entries
+    ///   and uncommitted changes are left alone.
+    ///
+    /// The commit is made as `author`, else the settings' author, else git's
+    /// `user.name`/`user.email`, else [`Identity::ravenpost`]. With
+    /// [`GitConfigScope::RepositoryOnly`] in `options`, the user's and system's git config
+    /// are not read (a new repository's branch is then `main`). The archive keeps
+    /// `options`.
+    ///
+    /// # Errors
+    ///
+    /// [`ArchiveError::DirectoryNotEmpty`] for a non-empty directory that is no repository,
+    /// [`ArchiveError::AlreadyAnArchive`], [`ArchiveError::DetachedHead`], and the
+    /// failures of [`Archive::create_file`].
+    pub fn init_with_config(
+        dir: &Path,
+        config: &ArchiveConfig,
+        author: Option<&Identity>,
+        time: Timestamp,
+        options: ArchiveOptions,
+    ) -> Result<Archive, ArchiveError> {
+        let repo = match Repository::open(dir) {
+            Ok(r) => r,
+            Err(e) if not_found(&e) => {
+                match fs::read_dir(dir) {
+                    Ok(mut entries) => {
+                        if entries.next().is_some() {
+                            return Err(ArchiveError::DirectoryNotEmpty { dir: dir.to_path_buf() });
+                        }
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                        fs::create_dir_all(dir).map_err(|e| ArchiveError::io("create directory", dir, e))?;
+                    }
+                    Err(e) => return Err(ArchiveError::io("read directory", dir, e)),
+                }
+                let configured = match options.git_config {
+                    GitConfigScope::All => git2::Config::open_default()
+                        .and_then(|mut c| c.snapshot())
+                        .and_then(|c| c.get_string("init.defaultBranch"))
+                        .ok(),
+                    GitConfigScope::RepositoryOnly => None,
+                };
+                let branch = configured.unwrap_or_else(|| "main".to_string());
+                let mut opts = git2::RepositoryInitOptions::new();
+                opts.initial_head(&branch).no_reinit(true);
+                Repository::init_opts(dir, &opts)
+                    .map_err(|e| ArchiveError::git_path("init repository", dir.display().to_string(), e))?
+            }
+            Err(e) => return Err(ArchiveError::git_path("open repository", dir.display().to_string(), e)),
+        };
+        let mut archive = Archive::from_repo(repo);
+        archive.set_options(options);
+        let tip = archive.tip()?;
+        if archive.read_bytes(ArchiveConfig::PATH)?.is_some() {
+            return Err(ArchiveError::AlreadyAnArchive { dir: archive.dir().to_path_buf() });
+        }
+        let author = match author {
+            Some(a) => a.clone(),
+            None => match &config.author {
+                Some(a) => a.clone(),
+                None => archive.git_identity()?.unwrap_or_else(Identity::ravenpost),
+            },
+        };
+        archive.create_file(
+            ArchiveConfig::PATH,
+            config.to_yaml(),
+            tip,
+            Some(&author),
+            time,
+            "Start a ravenpost archive",
+        )?;
+        Ok(archive)
+    }
+
+    /// Replaces the archive's options.
+    pub fn set_options(&mut self, options: ArchiveOptions) {
+        self.options = options;
+    }
+
+    /// The archive's options.
+    pub fn options(&self) -> &ArchiveOptions {
+        &self.options
+    }
+
+    /// The archive's directory: the working tree, or the git directory if bare.
+    pub fn dir(&self) -> &Path {
+        self.repo.workdir().unwrap_or_else(|| self.repo.path())
+    }
+
+    /// Whether the repository is bare (no working tree to keep up to date).
+    pub fn is_bare(&self) -> bool {
+        self.repo.is_bare()
+    }
+
+    /// The full name of the branch `HEAD` names, e.g. `refs/heads/main`.
+    ///
+    /// # Errors
+    ///
+    /// [`ArchiveError::DetachedHead`].
+    pub fn branch(&self) -> Result<String, ArchiveError> {
+        let head = self.repo.find_reference("HEAD").map_err(|e| ArchiveError::git("read HEAD", e))?;
+        match head.symbolic_target() {
+            Ok(Some(name)) => Ok(name.to_string()),
+            Ok(None) | Err(_) => Err(ArchiveError::DetachedHead { dir: self.dir().to_path_buf() }),
+        }
+    }
+
+    fn ref_target(&self, refname: &str) -> Result<Option<Oid>, ArchiveError> {
+        match self.repo.refname_to_id(refname) {
+            Ok(oid) => Ok(Some(oid)),
+            Err(e) if not_found(&e) => Ok(None),
+            Err(e) => Err(ArchiveError::git_path("read branch", refname, e)),
+        }
+    }
+
+    /// The branch's tip; `None` while the branch has no commit.
+    ///
+    /// # Errors
+    ///
+    /// [`ArchiveError::DetachedHead`], git failures.
+    pub fn tip(&self) -> Result<Option<CommitId>, ArchiveError> {
+        Ok(self.ref_target(&self.branch()?)?.map(CommitId))
+    }
+
+    fn find_commit(&self, id: CommitId) -> Result<git2::Commit<'_>, ArchiveError> {
+        self.repo.find_commit(id.0).map_err(|e| {
+            if not_found(&e) {
+                ArchiveError::UnknownCommit { oid: id.hex(), reason: "not in the archive" }
+            } else {
+                ArchiveError::git_oid("read commit", id.0, e)
+            }
+        })
+    }
+
+    fn tree_of<'r>(&self, commit: &git2::Commit<'r>) -> Result<git2::Tree<'r>, ArchiveError> {
+        commit.tree().map_err(|e| ArchiveError::git_oid("read tree", commit.id(), e))
+    }
+
+    fn check_is_archive(&self) -> Result<(), ArchiveError> {
+        let branch = self.branch()?;
+        match self.read_file(ArchiveConfig::PATH)? {
+            None => Err(ArchiveError::NotAnArchive { dir: self.dir().to_path_buf(), branch }),
+            Some(text) => ArchiveConfig::from_yaml(&text).map(|_| ()),
+        }
+    }
+
+    /// The archive's settings, from `ravenpost.yaml` at the tip.
+    ///
+    /// # Errors
+    ///
+    /// [`ArchiveError::NotAnArchive`], [`ArchiveError::Config`], git failures.
+    pub fn config(&self) -> Result<ArchiveConfig, ArchiveError> {
+        match self.read_file(ArchiveConfig::PATH)? {
+            None => Err(ArchiveError::NotAnArchive { dir: self.dir().to_path_buf(), branch: self.branch()? }),
+            Some(text) => ArchiveConfig::from_yaml(&text),
+        }
+    }
+
+    /// The blob at `path` in `tree`, `None` if there is nothing there.
+    fn blob_at(&self, tree: &git2::Tree<'_>, path: &str) -> Result<Option<Oid>, ArchiveError> {
+        match tree.get_path(Path::new(path)) {
+            Ok(entry) if entry.kind() == Some(ObjectType::Blob) => Ok(Some(entry.id())),
+            Ok(_) => Err(ArchiveError::InvalidPath {
+                path: path.to_string(),
+                reason: "is a folder in the archive",
+            }),
+            Err(e) if not_found(&e) => Ok(None),
+            Err(e) => Err(ArchiveError::git_path("look up path", path, e)),
+        }
+    }
+
+    fn blob_bytes(&self, oid: Oid, path: &str) -> Result<Vec<u8>, ArchiveError> {
+        let blob = self.repo.find_blob(oid).map_err(|e| ArchiveError::Git {
+            op: "read blob",
+            path: Some(path.to_string()),
+            oid: Some(oid.to_string()),
+            message: e.message().to_string(),
+        })?;
+        Ok(blob.content().to_vec())
+    }
+
+    fn blob_text(&self, oid: Oid, path: &str) -> Result<String, ArchiveError> {
+        String::from_utf8(self.blob_bytes(oid, path)?)
+            .map_err(|_| ArchiveError::NotText { path: path.to_string(), oid: oid.to_string() })
+    }
+
+    /// The file at `path` at commit `at`, as bytes; `None` if there is no such file.
+    ///
+    /// # Errors
+    ///
+    /// [`ArchiveError::InvalidPath`], [`ArchiveError::UnknownCommit`], git failures.
+    pub fn read_bytes_at(&self, at: CommitId, path: &str) -> Result<Option<Vec<u8>>, ArchiveError> {
+        write::check_path(path)?;
+        let commit = self.find_commit(at)?;
+        let tree = self.tree_of(&commit)?;
+        self.blob_at(&tree, path)?.map(|oid| self.blob_bytes(oid, path)).transpose()
+    }
+
+    /// The file at `path` at commit `at`, as text; `None` if there is no such file.
+    ///
+    /// # Errors
+    ///
+    /// As [`Archive::read_bytes_at`], and [`ArchiveError::NotText`].
+    pub fn read_file_at(&self, at: CommitId, path: &str) -> Result<Option<String>, ArchiveError> {
+        write::check_path(path)?;
+        let commit = self.find_commit(at)?;
+        let tree = self.tree_of(&commit)?;
+        self.blob_at(&tree, path)?.map(|oid| self.blob_text(oid, path)).transpose()
+    }
+
+    /// The file at `path` at the branch tip, as bytes; `None` if there is no such file (or
+    /// no commit yet).
+    ///
+    /// # Errors
+    ///
+    /// [`ArchiveError::InvalidPath`], [`ArchiveError::DetachedHead`], git failures.
+    pub fn read_bytes(&self, path: &str) -> Result<Option<Vec<u8>>, ArchiveError> {
+        write::check_path(path)?;
+        match self.tip()? {
+            None => Ok(None),
+            Some(tip) => self.read_bytes_at(tip, path),
+        }
+    }
+
+    /// The file at `path` at the branch tip, as text; `None` if there is no such file.
+    ///
+    /// # Errors
+    ///
+    /// As [`Archive::read_bytes`], and [`ArchiveError::NotText`].
+    pub fn read_file(&self, path: &str) -> Result<Option<String>, ArchiveError> {
+        self.read_bytes(path)?
+            .map(|bytes| {
+                String::from_utf8(bytes).map_err(|e| {
+                    let oid = Oid::hash_object(ObjectType::Blob, e.as_bytes()).map(|o| o.to_string());
+                    ArchiveError::NotText { path: path.to_string(), oid: oid.unwrap_or_default() }
+                })
+            })
+            .transpose()
+    }
+
+    /// Every game file at the tip (`games/<variant>/<id>.pgn`), sorted by variant then id.
+    /// Other files under `games/` are ignored.
+    ///
+    /// # Errors
+    ///
+    /// [`ArchiveError::DetachedHead`], git failures.
+    pub fn list_games(&self) -> Result<Vec<GamePath>, ArchiveError> {
+        let Some(tip) = self.tip()? else { return Ok(Vec::new()) };
+        let commit = self.find_commit(tip)?;
+        let root = self.tree_of(&commit)?;
+        let Some(games) = root.get_name(GamePath::DIR) else { return Ok(Vec::new()) };
+        let mut out = Vec::new();
+        let Ok(games) = self.repo.find_tree(games.id()) else { return Ok(Vec::new()) };
+        for variant in games.iter() {
+            if variant.kind() != Some(ObjectType::Tree) {
+                continue;
+            }
+            let Ok(variant_name) = std::str::from_utf8(variant.name_bytes()) else { continue };
+            let files = self
+                .repo
+                .find_tree(variant.id())
+                .map_err(|e| ArchiveError::git_oid("read tree", variant.id(), e))?;
+            for file in files.iter() {
+                if file.kind() != Some(ObjectType::Blob) {
+                    continue;
+                }
+                let Ok(file_name) = std::str::from_utf8(file.name_bytes()) else { continue };
+                let path = format!("{}/{variant_name}/{file_name}", GamePath::DIR);
+                if let Some(g) = GamePath::parse(&path) {
+                    out.push(g);
+                }
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
+
+    /// Every version of the file at `path`, oldest first: one entry for each commit on the
+    /// branch's first-parent line that created, changed or deleted it.
+    ///
+    /// # Errors
+    ///
+    /// [`ArchiveError::InvalidPath`], [`ArchiveError::NotText`], [`ArchiveError::DetachedHead`],
+    /// git failures (including a shallow history's missing parent).
+    pub fn file_history(&self, path: &str) -> Result<Vec<FileVersion>, ArchiveError> {
+        write::check_path(path)?;
+        let mut out = Vec::new();
+        let Some(tip) = self.tip()? else { return Ok(out) };
+        let mut commit = self.find_commit(tip)?;
+        let mut blob = self.blob_at(&self.tree_of(&commit)?, path)?;
+        loop {
+            let parent = if commit.parent_count() > 0 {
+                let id =
+                    commit.parent_id(0).map_err(|e| ArchiveError::git_oid("read parent", commit.id(), e))?;
+                Some(self.find_commit(CommitId(id))?)
+            } else {
+                None
+            };
+            let parent_blob = match &parent {
+                Some(p) => self.blob_at(&self.tree_of(p)?, path)?,
+                None => None,
+            };
+            if blob != parent_blob {
+                let author = commit.author();
+                let message = String::from_utf8_lossy(commit.message_bytes());
+                out.push(FileVersion {
+                    commit: CommitId(commit.id()),
+                    parent: parent.as_ref().map(|p| CommitId(p.id())),
+                    author_name: String::from_utf8_lossy(author.name_bytes()).into_owned(),
+                    author_email: String::from_utf8_lossy(author.email_bytes()).into_owned(),
+                    time: Timestamp::from_git(author.when()),
+                    message: message.strip_suffix('\n').unwrap_or(&message).to_string(),
+                    contents: blob.map(|oid| self.blob_text(oid, path)).transpose()?,
+                    changed_paths: self.changed_paths(&commit, parent.as_ref())?,
+                });
+            }
+            match parent {
+                Some(p) => {
+                    commit = p;
+                    blob = parent_blob;
+                }
+                None => break,
+            }
+        }
+        out.reverse();
+        Ok(out)
+    }
+
+    /// The branch's first-parent history, oldest first, each commit with the files it
+    /// changed and their new contents: one walk for checking or listing the whole archive
+    /// (where [`Archive::file_history`] per game would walk it once per game).
+    ///
+    /// `newest`: only the last this many commits. Contents are held in memory; for a
+    /// long history, pass a limit.
+    ///
+    /// # Errors
+    ///
+    /// [`ArchiveError::DetachedHead`], git failures.
+    pub fn history(&self, newest: Option<usize>) -> Result<Vec<ArchiveCommit>, ArchiveError> {
+        let mut out = Vec::new();
+        let Some(tip) = self.tip()? else { return Ok(out) };
+        let mut next = Some(self.find_commit(tip)?);
+        while let Some(commit) = next {
+            if newest.is_some_and(|n| out.len() >= n) {
+                break;
+            }
+            let parent = if commit.parent_count() > 0 {
+                let id =
+                    commit.parent_id(0).map_err(|e| ArchiveError::git_oid("read parent", commit.id(), e))?;
+                Some(self.find_commit(CommitId(id))?)
+            } else {
+                None
+            };
+            let new = self.tree_of(&commit)?;
+            let old = parent.as_ref().map(|p| self.tree_of(p)).transpose()?;
+            let diff = self
+                .repo
+                .diff_tree_to_tree(old.as_ref(), Some(&new), None)
+                .map_err(|e| ArchiveError::git_oid("diff commit", commit.id(), e))?;
+            let mut changes = Vec::new();
+            for delta in diff.deltas() {
+                let Some(path) = delta.new_file().path_bytes().or_else(|| delta.old_file().path_bytes())
+                else {
+                    continue;
+                };
+                let path = String::from_utf8_lossy(path).into_owned();
+                let contents = match delta.status() {
+                    git2::Delta::Deleted => None,
+                    _ => Some(self.blob_bytes(delta.new_file().id(), &path)?),
+                };
+                changes.push(FileChange { path, contents });
+            }
+            changes.sort_by(|a, b| a.path.cmp(&b.path));
+            let author = commit.author();
+            let message = String::from_utf8_lossy(commit.message_bytes());
+            out.push(ArchiveCommit {
+                commit: CommitId(commit.id()),
+                parent: parent.as_ref().map(|p| CommitId(p.id())),
+                author_name: String::from_utf8_lossy(author.name_bytes()).into_owned(),
+                author_email: String::from_utf8_lossy(author.email_bytes()).into_owned(),
+                time: Timestamp::from_git(author.when()),
+                message: message.strip_suffix('\n').unwrap_or(&message).to_string(),
+                changes,
+            });
+            next = parent;
+        }
+        out.reverse();
+        Ok(out)
+    }
+
+    /// The paths of the files `commit` added, changed or deleted relative to `parent`,
+    /// sorted.
+    fn changed_paths(
+        &self,
+        commit: &git2::Commit<'_>,
+        parent: Option<&git2::Commit<'_>>,
+    ) -> Result<Vec<String>, ArchiveError> {
+        let new = self.tree_of(commit)?;
+        let old = parent.map(|p| self.tree_of(p)).transpose()?;
+        let diff = self
+            .repo
+            .diff_tree_to_tree(old.as_ref(), Some(&new), None)
+            .map_err(|e| ArchiveError::git_oid("diff commit", commit.id(), e))?;
+        let mut paths: Vec<String> = diff
+            .deltas()
+            .filter_map(|d| d.new_file().path_bytes().or_else(|| d.old_file().path_bytes()))
+            .map(|p| String::from_utf8_lossy(p).into_owned())
+            .collect();
+        paths.sort();
+        paths.dedup();
+        Ok(paths)
+    }
+
+    /// Takes the archive's write lock (the file `ravenpost.lock` in the git directory) and
+    /// holds it until the returned guard is dropped, so that a read-check-write sequence
+    /// is not interleaved with other local writers. Writes through this `Archive` while
+    /// the guard lives use it; writes take it themselves otherwise. Nested calls are fine.
+    ///
+    /// # Errors
+    ///
+    /// [`ArchiveError::Locked`] after waiting [`ArchiveOptions::lock_timeout`] for another
+    /// holder; [`ArchiveError::StaleLock`] for a lock older than
+    /// [`ArchiveOptions::stale_lock_after`] (unless
+    /// [`ArchiveOptions::break_locks_older_than`] lets it be removed);
+    /// [`ArchiveError::Io`].
+    pub fn lock(&self) -> Result<WriteLock<'_>, ArchiveError> {
+        self.lock_if(self.options.write_lock)
+    }
+
+    /// As [`Archive::lock`], taking the lock file only if `take_file` (and it is not held
+    /// yet). A file taken while an outer guard lives is kept until that guard goes.
+    pub(crate) fn lock_if(&self, take_file: bool) -> Result<WriteLock<'_>, ArchiveError> {
+        if take_file && self.lock_file.borrow().is_none() {
+            let path = self.lock_path();
+            let file = lock::acquire(&path, &self.options)?;
+            *self.lock_file.borrow_mut() = Some(file);
+        }
+        self.lock_depth.set(self.lock_depth.get() + 1);
+        Ok(WriteLock { archive: self })
+    }
+
+    /// The lock file's path: `ravenpost.lock` in the (common) git directory.
+    pub fn lock_path(&self) -> PathBuf {
+        self.repo.commondir().join(lock::LOCK_FILE)
+    }
+
+    fn git_identity(&self) -> Result<Option<Identity>, ArchiveError> {
+        let config = self.repo.config().map_err(|e| ArchiveError::git("read git config", e))?;
+        let config = match self.options.git_config {
+            GitConfigScope::All => config,
+            GitConfigScope::RepositoryOnly => match config.open_level(git2::ConfigLevel::Local) {
+                Ok(c) => c,
+                Err(_) => return Ok(None),
+            },
+        };
+        let mut config = config;
+        let snap = config.snapshot().map_err(|e| ArchiveError::git("read git config", e))?;
+        let name = snap.get_string("user.name").ok().filter(|s| !s.trim().is_empty());
+        let email = snap.get_string("user.email").ok().filter(|s| !s.trim().is_empty());
+        Ok(name.zip(email).map(|(n, e)| Identity::new(n, e)))
+    }
+
+    /// The identity a commit is made under: `given`, else the author in `ravenpost.yaml`,
+    /// else git's `user.name` and `user.email` (see [`ArchiveOptions::git_config`]).
+    ///
+    /// # Errors
+    ///
+    /// [`ArchiveError::MissingIdentity`] when there is none, with what to run;
+    /// [`ArchiveError::InvalidIdentity`]; [`ArchiveError::Config`].
+    pub fn identity(&self, given: Option<&Identity>) -> Result<Identity, ArchiveError> {
+        let id = match given {
+            Some(g) => g.clone(),
+            None => {
+                let configured = match self.read_file(ArchiveConfig::PATH)? {
+                    Some(text) => ArchiveConfig::from_yaml(&text)?.author,
+                    None => None,
+                };
+                match configured {
+                    Some(a) => a,
+                    None => self.git_identity()?.ok_or(ArchiveError::MissingIdentity)?,
+                }
+            }
+        };
+        id.validate()?;
+        Ok(id)
+    }
+}

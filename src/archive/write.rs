@@ -1,0 +1,404 @@
+//! Writing: one file changed per commit, the branch moved by compare-and-swap, then the
+//! working copy brought up to date.
+//!
+//! The order makes every crash safe. Blob, trees and commit are written first as
+//! unreferenced objects (a crash leaves garbage for `git gc`, the archive as before). The
+//! branch update is the commit point: libgit2 locks the ref file, compares its value with
+//! the expected tip and renames the new value into place. The working copy follows (file
+//! written to a temporary name and renamed, then the index entry); a crash before that
+//! leaves the working copy one version behind, which the next write recognises as its own
+//! and brings forward.
+
+use std::fs;
+use std::io::Write;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use git2::{ErrorCode, ObjectType, Oid};
+
+use super::{Archive, ArchiveConfig, ArchiveError, CommitId, Identity, Timestamp};
+
+/// Blob file mode in a tree.
+const MODE_BLOB: i32 = 0o100_644;
+/// Tree file mode in a tree.
+const MODE_TREE: i32 = 0o040_000;
+
+/// Makes temporary file names unique among this process's threads.
+static TMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// Checks an archive path (`/`-separated, relative, no `.`/`..`/`.git` parts) and
+/// returns its parts.
+pub(crate) fn check_path(path: &str) -> Result<Vec<&str>, ArchiveError> {
+    let bad = |reason| Err(ArchiveError::InvalidPath { path: path.to_string(), reason });
+    if path.is_empty() {
+        return bad("empty");
+    }
+    if path.len() > 1024 {
+        return bad("longer than 1024 bytes");
+    }
+    if path.starts_with('/') {
+        return bad("absolute (archive paths are relative to the archive's root)");
+    }
+    if path.contains(['\\', '\0', '\n', '\r']) {
+        return bad("contains a backslash, NUL or line break");
+    }
+    let parts: Vec<&str> = path.split('/').collect();
+    for part in &parts {
+        if part.is_empty() {
+            return bad("empty part (`//` or a trailing `/`)");
+        }
+        if *part == "." || *part == ".." {
+            return bad("`.` or `..` part");
+        }
+        if part.eq_ignore_ascii_case(".git") {
+            return bad("`.git` part");
+        }
+    }
+    Ok(parts)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Write whether or not the file exists.
+    Upsert,
+    /// Refuse if the file exists.
+    Create,
+}
+
+impl Archive {
+    /// Commits `contents` as the file at `path` on the branch, on top of `expected_tip`,
+    /// and returns the new commit.
+    ///
+    /// The commit's tree is `expected_tip`'s tree with this one file replaced or added
+    /// (neither the index nor the working tree are used for it); author and committer are
+    /// [`Archive::identity`]`(author)` at `time`. The branch moves only if it still points
+    /// at `expected_tip` (`None`: the branch has no commit yet), atomically. Then, in a
+    /// non-bare repository, the working-tree file is replaced atomically and its index
+    /// entry updated, so `git status` stays clean.
+    ///
+    /// # Errors
+    ///
+    /// - [`ArchiveError::Moved`]: the branch is not at `expected_tip` (someone else
+    ///   committed first); nothing was changed.
+    /// - [`ArchiveError::Unchanged`]: `contents` equal the file at `expected_tip`.
+    /// - [`ArchiveError::DirtyWorkingCopy`]: the working-tree file has edits that are not
+    ///   in the archive; nothing was changed.
+    /// - [`ArchiveError::WorkingCopyUpdate`]: committed, but the working copy could not be
+    ///   updated (the error carries the new commit).
+    /// - [`ArchiveError::MissingIdentity`], [`ArchiveError::InvalidIdentity`],
+    ///   [`ArchiveError::InvalidPath`], [`ArchiveError::UnknownCommit`],
+    ///   [`ArchiveError::DetachedHead`], the errors of [`Archive::lock`], git failures.
+    pub fn commit_file(
+        &self,
+        path: &str,
+        contents: impl AsRef<[u8]>,
+        expected_tip: Option<CommitId>,
+        author: Option<&Identity>,
+        time: Timestamp,
+        message: &str,
+    ) -> Result<CommitId, ArchiveError> {
+        self.write_file(Mode::Upsert, path, contents.as_ref(), expected_tip, author, time, message)
+    }
+
+    /// As [`Archive::commit_file`], for a new file: refuses with
+    /// [`ArchiveError::AlreadyExists`] if `path` exists at `expected_tip`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Archive::commit_file`], and [`ArchiveError::AlreadyExists`].
+    pub fn create_file(
+        &self,
+        path: &str,
+        contents: impl AsRef<[u8]>,
+        expected_tip: Option<CommitId>,
+        author: Option<&Identity>,
+        time: Timestamp,
+        message: &str,
+    ) -> Result<CommitId, ArchiveError> {
+        self.write_file(Mode::Create, path, contents.as_ref(), expected_tip, author, time, message)
+    }
+
+    /// Commits new settings as `ravenpost.yaml`, as [`Archive::commit_file`] does.
+    ///
+    /// # Errors
+    ///
+    /// As [`Archive::commit_file`].
+    pub fn write_config(
+        &self,
+        config: &ArchiveConfig,
+        expected_tip: Option<CommitId>,
+        author: Option<&Identity>,
+        time: Timestamp,
+        message: &str,
+    ) -> Result<CommitId, ArchiveError> {
+        let text = config.to_yaml();
+        ArchiveConfig::from_yaml(&text)?;
+        self.commit_file(ArchiveConfig::PATH, text, expected_tip, author, time, message)
+    }
+
+    /// `Moved` if the branch is no longer at `expected`; otherwise `err`. Used before
+    /// reporting a refusal, so that a caller with a stale view hears about that first.
+    fn moved_or(
+        &self,
+        refname: &str,
+        path: &str,
+        expected: Option<CommitId>,
+        err: ArchiveError,
+    ) -> ArchiveError {
+        match self.ref_target(refname) {
+            Ok(actual) if actual.map(CommitId) != expected => {
+                ArchiveError::Moved { path: path.to_string(), expected, actual: actual.map(CommitId) }
+            }
+            _ => err,
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn write_file(
+        &self,
+        mode: Mode,
+        path: &str,
+        contents: &[u8],
+        expected: Option<CommitId>,
+        author: Option<&Identity>,
+        time: Timestamp,
+        message: &str,
+    ) -> Result<CommitId, ArchiveError> {
+        let parts = check_path(path)?;
+        let _lock = self.lock()?;
+        let refname = self.branch()?;
+        let author = self.identity(author)?;
+        let sig = git2::Signature::new(&author.name, &author.email, &time.to_git())
+            .map_err(|e| ArchiveError::git("make signature", e))?;
+
+        let parent = expected.map(|id| self.find_commit(id)).transpose()?;
+        let base = parent.as_ref().map(|c| self.tree_of(c)).transpose()?;
+        let grandparent_blob = match parent.as_ref().filter(|c| c.parent_count() > 0) {
+            Some(c) => {
+                let id = c.parent_id(0).map_err(|e| ArchiveError::git_oid("read parent", c.id(), e))?;
+                let gp = self.find_commit(CommitId(id))?;
+                self.blob_at(&self.tree_of(&gp)?, path)?
+            }
+            None => None,
+        };
+        let old = match &base {
+            Some(t) => self.blob_at(t, path)?,
+            None => None,
+        };
+        let new = Oid::hash_object(ObjectType::Blob, contents)
+            .map_err(|e| ArchiveError::git_path("hash", path, e))?;
+        if mode == Mode::Create && old.is_some() {
+            let err = ArchiveError::AlreadyExists { path: path.to_string() };
+            return Err(self.moved_or(&refname, path, expected, err));
+        }
+        if old == Some(new) {
+            let err = ArchiveError::Unchanged { path: path.to_string() };
+            return Err(self.moved_or(&refname, path, expected, err));
+        }
+        let blob = self.repo.blob(contents).map_err(|e| ArchiveError::git_path("write blob", path, e))?;
+        let tree = self.insert_blob(base.as_ref(), &parts, blob, path)?;
+        if let Err(err) = self.check_working_copy(path, &[Some(new), old, grandparent_blob]) {
+            return Err(self.moved_or(&refname, path, expected, err));
+        }
+        let tree = self.repo.find_tree(tree).map_err(|e| ArchiveError::git_oid("read tree", tree, e))?;
+        let mut message = message.to_string();
+        if !message.ends_with('\n') {
+            message.push('\n');
+        }
+        let parents: Vec<&git2::Commit<'_>> = parent.iter().collect();
+        let commit = self
+            .repo
+            .commit(None, &sig, &sig, &message, &tree, &parents)
+            .map_err(|e| ArchiveError::git_path("write commit", path, e))?;
+        let summary = message.lines().next().unwrap_or_default();
+        self.swap_branch(&refname, commit, expected, path, &format!("ravenpost: {summary}"))?;
+        let id = CommitId(commit);
+        if self.repo.workdir().is_some() {
+            // Always under the lock file, even without `write_lock`: two writers that both
+            // won (one after the other) must not leave the older version in the working tree.
+            // Any failure from here on is reported with the commit, which has been made.
+            let synced = match self.lock_if(true) {
+                Ok(_lock) => self.sync_working_copy(&refname, path, commit, contents),
+                Err(e) => Err(e.to_string()),
+            };
+            synced.map_err(|message| ArchiveError::WorkingCopyUpdate {
+                path: path.to_string(),
+                commit: id,
+                message,
+            })?;
+        }
+        Ok(id)
+    }
+
+    /// Writes the tree `base` with the blob at `parts`, and returns it.
+    fn insert_blob(
+        &self,
+        base: Option<&git2::Tree<'_>>,
+        parts: &[&str],
+        blob: Oid,
+        path: &str,
+    ) -> Result<Oid, ArchiveError> {
+        let git = |e| ArchiveError::git_path("write tree", path, e);
+        let mut builder = self.repo.treebuilder(base).map_err(git)?;
+        let (first, rest) = parts.split_first().expect("check_path gives at least one part");
+        let existing = base.and_then(|t| t.get_name(first));
+        let existing_kind = existing.as_ref().and_then(|e| e.kind());
+        if rest.is_empty() {
+            if existing_kind == Some(ObjectType::Tree) {
+                return Err(ArchiveError::InvalidPath {
+                    path: path.to_string(),
+                    reason: "is a folder in the archive",
+                });
+            }
+            builder.insert(first, blob, MODE_BLOB).map_err(git)?;
+        } else {
+            let sub = match (existing, existing_kind) {
+                (Some(e), Some(ObjectType::Tree)) => Some(
+                    self.repo
+                        .find_tree(e.id())
+                        .map_err(|err| ArchiveError::git_oid("read tree", e.id(), err))?,
+                ),
+                (Some(_), _) => {
+                    return Err(ArchiveError::InvalidPath {
+                        path: path.to_string(),
+                        reason: "a folder on the path is a file in the archive",
+                    });
+                }
+                (None, _) => None,
+            };
+            let sub = self.insert_blob(sub.as_ref(), rest, blob, path)?;
+            builder.insert(first, sub, MODE_TREE).map_err(git)?;
+        }
+        builder.write().map_err(git)
+    }
+
+    /// Moves `refname` from `expected` to `new`, or fails with `Moved`.
+    fn swap_branch(
+        &self,
+        refname: &str,
+        new: Oid,
+        expected: Option<CommitId>,
+        path: &str,
+        reflog: &str,
+    ) -> Result<(), ArchiveError> {
+        let mut pause = Duration::from_millis(1);
+        let mut attempts = 0;
+        loop {
+            let result = match expected {
+                Some(old) => self.repo.reference_matching(refname, new, true, old.0, reflog),
+                None => self.repo.reference(refname, new, false, reflog),
+            };
+            let err = match result {
+                Ok(_) => return Ok(()),
+                Err(e) => e,
+            };
+            // Another process is mid-update of the ref: wait for it to finish, then compare.
+            if err.code() == ErrorCode::Locked && attempts < 500 {
+                attempts += 1;
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(10));
+                continue;
+            }
+            let actual = self.ref_target(refname)?.map(CommitId);
+            if actual != expected {
+                return Err(ArchiveError::Moved { path: path.to_string(), expected, actual });
+            }
+            return Err(ArchiveError::Git {
+                op: "update branch",
+                path: Some(refname.to_string()),
+                oid: Some(new.to_string()),
+                message: err.message().to_string(),
+            });
+        }
+    }
+
+    /// Refuses to overwrite a working-tree file unless it is one of `ours` (the blob being
+    /// written, the one at the expected tip, or the one before it: a working copy left
+    /// behind by a crash between commit and update).
+    fn check_working_copy(&self, path: &str, ours: &[Option<Oid>]) -> Result<(), ArchiveError> {
+        let Some(workdir) = self.repo.workdir() else { return Ok(()) };
+        let file = workdir.join(path);
+        let bytes = match fs::read(&file) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::IsADirectory => {
+                return Err(ArchiveError::InvalidPath {
+                    path: path.to_string(),
+                    reason: "is a folder in the working tree",
+                });
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => {
+                return Err(ArchiveError::InvalidPath {
+                    path: path.to_string(),
+                    reason: "a folder on the path is a file in the working tree",
+                });
+            }
+            Err(e) => return Err(ArchiveError::io("read", file, e)),
+        };
+        let on_disk = Oid::hash_object(ObjectType::Blob, &bytes)
+            .map_err(|e| ArchiveError::git_path("hash", path, e))?;
+        if ours.contains(&Some(on_disk)) {
+            Ok(())
+        } else {
+            Err(ArchiveError::DirtyWorkingCopy { path: path.to_string() })
+        }
+    }
+
+    /// Brings the working-tree file at `path` and its index entry to the branch tip's
+    /// version (`contents` if the tip is still our `commit`): a temporary file renamed into
+    /// place, then the index entry. Called under the lock file.
+    fn sync_working_copy(
+        &self,
+        refname: &str,
+        path: &str,
+        commit: Oid,
+        contents: &[u8],
+    ) -> Result<(), String> {
+        let Some(workdir) = self.repo.workdir() else { return Ok(()) };
+        let tip = self.ref_target(refname).map_err(|e| e.to_string())?;
+        let newer;
+        let contents = match tip {
+            Some(tip) if tip != commit => {
+                let found = self.read_bytes_at(CommitId(tip), path).map_err(|e| e.to_string())?;
+                match found {
+                    Some(bytes) => {
+                        newer = bytes;
+                        &newer[..]
+                    }
+                    None => return Ok(()),
+                }
+            }
+            _ => contents,
+        };
+        let file = workdir.join(path);
+        let dir = file.parent().expect("a file in the working tree has a parent");
+        fs::create_dir_all(dir).map_err(|e| format!("create {}: {e}", dir.display()))?;
+        let name = file.file_name().expect("check_path refuses empty parts").to_string_lossy();
+        let n = TMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+        let tmp = dir.join(format!(".{name}.ravenpost-{}-{n}.tmp", std::process::id()));
+        let written = fs::File::create(&tmp)
+            .and_then(|mut f| f.write_all(contents))
+            .and_then(|()| fs::rename(&tmp, &file));
+        if let Err(e) = written {
+            let _ = fs::remove_file(&tmp);
+            return Err(format!("write {}: {e}", file.display()));
+        }
+        let mut index = self.repo.index().map_err(|e| format!("open index: {}", e.message()))?;
+        index.read(true).map_err(|e| format!("read index: {}", e.message()))?;
+        index.add_path(Path::new(path)).map_err(|e| format!("update index entry: {}", e.message()))?;
+        // `git status` and other git commands take the index lock for a moment: retry.
+        let mut pause = Duration::from_millis(1);
+        for attempt in 0.. {
+            match index.write() {
+                Ok(()) => break,
+                Err(e) if e.code() == ErrorCode::Locked && attempt < 200 => {
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(Duration::from_millis(20));
+                }
+                Err(e) => return Err(format!("write index: {}", e.message())),
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,412 @@
+//! The archive commands: `init`, `new`, `move`, `status`, `log`, `resign`, `draw`,
+//! `verify`, and game lookup for `show`.
+//!
+//! Every change is checked by the rules ([`crate::notation::record`]) against the file as
+//! it stands at the branch tip, then committed on that tip with a compare-and-swap, so a
+//! concurrent change makes this one fail with "the game moved on" and nothing is lost.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::archive::{
+    Archive, ArchiveError, CommitId, GamePath, Identity, Timestamp, default_archive, platform_data_dir,
+};
+use crate::notation::game::{Game, RULESET};
+use crate::notation::pgn::{GameText, TagPair};
+use crate::notation::record::{self, Applied, DrawAction, Refusal, Step};
+
+use super::Failure;
+
+impl From<ArchiveError> for Failure {
+    fn from(e: ArchiveError) -> Failure {
+        let code = match e {
+            ArchiveError::Moved { .. } => 1,
+            _ => 2,
+        };
+        Failure { message: e.to_string(), code }
+    }
+}
+
+impl From<Refusal> for Failure {
+    fn from(e: Refusal) -> Failure {
+        Failure { message: e.to_string(), code: 1 }
+    }
+}
+
+/// The time commits are stamped with: now, or `RAVENPOST_TIME` (Unix seconds, UTC) for
+/// reproducible archives and tests.
+pub fn now() -> Timestamp {
+    match std::env::var("RAVENPOST_TIME").ok().and_then(|s| s.trim().parse::<i64>().ok()) {
+        Some(secs) => Timestamp::from_unix(secs, 0),
+        None => Timestamp::now(),
+    }
+}
+
+/// The archive to work on: `--archive DIR`, else `RAVENPOST_ARCHIVE`, else the repository
+/// the command runs in if it is an archive, else the per-user archive (made on first use).
+pub fn open(dir: Option<&Path>) -> Result<Archive, Failure> {
+    if let Some(d) = dir {
+        return Ok(Archive::open(d)?);
+    }
+    let cwd = std::env::current_dir().map_err(|e| Failure::input(format!("current directory: {e}")))?;
+    let env = std::env::var_os("RAVENPOST_ARCHIVE");
+    let data = platform_data_dir();
+    let (archive, _) = default_archive(env.as_deref(), &cwd, data.as_deref(), now())?;
+    Ok(archive)
+}
+
+/// Finds a game by id (`20261129-ann-bo`), by `variant/id`, or by its path in the archive.
+pub fn find(archive: &Archive, game: &str) -> Result<GamePath, Failure> {
+    let games = archive.list_games()?;
+    let wanted = game.trim_end_matches(".pgn").trim_start_matches("games/");
+    let matches: Vec<&GamePath> = games
+        .iter()
+        .filter(|g| g.id() == wanted || format!("{}/{}", g.variant(), g.id()) == wanted)
+        .collect();
+    match matches.as_slice() {
+        [one] => Ok((*one).clone()),
+        [] => {
+            let known: Vec<String> = games.iter().take(10).map(|g| g.id().to_string()).collect();
+            Err(Failure::input(format!(
+                "no game `{game}` in the archive at {}{}",
+                archive.dir().display(),
+                if known.is_empty() {
+                    " (it has no games yet)".to_string()
+                } else {
+                    format!(" (games: {})", known.join(", "))
+                }
+            )))
+        }
+        many => Err(Failure::input(format!(
+            "`{game}` names {} games: write it as variant/id ({})",
+            many.len(),
+            many.iter().map(|g| format!("{}/{}", g.variant(), g.id())).collect::<Vec<_>>().join(", ")
+        ))),
+    }
+}
+
+/// The game's text and the tip it was read at.
+fn read(archive: &Archive, path: &GamePath) -> Result<(String, Option<CommitId>), Failure> {
+    let tip = archive.tip()?;
+    let text = match tip {
+        Some(t) => archive.read_file_at(t, &path.path())?,
+        None => None,
+    };
+    let text = text.ok_or_else(|| Failure::input(format!("{}: not in the archive", &path.path())))?;
+    Ok((text, tip))
+}
+
+/// The author of a player's commit: their name, with the email of the configured
+/// identity when the names agree, else `name@ravenpost.invalid`.
+fn player_identity(archive: &Archive, player: &str, given: Option<&Identity>) -> Identity {
+    match archive.identity(given) {
+        Ok(id) if id.name == player => id,
+        Ok(id) => Identity::new(player, id.email),
+        Err(_) => Identity::new(player, format!("{}@ravenpost.invalid", slug(player))),
+    }
+}
+
+fn slug(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.ends_with('-') && !out.is_empty() {
+            out.push('-');
+        }
+    }
+    out.trim_end_matches('-').to_string()
+}
+
+fn commit_applied(
+    archive: &Archive,
+    path: &GamePath,
+    tip: Option<CommitId>,
+    a: &Applied,
+    given: Option<&Identity>,
+) -> Result<CommitId, Failure> {
+    let message = match &a.san {
+        Some(san) => format!("{}: ply {} {} ({})", path.id(), a.ply, san, a.summary),
+        None => format!("{}: {}", path.id(), a.summary),
+    };
+    let author = player_identity(archive, &a.player, given);
+    match archive.commit_file(&path.path(), &a.text, tip, Some(&author), now(), &message) {
+        Ok(c) => Ok(c),
+        Err(ArchiveError::Moved { .. }) => Err(Failure {
+            message: format!(
+                "the game moved on: {} changed while this command ran; nothing was written (look again with `ravenpost show {}`)",
+                path.id(),
+                path.id()
+            ),
+            code: 1,
+        }),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// `ravenpost init [DIR]`.
+pub fn init(dir: Option<PathBuf>) -> Result<String, Failure> {
+    let dir = match dir {
+        Some(d) => d,
+        None => std::env::current_dir().map_err(|e| Failure::input(e.to_string()))?,
+    };
+    let a = Archive::init(&dir, None, now())?;
+    Ok(format!("Initialised a ravenpost archive in {}", a.dir().display()))
+}
+
+/// Options of `ravenpost new`.
+pub struct NewGame {
+    /// Variant name.
+    pub variant: String,
+    /// First player.
+    pub white: String,
+    /// Second player.
+    pub black: String,
+    /// Game options K=V.
+    pub options: Vec<(String, String)>,
+    /// Armies (Fantasy Grand Chess).
+    pub armies: Option<(String, String)>,
+    /// Game id.
+    pub id: Option<String>,
+    /// `Event` tag.
+    pub event: Option<String>,
+    /// `TimeControl` tag.
+    pub time_control: Option<String>,
+}
+
+/// `ravenpost new`: writes the game file with its tags and commits it.
+pub fn new_game(
+    archive: &Archive,
+    n: NewGame,
+    author: Option<&Identity>,
+) -> Result<(GamePath, CommitId), Failure> {
+    let mut options = n.options.clone();
+    if let Some((w, b)) = &n.armies {
+        options.push(("army-white".into(), w.clone()));
+        options.push(("army-black".into(), b.clone()));
+    }
+    let variant =
+        crate::variants::by_name(&n.variant, &options).map_err(|e| Failure::input(e.to_string()))?;
+    let slug_v = variant.def().slug.clone();
+    let time = now();
+    let date =
+        time.to_datetime().map(|d| d.format("%Y.%m.%d").to_string()).unwrap_or_else(|| "????.??.??".into());
+    let config = archive.config()?;
+    let mut tags = vec![
+        ("Event", n.event.clone().or(config.event.clone()).unwrap_or_else(|| "?".into())),
+        ("Site", config.site.clone().unwrap_or_else(|| "?".into())),
+        ("Date", date.clone()),
+        ("Round", "-".into()),
+        ("White", n.white.clone()),
+        ("Black", n.black.clone()),
+        ("Result", "*".into()),
+        ("Variant", slug_v.clone()),
+        ("Ruleset", RULESET.into()),
+    ];
+    if let Some((w, b)) = &n.armies {
+        tags.push(("WhiteArmy", w.clone()));
+        tags.push(("BlackArmy", b.clone()));
+    }
+    let game_options: Vec<String> = n.options.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    if !game_options.is_empty() {
+        tags.push(("GameOptions", game_options.join(" ")));
+    }
+    if let Some(tc) = n.time_control.clone().or(config.time_control.clone()) {
+        tags.push(("TimeControl", tc));
+    }
+    let text = GameText {
+        tags: tags
+            .into_iter()
+            .map(|(k, v)| TagPair { name: k.to_string(), value: v, span: Default::default() })
+            .collect(),
+        ..GameText::default()
+    };
+    let written = crate::notation::pgn::write_game(&text, 1, true);
+    let game: Game = record::load(&written)?;
+    let canonical = game.canonical_text();
+    let base_id =
+        n.id.clone()
+            .unwrap_or_else(|| format!("{}-{}-{}", date.replace('.', ""), slug(&n.white), slug(&n.black)));
+    let existing = archive.list_games()?;
+    let mut id = base_id.clone();
+    if n.id.is_none() {
+        let mut k = 2;
+        while existing.iter().any(|g| g.id() == id) {
+            id = format!("{base_id}-{k}");
+            k += 1;
+        }
+    }
+    let path = GamePath::new(&slug_v, &id)?;
+    let tip = archive.tip()?;
+    let message = format!("{id}: new {} game, {} v {}", variant.def().title, n.white, n.black);
+    let commit = archive.create_file(&path.path(), &canonical, tip, author, time, &message)?;
+    Ok((path, commit))
+}
+
+/// `ravenpost move`.
+pub fn play(
+    archive: &Archive,
+    game: &str,
+    token: &str,
+    who: Option<&str>,
+    expect_ply: Option<usize>,
+    author: Option<&Identity>,
+) -> Result<Applied, Failure> {
+    let path = find(archive, game)?;
+    let _lock = archive.lock()?;
+    let (text, tip) = read(archive, &path)?;
+    let applied = record::play_move(&text, token, who, expect_ply)?;
+    commit_applied(archive, &path, tip, &applied, author)?;
+    Ok(applied)
+}
+
+/// `ravenpost resign`.
+pub fn resign(
+    archive: &Archive,
+    game: &str,
+    who: Option<&str>,
+    author: Option<&Identity>,
+) -> Result<Applied, Failure> {
+    let path = find(archive, game)?;
+    let _lock = archive.lock()?;
+    let (text, tip) = read(archive, &path)?;
+    let applied = record::resign(&text, who)?;
+    commit_applied(archive, &path, tip, &applied, author)?;
+    Ok(applied)
+}
+
+/// `ravenpost draw`.
+pub fn draw(
+    archive: &Archive,
+    game: &str,
+    who: Option<&str>,
+    action: DrawAction,
+    author: Option<&Identity>,
+) -> Result<Applied, Failure> {
+    let path = find(archive, game)?;
+    let _lock = archive.lock()?;
+    let (text, tip) = read(archive, &path)?;
+    let applied = record::draw(&text, who, action)?;
+    commit_applied(archive, &path, tip, &applied, author)?;
+    Ok(applied)
+}
+
+/// One line of `ravenpost status`.
+#[derive(Debug, Serialize)]
+pub struct StatusLine {
+    /// Game id.
+    pub id: String,
+    /// Variant slug.
+    pub variant: String,
+    /// First player.
+    pub white: String,
+    /// Second player.
+    pub black: String,
+    /// Plies played.
+    pub ply: usize,
+    /// Who is to move (name), if the game goes on.
+    pub to_move: Option<String>,
+    /// The side to move (the variant's name for it), if the game goes on.
+    pub side_to_move: Option<String>,
+    /// Result token.
+    pub result: String,
+    /// A problem with the file, if it does not replay.
+    pub problem: Option<String>,
+}
+
+/// `ravenpost status`.
+pub fn status(archive: &Archive) -> Result<Vec<StatusLine>, Failure> {
+    let mut out = Vec::new();
+    let tip = archive.tip()?;
+    for g in archive.list_games()? {
+        let text = match tip {
+            Some(t) => archive.read_file_at(t, &g.path())?.unwrap_or_default(),
+            None => String::new(),
+        };
+        let line = match record::load(&text) {
+            Ok(game) => {
+                let result = game.text.result.as_ref().map(|r| r.0.clone()).unwrap_or_else(|| "*".into());
+                let pos = game.position();
+                let side = pos.side_to_move();
+                let going = result == "*";
+                StatusLine {
+                    id: g.id().to_string(),
+                    variant: g.variant().to_string(),
+                    white: record::player(&game, crate::engine::Side::White),
+                    black: record::player(&game, crate::engine::Side::Black),
+                    ply: game.moves.len(),
+                    to_move: going.then(|| record::player(&game, side)),
+                    side_to_move: going.then(|| game.variant.def().side_name(side).to_string()),
+                    result,
+                    problem: None,
+                }
+            }
+            Err(e) => StatusLine {
+                id: g.id().to_string(),
+                variant: g.variant().to_string(),
+                white: String::new(),
+                black: String::new(),
+                ply: 0,
+                to_move: None,
+                side_to_move: None,
+                result: "?".into(),
+                problem: Some(e.to_string()),
+            },
+        };
+        out.push(line);
+    }
+    Ok(out)
+}
+
+/// One line of `ravenpost log`, and what `verify` checks per commit.
+#[derive(Debug, Serialize)]
+pub struct LogLine {
+    /// Short commit id.
+    pub commit: String,
+    /// Author name.
+    pub author: String,
+    /// Commit time (RFC 3339).
+    pub time: String,
+    /// What the commit did: `created`, `ply N SAN`, `result R`.
+    pub what: String,
+    /// Ply number for moves.
+    pub ply: Option<usize>,
+    /// The move, for moves.
+    pub san: Option<String>,
+    /// Why the commit is not a legal step, if it is not.
+    pub problem: Option<String>,
+}
+
+/// The history of one game, each commit checked (`log` shows it, `verify` judges it).
+pub fn history(archive: &Archive, path: &GamePath) -> Result<Vec<LogLine>, Failure> {
+    let versions = archive.file_history(&path.path())?;
+    let mut out = Vec::new();
+    let mut prev: Option<String> = None;
+    for v in versions {
+        let time = v.time.to_datetime().map(|d| d.to_rfc3339()).unwrap_or_default();
+        let Some(contents) = v.contents else {
+            out.push(LogLine {
+                commit: v.commit.short(),
+                author: v.author_name,
+                time,
+                what: "deleted".into(),
+                ply: None,
+                san: None,
+                problem: Some("the game file was deleted".into()),
+            });
+            prev = None;
+            continue;
+        };
+        let step = record::check_step(prev.as_deref(), &contents, Some(&v.author_name));
+        let (what, ply, san, problem) = match step {
+            Ok(Step::Created) => ("created".to_string(), None, None, None),
+            Ok(Step::Moved { ply, san, .. }) => (format!("ply {ply} {san}"), Some(ply), Some(san), None),
+            Ok(Step::Recorded { result }) => (format!("recorded ({result})"), None, None, None),
+            Err(e) => ("invalid".to_string(), None, None, Some(e)),
+        };
+        out.push(LogLine { commit: v.commit.short(), author: v.author_name, time, what, ply, san, problem });
+        prev = Some(contents);
+    }
+    Ok(out)
+}

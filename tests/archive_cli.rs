@@ -1,0 +1,229 @@
+//! The archive through the `ravenpost` binary, checked with the real `git` command:
+//! whole games, refused moves that leave no trace, racing moves, and `verify` against
+//! commits made by hand. Deterministic: fixed time, no system or global git config.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn run(dir: &Path, home: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ravenpost"))
+        .args(args)
+        .current_dir(dir)
+        .env("RAVENPOST_TIME", "1764400000")
+        .env("HOME", home)
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", home.join("gitconfig"))
+        .env_remove("RAVENPOST_ARCHIVE")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap()
+}
+
+fn ok(dir: &Path, home: &Path, args: &[&str]) -> String {
+    let o = run(dir, home, args);
+    assert!(
+        o.status.success(),
+        "{args:?}: {}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8(o.stdout).unwrap()
+}
+
+fn git(dir: &Path, home: &Path, args: &[&str]) -> String {
+    let o = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", home.join("gitconfig"))
+        .env("GIT_AUTHOR_DATE", "2025-11-29T08:00:00Z")
+        .env("GIT_COMMITTER_DATE", "2025-11-29T08:00:00Z")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8(o.stdout).unwrap()
+}
+
+/// A fresh archive in a temp dir, with a git identity.
+fn archive() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
+    let t = tempfile::tempdir().unwrap();
+    let home = t.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let config = "[user]\n\tname = Referee\n\temail = referee@example.org\n";
+    // The git command line reads GIT_CONFIG_GLOBAL; libgit2 reads $HOME/.gitconfig.
+    std::fs::write(home.join("gitconfig"), config).unwrap();
+    std::fs::write(home.join(".gitconfig"), config).unwrap();
+    let dir = t.path().join("arc");
+    ok(t.path(), &home, &["init", dir.to_str().unwrap()]);
+    (t, dir, home)
+}
+
+fn play_game(dir: &Path, home: &Path, variant: &[&str], moves: &[&str]) {
+    let mut args = vec!["new"];
+    args.extend_from_slice(variant);
+    args.extend_from_slice(&["--white", "Ann", "--black", "Bo", "--id", "g"]);
+    ok(dir, home, &args);
+    for (i, m) in moves.iter().enumerate() {
+        let who = if i % 2 == 0 { "Ann" } else { "Bo" };
+        let ply = (i + 1).to_string();
+        ok(dir, home, &["move", "g", m, "--as", who, "--expect-ply", &ply]);
+    }
+}
+
+#[test]
+fn a_short_game_of_each_variant_one_commit_per_move() {
+    let games: &[(&[&str], &[&str], &str)] = &[
+        (&["gygax"], &["2e3", "Sa3b6", "Rx3b6", "U2c6"], "gygax"),
+        (
+            &["fidchell", "--option", "introduction=default"],
+            &["a4", "a9", "Pd6", "Sd9", "Pxd9", "Pxd9"],
+            "fidchell",
+        ),
+        (&["grand"], &["e5", "Ce7", "g4", "c7"], "grand"),
+        (
+            &["fantasy-grand", "--army-white", "elves", "--army-black", "evil-horde"],
+            &["e4", "e7"],
+            "fantasy-grand",
+        ),
+    ];
+    for (variant, moves, slug) in games {
+        let (_t, dir, home) = archive();
+        play_game(&dir, &home, variant, moves);
+        // One resignation ends the game: a complete record.
+        let who = if moves.len() % 2 == 0 { "Ann" } else { "Bo" };
+        ok(&dir, &home, &["resign", "g", "--as", who]);
+        let log = git(&dir, &home, &["log", "--format=%an|%s", "--", &format!("games/{slug}/g.pgn")]);
+        let lines: Vec<&str> = log.lines().collect();
+        assert_eq!(lines.len(), moves.len() + 2, "{log}");
+        for (i, m) in moves.iter().enumerate() {
+            let line = lines[lines.len() - 2 - i];
+            let author = if i % 2 == 0 { "Ann" } else { "Bo" };
+            assert!(line.starts_with(&format!("{author}|g: ply {} ", i + 1)), "{line}");
+            assert!(line.contains(m), "{line} should name {m}");
+        }
+        assert!(lines[0].contains("resigns"), "{}", lines[0]);
+        assert_eq!(git(&dir, &home, &["status", "--porcelain"]), "");
+        // Each version of the file is valid, and `verify` agrees.
+        for rev in 0..lines.len() {
+            let spec = format!("HEAD~{rev}:games/{slug}/g.pgn");
+            let text = git(&dir, &home, &["show", &spec]);
+            ravenpost::notation::record::load(&text).unwrap_or_else(|e| panic!("{spec}: {e}"));
+        }
+        let v = ok(&dir, &home, &["verify"]);
+        assert!(v.contains("1 game verified, 0 problems"), "{v}");
+        let file = dir.join(format!("games/{slug}/g.pgn"));
+        let out = ok(&dir, &home, &["validate", file.to_str().unwrap()]);
+        assert!(out.contains("1 valid"), "{out}");
+    }
+}
+
+#[test]
+fn refused_moves_leave_no_trace() {
+    let (_t, dir, home) = archive();
+    play_game(&dir, &home, &["gygax"], &["2e3"]);
+    let tip = git(&dir, &home, &["rev-parse", "HEAD"]);
+    for (args, why) in [
+        (vec!["move", "g", "U2c5", "--as", "Bo"], "illegal move"),
+        (vec!["move", "g", "Sa3b6", "--as", "Ann"], "not Ann's turn"),
+        (vec!["move", "g", "Sa3b6", "--as", "Bo", "--expect-ply", "1"], "the game moved on"),
+        (vec!["move", "nope", "Sa3b6"], "no game `nope`"),
+    ] {
+        let o = run(&dir, &home, &args);
+        assert!(!o.status.success(), "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(why), "{args:?}: {err}");
+        assert_eq!(git(&dir, &home, &["rev-parse", "HEAD"]), tip, "{args:?} moved the branch");
+        assert_eq!(git(&dir, &home, &["status", "--porcelain"]), "", "{args:?} left changes");
+    }
+}
+
+#[test]
+fn two_racing_moves_one_wins_one_fails_cleanly() {
+    let (_t, dir, home) = archive();
+    play_game(&dir, &home, &["gygax"], &[]);
+    // Both processes try to play Gold's first move at once.
+    let spawn = |m: &str| {
+        Command::new(env!("CARGO_BIN_EXE_ravenpost"))
+            .args(["move", "g", m, "--expect-ply", "1"])
+            .current_dir(&dir)
+            .env("RAVENPOST_TIME", "1764400000")
+            .env("HOME", &home)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", home.join("gitconfig"))
+            .spawn()
+            .unwrap()
+    };
+    for _ in 0..3 {
+        let mut a = spawn("2e3");
+        let mut b = spawn("2f3");
+        let (ra, rb) = (a.wait().unwrap(), b.wait().unwrap());
+        assert!(ra.success() != rb.success(), "exactly one wins: {ra} {rb}");
+        let log = git(&dir, &home, &["log", "--format=%s"]);
+        assert_eq!(log.lines().filter(|l| l.contains("ply 1")).count(), 1, "{log}");
+        assert_eq!(git(&dir, &home, &["status", "--porcelain"]), "");
+        // Back to the new game for the next round.
+        let created = git(&dir, &home, &["log", "--format=%H", "-1", "--grep", "new Gygax"]);
+        git(&dir, &home, &["reset", "-q", "--hard", created.trim()]);
+    }
+}
+
+#[test]
+fn verify_catches_commits_made_by_hand() {
+    let cases: &[(&str, &str)] = &[
+        // An earlier move changed.
+        ("1. 2e3 Sa3b6 *", "1. 2f3 Sa3b6 *"),
+        // Two moves at once.
+        ("1. 2e3 Sa3b6 *", "1. 2e3 Sa3b6 2. Rx3b6 U2c6 *"),
+    ];
+    for (from, to) in cases {
+        let (_t, dir, home) = archive();
+        play_game(&dir, &home, &["gygax"], &["2e3", "Sa3b6"]);
+        let file = dir.join("games/gygax/g.pgn");
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert!(text.contains(from), "{text}");
+        std::fs::write(&file, text.replace(from, to)).unwrap();
+        git(&dir, &home, &["commit", "-q", "-am", "edit by hand"]);
+        let o = run(&dir, &home, &["verify"]);
+        assert_eq!(o.status.code(), Some(1));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("edit") || err.contains("commit"), "{err}");
+        assert!(err.contains("changed") || err.contains("2 plies were added"), "{err}");
+    }
+    // Out of turn: Ann commits Scarlet's move by hand.
+    let (_t, dir, home) = archive();
+    play_game(&dir, &home, &["gygax"], &["2e3"]);
+    let file = dir.join("games/gygax/g.pgn");
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, text.replace("1. 2e3 *", "1. 2e3 Sa3b6 *")).unwrap();
+    git(&dir, &home, &["-c", "user.name=Ann", "commit", "-q", "-am", "my move"]);
+    let o = run(&dir, &home, &["verify", "g"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("committed by Ann, but Bo (Scarlet) was to move"), "{err}");
+}
+
+#[test]
+fn status_log_and_show_of_a_game() {
+    let (_t, dir, home) = archive();
+    play_game(&dir, &home, &["gygax"], &["2e3", "Sa3b6"]);
+    let s = ok(&dir, &home, &["status", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&s).unwrap();
+    assert_eq!(v[0]["id"], "g");
+    assert_eq!(v[0]["ply"], 2);
+    assert_eq!(v[0]["to_move"], "Ann");
+    assert_eq!(v[0]["side_to_move"], "Gold");
+    let log = ok(&dir, &home, &["log", "g"]);
+    assert_eq!(log.lines().count(), 3);
+    assert!(log.lines().nth(2).unwrap().contains("Bo") && log.contains("ply 2 Sa3b6"), "{log}");
+    let show = ok(&dir, &home, &["show", "g"]);
+    assert!(show.contains("Air (3)") && show.contains("Last move: Sa3b6 (ply 2)"), "{show}");
+    // Draw offer, then acceptance.
+    ok(&dir, &home, &["draw", "offer", "g", "--as", "Ann"]);
+    ok(&dir, &home, &["move", "g", "Rx3b6", "--as", "Ann"]);
+    let acc = ok(&dir, &home, &["draw", "accept", "g", "--as", "Bo"]);
+    assert!(acc.contains("Scarlet accepts the draw"), "{acc}");
+    let s = ok(&dir, &home, &["status"]);
+    assert!(s.contains("finished 1/2-1/2"), "{s}");
+    assert!(ok(&dir, &home, &["verify"]).contains("0 problems"));
+}
