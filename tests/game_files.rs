@@ -208,3 +208,23 @@ fn pychess_grand_record_imports_validates_and_keeps_its_moves() {
     assert_eq!(tokens(&out), tokens(&text));
     assert!(out.contains("[Variant \"grand\"]") && !out.contains("[FEN"), "standard start: no FEN tag");
 }
+
+/// `games/` holds at least one complete game of every variant, each valid and canonical.
+#[test]
+fn games_folder_has_a_complete_valid_game_per_variant() {
+    for slug in ["gygax", "fidchell", "fantasy-grand", "grand"] {
+        let dir = format!("games/{slug}");
+        let mut complete = 0;
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let path = e.unwrap().path();
+            let text = std::fs::read_to_string(&path).unwrap();
+            let g = replay(read_games(&text).remove(0).unwrap())
+                .unwrap_or_else(|p| panic!("{}: {p:?}", path.display()));
+            assert_eq!(g.canonical_text(), text, "{} is canonical", path.display());
+            if g.text.result.as_ref().is_some_and(|r| r.0 != "*") {
+                complete += 1;
+            }
+        }
+        assert!(complete >= 1, "{dir}: no complete game");
+    }
+}
