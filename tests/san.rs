@@ -140,8 +140,24 @@ fn illegal_moves_say_why_and_what_is_legal() {
     }
     assert!(matches!(read_move(&v, &p, "Z2e3"), Err(SanError::UnknownCode { .. })));
     for bad in [
-        "", "2e", "e3", "2e0", "2e03", "2m3", "4e3", "W2e2-e3", "We3-2e4", "x", "=", "W_", "2e3=", "2e3ep",
-        "U0c6", "0c6",
+        "",
+        "2e",
+        "e3",
+        "2e0",
+        "2e03",
+        "2m3",
+        "4e3",
+        "W2e2-e3",
+        "We3-2e4",
+        "x",
+        "=",
+        "W_",
+        "2e3=",
+        "2e3ep",
+        "U0c6",
+        "0c6",
+        "02e6",
+        "W02e2-2e3",
     ] {
         assert!(read_move(&v, &p, bad).is_err(), "{bad} should be refused");
     }

@@ -159,11 +159,10 @@ fn parse_origin(v: &Variant, text: &str) -> Result<Origin, SanError> {
     let mut o = Origin::default();
     let mut i = 0;
     if dims.levels() > 1 && i < b.len() && b[i].is_ascii_digit() {
-        let l = b[i] - b'1';
-        if b[i] == b'0' || l >= dims.levels() {
+        if b[i] == b'0' || b[i] - b'1' >= dims.levels() {
             return Err(syntax(format!("level {} does not exist", b[i] as char)));
         }
-        o.level = Some(l);
+        o.level = Some(b[i] - b'1');
         i += 1;
     }
     if i < b.len() && (b'a'..=b'l').contains(&b[i]) {
