@@ -227,3 +227,42 @@ fn status_log_and_show_of_a_game() {
     assert!(s.contains("finished 1/2-1/2"), "{s}");
     assert!(ok(&dir, &home, &["verify"]).contains("0 problems"));
 }
+
+#[test]
+fn new_refuses_names_and_ids_that_cannot_work() {
+    let (_t, dir, home) = archive();
+    for args in [
+        vec!["new", "gygax", "--white", "", "--black", "Bo"],
+        vec!["new", "gygax", "--white", "Ann <a@b>", "--black", "Bo"],
+        vec!["new", "gygax", "--white", "Ann\nX", "--black", "Bo"],
+        vec!["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "x.pgn"],
+        vec!["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "../x"],
+    ] {
+        let o = run(&dir, &home, &args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(!String::from_utf8_lossy(&o.stderr).is_empty());
+    }
+    assert_eq!(git(&dir, &home, &["log", "--format=%s"]).lines().count(), 1, "nothing committed");
+}
+
+#[test]
+fn verify_catches_deleted_moved_and_pre_played_games() {
+    let (_t, dir, home) = archive();
+    play_game(&dir, &home, &["gygax"], &["2e3"]);
+    git(&dir, &home, &["rm", "-q", "games/gygax/g.pgn"]);
+    git(&dir, &home, &["commit", "-q", "-m", "remove"]);
+    let o = run(&dir, &home, &["verify"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("was deleted"));
+
+    let (_t, dir, home) = archive();
+    play_game(&dir, &home, &["gygax"], &["2e3"]);
+    std::fs::create_dir_all(dir.join("games/grand")).unwrap();
+    git(&dir, &home, &["mv", "games/gygax/g.pgn", "games/grand/g.pgn"]);
+    git(&dir, &home, &["commit", "-q", "-m", "move"]);
+    let o = run(&dir, &home, &["verify"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("a gygax game stored under games/grand/"), "{err}");
+    assert!(err.contains("was deleted"), "{err}");
+}

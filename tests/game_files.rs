@@ -228,3 +228,52 @@ fn games_folder_has_a_complete_valid_game_per_variant() {
         assert!(complete >= 1, "{dir}: no complete game");
     }
 }
+
+/// Regression: variations nested thousands deep overflowed the stack; now a diagnostic.
+#[test]
+fn deeply_nested_variations_are_refused_not_crashed() {
+    let mut text = String::from("[Variant \"gygax\"]\n\n1. 2e3 ");
+    for _ in 0..5000 {
+        text.push_str("(1. 2e3 ");
+    }
+    text.push_str(&")".repeat(5000));
+    text.push_str(" *\n");
+    let e = read_games(&text).remove(0).unwrap_err();
+    assert!(e.reason.contains("nested more than 200 deep"), "{}", e.reason);
+    assert_eq!(e.line, 3);
+}
+
+/// Regression: armies given only by the FEN's army fields were lost when `fmt` dropped the
+/// (standard) FEN; the canonical form writes the army tags.
+#[test]
+fn fen_armies_survive_the_canonical_form() {
+    let text = "[Variant \"fantasy-grand\"]\n[FEN \"4rr4/1s1lkem1s1/wwwwwwwwww/10/10/10/10/PPPPPPPPPP/1NBQKMABN1/R8R \
+        w - - 0 1 humans elves\"]\n\n1. e5 Rc9 *\n";
+    let out = replay(read_games(text).remove(0).unwrap()).unwrap().canonical_text();
+    assert!(out.contains("[WhiteArmy \"humans\"]\n[BlackArmy \"elves\"]"), "{out}");
+    let again = replay(read_games(&out).remove(0).unwrap()).unwrap();
+    assert_eq!(again.canonical_text(), out);
+}
+
+/// Regression: a `;` comment ending a variation swallowed its `)` when written back.
+#[test]
+fn line_comment_at_the_end_of_a_variation() {
+    let text = "[Variant \"gygax\"]\n\n1. 2e3 (1. 2f3 ; x } y\n) *\n";
+    let out = replay(read_games(text).remove(0).unwrap()).unwrap().canonical_text();
+    let again = replay(read_games(&out).remove(0).unwrap()).unwrap().canonical_text();
+    assert_eq!(again, out);
+    assert!(out.contains(";x } y\n)"), "{out}");
+}
+
+/// Regression: a move after checkmate said "no King can go there"; it now says the game
+/// is over.
+#[test]
+fn a_move_after_the_end_is_reported_as_such() {
+    let text = "[Variant \"gygax\"]\n[FEN \"12/12/12/12/12/12/12/1c10 1o5k4/2o9/12/12/12/12/12/K11 \
+        12/12/12/12/12/12/12/1c10 s 0 1\"]\n\n1... O2a7 2. K2a2 0-1\n";
+    let problems = replay(read_games(text).remove(0).unwrap()).unwrap_err();
+    assert!(
+        problems[0].message.contains("a move after the end of the game (Scarlet wins by checkmate)"),
+        "{problems:?}"
+    );
+}

@@ -21,7 +21,7 @@ use super::Failure;
 impl From<ArchiveError> for Failure {
     fn from(e: ArchiveError) -> Failure {
         let code = match e {
-            ArchiveError::Moved { .. } => 1,
+            ArchiveError::Moved { .. } | ArchiveError::Unchanged { .. } => 1,
             _ => 2,
         };
         Failure { message: e.to_string(), code }
@@ -51,6 +51,15 @@ pub fn open(dir: Option<&Path>) -> Result<Archive, Failure> {
     }
     let cwd = std::env::current_dir().map_err(|e| Failure::input(format!("current directory: {e}")))?;
     let env = std::env::var_os("RAVENPOST_ARCHIVE");
+    if env.as_ref().is_none_or(|v| v.is_empty()) {
+        // Inside a repository that holds an archive, use it or say why not (a detached
+        // HEAD, say), never fall back silently to another archive.
+        if let Some(dir) =
+            cwd.ancestors().find(|d| d.join(".git").exists() && d.join("ravenpost.yaml").exists())
+        {
+            return Ok(Archive::open(dir)?);
+        }
+    }
     let data = platform_data_dir();
     let (archive, _) = default_archive(env.as_deref(), &cwd, data.as_deref(), now())?;
     Ok(archive)
@@ -145,6 +154,44 @@ fn commit_applied(
     }
 }
 
+/// A player's name becomes a tag value and a commit author: it must be a usable git
+/// author name.
+fn check_player_name(what: &str, name: &str) -> Result<(), Failure> {
+    let bad = if name.trim().is_empty() {
+        Some("is empty")
+    } else if name.contains(['<', '>']) {
+        Some("contains `<` or `>` (a name, not `Name <email>`)")
+    } else if name.chars().any(char::is_control) {
+        Some("contains a control character (a line break?)")
+    } else if name != name.trim() {
+        Some("starts or ends with spaces")
+    } else {
+        None
+    };
+    match bad {
+        Some(why) => {
+            Err(Failure::input(format!("{what} `{}`: the player's name {why}", name.escape_debug())))
+        }
+        None => Ok(()),
+    }
+}
+
+/// A game id is a file name: letters, digits, `-`, `_`, `.`; not ending in `.pgn`.
+fn check_id(id: &str) -> Result<(), Failure> {
+    let ok = !id.is_empty()
+        && !id.starts_with('.')
+        && !id.ends_with(".pgn")
+        && id.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
+    if ok {
+        Ok(())
+    } else {
+        Err(Failure::input(format!(
+            "--id `{}`: use letters, digits, `-`, `_` and `.`, not starting with `.` and without `.pgn` (added for you)",
+            id.escape_debug()
+        )))
+    }
+}
+
 /// `ravenpost init [DIR]`.
 pub fn init(dir: Option<PathBuf>) -> Result<String, Failure> {
     let dir = match dir {
@@ -181,6 +228,12 @@ pub fn new_game(
     n: NewGame,
     author: Option<&Identity>,
 ) -> Result<(GamePath, CommitId), Failure> {
+    for (what, name) in [("--white", &n.white), ("--black", &n.black)] {
+        check_player_name(what, name)?;
+    }
+    if let Some(id) = &n.id {
+        check_id(id)?;
+    }
     let mut options = n.options.clone();
     if let Some((w, b)) = &n.armies {
         options.push(("army-white".into(), w.clone()));
@@ -321,10 +374,14 @@ pub fn status(archive: &Archive) -> Result<Vec<StatusLine>, Failure> {
     let tip = archive.tip()?;
     for g in archive.list_games()? {
         let text = match tip {
-            Some(t) => archive.read_file_at(t, &g.path())?.unwrap_or_default(),
-            None => String::new(),
+            Some(t) => archive.read_file_at(t, &g.path()).map(Option::unwrap_or_default),
+            None => Ok(String::new()),
         };
-        let line = match record::load(&text) {
+        let loaded = match text {
+            Ok(t) => record::load(&t).map_err(|e| e.to_string()),
+            Err(e) => Err(e.to_string()),
+        };
+        let line = match loaded {
             Ok(game) => {
                 let result = game.text.result.as_ref().map(|r| r.0.clone()).unwrap_or_else(|| "*".into());
                 let pos = game.position();
@@ -351,7 +408,7 @@ pub fn status(archive: &Archive) -> Result<Vec<StatusLine>, Failure> {
                 to_move: None,
                 side_to_move: None,
                 result: "?".into(),
-                problem: Some(e.to_string()),
+                problem: Some(e),
             },
         };
         out.push(line);
@@ -378,6 +435,44 @@ pub struct LogLine {
     pub problem: Option<String>,
 }
 
+/// A game file's first version: a game of the variant its folder names, with no move
+/// played yet (`ravenpost new` writes exactly that).
+fn check_created(path: &GamePath, contents: &str) -> Result<Step, String> {
+    let game = record::load(contents).map_err(|e| e.to_string())?;
+    let slug = &game.variant.def().slug;
+    if slug != path.variant() {
+        return Err(format!("a {slug} game stored under games/{}/ (moved by hand?)", path.variant()));
+    }
+    if !game.moves.is_empty() {
+        return Err(format!(
+            "the game appeared with {} plies already played: games start with none",
+            game.moves.len()
+        ));
+    }
+    Ok(Step::Created)
+}
+
+/// Game files deleted anywhere in the archive's history: `verify` reports each.
+pub fn deletions(archive: &Archive) -> Result<Vec<LogLine>, Failure> {
+    let mut out = Vec::new();
+    for c in archive.history(None)? {
+        for ch in &c.changes {
+            if ch.contents.is_none() && ch.path.starts_with("games/") && ch.path.ends_with(".pgn") {
+                out.push(LogLine {
+                    commit: c.commit.short(),
+                    author: c.author_name.clone(),
+                    time: c.time.to_datetime().map(|d| d.to_rfc3339()).unwrap_or_default(),
+                    what: "deleted".into(),
+                    ply: None,
+                    san: None,
+                    problem: Some(format!("{} was deleted: games are never removed", ch.path)),
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// The history of one game, each commit checked (`log` shows it, `verify` judges it).
 pub fn history(archive: &Archive, path: &GamePath) -> Result<Vec<LogLine>, Failure> {
     let versions = archive.file_history(&path.path())?;
@@ -398,7 +493,10 @@ pub fn history(archive: &Archive, path: &GamePath) -> Result<Vec<LogLine>, Failu
             prev = None;
             continue;
         };
-        let step = record::check_step(prev.as_deref(), &contents, Some(&v.author_name));
+        let mut step = record::check_step(prev.as_deref(), &contents, Some(&v.author_name));
+        if let Ok(Step::Created) = step {
+            step = check_created(path, &contents);
+        }
         let (what, ply, san, problem) = match step {
             Ok(Step::Created) => ("created".to_string(), None, None, None),
             Ok(Step::Moved { ply, san, .. }) => (format!("ply {ply} {san}"), Some(ply), Some(san), None),

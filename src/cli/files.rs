@@ -8,7 +8,7 @@ use annotate_snippets::{AnnotationKind, Level, Renderer, Snippet};
 use serde::Serialize;
 
 use crate::notation::game::{Problem, replay};
-use crate::notation::pgn::{GameReader, Span};
+use crate::notation::pgn::GameReader;
 
 /// A problem with the file it is in, as `--json` prints it.
 #[derive(Debug, Serialize)]
@@ -99,15 +99,7 @@ pub fn validate(files: &[PathBuf]) -> Result<Report, String> {
         for game in GameReader::new(BufReader::new(file)) {
             report.games += 1;
             match game {
-                Err(e) => report.problems.push(file_problem(
-                    f,
-                    Problem {
-                        span: Span { line: e.line, column: e.column },
-                        token: e.token,
-                        message: e.reason,
-                        help: None,
-                    },
-                )),
+                Err(e) => report.problems.push(file_problem(f, e.into())),
                 Ok(text) => match replay(text) {
                     Ok(_) => report.valid += 1,
                     Err(ps) => report.problems.extend(ps.into_iter().map(|p| file_problem(f, p))),
@@ -190,15 +182,7 @@ pub fn canonical_file(path: &Path) -> Result<String, Vec<FileProblem>> {
     let mut problems = Vec::new();
     for game in GameReader::new(BufReader::new(file)) {
         match game {
-            Err(e) => problems.push(file_problem(
-                path,
-                Problem {
-                    span: Span { line: e.line, column: e.column },
-                    token: e.token,
-                    message: e.reason,
-                    help: None,
-                },
-            )),
+            Err(e) => problems.push(file_problem(path, e.into())),
             Ok(text) => match replay(text) {
                 Ok(g) => out.push(g.canonical_text()),
                 Err(ps) => problems.extend(ps.into_iter().map(|p| file_problem(path, p))),

@@ -317,6 +317,9 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             }
         }
         Command::Show { file, ply, game, json } => {
+            if game == 0 {
+                return Err(Failure::input("--game counts from 1"));
+            }
             let g = if file.is_file() {
                 files::load_game(&file, game).map_err(Failure::input)?
             } else {
@@ -452,16 +455,28 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
         }
         Command::Verify { game, json } => {
             let a = archive_cmds::open(cli.archive.as_deref())?;
-            let games = match game {
-                Some(g) => vec![archive_cmds::find(&a, &g)?],
+            let games = match &game {
+                Some(g) => vec![archive_cmds::find(&a, g)?],
                 None => a.list_games()?,
             };
             let mut problems = Vec::new();
             for g in &games {
-                for l in archive_cmds::history(&a, g)? {
+                let lines = match archive_cmds::history(&a, g) {
+                    Ok(l) => l,
+                    Err(e) => {
+                        problems.push(serde_json::json!({"game": g.id(), "commit": "", "author": "", "problem": e.message}));
+                        continue;
+                    }
+                };
+                for l in lines {
                     if let Some(p) = l.problem {
                         problems.push(serde_json::json!({"game": g.id(), "commit": l.commit, "author": l.author, "problem": p}));
                     }
+                }
+            }
+            if game.is_none() {
+                for l in archive_cmds::deletions(&a)? {
+                    problems.push(serde_json::json!({"game": "", "commit": l.commit, "author": l.author, "problem": l.problem}));
                 }
             }
             if json {

@@ -43,6 +43,9 @@ pub struct Game {
     pub moves: Vec<Move>,
     /// The game's end by the rules in the final position, if it has ended so.
     pub outcome: Option<Outcome>,
+    /// The game options the variant was built with (from `GameOptions`, the army tags
+    /// and the FEN's army fields).
+    pub options: Vec<(String, String)>,
 }
 
 impl Game {
@@ -85,6 +88,15 @@ impl Game {
         let result = t.result.as_ref().map(|r| r.0.clone()).unwrap_or_else(|| "*".to_string());
         t.set_tag("Result", result);
         t.set_tag("Variant", self.variant.def().slug.clone());
+        if self.variant.def().slug == "fantasy-grand" {
+            // The armies always go in their tags, so a FEN dropped for a standard start
+            // cannot take them along (movetext.md, "WhiteArmy / BlackArmy").
+            for (tag, key) in [("WhiteArmy", "army-white"), ("BlackArmy", "army-black")] {
+                let army =
+                    self.options.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str()).unwrap_or("humans");
+                t.set_tag(tag, variants::army_name(army).unwrap_or(army));
+            }
+        }
         t.set_tag("Ruleset", RULESET);
         let standard = self.variant.start_position();
         if self.start == standard {
@@ -155,6 +167,17 @@ pub fn parse_options(text: &str) -> Result<Vec<(String, String)>, String> {
         out.push((k.to_string(), v.to_string()));
     }
     Ok(out)
+}
+
+impl From<super::pgn::SyntaxError> for Problem {
+    fn from(e: super::pgn::SyntaxError) -> Problem {
+        Problem {
+            span: Span { line: e.line, column: e.column },
+            token: e.token,
+            message: e.reason,
+            help: None,
+        }
+    }
 }
 
 fn problem(span: Span, token: &str, message: impl Into<String>, help: Option<String>) -> Problem {
@@ -251,7 +274,20 @@ pub fn replay(text: GameText) -> Result<Game, Vec<Problem>> {
                 p = variant.make(&p, &m);
             }
             Err(e) => {
-                problems.push(move_problem(&variant, &p, node, &e, moves.len()));
+                let over = variant.outcome(&p);
+                match over {
+                    Some(o) => problems.push(problem(
+                        node.span,
+                        &node.token,
+                        format!(
+                            "`{}`: a move after the end of the game ({})",
+                            node.token,
+                            describe(&variant, o)
+                        ),
+                        Some(format!("the game ended; the result is {}", result_token(o))),
+                    )),
+                    None => problems.push(move_problem(&variant, &p, node, &e, moves.len())),
+                }
                 line_ok = false;
                 break;
             }
@@ -262,12 +298,7 @@ pub fn replay(text: GameText) -> Result<Game, Vec<Problem>> {
         let want = result_token(o);
         let (token, span) = text.result.clone().unwrap_or(("(none)".into(), text.span));
         if token != want {
-            let who = match o {
-                Outcome::Win { winner, reason } => {
-                    format!("{} by {reason}", format_args!("{} wins", variant.def().side_name(winner)))
-                }
-                Outcome::Draw { reason } => format!("a draw by {reason}"),
-            };
+            let who = describe(&variant, o);
             problems.push(problem(
                 span,
                 &token,
@@ -282,7 +313,19 @@ pub fn replay(text: GameText) -> Result<Game, Vec<Problem>> {
     {
         problems.push(problem(extra.span, &extra.token, "a move after the end of the game", None));
     }
-    if problems.is_empty() { Ok(Game { variant, text, start, moves, outcome }) } else { Err(problems) }
+    if problems.is_empty() {
+        Ok(Game { variant, text, start, moves, outcome, options })
+    } else {
+        Err(problems)
+    }
+}
+
+/// "Gold wins by checkmate", "a draw by stalemate".
+fn describe(v: &Variant, o: Outcome) -> String {
+    match o {
+        Outcome::Win { winner, reason } => format!("{} wins by {reason}", v.def().side_name(winner)),
+        Outcome::Draw { reason } => format!("a draw by {reason}"),
+    }
 }
 
 fn move_problem(v: &Variant, p: &Position, node: &MoveNode, e: &super::san::SanError, ply: usize) -> Problem {

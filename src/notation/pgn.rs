@@ -87,6 +87,10 @@ impl GameText {
     }
 }
 
+/// How deep variations may nest: deeper files are refused with a diagnostic (replaying
+/// and writing them recurses once per level).
+pub const MAX_VARIATION_DEPTH: usize = 200;
+
 /// A syntax error in a game file: where and why.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{line}:{column}: {reason}")]
@@ -490,6 +494,9 @@ fn parse_game(lines: &[(usize, String)]) -> Result<GameText, SyntaxError> {
                 if stack.last().is_none_or(|l| l.is_empty()) {
                     return Err(err("a variation must follow a move", "("));
                 }
+                if stack.len() > MAX_VARIATION_DEPTH {
+                    return Err(err(&format!("variations nested more than {MAX_VARIATION_DEPTH} deep"), "("));
+                }
                 stack.push(Vec::new());
             }
             Tok::Close => {
@@ -643,13 +650,11 @@ fn write_line(
             if let Some(f) = inner.first_mut() {
                 f.insert(0, '(');
             }
-            if let Some(l) = inner.last_mut() {
-                if l.ends_with('\n') {
-                    l.pop();
-                    l.push_str(")\n");
-                } else {
-                    l.push(')');
-                }
+            match inner.last_mut() {
+                // A `;` comment runs to the end of its line: the `)` follows on the next.
+                Some(l) if l.ends_with('\n') => inner.push(")".to_string()),
+                Some(l) => l.push(')'),
+                None => {}
             }
             words.extend(inner);
             need_number = true;

@@ -99,14 +99,7 @@ pub struct Applied {
 pub fn load(text: &str) -> Result<Game, Refusal> {
     let mut games = GameReader::new(text.as_bytes());
     let first = games.next().ok_or_else(|| Refusal::Invalid(vec![]))?;
-    let gt = first.map_err(|e| {
-        Refusal::Invalid(vec![Problem {
-            span: super::pgn::Span { line: e.line, column: e.column },
-            token: e.token,
-            message: e.reason,
-            help: None,
-        }])
-    })?;
+    let gt = first.map_err(|e| Refusal::Invalid(vec![e.into()]))?;
     replay(gt).map_err(Refusal::Invalid)
 }
 
