@@ -293,7 +293,13 @@ pub fn new_game(
     let path = GamePath::new(&slug_v, &id)?;
     let tip = archive.tip()?;
     let message = format!("{id}: new {} game, {} v {}", variant.def().title, n.white, n.black);
-    let commit = archive.create_file(&path.path(), &canonical, tip, author, time, &message)?;
+    // Without a configured identity the game is created under the first player's name,
+    // as their moves are.
+    let creator = match archive.identity(author) {
+        Ok(id) => id,
+        Err(_) => player_identity(archive, &n.white, author),
+    };
+    let commit = archive.create_file(&path.path(), &canonical, tip, Some(&creator), time, &message)?;
     Ok((path, commit))
 }
 
@@ -364,6 +370,8 @@ pub struct StatusLine {
     pub side_to_move: Option<String>,
     /// Result token.
     pub result: String,
+    /// The side with a standing draw offer, if any.
+    pub draw_offer: Option<String>,
     /// A problem with the file, if it does not replay.
     pub problem: Option<String>,
 }
@@ -395,6 +403,7 @@ pub fn status(archive: &Archive) -> Result<Vec<StatusLine>, Failure> {
                     ply: game.moves.len(),
                     to_move: going.then(|| record::player(&game, side)),
                     side_to_move: going.then(|| game.variant.def().side_name(side).to_string()),
+                    draw_offer: record::pending_offer(&game),
                     result,
                     problem: None,
                 }
@@ -408,6 +417,7 @@ pub fn status(archive: &Archive) -> Result<Vec<StatusLine>, Failure> {
                 to_move: None,
                 side_to_move: None,
                 result: "?".into(),
+                draw_offer: None,
                 problem: Some(e),
             },
         };

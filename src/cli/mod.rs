@@ -232,13 +232,18 @@ impl Failure {
 }
 
 fn parse_options(raw: &[String]) -> Result<Vec<(String, String)>, Failure> {
-    raw.iter()
-        .map(|o| {
-            o.split_once('=')
-                .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
-                .ok_or_else(|| Failure::input(format!("game option `{o}`: expected K=V")))
-        })
-        .collect()
+    let mut out: Vec<(String, String)> = Vec::new();
+    for o in raw {
+        let (k, v) = o
+            .split_once('=')
+            .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+            .ok_or_else(|| Failure::input(format!("game option `{o}`: expected K=V")))?;
+        if out.iter().any(|(n, _)| *n == k) {
+            return Err(Failure::input(format!("game option `{k}` given twice")));
+        }
+        out.push((k, v));
+    }
+    Ok(out)
 }
 
 fn load(variant: &str, options: &[String], position: Option<&str>) -> Result<Arc<Variant>, Failure> {
@@ -320,8 +325,12 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             if game == 0 {
                 return Err(Failure::input("--game counts from 1"));
             }
+            let looks_like_file =
+                file.extension().is_some_and(|e| e == "pgn") || file.components().count() > 1;
             let g = if file.is_file() {
                 files::load_game(&file, game).map_err(Failure::input)?
+            } else if looks_like_file {
+                return Err(Failure::input(format!("{}: no such file", file.display())));
             } else {
                 let a = archive_cmds::open(cli.archive.as_deref())?;
                 let path = archive_cmds::find(&a, &file.to_string_lossy())?;
@@ -420,18 +429,27 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                 writeln!(out, "No games in {} (start one with `ravenpost new`)", a.dir().display())
                     .map_err(io)?;
             } else {
-                for l in &lines {
-                    let state = match (&l.problem, &l.to_move) {
+                writeln!(out, "Archive: {}", a.dir().display()).map_err(io)?;
+                let players: Vec<String> =
+                    lines.iter().map(|l| format!("{} v {}", l.white, l.black)).collect();
+                let id_w = lines.iter().map(|l| l.id.chars().count()).max().unwrap_or(0);
+                let var_w = lines.iter().map(|l| l.variant.len()).max().unwrap_or(0);
+                let pl_w = players.iter().map(|p| p.chars().count()).max().unwrap_or(0);
+                for (l, pl) in lines.iter().zip(&players) {
+                    let mut state = match (&l.problem, &l.to_move) {
                         (Some(p), _) => format!("INVALID: {p}"),
                         (None, Some(who)) => {
                             format!("{} to move ({})", who, l.side_to_move.clone().unwrap_or_default())
                         }
                         (None, None) => format!("finished {}", l.result),
                     };
+                    if let Some(side) = &l.draw_offer {
+                        state.push_str(&format!(", draw offered by {side}"));
+                    }
                     writeln!(
                         out,
-                        "{:<28} {:<14} {} v {}  ply {:<4} {}",
-                        l.id, l.variant, l.white, l.black, l.ply, state
+                        "{:<id_w$}  {:<var_w$}  {:<pl_w$}  ply {:<4} {}",
+                        l.id, l.variant, pl, l.ply, state
                     )
                     .map_err(io)?;
                 }

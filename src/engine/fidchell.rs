@@ -476,6 +476,10 @@ impl Rules for FidchellRules {
         true
     }
 
+    fn requires_royal(&self) -> bool {
+        false
+    }
+
     fn filter_legal(&self, v: &Variant, pos: &Position, moves: &mut Vec<Move>) -> bool {
         let side = pos.side_to_move;
         if self.in_introduction(pos) {

@@ -94,6 +94,12 @@ pub trait Rules: Send + Sync + fmt::Debug {
         false
     }
 
+    /// Whether every position has one royal piece per side (Gygax Chess, Fantasy Grand
+    /// Chess). Fidchell: no, a captured King waits for its re-introduction. Default: yes.
+    fn requires_royal(&self) -> bool {
+        true
+    }
+
     /// Whether the engine may judge a move legal without making it: when the mover is not
     /// in check, a plain move of a non-royal piece that leaves (and, for hoppers, enters)
     /// no square on an enemy piece's path to the mover's royal piece (see `LegalFilter`).
@@ -147,6 +153,9 @@ pub enum SetupError {
     /// More than one royal piece for a side.
     #[error("{0} has more than one royal piece")]
     TwoRoyals(String),
+    /// A side has no royal piece where the variant needs one.
+    #[error("{0} has no royal piece")]
+    NoRoyal(String),
     /// The side not to move is in check: its royal piece could be captured at once.
     #[error("the side not to move is in check")]
     OpponentInCheck,
@@ -223,6 +232,13 @@ impl Variant {
                     return Err(SetupError::TwoRoyals(self.def.side_name(p.side).to_string()));
                 }
                 pos.royal[p.side.index()] = Some(sq);
+            }
+        }
+        if self.royal_kinds != 0 && self.rules.requires_royal() {
+            for s in Side::ALL {
+                if pos.royal[s.index()].is_none() {
+                    return Err(SetupError::NoRoyal(self.def.side_name(s).to_string()));
+                }
             }
         }
         for &(s, k, n) in hand {

@@ -310,7 +310,7 @@ pub fn parse_position(variant: &Variant, text: &str) -> Result<Position, Positio
             .parse(f)
             .ok()
             .and_then(|(_, d)| d.parse::<u16>().ok())
-            .filter(|n| *n >= min)
+            .filter(|n| *n >= min && (f == "0" || !f.starts_with('0')))
             .ok_or_else(|| PositionError::at(text, f, format!("{what} must be a number from {min} to 65535")))
     };
     let variant_fields = if fidchell {

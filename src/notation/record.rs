@@ -46,6 +46,15 @@ pub enum Refusal {
     Illegal(SanError),
     /// No draw offer to accept or decline.
     NoOffer,
+    /// The player has already offered a draw that still stands.
+    AlreadyOffered,
+    /// The name given is not one of the game's players.
+    NotAPlayer {
+        /// Who asked.
+        player: String,
+        /// The game's players.
+        players: String,
+    },
     /// A draw claim the position does not support.
     ClaimRefused(String),
 }
@@ -66,6 +75,12 @@ impl fmt::Display for Refusal {
             }
             Refusal::Illegal(e) => write!(f, "{e}"),
             Refusal::NoOffer => write!(f, "there is no draw offer from the opponent to answer"),
+            Refusal::AlreadyOffered => {
+                write!(f, "you have already offered a draw; it goes with your next move")
+            }
+            Refusal::NotAPlayer { player, players } => {
+                write!(f, "{player} is not a player of this game (the players are {players})")
+            }
             Refusal::ClaimRefused(why) => write!(f, "draw claim refused: {why}"),
         }
     }
@@ -120,6 +135,15 @@ fn check_turn(game: &Game, who: Option<&str>) -> Result<(Side, String), Refusal>
     }
     let side = game.position().side_to_move();
     let name = player(game, side);
+    if let Some(w) = who
+        && w != player(game, Side::White)
+        && w != player(game, Side::Black)
+    {
+        return Err(Refusal::NotAPlayer {
+            player: w.to_string(),
+            players: format!("{} and {}", player(game, Side::White), player(game, Side::Black)),
+        });
+    }
     if let Some(w) = who
         && w != name
     {
@@ -236,9 +260,9 @@ pub fn resign(text: &str, who: Option<&str>) -> Result<Applied, Refusal> {
             } else if player(&game, Side::Black) == w {
                 Side::Black
             } else {
-                return Err(Refusal::NotYourTurn {
+                return Err(Refusal::NotAPlayer {
                     player: w.to_string(),
-                    to_move: "one of this game's players".into(),
+                    players: format!("{} and {}", player(&game, Side::White), player(&game, Side::Black)),
                 });
             };
             (side, w.to_string())
@@ -286,6 +310,9 @@ pub fn draw(text: &str, who: Option<&str>, action: DrawAction) -> Result<Applied
     let opponent = game.variant.def().side_name(side.opponent()).to_string();
     let (summary, result) = match action {
         DrawAction::Offer => {
+            if pending_offer(&game).as_deref() == Some(side_name.as_str()) {
+                return Err(Refusal::AlreadyOffered);
+            }
             clear_offer(&mut game.text);
             let c = format!("{DRAW_OFFER_PREFIX}{side_name}");
             match game.text.moves.last_mut() {

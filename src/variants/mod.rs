@@ -84,7 +84,7 @@ pub enum VariantError {
         error: PositionError,
     },
     /// A game option is unknown or has a bad value.
-    #[error("game option `{0}`")]
+    #[error("game option: {0}")]
     Option(String),
 }
 
