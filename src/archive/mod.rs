@@ -34,6 +34,7 @@ mod config;
 mod error;
 mod locate;
 mod lock;
+mod remote;
 mod types;
 mod write;
 
@@ -536,11 +537,35 @@ impl Archive {
     ///
     /// [`ArchiveError::DetachedHead`], git failures.
     pub fn history(&self, newest: Option<usize>) -> Result<Vec<ArchiveCommit>, ArchiveError> {
+        let Some(tip) = self.tip()? else { return Ok(Vec::new()) };
+        self.walk(tip, None, newest)
+    }
+
+    /// The first-parent commits after `from` (exclusive; `None`: from the root) up to `to`
+    /// (inclusive), oldest first, each with its changes as in [`Archive::history`]. If
+    /// `from` is not on `to`'s first-parent line, the walk goes to the root.
+    ///
+    /// # Errors
+    ///
+    /// [`ArchiveError::UnknownCommit`], git failures.
+    pub fn commits_between(
+        &self,
+        from: Option<CommitId>,
+        to: CommitId,
+    ) -> Result<Vec<ArchiveCommit>, ArchiveError> {
+        self.walk(to, from, None)
+    }
+
+    fn walk(
+        &self,
+        start: CommitId,
+        stop: Option<CommitId>,
+        newest: Option<usize>,
+    ) -> Result<Vec<ArchiveCommit>, ArchiveError> {
         let mut out = Vec::new();
-        let Some(tip) = self.tip()? else { return Ok(out) };
-        let mut next = Some(self.find_commit(tip)?);
+        let mut next = Some(self.find_commit(start)?);
         while let Some(commit) = next {
-            if newest.is_some_and(|n| out.len() >= n) {
+            if newest.is_some_and(|n| out.len() >= n) || stop.is_some_and(|s| s.0 == commit.id()) {
                 break;
             }
             let parent = if commit.parent_count() > 0 {

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use clap::{Parser, Subcommand};
 
 mod archive_cmds;
+mod corr_cmds;
 mod files;
 
 use std::path::PathBuf;
@@ -193,6 +194,19 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Server-side enforcement: install or run the git pre-receive hook that checks every
+    /// pushed commit with the rules.
+    Hook {
+        #[command(subcommand)]
+        action: HookCmd,
+    },
+    /// Fetch the remote's branch, check its new commits by the rules, then fast-forward
+    /// (when behind) or push (when ahead); refuses when both sides moved.
+    Sync {
+        /// The remote (default: origin).
+        #[arg(default_value = "origin")]
+        remote: String,
+    },
     /// Rewrite game files in canonical form (notation-spec/movetext.md §4).
     ///
     /// A file with any problem is left as it is, and its problems are reported.
@@ -203,6 +217,29 @@ enum Command {
         /// Change nothing; list the files that are not canonical and exit 1 if any.
         #[arg(long)]
         check: bool,
+    },
+}
+
+/// `ravenpost hook` actions.
+#[derive(Debug, Subcommand)]
+enum HookCmd {
+    /// Write hooks/pre-receive into a (bare) repository: it runs `ravenpost hook check` on
+    /// every pushed ref and rejects the push with the engine's reason.
+    Install {
+        /// The repository (default: the current directory).
+        #[arg(long, value_name = "DIR")]
+        repo: Option<PathBuf>,
+    },
+    /// Check one ref update in the repository at the current directory (or $GIT_DIR):
+    /// every new first-parent commit must be one legal step of one game by its author.
+    Check {
+        /// The old commit (all zeros: a new branch).
+        old: String,
+        /// The new commit.
+        new: String,
+        /// The ref, e.g. refs/heads/main.
+        #[arg(value_name = "REF")]
+        refname: String,
     },
 }
 
@@ -523,6 +560,22 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             if !problems.is_empty() {
                 return Err(Failure { message: String::new(), code: 1 });
             }
+        }
+        Command::Hook { action: HookCmd::Install { repo } } => {
+            writeln!(out, "{}", corr_cmds::install(repo)?).map_err(io)?;
+        }
+        Command::Hook { action: HookCmd::Check { old, new, refname } } => {
+            let problems = corr_cmds::hook_check(&old, &new, &refname)?;
+            if !problems.is_empty() {
+                for p in &problems {
+                    eprintln!("ravenpost: {p}");
+                }
+                return Err(Failure { message: String::new(), code: 1 });
+            }
+        }
+        Command::Sync { remote } => {
+            let a = corr_cmds::open_for_sync(cli.archive.as_deref())?;
+            writeln!(out, "{}", corr_cmds::sync(&a, &remote)?).map_err(io)?;
         }
         Command::Fmt { paths, check } => {
             let list = files::collect(&paths).map_err(Failure::input)?;

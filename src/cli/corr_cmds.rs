@@ -1,0 +1,273 @@
+//! Correspondence over a git remote: `hook install`, `hook check` (the server's
+//! pre-receive hook) and `sync`.
+//!
+//! The hook and `sync` judge incoming commits alike ([`check_range`]): every commit on the
+//! first-parent line changes one game file by one legal step of the player who authored
+//! it ([`record::check_step`]), games are never deleted, and history is never rewritten.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use crate::archive::{Archive, ArchiveCommit, ArchiveConfig, CommitId, GamePath};
+use crate::notation::record::{self, Step};
+
+use super::Failure;
+
+/// The environment variable that overrides the ravenpost executable the hook runs.
+pub const HOOK_EXE_ENV: &str = "RAVENPOST_HOOK_EXE";
+
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// The text of the pre-receive hook, running `exe`.
+pub fn hook_script(exe: &Path) -> String {
+    format!(
+        "#!/bin/sh\n\
+         # ravenpost pre-receive hook (written by `ravenpost hook install`): every pushed\n\
+         # commit must be one legal step of one game by the player who authored it.\n\
+         # {HOOK_EXE_ENV} overrides the ravenpost executable.\n\
+         RAVENPOST={}\n\
+         if [ -n \"${{{HOOK_EXE_ENV}:-}}\" ]; then RAVENPOST=\"${HOOK_EXE_ENV}\"; fi\n\
+         status=0\n\
+         while read -r old new ref; do\n\
+         \x20   \"$RAVENPOST\" hook check \"$old\" \"$new\" \"$ref\" || status=1\n\
+         done\n\
+         exit $status\n",
+        shell_quote(&exe.to_string_lossy())
+    )
+}
+
+/// `ravenpost hook install [--repo DIR]`: writes `hooks/pre-receive` into the repository.
+pub fn install(repo: Option<PathBuf>) -> Result<String, Failure> {
+    let dir = match repo {
+        Some(d) => d,
+        None => std::env::current_dir().map_err(|e| Failure::input(format!("current directory: {e}")))?,
+    };
+    let git = git2::Repository::open(&dir)
+        .map_err(|e| Failure::input(format!("{}: not a git repository ({})", dir.display(), e.message())))?;
+    let exe = std::env::current_exe().map_err(|e| Failure::input(format!("this executable's path: {e}")))?;
+    let exe = exe.canonicalize().unwrap_or(exe);
+    let hooks = git.path().join("hooks");
+    std::fs::create_dir_all(&hooks).map_err(|e| Failure::input(format!("{}: {e}", hooks.display())))?;
+    let file = hooks.join("pre-receive");
+    std::fs::write(&file, hook_script(&exe))
+        .map_err(|e| Failure::input(format!("{}: {e}", file.display())))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755))
+            .map_err(|e| Failure::input(format!("{}: {e}", file.display())))?;
+    }
+    Ok(format!("Installed {} (runs {})", file.display(), exe.display()))
+}
+
+/// Checks the commits after `old` (exclusive; `None`: from the root) up to `new`: one
+/// problem a line, `<game> <short commit>: <reason>`. Empty: all good.
+pub fn check_range(archive: &Archive, old: Option<CommitId>, new: CommitId) -> Result<Vec<String>, Failure> {
+    let mut problems = Vec::new();
+    if let Some(o) = old
+        && !archive.is_ancestor(o, new)?
+    {
+        problems.push(format!(
+            "history rewritten: {} is not a descendant of {} (earlier commits were changed or dropped)",
+            new.short(),
+            o.short()
+        ));
+        return Ok(problems);
+    }
+    for c in archive.commits_between(old, new)? {
+        check_commit(archive, &c, &mut problems)?;
+    }
+    Ok(problems)
+}
+
+fn check_commit(archive: &Archive, c: &ArchiveCommit, problems: &mut Vec<String>) -> Result<(), Failure> {
+    let short = c.commit.short();
+    let mut games = Vec::new();
+    for ch in &c.changes {
+        if ch.path == ArchiveConfig::PATH && c.parent.is_none() {
+            continue;
+        }
+        match GamePath::parse(&ch.path) {
+            Some(g) => games.push((g, ch)),
+            None => problems.push(format!(
+                "{} {short}: a commit may change only one game file (games/<variant>/<id>.pgn)",
+                ch.path
+            )),
+        }
+    }
+    if games.len() > 1 {
+        let names: Vec<&str> = games.iter().map(|(g, _)| g.id()).collect();
+        problems.push(format!(
+            "{} {short}: a commit may change only one game, this one changes {}",
+            names.join(","),
+            games.len()
+        ));
+        return Ok(());
+    }
+    let Some((game, change)) = games.into_iter().next() else { return Ok(()) };
+    let Some(bytes) = &change.contents else {
+        problems.push(format!("{} {short}: the game file was deleted; games are never deleted", game.id()));
+        return Ok(());
+    };
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        problems.push(format!("{} {short}: the game file is not UTF-8 text", game.id()));
+        return Ok(());
+    };
+    let previous = match c.parent {
+        Some(p) => archive.read_file_at(p, &game.path())?,
+        None => None,
+    };
+    if let Err(reason) = record::check_step(previous.as_deref(), text, Some(&c.author_name)) {
+        problems.push(format!("{} {short}: {reason}", game.id()));
+    }
+    Ok(())
+}
+
+/// `ravenpost hook check <old> <new> <ref>`: the problems with one ref update.
+pub fn hook_check(old: &str, new: &str, refname: &str) -> Result<Vec<String>, Failure> {
+    let cwd = std::env::current_dir().map_err(|e| Failure::input(format!("current directory: {e}")))?;
+    let archive = Archive::open_for_hook(&cwd)?;
+    let old = archive.resolve(old)?;
+    let Some(new) = archive.resolve(new)? else {
+        return Ok(vec![format!("{refname}: deleting a branch is refused")]);
+    };
+    if !refname.starts_with("refs/heads/") {
+        return Ok(vec![format!("{refname}: only branches may be pushed to a ravenpost archive")]);
+    }
+    check_range(&archive, old, new)
+}
+
+/// The archive `sync` works on: as for the other commands, except that the repository
+/// the command runs in counts even before it is an archive (a fresh clone of an empty
+/// shared repository, or one whose first sync is still to come).
+pub fn open_for_sync(dir: Option<&Path>) -> Result<Archive, Failure> {
+    if dir.is_none() && std::env::var_os(crate::archive::RAVENPOST_ARCHIVE).is_none() {
+        let cwd = std::env::current_dir().map_err(|e| Failure::input(format!("current directory: {e}")))?;
+        if let Some(a) = Archive::discover_repository(&cwd)? {
+            return Ok(a);
+        }
+    }
+    super::archive_cmds::open(dir)
+}
+
+/// What one side did since the common ancestor, for the diverged message.
+fn describe(archive: &Archive, commits: &[ArchiveCommit]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for c in commits {
+        for ch in &c.changes {
+            let Some(g) = GamePath::parse(&ch.path) else { continue };
+            let Some(text) = ch.contents.as_ref().and_then(|b| std::str::from_utf8(b).ok()) else {
+                continue;
+            };
+            let prev = c.parent.and_then(|p| archive.read_file_at(p, &ch.path).ok().flatten());
+            let what = match record::check_step(prev.as_deref(), text, None) {
+                Ok(Step::Moved { ply, san, player }) => format!("{player}'s ply {ply} {san}"),
+                Ok(Step::Created) => "the new game".to_string(),
+                Ok(Step::Recorded { result }) => format!("{}'s result {result}", c.author_name),
+                Err(_) => format!("{}'s change", c.author_name),
+            };
+            out.push((g.id().to_string(), format!("{what} ({})", c.commit.short())));
+        }
+    }
+    out
+}
+
+/// `ravenpost sync [REMOTE]`: fetch, check, then fast-forward or push. Returns what it did.
+pub fn sync(archive: &Archive, remote: &str) -> Result<String, Failure> {
+    let branch = archive.branch()?;
+    let short = branch.strip_prefix("refs/heads/").unwrap_or(&branch).to_string();
+    let ours = archive.tip()?;
+    let theirs = archive.fetch(remote)?;
+    let push = |what: &str| -> Result<String, Failure> {
+        let out = std::process::Command::new("git")
+            .arg("-C")
+            .arg(archive.dir())
+            .args(["push", "--quiet", "--porcelain", remote, &format!("{branch}:{branch}")])
+            .output()
+            .map_err(|e| Failure::input(format!("running git push: {e}")))?;
+        if !out.status.success() {
+            let err = String::from_utf8_lossy(&out.stderr);
+            let reasons: Vec<&str> = err
+                .lines()
+                .filter_map(|l| l.strip_prefix("remote: "))
+                .filter(|l| l.starts_with("ravenpost"))
+                .collect();
+            let why = if reasons.is_empty() { err.trim().to_string() } else { reasons.join("; ") };
+            return Err(Failure {
+                message: format!("{remote} refused the push (nothing changed there): {why}"),
+                code: 1,
+            });
+        }
+        Ok(format!("Pushed {what} to {remote}/{short}"))
+    };
+    let (ours, theirs) = match (ours, theirs) {
+        (None, None) => return Ok(format!("Nothing to sync: neither this archive nor {remote} has commits")),
+        (Some(_), None) => return push("this archive"),
+        (None, Some(t)) => {
+            verified(archive, None, t, remote)?;
+            archive.fast_forward(None, t)?;
+            return Ok(format!("Fetched {remote}/{short} ({})", t.short()));
+        }
+        (Some(o), Some(t)) => (o, t),
+    };
+    if ours == theirs {
+        return Ok(format!("Up to date with {remote}/{short} ({})", ours.short()));
+    }
+    if archive.is_ancestor(theirs, ours)? {
+        let n = archive.commits_between(Some(theirs), ours)?.len();
+        return push(&format!("{n} commit{}", if n == 1 { "" } else { "s" }));
+    }
+    if archive.is_ancestor(ours, theirs)? {
+        let incoming = archive.commits_between(Some(ours), theirs)?;
+        verified(archive, Some(ours), theirs, remote)?;
+        archive.fast_forward(Some(ours), theirs)?;
+        let mut lines = vec![format!("Fetched {} commit(s) from {remote}/{short}:", incoming.len())];
+        for (game, what) in describe(archive, &incoming) {
+            lines.push(format!("  {game}: {what}"));
+        }
+        return Ok(lines.join("\n"));
+    }
+    // Diverged: both sides moved since they last agreed.
+    let base = archive.merge_base(ours, theirs)?;
+    let mine = describe(archive, &archive.commits_between(base, ours)?);
+    let other = describe(archive, &archive.commits_between(base, theirs)?);
+    let mine_games: BTreeSet<&str> = mine.iter().map(|(g, _)| g.as_str()).collect();
+    let other_games: BTreeSet<&str> = other.iter().map(|(g, _)| g.as_str()).collect();
+    let list = |v: &[(String, String)]| -> String {
+        v.iter().map(|(g, w)| format!("{g}: {w}")).collect::<Vec<_>>().join(", ")
+    };
+    let both: Vec<&str> = mine_games.intersection(&other_games).copied().collect();
+    let clash = if both.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " In {} the move on {remote} came first and stands; yours was made on the older position.",
+            both.join(", ")
+        )
+    };
+    Err(Failure {
+        message: format!(
+            "{remote}/{short} and this archive have both moved on since {}: {remote} has {}; this archive has {}.{clash} Nothing was changed and your commits stay here. To continue from {remote}: `git branch ravenpost-unsent` (keeps them), `git reset --hard {remote}/{short}`, then replay your moves with `ravenpost move` and `ravenpost sync`.",
+            base.map(|b| b.short()).unwrap_or_else(|| "the start".into()),
+            list(&other),
+            list(&mine),
+        ),
+        code: 1,
+    })
+}
+
+fn verified(archive: &Archive, from: Option<CommitId>, to: CommitId, remote: &str) -> Result<(), Failure> {
+    let problems = check_range(archive, from, to)?;
+    if problems.is_empty() {
+        return Ok(());
+    }
+    Err(Failure {
+        message: format!(
+            "{remote} has commits that are not legal steps; nothing was changed here:\n{}",
+            problems.iter().map(|p| format!("ravenpost: {p}")).collect::<Vec<_>>().join("\n")
+        ),
+        code: 1,
+    })
+}
