@@ -277,3 +277,15 @@ fn a_move_after_the_end_is_reported_as_such() {
         "{problems:?}"
     );
 }
+
+/// TimeControl values follow movetext.md's grammar and are written canonically.
+#[test]
+fn time_control_is_checked_and_normalised() {
+    let text = "[Variant \"gygax\"]\n[TimeControl \"1/259200\"]\n\n1. 2e3 *\n";
+    let out = replay(read_games(text).remove(0).unwrap()).unwrap().canonical_text();
+    assert!(out.contains("[TimeControl \"1/3d\"]"), "{out}");
+    let bad = "[Variant \"gygax\"]\n[TimeControl \"garbage\"]\n\n1. 2e3 *\n";
+    let problems = replay(read_games(bad).remove(0).unwrap()).unwrap_err();
+    assert!(problems[0].message.contains("TimeControl `garbage`"), "{problems:?}");
+    assert_eq!(problems[0].span.line, 2);
+}

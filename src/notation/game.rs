@@ -106,6 +106,9 @@ impl Game {
             t.set_tag("SetUp", "1");
             t.set_tag("FEN", write_position(&self.variant, &self.start));
         }
+        if let Some(tc) = t.tag("TimeControl").and_then(|v| super::time_control::parse(v).ok()) {
+            t.set_tag("TimeControl", super::time_control::write(&tc));
+        }
         if let Some(opts) = t.tag("GameOptions").map(str::to_string) {
             let canon = canonical_options(&self.variant, &opts);
             if canon.is_empty() {
@@ -211,6 +214,11 @@ pub fn replay(text: GameText) -> Result<Game, Vec<Problem>> {
             format!("unknown rule set `{r}`"),
             Some(format!("this ravenpost plays {RULESET}")),
         ));
+    }
+    if let Some(tc) = text.tag("TimeControl")
+        && let Err(e) = super::time_control::parse(tc)
+    {
+        problems.push(problem(tag_span("TimeControl"), tc, e, None));
     }
     let options = match text.tag("GameOptions").map(parse_options).transpose() {
         Ok(o) => o.unwrap_or_default(),

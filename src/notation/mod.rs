@@ -11,3 +11,4 @@ pub mod pgn;
 pub mod position_string;
 pub mod record;
 pub mod san;
+pub mod time_control;
