@@ -44,7 +44,7 @@ enum Command {
     ///
     /// The last line printed is the node count. The last ply is counted in bulk.
     Perft {
-        /// Variant name: gygax (alias dragonchess), fidchell, grand, fantasy-grand.
+        /// Variant: gygax (alias dragonchess), fidchell, fantasy-grand, grand.
         variant: String,
         /// Depth in plies (0 or more).
         depth: u32,
@@ -61,7 +61,7 @@ enum Command {
     },
     /// List every legal move of a position, one a line, in long form.
     Moves {
-        /// Variant name: gygax (alias dragonchess) or fidchell.
+        /// Variant: gygax (alias dragonchess), fidchell, fantasy-grand, grand.
         variant: String,
         /// The position string (default: the start position).
         #[arg(long, value_name = "POS")]
