@@ -501,15 +501,14 @@ impl Archive {
                 None => None,
             };
             if blob != parent_blob {
-                let author = commit.author();
-                let message = String::from_utf8_lossy(commit.message_bytes());
+                let (author_name, author_email, time, message) = commit_meta(&commit);
                 out.push(FileVersion {
                     commit: CommitId(commit.id()),
                     parent: parent.as_ref().map(|p| CommitId(p.id())),
-                    author_name: String::from_utf8_lossy(author.name_bytes()).into_owned(),
-                    author_email: String::from_utf8_lossy(author.email_bytes()).into_owned(),
-                    time: Timestamp::from_git(author.when()),
-                    message: message.strip_suffix('\n').unwrap_or(&message).to_string(),
+                    author_name,
+                    author_email,
+                    time,
+                    message,
                     contents: blob.map(|oid| self.blob_text(oid, path)).transpose()?,
                     changed_paths: self.changed_paths(&commit, parent.as_ref())?,
                 });
@@ -595,15 +594,14 @@ impl Archive {
                 changes.push(FileChange { path, contents });
             }
             changes.sort_by(|a, b| a.path.cmp(&b.path));
-            let author = commit.author();
-            let message = String::from_utf8_lossy(commit.message_bytes());
+            let (author_name, author_email, time, message) = commit_meta(&commit);
             out.push(ArchiveCommit {
                 commit: CommitId(commit.id()),
                 parent: parent.as_ref().map(|p| CommitId(p.id())),
-                author_name: String::from_utf8_lossy(author.name_bytes()).into_owned(),
-                author_email: String::from_utf8_lossy(author.email_bytes()).into_owned(),
-                time: Timestamp::from_git(author.when()),
-                message: message.strip_suffix('\n').unwrap_or(&message).to_string(),
+                author_name,
+                author_email,
+                time,
+                message,
                 changes,
             });
             next = parent;
@@ -708,4 +706,17 @@ impl Archive {
         id.validate()?;
         Ok(id)
     }
+}
+
+/// A commit's author name and email, author time, and message without its final line
+/// break (lossy UTF-8: commits made by hand may hold any bytes).
+fn commit_meta(commit: &git2::Commit<'_>) -> (String, String, Timestamp, String) {
+    let author = commit.author();
+    let message = String::from_utf8_lossy(commit.message_bytes());
+    (
+        String::from_utf8_lossy(author.name_bytes()).into_owned(),
+        String::from_utf8_lossy(author.email_bytes()).into_owned(),
+        Timestamp::from_git(author.when()),
+        message.strip_suffix('\n').unwrap_or(&message).to_string(),
+    )
 }

@@ -352,35 +352,28 @@ pub fn parse_betza(
                     } else {
                         (Offset::new(dl, df, dr), range)
                     };
-                    if zigzag {
+                    let shapes = if zigzag {
                         // Both perpendicular partners of this single step.
-                        for second in [Offset::new(dl, -dr, df), Offset::new(dl, dr, -df)] {
-                            let shape = Shape::Zigzag { second };
-                            atoms.push(Atom {
-                                from_levels,
-                                step,
-                                range,
-                                mode,
-                                hop,
-                                via,
-                                remote: false,
-                                shape,
-                                initial: false,
-                            });
-                        }
-                        continue;
+                        vec![
+                            Shape::Zigzag { second: Offset::new(dl, -dr, df) },
+                            Shape::Zigzag { second: Offset::new(dl, dr, -df) },
+                        ]
+                    } else {
+                        vec![Shape::Line]
+                    };
+                    for shape in shapes {
+                        atoms.push(Atom {
+                            from_levels,
+                            step,
+                            range,
+                            mode,
+                            hop,
+                            via,
+                            remote: false,
+                            shape,
+                            initial: false,
+                        });
                     }
-                    atoms.push(Atom {
-                        from_levels,
-                        step,
-                        range,
-                        mode,
-                        hop,
-                        via,
-                        remote: false,
-                        shape: Shape::Line,
-                        initial: false,
-                    });
                 }
             }
         }
