@@ -266,3 +266,36 @@ fn verify_catches_deleted_moved_and_pre_played_games() {
     assert!(err.contains("a gygax game stored under games/grand/"), "{err}");
     assert!(err.contains("was deleted"), "{err}");
 }
+
+/// Regression: read-only commands made the per-user archive (or a $RAVENPOST_ARCHIVE
+/// directory) on first use; now they say that none exists, and only `new` makes one.
+#[test]
+fn only_new_creates_the_default_archive() {
+    let t = tempfile::tempdir().unwrap();
+    let home = t.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(home.join(".gitconfig"), "[user]\n\tname = Referee\n\temail = referee@example.org\n")
+        .unwrap();
+    let user_archive = home.join("data/ravenpost/archive");
+    for args in
+        [vec!["status"], vec!["show", "g"], vec!["log", "g"], vec!["verify"], vec!["move", "g", "2e3"]]
+    {
+        let o = run(t.path(), &home, &args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("does not exist yet") && err.contains("ravenpost new"), "{args:?}: {err}");
+        assert!(!user_archive.exists(), "{args:?} created the archive");
+    }
+    let o = Command::new(env!("CARGO_BIN_EXE_ravenpost"))
+        .args(["status"])
+        .current_dir(t.path())
+        .env("HOME", &home)
+        .env("RAVENPOST_ARCHIVE", t.path().join("nowhere"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(!t.path().join("nowhere").exists());
+    ok(t.path(), &home, &["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "g"]);
+    assert!(user_archive.join("games/gygax/g.pgn").exists());
+    assert!(ok(t.path(), &home, &["status"]).contains("Ann v Bo"));
+}

@@ -44,8 +44,9 @@ pub fn now() -> Timestamp {
 }
 
 /// The archive to work on: `--archive DIR`, else `RAVENPOST_ARCHIVE`, else the repository
-/// the command runs in if it is an archive, else the per-user archive (made on first use).
-pub fn open(dir: Option<&Path>) -> Result<Archive, Failure> {
+/// the command runs in if it is an archive, else the per-user archive. Only with `create`
+/// (`ravenpost new`) is a missing default archive made; other commands say where none is.
+pub fn open(dir: Option<&Path>, create: bool) -> Result<Archive, Failure> {
     if let Some(d) = dir {
         return Ok(Archive::open(d)?);
     }
@@ -61,6 +62,32 @@ pub fn open(dir: Option<&Path>) -> Result<Archive, Failure> {
         }
     }
     let data = platform_data_dir();
+    if !create {
+        let missing = |p: &Path| std::fs::read_dir(p).map(|mut d| d.next().is_none()).unwrap_or(true);
+        match env.as_ref().filter(|v| !v.is_empty()) {
+            Some(e) => {
+                let p = cwd.join(e);
+                if missing(&p) {
+                    return Err(Failure::input(format!(
+                        "no archive at {} ($RAVENPOST_ARCHIVE): make one with `ravenpost init {}`",
+                        p.display(),
+                        p.display()
+                    )));
+                }
+            }
+            None => {
+                if let Some(p) = data.as_ref().map(|d| d.join("archive"))
+                    && missing(&p)
+                {
+                    return Err(Failure::input(format!(
+                        "no archive here, and your per-user archive ({}) does not exist yet: start a game with \
+                         `ravenpost new`, or name an archive with --archive DIR",
+                        p.display()
+                    )));
+                }
+            }
+        }
+    }
     let (archive, _) = default_archive(env.as_deref(), &cwd, data.as_deref(), now())?;
     Ok(archive)
 }

@@ -149,7 +149,7 @@ pub fn open_for_sync(dir: Option<&Path>) -> Result<Archive, Failure> {
             return Ok(a);
         }
     }
-    super::archive_cmds::open(dir)
+    super::archive_cmds::open(dir, true)
 }
 
 /// What one side did since the common ancestor, for the diverged message.

@@ -369,7 +369,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             } else if looks_like_file {
                 return Err(Failure::input(format!("{}: no such file", file.display())));
             } else {
-                let a = archive_cmds::open(cli.archive.as_deref())?;
+                let a = archive_cmds::open(cli.archive.as_deref(), false)?;
                 let path = archive_cmds::find(&a, &file.to_string_lossy())?;
                 let text = a.read_file(&path.path())?.unwrap_or_default();
                 crate::notation::record::load(&text)?
@@ -415,7 +415,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             writeln!(out, "{msg}").map_err(io)?;
         }
         Command::New { variant, white, black, army_white, army_black, options, id, event, time_control } => {
-            let a = archive_cmds::open(cli.archive.as_deref())?;
+            let a = archive_cmds::open(cli.archive.as_deref(), true)?;
             let armies = match (army_white, army_black) {
                 (None, None) => None,
                 (w, b) => Some((w.unwrap_or_else(|| "humans".into()), b.unwrap_or_else(|| "humans".into()))),
@@ -434,7 +434,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             writeln!(out, "{} (commit {})", path.id(), commit.short()).map_err(io)?;
         }
         Command::Move { game, mv, who, expect_ply } => {
-            let a = archive_cmds::open(cli.archive.as_deref())?;
+            let a = archive_cmds::open(cli.archive.as_deref(), false)?;
             let applied = archive_cmds::play(&a, &game, &mv, who.as_deref(), expect_ply, author.as_ref())?;
             writeln!(out, "{} (ply {})", applied.summary, applied.ply).map_err(io)?;
             if let Some(r) = applied.result {
@@ -442,12 +442,12 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             }
         }
         Command::Resign { game, who } => {
-            let a = archive_cmds::open(cli.archive.as_deref())?;
+            let a = archive_cmds::open(cli.archive.as_deref(), false)?;
             let applied = archive_cmds::resign(&a, &game, who.as_deref(), author.as_ref())?;
             writeln!(out, "{}", applied.summary).map_err(io)?;
         }
         Command::Draw { action, game, who } => {
-            let a = archive_cmds::open(cli.archive.as_deref())?;
+            let a = archive_cmds::open(cli.archive.as_deref(), false)?;
             let action = match action {
                 DrawArg::Offer => crate::notation::record::DrawAction::Offer,
                 DrawArg::Accept => crate::notation::record::DrawAction::Accept,
@@ -458,7 +458,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             writeln!(out, "{}", applied.summary).map_err(io)?;
         }
         Command::Status { json } => {
-            let a = archive_cmds::open(cli.archive.as_deref())?;
+            let a = archive_cmds::open(cli.archive.as_deref(), false)?;
             let lines = archive_cmds::status(&a)?;
             if json {
                 writeln!(out, "{}", serde_json::to_string_pretty(&lines).expect("json")).map_err(io)?;
@@ -493,7 +493,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             }
         }
         Command::Log { game, json } => {
-            let a = archive_cmds::open(cli.archive.as_deref())?;
+            let a = archive_cmds::open(cli.archive.as_deref(), false)?;
             let path = archive_cmds::find(&a, &game)?;
             let lines = archive_cmds::history(&a, &path)?;
             if json {
@@ -509,7 +509,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             }
         }
         Command::Verify { game, json } => {
-            let a = archive_cmds::open(cli.archive.as_deref())?;
+            let a = archive_cmds::open(cli.archive.as_deref(), false)?;
             let games = match &game {
                 Some(g) => vec![archive_cmds::find(&a, g)?],
                 None => a.list_games()?,
