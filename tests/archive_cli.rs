@@ -299,3 +299,69 @@ fn only_new_creates_the_default_archive() {
     assert!(user_archive.join("games/gygax/g.pgn").exists());
     assert!(ok(t.path(), &home, &["status"]).contains("Ann v Bo"));
 }
+
+fn run_at(dir: &Path, home: &Path, t: i64, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ravenpost"))
+        .args(args)
+        .current_dir(dir)
+        .env("RAVENPOST_TIME", t.to_string())
+        .env("HOME", home)
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env_remove("RAVENPOST_ARCHIVE")
+        .output()
+        .unwrap()
+}
+
+/// Correspondence clocks with fixed times (no sleeping): three days a move, carried over;
+/// on time, overdue, a refused and an accepted timeout claim, and leave that stops the
+/// clock.
+#[test]
+fn deadlines_leave_and_timeout_claims() {
+    let (_t, dir, home) = archive();
+    const T0: i64 = 1_764_400_000; // 2025-11-29T07:06:40Z
+    const DAY: i64 = 86_400;
+    let at = |t: i64, args: &[&str]| {
+        let o = run_at(&dir, &home, t, args);
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let (c, _, e) =
+        at(T0, &["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "g", "--time-control", "1/3d"]);
+    assert_eq!(c, Some(0), "{e}");
+    assert_eq!(at(T0 + DAY, &["move", "g", "2e3", "--as", "Ann"]).0, Some(0));
+    assert_eq!(at(T0 + 2 * DAY, &["move", "g", "Sa3b6", "--as", "Bo"]).0, Some(0));
+    // Ann used 1 of her first 3 days; for move 2 she has 6 in all: 5 left from T0+2d.
+    let (_, out, _) = at(T0 + 3 * DAY, &["status", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v[0]["clock"]["player"], "Ann");
+    assert_eq!(v[0]["clock"]["deadline"], "2025-12-06T07:06:40Z");
+    assert_eq!(v[0]["clock"]["seconds_left"], 4 * DAY);
+    assert_eq!(v[0]["clock"]["overdue"], false);
+    let (c, _, e) = at(T0 + 3 * DAY, &["claim", "timeout", "g", "--as", "Bo"]);
+    assert_eq!(c, Some(1));
+    assert!(e.contains("timeout claim refused: Ann has until 2025-12-06T07:06:40Z (4d 0h left)"), "{e}");
+    // Overdue at T0+8d.
+    let (_, out, _) = at(T0 + 8 * DAY, &["status"]);
+    assert!(out.contains("OVERDUE since 2025-12-06T07:06:40Z (1d 0h ago)"), "{out}");
+    // Two days of leave booked from 2025-12-02 push the deadline two days on.
+    let (c, out, e) = at(T0 + 8 * DAY, &["leave", "g", "--as", "Ann", "--from", "2025-12-02", "--days", "2"]);
+    assert_eq!(c, Some(0), "{e}");
+    assert!(out.contains("Ann (Gold) books 2 days of leave from 2025-12-02T00:00:00Z"), "{out}");
+    let (_, out, _) = at(T0 + 8 * DAY, &["status", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v[0]["clock"]["deadline"], "2025-12-08T07:06:40Z");
+    assert_eq!(v[0]["clock"]["overdue"], false);
+    // Ann only claims for herself: the waiting player is Bo.
+    let (c, _, e) = at(T0 + 10 * DAY, &["claim", "timeout", "g", "--as", "Ann"]);
+    assert_eq!(c, Some(1), "{e}");
+    let (c, out, e) = at(T0 + 10 * DAY, &["claim", "timeout", "g", "--as", "Bo"]);
+    assert_eq!(c, Some(0), "{e}");
+    assert_eq!(out.trim(), "Scarlet wins on time");
+    let text = std::fs::read_to_string(dir.join("games/gygax/g.pgn")).unwrap();
+    assert!(text.contains("[Result \"0-1\"]") && text.contains("[Termination \"time forfeit\"]"), "{text}");
+    assert_eq!(at(T0 + 10 * DAY, &["verify"]).0, Some(0));
+}

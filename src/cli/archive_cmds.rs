@@ -399,6 +399,8 @@ pub struct StatusLine {
     pub result: String,
     /// The side with a standing draw offer, if any.
     pub draw_offer: Option<String>,
+    /// The clock of the player to move, when the game has a time control.
+    pub clock: Option<ClockState>,
     /// A problem with the file, if it does not replay.
     pub problem: Option<String>,
 }
@@ -431,6 +433,7 @@ pub fn status(archive: &Archive) -> Result<Vec<StatusLine>, Failure> {
                     to_move: going.then(|| record::player(&game, side)),
                     side_to_move: going.then(|| game.variant.def().side_name(side).to_string()),
                     draw_offer: record::pending_offer(&game),
+                    clock: if going { clock(archive, &g, now().unix_seconds()).ok().flatten() } else { None },
                     result,
                     problem: None,
                 }
@@ -445,6 +448,7 @@ pub fn status(archive: &Archive) -> Result<Vec<StatusLine>, Failure> {
                 side_to_move: None,
                 result: "?".into(),
                 draw_offer: None,
+                clock: None,
                 problem: Some(e),
             },
         };
@@ -544,4 +548,163 @@ pub fn history(archive: &Archive, path: &GamePath) -> Result<Vec<LogLine>, Failu
         prev = Some(contents);
     }
     Ok(out)
+}
+
+/// The clock of the player to move, from the times the moves were committed.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClockState {
+    /// The player to move.
+    pub player: String,
+    /// When they must have moved (RFC 3339, UTC).
+    pub deadline: String,
+    /// Seconds left (negative when over time).
+    pub seconds_left: i64,
+    /// Whether the deadline has passed.
+    pub overdue: bool,
+}
+
+/// Seconds of `[a, b)` that fall within `[c, d)`.
+fn overlap(a: i64, b: i64, c: i64, d: i64) -> u64 {
+    (b.min(d) - a.max(c)).max(0) as u64
+}
+
+fn rfc3339(t: i64) -> String {
+    chrono::DateTime::from_timestamp(t, 0)
+        .unwrap_or_default()
+        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+/// The clock of a going game with a time control, at `now` (Unix seconds): each move's
+/// time is its commit's time; a player's clock runs from the opponent's move (or the
+/// game's creation) to their own, except during their booked leave (rulings: the
+/// project's correspondence clock, README "Time control").
+pub fn clock(archive: &Archive, path: &GamePath, now: i64) -> Result<Option<ClockState>, Failure> {
+    let versions = archive.file_history(&path.path())?;
+    let Some(last) = versions.last().and_then(|v| v.contents.clone()) else { return Ok(None) };
+    let game = record::load(&last)?;
+    if game.text.result.as_ref().is_some_and(|r| r.0 != "*") {
+        return Ok(None);
+    }
+    let Some(tc) = game.text.tag("TimeControl").and_then(|t| crate::notation::time_control::parse(t).ok())
+    else {
+        return Ok(None);
+    };
+    // Times of the game's creation and of each ply, from the history.
+    let mut times: Vec<i64> = Vec::new();
+    let mut prev: Option<String> = None;
+    for v in &versions {
+        let Some(c) = &v.contents else { continue };
+        match record::check_step(prev.as_deref(), c, None) {
+            Ok(Step::Created) => times = vec![v.time.unix_seconds()],
+            Ok(Step::Moved { .. }) => times.push(v.time.unix_seconds()),
+            _ => {}
+        }
+        prev = Some(c.clone());
+    }
+    if times.is_empty() {
+        return Ok(None);
+    }
+    let pos = game.position();
+    let side = pos.side_to_move();
+    let name = record::player(&game, side);
+    let leaves: Vec<(i64, i64)> =
+        record::leaves(&game).into_iter().filter(|(p, _, _)| *p == name).map(|(_, a, b)| (a, b)).collect();
+    let paused = |a: i64, b: i64| -> u64 { leaves.iter().map(|&(c, d)| overlap(a, b, c, d)).sum() };
+    // The side to move made the plies at indices with the same parity as the next one.
+    let plies = times.len() - 1;
+    let start_white = game.start.side_to_move() == crate::engine::Side::White;
+    let mover_of = |ply: usize| -> crate::engine::Side {
+        // Ply k (1-based) was made by the first mover if k is odd.
+        let first = if start_white { crate::engine::Side::White } else { crate::engine::Side::Black };
+        if ply % 2 == 1 { first } else { first.opponent() }
+    };
+    let mut used: u64 = 0;
+    let mut made: u32 = 0;
+    for k in 1..=plies {
+        if mover_of(k) == side {
+            let (a, b) = (times[k - 1], times[k]);
+            used += ((b - a).max(0) as u64).saturating_sub(paused(a, b));
+            made += 1;
+        }
+    }
+    let turn_start = times[plies];
+    let Some(deadline) = crate::notation::time_control::deadline(
+        &tc,
+        turn_start,
+        used,
+        made + 1,
+        paused(turn_start, i64::MAX),
+    ) else {
+        return Ok(None);
+    };
+    Ok(Some(ClockState {
+        player: name,
+        deadline: rfc3339(deadline),
+        seconds_left: deadline - now,
+        overdue: now > deadline,
+    }))
+}
+
+/// `ravenpost claim timeout`: the waiting player wins if the player to move is over time.
+pub fn claim_timeout(
+    archive: &Archive,
+    game: &str,
+    who: Option<&str>,
+    author: Option<&Identity>,
+) -> Result<Applied, Failure> {
+    let path = find(archive, game)?;
+    let _lock = archive.lock()?;
+    let now = now().unix_seconds();
+    let Some(c) = clock(archive, &path, now)? else {
+        return Err(Failure {
+            message: format!("{}: no clock runs (no TimeControl, or the game is over)", path.id()),
+            code: 1,
+        });
+    };
+    if !c.overdue {
+        return Err(Failure {
+            message: format!(
+                "timeout claim refused: {} has until {} ({} left)",
+                c.player,
+                c.deadline,
+                human(c.seconds_left)
+            ),
+            code: 1,
+        });
+    }
+    let (text, tip) = read(archive, &path)?;
+    let why = format!("{} did not move by {}", c.player, c.deadline);
+    let applied = record::time_forfeit(&text, who, &why)?;
+    commit_applied(archive, &path, tip, &applied, author)?;
+    Ok(applied)
+}
+
+/// `ravenpost leave`: books leave for a player.
+pub fn leave(
+    archive: &Archive,
+    game: &str,
+    who: &str,
+    from: i64,
+    days: u32,
+    author: Option<&Identity>,
+) -> Result<Applied, Failure> {
+    let path = find(archive, game)?;
+    let _lock = archive.lock()?;
+    let (text, tip) = read(archive, &path)?;
+    let applied = record::book_leave(&text, who, from, days)?;
+    commit_applied(archive, &path, tip, &applied, author)?;
+    Ok(applied)
+}
+
+/// `3d 4h`, `5h 10m`, `12m`: a duration for people.
+pub fn human(seconds: i64) -> String {
+    let s = seconds.unsigned_abs();
+    let (d, h, m) = (s / 86_400, (s % 86_400) / 3_600, (s % 3_600) / 60);
+    if d > 0 {
+        format!("{d}d {h}h")
+    } else if h > 0 {
+        format!("{h}h {m}m")
+    } else {
+        format!("{m}m")
+    }
 }

@@ -170,7 +170,28 @@ enum Command {
         #[arg(long = "as", value_name = "NAME")]
         who: Option<String>,
     },
-    /// Every game in the archive: variant, players, ply, whose turn, result.
+    /// Claim a win because the player to move is over time (checked from the recorded
+    /// times of the moves and the game's TimeControl).
+    Claim {
+        /// What is claimed.
+        #[command(subcommand)]
+        what: ClaimWhat,
+    },
+    /// Book leave: the player's clock stops for these days.
+    Leave {
+        /// The game id.
+        game: String,
+        /// Number of days.
+        #[arg(long)]
+        days: u32,
+        /// First day (YYYY-MM-DD, UTC; default: now).
+        #[arg(long, value_name = "DATE")]
+        from: Option<String>,
+        /// Whose leave (a player of the game).
+        #[arg(long = "as", value_name = "NAME")]
+        who: String,
+    },
+    /// Every game in the archive: variant, players, ply, whose turn, result, deadline.
     Status {
         /// Print as JSON.
         #[arg(long)]
@@ -240,6 +261,19 @@ enum HookCmd {
         /// The ref, e.g. refs/heads/main.
         #[arg(value_name = "REF")]
         refname: String,
+    },
+}
+
+/// What `claim` can claim.
+#[derive(Debug, Subcommand)]
+enum ClaimWhat {
+    /// The opponent has not moved by their deadline: the game is won on time.
+    Timeout {
+        /// The game id.
+        game: String,
+        /// Who claims (the player waiting for the move).
+        #[arg(long = "as", value_name = "NAME")]
+        who: Option<String>,
     },
 }
 
@@ -457,6 +491,25 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             let applied = archive_cmds::draw(&a, &game, who.as_deref(), action, author.as_ref())?;
             writeln!(out, "{}", applied.summary).map_err(io)?;
         }
+        Command::Claim { what: ClaimWhat::Timeout { game, who } } => {
+            let a = archive_cmds::open(cli.archive.as_deref(), false)?;
+            let applied = archive_cmds::claim_timeout(&a, &game, who.as_deref(), author.as_ref())?;
+            writeln!(out, "{}", applied.summary).map_err(io)?;
+        }
+        Command::Leave { game, days, from, who } => {
+            let a = archive_cmds::open(cli.archive.as_deref(), false)?;
+            let start = match from {
+                None => archive_cmds::now().unix_seconds(),
+                Some(d) => chrono::NaiveDate::parse_from_str(&d, "%Y-%m-%d")
+                    .map_err(|_| Failure::input(format!("--from `{d}`: expected YYYY-MM-DD")))?
+                    .and_hms_opt(0, 0, 0)
+                    .expect("midnight exists")
+                    .and_utc()
+                    .timestamp(),
+            };
+            let applied = archive_cmds::leave(&a, &game, &who, start, days, author.as_ref())?;
+            writeln!(out, "{}", applied.summary).map_err(io)?;
+        }
         Command::Status { json } => {
             let a = archive_cmds::open(cli.archive.as_deref(), false)?;
             let lines = archive_cmds::status(&a)?;
@@ -482,6 +535,21 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                     };
                     if let Some(side) = &l.draw_offer {
                         state.push_str(&format!(", draw offered by {side}"));
+                    }
+                    if let Some(c) = &l.clock {
+                        if c.overdue {
+                            state.push_str(&format!(
+                                ", OVERDUE since {} ({} ago)",
+                                c.deadline,
+                                archive_cmds::human(c.seconds_left)
+                            ));
+                        } else {
+                            state.push_str(&format!(
+                                ", deadline {} ({} left)",
+                                c.deadline,
+                                archive_cmds::human(c.seconds_left)
+                            ));
+                        }
                     }
                     writeln!(
                         out,

@@ -461,3 +461,103 @@ pub fn check_step(old: Option<&str>, new: &str, author: Option<&str>) -> Result<
         n => Err(format!("{n} plies were added at once: each commit adds one")),
     }
 }
+
+/// The comment that records booked leave: `ravenpost: leave NAME FROM DAYSd`, `FROM` an
+/// RFC 3339 UTC time. A player's clock does not run during their leave.
+pub const LEAVE_PREFIX: &str = "ravenpost: leave ";
+
+/// Every leave booked in the game: (player, start, end), Unix seconds.
+pub fn leaves(game: &Game) -> Vec<(String, i64, i64)> {
+    let all = game.text.leading_comments.iter().chain(game.text.moves.iter().flat_map(|m| m.comments.iter()));
+    all.filter_map(|c| {
+        let rest = c.strip_prefix(LEAVE_PREFIX)?;
+        let mut parts = rest.rsplitn(3, ' ');
+        let days: i64 = parts.next()?.strip_suffix('d')?.parse().ok()?;
+        let from = chrono::DateTime::parse_from_rfc3339(parts.next()?).ok()?.timestamp();
+        let name = parts.next()?.to_string();
+        Some((name, from, from.saturating_add(days.saturating_mul(86_400))))
+    })
+    .collect()
+}
+
+/// Books `days` days of leave for `who` (a player of the game) from `from` (Unix seconds).
+///
+/// # Errors
+/// [`Refusal`]: invalid file, game over, not a player, or `days` is 0.
+pub fn book_leave(text: &str, who: &str, from: i64, days: u32) -> Result<Applied, Refusal> {
+    let mut game = load(text)?;
+    let result = result_of(&game);
+    if result != "*" {
+        return Err(Refusal::Over { result });
+    }
+    let side = if player(&game, Side::White) == who {
+        Side::White
+    } else if player(&game, Side::Black) == who {
+        Side::Black
+    } else {
+        return Err(Refusal::NotAPlayer {
+            player: who.to_string(),
+            players: format!("{} and {}", player(&game, Side::White), player(&game, Side::Black)),
+        });
+    };
+    if days == 0 {
+        return Err(Refusal::ClaimRefused("leave must be at least one day".into()));
+    }
+    let start = chrono::DateTime::from_timestamp(from, 0)
+        .unwrap_or_default()
+        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let c = format!("{LEAVE_PREFIX}{who} {start} {days}d");
+    match game.text.moves.last_mut() {
+        Some(m) => m.comments.push(c),
+        None => game.text.leading_comments.push(c),
+    }
+    let side_name = game.variant.def().side_name(side).to_string();
+    Ok(Applied {
+        text: game.canonical_text(),
+        ply: game.moves.len(),
+        san: None,
+        side,
+        player: who.to_string(),
+        result: None,
+        summary: format!(
+            "{who} ({side_name}) books {days} day{} of leave from {start}",
+            if days == 1 { "" } else { "s" }
+        ),
+    })
+}
+
+/// Ends the game on time in favour of the player not to move, `claimant`; `why` says
+/// whose deadline passed when (the caller has checked it from the recorded times).
+///
+/// # Errors
+/// [`Refusal`]: invalid file, game over, or `claimant` is not the player waiting.
+pub fn time_forfeit(text: &str, claimant: Option<&str>, why: &str) -> Result<Applied, Refusal> {
+    let mut game = load(text)?;
+    let result = result_of(&game);
+    if result != "*" {
+        return Err(Refusal::Over { result });
+    }
+    let loser = game.position().side_to_move();
+    let winner = loser.opponent();
+    let name = player(&game, winner);
+    if let Some(c) = claimant
+        && c != name
+    {
+        return Err(Refusal::ClaimRefused(format!(
+            "only {name}, who is waiting for a move, can claim on time"
+        )));
+    }
+    let r = if winner == Side::White { "1-0" } else { "0-1" };
+    finish(&mut game, r, Some(format!("Time forfeit: {why}; claimed by {name}.")));
+    game.text.set_tag("Termination", "time forfeit");
+    let side_name = game.variant.def().side_name(winner).to_string();
+    Ok(Applied {
+        text: game.canonical_text(),
+        ply: game.moves.len(),
+        san: None,
+        side: winner,
+        player: name,
+        result: Some(r.into()),
+        summary: format!("{side_name} wins on time"),
+    })
+}

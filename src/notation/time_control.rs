@@ -167,3 +167,81 @@ mod tests {
         }
     }
 }
+
+/// Seconds a player may have used in all, by the time they complete their move number
+/// `m` (1-based), under `periods` (the last period repeats). `None` when the time control
+/// sets no cumulative limit (`PerMove` periods limit each move on their own).
+pub fn allowance(periods: &[Period], m: u32) -> Option<u64> {
+    let mut total: u64 = 0;
+    let mut covered: u32 = 0;
+    let mut i = 0;
+    let mut increment: u64 = 0;
+    while covered < m {
+        let p = periods.get(i).or(periods.last())?;
+        match *p {
+            Period::PerMove { .. } => return None,
+            Period::Moves { moves, seconds, increment: inc } => {
+                total = total.saturating_add(seconds);
+                increment = inc.unwrap_or(0);
+                match moves {
+                    Some(n) if n > 0 => covered = covered.saturating_add(n),
+                    _ => covered = u32::MAX,
+                }
+            }
+        }
+        i += 1;
+    }
+    // Increments are earned by the moves already made (m - 1 of them).
+    Some(total.saturating_add(increment.saturating_mul(u64::from(m.saturating_sub(1)))))
+}
+
+/// When the player to move must have moved, in Unix seconds.
+///
+/// `turn_start` is when their clock started (the opponent's last move, or the start of
+/// the game); `used` the seconds they used on their earlier moves (leave excluded);
+/// `next_move` the number of the move they are to make (1-based); `paused` the seconds
+/// of booked leave in the current turn. `None` without a deadline (`-`, `?`).
+pub fn deadline(tc: &TimeControl, turn_start: i64, used: u64, next_move: u32, paused: u64) -> Option<i64> {
+    let TimeControl::Periods(periods) = tc else { return None };
+    let left = match periods.last() {
+        Some(Period::PerMove { seconds }) if periods.len() == 1 => *seconds,
+        _ => allowance(periods, next_move)?.saturating_sub(used),
+    };
+    Some(turn_start.saturating_add(left as i64).saturating_add(paused as i64))
+}
+
+#[cfg(test)]
+mod clock_tests {
+    use super::*;
+
+    fn tc(s: &str) -> TimeControl {
+        parse(s).unwrap()
+    }
+
+    #[test]
+    fn allowances_accumulate_by_period() {
+        let TimeControl::Periods(p) = tc("10/30d") else { panic!() };
+        assert_eq!(allowance(&p, 1), Some(30 * 86_400));
+        assert_eq!(allowance(&p, 10), Some(30 * 86_400));
+        assert_eq!(allowance(&p, 11), Some(60 * 86_400), "the period repeats");
+        let TimeControl::Periods(p) = tc("1/3d") else { panic!() };
+        assert_eq!(allowance(&p, 4), Some(12 * 86_400), "unused days carry over");
+        let TimeControl::Periods(p) = tc("30d+1d") else { panic!() };
+        assert_eq!(allowance(&p, 1), Some(30 * 86_400));
+        assert_eq!(allowance(&p, 3), Some(32 * 86_400), "one day per move made");
+        let TimeControl::Periods(p) = tc("10/30d:1/3d") else { panic!() };
+        assert_eq!(allowance(&p, 11), Some(33 * 86_400));
+    }
+
+    #[test]
+    fn deadlines() {
+        let day = 86_400;
+        // 3 days a move; 1 day used of the first 3; now on move 2: 5 days left.
+        assert_eq!(deadline(&tc("1/3d"), 1000, day as u64, 2, 0), Some(1000 + 5 * day));
+        // Sandclock: each move on its own.
+        assert_eq!(deadline(&tc("*2d"), 1000, 99 * day as u64, 7, 0), Some(1000 + 2 * day));
+        // Leave pauses the clock.
+        assert_eq!(deadline(&tc("1/3d"), 0, 0, 1, 2 * day as u64), Some(5 * day));
+        assert_eq!(deadline(&tc("-"), 0, 0, 1, 0), None);
+    }
+}
