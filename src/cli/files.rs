@@ -115,6 +115,11 @@ pub fn stderr_color() -> bool {
     std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
 
+/// Whether to colour standard output: it is a terminal and `NO_COLOR` is unset or empty.
+pub fn stdout_color() -> bool {
+    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
 /// Renders a problem as a compiler-style diagnostic, quoting its line of the file.
 pub fn render(p: &FileProblem, color: bool) -> String {
     let line_text = read_line(Path::new(&p.file), p.line).unwrap_or_default();

@@ -99,6 +99,13 @@ enum Command {
         /// Print as JSON (position string, side to move, last move, result).
         #[arg(long)]
         json: bool,
+        /// Colour the diagram: `auto` when standard output is a terminal and NO_COLOR is
+        /// unset or empty.
+        #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+        color: ColorChoice,
+        /// Write an SVG picture of the position to this file instead of printing it.
+        #[arg(long, value_name = "OUT.svg", conflicts_with = "json")]
+        svg: Option<PathBuf>,
     },
     /// Create an archive: a git repository for game files (an empty or new directory, an
     /// existing repository, or one with no commit yet).
@@ -277,6 +284,17 @@ enum ClaimWhat {
     },
 }
 
+/// When to colour output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum ColorChoice {
+    /// When standard output is a terminal and NO_COLOR is unset or empty.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
 /// The draw actions.
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 enum DrawArg {
@@ -392,7 +410,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                 return Err(Failure { message: String::new(), code: 1 });
             }
         }
-        Command::Show { file, ply, game, json } => {
+        Command::Show { file, ply, game, json, color, svg } => {
             if game == 0 {
                 return Err(Failure::input("--game counts from 1"));
             }
@@ -434,9 +452,25 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                     "result": result,
                 });
                 writeln!(out, "{}", serde_json::to_string_pretty(&v).expect("json")).map_err(io)?;
+            } else if let Some(path) = svg {
+                let picture = crate::notation::svg::svg(&g.variant, &pos, last.as_ref());
+                files::write_atomically(&path, &picture)
+                    .map_err(|e| Failure::input(format!("{}: {e}", path.display())))?;
+                writeln!(out, "Wrote {} (ply {n})", path.display()).map_err(io)?;
             } else {
-                write!(out, "{}", crate::notation::diagram::diagram(&g.variant, &pos, last.as_ref()))
-                    .map_err(io)?;
+                let style = crate::notation::diagram::DiagramStyle {
+                    color: match color {
+                        ColorChoice::Always => true,
+                        ColorChoice::Never => false,
+                        ColorChoice::Auto => files::stdout_color(),
+                    },
+                };
+                write!(
+                    out,
+                    "{}",
+                    crate::notation::diagram::diagram_styled(&g.variant, &pos, last.as_ref(), style)
+                )
+                .map_err(io)?;
                 writeln!(out, "{}", crate::notation::diagram::side_line(&g.variant, &pos)).map_err(io)?;
                 if let Some(t) = last_token {
                     writeln!(out, "Last move: {t} (ply {n})").map_err(io)?;

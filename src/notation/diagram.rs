@@ -3,35 +3,125 @@
 //!
 //! Pieces are their position-string tokens (upper case for the first side); empty light
 //! squares are `.`, empty dark squares `:` (square `a1` of each level is dark). The last
-//! move's squares are marked with brackets. No colour: the caller decides about terminals.
+//! move's squares are marked with brackets. Empty Fidchell portal squares are `*`.
+//!
+//! [`diagram_styled`] can add ANSI colours (square colours from the variant's render
+//! data, the last move's squares and the portals highlighted); whether a terminal gets
+//! them is the caller's choice.
 
 use crate::engine::{Move, Position, Side, Square, Variant};
 
 use super::position_string::piece_token;
 
-/// Draws `pos`; `last` marks the last move's squares.
-pub fn diagram(v: &Variant, pos: &Position, last: Option<&Move>) -> String {
-    let def = v.def();
-    let dims = def.dims;
-    let marked: Vec<Square> = match last {
+/// How to draw a diagram.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DiagramStyle {
+    /// Colour squares and pieces with ANSI escapes (24-bit colours).
+    pub color: bool,
+}
+
+/// Light and dark square colours used when a variant's render data has none for a level.
+pub const DEFAULT_LIGHT: &str = "#f0d9b5";
+/// See [`DEFAULT_LIGHT`].
+pub const DEFAULT_DARK: &str = "#b58863";
+/// Background of the last move's squares.
+pub const LAST_MOVE_COLOR: &str = "#e0c040";
+/// Background of portal squares.
+pub const PORTAL_COLOR: &str = "#a070c8";
+
+/// The light and dark colours of `level` (index 0 = lowest): the render data's, else
+/// [`DEFAULT_LIGHT`] / [`DEFAULT_DARK`].
+pub fn level_colors(v: &Variant, level: u8) -> (String, String) {
+    let c = v.def().render.level_colors.get(level as usize);
+    let pick =
+        |s: Option<&String>, d: &str| s.filter(|s| !s.is_empty()).cloned().unwrap_or_else(|| d.to_string());
+    (pick(c.map(|c| &c.light), DEFAULT_LIGHT), pick(c.map(|c| &c.dark), DEFAULT_DARK))
+}
+
+/// Whether `sq` is dark (square `a1` of each level is dark).
+pub fn is_dark(sq: Square) -> bool {
+    (sq.file().index() + sq.rank().index()).is_multiple_of(2)
+}
+
+/// The portal squares of `v` (Fidchell's eight; none elsewhere).
+pub fn portal_squares(v: &Variant) -> Vec<Square> {
+    if v.def().slug != "fidchell" {
+        return vec![];
+    }
+    let dims = v.def().dims;
+    crate::engine::fidchell::PORTALS
+        .iter()
+        .filter_map(|p| dims.square_at(0, p.square.0 as i32, p.square.1 as i32))
+        .collect()
+}
+
+/// The squares of `last`: its origin (if any) and its destination.
+pub fn move_squares(last: Option<&Move>) -> Vec<Square> {
+    match last {
         None => vec![],
         Some(m) => m.from().into_iter().chain(std::iter::once(m.to())).collect(),
-    };
+    }
+}
+
+/// The label of a piece: its position-string token without brackets.
+pub fn piece_label(v: &Variant, p: crate::engine::Piece) -> String {
+    let t = piece_token(v.def(), p);
+    if t.chars().count() > 1 { t.trim_matches(['(', ')']).to_string() } else { t }
+}
+
+fn rgb(hex: &str) -> (u8, u8, u8) {
+    let h = hex.trim_start_matches('#');
+    let c = |i: usize| h.get(i..i + 2).and_then(|s| u8::from_str_radix(s, 16).ok()).unwrap_or(128);
+    (c(0), c(2), c(4))
+}
+
+/// Draws `pos` without colour; `last` marks the last move's squares.
+pub fn diagram(v: &Variant, pos: &Position, last: Option<&Move>) -> String {
+    diagram_styled(v, pos, last, DiagramStyle::default())
+}
+
+/// Draws `pos` in `style`; `last` marks the last move's squares.
+pub fn diagram_styled(v: &Variant, pos: &Position, last: Option<&Move>, style: DiagramStyle) -> String {
+    let def = v.def();
+    let dims = def.dims;
+    let marked = move_squares(last);
+    let portals = portal_squares(v);
     // Each cell is 3 characters wide: " X ", "[X]".
     let cell = |sq: Square| -> String {
-        let dark = (sq.file().index() + sq.rank().index()).is_multiple_of(2);
-        let body = match pos.piece_at(sq) {
-            Some(p) => piece_token(def, p),
+        let dark = is_dark(sq);
+        let piece = pos.piece_at(sq);
+        let body = match piece {
+            Some(p) => piece_label(v, p),
+            None if portals.contains(&sq) => "*".to_string(),
             None => (if dark { ":" } else { "." }).to_string(),
         };
-        let body = if body.chars().count() > 1 { body.trim_matches(['(', ')']).to_string() } else { body };
-        if marked.contains(&sq) {
+        let text = if marked.contains(&sq) {
             format!("[{body}]")
         } else if body.chars().count() >= 2 {
             format!("{body:<3}")
         } else {
             format!(" {body} ")
+        };
+        if !style.color {
+            return text;
         }
+        let (light, dark_c) = level_colors(v, sq.level().index() as u8);
+        let bg = if marked.contains(&sq) {
+            LAST_MOVE_COLOR.to_string()
+        } else if portals.contains(&sq) {
+            PORTAL_COLOR.to_string()
+        } else if dark {
+            dark_c
+        } else {
+            light
+        };
+        let (r, g, b) = rgb(&bg);
+        let fg = match piece {
+            Some(p) if p.side == Side::White => "1;97",
+            Some(_) => "1;30",
+            None => "2;30",
+        };
+        format!("\x1b[48;2;{r};{g};{b}m\x1b[{fg}m{text}\x1b[0m")
     };
     let levels: Vec<u8> = (0..dims.levels()).rev().collect();
     let width = dims.files() as usize * 3;

@@ -11,4 +11,5 @@ pub mod pgn;
 pub mod position_string;
 pub mod record;
 pub mod san;
+pub mod svg;
 pub mod time_control;
