@@ -13,7 +13,7 @@ use crate::archive::{
     Archive, ArchiveError, CommitId, GamePath, Identity, Timestamp, default_archive, platform_data_dir,
 };
 use crate::notation::game::{Game, RULESET};
-use crate::notation::pgn::{GameText, TagPair};
+use crate::notation::pgn::{GameReader, GameText, TagPair};
 use crate::notation::record::{self, Applied, DrawAction, Refusal, Step};
 
 use super::Failure;
@@ -589,19 +589,21 @@ pub fn clock(archive: &Archive, path: &GamePath, now: i64) -> Result<Option<Cloc
     else {
         return Ok(None);
     };
-    // Times of the game's creation and of each ply, from the history.
+    // Times of the game's creation and of each ply: the commit where the main line first
+    // reached that length. Parsing is enough here; `verify` is where each step's
+    // legality is checked.
     let mut times: Vec<i64> = Vec::new();
-    let mut prev: Option<String> = None;
     for v in &versions {
         let Some(c) = &v.contents else { continue };
-        match record::check_step(prev.as_deref(), c, None) {
-            Ok(Step::Created) => times = vec![v.time.unix_seconds()],
-            Ok(Step::Moved { .. }) => times.push(v.time.unix_seconds()),
-            _ => {}
+        let Some(Ok(text)) = GameReader::new(c.as_bytes()).next() else { continue };
+        if times.is_empty() {
+            times.push(v.time.unix_seconds());
         }
-        prev = Some(c.clone());
+        while times.len() <= text.moves.len() {
+            times.push(v.time.unix_seconds());
+        }
     }
-    if times.is_empty() {
+    if times.len() != game.moves.len() + 1 {
         return Ok(None);
     }
     let pos = game.position();

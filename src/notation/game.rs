@@ -294,7 +294,7 @@ pub fn replay(text: GameText) -> Result<Game, Vec<Problem>> {
                         ),
                         Some(format!("the game ended; the result is {}", result_token(o))),
                     )),
-                    None => problems.push(move_problem(&variant, &p, node, &e, moves.len())),
+                    None => problems.push(move_problem(&variant, &p, node, &e)),
                 }
                 line_ok = false;
                 break;
@@ -336,7 +336,7 @@ fn describe(v: &Variant, o: Outcome) -> String {
     }
 }
 
-fn move_problem(v: &Variant, p: &Position, node: &MoveNode, e: &super::san::SanError, ply: usize) -> Problem {
+fn move_problem(v: &Variant, p: &Position, node: &MoveNode, e: &super::san::SanError) -> Problem {
     use super::san::SanError;
     let side = v.def().side_name(p.side_to_move());
     let number = p.fullmove_number();
@@ -358,7 +358,6 @@ fn move_problem(v: &Variant, p: &Position, node: &MoveNode, e: &super::san::SanE
             format!("`{}` is not a move ({side}, move {number}): {reason}", node.token)
         }
     };
-    let _ = ply;
     problem(node.span, &node.token, message, help)
 }
 
@@ -370,7 +369,7 @@ fn check_variations(v: &Variant, before: &Position, node: &MoveNode, problems: &
             match read_move(v, &p, &n.token) {
                 Ok(m) => p = v.make(&p, &m),
                 Err(e) => {
-                    problems.push(move_problem(v, &p, n, &e, 0));
+                    problems.push(move_problem(v, &p, n, &e));
                     break;
                 }
             }

@@ -128,21 +128,34 @@ fn result_of(game: &Game) -> String {
     game.text.result.as_ref().map(|r| r.0.clone()).unwrap_or_else(|| "*".into())
 }
 
-fn check_turn(game: &Game, who: Option<&str>) -> Result<(Side, String), Refusal> {
+/// Refuses a change to a finished game.
+fn ensure_going(game: &Game) -> Result<(), Refusal> {
     let result = result_of(game);
-    if result != "*" {
-        return Err(Refusal::Over { result });
+    if result != "*" { Err(Refusal::Over { result }) } else { Ok(()) }
+}
+
+/// The side `who` plays in this game.
+fn side_of(game: &Game, who: &str) -> Result<Side, Refusal> {
+    Side::ALL.into_iter().find(|s| player(game, *s) == who).ok_or_else(|| Refusal::NotAPlayer {
+        player: who.to_string(),
+        players: format!("{} and {}", player(game, Side::White), player(game, Side::Black)),
+    })
+}
+
+/// Adds a comment after the last move (before the first, if none was played).
+fn add_comment(text: &mut GameText, comment: String) {
+    match text.moves.last_mut() {
+        Some(m) => m.comments.push(comment),
+        None => text.leading_comments.push(comment),
     }
+}
+
+fn check_turn(game: &Game, who: Option<&str>) -> Result<(Side, String), Refusal> {
+    ensure_going(game)?;
     let side = game.position().side_to_move();
     let name = player(game, side);
-    if let Some(w) = who
-        && w != player(game, Side::White)
-        && w != player(game, Side::Black)
-    {
-        return Err(Refusal::NotAPlayer {
-            player: w.to_string(),
-            players: format!("{} and {}", player(game, Side::White), player(game, Side::Black)),
-        });
+    if let Some(w) = who {
+        side_of(game, w)?;
     }
     if let Some(w) = who
         && w != name
@@ -160,10 +173,7 @@ fn finish(game: &mut Game, result: &str, comment: Option<String>) {
     game.text.set_tag("Result", result);
     game.text.set_tag("Termination", "normal");
     if let Some(c) = comment {
-        match game.text.moves.last_mut() {
-            Some(m) => m.comments.push(c),
-            None => game.text.leading_comments.push(c),
-        }
+        add_comment(&mut game.text, c);
     }
 }
 
@@ -251,21 +261,8 @@ pub fn resign(text: &str, who: Option<&str>) -> Result<Applied, Refusal> {
     let (side, name) = match who {
         // Either player may resign at any time: find which one `who` is.
         Some(w) => {
-            let result = result_of(&game);
-            if result != "*" {
-                return Err(Refusal::Over { result });
-            }
-            let side = if player(&game, Side::White) == w {
-                Side::White
-            } else if player(&game, Side::Black) == w {
-                Side::Black
-            } else {
-                return Err(Refusal::NotAPlayer {
-                    player: w.to_string(),
-                    players: format!("{} and {}", player(&game, Side::White), player(&game, Side::Black)),
-                });
-            };
-            (side, w.to_string())
+            ensure_going(&game)?;
+            (side_of(&game, w)?, w.to_string())
         }
         None => check_turn(&game, None)?,
     };
@@ -314,11 +311,7 @@ pub fn draw(text: &str, who: Option<&str>, action: DrawAction) -> Result<Applied
                 return Err(Refusal::AlreadyOffered);
             }
             clear_offer(&mut game.text);
-            let c = format!("{DRAW_OFFER_PREFIX}{side_name}");
-            match game.text.moves.last_mut() {
-                Some(m) => m.comments.push(c),
-                None => game.text.leading_comments.push(c),
-            }
+            add_comment(&mut game.text, format!("{DRAW_OFFER_PREFIX}{side_name}"));
             (format!("{side_name} offers a draw"), None)
         }
         DrawAction::Accept | DrawAction::Decline => {
@@ -413,9 +406,6 @@ pub fn check_step(old: Option<&str>, new: &str, author: Option<&str>) -> Result<
         return Ok(Step::Created);
     };
     let g0 = load(old).map_err(|e| format!("the previous version: {e}"))?;
-    // Compare canonical forms, so that layout and defaulted tags do not count as changes.
-    let g0 = load(&g0.canonical_text()).map_err(|e| e.to_string())?;
-    let g1 = load(&g1.canonical_text()).map_err(|e| e.to_string())?;
     let fixed = |t: &GameText| -> Vec<(String, String)> {
         t.tags
             .iter()
@@ -423,7 +413,14 @@ pub fn check_step(old: Option<&str>, new: &str, author: Option<&str>) -> Result<
             .map(|x| (x.name.clone(), x.value.clone()))
             .collect()
     };
-    if fixed(&g0.text) != fixed(&g1.text) || g0.start != g1.start {
+    // Tags are compared in canonical form (only when they differ as written), so that
+    // layout and defaulted tags do not count as changes.
+    let canonical_tags = |g: &Game| -> Result<Vec<(String, String)>, String> {
+        Ok(fixed(&load(&g.canonical_text()).map_err(|e| e.to_string())?.text))
+    };
+    if g0.start != g1.start
+        || (fixed(&g0.text) != fixed(&g1.text) && canonical_tags(&g0)? != canonical_tags(&g1)?)
+    {
         return Err("the game's tags or start position were changed".into());
     }
     let r0 = result_of(&g0);
@@ -486,31 +483,15 @@ pub fn leaves(game: &Game) -> Vec<(String, i64, i64)> {
 /// [`Refusal`]: invalid file, game over, not a player, or `days` is 0.
 pub fn book_leave(text: &str, who: &str, from: i64, days: u32) -> Result<Applied, Refusal> {
     let mut game = load(text)?;
-    let result = result_of(&game);
-    if result != "*" {
-        return Err(Refusal::Over { result });
-    }
-    let side = if player(&game, Side::White) == who {
-        Side::White
-    } else if player(&game, Side::Black) == who {
-        Side::Black
-    } else {
-        return Err(Refusal::NotAPlayer {
-            player: who.to_string(),
-            players: format!("{} and {}", player(&game, Side::White), player(&game, Side::Black)),
-        });
-    };
+    ensure_going(&game)?;
+    let side = side_of(&game, who)?;
     if days == 0 {
         return Err(Refusal::ClaimRefused("leave must be at least one day".into()));
     }
     let start = chrono::DateTime::from_timestamp(from, 0)
         .unwrap_or_default()
         .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-    let c = format!("{LEAVE_PREFIX}{who} {start} {days}d");
-    match game.text.moves.last_mut() {
-        Some(m) => m.comments.push(c),
-        None => game.text.leading_comments.push(c),
-    }
+    add_comment(&mut game.text, format!("{LEAVE_PREFIX}{who} {start} {days}d"));
     let side_name = game.variant.def().side_name(side).to_string();
     Ok(Applied {
         text: game.canonical_text(),
@@ -533,10 +514,7 @@ pub fn book_leave(text: &str, who: &str, from: i64, days: u32) -> Result<Applied
 /// [`Refusal`]: invalid file, game over, or `claimant` is not the player waiting.
 pub fn time_forfeit(text: &str, claimant: Option<&str>, why: &str) -> Result<Applied, Refusal> {
     let mut game = load(text)?;
-    let result = result_of(&game);
-    if result != "*" {
-        return Err(Refusal::Over { result });
-    }
+    ensure_going(&game)?;
     let loser = game.position().side_to_move();
     let winner = loser.opponent();
     let name = player(&game, winner);

@@ -433,7 +433,7 @@ fn explain_illegal(v: &Variant, pos: &Position, legal: &[Move], parts: &Parts) -
         };
     }
     let reason = if kind.is_some() && own.is_empty() && !matches!(parts.body, Body::Drop(_)) {
-        format!("{} has no {kind_name} {}", def.side_name(side), describe_origin(v, &origin))
+        format!("{} has no {kind_name} {}", def.side_name(side), describe_origin(&origin))
     } else {
         format!("no {kind_name} of {} can go to {}", def.side_name(side), dims.name(dest))
     };
@@ -447,7 +447,7 @@ fn explain_illegal(v: &Variant, pos: &Position, legal: &[Move], parts: &Parts) -
     SanError::Illegal { reason, legal: write(near) }
 }
 
-fn describe_origin(v: &Variant, o: &Origin) -> String {
+fn describe_origin(o: &Origin) -> String {
     if o.is_empty() {
         return "on the board".into();
     }
@@ -464,7 +464,6 @@ fn describe_origin(v: &Variant, o: &Origin) -> String {
     if let Some(r) = o.rank {
         s.push_str(&(r + 1).to_string());
     }
-    let _ = v;
     s
 }
 
