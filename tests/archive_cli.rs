@@ -365,3 +365,41 @@ fn deadlines_leave_and_timeout_claims() {
     assert!(text.contains("[Result \"0-1\"]") && text.contains("[Termination \"time forfeit\"]"), "{text}");
     assert_eq!(at(T0 + 10 * DAY, &["verify"]).0, Some(0));
 }
+
+/// Regression (fresh-user review): without `--as`, a player's own identity acts, so one
+/// player's clone cannot move for the opponent by accident; a non-player identity (a
+/// referee's archive) still plays for whoever is to move.
+#[test]
+fn without_as_a_player_acts_as_themself() {
+    let (_t, dir, home) = archive();
+    play_game(&dir, &home, &["gygax"], &["2e3"]);
+    let o = run(&dir, &home, &["--author", "Ann <ann@example.org>", "move", "g", "Sa3b6"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not Ann's turn: Bo (Scarlet) is to move"));
+    ok(&dir, &home, &["--author", "Bo <bo@example.org>", "move", "g", "Sa3b6"]);
+    ok(&dir, &home, &["move", "g", "2f3"]); // the Referee identity: plays for Ann
+    assert!(git(&dir, &home, &["log", "-1", "--format=%an"]).starts_with("Ann"));
+    // `log` says what recorded commits did.
+    ok(&dir, &home, &["draw", "offer", "g", "--as", "Bo"]);
+    assert!(ok(&dir, &home, &["log", "g"]).contains("Scarlet offers a draw (*)"));
+}
+
+#[test]
+fn bad_time_control_and_wrong_claimant_are_refused_clearly() {
+    let (_t, dir, home) = archive();
+    let o = run(&dir, &home, &["new", "gygax", "--white", "Ann", "--black", "Bo", "--time-control", "3days"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--time-control: TimeControl `3days`"));
+    ok(
+        &dir,
+        &home,
+        &["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "g", "--time-control", "1/3d"],
+    );
+    let o = run(&dir, &home, &["claim", "timeout", "g", "--as", "Ann"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("timeout claim refused: only Bo, who is waiting for a move, can claim a win on time"),
+        "{err}"
+    );
+}

@@ -261,6 +261,10 @@ pub fn new_game(
     if let Some(id) = &n.id {
         check_id(id)?;
     }
+    if let Some(tc) = &n.time_control {
+        crate::notation::time_control::parse(tc)
+            .map_err(|e| Failure::input(format!("--time-control: {e}")))?;
+    }
     let mut options = n.options.clone();
     if let Some((w, b)) = &n.armies {
         options.push(("army-white".into(), w.clone()));
@@ -330,6 +334,23 @@ pub fn new_game(
     Ok((path, commit))
 }
 
+/// Who acts when `--as` is not given: the committing identity if it is one of the game's
+/// players (so a player's clone never moves for the opponent by accident), else nobody
+/// in particular (a referee's or a shared archive: the player to move acts).
+fn acting_player(
+    archive: &Archive,
+    text: &str,
+    who: Option<&str>,
+    author: Option<&Identity>,
+) -> Option<String> {
+    if let Some(w) = who {
+        return Some(w.to_string());
+    }
+    let me = archive.identity(author).ok()?.name;
+    let game = record::load(text).ok()?;
+    crate::engine::Side::ALL.into_iter().any(|s| record::player(&game, s) == me).then_some(me)
+}
+
 /// `ravenpost move`.
 pub fn play(
     archive: &Archive,
@@ -342,7 +363,8 @@ pub fn play(
     let path = find(archive, game)?;
     let _lock = archive.lock()?;
     let (text, tip) = read(archive, &path)?;
-    let applied = record::play_move(&text, token, who, expect_ply)?;
+    let who = acting_player(archive, &text, who, author);
+    let applied = record::play_move(&text, token, who.as_deref(), expect_ply)?;
     commit_applied(archive, &path, tip, &applied, author)?;
     Ok(applied)
 }
@@ -357,7 +379,8 @@ pub fn resign(
     let path = find(archive, game)?;
     let _lock = archive.lock()?;
     let (text, tip) = read(archive, &path)?;
-    let applied = record::resign(&text, who)?;
+    let who = acting_player(archive, &text, who, author);
+    let applied = record::resign(&text, who.as_deref())?;
     commit_applied(archive, &path, tip, &applied, author)?;
     Ok(applied)
 }
@@ -373,7 +396,8 @@ pub fn draw(
     let path = find(archive, game)?;
     let _lock = archive.lock()?;
     let (text, tip) = read(archive, &path)?;
-    let applied = record::draw(&text, who, action)?;
+    let who = acting_player(archive, &text, who, author);
+    let applied = record::draw(&text, who.as_deref(), action)?;
     commit_applied(archive, &path, tip, &applied, author)?;
     Ok(applied)
 }
@@ -541,7 +565,10 @@ pub fn history(archive: &Archive, path: &GamePath) -> Result<Vec<LogLine>, Failu
         let (what, ply, san, problem) = match step {
             Ok(Step::Created) => ("created".to_string(), None, None, None),
             Ok(Step::Moved { ply, san, .. }) => (format!("ply {ply} {san}"), Some(ply), Some(san), None),
-            Ok(Step::Recorded { result }) => (format!("recorded ({result})"), None, None, None),
+            Ok(Step::Recorded { result }) => {
+                let what = v.message.split_once(": ").map(|(_, m)| m).unwrap_or(&v.message);
+                (format!("{what} ({result})"), None, None, None)
+            }
             Err(e) => ("invalid".to_string(), None, None, Some(e)),
         };
         out.push(LogLine { commit: v.commit.short(), author: v.author_name, time, what, ply, san, problem });
@@ -656,6 +683,19 @@ pub fn claim_timeout(
 ) -> Result<Applied, Failure> {
     let path = find(archive, game)?;
     let _lock = archive.lock()?;
+    let (text, tip) = read(archive, &path)?;
+    let game = record::load(&text)?;
+    let waiting = record::player(&game, game.position().side_to_move().opponent());
+    if let Some(w) = who
+        && w != waiting
+    {
+        return Err(Failure {
+            message: format!(
+                "timeout claim refused: only {waiting}, who is waiting for a move, can claim a win on time"
+            ),
+            code: 1,
+        });
+    }
     let now = now().unix_seconds();
     let Some(c) = clock(archive, &path, now)? else {
         return Err(Failure {
@@ -674,7 +714,6 @@ pub fn claim_timeout(
             code: 1,
         });
     }
-    let (text, tip) = read(archive, &path)?;
     let why = format!("{} did not move by {}", c.player, c.deadline);
     let applied = record::time_forfeit(&text, who, &why)?;
     commit_applied(archive, &path, tip, &applied, author)?;

@@ -81,7 +81,7 @@ impl fmt::Display for Refusal {
             Refusal::NotAPlayer { player, players } => {
                 write!(f, "{player} is not a player of this game (the players are {players})")
             }
-            Refusal::ClaimRefused(why) => write!(f, "draw claim refused: {why}"),
+            Refusal::ClaimRefused(why) => write!(f, "claim refused: {why}"),
         }
     }
 }
@@ -327,7 +327,7 @@ pub fn draw(text: &str, who: Option<&str>, action: DrawAction) -> Result<Applied
             }
         }
         DrawAction::Claim => {
-            let why = claim_basis(&game).map_err(Refusal::ClaimRefused)?;
+            let why = claim_basis(&game).map_err(|e| Refusal::ClaimRefused(format!("no draw: {e}")))?;
             clear_offer(&mut game.text);
             finish(&mut game, "1/2-1/2", Some(format!("Draw claimed by {side_name}: {why}.")));
             (format!("{side_name} claims a draw ({why})"), Some("1/2-1/2".to_string()))
