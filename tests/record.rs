@@ -1,7 +1,9 @@
 //! Changes to game records, each checked by the rules (the archive's `move`, `resign`,
 //! `draw` and `verify` build on these).
 
-use ravenpost::notation::record::{DrawAction, Refusal, Step, check_step, draw, play_move, resign};
+use ravenpost::notation::record::{
+    DrawAction, Refusal, Step, book_leave, check_step, draw, play_move, resign, time_forfeit,
+};
 
 const NEW: &str =
     "[Event \"?\"]\n[White \"Ann\"]\n[Black \"Bo\"]\n[Result \"*\"]\n[Variant \"gygax\"]\n\n*\n";
@@ -116,5 +118,40 @@ fn verify_steps() {
     assert!(check_step(Some(&v3), &renamed, None).unwrap_err().contains("tags"));
     // A resignation.
     let r = resign(&v3, Some("Ann")).unwrap().text;
-    assert_eq!(check_step(Some(&v3), &r, Some("Ann")), Ok(Step::Recorded { result: "0-1".into() }));
+    assert_eq!(
+        check_step(Some(&v3), &r, Some("Ann")),
+        Ok(Step::Recorded { result: "0-1".into(), player: "Ann".into(), summary: "Gold resigns".into() })
+    );
+    // The same resignation committed by the opponent: forged.
+    let e = check_step(Some(&v3), &r, Some("Bo")).unwrap_err();
+    assert!(e.contains("\"Gold resigns\" was committed by Bo, but only Ann can do that"), "{e}");
+    // A result typed by hand, with no resignation or claim.
+    let typed = v3.replace("[Result \"*\"]", "[Result \"1-0\"]").replace(" *", " 1-0");
+    let e = check_step(Some(&v3), &typed, Some("Ann")).unwrap_err();
+    assert!(e.contains("result was set to 1-0 without"), "{e}");
+    // A comment slipped in by hand is not a recorded action.
+    let chatty = v3.replace("Sa3b6", "Sa3b6 {nice}");
+    assert!(check_step(Some(&v3), &chatty, Some("Ann")).unwrap_err().contains("not a move"));
+    // After the end, the record is final.
+    let annotated = r.replace("{Gold resigns.}", "{Gold resigns.} {well played}");
+    assert!(check_step(Some(&r), &annotated, Some("Ann")).unwrap_err().contains("is over"));
+    // A draw offer is the side to move's; accepting it is the opponent's.
+    let offer = draw(&v3, None, DrawAction::Offer).unwrap().text;
+    assert_eq!(
+        check_step(Some(&v3), &offer, Some("Ann"))
+            .map(|s| matches!(s, Step::Recorded { player, .. } if player == "Ann")),
+        Ok(true)
+    );
+    assert!(check_step(Some(&v3), &offer, Some("Bo")).is_err());
+    let v4 = play_move(&offer, "2f3", Some("Ann"), None).unwrap().text;
+    let accepted = draw(&v4, Some("Bo"), DrawAction::Accept).unwrap().text;
+    assert!(check_step(Some(&v4), &accepted, Some("Bo")).is_ok());
+    assert!(check_step(Some(&v4), &accepted, Some("Ann")).unwrap_err().contains("only Bo"));
+    // Leave booked by Bo, committed by Bo; a time-forfeit claim by the waiting player.
+    let leave = book_leave(&v3, "Bo", 1_800_000_000, 3).unwrap().text;
+    assert!(check_step(Some(&v3), &leave, Some("Bo")).is_ok());
+    assert!(check_step(Some(&v3), &leave, Some("Ann")).is_err());
+    let forfeit = time_forfeit(&v3, None, "Ann did not move by 2027-01-01T00:00:00Z").unwrap().text;
+    assert!(check_step(Some(&v3), &forfeit, Some("Bo")).is_ok());
+    assert!(check_step(Some(&v3), &forfeit, Some("Ann")).is_err());
 }

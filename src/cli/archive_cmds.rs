@@ -565,10 +565,7 @@ pub fn history(archive: &Archive, path: &GamePath) -> Result<Vec<LogLine>, Failu
         let (what, ply, san, problem) = match step {
             Ok(Step::Created) => ("created".to_string(), None, None, None),
             Ok(Step::Moved { ply, san, .. }) => (format!("ply {ply} {san}"), Some(ply), Some(san), None),
-            Ok(Step::Recorded { result }) => {
-                let what = v.message.split_once(": ").map(|(_, m)| m).unwrap_or(&v.message);
-                (format!("{what} ({result})"), None, None, None)
-            }
+            Ok(Step::Recorded { result, summary, .. }) => (format!("{summary} ({result})"), None, None, None),
             Err(e) => ("invalid".to_string(), None, None, Some(e)),
         };
         out.push(LogLine { commit: v.commit.short(), author: v.author_name, time, what, ply, san, problem });

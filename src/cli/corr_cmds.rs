@@ -165,7 +165,7 @@ fn describe(archive: &Archive, commits: &[ArchiveCommit]) -> Vec<(String, String
             let what = match record::check_step(prev.as_deref(), text, None) {
                 Ok(Step::Moved { ply, san, player }) => format!("{player}'s ply {ply} {san}"),
                 Ok(Step::Created) => "the new game".to_string(),
-                Ok(Step::Recorded { result }) => format!("{}'s result {result}", c.author_name),
+                Ok(Step::Recorded { summary, .. }) => summary,
                 Err(_) => format!("{}'s change", c.author_name),
             };
             out.push((g.id().to_string(), format!("{what} ({})", c.commit.short())));

@@ -387,10 +387,14 @@ pub enum Step {
         player: String,
     },
     /// The game ended (resignation, agreement, claim) or an offer was made or answered,
-    /// without a move.
+    /// or leave was booked, without a move.
     Recorded {
         /// The result after the change.
         result: String,
+        /// The player who acted.
+        player: String,
+        /// What was done, e.g. `Scarlet resigns`.
+        summary: String,
     },
 }
 
@@ -431,10 +435,33 @@ pub fn check_step(old: Option<&str>, new: &str, author: Option<&str>) -> Result<
     }
     match g1.moves.len() - g0.moves.len() {
         0 => {
-            if r0 != "*" && r1 != r0 {
-                return Err(format!("the result of a finished game was changed from {r0} to {r1}"));
+            if r0 != "*" {
+                if r1 != r0 {
+                    return Err(format!("the result of a finished game was changed from {r0} to {r1}"));
+                }
+                return Err(format!("the game is over ({r0}): its record may not change"));
             }
-            Ok(Step::Recorded { result: r1 })
+            let Some(done) = recognise_action(old, &g1) else {
+                return Err(if r1 != "*" {
+                    format!(
+                        "the result was set to {r1} without a resignation, draw agreement or claim, or \
+                         time-forfeit claim as ravenpost records them"
+                    )
+                } else {
+                    "the change is not a move, a resignation, a draw offer, answer or claim, a \
+                     time-forfeit claim or booked leave as ravenpost records them"
+                        .to_string()
+                });
+            };
+            if let Some(a) = author
+                && a != done.player
+            {
+                return Err(format!(
+                    "\"{}\" was committed by {a}, but only {} can do that",
+                    done.summary, done.player
+                ));
+            }
+            Ok(Step::Recorded { result: r1, player: done.player, summary: done.summary })
         }
         1 => {
             if r0 != "*" {
@@ -459,22 +486,57 @@ pub fn check_step(old: Option<&str>, new: &str, author: Option<&str>) -> Result<
     }
 }
 
+/// Which recorded action turns `old` into `new` (whose canonical text it must give
+/// exactly): a resignation by either player; a draw offer, acceptance, refusal or claim
+/// by the player to move; a time-forfeit claim (its reason as written; whether the
+/// deadline really passed is judged from the recorded times by the archive layer); or
+/// booked leave.
+fn recognise_action(old: &str, new: &Game) -> Option<Applied> {
+    let target = new.canonical_text();
+    let g0 = load(old).ok()?;
+    let mut tries: Vec<Result<Applied, Refusal>> = Vec::new();
+    for side in Side::ALL {
+        tries.push(resign(old, Some(&player(&g0, side))));
+    }
+    for action in [DrawAction::Offer, DrawAction::Accept, DrawAction::Decline, DrawAction::Claim] {
+        tries.push(draw(old, None, action));
+    }
+    let last_comments = match new.text.moves.last() {
+        Some(m) => &m.comments,
+        None => &new.text.leading_comments,
+    };
+    for c in last_comments {
+        if let Some(why) = c.strip_prefix("Time forfeit: ").and_then(|r| r.rsplit_once("; claimed by ")) {
+            tries.push(time_forfeit(old, None, why.0));
+        }
+        if let Some((who, from, days)) = parse_leave(c) {
+            let days = u32::try_from(days).ok()?;
+            tries.push(book_leave(old, &who, from, days));
+        }
+    }
+    tries.into_iter().flatten().find(|a| a.text == target)
+}
+
 /// The comment that records booked leave: `ravenpost: leave NAME FROM DAYSd`, `FROM` an
 /// RFC 3339 UTC time. A player's clock does not run during their leave.
 pub const LEAVE_PREFIX: &str = "ravenpost: leave ";
 
+/// Reads one leave comment: (player, start in Unix seconds, days).
+fn parse_leave(comment: &str) -> Option<(String, i64, i64)> {
+    let rest = comment.strip_prefix(LEAVE_PREFIX)?;
+    let mut parts = rest.rsplitn(3, ' ');
+    let days: i64 = parts.next()?.strip_suffix('d')?.parse().ok()?;
+    let from = chrono::DateTime::parse_from_rfc3339(parts.next()?).ok()?.timestamp();
+    let name = parts.next()?.to_string();
+    Some((name, from, days))
+}
+
 /// Every leave booked in the game: (player, start, end), Unix seconds.
 pub fn leaves(game: &Game) -> Vec<(String, i64, i64)> {
     let all = game.text.leading_comments.iter().chain(game.text.moves.iter().flat_map(|m| m.comments.iter()));
-    all.filter_map(|c| {
-        let rest = c.strip_prefix(LEAVE_PREFIX)?;
-        let mut parts = rest.rsplitn(3, ' ');
-        let days: i64 = parts.next()?.strip_suffix('d')?.parse().ok()?;
-        let from = chrono::DateTime::parse_from_rfc3339(parts.next()?).ok()?.timestamp();
-        let name = parts.next()?.to_string();
-        Some((name, from, from.saturating_add(days.saturating_mul(86_400))))
-    })
-    .collect()
+    all.filter_map(|c| parse_leave(c))
+        .map(|(name, from, days)| (name, from, from.saturating_add(days.saturating_mul(86_400))))
+        .collect()
 }
 
 /// Books `days` days of leave for `who` (a player of the game) from `from` (Unix seconds).
