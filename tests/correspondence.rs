@@ -120,6 +120,11 @@ fn play_four(s: &Setup) {
 /// Pushes Ann's branch with the real `git push`, expects the hook to refuse it with
 /// `reason` and the server's branch to stay where it was; then resets Ann's clone.
 fn refused(s: &Setup, force: bool, reason: &str) {
+    refused_in(s, "g", force, reason);
+}
+
+/// As [`refused`], for the game `game`.
+fn refused_in(s: &Setup, game: &str, force: bool, reason: &str) {
     let before = s.server_tip();
     let mut args = vec!["push", "origin", "main"];
     if force {
@@ -128,7 +133,7 @@ fn refused(s: &Setup, force: bool, reason: &str) {
     let o = git_out(&s.ann, &s.home, &args);
     let err = text(&o);
     assert!(!o.status.success(), "push accepted: {err}");
-    assert!(err.contains("remote: ravenpost: g "), "{err}");
+    assert!(err.contains(&format!("remote: ravenpost: {game} ")), "{err}");
     assert!(err.contains(reason), "expected {reason:?} in: {err}");
     assert!(err.contains("pre-receive hook declined"), "{err}");
     assert_eq!(s.server_tip(), before);
@@ -191,6 +196,17 @@ fn a_game_by_correspondence_and_pushes_the_hook_refuses() {
     assert!(text(&o).contains("notes.txt"), "{}", text(&o));
     git(&s.ann, &s.home, &["reset", "--quiet", "--hard", "origin/main"]);
 
+    // 6. Bo's resignation, committed by Ann.
+    ok(&s.ann, &s.home, &["resign", "g", "--as", "Bo"]);
+    git(&s.ann, &s.home, &["commit", "--quiet", "--amend", "--no-edit", "--reset-author"]);
+    refused(&s, false, "\"Scarlet resigns\" was committed by Ann, but only Bo can do that");
+
+    // 7. A result typed in by hand.
+    let typed = current.replace("[Result \"*\"]", "[Result \"1-0\"]").replace(" *\n", " 1-0\n");
+    std::fs::write(&pgn, typed).unwrap();
+    git(&s.ann, &s.home, &["commit", "--quiet", "-am", "g: I win"]);
+    refused(&s, false, "the result was set to 1-0 without a resignation");
+
     // After all that, a legal move still goes through the hook.
     ok(&s.ann, &s.home, &["move", "g", "2d3", "--as", "Ann"]);
     let o = git_out(&s.ann, &s.home, &["push", "origin", "main"]);
@@ -242,4 +258,113 @@ fn sync_refuses_incoming_commits_that_break_the_rules() {
     let o = run(&s.server, &s.home, &["hook", "check", before.trim(), &tip, "refs/heads/main"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(text(&o).contains("was committed by Bo"), "{}", text(&o));
+}
+
+/// Makes an ed25519 key pair without a passphrase: (private key path, public key path).
+fn keygen(dir: &Path, name: &str) -> (String, String) {
+    let key = dir.join(name);
+    let o = Command::new("ssh-keygen")
+        .args(["-q", "-t", "ed25519", "-N", "", "-C", &format!("{name}@example.org"), "-f"])
+        .arg(&key)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "ssh-keygen: {}", text(&o));
+    (key.to_str().unwrap().to_string(), format!("{}.pub", key.to_str().unwrap()))
+}
+
+#[test]
+fn signed_moves_are_required_where_the_game_lists_keys() {
+    let s = setup();
+    let keys = s.home.join("keys");
+    std::fs::create_dir_all(&keys).unwrap();
+    let (ann_key, ann_pub) = keygen(&keys, "ann");
+    let (bo_key, bo_pub) = keygen(&keys, "bo");
+    ok(
+        &s.ann,
+        &s.home,
+        &["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "s"]
+            .into_iter()
+            .chain(["--white-key", &ann_pub, "--black-key", &bo_pub])
+            .collect::<Vec<_>>(),
+    );
+    let pgn = std::fs::read_to_string(s.ann.join("games/gygax/s.pgn")).unwrap();
+    let ann_line = std::fs::read_to_string(&ann_pub).unwrap();
+    assert!(pgn.contains(&format!("[WhiteSigningKey \"{}\"]", ann_line.trim())), "{pgn}");
+    ok(&s.ann, &s.home, &["sync"]);
+    let tip = s.server_tip();
+
+    // Without a key, or with the opponent's: refused before anything is written.
+    let count = || git(&s.ann, &s.home, &["rev-list", "--count", "HEAD"]);
+    let before = count();
+    let o = run(&s.ann, &s.home, &["move", "s", "2e3"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("Ann's moves in s must be signed (WhiteSigningKey tag)"), "{}", text(&o));
+    let o = run(&s.ann, &s.home, &["move", "s", "2e3", "--signing-key", &bo_key]);
+    assert!(!o.status.success());
+    assert!(text(&o).contains("is not the key this game lists"), "{}", text(&o));
+    assert_eq!(count(), before);
+    assert_eq!(git(&s.ann, &s.home, &["status", "--porcelain"]), "");
+
+    // With her own key: a commit git itself verifies, and the hook accepts.
+    ok(&s.ann, &s.home, &["move", "s", "2e3", "--signing-key", &ann_key]);
+    let allowed = keys.join("allowed_signers");
+    std::fs::write(&allowed, format!("ann@example.org {ann_line}")).unwrap();
+    let v = git(
+        &s.ann,
+        &s.home,
+        &["-c", &format!("gpg.ssh.allowedSignersFile={}", allowed.display()), "log", "-1", "--format=%G?"],
+    );
+    assert_eq!(v.trim(), "G", "git's own verdict on the signature");
+    assert!(ok(&s.ann, &s.home, &["sync"]).contains("Pushed 1 commit"));
+
+    // Bo signs with git's user.signingKey.
+    ok(&s.bo, &s.home, &["sync"]);
+    git(&s.bo, &s.home, &["config", "user.signingKey", &bo_key]);
+    ok(&s.bo, &s.home, &["move", "s", "Sa3b6"]);
+    assert!(ok(&s.bo, &s.home, &["sync"]).contains("Pushed 1 commit"));
+    ok(&s.ann, &s.home, &["sync"]);
+    let v = ok(&s.ann, &s.home, &["verify", "s"]);
+    assert!(v.contains("0 problems"), "{v}");
+
+    // An unsigned move committed with git: the hook refuses it.
+    let file = s.ann.join("games/gygax/s.pgn");
+    let current = std::fs::read_to_string(&file).unwrap();
+    let next = ravenpost::notation::record::play_move(&current, "Rx3b6", Some("Ann"), None).unwrap().text;
+    std::fs::write(&file, &next).unwrap();
+    git(&s.ann, &s.home, &["commit", "--quiet", "-am", "s: ply 3"]);
+    refused_in(
+        &s,
+        "s",
+        false,
+        "the commit is not signed, but Ann's steps in this game must be (WhiteSigningKey)",
+    );
+    // Signed by git with Bo's key but authored by Ann: refused.
+    std::fs::write(&file, &next).unwrap();
+    let sign_with = |key: &str| {
+        git(
+            &s.ann,
+            &s.home,
+            &[
+                "-c",
+                "gpg.format=ssh",
+                "-c",
+                &format!("user.signingKey={key}"),
+                "commit",
+                "--quiet",
+                "-S",
+                "-am",
+                "s: ply 3",
+            ],
+        )
+    };
+    sign_with(&bo_key);
+    refused_in(&s, "s", false, "Ann's signature is not good");
+    // Signed by git with Ann's key (`git commit -S`, gpg.format=ssh): accepted.
+    std::fs::write(&file, &next).unwrap();
+    sign_with(&ann_key);
+    let o = git_out(&s.ann, &s.home, &["push", "origin", "main"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_ne!(s.server_tip(), tip);
+    let out = ok(&s.bo, &s.home, &["sync"]);
+    assert!(out.contains("Ann's ply 3"), "{out}");
 }

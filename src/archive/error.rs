@@ -185,6 +185,12 @@ pub enum ArchiveError {
         /// What is wrong.
         message: String,
     },
+    /// A commit could not be signed (`ssh-keygen -Y sign`).
+    #[error("signing: {message}")]
+    Signing {
+        /// What went wrong, with ssh-keygen's words.
+        message: String,
+    },
     /// No per-user data directory could be found (no home directory).
     #[error("no per-user data directory (HOME is not set); set RAVENPOST_ARCHIVE to an archive directory")]
     NoDataDirectory,

@@ -35,6 +35,7 @@ mod error;
 mod locate;
 mod lock;
 mod remote;
+mod signing;
 mod types;
 mod write;
 
@@ -48,6 +49,9 @@ use git2::{ErrorCode, ObjectType, Oid, Repository};
 pub use config::ArchiveConfig;
 pub use error::ArchiveError;
 pub use locate::{ArchiveSource, RAVENPOST_ARCHIVE, default_archive, platform_data_dir};
+pub use signing::{
+    CommitSignature, NAMESPACE as SIGNATURE_NAMESPACE, SshSigner, is_public_key, verify_ssh_signature,
+};
 pub use types::{ArchiveCommit, CommitId, FileChange, FileVersion, GamePath, Identity, Timestamp};
 
 /// Where an archive looks for git's `user.name` and `user.email`.
@@ -664,6 +668,25 @@ impl Archive {
     /// The lock file's path: `ravenpost.lock` in the (common) git directory.
     pub fn lock_path(&self) -> PathBuf {
         self.repo.commondir().join(lock::LOCK_FILE)
+    }
+
+    /// git's `user.signingKey` (see [`SshSigner`] for its forms), read as
+    /// [`ArchiveOptions::git_config`] says; `None` when unset.
+    ///
+    /// # Errors
+    /// [`ArchiveError::Git`] if git's config cannot be read.
+    pub fn git_signing_key(&self) -> Result<Option<String>, ArchiveError> {
+        let Some(mut config) = self.git_config()? else { return Ok(None) };
+        let snap = config.snapshot().map_err(|e| ArchiveError::git("read git config", e))?;
+        Ok(snap.get_string("user.signingkey").ok().filter(|s| !s.trim().is_empty()))
+    }
+
+    fn git_config(&self) -> Result<Option<git2::Config>, ArchiveError> {
+        let config = self.repo.config().map_err(|e| ArchiveError::git("read git config", e))?;
+        Ok(match self.options.git_config {
+            GitConfigScope::All => Some(config),
+            GitConfigScope::RepositoryOnly => config.open_level(git2::ConfigLevel::Local).ok(),
+        })
     }
 
     fn git_identity(&self) -> Result<Option<Identity>, ArchiveError> {

@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use git2::{ErrorCode, ObjectType, Oid};
 
-use super::{Archive, ArchiveConfig, ArchiveError, CommitId, Identity, Timestamp};
+use super::{Archive, ArchiveConfig, ArchiveError, CommitId, Identity, SshSigner, Timestamp};
 
 /// Blob file mode in a tree.
 const MODE_BLOB: i32 = 0o100_644;
@@ -98,7 +98,36 @@ impl Archive {
         time: Timestamp,
         message: &str,
     ) -> Result<CommitId, ArchiveError> {
-        self.write_file(Mode::Upsert, path, contents.as_ref(), expected_tip, author, time, message)
+        self.write_file(Mode::Upsert, path, contents.as_ref(), expected_tip, author, time, message, None)
+    }
+
+    /// As [`Archive::commit_file`], and the commit is signed with `signer` (an SSH
+    /// signature in the `gpgsig` header, as `git commit -S` with `gpg.format=ssh` makes).
+    ///
+    /// # Errors
+    ///
+    /// As [`Archive::commit_file`], and [`ArchiveError::Signing`] (nothing was changed).
+    #[allow(clippy::too_many_arguments)]
+    pub fn commit_file_signed(
+        &self,
+        path: &str,
+        contents: impl AsRef<[u8]>,
+        expected_tip: Option<CommitId>,
+        author: Option<&Identity>,
+        time: Timestamp,
+        message: &str,
+        signer: &SshSigner,
+    ) -> Result<CommitId, ArchiveError> {
+        self.write_file(
+            Mode::Upsert,
+            path,
+            contents.as_ref(),
+            expected_tip,
+            author,
+            time,
+            message,
+            Some(signer),
+        )
     }
 
     /// As [`Archive::commit_file`], for a new file: refuses with
@@ -116,7 +145,7 @@ impl Archive {
         time: Timestamp,
         message: &str,
     ) -> Result<CommitId, ArchiveError> {
-        self.write_file(Mode::Create, path, contents.as_ref(), expected_tip, author, time, message)
+        self.write_file(Mode::Create, path, contents.as_ref(), expected_tip, author, time, message, None)
     }
 
     /// Commits new settings as `ravenpost.yaml`, as [`Archive::commit_file`] does.
@@ -164,6 +193,7 @@ impl Archive {
         author: Option<&Identity>,
         time: Timestamp,
         message: &str,
+        signer: Option<&SshSigner>,
     ) -> Result<CommitId, ArchiveError> {
         let parts = check_path(path)?;
         let _lock = self.lock()?;
@@ -207,10 +237,25 @@ impl Archive {
             message.push('\n');
         }
         let parents: Vec<&git2::Commit<'_>> = parent.iter().collect();
-        let commit = self
-            .repo
-            .commit(None, &sig, &sig, &message, &tree, &parents)
-            .map_err(|e| ArchiveError::git_path("write commit", path, e))?;
+        let commit = match signer {
+            None => self
+                .repo
+                .commit(None, &sig, &sig, &message, &tree, &parents)
+                .map_err(|e| ArchiveError::git_path("write commit", path, e))?,
+            Some(signer) => {
+                let buf = self
+                    .repo
+                    .commit_create_buffer(&sig, &sig, &message, &tree, &parents)
+                    .map_err(|e| ArchiveError::git_path("write commit", path, e))?;
+                let text = buf.as_str().map_err(|_| ArchiveError::Signing {
+                    message: "the commit text is not UTF-8".to_string(),
+                })?;
+                let signature = signer.sign(text.as_bytes())?;
+                self.repo
+                    .commit_signed(text, &signature, None)
+                    .map_err(|e| ArchiveError::git_path("write signed commit", path, e))?
+            }
+        };
         let summary = message.lines().next().unwrap_or_default();
         self.swap_branch(&refname, commit, expected, path, &format!("ravenpost: {summary}"))?;
         let id = CommitId(commit);

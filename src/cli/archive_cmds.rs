@@ -10,8 +10,10 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::archive::{
-    Archive, ArchiveError, CommitId, GamePath, Identity, Timestamp, default_archive, platform_data_dir,
+    Archive, ArchiveError, CommitId, GamePath, Identity, SshSigner, Timestamp, default_archive,
+    is_public_key, platform_data_dir, verify_ssh_signature,
 };
+use crate::engine::Side;
 use crate::notation::game::{Game, RULESET};
 use crate::notation::pgn::{GameReader, GameText, TagPair};
 use crate::notation::record::{self, Applied, DrawAction, Refusal, Step};
@@ -167,7 +169,28 @@ fn commit_applied(
         None => format!("{}: {}", path.id(), a.summary),
     };
     let author = player_identity(archive, &a.player, given);
-    match archive.commit_file(&path.path(), &a.text, tip, Some(&author), now(), &message) {
+    let required =
+        record::load(&a.text).ok().and_then(|g| g.text.tag(signing_key_tag(a.side)).map(str::to_string));
+    let written = match required {
+        None => archive.commit_file(&path.path(), &a.text, tip, Some(&author), now(), &message),
+        Some(public_key) => {
+            let key = match SIGNING_KEY.get().cloned().flatten() {
+                Some(k) => k,
+                None => archive.git_signing_key()?.ok_or_else(|| Failure {
+                    message: format!(
+                        "{}'s moves in {} must be signed ({} tag): pass --signing-key ~/.ssh/id_ed25519 (or its .pub with the key in ssh-agent), or set `git config user.signingKey`; nothing was written",
+                        a.player,
+                        path.id(),
+                        signing_key_tag(a.side)
+                    ),
+                    code: 1,
+                })?,
+            };
+            let signer = SshSigner::new(key).expecting(public_key);
+            archive.commit_file_signed(&path.path(), &a.text, tip, Some(&author), now(), &message, &signer)
+        }
+    };
+    match written {
         Ok(c) => Ok(c),
         Err(ArchiveError::Moved { .. }) => Err(Failure {
             message: format!(
@@ -247,6 +270,77 @@ pub struct NewGame {
     pub event: Option<String>,
     /// `TimeControl` tag.
     pub time_control: Option<String>,
+    /// The players' SSH public keys (White, Black), each a key line or a `.pub` file: that
+    /// player's steps must be signed (`WhiteSigningKey` / `BlackSigningKey` tags).
+    pub keys: [Option<String>; 2],
+}
+
+/// The tag that lists `side`'s SSH public key; when present, every step of that player
+/// must be a commit signed by it (issue 7, "Signed moves"; README "Signed moves").
+pub fn signing_key_tag(side: Side) -> &'static str {
+    if side == Side::White { "WhiteSigningKey" } else { "BlackSigningKey" }
+}
+
+/// Who acted in a checked step (None for a game's creation, which needs no signature).
+pub fn actor(step: &Step) -> Option<&str> {
+    match step {
+        Step::Created => None,
+        Step::Moved { player, .. } | Step::Recorded { player, .. } => Some(player),
+    }
+}
+
+/// What is wrong with the signature of `commit`, which made the game `text` by a step of
+/// `player`: nothing if the game lists no key for that player; otherwise the commit must
+/// carry a good SSH signature by the listed key (`ssh-keygen -Y verify`, namespace `git`).
+///
+/// # Errors
+/// [`Failure`] if the commit cannot be read.
+pub fn signature_problem(
+    archive: &Archive,
+    commit: CommitId,
+    text: &str,
+    player: &str,
+) -> Result<Option<String>, Failure> {
+    let Ok(game) = record::load(text) else { return Ok(None) };
+    let Some(side) = Side::ALL.into_iter().find(|s| record::player(&game, *s) == player) else {
+        return Ok(None);
+    };
+    let tag = signing_key_tag(side);
+    let Some(key) = game.text.tag(tag) else { return Ok(None) };
+    Ok(match archive.commit_signature(commit)? {
+        None => Some(format!("the commit is not signed, but {player}'s steps in this game must be ({tag})")),
+        Some(sig) => verify_ssh_signature(&sig.signed_data, &sig.signature, key)
+            .err()
+            .map(|why| format!("{player}'s signature is not good: {why} ({tag})")),
+    })
+}
+
+/// `--signing-key` for this run (None: git's `user.signingKey`).
+static SIGNING_KEY: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+
+/// Sets the key `--signing-key` names, once per run.
+pub fn set_signing_key(key: Option<String>) {
+    let _ = SIGNING_KEY.set(key);
+}
+
+/// A public key given on the command line: a key line, or the path of a file holding one.
+fn read_public_key(what: &str, given: &str) -> Result<String, Failure> {
+    let line = if is_public_key(given) {
+        given.trim().to_string()
+    } else {
+        let text = std::fs::read_to_string(given).map_err(|e| {
+            Failure::input(format!(
+                "{what} {given}: neither an SSH public key line nor a readable file ({e})"
+            ))
+        })?;
+        text.lines().find(|l| !l.trim().is_empty()).unwrap_or_default().trim().to_string()
+    };
+    if !is_public_key(&line) {
+        return Err(Failure::input(format!(
+            "{what} {given}: not an OpenSSH public key (expected a line like `ssh-ed25519 AAAA… comment`; a private key? use its .pub file)"
+        )));
+    }
+    Ok(line)
 }
 
 /// `ravenpost new`: writes the game file with its tags and commits it.
@@ -298,6 +392,13 @@ pub fn new_game(
     }
     if let Some(tc) = n.time_control.clone().or(config.time_control.clone()) {
         tags.push(("TimeControl", tc));
+    }
+    for (side, (flag, key)) in
+        Side::ALL.into_iter().zip([("--white-key", &n.keys[0]), ("--black-key", &n.keys[1])])
+    {
+        if let Some(k) = key {
+            tags.push((signing_key_tag(side), read_public_key(flag, k)?));
+        }
     }
     let text = GameText {
         tags: tags
@@ -561,6 +662,11 @@ pub fn history(archive: &Archive, path: &GamePath) -> Result<Vec<LogLine>, Failu
         let mut step = record::check_step(prev.as_deref(), &contents, Some(&v.author_name));
         if let Ok(Step::Created) = step {
             step = check_created(path, &contents);
+        }
+        if let Some(who) = step.as_ref().ok().and_then(actor)
+            && let Some(p) = signature_problem(archive, v.commit, &contents, who)?
+        {
+            step = Err(p);
         }
         let (what, ply, san, problem) = match step {
             Ok(Step::Created) => ("created".to_string(), None, None, None),

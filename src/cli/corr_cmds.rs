@@ -119,8 +119,15 @@ fn check_commit(archive: &Archive, c: &ArchiveCommit, problems: &mut Vec<String>
         Some(p) => archive.read_file_at(p, &game.path())?,
         None => None,
     };
-    if let Err(reason) = record::check_step(previous.as_deref(), text, Some(&c.author_name)) {
-        problems.push(format!("{} {short}: {reason}", game.id()));
+    match record::check_step(previous.as_deref(), text, Some(&c.author_name)) {
+        Err(reason) => problems.push(format!("{} {short}: {reason}", game.id())),
+        Ok(step) => {
+            if let Some(who) = super::archive_cmds::actor(&step)
+                && let Some(p) = super::archive_cmds::signature_problem(archive, c.commit, text, who)?
+            {
+                problems.push(format!("{} {short}: {p}", game.id()));
+            }
+        }
     }
     Ok(())
 }

@@ -34,6 +34,11 @@ pub struct Cli {
     /// player's name; this gives the email.
     #[arg(long, global = true, value_name = "NAME <EMAIL>")]
     author: Option<String>,
+    /// Sign commits with this SSH key where the game requires signed moves: a private key
+    /// file, or a public key file or line whose private half is in ssh-agent (default:
+    /// git's user.signingKey).
+    #[arg(long, global = true, value_name = "KEY")]
+    signing_key: Option<String>,
     #[command(subcommand)]
     command: Command,
 }
@@ -141,6 +146,13 @@ enum Command {
         /// The TimeControl tag, e.g. 1/3d (three days a move).
         #[arg(long, value_name = "TC")]
         time_control: Option<String>,
+        /// Require the first player's moves and actions to be signed by this SSH public key
+        /// (a key line "ssh-ed25519 AAAA…", or a .pub file); kept as the WhiteSigningKey tag.
+        #[arg(long, value_name = "KEY|FILE")]
+        white_key: Option<String>,
+        /// The same for the second player (BlackSigningKey tag).
+        #[arg(long, value_name = "KEY|FILE")]
+        black_key: Option<String>,
     },
     /// Play a move: checked by the rules, then appended in canonical form and committed
     /// (author: the player).
@@ -357,6 +369,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
         None => None,
         Some(a) => Some(a.parse().map_err(|e| Failure::input(format!("--author: {e}")))?),
     };
+    archive_cmds::set_signing_key(cli.signing_key.clone());
     match cli.command {
         Command::Perft { variant, depth, position: pos, divide, options } => {
             let v = load(&variant, &options, pos.as_deref())?;
@@ -482,7 +495,19 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             let msg = archive_cmds::init(dir)?;
             writeln!(out, "{msg}").map_err(io)?;
         }
-        Command::New { variant, white, black, army_white, army_black, options, id, event, time_control } => {
+        Command::New {
+            variant,
+            white,
+            black,
+            army_white,
+            army_black,
+            options,
+            id,
+            event,
+            time_control,
+            white_key,
+            black_key,
+        } => {
             let a = archive_cmds::open(cli.archive.as_deref(), true)?;
             let armies = match (army_white, army_black) {
                 (None, None) => None,
@@ -497,6 +522,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                 id,
                 event,
                 time_control,
+                keys: [white_key, black_key],
             };
             let (path, commit) = archive_cmds::new_game(&a, n, author.as_ref())?;
             writeln!(out, "{} (commit {})", path.id(), commit.short()).map_err(io)?;
