@@ -368,3 +368,112 @@ fn signed_moves_are_required_where_the_game_lists_keys() {
     let out = ok(&s.bo, &s.home, &["sync"]);
     assert!(out.contains("Ann's ply 3"), "{out}");
 }
+
+#[test]
+fn secret_army_choice_through_the_hook() {
+    let s = setup();
+    let args = ["new", "fantasy-grand", "--white", "Ann", "--black", "Bo", "--id", "fg", "--secret-armies"];
+    let out = ok(&s.ann, &s.home, &args);
+    assert!(out.contains("army commit fg"), "{out}");
+    ok(&s.ann, &s.home, &["sync"]);
+    let choice_file = "games/fantasy-grand/fg.armies.yaml";
+
+    // Nothing to reveal before committing; no game to move in yet.
+    let o = run(&s.ann, &s.home, &["army", "reveal", "fg"]);
+    assert!(text(&o).contains("Ann has not committed to an army in fg yet"), "{}", text(&o));
+    let o = run(&s.ann, &s.home, &["move", "fg", "e4"]);
+    assert!(text(&o).contains("the armies are still being chosen in secret"), "{}", text(&o));
+
+    // Ann commits; the archive shows a hash, not the army.
+    let out = ok(&s.ann, &s.home, &["army", "commit", "fg", "elves"]);
+    assert!(out.contains("Ann committed to an army for fg"), "{out}");
+    let shared = std::fs::read_to_string(s.ann.join(choice_file)).unwrap();
+    assert!(!shared.contains("elves") && shared.contains("white-commitment:"), "{shared}");
+    // The commitment is SHA-256 of the documented bytes (checked with coreutils' sha256sum).
+    let secret = std::fs::read_to_string(s.ann.join(".git/ravenpost/armies/fg.white.yaml")).unwrap();
+    let salt = secret.lines().find_map(|l| l.strip_prefix("salt: ")).unwrap().trim().to_string();
+    assert_eq!(salt.len(), 64);
+    let mut sha = Command::new("sha256sum")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    sha.stdin
+        .take()
+        .unwrap()
+        .write_all(format!("ravenpost-army-v1\nfg\nwhite\nelves\n{salt}").as_bytes())
+        .unwrap();
+    let digest = String::from_utf8(sha.wait_with_output().unwrap().stdout).unwrap();
+    let digest = digest.split_whitespace().next().unwrap();
+    assert!(shared.contains(&format!("white-commitment: {digest}")), "{shared}\n{digest}");
+    // Revealing before the opponent has committed is refused.
+    let o = run(&s.ann, &s.home, &["army", "reveal", "fg"]);
+    assert!(text(&o).contains("Bo has not committed yet"), "{}", text(&o));
+    assert!(ok(&s.ann, &s.home, &["sync"]).contains("Pushed 1 commit"));
+
+    // Bo: the status says what the choice waits for; a Druid is not allowed in this game.
+    ok(&s.bo, &s.home, &["sync"]);
+    let st = ok(&s.bo, &s.home, &["status"]);
+    assert!(
+        st.contains("choosing armies in secret: waiting for Ann's reveal and Bo's army commitment"),
+        "{st}"
+    );
+    let o = run(&s.bo, &s.home, &["army", "commit", "fg", "druid"]);
+    assert!(!o.status.success() && text(&o).contains("druid=allowed"), "{}", text(&o));
+    ok(&s.bo, &s.home, &["army", "commit", "fg", "giants"]);
+    ok(&s.bo, &s.home, &["sync"]);
+
+    // Ann reveals.
+    ok(&s.ann, &s.home, &["sync"]);
+    let out = ok(&s.ann, &s.home, &["army", "reveal", "fg"]);
+    assert!(out.contains("Ann reveals elves for fg (waiting for Bo's reveal)"), "{out}");
+    ok(&s.ann, &s.home, &["sync"]);
+
+    // Bo tries another army than the one committed to: refused, nothing written.
+    ok(&s.bo, &s.home, &["sync"]);
+    let secret = std::fs::read_to_string(s.bo.join(".git/ravenpost/armies/fg.black.yaml")).unwrap();
+    let bo_salt = secret.lines().find_map(|l| l.strip_prefix("salt: ")).unwrap().trim().to_string();
+    let before = git(&s.bo, &s.home, &["rev-parse", "HEAD"]);
+    let o = run(&s.bo, &s.home, &["army", "reveal", "fg", "--army", "dwarves", "--salt", &bo_salt]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("do not match Bo's commitment"), "{}", text(&o));
+    assert_eq!(git(&s.bo, &s.home, &["rev-parse", "HEAD"]), before);
+    // The same cheat committed with git by hand: the hook refuses it.
+    let file = s.bo.join(choice_file);
+    let yaml = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, format!("{yaml}black-reveal:\n  army: dwarves\n  salt: {bo_salt}\n")).unwrap();
+    git(&s.bo, &s.home, &["commit", "--quiet", "-am", "fg: Bo reveals dwarves"]);
+    let o = git_out(&s.bo, &s.home, &["push", "origin", "main"]);
+    assert!(!o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("Bo's reveal (dwarves) does not match their commitment"), "{}", text(&o));
+    git(&s.bo, &s.home, &["reset", "--quiet", "--hard", "origin/main"]);
+
+    // The real reveal starts the game, with both armies and the commitments as tags.
+    let out = ok(&s.bo, &s.home, &["army", "reveal", "fg"]);
+    assert!(out.contains("Ann plays elves, Bo plays giants. The game fg starts"), "{out}");
+    let pgn = std::fs::read_to_string(s.bo.join("games/fantasy-grand/fg.pgn")).unwrap();
+    for tag in
+        ["[WhiteArmy \"elves\"]", "[BlackArmy \"giants\"]", &format!("[WhiteArmyCommitment \"{digest}\"]")]
+    {
+        assert!(pgn.contains(tag), "{tag} in {pgn}");
+    }
+    // A game file made by hand with other armies than revealed: refused by the hook.
+    let good = git(&s.bo, &s.home, &["rev-parse", "HEAD"]).trim().to_string();
+    std::fs::write(s.bo.join("games/fantasy-grand/fg.pgn"), pgn.replace("giants", "dwarves")).unwrap();
+    git(&s.bo, &s.home, &["commit", "--quiet", "--amend", "-a", "--no-edit"]);
+    let o = git_out(&s.bo, &s.home, &["push", "origin", "main"]);
+    assert!(!o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("differ from its revealed army choice"), "{}", text(&o));
+    git(&s.bo, &s.home, &["reset", "--quiet", "--hard", &good]);
+    assert!(ok(&s.bo, &s.home, &["sync"]).contains("Pushed 2 commits"));
+
+    // Both sides verify the whole history, and the game is played.
+    ok(&s.ann, &s.home, &["sync"]);
+    for dir in [&s.ann, &s.bo] {
+        let v = ok(dir, &s.home, &["verify"]);
+        assert!(v.contains("0 problems"), "{v}");
+    }
+    ok(&s.ann, &s.home, &["move", "fg", "e4"]);
+    assert!(ok(&s.ann, &s.home, &["sync"]).contains("Pushed 1 commit"));
+}

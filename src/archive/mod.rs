@@ -30,6 +30,7 @@
 //! assert_eq!(archive.list_games().unwrap()[0].id(), "g1");
 //! ```
 
+mod army_choice;
 mod config;
 mod error;
 mod locate;
@@ -46,6 +47,7 @@ use std::time::Duration;
 
 use git2::{ErrorCode, ObjectType, Oid, Repository};
 
+pub use army_choice::{ArmyChoice, ArmyReveal, COMMITMENT_TAGS, ChoiceStep, check_choice_step};
 pub use config::ArchiveConfig;
 pub use error::ArchiveError;
 pub use locate::{ArchiveSource, RAVENPOST_ARCHIVE, default_archive, platform_data_dir};
@@ -477,6 +479,36 @@ impl Archive {
         }
         out.sort();
         Ok(out)
+    }
+
+    /// The game ids of every army choice file at the tip
+    /// (`games/fantasy-grand/<id>.armies.yaml`, [`ArmyChoice`]), sorted.
+    ///
+    /// # Errors
+    ///
+    /// [`ArchiveError::DetachedHead`], git failures.
+    pub fn list_army_choices(&self) -> Result<Vec<String>, ArchiveError> {
+        let Some(tip) = self.tip()? else { return Ok(Vec::new()) };
+        let root = self.tree_of(&self.find_commit(tip)?)?;
+        let dir = format!("{}/{}", GamePath::DIR, ArmyChoice::VARIANT);
+        let Ok(entry) = root.get_path(Path::new(&dir)) else { return Ok(Vec::new()) };
+        let Ok(tree) = self.repo.find_tree(entry.id()) else { return Ok(Vec::new()) };
+        let mut out: Vec<String> = tree
+            .iter()
+            .filter(|f| f.kind() == Some(ObjectType::Blob))
+            .filter_map(|f| {
+                let name = std::str::from_utf8(f.name_bytes()).ok()?;
+                ArmyChoice::parse_path(&format!("{dir}/{name}")).map(str::to_string)
+            })
+            .collect();
+        out.sort();
+        Ok(out)
+    }
+
+    /// The directory for this clone's own secrets, never committed: `ravenpost/` in the
+    /// (common) git directory. Army choice salts wait there for the reveal.
+    pub fn secrets_dir(&self) -> PathBuf {
+        self.repo.commondir().join("ravenpost")
     }
 
     /// Every version of the file at `path`, oldest first: one entry for each commit on the

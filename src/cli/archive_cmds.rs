@@ -10,11 +10,11 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::archive::{
-    Archive, ArchiveError, CommitId, GamePath, Identity, SshSigner, Timestamp, default_archive,
+    Archive, ArchiveError, ArmyChoice, CommitId, GamePath, Identity, SshSigner, Timestamp, default_archive,
     is_public_key, platform_data_dir, verify_ssh_signature,
 };
 use crate::engine::Side;
-use crate::notation::game::{Game, RULESET};
+use crate::notation::game::RULESET;
 use crate::notation::pgn::{GameReader, GameText, TagPair};
 use crate::notation::record::{self, Applied, DrawAction, Refusal, Step};
 
@@ -105,6 +105,14 @@ pub fn find(archive: &Archive, game: &str) -> Result<GamePath, Failure> {
     match matches.as_slice() {
         [one] => Ok((*one).clone()),
         [] => {
+            if archive.list_army_choices()?.iter().any(|id| id == wanted) {
+                return Err(Failure {
+                    message: format!(
+                        "{wanted}: the armies are still being chosen in secret (see `ravenpost status`); the game file is made when both players have revealed (`ravenpost army reveal {wanted}`)"
+                    ),
+                    code: 1,
+                });
+            }
             let known: Vec<String> = games.iter().take(10).map(|g| g.id().to_string()).collect();
             Err(Failure::input(format!(
                 "no game `{game}` in the archive at {}{}",
@@ -168,26 +176,61 @@ fn commit_applied(
         Some(san) => format!("{}: ply {} {} ({})", path.id(), a.ply, san, a.summary),
         None => format!("{}: {}", path.id(), a.summary),
     };
-    let author = player_identity(archive, &a.player, given);
     let required =
         record::load(&a.text).ok().and_then(|g| g.text.tag(signing_key_tag(a.side)).map(str::to_string));
-    let written = match required {
-        None => archive.commit_file(&path.path(), &a.text, tip, Some(&author), now(), &message),
+    let step = PlayerStep {
+        file: &path.path(),
+        id: path.id(),
+        player: &a.player,
+        side: a.side,
+        required_key: required,
+    };
+    commit_player_step(archive, &step, &a.text, tip, &message, given)
+}
+
+/// One player's step to commit: which file of which game, by whom, and the SSH public key
+/// its commit must be signed with, if the game lists one for that player.
+pub(crate) struct PlayerStep<'a> {
+    /// The file in the archive.
+    pub file: &'a str,
+    /// The game id, for messages.
+    pub id: &'a str,
+    /// The player.
+    pub player: &'a str,
+    /// Their side.
+    pub side: Side,
+    /// The public key the commit must be signed by.
+    pub required_key: Option<String>,
+}
+
+/// Commits `text` as `step.player`'s step (author: the player), signed when required.
+/// Nothing is written when signing fails or the branch moved.
+pub(crate) fn commit_player_step(
+    archive: &Archive,
+    step: &PlayerStep<'_>,
+    text: &str,
+    tip: Option<CommitId>,
+    message: &str,
+    given: Option<&Identity>,
+) -> Result<CommitId, Failure> {
+    let author = player_identity(archive, step.player, given);
+    let written = match &step.required_key {
+        None => archive.commit_file(step.file, text, tip, Some(&author), now(), message),
         Some(public_key) => {
             let key = match SIGNING_KEY.get().cloned().flatten() {
                 Some(k) => k,
                 None => archive.git_signing_key()?.ok_or_else(|| Failure {
                     message: format!(
                         "{}'s moves in {} must be signed ({} tag): pass --signing-key ~/.ssh/id_ed25519 (or its .pub with the key in ssh-agent), or set `git config user.signingKey`; nothing was written",
-                        a.player,
-                        path.id(),
-                        signing_key_tag(a.side)
+                        step.player,
+                        step.id,
+                        signing_key_tag(step.side)
                     ),
                     code: 1,
                 })?,
             };
-            let signer = SshSigner::new(key).expecting(public_key);
-            archive.commit_file_signed(&path.path(), &a.text, tip, Some(&author), now(), &message, &signer)
+            let signer = SshSigner::new(key).expecting(public_key.clone());
+            archive.commit_file_signed(step.file, text, tip, Some(&author), now(), message, &signer)
         }
     };
     match written {
@@ -195,8 +238,7 @@ fn commit_applied(
         Err(ArchiveError::Moved { .. }) => Err(Failure {
             message: format!(
                 "the game moved on: {} changed while this command ran; nothing was written (look again with `ravenpost show {}`)",
-                path.id(),
-                path.id()
+                step.id, step.id
             ),
             code: 1,
         }),
@@ -273,6 +315,9 @@ pub struct NewGame {
     /// The players' SSH public keys (White, Black), each a key line or a `.pub` file: that
     /// player's steps must be signed (`WhiteSigningKey` / `BlackSigningKey` tags).
     pub keys: [Option<String>; 2],
+    /// Fantasy Grand Chess: the players choose their armies in secret (commit–reveal)
+    /// before the game file exists.
+    pub secret_armies: bool,
 }
 
 /// The tag that lists `side`'s SSH public key; when present, every step of that player
@@ -307,6 +352,21 @@ pub fn signature_problem(
     };
     let tag = signing_key_tag(side);
     let Some(key) = game.text.tag(tag) else { return Ok(None) };
+    commit_signature_problem(archive, commit, player, tag, key)
+}
+
+/// What is wrong with `commit`'s signature, which must be `player`'s by `key` (listed
+/// in the game's `tag`): unsigned, or not a good signature by that key.
+///
+/// # Errors
+/// [`Failure`] if the commit cannot be read.
+pub fn commit_signature_problem(
+    archive: &Archive,
+    commit: CommitId,
+    player: &str,
+    tag: &str,
+    key: &str,
+) -> Result<Option<String>, Failure> {
     Ok(match archive.commit_signature(commit)? {
         None => Some(format!("the commit is not signed, but {player}'s steps in this game must be ({tag})")),
         Some(sig) => verify_ssh_signature(&sig.signed_data, &sig.signature, key)
@@ -400,27 +460,43 @@ pub fn new_game(
             tags.push((signing_key_tag(side), read_public_key(flag, k)?));
         }
     }
-    let text = GameText {
-        tags: tags
-            .into_iter()
-            .map(|(k, v)| TagPair { name: k.to_string(), value: v, span: Default::default() })
-            .collect(),
-        ..GameText::default()
+    let tags: Vec<(String, String)> = tags.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+    if n.secret_armies {
+        if slug_v != ArmyChoice::VARIANT {
+            return Err(Failure::input(format!(
+                "--secret-armies: only Fantasy Grand Chess has armies, not {slug_v}"
+            )));
+        }
+        if n.armies.is_some() {
+            return Err(Failure::input(
+                "--secret-armies: leave out --army-white and --army-black (the players choose)",
+            ));
+        }
+        // The tags must make a valid game whatever the armies.
+        let mut probe = tags.clone();
+        probe.push(("WhiteArmy".into(), "humans".into()));
+        probe.push(("BlackArmy".into(), "humans".into()));
+        record::load(&game_text_from_tags(&probe))?;
+    }
+    let canonical = if n.secret_armies {
+        String::new()
+    } else {
+        record::load(&game_text_from_tags(&tags))?.canonical_text()
     };
-    let written = crate::notation::pgn::write_game(&text, 1, true);
-    let game: Game = record::load(&written)?;
-    let canonical = game.canonical_text();
     let base_id =
         n.id.clone()
             .unwrap_or_else(|| format!("{}-{}-{}", date.replace('.', ""), slug(&n.white), slug(&n.black)));
-    let existing = archive.list_games()?;
+    let mut existing: Vec<String> = archive.list_games()?.iter().map(|g| g.id().to_string()).collect();
+    existing.extend(archive.list_army_choices()?);
     let mut id = base_id.clone();
     if n.id.is_none() {
         let mut k = 2;
-        while existing.iter().any(|g| g.id() == id) {
+        while existing.contains(&id) {
             id = format!("{base_id}-{k}");
             k += 1;
         }
+    } else if existing.contains(&id) {
+        return Err(Failure::input(format!("--id {id}: the archive already has a game {id}")));
     }
     let path = GamePath::new(&slug_v, &id)?;
     let tip = archive.tip()?;
@@ -431,8 +507,31 @@ pub fn new_game(
         Ok(id) => id,
         Err(_) => player_identity(archive, &n.white, author),
     };
-    let commit = archive.create_file(&path.path(), &canonical, tip, Some(&creator), time, &message)?;
+    let commit = if n.secret_armies {
+        let choice = ArmyChoice::new(&n.white, &n.black, tags.into_iter().collect());
+        let message = format!(
+            "{id}: new {} game, {} v {}, armies chosen in secret",
+            variant.def().title,
+            n.white,
+            n.black
+        );
+        archive.create_file(&ArmyChoice::path(&id), choice.to_yaml(), tip, Some(&creator), time, &message)?
+    } else {
+        archive.create_file(&path.path(), &canonical, tip, Some(&creator), time, &message)?
+    };
     Ok((path, commit))
+}
+
+/// A game file with these tag pairs and no moves, in canonical form (not checked).
+pub(crate) fn game_text_from_tags(tags: &[(String, String)]) -> String {
+    let text = GameText {
+        tags: tags
+            .iter()
+            .map(|(k, v)| TagPair { name: k.clone(), value: v.clone(), span: Default::default() })
+            .collect(),
+        ..GameText::default()
+    };
+    crate::notation::pgn::write_game(&text, 1, true)
 }
 
 /// Who acts when `--as` is not given: the committing identity if it is one of the game's
@@ -528,6 +627,10 @@ pub struct StatusLine {
     pub clock: Option<ClockState>,
     /// A problem with the file, if it does not replay.
     pub problem: Option<String>,
+    /// For a Fantasy Grand game whose armies are still being chosen in secret: what the
+    /// choice waits for (e.g. `waiting for Bo's army commitment`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub army_choice: Option<String>,
 }
 
 /// `ravenpost status`.
@@ -561,6 +664,7 @@ pub fn status(archive: &Archive) -> Result<Vec<StatusLine>, Failure> {
                     clock: if going { clock(archive, &g, now().unix_seconds()).ok().flatten() } else { None },
                     result,
                     problem: None,
+                    army_choice: None,
                 }
             }
             Err(e) => StatusLine {
@@ -575,9 +679,35 @@ pub fn status(archive: &Archive) -> Result<Vec<StatusLine>, Failure> {
                 draw_offer: None,
                 clock: None,
                 problem: Some(e),
+                army_choice: None,
             },
         };
         out.push(line);
+    }
+    let started: Vec<String> = out.iter().map(|l| l.id.clone()).collect();
+    for id in archive.list_army_choices()? {
+        if started.contains(&id) {
+            continue;
+        }
+        let text = match tip {
+            Some(t) => archive.read_file_at(t, &ArmyChoice::path(&id))?.unwrap_or_default(),
+            None => String::new(),
+        };
+        let choice = ArmyChoice::from_yaml(&text);
+        out.push(StatusLine {
+            id: id.clone(),
+            variant: ArmyChoice::VARIANT.to_string(),
+            white: choice.as_ref().map(|c| c.white.clone()).unwrap_or_default(),
+            black: choice.as_ref().map(|c| c.black.clone()).unwrap_or_default(),
+            ply: 0,
+            to_move: None,
+            side_to_move: None,
+            result: "*".into(),
+            draw_offer: None,
+            clock: None,
+            problem: choice.as_ref().err().cloned(),
+            army_choice: choice.ok().map(|c| c.waiting_for()),
+        });
     }
     Ok(out)
 }
@@ -603,7 +733,7 @@ pub struct LogLine {
 
 /// A game file's first version: a game of the variant its folder names, with no move
 /// played yet (`ravenpost new` writes exactly that).
-fn check_created(path: &GamePath, contents: &str) -> Result<Step, String> {
+pub(crate) fn check_created(path: &GamePath, contents: &str) -> Result<Step, String> {
     let game = record::load(contents).map_err(|e| e.to_string())?;
     let slug = &game.variant.def().slug;
     if slug != path.variant() {
@@ -662,6 +792,11 @@ pub fn history(archive: &Archive, path: &GamePath) -> Result<Vec<LogLine>, Failu
         let mut step = record::check_step(prev.as_deref(), &contents, Some(&v.author_name));
         if let Ok(Step::Created) = step {
             step = check_created(path, &contents);
+            if step.is_ok()
+                && let Some(p) = super::army_cmds::check_started_game(archive, v.commit, path, &contents)?
+            {
+                step = Err(p);
+            }
         }
         if let Some(who) = step.as_ref().ok().and_then(actor)
             && let Some(p) = signature_problem(archive, v.commit, &contents, who)?

@@ -8,7 +8,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use crate::archive::{Archive, ArchiveCommit, ArchiveConfig, CommitId, GamePath};
+use crate::archive::{Archive, ArchiveCommit, ArchiveConfig, ArmyChoice, CommitId, GamePath};
 use crate::notation::record::{self, Step};
 
 use super::Failure;
@@ -85,25 +85,50 @@ pub fn check_range(archive: &Archive, old: Option<CommitId>, new: CommitId) -> R
 fn check_commit(archive: &Archive, c: &ArchiveCommit, problems: &mut Vec<String>) -> Result<(), Failure> {
     let short = c.commit.short();
     let mut games = Vec::new();
+    let mut choices = Vec::new();
     for ch in &c.changes {
         if ch.path == ArchiveConfig::PATH && c.parent.is_none() {
+            continue;
+        }
+        if let Some(id) = ArmyChoice::parse_path(&ch.path) {
+            choices.push((id.to_string(), ch));
             continue;
         }
         match GamePath::parse(&ch.path) {
             Some(g) => games.push((g, ch)),
             None => problems.push(format!(
-                "{} {short}: a commit may change only one game file (games/<variant>/<id>.pgn)",
+                "{} {short}: a commit may change only one game file (games/<variant>/<id>.pgn, or a Fantasy Grand army choice)",
                 ch.path
             )),
         }
     }
-    if games.len() > 1 {
-        let names: Vec<&str> = games.iter().map(|(g, _)| g.id()).collect();
+    if games.len() + choices.len() > 1 {
+        let mut names: Vec<String> = games.iter().map(|(g, _)| g.id().to_string()).collect();
+        names.extend(choices.iter().map(|(id, _)| format!("{id} (army choice)")));
         problems.push(format!(
-            "{} {short}: a commit may change only one game, this one changes {}",
+            "{} {short}: a commit may change only one game file, this one changes {}",
             names.join(","),
-            games.len()
+            names.len()
         ));
+        return Ok(());
+    }
+    if let Some((id, change)) = choices.into_iter().next() {
+        let text = change.contents.as_ref().map(|b| String::from_utf8_lossy(b).into_owned());
+        let previous = match c.parent {
+            Some(p) => archive.read_file_at(p, &change.path)?,
+            None => None,
+        };
+        let problem = super::army_cmds::check_choice_change(
+            archive,
+            c.commit,
+            &id,
+            previous.as_deref(),
+            text.as_deref(),
+            &c.author_name,
+        )?;
+        if let Some(p) = problem {
+            problems.push(format!("{id} {short}: {p}"));
+        }
         return Ok(());
     }
     let Some((game, change)) = games.into_iter().next() else { return Ok(()) };
@@ -119,7 +144,16 @@ fn check_commit(archive: &Archive, c: &ArchiveCommit, problems: &mut Vec<String>
         Some(p) => archive.read_file_at(p, &game.path())?,
         None => None,
     };
-    match record::check_step(previous.as_deref(), text, Some(&c.author_name)) {
+    let mut step = record::check_step(previous.as_deref(), text, Some(&c.author_name));
+    if let Ok(Step::Created) = step {
+        step = super::archive_cmds::check_created(&game, text);
+        if step.is_ok()
+            && let Some(p) = super::army_cmds::check_started_game(archive, c.commit, &game, text)?
+        {
+            step = Err(p);
+        }
+    }
+    match step {
         Err(reason) => problems.push(format!("{} {short}: {reason}", game.id())),
         Ok(step) => {
             if let Some(who) = super::archive_cmds::actor(&step)

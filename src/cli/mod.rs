@@ -10,6 +10,7 @@ use std::sync::Arc;
 use clap::{Parser, Subcommand};
 
 mod archive_cmds;
+mod army_cmds;
 mod corr_cmds;
 mod files;
 
@@ -153,6 +154,15 @@ enum Command {
         /// The same for the second player (BlackSigningKey tag).
         #[arg(long, value_name = "KEY|FILE")]
         black_key: Option<String>,
+        /// Fantasy Grand Chess: each player chooses an army in secret (`ravenpost army
+        /// commit`, then `ravenpost army reveal`); the game file is made when both revealed.
+        #[arg(long, conflicts_with_all = ["army_white", "army_black"])]
+        secret_armies: bool,
+    },
+    /// Fantasy Grand Chess secret army choice: commit to an army unseen, then reveal it.
+    Army {
+        #[command(subcommand)]
+        action: ArmyCmd,
     },
     /// Play a move: checked by the rules, then appended in canonical form and committed
     /// (author: the player).
@@ -257,6 +267,43 @@ enum Command {
         /// Change nothing; list the files that are not canonical and exit 1 if any.
         #[arg(long)]
         check: bool,
+    },
+}
+
+/// `ravenpost army` actions.
+#[derive(Debug, Subcommand)]
+enum ArmyCmd {
+    /// Commit to an army without showing it: its salted hash is committed; the army and
+    /// salt stay in this clone (.git/ravenpost/armies/) until the reveal.
+    Commit {
+        /// The game id (made with `ravenpost new fantasy-grand --secret-armies`).
+        game: String,
+        /// humans, elves, dwarves, evil-horde, giants, or druid (with druid=allowed).
+        army: String,
+        /// Who commits (default: your identity, if a player).
+        #[arg(long = "as", value_name = "NAME")]
+        who: Option<String>,
+        /// Print as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Reveal the army you committed to, once both players have committed; when both have
+    /// revealed, the game file is created and the game starts.
+    Reveal {
+        /// The game id.
+        game: String,
+        /// Who reveals (default: your identity, if a player).
+        #[arg(long = "as", value_name = "NAME")]
+        who: Option<String>,
+        /// The army, when this clone did not make the commitment (with --salt).
+        #[arg(long, requires = "salt")]
+        army: Option<String>,
+        /// The salt printed or saved at commit time (with --army).
+        #[arg(long, requires = "army")]
+        salt: Option<String>,
+        /// Print as JSON.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -507,6 +554,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             time_control,
             white_key,
             black_key,
+            secret_armies,
         } => {
             let a = archive_cmds::open(cli.archive.as_deref(), true)?;
             let armies = match (army_white, army_black) {
@@ -523,9 +571,19 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                 event,
                 time_control,
                 keys: [white_key, black_key],
+                secret_armies,
             };
             let (path, commit) = archive_cmds::new_game(&a, n, author.as_ref())?;
             writeln!(out, "{} (commit {})", path.id(), commit.short()).map_err(io)?;
+            if secret_armies {
+                writeln!(
+                    out,
+                    "Armies are chosen in secret: each player runs `ravenpost army commit {} ARMY`, then `ravenpost army reveal {}`",
+                    path.id(),
+                    path.id()
+                )
+                .map_err(io)?;
+            }
         }
         Command::Move { game, mv, who, expect_ply } => {
             let a = archive_cmds::open(cli.archive.as_deref(), false)?;
@@ -588,6 +646,12 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                 for (l, pl) in lines.iter().zip(&players) {
                     let mut state = match (&l.problem, &l.to_move) {
                         (Some(p), _) => format!("INVALID: {p}"),
+                        (None, None) if l.army_choice.is_some() => {
+                            format!(
+                                "choosing armies in secret: {}",
+                                l.army_choice.clone().unwrap_or_default()
+                            )
+                        }
                         (None, Some(who)) => {
                             format!("{} to move ({})", who, l.side_to_move.clone().unwrap_or_default())
                         }
@@ -639,7 +703,12 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
         Command::Verify { game, json } => {
             let a = archive_cmds::open(cli.archive.as_deref(), false)?;
             let games = match &game {
-                Some(g) => vec![archive_cmds::find(&a, g)?],
+                Some(g) => match archive_cmds::find(&a, g) {
+                    Ok(p) => vec![p],
+                    // A Fantasy Grand game still choosing its armies has no game file yet.
+                    Err(_) if a.list_army_choices()?.contains(g) => Vec::new(),
+                    Err(e) => return Err(e),
+                },
                 None => a.list_games()?,
             };
             let mut problems = Vec::new();
@@ -654,6 +723,19 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                 for l in lines {
                     if let Some(p) = l.problem {
                         problems.push(serde_json::json!({"game": g.id(), "commit": l.commit, "author": l.author, "problem": p}));
+                    }
+                }
+            }
+            let choices = match &game {
+                Some(g) => a.list_army_choices()?.into_iter().filter(|id| id == g).collect(),
+                None => a.list_army_choices()?,
+            };
+            for id in &choices {
+                for (commit, author, step) in army_cmds::choice_history(&a, id)? {
+                    if let Err(p) = step {
+                        problems.push(
+                            serde_json::json!({"game": id, "commit": commit, "author": author, "problem": p}),
+                        );
                     }
                 }
             }
@@ -687,6 +769,23 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             }
             if !problems.is_empty() {
                 return Err(Failure { message: String::new(), code: 1 });
+            }
+        }
+        Command::Army { action } => {
+            let a = archive_cmds::open(cli.archive.as_deref(), false)?;
+            let (outcome, json) = match action {
+                ArmyCmd::Commit { game, army, who, json } => {
+                    (army_cmds::commit(&a, &game, &army, who.as_deref(), author.as_ref())?, json)
+                }
+                ArmyCmd::Reveal { game, who, army, salt, json } => {
+                    let given = army.zip(salt);
+                    (army_cmds::reveal(&a, &game, who.as_deref(), given, author.as_ref())?, json)
+                }
+            };
+            if json {
+                writeln!(out, "{}", serde_json::to_string_pretty(&outcome).expect("json")).map_err(io)?;
+            } else {
+                writeln!(out, "{} (commit {})", outcome.summary, outcome.commits.join(", ")).map_err(io)?;
             }
         }
         Command::Hook { action: HookCmd::Install { repo } } => {

@@ -1,0 +1,343 @@
+//! `ravenpost army commit|reveal`: the secret army choice of Fantasy Grand Chess (issue 7,
+//! item 6; the protocol is described in [`crate::archive::ArmyChoice`]'s module), and the
+//! checks `verify`, `sync` and the pre-receive hook apply to choice files.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::archive::{
+    Archive, ArmyChoice, ArmyReveal, COMMITMENT_TAGS, ChoiceStep, CommitId, GamePath, Identity,
+    check_choice_step,
+};
+use crate::engine::Side;
+use crate::notation::record;
+
+use super::Failure;
+use super::archive_cmds::{self, PlayerStep, commit_player_step, game_text_from_tags, signing_key_tag};
+
+/// What `army commit` and `army reveal` did.
+#[derive(Debug, Clone, Serialize)]
+pub struct ArmyOutcome {
+    /// The game id.
+    pub game: String,
+    /// One line for people.
+    pub summary: String,
+    /// The commits made (one, or two when the game file was created).
+    pub commits: Vec<String>,
+    /// Whether the game file now exists (both revealed).
+    pub started: bool,
+}
+
+/// The secret kept in this clone between commitment and reveal.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Secret {
+    army: String,
+    salt: String,
+}
+
+fn secret_path(archive: &Archive, id: &str, side: Side) -> PathBuf {
+    let word = if side == Side::White { "white" } else { "black" };
+    archive.secrets_dir().join("armies").join(format!("{id}.{word}.yaml"))
+}
+
+/// The choice file at the tip, with the tip.
+fn read_choice(archive: &Archive, id: &str) -> Result<(ArmyChoice, Option<CommitId>), Failure> {
+    let tip = archive.tip()?;
+    let text = match tip {
+        Some(t) => archive.read_file_at(t, &ArmyChoice::path(id))?,
+        None => None,
+    };
+    let Some(text) = text else {
+        let pending = archive.list_army_choices()?;
+        return Err(Failure::input(format!(
+            "no secret army choice `{id}` in the archive{}",
+            if pending.is_empty() {
+                " (start one with `ravenpost new fantasy-grand --secret-armies …`)".to_string()
+            } else {
+                format!(" (pending: {})", pending.join(", "))
+            }
+        )));
+    };
+    let choice = ArmyChoice::from_yaml(&text).map_err(|e| Failure { message: e, code: 1 })?;
+    Ok((choice, tip))
+}
+
+/// The acting player: `--as`, else the committing identity if it is a player.
+fn acting(
+    archive: &Archive,
+    choice: &ArmyChoice,
+    who: Option<&str>,
+    author: Option<&Identity>,
+) -> Result<(String, Side), Failure> {
+    let name = match who {
+        Some(w) => w.to_string(),
+        None => archive.identity(author).map(|i| i.name).unwrap_or_default(),
+    };
+    match choice.side_of(&name) {
+        Some(side) => Ok((name, side)),
+        None => Err(Failure::input(format!(
+            "{}: say which player you are with --as ({} or {})",
+            if name.is_empty() { "no identity".to_string() } else { format!("{name} is not a player") },
+            choice.white,
+            choice.black
+        ))),
+    }
+}
+
+fn commit_choice(
+    archive: &Archive,
+    id: &str,
+    choice: &ArmyChoice,
+    (player, side): (&str, Side),
+    tip: Option<CommitId>,
+    message: &str,
+    author: Option<&Identity>,
+) -> Result<CommitId, Failure> {
+    let tag = signing_key_tag(side);
+    let required_key = choice.tags.get(tag).cloned();
+    let file = ArmyChoice::path(id);
+    let step = PlayerStep { file: &file, id, player, side, required_key };
+    commit_player_step(archive, &step, &choice.to_yaml(), tip, message, author)
+}
+
+/// `ravenpost army commit <GAME> <ARMY>`: commits the player to `army` without showing
+/// it; the army and salt are kept in this clone (`.git/ravenpost/armies/`) for the reveal.
+///
+/// # Errors
+/// Not a pending choice, not a player, already committed, an army the game does not
+/// allow, or the archive's errors.
+pub fn commit(
+    archive: &Archive,
+    id: &str,
+    army: &str,
+    who: Option<&str>,
+    author: Option<&Identity>,
+) -> Result<ArmyOutcome, Failure> {
+    let _lock = archive.lock()?;
+    let (mut choice, tip) = read_choice(archive, id)?;
+    let (player, side) = acting(archive, &choice, who, author)?;
+    if choice.commitment_of(side).is_some() {
+        return Err(Failure {
+            message: format!("{player} has already committed to an army in {id}; a commitment is final"),
+            code: 1,
+        });
+    }
+    let army = choice.check_army(side, army).map_err(|e| Failure { message: e, code: 1 })?;
+    let salt = ArmyChoice::fresh_salt().map_err(|e| Failure { message: e, code: 2 })?;
+    // The secret is saved before the commitment is committed, so that it is never lost.
+    let path = secret_path(archive, id, side);
+    let secret = Secret { army: army.to_string(), salt: salt.clone() };
+    let io = |e: std::io::Error| Failure::input(format!("{}: {e}", path.display()));
+    std::fs::create_dir_all(path.parent().expect("has a parent")).map_err(io)?;
+    std::fs::write(&path, serde_yaml_ng::to_string(&secret).expect("strings serialise")).map_err(io)?;
+    choice.set_commitment(side, ArmyChoice::commitment(id, side, army, &salt));
+    let message = format!("{id}: {player} commits to an army (secret until both reveal)");
+    let c = commit_choice(archive, id, &choice, (&player, side), tip, &message, author)?;
+    Ok(ArmyOutcome {
+        game: id.to_string(),
+        summary: format!(
+            "{player} committed to an army for {id}; it stays secret until both reveal ({}). Kept in {}",
+            choice.waiting_for(),
+            path.display()
+        ),
+        commits: vec![c.short()],
+        started: false,
+    })
+}
+
+/// `ravenpost army reveal <GAME>`: reveals the army committed to (from this clone's
+/// secret, or `given` army and salt); when both have revealed, creates the game file.
+///
+/// # Errors
+/// Not a pending choice, not a player, the opponent has not committed yet, no saved
+/// secret, a reveal that does not match the commitment, or the archive's errors.
+pub fn reveal(
+    archive: &Archive,
+    id: &str,
+    who: Option<&str>,
+    given: Option<(String, String)>,
+    author: Option<&Identity>,
+) -> Result<ArmyOutcome, Failure> {
+    let _lock = archive.lock()?;
+    let (mut choice, tip) = read_choice(archive, id)?;
+    let (player, side) = acting(archive, &choice, who, author)?;
+    let refuse = |message: String| Failure { message, code: 1 };
+    let Some(commitment) = choice.commitment_of(side).map(str::to_string) else {
+        return Err(refuse(format!(
+            "{player} has not committed to an army in {id} yet (`ravenpost army commit`)"
+        )));
+    };
+    if choice.reveal_of(side).is_some() {
+        return Err(refuse(format!("{player} has already revealed their army in {id}")));
+    }
+    let opponent = choice.player(side.opponent()).to_string();
+    if choice.commitment_of(side.opponent()).is_none() {
+        return Err(refuse(format!(
+            "{opponent} has not committed yet: reveal only after both commitments (sync and try again later)"
+        )));
+    }
+    let path = secret_path(archive, id, side);
+    let secret = match given {
+        Some((army, salt)) => Secret { army, salt },
+        None => {
+            let text = std::fs::read_to_string(&path).map_err(|e| {
+                Failure::input(format!(
+                    "{}: {e}: this clone holds no saved choice for {player}; give it with --army A --salt S",
+                    path.display()
+                ))
+            })?;
+            serde_yaml_ng::from_str(&text).map_err(|e| Failure::input(format!("{}: {e}", path.display())))?
+        }
+    };
+    if ArmyChoice::commitment(id, side, &secret.army, &secret.salt) != commitment {
+        return Err(refuse(format!(
+            "this army and salt do not match {player}'s commitment in {id}: refused, nothing written"
+        )));
+    }
+    choice.set_reveal(side, ArmyReveal { army: secret.army.clone(), salt: secret.salt });
+    let message = format!("{id}: {player} reveals {}", secret.army);
+    let mut commits =
+        vec![commit_choice(archive, id, &choice, (&player, side), tip, &message, author)?.short()];
+    let mut summary = format!("{player} reveals {} for {id}", secret.army);
+    let started = choice.is_complete();
+    if started {
+        let text = started_game_text(&choice)?;
+        let path = GamePath::new(ArmyChoice::VARIANT, id)?;
+        let tip = archive.tip()?;
+        let (w, b) = (
+            choice.white_reveal.as_ref().expect("complete"),
+            choice.black_reveal.as_ref().expect("complete"),
+        );
+        let message = format!(
+            "{id}: armies revealed, {} ({}) v {} ({}): the game starts",
+            choice.white, w.army, choice.black, b.army
+        );
+        let creator = Identity::new(
+            player.clone(),
+            archive
+                .identity(author)
+                .map(|i| i.email)
+                .unwrap_or_else(|_| "ravenpost@ravenpost.invalid".into()),
+        );
+        let c =
+            archive.create_file(&path.path(), &text, tip, Some(&creator), archive_cmds::now(), &message)?;
+        commits.push(c.short());
+        summary = format!(
+            "{summary}; both armies are revealed: {} plays {}, {} plays {}. The game {id} starts",
+            choice.white, w.army, choice.black, b.army
+        );
+    } else {
+        summary.push_str(&format!(" ({})", choice.waiting_for()));
+    }
+    let _ = std::fs::remove_file(&path);
+    Ok(ArmyOutcome { game: id.to_string(), summary, commits, started })
+}
+
+/// The game file a complete choice starts: canonical text of its tags, no moves.
+///
+/// # Errors
+/// [`Failure`] if the tags do not make a valid game.
+pub fn started_game_text(choice: &ArmyChoice) -> Result<String, Failure> {
+    let tags = choice
+        .game_tags()
+        .ok_or_else(|| Failure { message: "the armies are not both revealed".into(), code: 1 })?;
+    Ok(record::load(&game_text_from_tags(&tags))?.canonical_text())
+}
+
+/// How a game file's first version must relate to a choice file in the same archive:
+/// a Fantasy Grand game whose choice file exists (at `commit`), or that carries
+/// commitment tags, must be exactly the game its complete choice starts.
+///
+/// # Errors
+/// [`Failure`] if the archive cannot be read.
+pub fn check_started_game(
+    archive: &Archive,
+    commit: CommitId,
+    path: &GamePath,
+    text: &str,
+) -> Result<Option<String>, Failure> {
+    if path.variant() != ArmyChoice::VARIANT {
+        return Ok(None);
+    }
+    let choice_text = archive.read_file_at(commit, &ArmyChoice::path(path.id()))?;
+    let has_tags = record::load(text).is_ok_and(|g| COMMITMENT_TAGS.iter().any(|t| g.text.tag(t).is_some()));
+    let Some(choice_text) = choice_text else {
+        return Ok(
+            has_tags.then(|| "the game carries army commitments but no army choice file precedes it".into())
+        );
+    };
+    let Ok(choice) = ArmyChoice::from_yaml(&choice_text) else {
+        return Ok(Some("its army choice file does not read".into()));
+    };
+    if !choice.is_complete() {
+        return Ok(Some(format!(
+            "the game was created before both armies were revealed ({})",
+            choice.waiting_for()
+        )));
+    }
+    let expected = started_game_text(&choice).ok();
+    let actual = record::load(text).ok().map(|g| g.canonical_text());
+    Ok((expected.is_none() || expected != actual)
+        .then(|| "the game's tags or armies differ from its revealed army choice".to_string()))
+}
+
+/// Checks one commit's change to a choice file: one protocol step by the player who
+/// authored it, signed if the choice lists that player's key; `None` when all is well.
+///
+/// # Errors
+/// [`Failure`] if the archive cannot be read.
+pub fn check_choice_change(
+    archive: &Archive,
+    commit: CommitId,
+    id: &str,
+    previous: Option<&str>,
+    text: Option<&str>,
+    author: &str,
+) -> Result<Option<String>, Failure> {
+    let Some(text) = text else {
+        return Ok(Some("the army choice file was deleted; it is part of the game's record".into()));
+    };
+    let step = match check_choice_step(id, previous, text, Some(author)) {
+        Ok(s) => s,
+        Err(e) => return Ok(Some(e)),
+    };
+    let Some(player) = step.player() else { return Ok(None) };
+    let Ok(choice) = ArmyChoice::from_yaml(text) else { return Ok(None) };
+    let Some(side) = choice.side_of(player) else { return Ok(None) };
+    let tag = signing_key_tag(side);
+    let Some(key) = choice.tags.get(tag) else { return Ok(None) };
+    archive_cmds::commit_signature_problem(archive, commit, player, tag, key)
+}
+
+/// One checked version of a choice file: short commit id, author, and the step or the
+/// problem with it.
+pub type ChoiceVersion = (String, String, Result<ChoiceStep, String>);
+
+/// The history of a choice file, each version checked (for `verify`).
+///
+/// # Errors
+/// [`Failure`] if the archive cannot be read.
+pub fn choice_history(archive: &Archive, id: &str) -> Result<Vec<ChoiceVersion>, Failure> {
+    let mut out = Vec::new();
+    let mut prev: Option<String> = None;
+    for v in archive.file_history(&ArmyChoice::path(id))? {
+        let problem = check_choice_change(
+            archive,
+            v.commit,
+            id,
+            prev.as_deref(),
+            v.contents.as_deref(),
+            &v.author_name,
+        )?;
+        let step = match (problem, &v.contents) {
+            (Some(p), _) => Err(p),
+            (None, Some(t)) => check_choice_step(id, prev.as_deref(), t, None),
+            (None, None) => Err("deleted".into()),
+        };
+        out.push((v.commit.short(), v.author_name.clone(), step));
+        prev = v.contents;
+    }
+    Ok(out)
+}
