@@ -96,6 +96,29 @@ fn malformed_position_strings_name_the_problem_and_its_column() {
 }
 
 #[test]
+fn unpromoted_pieces_on_their_compulsory_promotion_squares_are_refused() {
+    // Gygax Chess: a Gold Warrior on Land rank 8 must have become a Hero there.
+    let v = by_name("gygax", &[]).unwrap();
+    let warrior_on_8 = "12/12/12/12/12/12/12/12 k6W4/12/12/12/12/12/12/K11 12/12/12/12/12/12/12/12 g 0 1";
+    let e = parse_position(&v, warrior_on_8).unwrap_err();
+    assert!(e.reason.contains("Gold Warrior on 2h8 must have promoted there"), "{e}");
+    // One rank lower it is an ordinary Warrior.
+    let warrior_on_7 = "12/12/12/12/12/12/12/12 k11/7W4/12/12/12/12/12/K11 12/12/12/12/12/12/12/12 g 0 1";
+    assert!(parse_position(&v, warrior_on_7).is_ok());
+    // Grand Chess: a pawn on its last rank must have promoted; on rank 9 (zone, not
+    // compulsory) it may stay a pawn.
+    let g = by_name("grand", &[]).unwrap();
+    let last = "r8P/1nbqkmcbn1/ppppppppp1/10/10/10/10/PPPPPPPPP1/1NBQKMCBN1/R8R w - - 0 1";
+    let e = parse_position(&g, last).unwrap_err();
+    assert!(e.reason.contains("White Pawn on j10 must have promoted there"), "{e}");
+    let ninth = "r8r/1nbqkmcbnP/ppppppppp1/10/10/10/10/PPPPPPPPP1/1NBQKMCBN1/R8R w - - 0 1";
+    assert!(parse_position(&g, ninth).is_ok());
+    // Black's pawns promote on rank 1.
+    let black = "r8r/1nbqkmcbn1/ppppppppp1/10/10/10/10/PPPPPPPPP1/1NBQKMCBN1/R7pR w - - 0 1";
+    assert!(parse_position(&g, black).unwrap_err().reason.contains("Black Pawn on i1"));
+}
+
+#[test]
 fn side_not_to_move_in_check_is_refused() {
     // Scarlet King 2h8 attacked by a Gold Oliphant 2h1, Gold to move: Scarlet could not
     // have left its King en prise.

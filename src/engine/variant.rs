@@ -159,6 +159,17 @@ pub enum SetupError {
     /// The side not to move is in check: its royal piece could be captured at once.
     #[error("the side not to move is in check")]
     OpponentInCheck,
+    /// A piece stands unpromoted where it must have promoted on arrival (a Warrior on its
+    /// far rank, a Grand Chess pawn on its last rank).
+    #[error("{side} {kind} on {square} must have promoted there")]
+    MustHavePromoted {
+        /// The side's name.
+        side: String,
+        /// The piece kind's name.
+        kind: String,
+        /// The square's name.
+        square: String,
+    },
 }
 
 impl Variant {
@@ -208,7 +219,8 @@ impl Variant {
     ///
     /// # Errors
     /// [`SetupError`] when a square is off the board or doubly used, a kind unknown, a
-    /// side has two royal pieces, or the side not to move is in check.
+    /// piece stands unpromoted in its compulsory promotion zone, a side has two royal
+    /// pieces, or the side not to move is in check.
     pub fn setup(
         &self,
         pieces: &[(Square, Piece)],
@@ -225,6 +237,18 @@ impl Variant {
             }
             if pos.piece_at(sq).is_some() {
                 return Err(SetupError::Occupied(self.def.dims.name(sq)));
+            }
+            if let Some(promo) = &self.def.kinds[p.kind.index()].promotion {
+                let ranks = self.def.dims.ranks() as usize;
+                let r = sq.rank().index();
+                let depth = if p.side == Side::White { ranks - 1 - r } else { r };
+                if (promo.mandatory && depth < promo.zone as usize) || depth < promo.forced_zone as usize {
+                    return Err(SetupError::MustHavePromoted {
+                        side: self.def.side_name(p.side).to_string(),
+                        kind: self.def.kinds[p.kind.index()].name.clone(),
+                        square: self.def.dims.name(sq),
+                    });
+                }
             }
             pos.put(sq, p);
             if self.is_royal(p.kind) {
