@@ -289,3 +289,31 @@ fn time_control_is_checked_and_normalised() {
     assert!(problems[0].message.contains("TimeControl `garbage`"), "{problems:?}");
     assert_eq!(problems[0].span.line, 2);
 }
+
+#[test]
+fn date_and_termination_are_checked() {
+    let problems = |tags: &str| {
+        let text = format!("[Variant \"gygax\"]\n{tags}\n\n1. 2e3 *\n");
+        replay(read_games(&text).remove(0).unwrap()).err().unwrap_or_default()
+    };
+    for good in ["2025.03.01", "2024.02.29", "2025.??.??", "????.??.??", "2025.03.??"] {
+        assert!(problems(&format!("[Date \"{good}\"]")).is_empty(), "{good}");
+    }
+    for (bad, why) in [
+        ("2025.02.29", "not a day of the calendar"),
+        ("2025.13.??", "no month 13"),
+        ("2025-03-01", "not YYYY.MM.DD"),
+        ("25.03.01", "not YYYY.MM.DD"),
+        ("2025.3.1", "not YYYY.MM.DD"),
+    ] {
+        let p = problems(&format!("[Date \"{bad}\"]"));
+        assert!(p.iter().any(|p| p.message.contains(why) && p.span.line == 2), "{bad}: {p:?}");
+    }
+    let p = problems("[Termination \"won on time\"]");
+    assert!(p[0].message.contains("unknown Termination `won on time`"), "{p:?}");
+    assert!(p[0].help.as_deref().unwrap_or_default().contains("time forfeit"));
+    // PGN's values are read in any case and written in lower case.
+    let text = "[Variant \"gygax\"]\n[Termination \"Time Forfeit\"]\n\n1. 2e3 *\n";
+    let out = replay(read_games(text).remove(0).unwrap()).unwrap().canonical_text();
+    assert!(out.contains("[Termination \"time forfeit\"]"), "{out}");
+}

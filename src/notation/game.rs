@@ -109,6 +109,9 @@ impl Game {
         if let Some(tc) = t.tag("TimeControl").and_then(|v| super::time_control::parse(v).ok()) {
             t.set_tag("TimeControl", super::time_control::write(&tc));
         }
+        if let Some(term) = t.tag("Termination").map(str::to_ascii_lowercase) {
+            t.set_tag("Termination", &term);
+        }
         if let Some(opts) = t.tag("GameOptions").map(str::to_string) {
             let canon = canonical_options(&self.variant, &opts);
             if canon.is_empty() {
@@ -154,6 +157,37 @@ pub fn result_token(o: Outcome) -> &'static str {
         Outcome::Win { winner: Side::Black, .. } => "0-1",
         Outcome::Draw { .. } => "1/2-1/2",
     }
+}
+
+/// The values of the `Termination` tag (PGN's), in lower case (movetext.md, "Termination").
+pub const TERMINATIONS: &[&str] =
+    &["normal", "time forfeit", "abandoned", "adjudication", "rules infraction", "emergency", "unterminated"];
+
+/// Checks a `Date` value: `YYYY.MM.DD`, each part digits or all `?`; a fully known date
+/// must exist in the calendar (movetext.md, Seven Tag Roster).
+///
+/// # Errors
+/// What is wrong, in one sentence.
+pub fn check_date(d: &str) -> Result<(), String> {
+    let parts: Vec<&str> = d.split('.').collect();
+    let shape = parts.len() == 3
+        && [4, 2, 2].iter().zip(&parts).all(|(n, p)| {
+            p.len() == *n && (p.bytes().all(|b| b.is_ascii_digit()) || p.bytes().all(|b| b == b'?'))
+        });
+    if !shape {
+        return Err(format!("Date `{d}` is not YYYY.MM.DD"));
+    }
+    if parts.iter().all(|p| p.bytes().all(|b| b.is_ascii_digit())) {
+        let [y, m, dd] = [parts[0], parts[1], parts[2]].map(|p| p.parse::<u32>().unwrap_or(0));
+        if chrono::NaiveDate::from_ymd_opt(y as i32, m, dd).is_none() {
+            return Err(format!("Date `{d}` is not a day of the calendar"));
+        }
+    } else if parts[1].bytes().all(|b| b.is_ascii_digit())
+        && !(1..=12).contains(&parts[1].parse::<u32>().unwrap_or(0))
+    {
+        return Err(format!("Date `{d}`: there is no month {}", parts[1]));
+    }
+    Ok(())
 }
 
 /// Reads a `GameOptions` value: `name=value` items separated by white space.
@@ -219,6 +253,26 @@ pub fn replay(text: GameText) -> Result<Game, Vec<Problem>> {
         && let Err(e) = super::time_control::parse(tc)
     {
         problems.push(problem(tag_span("TimeControl"), tc, e, None));
+    }
+    if let Some(d) = text.tag("Date")
+        && let Err(e) = check_date(d)
+    {
+        problems.push(problem(
+            tag_span("Date"),
+            d,
+            e,
+            Some("write YYYY.MM.DD, `??` for unknown parts".into()),
+        ));
+    }
+    if let Some(t) = text.tag("Termination")
+        && !TERMINATIONS.contains(&t.to_ascii_lowercase().as_str())
+    {
+        problems.push(problem(
+            tag_span("Termination"),
+            t,
+            format!("unknown Termination `{t}`"),
+            Some(format!("one of: {}", TERMINATIONS.join(", "))),
+        ));
     }
     let options = match text.tag("GameOptions").map(parse_options).transpose() {
         Ok(o) => o.unwrap_or_default(),
