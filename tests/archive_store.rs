@@ -574,6 +574,21 @@ fn stale_lock_says_how_old_and_how_to_remove_it() {
 }
 
 #[test]
+fn a_git_index_lock_refuses_the_write_before_anything_is_committed() {
+    // Regression: the commit used to be made and only the working-copy update failed.
+    let (_tmp, dir, a, c1) = archive_with_game();
+    let index_lock = dir.join(".git/index.lock");
+    fs::write(&index_lock, "").unwrap();
+    let e = a.commit_file(GAME, "x\n", Some(c1), Some(&ann()), at(2), "m").unwrap_err();
+    assert!(matches!(e, ArchiveError::GitBusy { .. }), "{e}");
+    assert!(e.to_string().contains("nothing was written"), "{e}");
+    assert_eq!(a.tip().unwrap(), Some(c1));
+    fs::remove_file(&index_lock).unwrap();
+    a.commit_file(GAME, "x\n", Some(c1), Some(&ann()), at(2), "m").unwrap();
+    assert_eq!(fs::read_to_string(dir.join(GAME)).unwrap(), "x\n");
+}
+
+#[test]
 fn a_lock_left_by_a_dead_process_on_this_host_is_stale_at_once() {
     let Some(host) = fs::read_to_string("/etc/hostname").ok().map(|h| h.trim().to_string()) else { return };
     let mut child = Command::new("true").spawn().unwrap();

@@ -185,6 +185,13 @@ pub enum ArchiveError {
         /// What is wrong.
         message: String,
     },
+    /// Another git command holds the repository's index lock, so the working copy could
+    /// not be brought up to date after a commit; nothing was written.
+    #[error("{}: another git command is using this repository (it holds the index lock); nothing was written: retry when it has finished, or remove that file if no git command is running", path.display())]
+    GitBusy {
+        /// The index lock file.
+        path: PathBuf,
+    },
     /// A commit could not be signed (`ssh-keygen -Y sign`).
     #[error("signing: {message}")]
     Signing {
@@ -214,6 +221,9 @@ impl ArchiveError {
                 format!("if no ravenpost is running, remove it with `rm {}` or retry with --break-lock", path.display())
             }
             ArchiveError::Locked { .. } => "retry when the other writer has finished".to_string(),
+            ArchiveError::GitBusy { path } => {
+                format!("retry when it has finished; if no git command is running, remove {}", path.display())
+            }
             ArchiveError::NoDataDirectory => "set RAVENPOST_ARCHIVE to an archive directory".to_string(),
             _ => return None,
         };

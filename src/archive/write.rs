@@ -363,6 +363,19 @@ impl Archive {
     /// behind by a crash between commit and update).
     fn check_working_copy(&self, path: &str, ours: &[Option<Oid>]) -> Result<(), ArchiveError> {
         let Some(workdir) = self.repo.workdir() else { return Ok(()) };
+        // The index must be writable after the commit: wait a little for a git command
+        // holding its lock, then refuse before anything is written.
+        let index_lock = self.repo.path().join("index.lock");
+        let mut pause = Duration::from_millis(1);
+        let mut waited = Duration::ZERO;
+        while index_lock.exists() {
+            if waited >= Duration::from_secs(4) {
+                return Err(ArchiveError::GitBusy { path: index_lock });
+            }
+            std::thread::sleep(pause);
+            waited += pause;
+            pause = (pause * 2).min(Duration::from_millis(20));
+        }
         let file = workdir.join(path);
         let bytes = match fs::read(&file) {
             Ok(b) => b,
