@@ -476,4 +476,19 @@ fn secret_army_choice_through_the_hook() {
     }
     ok(&s.ann, &s.home, &["move", "fg", "e4"]);
     assert!(ok(&s.ann, &s.home, &["sync"]).contains("Pushed 1 commit"));
+    let log = ok(&s.ann, &s.home, &["log", "fg"]);
+    let steps: Vec<&str> = log.lines().map(|l| l.split("  ").last().unwrap().trim()).collect();
+    assert_eq!(
+        steps,
+        [
+            "army choice opened",
+            "Ann commits to an army",
+            "Bo commits to an army",
+            "Ann reveals elves",
+            "Bo reveals giants",
+            "created",
+            "ply 1 e4"
+        ],
+        "{log}"
+    );
 }

@@ -14,7 +14,9 @@ use crate::engine::Side;
 use crate::notation::record;
 
 use super::Failure;
-use super::archive_cmds::{self, PlayerStep, commit_player_step, game_text_from_tags, signing_key_tag};
+use super::archive_cmds::{
+    self, LogLine, PlayerStep, commit_player_step, game_text_from_tags, signing_key_tag,
+};
 
 /// What `army commit` and `army reveal` did.
 #[derive(Debug, Clone, Serialize)]
@@ -311,15 +313,12 @@ pub fn check_choice_change(
     archive_cmds::commit_signature_problem(archive, commit, player, tag, key)
 }
 
-/// One checked version of a choice file: short commit id, author, and the step or the
-/// problem with it.
-pub type ChoiceVersion = (String, String, Result<ChoiceStep, String>);
-
-/// The history of a choice file, each version checked (for `verify`).
+/// The history of a choice file, each version checked: one [`LogLine`] per commit, as
+/// `log` shows them and `verify` judges them.
 ///
 /// # Errors
 /// [`Failure`] if the archive cannot be read.
-pub fn choice_history(archive: &Archive, id: &str) -> Result<Vec<ChoiceVersion>, Failure> {
+pub fn choice_history(archive: &Archive, id: &str) -> Result<Vec<LogLine>, Failure> {
     let mut out = Vec::new();
     let mut prev: Option<String> = None;
     for v in archive.file_history(&ArmyChoice::path(id))? {
@@ -331,12 +330,24 @@ pub fn choice_history(archive: &Archive, id: &str) -> Result<Vec<ChoiceVersion>,
             v.contents.as_deref(),
             &v.author_name,
         )?;
-        let step = match (problem, &v.contents) {
-            (Some(p), _) => Err(p),
-            (None, Some(t)) => check_choice_step(id, prev.as_deref(), t, None),
-            (None, None) => Err("deleted".into()),
+        let what = match (&problem, &v.contents) {
+            (Some(_), _) | (None, None) => "army choice changed".to_string(),
+            (None, Some(t)) => match check_choice_step(id, prev.as_deref(), t, None) {
+                Ok(ChoiceStep::Created) => "army choice opened".to_string(),
+                Ok(ChoiceStep::Committed { player }) => format!("{player} commits to an army"),
+                Ok(ChoiceStep::Revealed { player, army }) => format!("{player} reveals {army}"),
+                Err(_) => "army choice changed".to_string(),
+            },
         };
-        out.push((v.commit.short(), v.author_name.clone(), step));
+        out.push(LogLine {
+            commit: v.commit.short(),
+            author: v.author_name.clone(),
+            time: v.time.to_datetime().map(|d| d.to_rfc3339()).unwrap_or_default(),
+            what,
+            ply: None,
+            san: None,
+            problem,
+        });
         prev = v.contents;
     }
     Ok(out)

@@ -686,8 +686,21 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
         }
         Command::Log { game, json } => {
             let a = archive_cmds::open(cli.archive.as_deref(), false)?;
-            let path = archive_cmds::find(&a, &game)?;
-            let lines = archive_cmds::history(&a, &path)?;
+            // A Fantasy Grand game with a secret army choice: the choice comes first (and is
+            // all there is until both armies are revealed).
+            let choice = a
+                .list_army_choices()?
+                .into_iter()
+                .find(|id| *id == game.trim_start_matches("fantasy-grand/"));
+            let mut lines = match &choice {
+                Some(id) => army_cmds::choice_history(&a, id)?,
+                None => Vec::new(),
+            };
+            match archive_cmds::find(&a, &game) {
+                Ok(path) => lines.extend(archive_cmds::history(&a, &path)?),
+                Err(e) if lines.is_empty() => return Err(e),
+                Err(_) => {}
+            }
             if json {
                 writeln!(out, "{}", serde_json::to_string_pretty(&lines).expect("json")).map_err(io)?;
             } else {
@@ -731,10 +744,10 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                 None => a.list_army_choices()?,
             };
             for id in &choices {
-                for (commit, author, step) in army_cmds::choice_history(&a, id)? {
-                    if let Err(p) = step {
+                for l in army_cmds::choice_history(&a, id)? {
+                    if let Some(p) = l.problem {
                         problems.push(
-                            serde_json::json!({"game": id, "commit": commit, "author": author, "problem": p}),
+                            serde_json::json!({"game": id, "commit": l.commit, "author": l.author, "problem": p}),
                         );
                     }
                 }
