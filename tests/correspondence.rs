@@ -214,6 +214,31 @@ fn a_game_by_correspondence_and_pushes_the_hook_refuses() {
     assert_ne!(s.server_tip(), tip);
     let out = ok(&s.bo, &s.home, &["sync"]);
     assert!(out.contains("Ann's ply 5"), "{out}");
+
+    // The game ends: Bo offers a draw with his move, Ann declines, Bo resigns; each step
+    // goes through the hook, and both clones agree on the finished game.
+    ok(&s.bo, &s.home, &["draw", "offer", "g"]);
+    ok(&s.bo, &s.home, &["move", "g", "2d6"]);
+    let out = ok(&s.bo, &s.home, &["sync"]);
+    assert!(out.contains("Pushed 2 commits"), "{out}");
+    ok(&s.ann, &s.home, &["sync"]);
+    ok(&s.ann, &s.home, &["draw", "decline", "g"]);
+    assert!(ok(&s.ann, &s.home, &["sync"]).contains("Pushed 1 commit"));
+    ok(&s.bo, &s.home, &["sync"]);
+    ok(&s.bo, &s.home, &["resign", "g"]);
+    assert!(ok(&s.bo, &s.home, &["sync"]).contains("Pushed 1 commit"));
+    ok(&s.ann, &s.home, &["sync"]);
+    for dir in [&s.ann, &s.bo] {
+        let st = ok(dir, &s.home, &["status"]);
+        assert!(st.contains("finished 1-0"), "{st}");
+        assert!(ok(dir, &s.home, &["verify"]).contains("0 problems"));
+    }
+    let pgn = std::fs::read_to_string(s.bo.join(GAME)).unwrap();
+    assert!(pgn.contains("{Scarlet resigns.} 1-0"), "{pgn}");
+    // Nothing more can be added to the finished game.
+    ok(&s.ann, &s.home, &["sync"]);
+    let o = run(&s.ann, &s.home, &["move", "g", "2c3"]);
+    assert!(text(&o).contains("the game is over (1-0)"), "{}", text(&o));
 }
 
 #[test]
