@@ -377,3 +377,48 @@ fn no_legal_move_loses_checkmate_and_stalemate() {
     let alive = "12/12/12/12/12/12/12/1c10 1o5k4/12/12/12/12/12/11o/K3W7 12/12/12/12/12/12/12/1c10 g 0 1";
     assert_eq!(v.outcome(&parse_position(&v, alive).unwrap()), None);
 }
+
+/// Moving a Basilisk away unfreezes the enemy piece above it: a discovered check the
+/// legality shortcut must not miss. Gold King 2e1, Scarlet Oliphant 2e4 frozen by the
+/// Gold Basilisk 1e4: every Basilisk move (1e5, 1d5, 1f5, 1e3) would let the Oliphant
+/// check along the e-file, so only the King's seven moves are legal (hand count: five
+/// steps on Land, up to 3e1, down to 1e1).
+#[test]
+fn moving_a_basilisk_away_may_not_unfreeze_a_checking_piece() {
+    let v = gygax();
+    let pos = parse_position(
+        &v,
+        "12/12/12/12/12/12/12/12 k11/12/12/12/4o7/12/12/4K7 12/12/12/12/4B7/12/12/12 g 0 1",
+    )
+    .unwrap();
+    let moves: BTreeSet<String> =
+        v.legal_moves(&pos).iter().map(|m| ravenpost::notation::san::write_move(&v, &pos, m)).collect();
+    assert_eq!(moves, set(&["K2d1", "K2d2", "K2e2", "K2f1", "K2f2", "K3e1", "K1e1"]));
+    assert_eq!(v.perft(&pos, 1), 7);
+}
+
+/// The legality shortcut (judging most moves without making them) agrees with making
+/// every move, over pseudo-random games from the start (fixed seed).
+#[test]
+fn legal_moves_agree_with_making_every_move() {
+    let v = gygax();
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut checked = 0;
+    for _game in 0..12 {
+        let mut pos = v.start_position();
+        for _ply in 0..150 {
+            let mut pseudo = Vec::new();
+            v.pseudo_legal_moves(&pos, &mut pseudo);
+            let slow: Vec<Move> = pseudo.into_iter().filter(|m| v.is_legal_pseudo(&pos, m)).collect();
+            let fast = v.legal_moves(&pos);
+            assert_eq!(fast, slow, "{}", write_position(&v, &pos));
+            checked += 1;
+            if fast.is_empty() {
+                break;
+            }
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            pos = v.make(&pos, &fast[(seed >> 33) as usize % fast.len()]);
+        }
+    }
+    assert!(checked > 1000, "{checked}");
+}

@@ -27,4 +27,10 @@ impl Rules for GygaxRules {
             Outcome::Draw { reason }
         }
     }
+
+    /// Every Gygax attack is a capture of the movement tables (the Dragon's capture
+    /// without moving included); the Basilisk's freeze is handled by the engine.
+    fn legality_shortcut(&self) -> bool {
+        true
+    }
 }

@@ -104,7 +104,9 @@ pub trait Rules: Send + Sync + fmt::Debug {
     /// in check, a plain move of a non-royal piece that leaves (and, for hoppers, enters)
     /// no square on an enemy piece's path to the mover's royal piece (see `LegalFilter`).
     /// Only sound when every attack is a capture of the movement tables (no
-    /// [`Rules::extra_attack`], no freezing). Default: no.
+    /// [`Rules::extra_attack`]) and no rule changes the board beyond the move itself.
+    /// Freezing is allowed: moves of freezing pieces (which may unfreeze an enemy
+    /// attacker) are always made and checked. Default: no.
     fn legality_shortcut(&self) -> bool {
         false
     }
@@ -197,7 +199,7 @@ impl Variant {
             start_count[p.kind.index()][p.side.index()] += 1;
         }
         let has_en_passant = def.kinds.iter().any(|k| k.en_passant);
-        let shortcut = freezer.is_none() && rules.legality_shortcut() && !rules.own_legality();
+        let shortcut = rules.legality_shortcut() && !rules.own_legality();
         Arc::new(Variant { def, tables, rules, freezer, royal_kinds, start_count, has_en_passant, shortcut })
     }
 
@@ -733,7 +735,8 @@ impl Variant {
             active: false,
             danger: SquareSet::EMPTY,
             hop: false,
-            royal_kinds: self.royal_kinds,
+            // Moving a freezing piece may unfreeze an enemy attacker: always checked.
+            unsafe_kinds: self.royal_kinds | self.freezer.map_or(0, |(_, kinds)| kinds),
         };
         if !self.shortcut {
             return f;
@@ -838,12 +841,13 @@ struct LegalFilter {
     active: bool,
     danger: SquareSet,
     hop: bool,
-    royal_kinds: u64,
+    /// Kinds whose moves are always made and checked: royal pieces, freezing pieces.
+    unsafe_kinds: u64,
 }
 
 impl LegalFilter {
     fn inactive() -> LegalFilter {
-        LegalFilter { active: false, danger: SquareSet::EMPTY, hop: false, royal_kinds: 0 }
+        LegalFilter { active: false, danger: SquareSet::EMPTY, hop: false, unsafe_kinds: 0 }
     }
 
     #[inline]
@@ -853,7 +857,7 @@ impl LegalFilter {
         }
         match *m {
             Move::Normal { piece, from, to, .. } => {
-                self.royal_kinds & (1 << piece.index()) == 0
+                self.unsafe_kinds & (1 << piece.index()) == 0
                     && !self.danger.contains(from)
                     && !(self.hop && self.danger.contains(to))
             }
