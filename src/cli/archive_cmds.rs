@@ -364,7 +364,8 @@ pub fn play(
     let _lock = archive.lock()?;
     let (text, tip) = read(archive, &path)?;
     let who = acting_player(archive, &text, who, author);
-    let applied = record::play_move(&text, token, who.as_deref(), expect_ply)?;
+    let at = Some(now().unix_seconds());
+    let applied = record::play_move_at(&text, token, who.as_deref(), expect_ply, at)?;
     commit_applied(archive, &path, tip, &applied, author)?;
     Ok(applied)
 }
@@ -558,7 +559,12 @@ pub fn history(archive: &Archive, path: &GamePath) -> Result<Vec<LogLine>, Failu
             prev = None;
             continue;
         };
-        let mut step = record::check_step(prev.as_deref(), &contents, Some(&v.author_name));
+        let mut step = record::check_step_at(
+            prev.as_deref(),
+            &contents,
+            Some(&v.author_name),
+            Some(v.time.unix_seconds()),
+        );
         if let Ok(Step::Created) = step {
             step = check_created(path, &contents);
         }
@@ -602,7 +608,8 @@ fn rfc3339(t: i64) -> String {
 }
 
 /// The clock of a going game with a time control, at `now` (Unix seconds): each move's
-/// time is its commit's time; a player's clock runs from the opponent's move (or the
+/// time is the time recorded after it in the game file (`{ravenpost: at …}`, as mailed
+/// games carry it), else its commit's time; the game starts at its creation commit; a player's clock runs from the opponent's move (or the
 /// game's creation) to their own, except during their booked leave (rulings: the
 /// project's correspondence clock, README "Time control").
 pub fn clock(archive: &Archive, path: &GamePath, now: i64) -> Result<Option<ClockState>, Failure> {
@@ -632,6 +639,15 @@ pub fn clock(archive: &Archive, path: &GamePath, now: i64) -> Result<Option<Cloc
     }
     if times.len() != game.moves.len() + 1 {
         return Ok(None);
+    }
+    // Times recorded in the file win over commit times (a game imported from a message
+    // is committed when it arrives, not when the move was made).
+    if let Ok(recorded) = record::move_times(&game.text) {
+        for (k, t) in recorded.into_iter().enumerate() {
+            if let Some(t) = t {
+                times[k + 1] = t;
+            }
+        }
     }
     let pos = game.position();
     let side = pos.side_to_move();

@@ -119,7 +119,9 @@ fn check_commit(archive: &Archive, c: &ArchiveCommit, problems: &mut Vec<String>
         Some(p) => archive.read_file_at(p, &game.path())?,
         None => None,
     };
-    if let Err(reason) = record::check_step(previous.as_deref(), text, Some(&c.author_name)) {
+    if let Err(reason) =
+        record::check_step_at(previous.as_deref(), text, Some(&c.author_name), Some(c.time.unix_seconds()))
+    {
         problems.push(format!("{} {short}: {reason}", game.id()));
     }
     Ok(())

@@ -17,6 +17,52 @@ use super::san::{SanError, read_move, write_move};
 /// The comment that records a pending draw offer, with the offering side's name.
 pub const DRAW_OFFER_PREFIX: &str = "ravenpost: draw offered by ";
 
+/// The comment that records when a move was made: `ravenpost: at 2026-11-29T16:40:00Z`
+/// (RFC 3339, UTC, whole seconds), the first comment after the move
+/// (`notation-spec/movetext.md` §2, "Move times"). A mailed game file carries its own
+/// move times this way; files without them fall back to commit times.
+pub const TIME_PREFIX: &str = "ravenpost: at ";
+
+/// How far (seconds) a recorded move time may lie after the time of the commit that adds
+/// the move: clocks of correspondence players' machines differ a little.
+pub const MAX_CLOCK_SKEW: i64 = 900;
+
+/// The time comment for `at` (Unix seconds): `ravenpost: at 2026-11-29T16:40:00Z`.
+pub fn time_comment(at: i64) -> String {
+    format!("{TIME_PREFIX}{}", rfc3339(at))
+}
+
+fn rfc3339(t: i64) -> String {
+    chrono::DateTime::from_timestamp(t, 0)
+        .unwrap_or_default()
+        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+/// The recorded time of each main-line ply (index 0 = ply 1), Unix seconds; `None` for a
+/// ply without a time comment.
+///
+/// # Errors
+/// `ply N: …` for a time comment that is not an RFC 3339 time, or a ply with two.
+pub fn move_times(text: &GameText) -> Result<Vec<Option<i64>>, String> {
+    let mut out = Vec::with_capacity(text.moves.len());
+    for (i, m) in text.moves.iter().enumerate() {
+        let mut found = None;
+        for c in &m.comments {
+            let Some(t) = c.strip_prefix(TIME_PREFIX) else { continue };
+            let secs = chrono::DateTime::parse_from_rfc3339(t.trim())
+                .map_err(|e| {
+                    format!("ply {} ({}): the time `{t}` is not an RFC 3339 time: {e}", i + 1, m.token)
+                })?
+                .timestamp();
+            if found.replace(secs).is_some() {
+                return Err(format!("ply {} ({}): two recorded times", i + 1, m.token));
+            }
+        }
+        out.push(found);
+    }
+    Ok(out)
+}
+
 /// Why a change to a game was refused. Nothing was changed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -207,6 +253,21 @@ pub fn play_move(
     who: Option<&str>,
     expect_ply: Option<usize>,
 ) -> Result<Applied, Refusal> {
+    play_move_at(text, token, who, expect_ply, None)
+}
+
+/// As [`play_move`], recording the move's time `at` (Unix seconds, UTC) in the comment
+/// [`TIME_PREFIX`] right after it (`ravenpost move` always does).
+///
+/// # Errors
+/// As [`play_move`].
+pub fn play_move_at(
+    text: &str,
+    token: &str,
+    who: Option<&str>,
+    expect_ply: Option<usize>,
+    at: Option<i64>,
+) -> Result<Applied, Refusal> {
     let mut game = load(text)?;
     let next = game.moves.len() + 1;
     if let Some(e) = expect_ply
@@ -222,7 +283,8 @@ pub fn play_move(
     // instead of answering declines it).
     let own_offer = pending_offer(&game).filter(|s| s == game.variant.def().side_name(side));
     clear_offer(&mut game.text);
-    let comments = own_offer.map(|s| vec![format!("{DRAW_OFFER_PREFIX}{s}")]).unwrap_or_default();
+    let mut comments: Vec<String> = at.map(time_comment).into_iter().collect();
+    comments.extend(own_offer.map(|s| format!("{DRAW_OFFER_PREFIX}{s}")));
     game.text.moves.push(MoveNode { token: san.clone(), comments, ..MoveNode::default() });
     game.moves.push(mv);
     let after = game.variant.make(&pos, &mv);
@@ -401,11 +463,30 @@ pub enum Step {
 /// # Errors
 /// What is wrong, in one sentence.
 pub fn check_step(old: Option<&str>, new: &str, author: Option<&str>) -> Result<Step, String> {
+    check_step_at(old, new, author, None)
+}
+
+/// As [`check_step`], and checks the recorded move times ([`TIME_PREFIX`]): the times of
+/// earlier plies are unchanged, an added ply's time is not before the last recorded time
+/// before it, and not after `commit_time` (Unix seconds, the commit adding it, when
+/// known) plus [`MAX_CLOCK_SKEW`]. A ply without a time is accepted (files of older
+/// ravenposts and of other tools; clocks then use the commit time).
+///
+/// # Errors
+/// What is wrong, in one sentence.
+pub fn check_step_at(
+    old: Option<&str>,
+    new: &str,
+    author: Option<&str>,
+    commit_time: Option<i64>,
+) -> Result<Step, String> {
     let g1 = load(new).map_err(|e| e.to_string())?;
+    let t1 = move_times(&g1.text)?;
     let Some(old) = old else {
         return Ok(Step::Created);
     };
     let g0 = load(old).map_err(|e| format!("the previous version: {e}"))?;
+    let t0 = move_times(&g0.text).map_err(|e| format!("the previous version: {e}"))?;
     let fixed = |t: &GameText| -> Vec<(String, String)> {
         t.tags
             .iter()
@@ -428,6 +509,33 @@ pub fn check_step(old: Option<&str>, new: &str, author: Option<&str>) -> Result<
     if g1.moves.len() < g0.moves.len() || g1.moves[..g0.moves.len()] != g0.moves[..] {
         let at = g0.moves.iter().zip(&g1.moves).position(|(a, b)| a != b).unwrap_or(g1.moves.len());
         return Err(format!("ply {} was changed or removed: earlier moves may not be rewritten", at + 1));
+    }
+    if let Some(k) = t0.iter().zip(&t1).position(|(a, b)| a != b) {
+        return Err(format!(
+            "the recorded time of ply {} was changed: earlier moves may not be rewritten",
+            k + 1
+        ));
+    }
+    if let Some(Some(at)) = t1.get(g0.moves.len()) {
+        let n = g0.moves.len() + 1;
+        if let Some(before) = t0.iter().rev().flatten().next()
+            && at < before
+        {
+            return Err(format!(
+                "ply {n} is timed {}, before the previous move ({})",
+                rfc3339(*at),
+                rfc3339(*before)
+            ));
+        }
+        if let Some(c) = commit_time
+            && *at > c + MAX_CLOCK_SKEW
+        {
+            return Err(format!(
+                "ply {n} is timed {}, later than its commit ({}): a move cannot be timed in the future",
+                rfc3339(*at),
+                rfc3339(c)
+            ));
+        }
     }
     match g1.moves.len() - g0.moves.len() {
         0 => {
