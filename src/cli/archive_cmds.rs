@@ -247,6 +247,8 @@ pub struct NewGame {
     pub event: Option<String>,
     /// `TimeControl` tag.
     pub time_control: Option<String>,
+    /// `WhiteEmail` and `BlackEmail` tags: the players' email addresses.
+    pub emails: [Option<String>; 2],
 }
 
 /// `ravenpost new`: writes the game file with its tags and commits it.
@@ -260,6 +262,12 @@ pub fn new_game(
     }
     if let Some(id) = &n.id {
         check_id(id)?;
+    }
+    for (flag, e) in ["--white-email", "--black-email"].iter().zip(&n.emails) {
+        if let Some(e) = e {
+            super::mail_cmds::check_address(e)
+                .map_err(|why| Failure::input(format!("{flag} `{e}`: {why}")))?;
+        }
     }
     if let Some(tc) = &n.time_control {
         crate::notation::time_control::parse(tc)
@@ -298,6 +306,11 @@ pub fn new_game(
     }
     if let Some(tc) = n.time_control.clone().or(config.time_control.clone()) {
         tags.push(("TimeControl", tc));
+    }
+    for (tag, e) in ["WhiteEmail", "BlackEmail"].into_iter().zip(&n.emails) {
+        if let Some(e) = e {
+            tags.push((tag, e.clone()));
+        }
     }
     let text = GameText {
         tags: tags
