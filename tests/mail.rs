@@ -359,8 +359,19 @@ fn a_game_by_email_through_a_local_smtp_server() {
     assert_eq!(p4.message_id, "ann-bo.3.end@example.net");
     assert_eq!(p4.in_reply_to.as_deref(), Some("ann-bo.3@example.org"));
     assert_eq!(p4.subject, "[ravenpost] ann-bo: Scarlet resigns. 1-0");
-    let out = ann.ok(T0 + 60_000, &["mail", "import", m4.to_str().unwrap()]);
-    assert!(out.contains("imported recorded; result 1-0"), "{out}");
+    // Ann's mail program keeps everything in one mbox file: her own two messages and
+    // Bo's reply are nothing new, his resignation is imported.
+    let mbox = t.path().join("ann.mbox");
+    let mut all = Vec::new();
+    for m in [&m1, &m2, &m3, &m4] {
+        all.extend_from_slice(b"From MAILER-DAEMON Sat Nov 29 12:00:00 2025\n");
+        all.extend(std::fs::read(m).unwrap());
+        all.extend_from_slice(b"\n");
+    }
+    std::fs::write(&mbox, all).unwrap();
+    let out = ann.ok(T0 + 60_000, &["mail", "import", mbox.to_str().unwrap()]);
+    assert_eq!(out.matches("nothing new").count(), 3, "{out}");
+    assert!(out.contains("<ann-bo.3.end@example.net>: game ann-bo: imported recorded; result 1-0"), "{out}");
     assert_eq!(ann.game("ann-bo"), bo.game("ann-bo"));
     let words = ann.game("ann-bo").split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(words.contains("{Scarlet resigns.} 1-0"), "{words}");
@@ -419,6 +430,62 @@ fn export_writes_a_message_that_reads_back() {
     let a = MessageParser::default().parse(&stdout.stdout).unwrap();
     assert_eq!(a.message_id(), Some("g1.1@example.org"));
     assert_eq!(a.date().map(|d| d.to_timestamp()), Some(T0 + 120));
+}
+
+/// `mail send --sendmail CMD` hands the message to a sendmail-compatible command: here a
+/// script that stores its arguments and standard input.
+#[test]
+fn send_through_a_sendmail_command() {
+    let t = tempfile::tempdir().unwrap();
+    let ann = Player::new(t.path(), "ann", "Ann Example", "ann@example.org");
+    ann.ok(T0, &["new", "gygax", "--white", "Ann Example", "--black", "Bo Example", "--id", "sm"]);
+    ann.ok(T0 + 60, &["move", "sm", "2e3"]);
+    let script = t.path().join("fake-sendmail");
+    let out = t.path().join("sent");
+    std::fs::write(&script, format!("#!/bin/sh\necho \"$@\" > '{0}.args'\ncat > '{0}.eml'\n", out.display()))
+        .unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let line = ann.ok(
+        T0 + 120,
+        &["mail", "send", "sm", "--to", "bo@example.net", "--sendmail", script.to_str().unwrap()],
+    );
+    assert!(line.contains("via sendmail"), "{line}");
+    let args = std::fs::read_to_string(t.path().join("sent.args")).unwrap();
+    assert!(args.contains("-f ann@example.org") && args.trim_end().ends_with("bo@example.net"), "{args}");
+    let p = parse(&t.path().join("sent.eml"));
+    assert_eq!(p.message_id, "sm.1@example.org");
+    assert_eq!(p.attachment.2, ann.game("sm"));
+    // No way to send configured: a usage error naming the ways.
+    let o = ann.run(T0 + 120, &["mail", "send", "sm", "--to", "bo@example.net"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("no way to send mail: pass --smtp"), "{}", text(&o));
+}
+
+/// A game pasted into the text of a message (no attachment) is found too, and its id
+/// comes from the subject.
+#[test]
+fn a_game_in_the_message_text_is_read() {
+    let game =
+        "[Event \"?\"]\n[White \"Ann\"]\n[Black \"Bo\"]\n[Result \"*\"]\n[Variant \"gygax\"]\n\n1. 2e3 *\n";
+    let msg = format!(
+        "From: Ann <ann@example.org>\r\nTo: bo@example.net\r\nSubject: Re: [ravenpost] ann-bo: 1. 2e3\r\n\
+         Message-ID: <x@example.org>\r\nIn-Reply-To: <ann-bo.0@example.net>\r\n\r\nMy move:\r\n\r\n{}",
+        game.replace('\n', "\r\n")
+    );
+    let m = ravenpost::mail::read_messages(msg.as_bytes()).unwrap();
+    assert_eq!(m.len(), 1);
+    assert_eq!(m[0].game_id.as_deref(), Some("ann-bo"));
+    assert_eq!(m[0].message_id.as_deref(), Some("x@example.org"));
+    assert_eq!(m[0].in_reply_to.as_deref(), Some("ann-bo.0@example.net"));
+    assert_eq!(m[0].from.as_ref().map(|f| f.email.as_str()), Some("ann@example.org"));
+    assert_eq!(m[0].game.as_deref(), Ok(game));
+    // No game anywhere: said so.
+    let none = ravenpost::mail::read_messages(b"Subject: hello\r\n\r\nJust a letter.\r\n").unwrap();
+    assert!(none[0].game.as_ref().unwrap_err().contains("no game file"), "{:?}", none[0].game);
 }
 
 /// STARTTLS: the server requires it (aiosmtpd refuses MAIL FROM before STARTTLS) and
