@@ -349,6 +349,9 @@ fn a_game_by_email_through_a_local_smtp_server() {
         report.as_array().unwrap().iter().map(|l| l["status"].as_str().unwrap()).collect();
     assert_eq!(statuses.iter().filter(|s| **s == "imported").count(), 1, "{out}");
     assert_eq!(statuses.iter().filter(|s| **s == "nothing-new").count(), 2, "{out}");
+    let imported = report.as_array().unwrap().iter().find(|l| l["status"] == "imported").unwrap();
+    assert_eq!(imported["plies"], serde_json::json!([{"ply": 3, "move": "2f3", "player": "Ann Example"}]));
+    assert_eq!(imported["message_id"], "ann-bo.3@example.org");
     assert_eq!(bo.game("ann-bo"), ann.game("ann-bo"));
 
     // Bo resigns and mails it; Ann imports the result.

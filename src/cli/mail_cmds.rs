@@ -307,12 +307,24 @@ pub struct ImportLine {
     pub status: &'static str,
     /// Whether the import created the game in this archive.
     pub created: bool,
-    /// The plies committed: `(ply, move, player)`.
-    pub plies: Vec<(usize, String, String)>,
+    /// The plies committed.
+    pub plies: Vec<ImportedPly>,
     /// The game's result after the import.
     pub result: Option<String>,
     /// Why it was refused, or why there was nothing new.
     pub reason: Option<String>,
+}
+
+/// A ply committed by `mail import`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ImportedPly {
+    /// 1-based ply number.
+    pub ply: usize,
+    /// The move, canonical token.
+    #[serde(rename = "move")]
+    pub token: String,
+    /// The player who made it.
+    pub player: String,
 }
 
 /// Files to read: each file given, and each file inside a directory given (a Maildir's
@@ -396,7 +408,7 @@ fn truncated(game: &Game, k: usize) -> String {
 
 /// A version of the game file to commit: text, author, commit message, and the ply it
 /// adds `(ply, move, player)`, if any.
-type Version = (String, Identity, String, Option<(usize, String, String)>);
+type Version = (String, Identity, String, Option<ImportedPly>);
 
 fn import_one(
     archive: &Archive,
@@ -544,7 +556,7 @@ fn import_one(
             next.clone(),
             identity(mover),
             format!("{id}: ply {k} {san} (from mail {msg})"),
-            Some((k, san, name)),
+            Some(ImportedPly { ply: k, token: san, player: name }),
         ));
         prev = Some(next);
     }

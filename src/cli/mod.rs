@@ -842,7 +842,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                             let plies: Vec<String> = l
                                 .plies
                                 .iter()
-                                .map(|(k, san, who)| format!("ply {k} {san} by {who}"))
+                                .map(|p| format!("ply {} {} by {}", p.ply, p.token, p.player))
                                 .collect();
                             let mut what =
                                 if plies.is_empty() { "recorded".to_string() } else { plies.join(", ") };

@@ -4,7 +4,9 @@
 //!
 //! Everything here works on game file text and returns new canonical text; storing it is
 //! the archive's business. Draw offers are recorded as a comment after the last move,
-//! `{ravenpost: draw offered by Gold}`, so that other PGN tools keep them.
+//! `{ravenpost: draw offered by Gold}`, and each move's time as `{ravenpost: at
+//! 2026-11-29T16:40:00Z}` right after it ([`TIME_PREFIX`]), so that other PGN tools keep
+//! them.
 
 use std::fmt;
 
