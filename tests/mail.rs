@@ -468,6 +468,25 @@ fn send_through_a_sendmail_command() {
     assert!(text(&o).contains("no way to send mail: pass --smtp"), "{}", text(&o));
 }
 
+/// Failures to send say why and that nothing was sent: a server that is not there, and
+/// an SMTP user without the password variable (never read from the archive).
+#[test]
+fn send_failures_are_explained() {
+    let t = tempfile::tempdir().unwrap();
+    let ann = Player::new(t.path(), "ann", "Ann Example", "ann@example.org");
+    ann.ok(T0, &["new", "gygax", "--white", "Ann Example", "--black", "Bo Example", "--id", "e"]);
+    // A loopback port with nothing listening.
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let server = format!("127.0.0.1:{port}");
+    let to = ["--to", "bo@example.net", "--smtp", server.as_str(), "--security", "none"];
+    let err = ann.refused(T0, &[&["mail", "send", "e"][..], &to[..]].concat());
+    assert!(err.contains(&format!("SMTP server 127.0.0.1:{port} refused or failed")), "{err}");
+    assert!(err.contains("nothing was sent"), "{err}");
+    let o = ann.run(T0, &[&["mail", "send", "e", "--user", "ann"][..], &to[..]].concat());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("needs a password: set $RAVENPOST_SMTP_PASSWORD"), "{}", text(&o));
+}
+
 /// A game pasted into the text of a message (no attachment) is found too, and its id
 /// comes from the subject.
 #[test]
