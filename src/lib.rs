@@ -4,7 +4,8 @@
 //! Layers, each using only those before it:
 //! [`engine`] (rules; no I/O) ← [`notation`] (position strings and moves, read with nom
 //! and written back in one canonical form) ← [`variants`] (the built-in definitions) ←
-//! [`archive`] (games kept as files in a git repository) ← [`cli`] (the `ravenpost`
+//! [`archive`] (games kept as files in a git repository), [`mail`] (game messages by
+//! email, above notation) ← [`cli`] (the `ravenpost`
 //! command).
 //!
 //! ```
@@ -17,5 +18,6 @@
 pub mod archive;
 pub mod cli;
 pub mod engine;
+pub mod mail;
 pub mod notation;
 pub mod variants;

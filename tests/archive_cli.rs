@@ -171,10 +171,10 @@ fn two_racing_moves_one_wins_one_fails_cleanly() {
 #[test]
 fn verify_catches_commits_made_by_hand() {
     let cases: &[(&str, &str)] = &[
-        // An earlier move changed.
-        ("1. 2e3 Sa3b6 *", "1. 2f3 Sa3b6 *"),
+        // An earlier move changed (each move is followed by its recorded time).
+        ("1. 2e3 {ravenpost: at", "1. 2f3 {ravenpost: at"),
         // Two moves at once.
-        ("1. 2e3 Sa3b6 *", "1. 2e3 Sa3b6 2. Rx3b6 U2c6 *"),
+        (" *\n", " 2. Rx3b6 U2c6 *\n"),
     ];
     for (from, to) in cases {
         let (_t, dir, home) = archive();
@@ -195,7 +195,7 @@ fn verify_catches_commits_made_by_hand() {
     play_game(&dir, &home, &["gygax"], &["2e3"]);
     let file = dir.join("games/gygax/g.pgn");
     let text = std::fs::read_to_string(&file).unwrap();
-    std::fs::write(&file, text.replace("1. 2e3 *", "1. 2e3 Sa3b6 *")).unwrap();
+    std::fs::write(&file, text.replace(" *\n", " 1... Sa3b6 *\n")).unwrap();
     git(&dir, &home, &["-c", "user.name=Ann", "commit", "-q", "-am", "my move"]);
     let o = run(&dir, &home, &["verify", "g"]);
     assert_eq!(o.status.code(), Some(1));

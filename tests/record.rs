@@ -129,6 +129,15 @@ fn verify_steps() {
     let typed = v3.replace("[Result \"*\"]", "[Result \"1-0\"]").replace(" *", " 1-0");
     let e = check_step(Some(&v3), &typed, Some("Ann")).unwrap_err();
     assert!(e.contains("result was set to 1-0 without"), "{e}");
+    // A move with a result the rules do not give: a resignation is a step of its own.
+    let moved_and_won =
+        play(&v3, &[("Ann", "2f3")]).replace("[Result \"*\"]", "[Result \"1-0\"]").replace(" *\n", " 1-0\n");
+    let e = check_step(Some(&v3), &moved_and_won, Some("Ann")).unwrap_err();
+    assert!(e.contains("ply 3 (2f3) comes with the result 1-0, but the rules give *"), "{e}");
+    // A move with a comment typed in by hand.
+    let noted = play(&v3, &[("Ann", "2f3")]).replace("2f3", "2f3 {forced}");
+    let e = check_step(Some(&v3), &noted, Some("Ann")).unwrap_err();
+    assert!(e.contains("changes more than the move"), "{e}");
     // A comment slipped in by hand is not a recorded action.
     let chatty = v3.replace("Sa3b6", "Sa3b6 {nice}");
     assert!(check_step(Some(&v3), &chatty, Some("Ann")).unwrap_err().contains("not a move"));
@@ -154,4 +163,37 @@ fn verify_steps() {
     let forfeit = time_forfeit(&v3, None, "Ann did not move by 2027-01-01T00:00:00Z").unwrap().text;
     assert!(check_step(Some(&v3), &forfeit, Some("Bo")).is_ok());
     assert!(check_step(Some(&v3), &forfeit, Some("Ann")).is_err());
+}
+
+/// Move times (notation-spec/movetext.md, "Move times"): written after the move, kept by
+/// later changes, and checked by `check_step_at`.
+#[test]
+fn move_times_are_recorded_and_checked() {
+    use ravenpost::notation::record::{check_step_at, move_times, play_move_at};
+    let t0 = 1_764_400_000; // 2025-11-29T07:06:40Z
+    let v1 = play_move_at(NEW, "2e3", Some("Ann"), None, Some(t0)).unwrap().text;
+    assert!(v1.contains("1. 2e3 {ravenpost: at 2025-11-29T07:06:40Z} *"), "{v1}");
+    let v2 = play_move_at(&v1, "Sa3b6", Some("Bo"), None, Some(t0 + 60)).unwrap().text;
+    let g = ravenpost::notation::record::load(&v2).unwrap();
+    assert_eq!(move_times(&g.text).unwrap(), vec![Some(t0), Some(t0 + 60)]);
+    // Committed a minute later: fine; long before the time it claims: refused.
+    assert!(check_step_at(Some(&v1), &v2, Some("Bo"), Some(t0 + 120)).is_ok());
+    assert!(check_step_at(Some(&v1), &v2, Some("Bo"), Some(t0 + 60 - 900)).is_ok(), "15 minutes of skew");
+    let e = check_step_at(Some(&v1), &v2, Some("Bo"), Some(t0 - 3600)).unwrap_err();
+    assert!(e.contains("ply 2 is timed 2025-11-29T07:07:40Z, later than its commit"), "{e}");
+    // Before the previous move.
+    let early = play_move_at(&v1, "Sa3b6", Some("Bo"), None, Some(t0 - 1)).unwrap().text;
+    let e = check_step_at(Some(&v1), &early, Some("Bo"), None).unwrap_err();
+    assert!(e.contains("before the previous move"), "{e}");
+    // An earlier ply's time changed along with the new ply.
+    let moved = v2.replace("07:06:40Z", "07:00:00Z");
+    let e = check_step_at(Some(&v1), &moved, Some("Bo"), None).unwrap_err();
+    assert!(e.contains("the recorded time of ply 1 was changed"), "{e}");
+    // No time at all (an older file, another tool): accepted.
+    let plain = play_move(&v1, "Sa3b6", Some("Bo"), None).unwrap().text;
+    assert!(check_step_at(Some(&v1), &plain, Some("Bo"), Some(t0)).is_ok());
+    // An unreadable time.
+    let bad = v2.replace("07:07:40Z", "seven o'clock");
+    let e = check_step_at(Some(&v1), &bad, Some("Bo"), None).unwrap_err();
+    assert!(e.contains("ply 2 (Sa3b6): the time `2025-11-29Tseven o'clock` is not an RFC 3339 time"), "{e}");
 }

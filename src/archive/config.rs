@@ -7,6 +7,13 @@
 //! author:
 //!   name: Ann Example
 //!   email: ann@example.com
+//! mail:                      # playing by email (issue 7): how `ravenpost mail send` delivers
+//!   smtp:
+//!     host: smtp.example.com
+//!     port: 587              # default: 587 for starttls, 465 for tls, 25 for none
+//!     security: starttls     # starttls (default), tls, or none
+//!     user: ann              # optional; the password comes from $RAVENPOST_SMTP_PASSWORD
+//!   # or, instead of smtp:  sendmail: /usr/sbin/sendmail
 //! ```
 //!
 //! Unknown keys are refused (a typo would otherwise be silently ignored); a `version`
@@ -36,6 +43,70 @@ pub struct ArchiveConfig {
     /// `user.name` and `user.email`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub author: Option<Identity>,
+    /// How `ravenpost mail send` delivers game messages (issue 7, item 4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mail: Option<MailConfig>,
+}
+
+/// The `mail` section: how game messages are sent. Passwords are never stored here: they
+/// come from an environment variable ([`SmtpConfig::password_env`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct MailConfig {
+    /// An SMTP server to deliver through.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub smtp: Option<SmtpConfig>,
+    /// A `sendmail`-compatible command to deliver through instead (it reads the message
+    /// on standard input; called with `-i -f FROM -- TO`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sendmail: Option<String>,
+}
+
+/// How the connection to the SMTP server is protected.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SmtpSecurity {
+    /// Plain connection upgraded with STARTTLS, which must succeed (port 587).
+    #[default]
+    Starttls,
+    /// TLS from the first byte (port 465).
+    Tls,
+    /// No encryption at all (a local relay; port 25).
+    None,
+}
+
+impl SmtpSecurity {
+    /// The usual port: 587, 465 or 25.
+    pub fn default_port(self) -> u16 {
+        match self {
+            SmtpSecurity::Starttls => 587,
+            SmtpSecurity::Tls => 465,
+            SmtpSecurity::None => 25,
+        }
+    }
+}
+
+/// An SMTP server (`mail.smtp`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct SmtpConfig {
+    /// The server's host name.
+    pub host: String,
+    /// The port (default: [`SmtpSecurity::default_port`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub port: Option<u16>,
+    /// STARTTLS (default), TLS or none.
+    #[serde(default)]
+    pub security: SmtpSecurity,
+    /// The user name to log in with, if the server wants one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<String>,
+    /// The environment variable holding the password (default `RAVENPOST_SMTP_PASSWORD`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub password_env: Option<String>,
+    /// A PEM file of extra CA certificates to trust (a private server's own CA).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ca_file: Option<String>,
 }
 
 impl Default for ArchiveConfig {
@@ -46,6 +117,7 @@ impl Default for ArchiveConfig {
             event: None,
             time_control: None,
             author: None,
+            mail: None,
         }
     }
 }

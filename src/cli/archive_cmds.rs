@@ -318,6 +318,8 @@ pub struct NewGame {
     /// Fantasy Grand Chess: the players choose their armies in secret (commit–reveal)
     /// before the game file exists.
     pub secret_armies: bool,
+    /// `WhiteEmail` and `BlackEmail` tags: the players' email addresses.
+    pub emails: [Option<String>; 2],
 }
 
 /// The tag that lists `side`'s SSH public key; when present, every step of that player
@@ -415,6 +417,12 @@ pub fn new_game(
     if let Some(id) = &n.id {
         check_id(id)?;
     }
+    for (flag, e) in ["--white-email", "--black-email"].iter().zip(&n.emails) {
+        if let Some(e) = e {
+            super::mail_cmds::check_address(e)
+                .map_err(|why| Failure::input(format!("{flag} `{e}`: {why}")))?;
+        }
+    }
     if let Some(tc) = &n.time_control {
         crate::notation::time_control::parse(tc)
             .map_err(|e| Failure::input(format!("--time-control: {e}")))?;
@@ -458,6 +466,11 @@ pub fn new_game(
     {
         if let Some(k) = key {
             tags.push((signing_key_tag(side), read_public_key(flag, k)?));
+        }
+    }
+    for (tag, e) in ["WhiteEmail", "BlackEmail"].into_iter().zip(&n.emails) {
+        if let Some(e) = e {
+            tags.push((tag, e.clone()));
         }
     }
     let tags: Vec<(String, String)> = tags.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
@@ -564,7 +577,8 @@ pub fn play(
     let _lock = archive.lock()?;
     let (text, tip) = read(archive, &path)?;
     let who = acting_player(archive, &text, who, author);
-    let applied = record::play_move(&text, token, who.as_deref(), expect_ply)?;
+    let at = Some(now().unix_seconds());
+    let applied = record::play_move_at(&text, token, who.as_deref(), expect_ply, at)?;
     commit_applied(archive, &path, tip, &applied, author)?;
     Ok(applied)
 }
@@ -789,7 +803,12 @@ pub fn history(archive: &Archive, path: &GamePath) -> Result<Vec<LogLine>, Failu
             prev = None;
             continue;
         };
-        let mut step = record::check_step(prev.as_deref(), &contents, Some(&v.author_name));
+        let mut step = record::check_step_at(
+            prev.as_deref(),
+            &contents,
+            Some(&v.author_name),
+            Some(v.time.unix_seconds()),
+        );
         if let Ok(Step::Created) = step {
             step = check_created(path, &contents);
             if step.is_ok()
@@ -840,7 +859,8 @@ fn rfc3339(t: i64) -> String {
 }
 
 /// The clock of a going game with a time control, at `now` (Unix seconds): each move's
-/// time is its commit's time; a player's clock runs from the opponent's move (or the
+/// time is the time recorded after it in the game file (`{ravenpost: at …}`, as mailed
+/// games carry it), else its commit's time; the game starts at its creation commit; a player's clock runs from the opponent's move (or the
 /// game's creation) to their own, except during their booked leave (rulings: the
 /// project's correspondence clock, README "Time control").
 pub fn clock(archive: &Archive, path: &GamePath, now: i64) -> Result<Option<ClockState>, Failure> {
@@ -870,6 +890,15 @@ pub fn clock(archive: &Archive, path: &GamePath, now: i64) -> Result<Option<Cloc
     }
     if times.len() != game.moves.len() + 1 {
         return Ok(None);
+    }
+    // Times recorded in the file win over commit times (a game imported from a message
+    // is committed when it arrives, not when the move was made).
+    if let Ok(recorded) = record::move_times(&game.text) {
+        for (k, t) in recorded.into_iter().enumerate() {
+            if let Some(t) = t {
+                times[k + 1] = t;
+            }
+        }
     }
     let pos = game.position();
     let side = pos.side_to_move();

@@ -144,7 +144,8 @@ fn check_commit(archive: &Archive, c: &ArchiveCommit, problems: &mut Vec<String>
         Some(p) => archive.read_file_at(p, &game.path())?,
         None => None,
     };
-    let mut step = record::check_step(previous.as_deref(), text, Some(&c.author_name));
+    let mut step =
+        record::check_step_at(previous.as_deref(), text, Some(&c.author_name), Some(c.time.unix_seconds()));
     if let Ok(Step::Created) = step {
         step = super::archive_cmds::check_created(&game, text);
         if step.is_ok()

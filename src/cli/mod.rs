@@ -13,6 +13,7 @@ mod archive_cmds;
 mod army_cmds;
 mod corr_cmds;
 mod files;
+mod mail_cmds;
 
 use std::path::PathBuf;
 
@@ -158,6 +159,12 @@ enum Command {
         /// commit`, then `ravenpost army reveal`); the game file is made when both revealed.
         #[arg(long, conflicts_with_all = ["army_white", "army_black"])]
         secret_armies: bool,
+        /// The first player's email address (the WhiteEmail tag; `mail send` writes to it).
+        #[arg(long, value_name = "ADDRESS")]
+        white_email: Option<String>,
+        /// The second player's email address (the BlackEmail tag).
+        #[arg(long, value_name = "ADDRESS")]
+        black_email: Option<String>,
     },
     /// Fantasy Grand Chess secret army choice: commit to an army unseen, then reveal it.
     Army {
@@ -257,6 +264,11 @@ enum Command {
         #[arg(default_value = "origin")]
         remote: String,
     },
+    /// Play by email: write a game's message, send it, or import a received one.
+    Mail {
+        #[command(subcommand)]
+        action: MailCmd,
+    },
     /// Rewrite game files in canonical form (notation-spec/movetext.md §4).
     ///
     /// A file with any problem is left as it is, and its problems are reported.
@@ -328,6 +340,81 @@ enum HookCmd {
         #[arg(value_name = "REF")]
         refname: String,
     },
+}
+
+/// `ravenpost mail` actions (issue 7, item 4; README "Playing by email").
+#[derive(Debug, Subcommand)]
+enum MailCmd {
+    /// Write the game's message to the opponent (RFC 5322 .eml): the last move in the
+    /// subject, a diagram in the body, the game file attached, threading headers.
+    Export {
+        /// The game id.
+        game: String,
+        /// Write to this file (default: standard output).
+        #[arg(short, long, value_name = "FILE.eml")]
+        output: Option<PathBuf>,
+        #[command(flatten)]
+        who: MailWho,
+    },
+    /// Build the same message and deliver it by SMTP or a sendmail command (flags, else
+    /// ravenpost.yaml's `mail` section).
+    Send {
+        /// The game id.
+        game: String,
+        #[command(flatten)]
+        who: MailWho,
+        /// The SMTP server, HOST or HOST:PORT.
+        #[arg(long, value_name = "HOST[:PORT]")]
+        smtp: Option<String>,
+        /// How the SMTP connection is protected (default starttls).
+        #[arg(long, value_enum)]
+        security: Option<SecurityArg>,
+        /// SMTP user name; the password comes from $RAVENPOST_SMTP_PASSWORD.
+        #[arg(long)]
+        user: Option<String>,
+        /// Extra CA certificates (PEM) to trust, for a server with its own CA.
+        #[arg(long, value_name = "PEM")]
+        ca_file: Option<PathBuf>,
+        /// Deliver through a sendmail-compatible command instead (default: sendmail).
+        #[arg(long, value_name = "CMD", num_args = 0..=1, default_missing_value = "sendmail", conflicts_with = "smtp")]
+        sendmail: Option<String>,
+    },
+    /// Read received messages (.eml files, mbox files, or directories such as a Maildir),
+    /// check that each game extends ours by the opponent's legal moves, and commit them.
+    Import {
+        /// Message files, mbox files or directories.
+        #[arg(required = true, value_name = "FILE.eml|MBOX|DIR")]
+        paths: Vec<PathBuf>,
+        /// Who you are (default: the archive's identity).
+        #[arg(long = "as", value_name = "NAME")]
+        who: Option<String>,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Sender and recipient of a game message.
+#[derive(Debug, clap::Args)]
+struct MailWho {
+    /// The sending player (default: you, if you play the game, else who moved last).
+    #[arg(long = "as", value_name = "NAME")]
+    who: Option<String>,
+    /// The recipient, `ADDRESS` or `Name <ADDRESS>` (default: the opponent's
+    /// WhiteEmail/BlackEmail tag).
+    #[arg(long, value_name = "ADDRESS")]
+    to: Option<String>,
+}
+
+/// SMTP connection security.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum SecurityArg {
+    /// STARTTLS, required (port 587).
+    Starttls,
+    /// TLS from the start (port 465).
+    Tls,
+    /// No encryption (port 25; a local relay only).
+    None,
 }
 
 /// What `claim` can claim.
@@ -555,6 +642,8 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             white_key,
             black_key,
             secret_armies,
+            white_email,
+            black_email,
         } => {
             let a = archive_cmds::open(cli.archive.as_deref(), true)?;
             let armies = match (army_white, army_black) {
@@ -572,6 +661,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                 time_control,
                 keys: [white_key, black_key],
                 secret_armies,
+                emails: [white_email, black_email],
             };
             let (path, commit) = archive_cmds::new_game(&a, n, author.as_ref())?;
             writeln!(out, "{} (commit {})", path.id(), commit.short()).map_err(io)?;
@@ -816,6 +906,94 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
         Command::Sync { remote } => {
             let a = corr_cmds::open_for_sync(cli.archive.as_deref())?;
             writeln!(out, "{}", corr_cmds::sync(&a, &remote)?).map_err(io)?;
+        }
+        Command::Mail { action: MailCmd::Export { game, output, who } } => {
+            let a = archive_cmds::open(cli.archive.as_deref(), false)?;
+            let (bytes, line) =
+                mail_cmds::export(&a, &game, who.who.as_deref(), who.to.as_deref(), author.as_ref())?;
+            match output {
+                Some(path) => {
+                    std::fs::write(&path, &bytes)
+                        .map_err(|e| Failure::input(format!("{}: {e}", path.display())))?;
+                    writeln!(out, "Wrote {}: {line}", path.display()).map_err(io)?;
+                }
+                None => out.write_all(&bytes).map_err(io)?,
+            }
+        }
+        Command::Mail { action: MailCmd::Send { game, who, smtp, security, user, ca_file, sendmail } } => {
+            let a = archive_cmds::open(cli.archive.as_deref(), false)?;
+            let delivery = mail_cmds::Delivery {
+                smtp,
+                security: security.map(|s| match s {
+                    SecurityArg::Starttls => crate::archive::SmtpSecurity::Starttls,
+                    SecurityArg::Tls => crate::archive::SmtpSecurity::Tls,
+                    SecurityArg::None => crate::archive::SmtpSecurity::None,
+                }),
+                user,
+                ca_file,
+                sendmail,
+            };
+            let line = mail_cmds::send(
+                &a,
+                &game,
+                who.who.as_deref(),
+                who.to.as_deref(),
+                &delivery,
+                author.as_ref(),
+            )?;
+            writeln!(out, "{line}").map_err(io)?;
+        }
+        Command::Mail { action: MailCmd::Import { paths, who, json } } => {
+            let a = archive_cmds::open(cli.archive.as_deref(), false)?;
+            let lines = mail_cmds::import(&a, &paths, who.as_deref(), author.as_ref())?;
+            let refused = lines.iter().filter(|l| l.status == "refused").count();
+            if json {
+                writeln!(out, "{}", serde_json::to_string_pretty(&lines).expect("json")).map_err(io)?;
+            } else {
+                for l in &lines {
+                    let msg = l.message_id.as_ref().map(|m| format!(" <{m}>")).unwrap_or_default();
+                    let game = l.game.as_deref().unwrap_or("?");
+                    match l.status {
+                        "refused" => eprintln!(
+                            "ravenpost: {}{msg}: game {game}: refused, nothing committed: {}",
+                            l.file,
+                            l.reason.as_deref().unwrap_or("")
+                        ),
+                        "nothing-new" => writeln!(
+                            out,
+                            "{}{msg}: game {game}: nothing new ({})",
+                            l.file,
+                            l.reason.as_deref().unwrap_or("")
+                        )
+                        .map_err(io)?,
+                        _ => {
+                            let plies: Vec<String> = l
+                                .plies
+                                .iter()
+                                .map(|p| format!("ply {} {} by {}", p.ply, p.token, p.player))
+                                .collect();
+                            let mut what =
+                                if plies.is_empty() { "recorded".to_string() } else { plies.join(", ") };
+                            if l.created {
+                                what = format!("new game; {what}");
+                            }
+                            writeln!(
+                                out,
+                                "{}{msg}: game {game}: imported {what}; result {}",
+                                l.file,
+                                l.result.as_deref().unwrap_or("*")
+                            )
+                            .map_err(io)?;
+                        }
+                    }
+                }
+            }
+            if refused > 0 {
+                return Err(Failure {
+                    message: format!("{refused} message{} refused", plural(refused)),
+                    code: 1,
+                });
+            }
         }
         Command::Fmt { paths, check } => {
             let list = files::collect(&paths).map_err(Failure::input)?;

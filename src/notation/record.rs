@@ -4,7 +4,9 @@
 //!
 //! Everything here works on game file text and returns new canonical text; storing it is
 //! the archive's business. Draw offers are recorded as a comment after the last move,
-//! `{ravenpost: draw offered by Gold}`, so that other PGN tools keep them.
+//! `{ravenpost: draw offered by Gold}`, and each move's time as `{ravenpost: at
+//! 2026-11-29T16:40:00Z}` right after it ([`TIME_PREFIX`]), so that other PGN tools keep
+//! them.
 
 use std::fmt;
 
@@ -16,6 +18,52 @@ use super::san::{SanError, read_move, write_move};
 
 /// The comment that records a pending draw offer, with the offering side's name.
 pub const DRAW_OFFER_PREFIX: &str = "ravenpost: draw offered by ";
+
+/// The comment that records when a move was made: `ravenpost: at 2026-11-29T16:40:00Z`
+/// (RFC 3339, UTC, whole seconds), the first comment after the move
+/// (`notation-spec/movetext.md` §2, "Move times"). A mailed game file carries its own
+/// move times this way; files without them fall back to commit times.
+pub const TIME_PREFIX: &str = "ravenpost: at ";
+
+/// How far (seconds) a recorded move time may lie after the time of the commit that adds
+/// the move: clocks of correspondence players' machines differ a little.
+pub const MAX_CLOCK_SKEW: i64 = 900;
+
+/// The time comment for `at` (Unix seconds): `ravenpost: at 2026-11-29T16:40:00Z`.
+pub fn time_comment(at: i64) -> String {
+    format!("{TIME_PREFIX}{}", rfc3339(at))
+}
+
+fn rfc3339(t: i64) -> String {
+    chrono::DateTime::from_timestamp(t, 0)
+        .unwrap_or_default()
+        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+/// The recorded time of each main-line ply (index 0 = ply 1), Unix seconds; `None` for a
+/// ply without a time comment.
+///
+/// # Errors
+/// `ply N: …` for a time comment that is not an RFC 3339 time, or a ply with two.
+pub fn move_times(text: &GameText) -> Result<Vec<Option<i64>>, String> {
+    let mut out = Vec::with_capacity(text.moves.len());
+    for (i, m) in text.moves.iter().enumerate() {
+        let mut found = None;
+        for c in &m.comments {
+            let Some(t) = c.strip_prefix(TIME_PREFIX) else { continue };
+            let secs = chrono::DateTime::parse_from_rfc3339(t.trim())
+                .map_err(|e| {
+                    format!("ply {} ({}): the time `{t}` is not an RFC 3339 time: {e}", i + 1, m.token)
+                })?
+                .timestamp();
+            if found.replace(secs).is_some() {
+                return Err(format!("ply {} ({}): two recorded times", i + 1, m.token));
+            }
+        }
+        out.push(found);
+    }
+    Ok(out)
+}
 
 /// Why a change to a game was refused. Nothing was changed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -207,6 +255,21 @@ pub fn play_move(
     who: Option<&str>,
     expect_ply: Option<usize>,
 ) -> Result<Applied, Refusal> {
+    play_move_at(text, token, who, expect_ply, None)
+}
+
+/// As [`play_move`], recording the move's time `at` (Unix seconds, UTC) in the comment
+/// [`TIME_PREFIX`] right after it (`ravenpost move` always does).
+///
+/// # Errors
+/// As [`play_move`].
+pub fn play_move_at(
+    text: &str,
+    token: &str,
+    who: Option<&str>,
+    expect_ply: Option<usize>,
+    at: Option<i64>,
+) -> Result<Applied, Refusal> {
     let mut game = load(text)?;
     let next = game.moves.len() + 1;
     if let Some(e) = expect_ply
@@ -222,7 +285,8 @@ pub fn play_move(
     // instead of answering declines it).
     let own_offer = pending_offer(&game).filter(|s| s == game.variant.def().side_name(side));
     clear_offer(&mut game.text);
-    let comments = own_offer.map(|s| vec![format!("{DRAW_OFFER_PREFIX}{s}")]).unwrap_or_default();
+    let mut comments: Vec<String> = at.map(time_comment).into_iter().collect();
+    comments.extend(own_offer.map(|s| format!("{DRAW_OFFER_PREFIX}{s}")));
     game.text.moves.push(MoveNode { token: san.clone(), comments, ..MoveNode::default() });
     game.moves.push(mv);
     let after = game.variant.make(&pos, &mv);
@@ -405,11 +469,30 @@ pub enum Step {
 /// # Errors
 /// What is wrong, in one sentence.
 pub fn check_step(old: Option<&str>, new: &str, author: Option<&str>) -> Result<Step, String> {
+    check_step_at(old, new, author, None)
+}
+
+/// As [`check_step`], and checks the recorded move times ([`TIME_PREFIX`]): the times of
+/// earlier plies are unchanged, an added ply's time is not before the last recorded time
+/// before it, and not after `commit_time` (Unix seconds, the commit adding it, when
+/// known) plus [`MAX_CLOCK_SKEW`]. A ply without a time is accepted (files of older
+/// ravenposts and of other tools; clocks then use the commit time).
+///
+/// # Errors
+/// What is wrong, in one sentence.
+pub fn check_step_at(
+    old: Option<&str>,
+    new: &str,
+    author: Option<&str>,
+    commit_time: Option<i64>,
+) -> Result<Step, String> {
     let g1 = load(new).map_err(|e| e.to_string())?;
+    let t1 = move_times(&g1.text)?;
     let Some(old) = old else {
         return Ok(Step::Created);
     };
     let g0 = load(old).map_err(|e| format!("the previous version: {e}"))?;
+    let t0 = move_times(&g0.text).map_err(|e| format!("the previous version: {e}"))?;
     let fixed = |t: &GameText| -> Vec<(String, String)> {
         t.tags
             .iter()
@@ -432,6 +515,33 @@ pub fn check_step(old: Option<&str>, new: &str, author: Option<&str>) -> Result<
     if g1.moves.len() < g0.moves.len() || g1.moves[..g0.moves.len()] != g0.moves[..] {
         let at = g0.moves.iter().zip(&g1.moves).position(|(a, b)| a != b).unwrap_or(g1.moves.len());
         return Err(format!("ply {} was changed or removed: earlier moves may not be rewritten", at + 1));
+    }
+    if let Some(k) = t0.iter().zip(&t1).position(|(a, b)| a != b) {
+        return Err(format!(
+            "the recorded time of ply {} was changed: earlier moves may not be rewritten",
+            k + 1
+        ));
+    }
+    if let Some(Some(at)) = t1.get(g0.moves.len()) {
+        let n = g0.moves.len() + 1;
+        if let Some(before) = t0.iter().rev().flatten().next()
+            && at < before
+        {
+            return Err(format!(
+                "ply {n} is timed {}, before the previous move ({})",
+                rfc3339(*at),
+                rfc3339(*before)
+            ));
+        }
+        if let Some(c) = commit_time
+            && *at > c + MAX_CLOCK_SKEW
+        {
+            return Err(format!(
+                "ply {n} is timed {}, later than its commit ({}): a move cannot be timed in the future",
+                rfc3339(*at),
+                rfc3339(c)
+            ));
+        }
     }
     match g1.moves.len() - g0.moves.len() {
         0 => {
@@ -480,10 +590,54 @@ pub fn check_step(old: Option<&str>, new: &str, author: Option<&str>) -> Result<
                 ));
             }
             let mv = g1.moves[g0.moves.len()];
-            Ok(Step::Moved { ply: g1.moves.len(), san: write_move(&g1.variant, &pos, &mv), player: who })
+            let san = write_move(&g1.variant, &pos, &mv);
+            // The new version must be what ravenpost writes for the move: its time, the
+            // mover's own draw offer carried along, and a result only if the rules end the
+            // game (a resignation or agreement is a step of its own). Diagram comment
+            // lines (`;|`, archive option) are not compared.
+            let at = t1.get(g0.moves.len()).copied().flatten();
+            let expected = play_move_at(old, &san, None, None, at)
+                .map_err(|e| format!("ply {}: {e}", g1.moves.len()))?;
+            let expected = load(&expected.text).map_err(|e| e.to_string())?;
+            if without_diagrams(&expected) != without_diagrams(&g1) {
+                let r_rules = result_of(&expected);
+                return Err(if r1 != r_rules {
+                    format!(
+                        "ply {} ({san}) comes with the result {r1}, but the rules give {r_rules} after it: a resignation or draw is recorded on its own",
+                        g1.moves.len()
+                    )
+                } else {
+                    format!(
+                        "ply {} ({san}) changes more than the move: comments or tags differ from what ravenpost records",
+                        g1.moves.len()
+                    )
+                });
+            }
+            Ok(Step::Moved { ply: g1.moves.len(), san, player: who })
         }
         n => Err(format!("{n} plies were added at once: each commit adds one")),
     }
+}
+
+/// Whether two game file texts record the same game: equal canonical text once diagram
+/// comment lines (`;|`) are left out. Unreadable texts are never the same.
+pub fn same_record(a: &str, b: &str) -> bool {
+    match (load(a), load(b)) {
+        (Ok(x), Ok(y)) => without_diagrams(&x) == without_diagrams(&y),
+        _ => false,
+    }
+}
+
+/// The canonical text of `game` without diagram comment lines (`;|`): what step checks
+/// compare.
+fn without_diagrams(game: &Game) -> String {
+    let mut g = game.clone();
+    let keep = |c: &String| !c.starts_with('|');
+    g.text.leading_comments.retain(keep);
+    for m in &mut g.text.moves {
+        m.comments.retain(keep);
+    }
+    g.canonical_text()
 }
 
 /// Which recorded action turns `old` into `new` (whose canonical text it must give
@@ -492,7 +646,7 @@ pub fn check_step(old: Option<&str>, new: &str, author: Option<&str>) -> Result<
 /// deadline really passed is judged from the recorded times by the archive layer); or
 /// booked leave.
 fn recognise_action(old: &str, new: &Game) -> Option<Applied> {
-    let target = new.canonical_text();
+    let target = without_diagrams(new);
     let g0 = load(old).ok()?;
     let mut tries: Vec<Result<Applied, Refusal>> = Vec::new();
     for side in Side::ALL {
@@ -514,7 +668,7 @@ fn recognise_action(old: &str, new: &Game) -> Option<Applied> {
             tries.push(book_leave(old, &who, from, days));
         }
     }
-    tries.into_iter().flatten().find(|a| a.text == target)
+    tries.into_iter().flatten().find(|a| load(&a.text).is_ok_and(|g| without_diagrams(&g) == target))
 }
 
 /// The comment that records booked leave: `ravenpost: leave NAME FROM DAYSd`, `FROM` an

@@ -1,0 +1,677 @@
+//! Playing by email (issue 7, item 4): `mail export`, `mail send` and `mail import`.
+//!
+//! The message is built by [`crate::mail`]; this module picks the addresses, delivers the
+//! bytes (SMTP through lettre, or a `sendmail` command) and commits what an import
+//! accepts. An import checks the received game against ours ply by ply with the rules
+//! the pre-receive hook applies ([`record::check_step_at`]) before it commits anything,
+//! so a refused message leaves the archive as it was.
+
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::archive::{Archive, GamePath, Identity, SmtpConfig, SmtpSecurity};
+use crate::engine::Side;
+use crate::mail::{self, Incoming, Mailbox, Outgoing};
+use crate::notation::game::Game;
+use crate::notation::record::{self, Step};
+
+use super::Failure;
+use super::archive_cmds::{find, now};
+
+/// The environment variable with the SMTP password, unless `mail.smtp.password-env`
+/// names another.
+pub const PASSWORD_ENV: &str = "RAVENPOST_SMTP_PASSWORD";
+
+/// Checks that `e` is a plain email address (`ann@example.org`).
+///
+/// # Errors
+/// Why not, for the caller to put after the flag or tag.
+pub fn check_address(e: &str) -> Result<(), String> {
+    lettre::Address::from_str(e).map(|_| ()).map_err(|err| format!("not an email address ({err})"))
+}
+
+/// `Name <address>` or a bare address.
+fn parse_mailbox(s: &str, default_name: &str) -> Result<Mailbox, String> {
+    let s = s.trim();
+    let (name, email) = match (s.find('<'), s.ends_with('>')) {
+        (Some(i), true) => {
+            (s[..i].trim().trim_matches('"').to_string(), s[i + 1..s.len() - 1].trim().to_string())
+        }
+        _ => (default_name.to_string(), s.to_string()),
+    };
+    check_address(&email)?;
+    Ok(Mailbox { name: if name.is_empty() { default_name.to_string() } else { name }, email })
+}
+
+fn email_tag(side: Side) -> &'static str {
+    if side == Side::White { "WhiteEmail" } else { "BlackEmail" }
+}
+
+/// The game's message from the sending player's point of view.
+struct Prepared {
+    path: GamePath,
+    built: mail::Built,
+    from: Mailbox,
+    to: Mailbox,
+    ply: usize,
+}
+
+/// Builds the message for `game`: the sender is `who`, else the committing identity when
+/// it is a player, else the player who made the last ply; the recipient is the other
+/// player, at `to` or their `WhiteEmail`/`BlackEmail` tag.
+fn prepare(
+    archive: &Archive,
+    game: &str,
+    who: Option<&str>,
+    to: Option<&str>,
+    author: Option<&Identity>,
+) -> Result<Prepared, Failure> {
+    let path = find(archive, game)?;
+    let text = archive
+        .read_file(&path.path())?
+        .ok_or_else(|| Failure::input(format!("{}: not in the archive", path.path())))?;
+    let g = record::load(&text)?;
+    let me = archive.identity(author).ok();
+    let players = [record::player(&g, Side::White), record::player(&g, Side::Black)];
+    let side_of = |name: &str| Side::ALL.into_iter().find(|s| players[s.index()] == name);
+    let sender = match who {
+        Some(w) => side_of(w).ok_or_else(|| {
+            Failure::input(format!(
+                "--as {w}: not a player of {} (the players are {} and {})",
+                path.id(),
+                players[0],
+                players[1]
+            ))
+        })?,
+        None => me
+            .as_ref()
+            .and_then(|m| side_of(&m.name))
+            .unwrap_or_else(|| g.position().side_to_move().opponent()),
+    };
+    let sender_name = players[sender.index()].clone();
+    let other = sender.opponent();
+    let other_name = players[other.index()].clone();
+    let from_email = match g.text.tag(email_tag(sender)) {
+        Some(e) => e.to_string(),
+        None => match me.as_ref().filter(|m| m.name == sender_name) {
+            Some(m) => m.email.clone(),
+            None => {
+                return Err(Failure::input(format!(
+                    "no email address for {sender_name}, the sender: the game has no {} tag and your identity is not {sender_name} (set it with --author \"{sender_name} <ADDRESS>\")",
+                    email_tag(sender)
+                )));
+            }
+        },
+    };
+    let from = parse_mailbox(&from_email, &sender_name)
+        .map_err(|e| Failure::input(format!("{sender_name}'s address `{from_email}`: {e}")))?;
+    let from = Mailbox { name: sender_name.clone(), email: from.email };
+    let to = match to {
+        Some(t) => parse_mailbox(t, &other_name).map_err(|e| Failure::input(format!("--to `{t}`: {e}")))?,
+        None => match g.text.tag(email_tag(other)) {
+            Some(e) => parse_mailbox(e, &other_name)
+                .map_err(|err| Failure::input(format!("the {} tag `{e}`: {err}", email_tag(other))))?,
+            None => {
+                return Err(Failure::input(format!(
+                    "no email address for {other_name}: pass --to ADDRESS (or start games with --{}-email)",
+                    if other == Side::White { "white" } else { "black" }
+                )));
+            }
+        },
+    };
+    if let Some(tag) = signed_game(&g) {
+        return Err(Failure {
+            message: format!(
+                "{}: this game requires signed moves ({tag}), and git signatures cannot travel by email: play it through a shared repository (`ravenpost sync`)",
+                path.id()
+            ),
+            code: 1,
+        });
+    }
+    let built = mail::build(&Outgoing {
+        game_id: path.id(),
+        text: &text,
+        sender,
+        from: from.clone(),
+        to: to.clone(),
+        date: now().unix_seconds(),
+    })
+    .map_err(|e| Failure { message: format!("{}: {e}", path.id()), code: 1 })?;
+    Ok(Prepared { path, built, from, to, ply: g.moves.len() })
+}
+
+/// The signing-key tag of a game whose moves must be signed, if any (signed moves are
+/// git commit signatures: they travel only through a shared repository).
+fn signed_game(g: &crate::notation::game::Game) -> Option<&'static str> {
+    Side::ALL.into_iter().map(super::archive_cmds::signing_key_tag).find(|t| g.text.tag(t).is_some())
+}
+
+/// `ravenpost mail export GAME [-o FILE]`: the message's bytes, and a line for people.
+pub fn export(
+    archive: &Archive,
+    game: &str,
+    who: Option<&str>,
+    to: Option<&str>,
+    author: Option<&Identity>,
+) -> Result<(Vec<u8>, String), Failure> {
+    let p = prepare(archive, game, who, to, author)?;
+    let line = format!(
+        "{} ply {} from {} <{}> to {} <{}>: {} (Message-ID <{}>)",
+        p.path.id(),
+        p.ply,
+        p.from.name,
+        p.from.email,
+        p.to.name,
+        p.to.email,
+        p.built.subject,
+        p.built.message_id
+    );
+    Ok((p.built.bytes, line))
+}
+
+/// How `mail send` delivers: flags over `ravenpost.yaml`'s `mail` section.
+#[derive(Debug, Default)]
+pub struct Delivery {
+    /// `--smtp HOST[:PORT]`.
+    pub smtp: Option<String>,
+    /// `--security`.
+    pub security: Option<SmtpSecurity>,
+    /// `--user`.
+    pub user: Option<String>,
+    /// `--ca-file`.
+    pub ca_file: Option<PathBuf>,
+    /// `--sendmail [CMD]`.
+    pub sendmail: Option<String>,
+}
+
+fn smtp_settings(archive: &Archive, d: &Delivery) -> Result<Option<SmtpConfig>, Failure> {
+    let configured = archive.config()?.mail.and_then(|m| m.smtp);
+    let Some(server) = &d.smtp else {
+        return Ok(configured.map(|mut c| {
+            if let Some(s) = d.security {
+                c.security = s;
+            }
+            if d.user.is_some() {
+                c.user = d.user.clone();
+            }
+            if let Some(ca) = &d.ca_file {
+                c.ca_file = Some(ca.to_string_lossy().into_owned());
+            }
+            c
+        }));
+    };
+    let (host, port) = match server.rsplit_once(':') {
+        Some((h, p)) if !h.contains(']') || h.ends_with(']') => {
+            let port = p
+                .parse::<u16>()
+                .map_err(|_| Failure::input(format!("--smtp `{server}`: the port `{p}` is not a number")))?;
+            (h.trim_start_matches('[').trim_end_matches(']').to_string(), Some(port))
+        }
+        _ => (server.clone(), None),
+    };
+    Ok(Some(SmtpConfig {
+        host,
+        port,
+        security: d.security.unwrap_or_default(),
+        user: d.user.clone(),
+        password_env: configured.as_ref().and_then(|c| c.password_env.clone()),
+        ca_file: d.ca_file.as_ref().map(|p| p.to_string_lossy().into_owned()),
+    }))
+}
+
+fn smtp_transport(c: &SmtpConfig) -> Result<lettre::SmtpTransport, Failure> {
+    use lettre::transport::smtp::authentication::Credentials;
+    use lettre::transport::smtp::client::{Certificate, Tls, TlsParameters};
+    let port = c.port.unwrap_or(c.security.default_port());
+    let tls = |host: &str| -> Result<TlsParameters, Failure> {
+        let mut b = TlsParameters::builder(host.to_string());
+        if let Some(ca) = &c.ca_file {
+            let pem = std::fs::read(ca).map_err(|e| Failure::input(format!("CA file {ca}: {e}")))?;
+            let cert = Certificate::from_pem(&pem)
+                .map_err(|e| Failure::input(format!("CA file {ca}: not a PEM certificate ({e})")))?;
+            b = b.add_root_certificate(cert);
+        }
+        b.build_rustls().map_err(|e| Failure::input(format!("TLS settings for {host}: {e}")))
+    };
+    let mut b = lettre::SmtpTransport::builder_dangerous(c.host.clone()).port(port);
+    b = match c.security {
+        SmtpSecurity::None => b.tls(Tls::None),
+        SmtpSecurity::Starttls => b.tls(Tls::Required(tls(&c.host)?)),
+        SmtpSecurity::Tls => b.tls(Tls::Wrapper(tls(&c.host)?)),
+    };
+    if let Some(user) = &c.user {
+        let var = c.password_env.clone().unwrap_or_else(|| PASSWORD_ENV.to_string());
+        let password = std::env::var(&var).map_err(|_| {
+            Failure::input(format!(
+                "SMTP user {user} needs a password: set ${var} (passwords are never stored in the archive)"
+            ))
+        })?;
+        b = b.credentials(Credentials::new(user.clone(), password));
+    }
+    Ok(b.timeout(Some(Duration::from_secs(60))).build())
+}
+
+/// `ravenpost mail send GAME`: builds the message and delivers it. Returns what it did.
+pub fn send(
+    archive: &Archive,
+    game: &str,
+    who: Option<&str>,
+    to: Option<&str>,
+    delivery: &Delivery,
+    author: Option<&Identity>,
+) -> Result<String, Failure> {
+    use lettre::Transport;
+    let p = prepare(archive, game, who, to, author)?;
+    let addr = |m: &Mailbox| {
+        lettre::Address::from_str(&m.email).map_err(|e| Failure::input(format!("{}: {e}", m.email)))
+    };
+    let envelope = lettre::address::Envelope::new(Some(addr(&p.from)?), vec![addr(&p.to)?])
+        .map_err(|e| Failure::input(format!("envelope: {e}")))?;
+    let configured_sendmail = archive.config()?.mail.and_then(|m| m.sendmail);
+    let smtp = if delivery.sendmail.is_some() { None } else { smtp_settings(archive, delivery)? };
+    let via = match (smtp, delivery.sendmail.clone().or(configured_sendmail)) {
+        (Some(c), _) => {
+            let port = c.port.unwrap_or(c.security.default_port());
+            smtp_transport(&c)?.send_raw(&envelope, &p.built.bytes).map_err(|e| Failure {
+                message: format!("SMTP server {}:{port} refused or failed: {e}; nothing was sent", c.host),
+                code: 1,
+            })?;
+            let how = match c.security {
+                SmtpSecurity::None => "no TLS",
+                SmtpSecurity::Starttls => "STARTTLS",
+                SmtpSecurity::Tls => "TLS",
+            };
+            format!("SMTP {}:{port} ({how})", c.host)
+        }
+        (None, Some(cmd)) => {
+            lettre::SendmailTransport::new_with_command(&cmd).send_raw(&envelope, &p.built.bytes).map_err(
+                |e| Failure { message: format!("sendmail ({cmd}) failed: {e}; nothing was sent"), code: 1 },
+            )?;
+            format!("sendmail ({cmd})")
+        }
+        (None, None) => {
+            return Err(Failure::input(
+                "no way to send mail: pass --smtp HOST[:PORT] or --sendmail, or add a `mail:` section to ravenpost.yaml (README, \"Playing by email\")",
+            ));
+        }
+    };
+    Ok(format!(
+        "Sent {} ply {} to {} <{}> via {via}: {} (Message-ID <{}>)",
+        p.path.id(),
+        p.ply,
+        p.to.name,
+        p.to.email,
+        p.built.subject,
+        p.built.message_id
+    ))
+}
+
+/// What became of one message of `mail import`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ImportLine {
+    /// The file it was read from.
+    pub file: String,
+    /// Its `Message-ID`, if it has one.
+    pub message_id: Option<String>,
+    /// The game id, when it could be told.
+    pub game: Option<String>,
+    /// `imported`, `nothing-new` or `refused`.
+    pub status: &'static str,
+    /// Whether the import created the game in this archive.
+    pub created: bool,
+    /// The plies committed.
+    pub plies: Vec<ImportedPly>,
+    /// The game's result after the import.
+    pub result: Option<String>,
+    /// Why it was refused, or why there was nothing new.
+    pub reason: Option<String>,
+}
+
+/// A ply committed by `mail import`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ImportedPly {
+    /// 1-based ply number.
+    pub ply: usize,
+    /// The move, canonical token.
+    #[serde(rename = "move")]
+    pub token: String,
+    /// The player who made it.
+    pub player: String,
+}
+
+/// Files to read: each file given, and each file inside a directory given (a Maildir's
+/// `new/` and `cur/` too), in name order.
+fn message_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut found = Vec::new();
+            for dir in [p.clone(), p.join("new"), p.join("cur")] {
+                let Ok(rd) = std::fs::read_dir(&dir) else { continue };
+                for e in rd.flatten() {
+                    if e.path().is_file() {
+                        found.push(e.path());
+                    }
+                }
+            }
+            found.sort();
+            out.extend(found);
+        } else if p.exists() {
+            out.push(p.clone());
+        } else {
+            return Err(Failure::input(format!("{}: no such file or directory", p.display())));
+        }
+    }
+    Ok(out)
+}
+
+/// `ravenpost mail import FILE|MBOX|DIR...`: one line per message.
+pub fn import(
+    archive: &Archive,
+    paths: &[PathBuf],
+    who: Option<&str>,
+    author: Option<&Identity>,
+) -> Result<Vec<ImportLine>, Failure> {
+    let mut out = Vec::new();
+    for file in message_files(paths)? {
+        let bytes = std::fs::read(&file).map_err(|e| Failure::input(format!("{}: {e}", file.display())))?;
+        let messages = match mail::read_messages(&bytes) {
+            Ok(m) => m,
+            Err(e) => {
+                out.push(refused(&file, None, None, e.to_string()));
+                continue;
+            }
+        };
+        for m in messages {
+            out.push(import_one(archive, &file, &m, who, author)?);
+        }
+    }
+    Ok(out)
+}
+
+fn refused(file: &Path, m: Option<&Incoming>, game: Option<String>, reason: String) -> ImportLine {
+    let place = m.map(|m| m.place.clone()).filter(|p| !p.is_empty());
+    ImportLine {
+        file: match place {
+            Some(p) => format!("{} ({p})", file.display()),
+            None => file.display().to_string(),
+        },
+        message_id: m.and_then(|m| m.message_id.clone()),
+        game,
+        status: "refused",
+        created: false,
+        plies: vec![],
+        result: None,
+        reason: Some(reason),
+    }
+}
+
+/// The game text with only its first `k` plies, unfinished: the version of the game file
+/// just after ply `k`.
+fn truncated(game: &Game, k: usize) -> String {
+    let mut g = game.clone();
+    g.text.moves.truncate(k);
+    g.moves.truncate(k);
+    g.text.result = Some(("*".into(), Default::default()));
+    g.text.remove_tag("Termination");
+    g.outcome = None;
+    g.canonical_text()
+}
+
+/// A version of the game file to commit: text, author, commit message, and the ply it
+/// adds `(ply, move, player)`, if any.
+type Version = (String, Identity, String, Option<ImportedPly>);
+
+fn import_one(
+    archive: &Archive,
+    file: &Path,
+    m: &Incoming,
+    who: Option<&str>,
+    author: Option<&Identity>,
+) -> Result<ImportLine, Failure> {
+    let refuse = |game: Option<String>, why: String| Ok(refused(file, Some(m), game, why));
+    let text = match &m.game {
+        Ok(t) => t,
+        Err(e) => return refuse(m.game_id.clone(), e.clone()),
+    };
+    let Some(id) = m.game_id.clone() else {
+        return refuse(
+            None,
+            "no game id: no `<id>.pgn` attachment, X-Ravenpost-Game header or subject".into(),
+        );
+    };
+    let received = match record::load(text) {
+        Ok(g) => g,
+        Err(e) => return refuse(Some(id), format!("the game file in the message: {e}")),
+    };
+    let path = match GamePath::new(&received.variant.def().slug, &id) {
+        Ok(p) => p,
+        Err(e) => return refuse(Some(id), format!("game id: {e}")),
+    };
+    if let Some(tag) = signed_game(&received) {
+        return refuse(
+            Some(id),
+            format!(
+                "this game requires signed moves ({tag}), which email cannot carry: play it through a shared repository"
+            ),
+        );
+    }
+    let players = [record::player(&received, Side::White), record::player(&received, Side::Black)];
+    let me = who.map(str::to_string).or_else(|| archive.identity(author).ok().map(|i| i.name));
+    let my_side = me.as_deref().and_then(|n| Side::ALL.into_iter().find(|s| players[s.index()] == n));
+
+    let _lock = archive.lock()?;
+    let tip = archive.tip()?;
+    let ours = match tip {
+        Some(t) => archive.read_file_at(t, &path.path())?,
+        None => None,
+    };
+    let ours_game = match &ours {
+        Some(t) => Some(record::load(t).map_err(|e| Failure {
+            message: format!("{}: our own copy does not replay: {e}", path.path()),
+            code: 1,
+        })?),
+        None => None,
+    };
+    if ours.is_none() {
+        // Another variant's game of the same id, or an unknown game for a non-player.
+        if let Ok(other) = find(archive, &id) {
+            return refuse(
+                Some(id.clone()),
+                format!(
+                    "this archive's game {id} is a {} game, the message's is {}",
+                    other.variant(),
+                    path.variant()
+                ),
+            );
+        }
+        if my_side.is_none() {
+            return refuse(
+                Some(id.clone()),
+                format!(
+                    "unknown game {id}: it is not in this archive, and {} is not one of its players ({} and {})",
+                    me.as_deref().unwrap_or("you"),
+                    players[0],
+                    players[1]
+                ),
+            );
+        }
+    }
+    let full = received.canonical_text();
+    let n0 = ours_game.as_ref().map_or(0, |g| g.moves.len());
+    let n1 = received.moves.len();
+    let nothing_new = |why: &str| ImportLine {
+        file: file.display().to_string(),
+        message_id: m.message_id.clone(),
+        game: Some(id.clone()),
+        status: "nothing-new",
+        created: false,
+        plies: vec![],
+        result: None,
+        reason: Some(why.to_string()),
+    };
+    if let Some(g0) = &ours_game {
+        if ours.as_deref() == Some(full.as_str()) {
+            return Ok(nothing_new("the archive has this version of the game"));
+        }
+        if n1 < n0 && g0.moves[..n1] == received.moves[..] {
+            return Ok(nothing_new(&format!(
+                "an earlier ply ({n1}) of the game: the archive is at ply {n0}"
+            )));
+        }
+        if n1 == n0 {
+            let known =
+                archive.file_history(&path.path())?.into_iter().any(|v| v.contents.as_deref() == Some(&full));
+            if known {
+                return Ok(nothing_new("an earlier version of the game (the archive has moved on)"));
+            }
+        }
+    }
+    let time = now();
+    let opponent_of_me = my_side.map(Side::opponent);
+    let email_of = |side: Side| -> String {
+        received
+            .text
+            .tag(email_tag(side))
+            .map(str::to_string)
+            .or_else(|| m.from.as_ref().filter(|_| Some(side) != my_side).map(|f| f.email.clone()))
+            .unwrap_or_else(|| {
+                format!("{}@ravenpost.invalid", players[side.index()].to_lowercase().replace(' ', "-"))
+            })
+    };
+    let identity = |side: Side| Identity::new(players[side.index()].clone(), email_of(side));
+    // Every version the message implies after ours, each checked like a pushed commit.
+    let mut steps: Vec<Version> = Vec::new();
+    let mut prev = ours.clone();
+    let msg = mail::describe(m);
+    if ours.is_none() {
+        let creator = opponent_of_me.unwrap_or(Side::White);
+        let v0 = truncated(&received, 0);
+        steps.push((v0.clone(), identity(creator), format!("{id}: new game from mail {msg}"), None));
+        prev = Some(v0);
+    }
+    let times = record::move_times(&received.text).unwrap_or_default();
+    for k in (n0 + 1)..=n1 {
+        let mover = received.position_at(k - 1).side_to_move();
+        let name = players[mover.index()].clone();
+        let san = crate::notation::san::write_move(
+            &received.variant,
+            &received.position_at(k - 1),
+            &received.moves[k - 1],
+        );
+        let next = if k < n1 {
+            truncated(&received, k)
+        } else {
+            // The last ply as ravenpost writes it: the mover's draw offer (made before the
+            // move, carried by it) first as a step of its own; a result the rules do not
+            // give (resignation, draw, time forfeit) after it, below.
+            let side_name = received.variant.def().side_name(mover).to_string();
+            let offered = received.text.moves.last().is_some_and(|m| {
+                m.comments
+                    .iter()
+                    .any(|c| c.strip_prefix(record::DRAW_OFFER_PREFIX) == Some(side_name.as_str()))
+            });
+            let base = prev.clone().unwrap_or_default();
+            let base = if offered && Some(mover) != my_side {
+                match record::draw(&base, Some(&name), record::DrawAction::Offer) {
+                    Ok(a) => {
+                        steps.push((
+                            a.text.clone(),
+                            identity(mover),
+                            format!("{id}: {} (from mail {msg})", a.summary),
+                            None,
+                        ));
+                        prev = Some(a.text.clone());
+                        a.text
+                    }
+                    Err(e) => return refuse(Some(id), format!("ply {k} ({san}): {e}")),
+                }
+            } else {
+                base
+            };
+            let at = times.get(k - 1).copied().flatten();
+            match record::play_move_at(&base, &san, None, None, at) {
+                Ok(a) => a.text,
+                Err(e) => return refuse(Some(id), format!("ply {k} ({san}): {e}")),
+            }
+        };
+        if Some(mover) == my_side {
+            return refuse(
+                Some(id),
+                format!(
+                    "ply {k} ({san}) is played for {name}, you, but your archive does not have it: refusing a move made in your name"
+                ),
+            );
+        }
+        match record::check_step_at(prev.as_deref(), &next, Some(&name), Some(time.unix_seconds())) {
+            Ok(Step::Moved { .. }) => {}
+            Ok(other) => return refuse(Some(id), format!("ply {k} ({san}): unexpected change {other:?}")),
+            Err(e) => return refuse(Some(id), format!("ply {k} ({san}): {e}")),
+        }
+        steps.push((
+            next.clone(),
+            identity(mover),
+            format!("{id}: ply {k} {san} (from mail {msg})"),
+            Some(ImportedPly { ply: k, token: san, player: name }),
+        ));
+        prev = Some(next);
+    }
+    if n1 >= n0 && !prev.as_deref().is_some_and(|p| record::same_record(p, &full)) {
+        // After the plies: a result or an offer recorded by the opponent.
+        match record::check_step_at(prev.as_deref(), &full, None, Some(time.unix_seconds())) {
+            Ok(Step::Recorded { result, player, summary }) => {
+                let Some(side) = Side::ALL.into_iter().find(|s| players[s.index()] == player) else {
+                    return refuse(Some(id), format!("\"{summary}\" by {player}, who is not a player"));
+                };
+                if Some(side) == my_side {
+                    return refuse(
+                        Some(id),
+                        format!(
+                            "\"{summary}\" is recorded for {player}, you, but your archive does not have it"
+                        ),
+                    );
+                }
+                steps.push((
+                    full.clone(),
+                    identity(side),
+                    format!("{id}: {summary}, result {result} (from mail {msg})"),
+                    None,
+                ));
+            }
+            Ok(_) => {}
+            Err(e) => return refuse(Some(id), e),
+        }
+    } else if n1 < n0 {
+        // Not a prefix of ours (checked above): history was rewritten.
+        if let Err(e) = record::check_step_at(prev.as_deref(), &full, None, None) {
+            return refuse(Some(id), e);
+        }
+        return refuse(Some(id), format!("the message has {n1} plies, the archive {n0}, and they differ"));
+    }
+    let created = ours.is_none();
+    let mut tip = tip;
+    let mut plies = Vec::new();
+    for (text, who, message, ply) in steps {
+        let c = if tip.is_some() && archive.read_file_at(tip.expect("tip"), &path.path())?.is_some() {
+            archive.commit_file(&path.path(), &text, tip, Some(&who), time, &message)?
+        } else {
+            archive.create_file(&path.path(), &text, tip, Some(&who), time, &message)?
+        };
+        tip = Some(c);
+        plies.extend(ply);
+    }
+    let result = received.text.result.as_ref().map(|r| r.0.clone()).unwrap_or_else(|| "*".into());
+    Ok(ImportLine {
+        file: file.display().to_string(),
+        message_id: m.message_id.clone(),
+        game: Some(id),
+        status: "imported",
+        created,
+        plies,
+        result: Some(result),
+        reason: None,
+    })
+}

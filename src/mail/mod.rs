@@ -1,0 +1,355 @@
+//! Games by email (issue 7, item 4): the message that carries a game to the opponent, and
+//! reading such messages back. No I/O and no git here: the command line sends the bytes
+//! (SMTP or `sendmail`) and commits what an import accepts.
+//!
+//! A game message is an RFC 5322 message with
+//! - `Subject: [ravenpost] <id>: <N>. <move>` (`<N>... <move>` for the second side's ply,
+//!   the result appended when the game has ended);
+//! - a plain text body: the players, the last move, a text diagram and whose turn it is;
+//! - the whole game file as an attachment `<id>.pgn` of type [`PGN_TYPE`], so the message
+//!   alone is enough to replay the game;
+//! - `Message-ID: <id.PLY@domain>` ([`message_id`]), `In-Reply-To` and `References` naming
+//!   the previous ply's message, so mail clients thread a game;
+//! - `X-Ravenpost-Game: <variant>/<id>`.
+
+use std::borrow::Cow;
+
+use mail_builder::MessageBuilder;
+use mail_builder::headers::address::Address;
+use mail_builder::headers::message_id::MessageId;
+use mail_builder::headers::raw::Raw;
+use mail_parser::{MessageParser, MimeHeaders};
+
+use crate::engine::Side;
+use crate::notation::diagram;
+use crate::notation::record;
+use crate::notation::san::write_move;
+
+/// The MIME type of the attached game file (IANA's registered type for PGN).
+pub const PGN_TYPE: &str = "application/vnd.chess-pgn";
+
+/// Other types a received game file may have (older and informal PGN types).
+pub const PGN_TYPES_ACCEPTED: [&str; 3] = [PGN_TYPE, "application/x-chess-pgn", "text/plain"];
+
+/// The header naming the game as `<variant>/<id>`.
+pub const GAME_HEADER: &str = "X-Ravenpost-Game";
+
+/// A name and an email address.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mailbox {
+    /// The display name, e.g. `Ann Example`.
+    pub name: String,
+    /// The address, e.g. `ann@example.org`.
+    pub email: String,
+}
+
+/// Why a message could not be built or read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum MailError {
+    /// The game file does not replay.
+    #[error("the game file: {0}")]
+    Game(String),
+    /// The message could not be written.
+    #[error("writing the message: {0}")]
+    Write(String),
+    /// The bytes are not a message, or carry no game.
+    #[error("{0}")]
+    Read(String),
+}
+
+/// What [`build`] needs.
+#[derive(Debug, Clone)]
+pub struct Outgoing<'a> {
+    /// The game id (the file name without `.pgn`).
+    pub game_id: &'a str,
+    /// The game file's text (one game).
+    pub text: &'a str,
+    /// The side of the sender.
+    pub sender: Side,
+    /// The sender.
+    pub from: Mailbox,
+    /// The recipient (the other player).
+    pub to: Mailbox,
+    /// The `Date` header, Unix seconds.
+    pub date: i64,
+}
+
+/// A built message.
+#[derive(Debug, Clone)]
+pub struct Built {
+    /// The RFC 5322 message, CRLF line ends.
+    pub bytes: Vec<u8>,
+    /// Its `Message-ID`, without angle brackets.
+    pub message_id: String,
+    /// The `In-Reply-To` message id, if any, without angle brackets.
+    pub in_reply_to: Option<String>,
+    /// Its subject.
+    pub subject: String,
+}
+
+/// The domain of an address (after the last `@`), lower case; `ravenpost.invalid` when it
+/// has none.
+pub fn domain(email: &str) -> String {
+    match email.rsplit_once('@') {
+        Some((_, d)) if !d.is_empty() => d.to_ascii_lowercase(),
+        _ => "ravenpost.invalid".to_string(),
+    }
+}
+
+/// The `Message-ID` (no angle brackets) of the message that carries ply `ply` of game
+/// `game_id` (0: the new game), sent from an address at `domain`: `ann-bo.12@example.org`.
+/// `ended` marks the message recording a result reached without a move (resignation,
+/// agreed or claimed draw, time forfeit): `ann-bo.12.end@example.org`.
+pub fn message_id(game_id: &str, ply: usize, ended: bool, domain: &str) -> String {
+    format!("{game_id}.{ply}{}@{domain}", if ended { ".end" } else { "" })
+}
+
+/// The move as people write it with its number: `12. 2e3` or `12... Sa3b6`.
+fn numbered(game: &crate::notation::game::Game, ply: usize) -> Option<String> {
+    if ply == 0 || ply > game.moves.len() {
+        return None;
+    }
+    let before = game.position_at(ply - 1);
+    let san = write_move(&game.variant, &before, &game.moves[ply - 1]);
+    let n = before.fullmove_number();
+    Some(if before.side_to_move() == Side::White { format!("{n}. {san}") } else { format!("{n}... {san}") })
+}
+
+/// Builds the message carrying the game `o.text` from `o.from` to `o.to`.
+///
+/// The `Message-ID` is [`message_id`] of the last ply at the domain of the player who
+/// made it (the sender's for a result without a move, and for a game without moves the
+/// player not to move); `In-Reply-To` names the message of the ply before (of the last
+/// ply, for a result without a move) and `References` the game's first message and the
+/// ten before this one. Both players derive the same ids because each knows both
+/// addresses (`o.from`, `o.to`).
+///
+/// # Errors
+/// [`MailError::Game`] when the text does not replay; [`MailError::Write`] should the
+/// message writer fail.
+pub fn build(o: &Outgoing<'_>) -> Result<Built, MailError> {
+    let game = record::load(o.text).map_err(|e| MailError::Game(e.to_string()))?;
+    let plies = game.moves.len();
+    let result = game.text.result.as_ref().map(|r| r.0.clone()).unwrap_or_else(|| "*".into());
+    let ended = result != "*" && game.rules_result() != Some(result.as_str());
+    let address = |side: Side| if side == o.sender { &o.from.email } else { &o.to.email };
+    // The player who sent the message of ply k: the one not to move after it.
+    let sender_of = |k: usize| game.position_at(k).side_to_move().opponent();
+    let id_of = |k: usize| message_id(o.game_id, k, false, &domain(address(sender_of(k))));
+    let this = if ended { message_id(o.game_id, plies, true, &domain(&o.from.email)) } else { id_of(plies) };
+    let previous: Vec<usize> = if ended { (0..=plies).collect() } else { (0..plies).collect() };
+    let in_reply_to = previous.last().map(|&k| id_of(k));
+    let mut references: Vec<String> = Vec::new();
+    if let Some(&first) = previous.first() {
+        references.push(id_of(first));
+    }
+    for &k in previous.iter().skip(1).rev().take(10).collect::<Vec<_>>().iter().rev() {
+        references.push(id_of(*k));
+    }
+
+    let def = game.variant.def();
+    let white = record::player(&game, Side::White);
+    let black = record::player(&game, Side::Black);
+    let last = numbered(&game, plies);
+    let what = match (&last, ended) {
+        (_, true) => game
+            .text
+            .moves
+            .last()
+            .and_then(|m| m.comments.iter().rev().find(|c| !c.starts_with("ravenpost: ")).cloned())
+            .unwrap_or_else(|| format!("result {result}")),
+        (Some(l), false) => l.clone(),
+        (None, false) => format!("new {} game, {white} v {black}", def.title),
+    };
+    let mut subject = format!("[ravenpost] {}: {what}", o.game_id);
+    if result != "*" {
+        subject.push_str(&format!(" {result}"));
+    }
+
+    let pos = game.position();
+    let last_move = if plies > 0 { Some(game.moves[plies - 1]) } else { None };
+    let mut body = format!("{} v {} ({}), game {}\n\n", white, black, def.title, o.game_id);
+    match &last {
+        Some(l) => {
+            let mover = record::player(&game, sender_of(plies));
+            body.push_str(&format!("Last move: {l} by {mover} (ply {plies})\n\n"));
+        }
+        None => body.push_str("No move has been played yet.\n\n"),
+    }
+    body.push_str(&diagram::diagram(&game.variant, &pos, last_move.as_ref()));
+    body.push('\n');
+    if result == "*" {
+        let to_move = record::player(&game, pos.side_to_move());
+        body.push_str(&format!("{}: {to_move}.\n", diagram::side_line(&game.variant, &pos)));
+        if let Some(side) = record::pending_offer(&game) {
+            body.push_str(&format!("{side} offers a draw.\n"));
+        }
+    } else {
+        body.push_str(&format!("The game has ended: {result} ({what}).\n"));
+    }
+    body.push_str(&format!(
+        "\nThe game file is attached as {id}.pgn. To take the move into your archive, save this\n\
+         message and run `ravenpost mail import FILE`; then play with `ravenpost move {id} MOVE`\n\
+         and answer with `ravenpost mail send {id}`.\n",
+        id = o.game_id
+    ));
+
+    let mut b = MessageBuilder::new()
+        .from(Address::new_address(Some(o.from.name.clone()), o.from.email.clone()))
+        .to(Address::new_address(Some(o.to.name.clone()), o.to.email.clone()))
+        .subject(subject.clone())
+        .date(o.date)
+        .message_id(this.clone())
+        .header(GAME_HEADER, Raw::new(format!("{}/{}", def.slug, o.game_id)))
+        .text_body(body)
+        .attachment(PGN_TYPE, format!("{}.pgn", o.game_id), o.text.as_bytes().to_vec());
+    if let Some(r) = &in_reply_to {
+        b = b.in_reply_to(r.clone()).references(MessageId::new_list(references.iter().cloned()));
+    }
+    let bytes = b.write_to_vec().map_err(|e| MailError::Write(e.to_string()))?;
+    Ok(Built { bytes, message_id: this, in_reply_to, subject })
+}
+
+/// A game message as read by [`read_messages`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Incoming {
+    /// Where it was in the input, for messages: `message 2` in an mbox, empty for a single
+    /// message.
+    pub place: String,
+    /// Its `Message-ID`, without angle brackets.
+    pub message_id: Option<String>,
+    /// Its `In-Reply-To`, without angle brackets.
+    pub in_reply_to: Option<String>,
+    /// The sender.
+    pub from: Option<Mailbox>,
+    /// The subject.
+    pub subject: Option<String>,
+    /// The game id: the attachment's file name without `.pgn`, else the `X-Ravenpost-Game`
+    /// header's id, else the subject's `[ravenpost] <id>:`.
+    pub game_id: Option<String>,
+    /// The game file's text (the attachment, else the tag pairs and movetext found in the
+    /// text body), or why there is none.
+    pub game: Result<String, String>,
+}
+
+/// Whether `bytes` look like an mbox file (its first line starts with `From `).
+pub fn is_mbox(bytes: &[u8]) -> bool {
+    bytes.starts_with(b"From ")
+}
+
+/// Reads one message, or every message of an mbox file (split at `From ` lines).
+///
+/// # Errors
+/// [`MailError::Read`] when the input is empty or an mbox cannot be split.
+pub fn read_messages(bytes: &[u8]) -> Result<Vec<Incoming>, MailError> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(MailError::Read("empty: no message".into()));
+    }
+    if !is_mbox(bytes) {
+        return Ok(vec![read_one(bytes, String::new())]);
+    }
+    let mut out = Vec::new();
+    for (i, m) in mail_parser::mailbox::mbox::MessageIterator::new(bytes).enumerate() {
+        let m = m.map_err(|e| MailError::Read(format!("message {}: {e}", i + 1)))?;
+        out.push(read_one(m.contents(), format!("message {}", i + 1)));
+    }
+    Ok(out)
+}
+
+fn first_id(v: &mail_parser::HeaderValue<'_>) -> Option<String> {
+    match v {
+        mail_parser::HeaderValue::Text(t) => Some(t.to_string()),
+        mail_parser::HeaderValue::TextList(l) => l.first().map(|t| t.to_string()),
+        _ => None,
+    }
+}
+
+/// The game id in a subject `[ravenpost] <id>: …`.
+fn id_from_subject(subject: &str) -> Option<String> {
+    let rest = &subject[subject.find("[ravenpost] ")? + "[ravenpost] ".len()..];
+    let (id, _) = rest.split_once(':')?;
+    (!id.is_empty() && !id.contains(' ')).then(|| id.to_string())
+}
+
+/// The game file inside a text: from the first tag pair line to the end.
+fn game_in_text(text: &str) -> Option<String> {
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let t = line.trim_start();
+        let tag_like = t.starts_with('[')
+            && t[1..].chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+            && t.contains(" \"");
+        if tag_like {
+            return Some(text[offset..].replace("\r\n", "\n"));
+        }
+        offset += line.len();
+    }
+    None
+}
+
+fn read_one(bytes: &[u8], place: String) -> Incoming {
+    let Some(m) = MessageParser::default().parse(bytes) else {
+        return Incoming {
+            place,
+            message_id: None,
+            in_reply_to: None,
+            from: None,
+            subject: None,
+            game_id: None,
+            game: Err("not an email message (no headers could be read)".into()),
+        };
+    };
+    let from = m.from().and_then(|a| a.first()).and_then(|a| {
+        Some(Mailbox {
+            name: a.name().map(str::to_string).unwrap_or_default(),
+            email: a.address()?.to_string(),
+        })
+    });
+    let subject = m.subject().map(str::to_string);
+    let attachment = m.attachments().find(|p| {
+        let named_pgn = p.attachment_name().is_some_and(|n| n.to_ascii_lowercase().ends_with(".pgn"));
+        let typed = p.content_type().is_some_and(|ct| {
+            let full = format!("{}/{}", ct.ctype(), ct.subtype().unwrap_or("")).to_ascii_lowercase();
+            full == PGN_TYPE || full == "application/x-chess-pgn"
+        });
+        named_pgn || typed
+    });
+    let from_header = m
+        .header_raw(GAME_HEADER)
+        .and_then(|v| v.trim().rsplit('/').next().map(str::to_string))
+        .filter(|s| !s.is_empty());
+    let from_name = attachment
+        .and_then(|p| p.attachment_name())
+        .and_then(|n| n.strip_suffix(".pgn").or_else(|| n.strip_suffix(".PGN")))
+        .map(str::to_string);
+    let game_id = from_name.or(from_header).or_else(|| subject.as_deref().and_then(id_from_subject));
+    let game = match attachment {
+        Some(p) => match std::str::from_utf8(p.contents()) {
+            Ok(t) => Ok(t.replace("\r\n", "\n")),
+            Err(_) => Err("the attached game file is not UTF-8 text".to_string()),
+        },
+        None => m
+            .body_text(0)
+            .and_then(|t| game_in_text(&t))
+            .ok_or_else(|| "no game file: neither a .pgn attachment nor a game in the text".to_string()),
+    };
+    Incoming {
+        place,
+        message_id: m.message_id().map(str::to_string),
+        in_reply_to: first_id(m.in_reply_to()),
+        from,
+        subject,
+        game_id,
+        game,
+    }
+}
+
+/// A short, readable name for a message in reports: its `Message-ID` or its place.
+pub fn describe(m: &Incoming) -> Cow<'_, str> {
+    match (&m.message_id, m.place.is_empty()) {
+        (Some(id), true) => Cow::Owned(format!("<{id}>")),
+        (Some(id), false) => Cow::Owned(format!("{} <{id}>", m.place)),
+        (None, _) => Cow::Borrowed(&m.place),
+    }
+}

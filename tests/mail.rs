@@ -1,0 +1,678 @@
+//! Playing by email (issue 7): a real SMTP server on loopback (Python's aiosmtpd, which
+//! `.ci/run` installs) receives what `ravenpost mail send` delivers; the other player's
+//! `ravenpost mail import` reads what the server stored. Two archives (Ann's and Bo's),
+//! each with its own HOME and git identity; fixed times through RAVENPOST_TIME.
+
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use mail_parser::{MessageParser, MimeHeaders};
+
+/// 2025-11-29T07:06:40Z.
+const T0: i64 = 1_764_400_000;
+
+struct Player {
+    home: PathBuf,
+    archive: PathBuf,
+}
+
+impl Player {
+    fn new(root: &Path, who: &str, name: &str, email: &str) -> Player {
+        let home = root.join(format!("home-{who}"));
+        std::fs::create_dir_all(&home).unwrap();
+        let config = format!("[user]\n\tname = {name}\n\temail = {email}\n[init]\n\tdefaultBranch = main\n");
+        // git reads GIT_CONFIG_GLOBAL, libgit2 reads ~/.gitconfig.
+        std::fs::write(home.join("gitconfig"), &config).unwrap();
+        std::fs::write(home.join(".gitconfig"), &config).unwrap();
+        let p = Player { home, archive: root.join(format!("archive-{who}")) };
+        p.ok(T0, &["init", p.archive.to_str().unwrap()]);
+        p
+    }
+
+    fn run(&self, time: i64, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_ravenpost"))
+            .arg("--archive")
+            .arg(&self.archive)
+            .args(args)
+            .current_dir(&self.home)
+            .env("RAVENPOST_TIME", time.to_string())
+            .env("HOME", &self.home)
+            .env("XDG_DATA_HOME", self.home.join("data"))
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", self.home.join("gitconfig"))
+            .env_remove("RAVENPOST_ARCHIVE")
+            .env_remove("RAVENPOST_SMTP_PASSWORD")
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap()
+    }
+
+    fn ok(&self, time: i64, args: &[&str]) -> String {
+        let o = self.run(time, args);
+        assert!(o.status.success(), "ravenpost {args:?}: {}", text(&o));
+        String::from_utf8(o.stdout).unwrap()
+    }
+
+    /// Fails with exit code 1; returns standard error.
+    fn refused(&self, time: i64, args: &[&str]) -> String {
+        let o = self.run(time, args);
+        assert_eq!(o.status.code(), Some(1), "ravenpost {args:?} should be refused: {}", text(&o));
+        String::from_utf8(o.stderr).unwrap()
+    }
+
+    fn git(&self, args: &[&str]) -> String {
+        let o = Command::new("git")
+            .arg("-C")
+            .arg(&self.archive)
+            .args(args)
+            .env("HOME", &self.home)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", self.home.join("gitconfig"))
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "git {args:?}: {}", text(&o));
+        String::from_utf8(o.stdout).unwrap()
+    }
+
+    fn head(&self) -> String {
+        self.git(&["rev-parse", "HEAD"]).trim().to_string()
+    }
+
+    fn game(&self, id: &str) -> String {
+        self.git(&["show", &format!("HEAD:games/gygax/{id}.pgn")])
+    }
+}
+
+fn text(o: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+/// An aiosmtpd server on a free loopback port, storing what it receives in a Maildir.
+struct Smtp {
+    child: Child,
+    port: u16,
+    maildir: PathBuf,
+}
+
+impl Smtp {
+    fn start(root: &Path, name: &str, tls: Option<(&Path, &Path)>) -> Smtp {
+        let maildir = root.join(name);
+        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let mut cmd = Command::new("python3");
+        cmd.args(["-m", "aiosmtpd", "-n", "-l", &format!("127.0.0.1:{port}")]);
+        if let Some((cert, key)) = tls {
+            // STARTTLS offered, and required before MAIL FROM.
+            cmd.arg("--tlscert").arg(cert).arg("--tlskey").arg(key);
+        }
+        cmd.args(["-c", "aiosmtpd.handlers.Mailbox"]).arg(&maildir);
+        let child = cmd.stdout(Stdio::null()).stderr(Stdio::piped()).spawn().expect(
+            "python3 must be installed with aiosmtpd (`python3 -m pip install aiosmtpd`; .ci/run does it)",
+        );
+        let mut s = Smtp { child, port, maildir };
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            if let Ok(Some(status)) = s.child.try_wait() {
+                let mut err = String::new();
+                use std::io::Read;
+                s.child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+                panic!("aiosmtpd exited ({status}) before listening: {err} (is aiosmtpd installed?)");
+            }
+            assert!(Instant::now() < deadline, "aiosmtpd did not listen on port {port} within 30 s");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        s
+    }
+
+    fn addr(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+
+    /// The messages received so far, oldest first (by file name: Maildir names start with
+    /// the delivery time).
+    fn messages(&self) -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(self.maildir.join("new"))
+            .map(|d| d.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default();
+        v.sort_by_key(|p| (std::fs::metadata(p).and_then(|m| m.modified()).ok(), p.clone()));
+        v
+    }
+
+    /// The one message received since `before` messages.
+    fn newest(&self, before: usize) -> PathBuf {
+        let m = self.messages();
+        assert_eq!(m.len(), before + 1, "expected exactly one new message on the server: {m:?}");
+        m[before].clone()
+    }
+}
+
+impl Drop for Smtp {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+struct Parsed {
+    message_id: String,
+    in_reply_to: Option<String>,
+    references: Vec<String>,
+    subject: String,
+    from: String,
+    to: String,
+    body: String,
+    attachment: (String, String, String),
+}
+
+fn parse(path: &Path) -> Parsed {
+    let bytes = std::fs::read(path).unwrap();
+    let m = MessageParser::default().parse(&bytes).expect("a message");
+    let ids = |v: &mail_parser::HeaderValue<'_>| -> Vec<String> {
+        match v {
+            mail_parser::HeaderValue::Text(t) => vec![t.to_string()],
+            mail_parser::HeaderValue::TextList(l) => l.iter().map(|t| t.to_string()).collect(),
+            _ => vec![],
+        }
+    };
+    let att = m.attachments().next().expect("an attachment");
+    let ct = att.content_type().unwrap();
+    Parsed {
+        message_id: m.message_id().unwrap().to_string(),
+        in_reply_to: ids(m.in_reply_to()).first().cloned(),
+        references: ids(m.references()),
+        subject: m.subject().unwrap().to_string(),
+        from: m.from().unwrap().first().unwrap().address().unwrap().to_string(),
+        to: m.to().unwrap().first().unwrap().address().unwrap().to_string(),
+        body: m.body_text(0).unwrap().to_string(),
+        attachment: (
+            att.attachment_name().unwrap().to_string(),
+            format!("{}/{}", ct.ctype(), ct.subtype().unwrap_or("")),
+            String::from_utf8(att.contents().to_vec()).unwrap(),
+        ),
+    }
+}
+
+/// Ann (Gold) and Bo (Scarlet) play a Gygax Chess game through a real SMTP server until
+/// Bo resigns; every message is imported by the other side from what the server stored.
+#[test]
+fn a_game_by_email_through_a_local_smtp_server() {
+    let t = tempfile::tempdir().unwrap();
+    let ann = Player::new(t.path(), "ann", "Ann Example", "ann@example.org");
+    let bo = Player::new(t.path(), "bo", "Bo Example", "bo@example.net");
+    let smtp = Smtp::start(t.path(), "maildir", None);
+    let server = smtp.addr();
+    let send = ["--smtp", server.as_str(), "--security", "none"];
+
+    ann.ok(
+        T0,
+        &[
+            "new",
+            "gygax",
+            "--white",
+            "Ann Example",
+            "--black",
+            "Bo Example",
+            "--id",
+            "ann-bo",
+            "--time-control",
+            "1/3d",
+            "--white-email",
+            "ann@example.org",
+            "--black-email",
+            "bo@example.net",
+        ],
+    );
+    // Ply 1, Ann: played, mailed, imported by Bo (which creates the game on his side).
+    ann.ok(T0 + 3600, &["move", "ann-bo", "2e3"]);
+    let out = ann.ok(T0 + 3700, &[&["mail", "send", "ann-bo"][..], &send[..]].concat());
+    assert!(out.contains("Sent ann-bo ply 1 to Bo Example <bo@example.net> via SMTP"), "{out}");
+    let m1 = smtp.newest(0);
+    let p1 = parse(&m1);
+    assert_eq!(p1.message_id, "ann-bo.1@example.org");
+    assert_eq!(p1.subject, "[ravenpost] ann-bo: 1. 2e3");
+    assert_eq!((p1.from.as_str(), p1.to.as_str()), ("ann@example.org", "bo@example.net"));
+    assert_eq!(p1.attachment.0, "ann-bo.pgn");
+    assert_eq!(p1.attachment.1, "application/vnd.chess-pgn");
+    assert_eq!(p1.attachment.2, ann.game("ann-bo"), "the attachment is the game file, byte for byte");
+    assert!(p1.attachment.2.contains("1. 2e3 {ravenpost: at 2025-11-29T08:06:40Z}"), "{}", p1.attachment.2);
+    assert!(p1.body.contains("Last move: 1. 2e3 by Ann Example (ply 1)"), "{}", p1.body);
+    assert!(p1.body.contains("Scarlet to move (move 1): Bo Example."), "{}", p1.body);
+
+    let out = bo.ok(T0 + 7200, &["mail", "import", m1.to_str().unwrap()]);
+    assert!(out.contains("game ann-bo: imported new game; ply 1 2e3 by Ann Example"), "{out}");
+    assert_eq!(bo.game("ann-bo"), ann.game("ann-bo"), "both archives hold the same game file");
+    // The game was created by Ann's commit, then her ply: `verify` accepts Bo's history.
+    assert!(bo.ok(T0 + 7200, &["verify"]).contains("1 game verified, 0 problems"));
+    let log = bo.git(&["log", "--format=%an <%ae>|%s", "main"]);
+    assert!(
+        log.starts_with("Ann Example <ann@example.org>|ann-bo: ply 1 2e3 (from mail <ann-bo.1@example.org>)"),
+        "{log}"
+    );
+    // The clock uses the move's recorded time, not the import's commit time: Bo's three
+    // days run from 08:06:40, Ann's move.
+    let status = bo.ok(T0 + 7200, &["status"]);
+    assert!(status.contains("deadline 2025-12-02T08:06:40Z"), "{status}");
+    // Importing the same message again changes nothing.
+    let head = bo.head();
+    let out = bo.ok(T0 + 7300, &["mail", "import", m1.to_str().unwrap()]);
+    assert!(out.contains("nothing new"), "{out}");
+    assert_eq!(bo.head(), head);
+
+    // Ply 2, Bo; ply 3, Ann.
+    bo.ok(T0 + 10_000, &["move", "ann-bo", "Sa3b6"]);
+    bo.ok(T0 + 10_100, &[&["mail", "send", "ann-bo"][..], &send[..]].concat());
+    let m2 = smtp.newest(1);
+    let p2 = parse(&m2);
+    assert_eq!(p2.message_id, "ann-bo.2@example.net");
+    assert_eq!(p2.in_reply_to.as_deref(), Some("ann-bo.1@example.org"), "threaded under Ann's ply 1");
+    assert!(p2.references.contains(&"ann-bo.1@example.org".to_string()), "{:?}", p2.references);
+    assert_eq!(p2.subject, "[ravenpost] ann-bo: 1... Sa3b6");
+    assert_eq!(p2.from, "bo@example.net");
+    let out = ann.ok(T0 + 20_000, &["mail", "import", m2.to_str().unwrap()]);
+    assert!(out.contains("imported ply 2 Sa3b6 by Bo Example"), "{out}");
+    ann.ok(T0 + 30_000, &["move", "ann-bo", "2f3"]);
+    ann.ok(T0 + 30_100, &[&["mail", "send", "ann-bo"][..], &send[..]].concat());
+    let m3 = smtp.newest(2);
+    assert_eq!(parse(&m3).in_reply_to.as_deref(), Some("ann-bo.2@example.net"));
+
+    // Tampered copies of Ann's ply 3, each refused with the reason; Bo's archive untouched.
+    let good = ann.game("ann-bo");
+    let head = bo.head();
+    let tampered = |name: &str, game: &str| -> PathBuf {
+        let p = t.path().join(format!("{name}.eml"));
+        std::fs::write(&p, hand_made_message("ann-bo", game)).unwrap();
+        p
+    };
+    let cases = [
+        (
+            "illegal",
+            good.replace("2. 2f3", "2. 2f5"),
+            "illegal move `2f5` (Gold, move 2): no Warrior of Gold can go to 2f5",
+        ),
+        ("rewritten", good.replace("1. 2e3", "1. 2d3"), "ply 1 was changed"),
+        // Ann's move and one played in Bo's name.
+        ("wrong-side", good.replace(" *\n", " 2... Sc3d6 *\n"), "played for Bo Example, you"),
+        (
+            "future",
+            good.replace(
+                "2. 2f3 {ravenpost: at 2025-11-29T15:26:40Z}",
+                "2. 2f3 {ravenpost: at 2026-01-01T00:00:00Z}",
+            ),
+            "a move cannot be timed in the future",
+        ),
+        (
+            "back-dated",
+            good.replace(
+                "2. 2f3 {ravenpost: at 2025-11-29T15:26:40Z}",
+                "2. 2f3 {ravenpost: at 2025-11-29T07:00:00Z}",
+            ),
+            "before the previous move",
+        ),
+    ];
+    for (name, game, why) in &cases {
+        assert_ne!(game, &good, "{name}: the test's replacement must change the game:\n{good}");
+        let err = bo.refused(T0 + 40_000, &["mail", "import", tampered(name, game).to_str().unwrap()]);
+        assert!(
+            err.contains("game ann-bo: refused, nothing committed") && err.contains(why),
+            "{name}: {err}"
+        );
+        assert_eq!(bo.head(), head, "{name}: nothing committed");
+    }
+    // A game Bo does not play in and does not have.
+    let stranger = good.replace("Ann Example", "Cy Example").replace("Bo Example", "Di Example");
+    let p = t.path().join("stranger.eml");
+    std::fs::write(&p, hand_made_message("cy-di", &stranger)).unwrap();
+    let err = bo.refused(T0 + 40_000, &["mail", "import", p.to_str().unwrap()]);
+    assert!(
+        err.contains(
+            "unknown game cy-di: it is not in this archive, and Bo Example is not one of its players"
+        ),
+        "{err}"
+    );
+    // A new game for Bo that comes with a move already made in his name.
+    let p = t.path().join("new-with-bo-move.eml");
+    std::fs::write(&p, hand_made_message("ann-bo-2", &good)).unwrap();
+    let err = bo.refused(T0 + 40_000, &["mail", "import", p.to_str().unwrap()]);
+    assert!(
+        err.contains("game ann-bo-2: refused") && err.contains("ply 2 (Sa3b6) is played for Bo Example, you"),
+        "{err}"
+    );
+    assert_eq!(bo.head(), head);
+    assert_eq!(bo.git(&["ls-files", "games"]).lines().count(), 1, "no game was created");
+
+    // The whole Maildir, in one go: Ann's old ply 1 and Bo's own ply 2 are nothing new,
+    // her ply 3 is imported.
+    let out = bo.ok(T0 + 40_000, &["mail", "import", "--json", smtp.maildir.to_str().unwrap()]);
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let statuses: Vec<&str> =
+        report.as_array().unwrap().iter().map(|l| l["status"].as_str().unwrap()).collect();
+    assert_eq!(statuses.iter().filter(|s| **s == "imported").count(), 1, "{out}");
+    assert_eq!(statuses.iter().filter(|s| **s == "nothing-new").count(), 2, "{out}");
+    let imported = report.as_array().unwrap().iter().find(|l| l["status"] == "imported").unwrap();
+    assert_eq!(imported["plies"], serde_json::json!([{"ply": 3, "move": "2f3", "player": "Ann Example"}]));
+    assert_eq!(imported["message_id"], "ann-bo.3@example.org");
+    assert_eq!(bo.game("ann-bo"), ann.game("ann-bo"));
+
+    // Bo resigns and mails it; Ann imports the result.
+    bo.ok(T0 + 50_000, &["resign", "ann-bo"]);
+    bo.ok(T0 + 50_100, &[&["mail", "send", "ann-bo"][..], &send[..]].concat());
+    let m4 = smtp.newest(3);
+    let p4 = parse(&m4);
+    assert_eq!(p4.message_id, "ann-bo.3.end@example.net");
+    assert_eq!(p4.in_reply_to.as_deref(), Some("ann-bo.3@example.org"));
+    assert_eq!(p4.subject, "[ravenpost] ann-bo: Scarlet resigns. 1-0");
+    // Ann's mail program keeps everything in one mbox file: her own two messages and
+    // Bo's reply are nothing new, his resignation is imported.
+    let mbox = t.path().join("ann.mbox");
+    let mut all = Vec::new();
+    for m in [&m1, &m2, &m3, &m4] {
+        all.extend_from_slice(b"From MAILER-DAEMON Sat Nov 29 12:00:00 2025\n");
+        all.extend(std::fs::read(m).unwrap());
+        all.extend_from_slice(b"\n");
+    }
+    std::fs::write(&mbox, all).unwrap();
+    let out = ann.ok(T0 + 60_000, &["mail", "import", mbox.to_str().unwrap()]);
+    assert_eq!(out.matches("nothing new").count(), 3, "{out}");
+    assert!(out.contains("<ann-bo.3.end@example.net>: game ann-bo: imported recorded; result 1-0"), "{out}");
+    assert_eq!(ann.game("ann-bo"), bo.game("ann-bo"));
+    let words = ann.game("ann-bo").split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains("{Scarlet resigns.} 1-0"), "{words}");
+    for p in [&ann, &bo] {
+        assert!(p.ok(T0 + 60_000, &["verify"]).contains("1 game verified, 0 problems"));
+    }
+    // Re-reading everything the server got changes nothing on either side.
+    for p in [&ann, &bo] {
+        let head = p.head();
+        p.ok(T0 + 70_000, &["mail", "import", smtp.maildir.to_str().unwrap()]);
+        assert_eq!(p.head(), head);
+    }
+}
+
+/// A message as another mail program might write it: the game file as a plain 7-bit
+/// attachment.
+fn hand_made_message(id: &str, game: &str) -> String {
+    let game = game.replace('\n', "\r\n");
+    format!(
+        "From: Ann Example <ann@example.org>\r\nTo: Bo Example <bo@example.net>\r\n\
+         Subject: [ravenpost] {id}: a move\r\nMessage-ID: <{id}.forged@example.org>\r\n\
+         MIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=\"b\"\r\n\r\n\
+         --b\r\nContent-Type: text/plain\r\n\r\nMy move.\r\n\
+         --b\r\nContent-Type: application/x-chess-pgn\r\n\
+         Content-Disposition: attachment; filename=\"{id}.pgn\"\r\n\r\n{game}\r\n--b--\r\n"
+    )
+}
+
+/// `mail export` writes the same message to a file; read back, it has the headers and the
+/// game file; without any address the command says what is missing.
+#[test]
+fn export_writes_a_message_that_reads_back() {
+    let t = tempfile::tempdir().unwrap();
+    let ann = Player::new(t.path(), "ann", "Ann Example", "ann@example.org");
+    ann.ok(T0, &["new", "gygax", "--white", "Ann Example", "--black", "Bo Example", "--id", "g1"]);
+    let err = ann.run(T0, &["mail", "export", "g1"]);
+    assert_eq!(err.status.code(), Some(2));
+    assert!(text(&err).contains("no email address for Bo Example: pass --to"), "{}", text(&err));
+    ann.ok(T0 + 60, &["move", "g1", "2e3"]);
+    let file = t.path().join("g1.eml");
+    let out = ann
+        .ok(T0 + 120, &["mail", "export", "g1", "--to", "Bo <bo@example.net>", "-o", file.to_str().unwrap()]);
+    assert!(out.contains("Message-ID <g1.1@example.org>"), "{out}");
+    let raw = std::fs::read_to_string(&file).unwrap();
+    assert!(raw.contains("\r\n"), "RFC 5322 line ends");
+    let p = parse(&file);
+    assert_eq!(p.message_id, "g1.1@example.org");
+    assert_eq!(p.in_reply_to.as_deref(), Some("g1.0@example.net"), "ply 0: the game's own thread root");
+    assert_eq!(p.to, "bo@example.net");
+    assert_eq!(p.attachment.2, ann.game("g1"));
+    // The diagram: Gygax Chess's three levels, the last move's squares marked.
+    assert!(p.body.contains(" 2  W  W  W  W [.] W  W  W  W  W  W  W  2"), "{}", p.body);
+    // Standard output by default: the same bytes but for the Date, which is fixed here.
+    let stdout = ann.run(T0 + 120, &["mail", "export", "g1", "--to", "Bo <bo@example.net>"]);
+    assert!(stdout.status.success());
+    let a = MessageParser::default().parse(&stdout.stdout).unwrap();
+    assert_eq!(a.message_id(), Some("g1.1@example.org"));
+    assert_eq!(a.date().map(|d| d.to_timestamp()), Some(T0 + 120));
+}
+
+/// `mail send --sendmail CMD` hands the message to a sendmail-compatible command: here a
+/// script that stores its arguments and standard input.
+#[test]
+fn send_through_a_sendmail_command() {
+    let t = tempfile::tempdir().unwrap();
+    let ann = Player::new(t.path(), "ann", "Ann Example", "ann@example.org");
+    ann.ok(T0, &["new", "gygax", "--white", "Ann Example", "--black", "Bo Example", "--id", "sm"]);
+    ann.ok(T0 + 60, &["move", "sm", "2e3"]);
+    let script = t.path().join("fake-sendmail");
+    let out = t.path().join("sent");
+    std::fs::write(&script, format!("#!/bin/sh\necho \"$@\" > '{0}.args'\ncat > '{0}.eml'\n", out.display()))
+        .unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let line = ann.ok(
+        T0 + 120,
+        &["mail", "send", "sm", "--to", "bo@example.net", "--sendmail", script.to_str().unwrap()],
+    );
+    assert!(line.contains("via sendmail"), "{line}");
+    let args = std::fs::read_to_string(t.path().join("sent.args")).unwrap();
+    assert!(args.contains("-f ann@example.org") && args.trim_end().ends_with("bo@example.net"), "{args}");
+    let p = parse(&t.path().join("sent.eml"));
+    assert_eq!(p.message_id, "sm.1@example.org");
+    assert_eq!(p.attachment.2, ann.game("sm"));
+    // No way to send configured: a usage error naming the ways.
+    let o = ann.run(T0 + 120, &["mail", "send", "sm", "--to", "bo@example.net"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("no way to send mail: pass --smtp"), "{}", text(&o));
+}
+
+/// Failures to send say why and that nothing was sent: a server that is not there, and
+/// an SMTP user without the password variable (never read from the archive).
+#[test]
+fn send_failures_are_explained() {
+    let t = tempfile::tempdir().unwrap();
+    let ann = Player::new(t.path(), "ann", "Ann Example", "ann@example.org");
+    ann.ok(T0, &["new", "gygax", "--white", "Ann Example", "--black", "Bo Example", "--id", "e"]);
+    // A loopback port with nothing listening.
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let server = format!("127.0.0.1:{port}");
+    let to = ["--to", "bo@example.net", "--smtp", server.as_str(), "--security", "none"];
+    let err = ann.refused(T0, &[&["mail", "send", "e"][..], &to[..]].concat());
+    assert!(err.contains(&format!("SMTP server 127.0.0.1:{port} refused or failed")), "{err}");
+    assert!(err.contains("nothing was sent"), "{err}");
+    let o = ann.run(T0, &[&["mail", "send", "e", "--user", "ann"][..], &to[..]].concat());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("needs a password: set $RAVENPOST_SMTP_PASSWORD"), "{}", text(&o));
+}
+
+/// A game pasted into the text of a message (no attachment) is found too, and its id
+/// comes from the subject.
+#[test]
+fn a_game_in_the_message_text_is_read() {
+    let game =
+        "[Event \"?\"]\n[White \"Ann\"]\n[Black \"Bo\"]\n[Result \"*\"]\n[Variant \"gygax\"]\n\n1. 2e3 *\n";
+    let msg = format!(
+        "From: Ann <ann@example.org>\r\nTo: bo@example.net\r\nSubject: Re: [ravenpost] ann-bo: 1. 2e3\r\n\
+         Message-ID: <x@example.org>\r\nIn-Reply-To: <ann-bo.0@example.net>\r\n\r\nMy move:\r\n\r\n{}",
+        game.replace('\n', "\r\n")
+    );
+    let m = ravenpost::mail::read_messages(msg.as_bytes()).unwrap();
+    assert_eq!(m.len(), 1);
+    assert_eq!(m[0].game_id.as_deref(), Some("ann-bo"));
+    assert_eq!(m[0].message_id.as_deref(), Some("x@example.org"));
+    assert_eq!(m[0].in_reply_to.as_deref(), Some("ann-bo.0@example.net"));
+    assert_eq!(m[0].from.as_ref().map(|f| f.email.as_str()), Some("ann@example.org"));
+    assert_eq!(m[0].game.as_deref(), Ok(game));
+    // No game anywhere: said so.
+    let none = ravenpost::mail::read_messages(b"Subject: hello\r\n\r\nJust a letter.\r\n").unwrap();
+    assert!(none[0].game.as_ref().unwrap_err().contains("no game file"), "{:?}", none[0].game);
+}
+
+/// STARTTLS: the server requires it (aiosmtpd refuses MAIL FROM before STARTTLS) and
+/// presents a certificate of a private CA that `--ca-file` makes trusted. The settings
+/// come from ravenpost.yaml's `mail.smtp` section.
+#[test]
+fn send_with_starttls_from_the_archive_settings() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path();
+    let openssl = |args: &[&str]| {
+        let o = Command::new("openssl").args(args).current_dir(dir).output().expect("openssl");
+        assert!(o.status.success(), "openssl {args:?}: {}", text(&o));
+    };
+    openssl(&[
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.pem",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=ravenpost test CA",
+    ]);
+    openssl(&[
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "key.pem",
+        "-out",
+        "req.csr",
+        "-subj",
+        "/CN=127.0.0.1",
+    ]);
+    std::fs::write(dir.join("ext.cnf"), "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n").unwrap();
+    openssl(&[
+        "x509",
+        "-req",
+        "-in",
+        "req.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "cert.pem",
+        "-days",
+        "2",
+        "-extfile",
+        "ext.cnf",
+    ]);
+    let smtp = Smtp::start(dir, "maildir", Some((&dir.join("cert.pem"), &dir.join("key.pem"))));
+
+    let ann = Player::new(dir, "ann", "Ann Example", "ann@example.org");
+    ann.ok(
+        T0,
+        &[
+            "new",
+            "gygax",
+            "--white",
+            "Ann Example",
+            "--black",
+            "Bo Example",
+            "--id",
+            "tls",
+            "--black-email",
+            "bo@example.net",
+        ],
+    );
+    ann.ok(T0 + 60, &["move", "tls", "2e3"]);
+    // Without the CA the server's certificate is not trusted: nothing is sent.
+    let err = ann.refused(T0 + 60, &["mail", "send", "tls", "--smtp", &smtp.addr()]);
+    assert!(err.contains("nothing was sent"), "{err}");
+    assert!(smtp.messages().is_empty());
+    // Settings in ravenpost.yaml (committed, as archive settings are).
+    let yaml = std::fs::read_to_string(ann.archive.join("ravenpost.yaml")).unwrap();
+    let yaml = format!(
+        "{yaml}mail:\n  smtp:\n    host: 127.0.0.1\n    port: {}\n    security: starttls\n    ca-file: {}\n",
+        smtp.port,
+        dir.join("ca.pem").display()
+    );
+    std::fs::write(ann.archive.join("ravenpost.yaml"), yaml).unwrap();
+    ann.git(&["commit", "--quiet", "-am", "mail settings"]);
+    let out = ann.ok(T0 + 120, &["mail", "send", "tls"]);
+    assert!(out.contains("via SMTP 127.0.0.1:") && out.contains("(STARTTLS)"), "{out}");
+    let p = parse(&smtp.newest(0));
+    assert_eq!(p.message_id, "tls.1@example.org");
+    assert_eq!(p.attachment.2, ann.game("tls"));
+}
+
+/// A message carries what happened since the last one: a draw offer made with a move, or
+/// a move followed by a resignation. Import splits them into the steps ravenpost records
+/// (offer, then move; move, then resignation), each checked and committed as its
+/// player's. A game that requires signed moves cannot go by email.
+#[test]
+fn offers_and_resignations_travel_with_moves() {
+    let t = tempfile::tempdir().unwrap();
+    let ann = Player::new(t.path(), "ann", "Ann Example", "ann@example.org");
+    let bo = Player::new(t.path(), "bo", "Bo Example", "bo@example.net");
+    let new = ["new", "gygax", "--white", "Ann Example", "--black", "Bo Example", "--id", "g"];
+    ann.ok(
+        T0,
+        &[&new[..], &["--white-email", "ann@example.org", "--black-email", "bo@example.net"]].concat(),
+    );
+    let mail = |p: &Player, time: i64, n: u32| -> String {
+        let f = t.path().join(format!("m{n}.eml"));
+        p.ok(time, &["mail", "export", "g", "-o", f.to_str().unwrap()]);
+        f.to_str().unwrap().to_string()
+    };
+    ann.ok(T0 + 10, &["move", "g", "2e3"]);
+    let m1 = mail(&ann, T0 + 20, 1);
+    bo.ok(T0 + 30, &["mail", "import", &m1]);
+
+    // Bo offers a draw and moves; Ann imports both steps and may accept.
+    bo.ok(T0 + 40, &["draw", "offer", "g"]);
+    bo.ok(T0 + 50, &["move", "g", "Sa3b6"]);
+    let m2 = mail(&bo, T0 + 60, 2);
+    let out = ann.ok(T0 + 70, &["mail", "import", &m2, "--json"]);
+    assert!(out.contains("\"status\": \"imported\""), "{out}");
+    let log = ann.ok(T0 + 70, &["log", "g"]);
+    assert!(log.contains("Scarlet offers a draw") && log.contains("ply 2 Sa3b6"), "{log}");
+    let st = ann.ok(T0 + 70, &["status"]);
+    assert!(st.contains("draw offered by Scarlet"), "{st}");
+    assert_eq!(ann.game("g"), bo.game("g"));
+
+    // Ann declines by moving, then resigns; Bo imports the move and the resignation.
+    ann.ok(T0 + 80, &["move", "g", "Rx3b6"]);
+    ann.ok(T0 + 90, &["resign", "g"]);
+    let m3 = mail(&ann, T0 + 100, 3);
+    bo.ok(T0 + 110, &["mail", "import", &m3]);
+    assert_eq!(ann.game("g"), bo.game("g"));
+    let words = bo.game("g").split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains("2. Rx3b6 {ravenpost: at 2025-11-29T07:08:00Z} {Gold resigns.} 0-1"), "{words}");
+    for p in [&ann, &bo] {
+        assert!(p.ok(T0 + 120, &["verify"]).contains("0 problems"));
+    }
+
+    // Signed games stay in git.
+    let key = t.path().join("k");
+    let o =
+        Command::new("ssh-keygen").args(["-q", "-t", "ed25519", "-N", "", "-f"]).arg(&key).output().unwrap();
+    assert!(o.status.success());
+    let pubkey = format!("{}.pub", key.display());
+    ann.ok(
+        T0,
+        &[
+            "new",
+            "gygax",
+            "--white",
+            "Ann Example",
+            "--black",
+            "Bo Example",
+            "--id",
+            "s",
+            "--white-key",
+            &pubkey,
+        ],
+    );
+    let err = ann.refused(T0, &["mail", "export", "s", "--to", "bo@example.net"]);
+    assert!(err.contains("requires signed moves (WhiteSigningKey)"), "{err}");
+}
