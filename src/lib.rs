@@ -3,7 +3,8 @@
 //!
 //! Layers, each using only those before it:
 //! [`engine`] (rules; no I/O) ← [`notation`] (position strings and moves, read with nom
-//! and written back in one canonical form) ← [`variants`] (the built-in definitions) ←
+//! and written back in one canonical form; [`render`] rasterises its SVG pictures) ←
+//! [`variants`] (the built-in definitions) ←
 //! [`archive`] (games kept as files in a git repository) ← [`cli`] (the `ravenpost`
 //! command).
 //!
@@ -18,4 +19,5 @@ pub mod archive;
 pub mod cli;
 pub mod engine;
 pub mod notation;
+pub mod render;
 pub mod variants;

@@ -70,7 +70,7 @@ fn coloured_diagram_has_escapes_and_the_same_text() {
     let v = fidchell();
     let (pos, last) = play(&v, FIDCHELL_MOVES);
     let plain = diagram(&v, &pos, last.as_ref());
-    let coloured = diagram_styled(&v, &pos, last.as_ref(), DiagramStyle { color: true });
+    let coloured = diagram_styled(&v, &pos, last.as_ref(), DiagramStyle { color: true, flip: false });
     assert!(!plain.contains('\x1b'));
     assert!(coloured.contains("\x1b[48;2;"), "{coloured}");
     // The portal background (#a070c8) and the last move's (#e0c040).

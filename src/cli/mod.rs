@@ -106,6 +106,10 @@ enum Command {
         /// Write an SVG picture of the position to this file instead of printing it.
         #[arg(long, value_name = "OUT.svg", conflicts_with = "json")]
         svg: Option<PathBuf>,
+        /// Write a PNG picture of the position to this file instead of printing it (the
+        /// SVG rasterised; text needs a system font, else only the board is drawn).
+        #[arg(long, value_name = "OUT.png", conflicts_with = "json")]
+        png: Option<PathBuf>,
     },
     /// Create an archive: a git repository for game files (an empty or new directory, an
     /// existing repository, or one with no commit yet).
@@ -410,22 +414,8 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                 return Err(Failure { message: String::new(), code: 1 });
             }
         }
-        Command::Show { file, ply, game, json, color, svg } => {
-            if game == 0 {
-                return Err(Failure::input("--game counts from 1"));
-            }
-            let looks_like_file =
-                file.extension().is_some_and(|e| e == "pgn") || file.components().count() > 1;
-            let g = if file.is_file() {
-                files::load_game(&file, game).map_err(Failure::input)?
-            } else if looks_like_file {
-                return Err(Failure::input(format!("{}: no such file", file.display())));
-            } else {
-                let a = archive_cmds::open(cli.archive.as_deref(), false)?;
-                let path = archive_cmds::find(&a, &file.to_string_lossy())?;
-                let text = a.read_file(&path.path())?.unwrap_or_default();
-                crate::notation::record::load(&text)?
-            };
+        Command::Show { file, ply, game, json, color, svg, png } => {
+            let g = resolve_game(cli.archive.as_deref(), &file, game)?;
             let n = ply.unwrap_or(g.moves.len());
             if n > g.moves.len() {
                 return Err(Failure::input(format!("ply {n}: the game has {} plies", g.moves.len())));
@@ -452,13 +442,24 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                     "result": result,
                 });
                 writeln!(out, "{}", serde_json::to_string_pretty(&v).expect("json")).map_err(io)?;
-            } else if let Some(path) = svg {
-                let picture = crate::notation::svg::svg(&g.variant, &pos, last.as_ref());
-                files::write_atomically(&path, &picture)
-                    .map_err(|e| Failure::input(format!("{}: {e}", path.display())))?;
-                writeln!(out, "Wrote {} (ply {n})", path.display()).map_err(io)?;
+            } else if svg.is_some() || png.is_some() {
+                if let Some(path) = svg {
+                    let picture = crate::notation::svg::svg(&g.variant, &pos, last.as_ref());
+                    files::write_atomically(&path, &picture)
+                        .map_err(|e| Failure::input(format!("{}: {e}", path.display())))?;
+                    writeln!(out, "Wrote {} (ply {n})", path.display()).map_err(io)?;
+                }
+                if let Some(path) = png {
+                    let picture =
+                        crate::render::png(&g.variant, &pos, last.as_ref(), crate::render::Fonts::System)
+                            .map_err(|e| Failure { message: e.to_string(), code: 1 })?;
+                    files::write_atomically(&path, &picture)
+                        .map_err(|e| Failure::input(format!("{}: {e}", path.display())))?;
+                    writeln!(out, "Wrote {} (ply {n})", path.display()).map_err(io)?;
+                }
             } else {
                 let style = crate::notation::diagram::DiagramStyle {
+                    flip: false,
                     color: match color {
                         ColorChoice::Always => true,
                         ColorChoice::Never => false,
@@ -723,6 +724,29 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
         }
     }
     Ok(())
+}
+
+/// The game `file` names: a game file (its `game`th game, from 1), else a game id in the
+/// archive (`archive`, or the default one).
+fn resolve_game(
+    archive: Option<&std::path::Path>,
+    file: &std::path::Path,
+    game: usize,
+) -> Result<crate::notation::game::Game, Failure> {
+    if game == 0 {
+        return Err(Failure::input("--game counts from 1"));
+    }
+    let looks_like_file = file.extension().is_some_and(|e| e == "pgn") || file.components().count() > 1;
+    if file.is_file() {
+        files::load_game(file, game).map_err(Failure::input)
+    } else if looks_like_file {
+        Err(Failure::input(format!("{}: no such file", file.display())))
+    } else {
+        let a = archive_cmds::open(archive, false)?;
+        let path = archive_cmds::find(&a, &file.to_string_lossy())?;
+        let text = a.read_file(&path.path())?.unwrap_or_default();
+        Ok(crate::notation::record::load(&text)?)
+    }
 }
 
 fn plural(n: usize) -> &'static str {
