@@ -12,6 +12,7 @@ use clap::{Parser, Subcommand};
 mod archive_cmds;
 mod corr_cmds;
 mod files;
+mod replay;
 
 use std::path::PathBuf;
 
@@ -110,6 +111,37 @@ enum Command {
         /// SVG rasterised; text needs a system font, else only the board is drawn).
         #[arg(long, value_name = "OUT.png", conflicts_with = "json")]
         png: Option<PathBuf>,
+    },
+    /// Step through a game in the terminal: the board, the side to move, the result and
+    /// the move list with comments around the current ply.
+    ///
+    /// Interactive on a terminal; for scripts, `--ply N` prints one ply's screen, `--all`
+    /// every ply's, `--json` the same as JSON.
+    #[command(after_help = replay::KEYS_HELP)]
+    Replay {
+        /// A game id in the archive, or a game file (the first game in it, or the one
+        /// chosen with --game).
+        #[arg(value_name = "GAME|FILE")]
+        file: PathBuf,
+        /// Print the screen after this many plies (0: the start position) and exit.
+        #[arg(long, value_name = "N")]
+        ply: Option<usize>,
+        /// Print the screen of every ply in order (the start position first) and exit.
+        #[arg(long, conflicts_with = "ply")]
+        all: bool,
+        /// Print as JSON (with --ply: that ply; else every ply) and exit.
+        #[arg(long)]
+        json: bool,
+        /// Which game of the file, counting from 1.
+        #[arg(long, default_value_t = 1)]
+        game: usize,
+        /// Start with the board flipped (ranks top to bottom, files right to left).
+        #[arg(long)]
+        flip: bool,
+        /// Colour the diagram: `auto` when standard output is a terminal and NO_COLOR is
+        /// unset or empty.
+        #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+        color: ColorChoice,
     },
     /// Create an archive: a git repository for game files (an empty or new directory, an
     /// existing repository, or one with no commit yet).
@@ -477,6 +509,33 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                     writeln!(out, "Last move: {t} (ply {n})").map_err(io)?;
                 }
                 writeln!(out, "Result: {result}").map_err(io)?;
+            }
+        }
+        Command::Replay { file, ply, all, json, game, flip, color } => {
+            let g = resolve_game(cli.archive.as_deref(), &file, game)?;
+            let r = replay::Replay::new(g);
+            if let Some(n) = ply {
+                r.check(n)?;
+            }
+            let color = match color {
+                ColorChoice::Always => true,
+                ColorChoice::Never => false,
+                ColorChoice::Auto => files::stdout_color(),
+            };
+            let style = crate::notation::diagram::DiagramStyle { color, flip };
+            if json {
+                let v = match ply {
+                    Some(n) => r.json(n),
+                    None => serde_json::Value::Array((0..=r.plies()).map(|p| r.json(p)).collect()),
+                };
+                writeln!(out, "{}", serde_json::to_string_pretty(&v).expect("json")).map_err(io)?;
+            } else if let Some(n) = ply {
+                replay::print(&r, &[n], style, true, out).map_err(io)?;
+            } else if all {
+                let plies: Vec<usize> = (0..=r.plies()).collect();
+                replay::print(&r, &plies, style, false, out).map_err(io)?;
+            } else {
+                replay::interactive(&r, 0, color, flip)?;
             }
         }
         Command::Init { dir } => {
