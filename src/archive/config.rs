@@ -7,6 +7,7 @@
 //! author:
 //!   name: Ann Example
 //!   email: ann@example.com
+//! diagrams: every-move
 //! ```
 //!
 //! Unknown keys are refused (a typo would otherwise be silently ignored); a `version`
@@ -36,6 +37,27 @@ pub struct ArchiveConfig {
     /// `user.name` and `user.email`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub author: Option<Identity>,
+    /// Board diagrams written into game files as `;|` comment lines (default: none).
+    #[serde(default, skip_serializing_if = "Diagrams::is_none")]
+    pub diagrams: Diagrams,
+}
+
+/// Which board diagrams `ravenpost move` writes into the game file.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Diagrams {
+    /// None (`diagrams: none`, the default).
+    #[default]
+    None,
+    /// After every move, the plain diagram of the new position (`diagrams: every-move`).
+    EveryMove,
+}
+
+impl Diagrams {
+    /// Whether this is [`Diagrams::None`].
+    pub fn is_none(&self) -> bool {
+        *self == Diagrams::None
+    }
 }
 
 impl Default for ArchiveConfig {
@@ -46,6 +68,7 @@ impl Default for ArchiveConfig {
             event: None,
             time_control: None,
             author: None,
+            diagrams: Diagrams::None,
         }
     }
 }

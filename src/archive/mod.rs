@@ -45,7 +45,7 @@ use std::time::Duration;
 
 use git2::{ErrorCode, ObjectType, Oid, Repository};
 
-pub use config::ArchiveConfig;
+pub use config::{ArchiveConfig, Diagrams};
 pub use error::ArchiveError;
 pub use locate::{ArchiveSource, RAVENPOST_ARCHIVE, default_archive, platform_data_dir};
 pub use types::{ArchiveCommit, CommitId, FileChange, FileVersion, GamePath, Identity, Timestamp};

@@ -148,6 +148,10 @@ enum Command {
     Init {
         /// Where (default: the current directory).
         dir: Option<PathBuf>,
+        /// Board diagrams in game files: `every-move` writes the plain diagram of the new
+        /// position after each move as `;|` comment lines (ravenpost.yaml `diagrams:`).
+        #[arg(long, value_enum, default_value_t = DiagramsArg::None)]
+        diagrams: DiagramsArg,
     },
     /// Start a game: write its file with its tags and commit it.
     New {
@@ -329,6 +333,15 @@ enum ColorChoice {
     Always,
     /// Never.
     Never,
+}
+
+/// `init --diagrams`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum DiagramsArg {
+    /// No diagrams.
+    None,
+    /// The diagram of the new position after every move.
+    EveryMove,
 }
 
 /// The draw actions.
@@ -538,8 +551,12 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                 replay::interactive(&r, 0, color, flip)?;
             }
         }
-        Command::Init { dir } => {
-            let msg = archive_cmds::init(dir)?;
+        Command::Init { dir, diagrams } => {
+            let diagrams = match diagrams {
+                DiagramsArg::None => crate::archive::Diagrams::None,
+                DiagramsArg::EveryMove => crate::archive::Diagrams::EveryMove,
+            };
+            let msg = archive_cmds::init(dir, diagrams)?;
             writeln!(out, "{msg}").map_err(io)?;
         }
         Command::New { variant, white, black, army_white, army_black, options, id, event, time_control } => {

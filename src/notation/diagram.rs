@@ -206,3 +206,13 @@ pub fn game_diagram(game: &super::game::Game, ply: usize) -> Result<String, PlyO
     let last = ply.checked_sub(1).map(|i| game.moves[i]);
     Ok(diagram(&game.variant, &game.position_at(ply), last.as_ref()))
 }
+
+/// The plain diagram of `pos` (`last` marked) as comment texts for a game file, one per
+/// diagram line, each starting with [`super::pgn::VERBATIM_MARK`] so that it is written
+/// and read back verbatim as a `;` line.
+pub fn diagram_comments(v: &Variant, pos: &Position, last: Option<&Move>) -> Vec<String> {
+    diagram(v, pos, last)
+        .lines()
+        .map(|l| format!("{}{l}", super::pgn::VERBATIM_MARK).trim_end().to_string())
+        .collect()
+}

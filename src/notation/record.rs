@@ -194,6 +194,14 @@ pub fn pending_offer(game: &Game) -> Option<String> {
     comments.iter().find_map(|c| c.strip_prefix(DRAW_OFFER_PREFIX).map(str::to_string))
 }
 
+/// How [`play_move_with`] writes the move.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MoveOptions {
+    /// Write the plain diagram of the new position after the move, as `;|` comment lines
+    /// ([`super::diagram::diagram_comments`]).
+    pub diagram: bool,
+}
+
 /// Plays `token` for `who` (if given, it must be the player to move) in the game `text`.
 /// `expect_ply` (1-based), if given, must be the next ply. A move that ends the game by
 /// the rules writes the result and `Termination` too.
@@ -206,6 +214,20 @@ pub fn play_move(
     token: &str,
     who: Option<&str>,
     expect_ply: Option<usize>,
+) -> Result<Applied, Refusal> {
+    play_move_with(text, token, who, expect_ply, MoveOptions::default())
+}
+
+/// [`play_move`], written as `options` say.
+///
+/// # Errors
+/// As [`play_move`].
+pub fn play_move_with(
+    text: &str,
+    token: &str,
+    who: Option<&str>,
+    expect_ply: Option<usize>,
+    options: MoveOptions,
 ) -> Result<Applied, Refusal> {
     let mut game = load(text)?;
     let next = game.moves.len() + 1;
@@ -222,10 +244,13 @@ pub fn play_move(
     // instead of answering declines it).
     let own_offer = pending_offer(&game).filter(|s| s == game.variant.def().side_name(side));
     clear_offer(&mut game.text);
-    let comments = own_offer.map(|s| vec![format!("{DRAW_OFFER_PREFIX}{s}")]).unwrap_or_default();
+    let mut comments = own_offer.map(|s| vec![format!("{DRAW_OFFER_PREFIX}{s}")]).unwrap_or_default();
+    let after = game.variant.make(&pos, &mv);
+    if options.diagram {
+        comments.extend(super::diagram::diagram_comments(&game.variant, &after, Some(&mv)));
+    }
     game.text.moves.push(MoveNode { token: san.clone(), comments, ..MoveNode::default() });
     game.moves.push(mv);
-    let after = game.variant.make(&pos, &mv);
     game.outcome = game.variant.outcome(&after);
     let side_name = game.variant.def().side_name(side).to_string();
     let mut summary = format!("{side_name} plays {san}");
