@@ -154,6 +154,8 @@ fn replay_for_scripts() {
     assert!(out.contains("ply 2 of 3") && out.contains("> 1... Sa3b6 {The sylph flies.}"), "{out}");
     assert!(!out.contains("Keys:") && !out.contains('\x1b'));
 
+    insta::assert_snapshot!("replay_ply_2", out);
+
     let (code, _, err) = run(&["replay", f, "--ply", "4"]);
     assert_eq!(code, 2);
     assert!(err.contains("ply 4: the game has 3 plies"), "{err}");
