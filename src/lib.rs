@@ -3,9 +3,9 @@
 //!
 //! Layers, each using only those before it:
 //! [`engine`] (rules; no I/O) ← [`notation`] (position strings and moves, read with nom
-//! and written back in one canonical form) ← [`variants`] (the built-in definitions) ←
-//! [`archive`] (games kept as files in a git repository), [`mail`] (game messages by
-//! email, above notation) ← [`cli`] (the `ravenpost`
+//! and written back in one canonical form; [`render`] rasterises its SVG pictures) ←
+//! [`variants`] (the built-in definitions) ← [`archive`] (games kept as files in a git
+//! repository), [`mail`] (game messages by email, above notation) ← [`cli`] (the `ravenpost`
 //! command).
 //!
 //! ```
@@ -20,4 +20,5 @@ pub mod cli;
 pub mod engine;
 pub mod mail;
 pub mod notation;
+pub mod render;
 pub mod variants;

@@ -403,3 +403,83 @@ fn bad_time_control_and_wrong_claimant_are_refused_clearly() {
         "{err}"
     );
 }
+
+/// The cell (3 characters) of file index `file` of the leftmost board in a diagram row.
+fn cell(row: &str, file: usize) -> &str {
+    &row[3 + 3 * file..6 + 3 * file]
+}
+
+#[test]
+fn diagrams_in_game_files_when_the_archive_says_so() {
+    let t = tempfile::tempdir().unwrap();
+    let home = t.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let config = "[user]\n\tname = Referee\n\temail = referee@example.org\n";
+    std::fs::write(home.join("gitconfig"), config).unwrap();
+    std::fs::write(home.join(".gitconfig"), config).unwrap();
+    let dir = t.path().join("arc");
+    ok(t.path(), &home, &["init", dir.to_str().unwrap(), "--diagrams", "every-move"]);
+    let yaml = std::fs::read_to_string(dir.join("ravenpost.yaml")).unwrap();
+    assert!(yaml.contains("diagrams: every-move"), "{yaml}");
+    play_game(&dir, &home, &["gygax"], &["2e3", "Sa3b6", "Rx3b6"]);
+    let file = dir.join("games/gygax/g.pgn");
+    let text = std::fs::read_to_string(&file).unwrap();
+
+    // After each move, its diagram: a header line, 8 ranks and the file letters.
+    let lines: Vec<&str> = text.lines().collect();
+    let diagram_lines: Vec<&str> = lines.iter().copied().filter(|l| l.starts_with(";|")).collect();
+    assert_eq!(diagram_lines.len(), 3 * 10, "{text}");
+    let block = |after: &str| -> Vec<&str> {
+        let at = lines
+            .iter()
+            .position(|l| l.trim_start().starts_with(after))
+            .unwrap_or_else(|| panic!("no `{after}` in {text}"));
+        lines[at + 1..at + 11].iter().map(|l| l.strip_prefix(";|").expect("a diagram line")).collect()
+    };
+    let rank = |b: &[&str], r: &str| -> String { b.iter().find(|l| l.starts_with(r)).unwrap().to_string() };
+    // Ply 1, Gold's warrior 2e2-2e3: Land is the middle board; Air (leftmost) unchanged.
+    let b1 = block("1. 2e3");
+    assert!(b1[0].contains("Air (3)") && b1[0].contains("Land (2)"), "{}", b1[0]);
+    assert_eq!(cell(&rank(&b1, " 2 "), 0), " S ");
+    // Each board row is 42 characters (rank, 12 cells, rank), then 4 spaces.
+    assert_eq!(cell(&rank(&b1, " 3 ")[46..], 4), "[W]");
+    assert_eq!(cell(&rank(&b1, " 2 ")[46..], 4), "[.]", "e2 is light and empty");
+    // Ply 2 (Scarlet's sylph a7-b6) and ply 3 (Gold's roc takes it on b6), on Air.
+    let b2 = block("1... Sa3b6");
+    assert_eq!(cell(&rank(&b2, " 6 "), 1), "[s]");
+    assert_eq!(cell(&rank(&b2, " 7 "), 0), "[:]");
+    let b3 = block("2. Rx3b6");
+    assert_eq!(cell(&rank(&b3, " 6 "), 1), "[R]");
+    assert_eq!(cell(&rank(&b3, " 1 "), 6), "[:]", "the roc left g1 (dark)");
+    assert!(b3[9].trim_start().starts_with("a  b  c"));
+
+    // The rules ignore them: validate, verify, the pre-receive check; fmt keeps them.
+    let out = ok(&dir, &home, &["validate", file.to_str().unwrap()]);
+    assert!(out.contains("1 valid"), "{out}");
+    let v = ok(&dir, &home, &["verify"]);
+    assert!(v.contains("1 game verified, 0 problems"), "{v}");
+    // As a push of the whole branch (old all zeros: from the root, config included).
+    let tip = git(&dir, &home, &["rev-parse", "HEAD"]);
+    ok(&dir, &home, &["hook", "check", &"0".repeat(40), tip.trim(), "refs/heads/main"]);
+    ok(&dir, &home, &["fmt", "--check", file.to_str().unwrap()]);
+    ok(&dir, &home, &["fmt", file.to_str().unwrap()]);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
+    // Replay shows the moves' other comments, not the diagram lines.
+    let r = ok(&dir, &home, &["replay", "g", "--ply", "2"]);
+    assert!(!r.contains(";|") && !r.contains("{|"), "{r}");
+
+    // A resignation after a diagram: the file is still valid and the comment is kept.
+    ok(&dir, &home, &["resign", "g", "--as", "Bo"]);
+    let text = std::fs::read_to_string(&file).unwrap();
+    let end: Vec<&str> = text.lines().rev().take(2).collect();
+    assert_eq!(end[0], "{Scarlet resigns.} 1-0", "{text}");
+    assert!(end[1].starts_with(";|    a  b  c"), "the last diagram stays before it: {text}");
+    let v = ok(&dir, &home, &["verify"]);
+    assert!(v.contains("0 problems"), "{v}");
+
+    // An archive with the default settings writes none.
+    let (_t2, dir2, home2) = archive();
+    play_game(&dir2, &home2, &["gygax"], &["2e3"]);
+    let plain = std::fs::read_to_string(dir2.join("games/gygax/g.pgn")).unwrap();
+    assert!(!plain.contains(";|"), "{plain}");
+}

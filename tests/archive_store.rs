@@ -230,6 +230,16 @@ fn config_with_author_version_and_errors() {
     let e = ArchiveConfig::from_yaml("version: 1\nsight: x\n").unwrap_err();
     assert!(e.to_string().contains("unknown field `sight`"), "{e}");
     assert!(ArchiveConfig::from_yaml("site: x\n").unwrap_err().to_string().contains("no `version`"));
+    // Diagrams in game files: none unless asked for; only the two values.
+    assert_eq!(
+        ArchiveConfig::from_yaml("version: 1\n").unwrap().diagrams,
+        ravenpost::archive::Diagrams::None
+    );
+    let every = ArchiveConfig::from_yaml("version: 1\ndiagrams: every-move\n").unwrap();
+    assert_eq!(every.diagrams, ravenpost::archive::Diagrams::EveryMove);
+    assert_eq!(every.to_yaml(), "version: 1\ndiagrams: every-move\n");
+    let e = ArchiveConfig::from_yaml("version: 1\ndiagrams: sometimes\n").unwrap_err();
+    assert!(e.to_string().contains("every-move"), "{e}");
 }
 
 // ---------------------------------------------------------------- writes and reads

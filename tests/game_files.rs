@@ -59,6 +59,23 @@ fn braces_and_brackets_inside_comments() {
 }
 
 #[test]
+fn verbatim_comment_lines_keep_their_spacing_and_stand_alone() {
+    // `;|` lines (board diagrams) keep inner white space; other comments are collapsed.
+    let text =
+        "[Variant \"gygax\"]\n\n1. 2e3 ;|  8  .  :   g   \n;|    a  b\n{plain   text} Sa3b6 {|x   y} *\n";
+    let g = read_games(text).remove(0).unwrap();
+    assert_eq!(g.moves[0].comments, vec!["|  8  .  :   g", "|    a  b", "plain text"]);
+    assert_eq!(g.moves[1].comments, vec!["|x y"]);
+    let out = replay(g).unwrap().canonical_text();
+    let movetext = out.split("\n\n").nth(1).unwrap();
+    // Each verbatim line on a line of its own, as written; a brace comment starting with
+    // `|` becomes one too.
+    assert_eq!(movetext, "1. 2e3\n;|  8  .  :   g\n;|    a  b\n{plain text} 1... Sa3b6\n;|x y\n*\n");
+    let again = replay(read_games(&out).remove(0).unwrap()).unwrap().canonical_text();
+    assert_eq!(again, out);
+}
+
+#[test]
 fn nested_variations_are_replayed_and_kept() {
     let text =
         "[Variant \"gygax\"]\n\n1. 2e3 (1. 2f3 Sa3b6 (1... Sc3d6 2. 2g3) 2. 2g3) 1... Sa3b6 2. Rx3b6 *\n";

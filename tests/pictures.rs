@@ -66,11 +66,22 @@ fn mid_game_diagrams() {
 }
 
 #[test]
+fn flipped_diagrams() {
+    // Half a turn: rank 1 on top, files from right to left; levels keep their order.
+    let flipped = |v: &Variant, moves: &[&str]| {
+        let (pos, last) = play(v, moves);
+        diagram_styled(v, &pos, last.as_ref(), DiagramStyle { color: false, flip: true })
+    };
+    insta::assert_snapshot!("gygax_mid_flipped", flipped(&gygax(), GYGAX_MOVES));
+    insta::assert_snapshot!("fidchell_mid_flipped", flipped(&fidchell(), FIDCHELL_MOVES));
+}
+
+#[test]
 fn coloured_diagram_has_escapes_and_the_same_text() {
     let v = fidchell();
     let (pos, last) = play(&v, FIDCHELL_MOVES);
     let plain = diagram(&v, &pos, last.as_ref());
-    let coloured = diagram_styled(&v, &pos, last.as_ref(), DiagramStyle { color: true });
+    let coloured = diagram_styled(&v, &pos, last.as_ref(), DiagramStyle { color: true, flip: false });
     assert!(!plain.contains('\x1b'));
     assert!(coloured.contains("\x1b[48;2;"), "{coloured}");
     // The portal background (#a070c8) and the last move's (#e0c040).

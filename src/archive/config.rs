@@ -7,6 +7,7 @@
 //! author:
 //!   name: Ann Example
 //!   email: ann@example.com
+//! diagrams: every-move
 //! mail:                      # playing by email (issue 7): how `ravenpost mail send` delivers
 //!   smtp:
 //!     host: smtp.example.com
@@ -46,6 +47,9 @@ pub struct ArchiveConfig {
     /// How `ravenpost mail send` delivers game messages (issue 7, item 4).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mail: Option<MailConfig>,
+    /// Board diagrams written into game files as `;|` comment lines (default: none).
+    #[serde(default, skip_serializing_if = "Diagrams::is_none")]
+    pub diagrams: Diagrams,
 }
 
 /// The `mail` section: how game messages are sent. Passwords are never stored here: they
@@ -109,6 +113,24 @@ pub struct SmtpConfig {
     pub ca_file: Option<String>,
 }
 
+/// Which board diagrams `ravenpost move` writes into the game file.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Diagrams {
+    /// None (`diagrams: none`, the default).
+    #[default]
+    None,
+    /// After every move, the plain diagram of the new position (`diagrams: every-move`).
+    EveryMove,
+}
+
+impl Diagrams {
+    /// Whether this is [`Diagrams::None`].
+    pub fn is_none(&self) -> bool {
+        *self == Diagrams::None
+    }
+}
+
 impl Default for ArchiveConfig {
     fn default() -> ArchiveConfig {
         ArchiveConfig {
@@ -118,6 +140,7 @@ impl Default for ArchiveConfig {
             time_control: None,
             author: None,
             mail: None,
+            diagrams: Diagrams::None,
         }
     }
 }

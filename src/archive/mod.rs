@@ -48,7 +48,7 @@ use std::time::Duration;
 use git2::{ErrorCode, ObjectType, Oid, Repository};
 
 pub use army_choice::{ArmyChoice, ArmyReveal, COMMITMENT_TAGS, ChoiceStep, check_choice_step};
-pub use config::{ArchiveConfig, MailConfig, SmtpConfig, SmtpSecurity};
+pub use config::{ArchiveConfig, Diagrams, MailConfig, SmtpConfig, SmtpSecurity};
 pub use error::ArchiveError;
 pub use locate::{ArchiveSource, RAVENPOST_ARCHIVE, default_archive, platform_data_dir};
 pub use signing::{

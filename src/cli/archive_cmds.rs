@@ -285,12 +285,13 @@ fn check_id(id: &str) -> Result<(), Failure> {
 }
 
 /// `ravenpost init [DIR]`.
-pub fn init(dir: Option<PathBuf>) -> Result<String, Failure> {
+pub fn init(dir: Option<PathBuf>, diagrams: crate::archive::Diagrams) -> Result<String, Failure> {
     let dir = match dir {
         Some(d) => d,
         None => std::env::current_dir().map_err(|e| Failure::input(e.to_string()))?,
     };
-    let a = Archive::init(&dir, None, now())?;
+    let config = crate::archive::ArchiveConfig { diagrams, ..Default::default() };
+    let a = Archive::init_with_config(&dir, &config, None, now(), Default::default())?;
     Ok(format!("Initialised a ravenpost archive in {}", a.dir().display()))
 }
 
@@ -577,8 +578,11 @@ pub fn play(
     let _lock = archive.lock()?;
     let (text, tip) = read(archive, &path)?;
     let who = acting_player(archive, &text, who, author);
-    let at = Some(now().unix_seconds());
-    let applied = record::play_move_at(&text, token, who.as_deref(), expect_ply, at)?;
+    let options = record::MoveOptions {
+        diagram: archive.config()?.diagrams == crate::archive::Diagrams::EveryMove,
+        at: Some(now().unix_seconds()),
+    };
+    let applied = record::play_move_with(&text, token, who.as_deref(), expect_ply, options)?;
     commit_applied(archive, &path, tip, &applied, author)?;
     Ok(applied)
 }

@@ -202,7 +202,7 @@ pub fn canonical_file(path: &Path) -> Result<String, Vec<FileProblem>> {
 ///
 /// # Errors
 /// The I/O error.
-pub fn write_atomically(path: &Path, contents: &str) -> std::io::Result<()> {
+pub fn write_atomically(path: &Path, contents: impl AsRef<[u8]>) -> std::io::Result<()> {
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
     let tmp = dir.join(format!(".{name}.ravenpost-tmp-{}", std::process::id()));

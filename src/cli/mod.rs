@@ -14,6 +14,7 @@ mod army_cmds;
 mod corr_cmds;
 mod files;
 mod mail_cmds;
+mod replay;
 
 use std::path::PathBuf;
 
@@ -113,12 +114,51 @@ enum Command {
         /// Write an SVG picture of the position to this file instead of printing it.
         #[arg(long, value_name = "OUT.svg", conflicts_with = "json")]
         svg: Option<PathBuf>,
+        /// Write a PNG picture of the position to this file instead of printing it (the
+        /// SVG rasterised; text needs a system font, else only the board is drawn).
+        #[arg(long, value_name = "OUT.png", conflicts_with = "json")]
+        png: Option<PathBuf>,
+    },
+    /// Step through a game in the terminal: the board, the side to move, the result and
+    /// the move list with comments around the current ply.
+    ///
+    /// Interactive on a terminal; for scripts, `--ply N` prints one ply's screen, `--all`
+    /// every ply's, `--json` the same as JSON.
+    #[command(after_help = replay::KEYS_HELP)]
+    Replay {
+        /// A game id in the archive, or a game file (the first game in it, or the one
+        /// chosen with --game).
+        #[arg(value_name = "GAME|FILE")]
+        file: PathBuf,
+        /// Print the screen after this many plies (0: the start position) and exit.
+        #[arg(long, value_name = "N")]
+        ply: Option<usize>,
+        /// Print the screen of every ply in order (the start position first) and exit.
+        #[arg(long, conflicts_with = "ply")]
+        all: bool,
+        /// Print as JSON (with --ply: that ply; else every ply) and exit.
+        #[arg(long)]
+        json: bool,
+        /// Which game of the file, counting from 1.
+        #[arg(long, default_value_t = 1)]
+        game: usize,
+        /// Start with the board flipped (ranks top to bottom, files right to left).
+        #[arg(long)]
+        flip: bool,
+        /// Colour the diagram: `auto` when standard output is a terminal and NO_COLOR is
+        /// unset or empty.
+        #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+        color: ColorChoice,
     },
     /// Create an archive: a git repository for game files (an empty or new directory, an
     /// existing repository, or one with no commit yet).
     Init {
         /// Where (default: the current directory).
         dir: Option<PathBuf>,
+        /// Board diagrams in game files: `every-move` writes the plain diagram of the new
+        /// position after each move as `;|` comment lines (ravenpost.yaml `diagrams:`).
+        #[arg(long, value_enum, default_value_t = DiagramsArg::None)]
+        diagrams: DiagramsArg,
     },
     /// Start a game: write its file with its tags and commit it.
     New {
@@ -441,6 +481,15 @@ enum ColorChoice {
     Never,
 }
 
+/// `init --diagrams`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum DiagramsArg {
+    /// No diagrams.
+    None,
+    /// The diagram of the new position after every move.
+    EveryMove,
+}
+
 /// The draw actions.
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 enum DrawArg {
@@ -557,22 +606,8 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                 return Err(Failure { message: String::new(), code: 1 });
             }
         }
-        Command::Show { file, ply, game, json, color, svg } => {
-            if game == 0 {
-                return Err(Failure::input("--game counts from 1"));
-            }
-            let looks_like_file =
-                file.extension().is_some_and(|e| e == "pgn") || file.components().count() > 1;
-            let g = if file.is_file() {
-                files::load_game(&file, game).map_err(Failure::input)?
-            } else if looks_like_file {
-                return Err(Failure::input(format!("{}: no such file", file.display())));
-            } else {
-                let a = archive_cmds::open(cli.archive.as_deref(), false)?;
-                let path = archive_cmds::find(&a, &file.to_string_lossy())?;
-                let text = a.read_file(&path.path())?.unwrap_or_default();
-                crate::notation::record::load(&text)?
-            };
+        Command::Show { file, ply, game, json, color, svg, png } => {
+            let g = resolve_game(cli.archive.as_deref(), &file, game)?;
             let n = ply.unwrap_or(g.moves.len());
             if n > g.moves.len() {
                 return Err(Failure::input(format!("ply {n}: the game has {} plies", g.moves.len())));
@@ -599,13 +634,24 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                     "result": result,
                 });
                 writeln!(out, "{}", serde_json::to_string_pretty(&v).expect("json")).map_err(io)?;
-            } else if let Some(path) = svg {
-                let picture = crate::notation::svg::svg(&g.variant, &pos, last.as_ref());
-                files::write_atomically(&path, &picture)
-                    .map_err(|e| Failure::input(format!("{}: {e}", path.display())))?;
-                writeln!(out, "Wrote {} (ply {n})", path.display()).map_err(io)?;
+            } else if svg.is_some() || png.is_some() {
+                if let Some(path) = svg {
+                    let picture = crate::notation::svg::svg(&g.variant, &pos, last.as_ref());
+                    files::write_atomically(&path, &picture)
+                        .map_err(|e| Failure::input(format!("{}: {e}", path.display())))?;
+                    writeln!(out, "Wrote {} (ply {n})", path.display()).map_err(io)?;
+                }
+                if let Some(path) = png {
+                    let picture =
+                        crate::render::png(&g.variant, &pos, last.as_ref(), crate::render::Fonts::System)
+                            .map_err(|e| Failure { message: e.to_string(), code: 1 })?;
+                    files::write_atomically(&path, &picture)
+                        .map_err(|e| Failure::input(format!("{}: {e}", path.display())))?;
+                    writeln!(out, "Wrote {} (ply {n})", path.display()).map_err(io)?;
+                }
             } else {
                 let style = crate::notation::diagram::DiagramStyle {
+                    flip: false,
                     color: match color {
                         ColorChoice::Always => true,
                         ColorChoice::Never => false,
@@ -625,8 +671,39 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                 writeln!(out, "Result: {result}").map_err(io)?;
             }
         }
-        Command::Init { dir } => {
-            let msg = archive_cmds::init(dir)?;
+        Command::Replay { file, ply, all, json, game, flip, color } => {
+            let g = resolve_game(cli.archive.as_deref(), &file, game)?;
+            let r = replay::Replay::new(g);
+            if let Some(n) = ply {
+                r.check(n)?;
+            }
+            let color = match color {
+                ColorChoice::Always => true,
+                ColorChoice::Never => false,
+                ColorChoice::Auto => files::stdout_color(),
+            };
+            let style = crate::notation::diagram::DiagramStyle { color, flip };
+            if json {
+                let v = match ply {
+                    Some(n) => r.json(n),
+                    None => serde_json::Value::Array((0..=r.plies()).map(|p| r.json(p)).collect()),
+                };
+                writeln!(out, "{}", serde_json::to_string_pretty(&v).expect("json")).map_err(io)?;
+            } else if let Some(n) = ply {
+                replay::print(&r, &[n], style, true, out).map_err(io)?;
+            } else if all {
+                let plies: Vec<usize> = (0..=r.plies()).collect();
+                replay::print(&r, &plies, style, false, out).map_err(io)?;
+            } else {
+                replay::interactive(&r, 0, color, flip)?;
+            }
+        }
+        Command::Init { dir, diagrams } => {
+            let diagrams = match diagrams {
+                DiagramsArg::None => crate::archive::Diagrams::None,
+                DiagramsArg::EveryMove => crate::archive::Diagrams::EveryMove,
+            };
+            let msg = archive_cmds::init(dir, diagrams)?;
             writeln!(out, "{msg}").map_err(io)?;
         }
         Command::New {
@@ -1039,6 +1116,29 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
         }
     }
     Ok(())
+}
+
+/// The game `file` names: a game file (its `game`th game, from 1), else a game id in the
+/// archive (`archive`, or the default one).
+fn resolve_game(
+    archive: Option<&std::path::Path>,
+    file: &std::path::Path,
+    game: usize,
+) -> Result<crate::notation::game::Game, Failure> {
+    if game == 0 {
+        return Err(Failure::input("--game counts from 1"));
+    }
+    let looks_like_file = file.extension().is_some_and(|e| e == "pgn") || file.components().count() > 1;
+    if file.is_file() {
+        files::load_game(file, game).map_err(Failure::input)
+    } else if looks_like_file {
+        Err(Failure::input(format!("{}: no such file", file.display())))
+    } else {
+        let a = archive_cmds::open(archive, false)?;
+        let path = archive_cmds::find(&a, &file.to_string_lossy())?;
+        let text = a.read_file(&path.path())?.unwrap_or_default();
+        Ok(crate::notation::record::load(&text)?)
+    }
 }
 
 fn plural(n: usize) -> &'static str {

@@ -18,6 +18,9 @@ use super::position_string::piece_token;
 pub struct DiagramStyle {
     /// Colour squares and pieces with ANSI escapes (24-bit colours).
     pub color: bool,
+    /// Turn each board half a turn: the second side's view, the highest rank at the bottom
+    /// and files from right to left (levels stay in their order).
+    pub flip: bool,
 }
 
 /// Light and dark square colours used when a variant's render data has none for a level.
@@ -138,14 +141,18 @@ pub fn diagram_styled(v: &Variant, pos: &Position, last: Option<&Move>, style: D
         }
         lines.push(head.trim_end().to_string());
     }
-    for r in (0..dims.ranks()).rev() {
+    let ranks: Vec<u8> =
+        if style.flip { (0..dims.ranks()).collect() } else { (0..dims.ranks()).rev().collect() };
+    let file_order: Vec<u8> =
+        if style.flip { (0..dims.files()).rev().collect() } else { (0..dims.files()).collect() };
+    for r in ranks {
         let mut line = String::new();
         for (i, l) in levels.iter().enumerate() {
             if i > 0 {
                 line.push_str(gap);
             }
             line.push_str(&format!("{:>2} ", r + 1));
-            for f in 0..dims.files() {
+            for &f in &file_order {
                 let sq = dims.square_at(*l as i32, f as i32, r as i32).expect("on board");
                 line.push_str(&cell(sq));
             }
@@ -159,7 +166,7 @@ pub fn diagram_styled(v: &Variant, pos: &Position, last: Option<&Move>, style: D
             files.push_str(gap);
         }
         files.push_str("   ");
-        for f in 0..dims.files() {
+        for &f in &file_order {
             files.push_str(&format!(" {} ", (b'a' + f) as char));
         }
         files.push_str("   ");
@@ -174,4 +181,38 @@ pub fn diagram_styled(v: &Variant, pos: &Position, last: Option<&Move>, style: D
 pub fn side_line(v: &Variant, pos: &Position) -> String {
     let s: Side = pos.side_to_move();
     format!("{} to move (move {})", v.def().side_name(s), pos.fullmove_number())
+}
+
+/// A ply beyond the end of a game was asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("ply {ply}: the game has {plies} plies")]
+pub struct PlyOutOfRange {
+    /// The ply asked for.
+    pub ply: usize,
+    /// How many plies the game has (its main line).
+    pub plies: usize,
+}
+
+/// The plain diagram (as [`diagram`], no colour, not flipped) of `game` after its first
+/// `ply` moves (0: the start position), the last of those moves marked. For exported
+/// email and the game file's `;` comments.
+///
+/// # Errors
+/// [`PlyOutOfRange`] when `ply` is beyond the game's last move.
+pub fn game_diagram(game: &super::game::Game, ply: usize) -> Result<String, PlyOutOfRange> {
+    if ply > game.moves.len() {
+        return Err(PlyOutOfRange { ply, plies: game.moves.len() });
+    }
+    let last = ply.checked_sub(1).map(|i| game.moves[i]);
+    Ok(diagram(&game.variant, &game.position_at(ply), last.as_ref()))
+}
+
+/// The plain diagram of `pos` (`last` marked) as comment texts for a game file, one per
+/// diagram line, each starting with [`super::pgn::VERBATIM_MARK`] so that it is written
+/// and read back verbatim as a `;` line.
+pub fn diagram_comments(v: &Variant, pos: &Position, last: Option<&Move>) -> Vec<String> {
+    diagram(v, pos, last)
+        .lines()
+        .map(|l| format!("{}{l}", super::pgn::VERBATIM_MARK).trim_end().to_string())
+        .collect()
 }

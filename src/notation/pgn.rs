@@ -290,11 +290,22 @@ fn collapse(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// A comment whose text starts with this mark is a **verbatim line**: read from a `;`
+/// comment without collapsing its white space (only trailing white space is dropped), and
+/// always written as a `;` comment on a line of its own. Board diagrams in game files are
+/// such lines (`;|  8  .  :  g …`).
+pub const VERBATIM_MARK: char = '|';
+
+/// The text of a `;` comment: verbatim when it starts with [`VERBATIM_MARK`].
+fn line_comment(text: &str) -> String {
+    if text.starts_with(VERBATIM_MARK) { text.trim_end().to_string() } else { collapse(text) }
+}
+
 /// `comment = "{" { any but "}" } "}" | ";" { any but newline }`
 fn comment(input: &str) -> IResult<&str, Tok<'_>> {
     alt((
         map(delimited(char('{'), take_till(|c| c == '}'), char('}')), |t: &str| Tok::Comment(collapse(t))),
-        map(preceded(char(';'), take_till(|c| c == '\n')), |t: &str| Tok::Comment(collapse(t))),
+        map(preceded(char(';'), take_till(|c| c == '\n')), |t: &str| Tok::Comment(line_comment(t))),
     ))
     .parse(input)
 }
@@ -589,9 +600,13 @@ pub fn write_game(game: &GameText, first_number: u32, first_side_to_move: bool) 
     out
 }
 
-/// Pushes a comment as words (so long comments wrap), or as a `;` comment ending its line
-/// when its text holds a `}`.
+/// Pushes a comment as words (so long comments wrap), as a `;` comment ending its line
+/// when its text holds a `}`, or as a `;` line of its own when it is a verbatim line.
 fn push_comment(c: &str, words: &mut Vec<String>) {
+    if c.starts_with(VERBATIM_MARK) {
+        words.push(format!("\n;{c}\n"));
+        return;
+    }
     if c.contains('}') {
         words.push(format!(";{c}\n"));
         return;
@@ -666,14 +681,25 @@ fn write_line(
     }
 }
 
-/// Joins `words` with single spaces into lines of at most 80 characters (a `;` comment
-/// ends its line).
+/// Joins `words` with single spaces into lines of at most 80 characters (a word ending in
+/// a line break, a `;` comment, ends its line; one starting with a line break starts one).
 fn wrap(words: &[String], out: &mut String) {
     let mut line = String::new();
     for w in words {
         let (w, forced_break) = match w.strip_suffix('\n') {
             Some(s) => (s, true),
             None => (w.as_str(), false),
+        };
+        let w = match w.strip_prefix('\n') {
+            Some(s) => {
+                if !line.is_empty() {
+                    out.push_str(&line);
+                    out.push('\n');
+                    line.clear();
+                }
+                s
+            }
+            None => w,
         };
         // A move number and its move stay together; other words break at spaces.
         if !line.is_empty() && line.chars().count() + 1 + w.chars().count() > 80 {

@@ -242,6 +242,16 @@ pub fn pending_offer(game: &Game) -> Option<String> {
     comments.iter().find_map(|c| c.strip_prefix(DRAW_OFFER_PREFIX).map(str::to_string))
 }
 
+/// How [`play_move_with`] writes the move.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MoveOptions {
+    /// Write the plain diagram of the new position after the move, as `;|` comment lines
+    /// ([`super::diagram::diagram_comments`]).
+    pub diagram: bool,
+    /// Record the move's time (Unix seconds, UTC) in the comment [`TIME_PREFIX`].
+    pub at: Option<i64>,
+}
+
 /// Plays `token` for `who` (if given, it must be the player to move) in the game `text`.
 /// `expect_ply` (1-based), if given, must be the next ply. A move that ends the game by
 /// the rules writes the result and `Termination` too.
@@ -255,7 +265,7 @@ pub fn play_move(
     who: Option<&str>,
     expect_ply: Option<usize>,
 ) -> Result<Applied, Refusal> {
-    play_move_at(text, token, who, expect_ply, None)
+    play_move_with(text, token, who, expect_ply, MoveOptions::default())
 }
 
 /// As [`play_move`], recording the move's time `at` (Unix seconds, UTC) in the comment
@@ -269,6 +279,20 @@ pub fn play_move_at(
     who: Option<&str>,
     expect_ply: Option<usize>,
     at: Option<i64>,
+) -> Result<Applied, Refusal> {
+    play_move_with(text, token, who, expect_ply, MoveOptions { at, ..MoveOptions::default() })
+}
+
+/// [`play_move`], written as `options` say.
+///
+/// # Errors
+/// As [`play_move`].
+pub fn play_move_with(
+    text: &str,
+    token: &str,
+    who: Option<&str>,
+    expect_ply: Option<usize>,
+    options: MoveOptions,
 ) -> Result<Applied, Refusal> {
     let mut game = load(text)?;
     let next = game.moves.len() + 1;
@@ -285,11 +309,14 @@ pub fn play_move_at(
     // instead of answering declines it).
     let own_offer = pending_offer(&game).filter(|s| s == game.variant.def().side_name(side));
     clear_offer(&mut game.text);
-    let mut comments: Vec<String> = at.map(time_comment).into_iter().collect();
+    let mut comments: Vec<String> = options.at.map(time_comment).into_iter().collect();
     comments.extend(own_offer.map(|s| format!("{DRAW_OFFER_PREFIX}{s}")));
+    let after = game.variant.make(&pos, &mv);
+    if options.diagram {
+        comments.extend(super::diagram::diagram_comments(&game.variant, &after, Some(&mv)));
+    }
     game.text.moves.push(MoveNode { token: san.clone(), comments, ..MoveNode::default() });
     game.moves.push(mv);
-    let after = game.variant.make(&pos, &mv);
     game.outcome = game.variant.outcome(&after);
     let side_name = game.variant.def().side_name(side).to_string();
     let mut summary = format!("{side_name} plays {san}");

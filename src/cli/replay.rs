@@ -1,0 +1,333 @@
+//! `ravenpost replay`: step through a game in the terminal (raw-mode keys and an alternate
+//! screen through crossterm), or print its screens for scripts (`--ply N`, `--all`,
+//! `--json`).
+//!
+//! A screen is: a title line (variant, players, ply), the diagram (flipped on request),
+//! the side to move, the last move with its comments, the result, and a window of the
+//! move list around the current ply (`>` marks it). Diagram comments (`;|` lines) are
+//! left out of the move list.
+
+use std::io::{IsTerminal, Write};
+
+use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use crossterm::{cursor, execute, queue, terminal};
+
+use crate::engine::{Position, Side};
+use crate::notation::diagram::{DiagramStyle, diagram_styled, side_line};
+use crate::notation::game::Game;
+use crate::notation::position_string::write_position;
+use crate::notation::san::write_move;
+
+use super::Failure;
+
+/// The keys, as `replay --help` and the screen list them.
+pub(crate) const KEYS_HELP: &str = "\
+Keys (interactive):
+  n, Space, Enter, Right, Down, l, j   next ply
+  p, Backspace, Left, Up, h, k         previous ply
+  <, Home                              first (the start position)
+  >, End                               last ply
+  NUMBER then Enter or g               jump to that ply (Esc cancels the number)
+  f                                    flip the board
+  q, Esc, Ctrl-C                       quit";
+
+/// The one-line key summary at the bottom of the interactive screen.
+const KEYS_LINE: &str =
+    "Keys: n/Right next  p/Left previous  </Home first  >/End last  NUMBER+Enter or g jump  f flip  q quit";
+
+/// Rows of the move list when the screen size is not known.
+const DEFAULT_LIST_ROWS: usize = 9;
+
+/// A game prepared for replay: every position and every move's canonical token.
+pub(crate) struct Replay {
+    game: Game,
+    positions: Vec<Position>,
+    sans: Vec<String>,
+}
+
+impl Replay {
+    pub(crate) fn new(game: Game) -> Replay {
+        let mut positions = vec![game.start.clone()];
+        let mut sans = Vec::with_capacity(game.moves.len());
+        for m in &game.moves {
+            let before = positions.last().expect("start");
+            sans.push(write_move(&game.variant, before, m));
+            positions.push(game.variant.make(before, m));
+        }
+        Replay { game, positions, sans }
+    }
+
+    /// Number of plies in the main line.
+    pub(crate) fn plies(&self) -> usize {
+        self.game.moves.len()
+    }
+
+    /// Checks that `ply` is within the game.
+    pub(crate) fn check(&self, ply: usize) -> Result<(), Failure> {
+        if ply > self.plies() {
+            return Err(Failure::input(format!("ply {ply}: the game has {} plies", self.plies())));
+        }
+        Ok(())
+    }
+
+    fn result(&self) -> String {
+        self.game.text.result.as_ref().map(|r| r.0.clone()).unwrap_or_else(|| "*".into())
+    }
+
+    /// `12.` or `12...`: the move number before ply `ply` (1-based).
+    fn number(&self, ply: usize) -> String {
+        let before = &self.positions[ply - 1];
+        if before.side_to_move() == Side::White {
+            format!("{}.", before.fullmove_number())
+        } else {
+            format!("{}...", before.fullmove_number())
+        }
+    }
+
+    /// The comments after ply `ply` (0: before the first move), without diagram comments.
+    fn comments(&self, ply: usize) -> Vec<String> {
+        let list =
+            if ply == 0 { &self.game.text.leading_comments } else { &self.game.text.moves[ply - 1].comments };
+        list.iter().filter(|c| !c.starts_with('|')).cloned().collect()
+    }
+
+    fn with_comments(&self, ply: usize, text: String) -> String {
+        let mut s = text;
+        for c in self.comments(ply) {
+            s.push_str(&format!(" {{{c}}}"));
+        }
+        s
+    }
+
+    fn title(&self, ply: usize) -> String {
+        let def = self.game.variant.def();
+        let name = |tag: &str| self.game.text.tag(tag).filter(|t| !t.is_empty()).unwrap_or("?").to_string();
+        format!(
+            "{}: {} ({}) v {} ({}), ply {ply} of {}",
+            def.title,
+            name("White"),
+            def.side_name(Side::White),
+            name("Black"),
+            def.side_name(Side::Black),
+            self.plies()
+        )
+    }
+
+    /// The screen at `ply` (checked by the caller), as lines. `list_rows` rows of the move
+    /// list around the current ply (0: no move list).
+    pub(crate) fn screen(&self, ply: usize, style: DiagramStyle, list_rows: usize) -> Vec<String> {
+        let v = &self.game.variant;
+        let pos = &self.positions[ply];
+        let last = ply.checked_sub(1).map(|i| self.game.moves[i]);
+        let mut lines = vec![self.title(ply)];
+        lines.extend(diagram_styled(v, pos, last.as_ref(), style).lines().map(str::to_string));
+        let end = ply == self.plies();
+        let result = self.result();
+        if end && result != "*" {
+            lines.push(format!("Game over: {result}"));
+        } else {
+            lines.push(side_line(v, pos));
+        }
+        if ply == 0 {
+            lines.push(self.with_comments(0, "Start position".into()));
+        } else {
+            lines.push(self.with_comments(
+                ply,
+                format!("Last move: {} {} (ply {ply})", self.number(ply), self.sans[ply - 1]),
+            ));
+        }
+        lines.push(if end {
+            format!("Result: {result}")
+        } else {
+            format!("Result: {result} (after ply {})", self.plies())
+        });
+        if list_rows > 0 {
+            lines.push("Moves:".into());
+            let total = self.plies() + 1;
+            let rows = list_rows.min(total);
+            let first = ply.saturating_sub(rows / 2).min(total - rows);
+            for i in first..first + rows {
+                let mark = if i == ply { ">" } else { " " };
+                let entry = if i == 0 {
+                    self.with_comments(0, "(start)".into())
+                } else {
+                    self.with_comments(i, format!("{} {}", self.number(i), self.sans[i - 1]))
+                };
+                lines.push(format!("{mark} {entry}"));
+            }
+        }
+        lines
+    }
+
+    /// One ply as JSON.
+    pub(crate) fn json(&self, ply: usize) -> serde_json::Value {
+        let v = &self.game.variant;
+        let pos = &self.positions[ply];
+        let last = ply.checked_sub(1).map(|i| self.game.moves[i]);
+        serde_json::json!({
+            "ply": ply,
+            "plies": self.plies(),
+            "move": if ply > 0 { Some(format!("{} {}", self.number(ply), self.sans[ply - 1])) } else { None },
+            "last_move": if ply > 0 { Some(self.sans[ply - 1].clone()) } else { None },
+            "comments": self.comments(ply),
+            "side_to_move": v.def().side_name(pos.side_to_move()),
+            "position": write_position(v, pos),
+            "result": if ply == self.plies() { self.result() } else { "*".to_string() },
+            "diagram": crate::notation::diagram::diagram(v, pos, last.as_ref()),
+        })
+    }
+}
+
+/// Prints the screens of `plies` (no key line), separated by an empty line.
+pub(crate) fn print(
+    r: &Replay,
+    plies: &[usize],
+    style: DiagramStyle,
+    list: bool,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
+    for (i, &p) in plies.iter().enumerate() {
+        if i > 0 {
+            writeln!(out)?;
+        }
+        for l in r.screen(p, style, if list { DEFAULT_LIST_ROWS } else { 0 }) {
+            writeln!(out, "{l}")?;
+        }
+    }
+    Ok(())
+}
+
+/// Leaves raw mode and the alternate screen when dropped (also on errors and panics).
+struct TerminalGuard;
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        let _ = execute!(std::io::stdout(), cursor::Show, terminal::LeaveAlternateScreen);
+        let _ = terminal::disable_raw_mode();
+    }
+}
+
+/// What a key does.
+enum Action {
+    Go(usize),
+    Flip,
+    Quit,
+    Redraw,
+}
+
+/// Steps through `r` interactively from ply `start`, colouring the diagram if `color`.
+///
+/// # Errors
+/// Exit 2 when standard input or output is not a terminal (with the non-interactive
+/// forms to use instead) or the terminal cannot be set up.
+pub(crate) fn interactive(r: &Replay, start: usize, color: bool, flip: bool) -> Result<(), Failure> {
+    if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
+        return Err(Failure::input(
+            "replay steps through a game interactively and needs a terminal on standard input and output; \
+             in scripts use `ravenpost replay GAME --ply N`, `--all` or `--json`",
+        ));
+    }
+    let term = |e: std::io::Error| Failure::input(format!("terminal: {e}"));
+    terminal::enable_raw_mode().map_err(term)?;
+    let _guard = TerminalGuard;
+    let mut stdout = std::io::stdout();
+    execute!(stdout, terminal::EnterAlternateScreen, cursor::Hide).map_err(term)?;
+    let mut style = DiagramStyle { color, flip };
+    let mut ply = start;
+    let mut number = String::new();
+    let mut status = String::new();
+    loop {
+        let rows = match terminal::size() {
+            Ok((_, h)) if h > 0 => h as usize,
+            _ => 24,
+        };
+        let mut lines = r.screen(ply, style, 0);
+        // Title, diagram and state lines, then the list, the status line and the keys.
+        let list_rows = rows.saturating_sub(lines.len() + 3).max(3);
+        lines = r.screen(ply, style, list_rows);
+        lines.push(if number.is_empty() { status.clone() } else { format!("Go to ply: {number}") });
+        lines.push(KEYS_LINE.to_string());
+        queue!(stdout, terminal::Clear(terminal::ClearType::All), cursor::MoveTo(0, 0)).map_err(term)?;
+        stdout.write_all(lines.join("\r\n").as_bytes()).map_err(term)?;
+        stdout.flush().map_err(term)?;
+        let action = match crossterm::event::read().map_err(term)? {
+            Event::Key(k) if k.kind != KeyEventKind::Release => {
+                key(k, ply, r.plies(), &mut number, &mut status)
+            }
+            _ => Action::Redraw,
+        };
+        match action {
+            Action::Go(p) => {
+                ply = p;
+                status.clear();
+            }
+            Action::Flip => {
+                style.flip = !style.flip;
+                status = if style.flip { "Board flipped".into() } else { String::new() };
+            }
+            Action::Quit => return Ok(()),
+            Action::Redraw => {}
+        }
+    }
+}
+
+/// Applies key `k` at `ply` of `plies`; `number` holds the digits typed so far and
+/// `status` receives a message for the user.
+fn key(k: KeyEvent, ply: usize, plies: usize, number: &mut String, status: &mut String) -> Action {
+    let last = plies;
+    match k.code {
+        KeyCode::Char('c') if k.modifiers.contains(KeyModifiers::CONTROL) => Action::Quit,
+        KeyCode::Char(d) if d.is_ascii_digit() => {
+            if number.len() < 9 {
+                number.push(d);
+            }
+            Action::Redraw
+        }
+        KeyCode::Enter | KeyCode::Char('g') if !number.is_empty() => {
+            let n: usize = number.parse().unwrap_or(usize::MAX);
+            number.clear();
+            if n > plies {
+                *status = format!("ply {n}: the game has {plies} plies");
+                Action::Redraw
+            } else {
+                Action::Go(n)
+            }
+        }
+        KeyCode::Backspace if !number.is_empty() => {
+            number.pop();
+            Action::Redraw
+        }
+        KeyCode::Esc if !number.is_empty() => {
+            number.clear();
+            Action::Redraw
+        }
+        KeyCode::Char('g') => {
+            *status = "Type a ply number, then Enter or g".into();
+            Action::Redraw
+        }
+        KeyCode::Char('n' | ' ' | 'l' | 'j') | KeyCode::Right | KeyCode::Down | KeyCode::Enter => {
+            if ply < last {
+                Action::Go(ply + 1)
+            } else {
+                *status = "That is the last ply".into();
+                Action::Redraw
+            }
+        }
+        KeyCode::Char('p' | 'h' | 'k') | KeyCode::Left | KeyCode::Up | KeyCode::Backspace => {
+            if ply > 0 {
+                Action::Go(ply - 1)
+            } else {
+                *status = "That is the start position".into();
+                Action::Redraw
+            }
+        }
+        KeyCode::Char('<') | KeyCode::Home => Action::Go(0),
+        KeyCode::Char('>') | KeyCode::End => Action::Go(last),
+        KeyCode::Char('f') => Action::Flip,
+        KeyCode::Char('q') | KeyCode::Esc => Action::Quit,
+        _ => {
+            *status = "Unknown key (q quits)".into();
+            Action::Redraw
+        }
+    }
+}
