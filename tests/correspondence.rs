@@ -517,3 +517,50 @@ fn secret_army_choice_through_the_hook() {
         "{log}"
     );
 }
+
+/// A win on time is checked against the recorded times by the hook: claimed an hour
+/// after the opponent's turn began (a 3-day limit), it is refused; claimed four days
+/// later, it goes through.
+#[test]
+fn the_hook_checks_timeout_claims_against_the_clock() {
+    let s = setup();
+    ok(
+        &s.ann,
+        &s.home,
+        &["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "tc", "--time-control", "1/3d"],
+    );
+    ok(&s.ann, &s.home, &["move", "tc", "2e3"]);
+    ok(&s.ann, &s.home, &["sync"]);
+    let file = s.ann.join("games/gygax/tc.pgn");
+    let current = std::fs::read_to_string(&file).unwrap();
+    let claim = ravenpost::notation::record::time_forfeit(&current, Some("Ann"), "Bo did not move in time")
+        .unwrap()
+        .text;
+    // Committed (by git, as Ann) at 2025-11-29T08:00Z: Bo's turn began at 07:06:40Z.
+    std::fs::write(&file, &claim).unwrap();
+    git(&s.ann, &s.home, &["commit", "--quiet", "-am", "tc: Ann wins on time"]);
+    refused_in(
+        &s,
+        "tc",
+        false,
+        "a win on time was claimed at 2025-11-29T08:00:00Z, but Bo had until 2025-12-02T07:06:40Z",
+    );
+    // The same claim four days later stands.
+    std::fs::write(&file, &claim).unwrap();
+    let o = Command::new("git")
+        .args(["commit", "--quiet", "-am", "tc: Ann wins on time"])
+        .current_dir(&s.ann)
+        .env("HOME", &s.home)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", s.home.join("gitconfig"))
+        .env("GIT_AUTHOR_DATE", "2025-12-03T08:00:00Z")
+        .env("GIT_COMMITTER_DATE", "2025-12-03T08:00:00Z")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let o = git_out(&s.ann, &s.home, &["push", "origin", "main"]);
+    assert!(o.status.success(), "{}", text(&o));
+    ok(&s.bo, &s.home, &["sync"]);
+    let v = ok(&s.bo, &s.home, &["verify", "tc"]);
+    assert!(v.contains("0 problems"), "{v}");
+}

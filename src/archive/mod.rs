@@ -519,10 +519,22 @@ impl Archive {
     /// [`ArchiveError::InvalidPath`], [`ArchiveError::NotText`], [`ArchiveError::DetachedHead`],
     /// git failures (including a shallow history's missing parent).
     pub fn file_history(&self, path: &str) -> Result<Vec<FileVersion>, ArchiveError> {
+        match self.tip()? {
+            Some(tip) => self.file_history_at(path, tip),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// As [`Archive::file_history`], on the first-parent line that ends at `at` (a commit
+    /// that need not be on the branch yet: the pre-receive hook's incoming commits).
+    ///
+    /// # Errors
+    ///
+    /// As [`Archive::file_history`], and [`ArchiveError::UnknownCommit`].
+    pub fn file_history_at(&self, path: &str, at: CommitId) -> Result<Vec<FileVersion>, ArchiveError> {
         write::check_path(path)?;
         let mut out = Vec::new();
-        let Some(tip) = self.tip()? else { return Ok(out) };
-        let mut commit = self.find_commit(tip)?;
+        let mut commit = self.find_commit(at)?;
         let mut blob = self.blob_at(&self.tree_of(&commit)?, path)?;
         loop {
             let parent = if commit.parent_count() > 0 {

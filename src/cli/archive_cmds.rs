@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::archive::{
-    Archive, ArchiveError, ArmyChoice, CommitId, GamePath, Identity, SshSigner, Timestamp, default_archive,
-    is_public_key, platform_data_dir, verify_ssh_signature,
+    Archive, ArchiveError, ArmyChoice, CommitId, FileVersion, GamePath, Identity, SshSigner, Timestamp,
+    default_archive, is_public_key, platform_data_dir, verify_ssh_signature,
 };
 use crate::engine::Side;
 use crate::notation::game::RULESET;
@@ -327,6 +327,30 @@ pub struct NewGame {
 /// must be a commit signed by it (issue 7, "Signed moves"; README "Signed moves").
 pub fn signing_key_tag(side: Side) -> &'static str {
     if side == Side::White { "WhiteSigningKey" } else { "BlackSigningKey" }
+}
+
+/// A claim of a win on time that the recorded times do not support: `new` is the game
+/// after the step, `before` its versions up to the step, `at` the claim's commit time.
+/// `None` when `new` is no time-forfeit claim or the player to move was over time.
+///
+/// # Errors
+/// [`Failure`] if the earlier versions do not read.
+pub fn timeout_claim_problem(before: &[FileVersion], new: &str, at: i64) -> Result<Option<String>, Failure> {
+    let Ok(game) = record::load(new) else { return Ok(None) };
+    if game.text.tag("Termination").map(str::to_ascii_lowercase).as_deref() != Some("time forfeit") {
+        return Ok(None);
+    }
+    Ok(match clock_of(before, at)? {
+        Some(c) if c.overdue => None,
+        Some(c) => Some(format!(
+            "a win on time was claimed at {}, but {} had until {} ({} left)",
+            rfc3339(at),
+            c.player,
+            c.deadline,
+            human(c.seconds_left)
+        )),
+        None => Some("a win on time was claimed, but no clock runs in this game (no TimeControl)".into()),
+    })
 }
 
 /// Who acted in a checked step (None for a game's creation, which needs no signature).
@@ -792,12 +816,12 @@ pub fn history(archive: &Archive, path: &GamePath) -> Result<Vec<LogLine>, Failu
     let versions = archive.file_history(&path.path())?;
     let mut out = Vec::new();
     let mut prev: Option<String> = None;
-    for v in versions {
+    for (i, v) in versions.iter().enumerate() {
         let time = v.time.to_datetime().map(|d| d.to_rfc3339()).unwrap_or_default();
-        let Some(contents) = v.contents else {
+        let Some(contents) = v.contents.clone() else {
             out.push(LogLine {
                 commit: v.commit.short(),
-                author: v.author_name,
+                author: v.author_name.clone(),
                 time,
                 what: "deleted".into(),
                 ply: None,
@@ -826,13 +850,26 @@ pub fn history(archive: &Archive, path: &GamePath) -> Result<Vec<LogLine>, Failu
         {
             step = Err(p);
         }
+        if let Ok(Step::Recorded { .. }) = step
+            && let Some(p) = timeout_claim_problem(&versions[..i], &contents, v.time.unix_seconds())?
+        {
+            step = Err(p);
+        }
         let (what, ply, san, problem) = match step {
             Ok(Step::Created) => ("created".to_string(), None, None, None),
             Ok(Step::Moved { ply, san, .. }) => (format!("ply {ply} {san}"), Some(ply), Some(san), None),
             Ok(Step::Recorded { result, summary, .. }) => (format!("{summary} ({result})"), None, None, None),
             Err(e) => ("invalid".to_string(), None, None, Some(e)),
         };
-        out.push(LogLine { commit: v.commit.short(), author: v.author_name, time, what, ply, san, problem });
+        out.push(LogLine {
+            commit: v.commit.short(),
+            author: v.author_name.clone(),
+            time,
+            what,
+            ply,
+            san,
+            problem,
+        });
         prev = Some(contents);
     }
     Ok(out)
@@ -868,7 +905,15 @@ fn rfc3339(t: i64) -> String {
 /// game's creation) to their own, except during their booked leave (rulings: the
 /// project's correspondence clock, README "Time control").
 pub fn clock(archive: &Archive, path: &GamePath, now: i64) -> Result<Option<ClockState>, Failure> {
-    let versions = archive.file_history(&path.path())?;
+    clock_of(&archive.file_history(&path.path())?, now)
+}
+
+/// The clock at `now` (Unix seconds) of the game whose versions, oldest first, are
+/// `versions` (as [`clock`], for any point of the history).
+///
+/// # Errors
+/// [`Failure`] if the last version does not read.
+pub fn clock_of(versions: &[FileVersion], now: i64) -> Result<Option<ClockState>, Failure> {
     let Some(last) = versions.last().and_then(|v| v.contents.clone()) else { return Ok(None) };
     let game = record::load(&last)?;
     if game.text.result.as_ref().is_some_and(|r| r.0 != "*") {
@@ -882,7 +927,7 @@ pub fn clock(archive: &Archive, path: &GamePath, now: i64) -> Result<Option<Cloc
     // reached that length. Parsing is enough here; `verify` is where each step's
     // legality is checked.
     let mut times: Vec<i64> = Vec::new();
-    for v in &versions {
+    for v in versions {
         let Some(c) = &v.contents else { continue };
         let Some(Ok(text)) = GameReader::new(c.as_bytes()).next() else { continue };
         if times.is_empty() {

@@ -162,6 +162,14 @@ fn check_commit(archive: &Archive, c: &ArchiveCommit, problems: &mut Vec<String>
             {
                 problems.push(format!("{} {short}: {p}", game.id()));
             }
+            if let (Step::Recorded { .. }, Some(parent)) = (&step, c.parent) {
+                let before = archive.file_history_at(&game.path(), parent)?;
+                if let Some(p) =
+                    super::archive_cmds::timeout_claim_problem(&before, text, c.time.unix_seconds())?
+                {
+                    problems.push(format!("{} {short}: {p}", game.id()));
+                }
+            }
         }
     }
     Ok(())
