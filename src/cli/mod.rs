@@ -29,7 +29,7 @@ use crate::variants;
 #[command(name = "ravenpost", version, about, long_about = None)]
 pub struct Cli {
     /// The archive to use (default: $RAVENPOST_ARCHIVE, else the repository you are in if
-    /// it is an archive, else your per-user archive, made on first use).
+    /// it is an archive, else your per-user archive, which `new` makes on first use).
     #[arg(long, global = true, value_name = "DIR")]
     archive: Option<PathBuf>,
     /// Commit as this identity, "Name <email>" (default: the archive's ravenpost.yaml
@@ -282,8 +282,10 @@ enum Command {
         json: bool,
     },
     /// Replay the git history of each game (or one) and check that every commit creates
-    /// the game, adds exactly one legal ply by the player to move, or records a
-    /// resignation or draw; edits made with plain git are caught.
+    /// the game, adds exactly one legal ply by the player to move, or records one action
+    /// (resignation, draw, win on time checked against the clock, leave) by the player
+    /// entitled to it, signed where the game lists the player's key; secret army choices
+    /// are checked step by step. Edits made with plain git are caught.
     Verify {
         /// The game id (default: every game).
         game: Option<String>,
