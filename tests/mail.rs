@@ -676,3 +676,26 @@ fn offers_and_resignations_travel_with_moves() {
     let err = ann.refused(T0, &["mail", "export", "s", "--to", "bo@example.net"]);
     assert!(err.contains("requires signed moves (WhiteSigningKey)"), "{err}");
 }
+
+/// A Fantasy Grand game whose armies were chosen in secret in one archive can be mailed:
+/// the receiving archive has no choice file, and verifies the game as it is.
+#[test]
+fn a_game_from_a_secret_army_choice_travels_by_email() {
+    let t = tempfile::tempdir().unwrap();
+    let ann = Player::new(t.path(), "ann", "Ann Example", "ann@example.org");
+    let bo = Player::new(t.path(), "bo", "Bo Example", "bo@example.net");
+    let new = ["new", "fantasy-grand", "--white", "Ann Example", "--black", "Bo Example", "--id", "fg"];
+    ann.ok(T0, &[&new[..], &["--secret-armies", "--black-email", "bo@example.net"]].concat());
+    ann.ok(T0, &["army", "commit", "fg", "elves"]);
+    ann.ok(T0, &["army", "commit", "fg", "dwarves", "--as", "Bo Example"]);
+    ann.ok(T0, &["army", "reveal", "fg"]);
+    ann.ok(T0, &["army", "reveal", "fg", "--as", "Bo Example"]);
+    ann.ok(T0 + 10, &["move", "fg", "e4"]);
+    let f = t.path().join("fg.eml");
+    ann.ok(T0 + 20, &["mail", "export", "fg", "-o", f.to_str().unwrap()]);
+    bo.ok(T0 + 30, &["mail", "import", f.to_str().unwrap()]);
+    let game = bo.git(&["show", "HEAD:games/fantasy-grand/fg.pgn"]);
+    assert!(game.contains("[BlackArmy \"dwarves\"]") && game.contains("[WhiteArmyCommitment \""), "{game}");
+    assert!(bo.ok(T0 + 40, &["verify"]).contains("0 problems"));
+    assert!(ann.ok(T0 + 40, &["verify"]).contains("0 problems"));
+}

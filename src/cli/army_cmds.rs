@@ -7,8 +7,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use crate::archive::{
-    Archive, ArmyChoice, ArmyReveal, COMMITMENT_TAGS, ChoiceStep, CommitId, GamePath, Identity,
-    check_choice_step,
+    Archive, ArmyChoice, ArmyReveal, ChoiceStep, CommitId, GamePath, Identity, check_choice_step,
 };
 use crate::engine::Side;
 use crate::notation::record;
@@ -248,9 +247,10 @@ pub fn started_game_text(choice: &ArmyChoice) -> Result<String, Failure> {
     Ok(record::load(&game_text_from_tags(&tags))?.canonical_text())
 }
 
-/// How a game file's first version must relate to a choice file in the same archive:
-/// a Fantasy Grand game whose choice file exists (at `commit`), or that carries
-/// commitment tags, must be exactly the game its complete choice starts.
+/// How a game file's first version must relate to a choice file in the same archive: a
+/// Fantasy Grand game whose choice file exists (at `commit`) must be exactly the game its
+/// complete choice starts. (A game with commitment tags but no choice file was chosen
+/// elsewhere, e.g. received by email: nothing to compare.)
 ///
 /// # Errors
 /// [`Failure`] if the archive cannot be read.
@@ -263,12 +263,8 @@ pub fn check_started_game(
     if path.variant() != ArmyChoice::VARIANT {
         return Ok(None);
     }
-    let choice_text = archive.read_file_at(commit, &ArmyChoice::path(path.id()))?;
-    let has_tags = record::load(text).is_ok_and(|g| COMMITMENT_TAGS.iter().any(|t| g.text.tag(t).is_some()));
-    let Some(choice_text) = choice_text else {
-        return Ok(
-            has_tags.then(|| "the game carries army commitments but no army choice file precedes it".into())
-        );
+    let Some(choice_text) = archive.read_file_at(commit, &ArmyChoice::path(path.id()))? else {
+        return Ok(None);
     };
     let Ok(choice) = ArmyChoice::from_yaml(&choice_text) else {
         return Ok(Some("its army choice file does not read".into()));
@@ -301,6 +297,12 @@ pub fn check_choice_change(
     let Some(text) = text else {
         return Ok(Some("the army choice file was deleted; it is part of the game's record".into()));
     };
+    if previous.is_none()
+        && let Ok(g) = GamePath::new(ArmyChoice::VARIANT, id)
+        && archive.read_file_at(commit, &g.path())?.is_some()
+    {
+        return Ok(Some(format!("an army choice was opened for {id}, which is already a game")));
+    }
     let step = match check_choice_step(id, previous, text, Some(author)) {
         Ok(s) => s,
         Err(e) => return Ok(Some(e)),
