@@ -125,3 +125,23 @@ fn fmt_rewrites_to_canonical_form_and_check_reports() {
     assert!(err.contains("illegal move `2e6`"), "{err}");
     assert_eq!(std::fs::read(&bad).unwrap(), bad_before, "a file with problems is left as it is");
 }
+
+/// Regression: a closed standard error (`ravenpost validate … 2>&1 | head -1`) made the
+/// diagnostics' `eprintln!` panic (exit 101). Now the writes are dropped.
+#[test]
+fn a_closed_stderr_is_no_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..300 {
+        write(dir.path(), &format!("bad{i}.pgn"), "garbage\n");
+    }
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ravenpost"))
+        .arg("validate")
+        .arg(dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stderr.take());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(1), "{status:?}");
+}

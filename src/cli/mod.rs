@@ -3,6 +3,15 @@
 //! Exit codes: 0 success; 1 the command ran but found problems (e.g. an invalid game);
 //! 2 bad input (unknown variant, malformed position string, bad arguments).
 
+/// `eprintln!` that ignores a closed standard error (`ravenpost … 2>&1 | head` must not
+/// panic when the reader has gone).
+macro_rules! errln {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($t)*);
+    }};
+}
+
 use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -589,7 +598,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             } else {
                 let color = files::stderr_color();
                 for p in &report.problems {
-                    eprintln!("{}", files::render(p, color));
+                    errln!("{}", files::render(p, color));
                 }
                 writeln!(
                     out,
@@ -931,7 +940,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                 writeln!(out, "{}", serde_json::to_string_pretty(&v).expect("json")).map_err(io)?;
             } else {
                 for p in &problems {
-                    eprintln!(
+                    errln!(
                         "{} commit {} by {}: {}",
                         p["game"].as_str().unwrap_or(""),
                         p["commit"].as_str().unwrap_or(""),
@@ -977,7 +986,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             let problems = corr_cmds::hook_check(&old, &new, &refname)?;
             if !problems.is_empty() {
                 for p in &problems {
-                    eprintln!("ravenpost: {p}");
+                    errln!("ravenpost: {p}");
                 }
                 return Err(Failure { message: String::new(), code: 1 });
             }
@@ -1033,7 +1042,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                     let msg = l.message_id.as_ref().map(|m| format!(" <{m}>")).unwrap_or_default();
                     let game = l.game.as_deref().unwrap_or("?");
                     match l.status {
-                        "refused" => eprintln!(
+                        "refused" => errln!(
                             "ravenpost: {}{msg}: game {game}: refused, nothing committed: {}",
                             l.file,
                             l.reason.as_deref().unwrap_or("")
@@ -1084,7 +1093,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                     Err(problems) => {
                         failed = true;
                         for p in &problems {
-                            eprintln!("{}", files::render(p, color));
+                            errln!("{}", files::render(p, color));
                         }
                     }
                     Ok(text) => {
@@ -1158,7 +1167,7 @@ pub fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(f) => {
             if !f.message.is_empty() {
-                eprintln!("ravenpost: {}", f.message);
+                errln!("ravenpost: {}", f.message);
             }
             ExitCode::from(f.code)
         }
