@@ -564,3 +564,55 @@ fn the_hook_checks_timeout_claims_against_the_clock() {
     let v = ok(&s.bo, &s.home, &["verify", "tc"]);
     assert!(v.contains("0 problems"), "{v}");
 }
+
+/// Regressions from a breaker's review: army options cannot pre-empt a secret choice,
+/// a choice file that names armies is refused, a deleted choice file is reported by
+/// `verify`, and a final reveal committed by hand still lets the game start.
+#[test]
+fn army_choice_tampering_is_caught() {
+    let s = setup();
+    let new = ["new", "fantasy-grand", "--white", "Ann", "--black", "Bo", "--secret-armies"];
+    let o = run(&s.ann, &s.home, &[&new[..], &["--id", "x", "--option", "army-black=evil-horde"]].concat());
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("leave out --army-white, --army-black and army options"), "{}", text(&o));
+    let o = run(&s.ann, &s.home, &["new", "fantasy-grand", "--white", "Ann", "--black", "Ann", "--id", "x"]);
+    assert!(text(&o).contains("the two players must have different names"), "{}", text(&o));
+
+    // A choice file written by hand that fixes White's army: the hook refuses it.
+    ok(&s.ann, &s.home, &[&new[..], &["--id", "a"]].concat());
+    let file = s.ann.join("games/fantasy-grand/a.armies.yaml");
+    let yaml = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(
+        s.ann.join("games/fantasy-grand/h.armies.yaml"),
+        yaml.replace("tags:\n", "tags:\n  WhiteArmy: giants\n"),
+    )
+    .unwrap();
+    git(&s.ann, &s.home, &["add", "."]);
+    git(&s.ann, &s.home, &["commit", "--quiet", "-m", "h"]);
+    let o = git_out(&s.ann, &s.home, &["push", "origin", "main"]);
+    assert!(!o.status.success());
+    assert!(text(&o).contains("the choice's tags may not include WhiteArmy"), "{}", text(&o));
+    git(&s.ann, &s.home, &["reset", "--quiet", "--hard", "HEAD~1"]);
+
+    // Both commit; Bo reveals with ravenpost, Ann's reveal is committed by hand: the
+    // game file is then made by `army reveal`.
+    ok(&s.ann, &s.home, &["army", "commit", "a", "elves"]);
+    ok(&s.ann, &s.home, &["army", "commit", "a", "giants", "--as", "Bo"]);
+    ok(&s.ann, &s.home, &["army", "reveal", "a", "--as", "Bo"]);
+    let secret = std::fs::read_to_string(s.ann.join(".git/ravenpost/armies/a.white.yaml")).unwrap();
+    let salt = secret.lines().find_map(|l| l.strip_prefix("salt: ")).unwrap().trim().to_string();
+    let yaml = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, format!("{yaml}white-reveal:\n  army: elves\n  salt: {salt}\n")).unwrap();
+    git(&s.ann, &s.home, &["commit", "--quiet", "-am", "a: Ann reveals elves"]);
+    assert!(ok(&s.ann, &s.home, &["verify"]).contains("0 problems"));
+    let out = ok(&s.ann, &s.home, &["army", "reveal", "a"]);
+    assert!(out.contains("the game a starts now"), "{out}");
+    assert!(ok(&s.ann, &s.home, &["sync"]).contains("Pushed"));
+
+    // A deleted choice file is reported by verify, not only by the hook.
+    git(&s.ann, &s.home, &["rm", "--quiet", "games/fantasy-grand/a.armies.yaml"]);
+    git(&s.ann, &s.home, &["commit", "--quiet", "-m", "gone"]);
+    let o = run(&s.ann, &s.home, &["verify"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o).contains("games/fantasy-grand/a.armies.yaml was deleted"), "{}", text(&o));
+}

@@ -439,6 +439,12 @@ pub fn new_game(
     for (what, name) in [("--white", &n.white), ("--black", &n.black)] {
         check_player_name(what, name)?;
     }
+    if n.white == n.black {
+        return Err(Failure::input(format!(
+            "--white and --black are both `{}`: the two players must have different names",
+            n.white
+        )));
+    }
     if let Some(id) = &n.id {
         check_id(id)?;
     }
@@ -505,16 +511,14 @@ pub fn new_game(
                 "--secret-armies: only Fantasy Grand Chess has armies, not {slug_v}"
             )));
         }
-        if n.armies.is_some() {
+        if n.armies.is_some() || n.options.iter().any(|(k, _)| k.starts_with("army-")) {
             return Err(Failure::input(
-                "--secret-armies: leave out --army-white and --army-black (the players choose)",
+                "--secret-armies: leave out --army-white, --army-black and army options (the players choose)",
             ));
         }
-        // The tags must make a valid game whatever the armies.
-        let mut probe = tags.clone();
-        probe.push(("WhiteArmy".into(), "humans".into()));
-        probe.push(("BlackArmy".into(), "humans".into()));
-        record::load(&game_text_from_tags(&probe))?;
+        if let Some(p) = super::army_cmds::choice_tags_problem(&tags.iter().cloned().collect()) {
+            return Err(Failure::input(format!("--secret-armies: {p}")));
+        }
     }
     let canonical = if n.secret_armies {
         String::new()
@@ -795,7 +799,9 @@ pub fn deletions(archive: &Archive) -> Result<Vec<LogLine>, Failure> {
     let mut out = Vec::new();
     for c in archive.history(None)? {
         for ch in &c.changes {
-            if ch.contents.is_none() && ch.path.starts_with("games/") && ch.path.ends_with(".pgn") {
+            let is_record = (ch.path.starts_with("games/") && ch.path.ends_with(".pgn"))
+                || ArmyChoice::parse_path(&ch.path).is_some();
+            if ch.contents.is_none() && is_record {
                 out.push(LogLine {
                     commit: c.commit.short(),
                     author: c.author_name.clone(),

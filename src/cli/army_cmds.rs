@@ -7,7 +7,8 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use crate::archive::{
-    Archive, ArmyChoice, ArmyReveal, ChoiceStep, CommitId, GamePath, Identity, check_choice_step,
+    Archive, ArmyChoice, ArmyReveal, COMMITMENT_TAGS, ChoiceStep, CommitId, GamePath, Identity,
+    check_choice_step,
 };
 use crate::engine::Side;
 use crate::notation::record;
@@ -171,6 +172,19 @@ pub fn reveal(
         )));
     };
     if choice.reveal_of(side).is_some() {
+        // Both revealed but no game file (a reveal committed by other means): make it.
+        let path = GamePath::new(ArmyChoice::VARIANT, id)?;
+        if choice.is_complete()
+            && tip.is_some_and(|t| archive.read_file_at(t, &path.path()).ok().flatten().is_none())
+        {
+            let c = start_game(archive, id, &choice, &player, author)?;
+            return Ok(ArmyOutcome {
+                game: id.to_string(),
+                summary: format!("both armies were revealed; the game {id} starts now"),
+                commits: vec![c.short()],
+                started: true,
+            });
+        }
         return Err(refuse(format!("{player} has already revealed their army in {id}")));
     }
     let opponent = choice.player(side.opponent()).to_string();
@@ -198,33 +212,22 @@ pub fn reveal(
         )));
     }
     choice.set_reveal(side, ArmyReveal { army: secret.army.clone(), salt: secret.salt });
+    let started = choice.is_complete();
+    if started {
+        // The game must be made before the reveal is committed: a choice whose game
+        // cannot be made is refused with nothing written.
+        started_game_text(&choice)?;
+    }
     let message = format!("{id}: {player} reveals {}", secret.army);
     let mut commits =
         vec![commit_choice(archive, id, &choice, (&player, side), tip, &message, author)?.short()];
     let mut summary = format!("{player} reveals {} for {id}", secret.army);
-    let started = choice.is_complete();
     if started {
-        let text = started_game_text(&choice)?;
-        let path = GamePath::new(ArmyChoice::VARIANT, id)?;
-        let tip = archive.tip()?;
+        commits.push(start_game(archive, id, &choice, &player, author)?.short());
         let (w, b) = (
             choice.white_reveal.as_ref().expect("complete"),
             choice.black_reveal.as_ref().expect("complete"),
         );
-        let message = format!(
-            "{id}: armies revealed, {} ({}) v {} ({}): the game starts",
-            choice.white, w.army, choice.black, b.army
-        );
-        let creator = Identity::new(
-            player.clone(),
-            archive
-                .identity(author)
-                .map(|i| i.email)
-                .unwrap_or_else(|_| "ravenpost@ravenpost.invalid".into()),
-        );
-        let c =
-            archive.create_file(&path.path(), &text, tip, Some(&creator), archive_cmds::now(), &message)?;
-        commits.push(c.short());
         summary = format!(
             "{summary}; both armies are revealed: {} plays {}, {} plays {}. The game {id} starts",
             choice.white, w.army, choice.black, b.army
@@ -234,6 +237,59 @@ pub fn reveal(
     }
     let _ = std::fs::remove_file(&path);
     Ok(ArmyOutcome { game: id.to_string(), summary, commits, started })
+}
+
+/// What is wrong with the tags an army choice opens with, if anything: they must make a
+/// valid game whatever the armies, and may not name the armies (`WhiteArmy`, `BlackArmy`,
+/// `army-white`/`army-black` options) or commitments themselves.
+pub fn choice_tags_problem(tags: &std::collections::BTreeMap<String, String>) -> Option<String> {
+    for t in ["WhiteArmy", "BlackArmy", COMMITMENT_TAGS[0], COMMITMENT_TAGS[1], "FEN", "SetUp"] {
+        if tags.contains_key(t) {
+            return Some(format!("the choice's tags may not include {t}: the armies come from the reveals"));
+        }
+    }
+    if let Some(o) = tags.get("GameOptions")
+        && o.split_whitespace().any(|kv| kv.starts_with("army-"))
+    {
+        return Some(format!(
+            "the choice's GameOptions `{o}` name an army: the armies come from the reveals"
+        ));
+    }
+    let mut probe: Vec<(String, String)> = tags.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    probe.push(("WhiteArmy".into(), "humans".into()));
+    probe.push(("BlackArmy".into(), "humans".into()));
+    record::load(&game_text_from_tags(&probe))
+        .err()
+        .map(|e| format!("the choice's tags do not make a game: {e}"))
+}
+
+/// Creates the game file of a complete choice (author: `player`).
+fn start_game(
+    archive: &Archive,
+    id: &str,
+    choice: &ArmyChoice,
+    player: &str,
+    author: Option<&Identity>,
+) -> Result<CommitId, Failure> {
+    let text = started_game_text(choice)?;
+    let path = GamePath::new(ArmyChoice::VARIANT, id)?;
+    let tip = archive.tip()?;
+    let (w, b) =
+        (choice.white_reveal.as_ref().expect("complete"), choice.black_reveal.as_ref().expect("complete"));
+    let message = format!(
+        "{id}: armies revealed, {} ({}) v {} ({}): the game starts",
+        choice.white, w.army, choice.black, b.army
+    );
+    let email =
+        archive.identity(author).map(|i| i.email).unwrap_or_else(|_| "ravenpost@ravenpost.invalid".into());
+    Ok(archive.create_file(
+        &path.path(),
+        &text,
+        tip,
+        Some(&Identity::new(player, email)),
+        archive_cmds::now(),
+        &message,
+    )?)
 }
 
 /// The game file a complete choice starts: canonical text of its tags, no moves.
@@ -275,10 +331,25 @@ pub fn check_started_game(
             choice.waiting_for()
         )));
     }
-    let expected = started_game_text(&choice).ok();
-    let actual = record::load(text).ok().map(|g| g.canonical_text());
-    Ok((expected.is_none() || expected != actual)
-        .then(|| "the game's tags or armies differ from its revealed army choice".to_string()))
+    let Ok(expected) = started_game_text(&choice) else {
+        return Ok(Some("its revealed army choice does not make a valid game".into()));
+    };
+    let Ok(actual) = record::load(text) else { return Ok(None) };
+    for (side, tag) in [(Side::White, "WhiteArmy"), (Side::Black, "BlackArmy")] {
+        let revealed = choice.reveal_of(side).map(|r| r.army.as_str()).unwrap_or_default();
+        let key = if side == Side::White { "army-white" } else { "army-black" };
+        let played =
+            actual.options.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str()).unwrap_or("humans");
+        if played != revealed {
+            return Ok(Some(format!(
+                "{} plays {played} in the game file, but revealed {revealed} ({tag})",
+                choice.player(side)
+            )));
+        }
+    }
+    let expected = record::load(&expected).map(|g| g.canonical_text()).ok();
+    Ok((expected.as_deref() != Some(actual.canonical_text().as_str()))
+        .then(|| "the game's tags differ from its army choice's tags".to_string()))
 }
 
 /// Checks one commit's change to a choice file: one protocol step by the player who
@@ -307,8 +378,16 @@ pub fn check_choice_change(
         Ok(s) => s,
         Err(e) => return Ok(Some(e)),
     };
-    let Some(player) = step.player() else { return Ok(None) };
     let Ok(choice) = ArmyChoice::from_yaml(text) else { return Ok(None) };
+    if step == ChoiceStep::Created
+        && let Some(p) = choice_tags_problem(&choice.tags)
+    {
+        return Ok(Some(p));
+    }
+    if choice.is_complete() && started_game_text(&choice).is_err() {
+        return Ok(Some("both armies are revealed, but the choice does not make a valid game".into()));
+    }
+    let Some(player) = step.player() else { return Ok(None) };
     let Some(side) = choice.side_of(player) else { return Ok(None) };
     let tag = signing_key_tag(side);
     let Some(key) = choice.tags.get(tag) else { return Ok(None) };
