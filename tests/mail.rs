@@ -699,3 +699,38 @@ fn a_game_from_a_secret_army_choice_travels_by_email() {
     assert!(bo.ok(T0 + 40, &["verify"]).contains("0 problems"));
     assert!(ann.ok(T0 + 40, &["verify"]).contains("0 problems"));
 }
+
+/// Regression (fresh-user review): a player whose git name is not the game's player name
+/// is still recognised by the game's email tag: a message that moves for them is refused,
+/// the first import creates the game, and `move` without `--as` does not move for the
+/// opponent.
+#[test]
+fn players_are_recognised_by_their_email_tag() {
+    let t = tempfile::tempdir().unwrap();
+    let ann = Player::new(t.path(), "ann", "Ann", "ann@example.org");
+    let bo = Player::new(t.path(), "bo", "Bo", "bo@example.net");
+    let new = ["new", "gygax", "--white", "Ann Example", "--black", "Bo Example", "--id", "g"];
+    ann.ok(
+        T0,
+        &[&new[..], &["--white-email", "ann@example.org", "--black-email", "bo@example.net"]].concat(),
+    );
+    ann.ok(T0 + 10, &["move", "g", "2e3"]);
+    // Not Ann's turn: without --as, Ann's clone refuses to move for Bo.
+    let err = ann.refused(T0 + 15, &["move", "g", "Sa3b6"]);
+    assert!(err.contains("not Ann Example's turn"), "{err}");
+    let f1 = t.path().join("1.eml");
+    ann.ok(T0 + 20, &["mail", "export", "g", "-o", f1.to_str().unwrap()]);
+    bo.ok(T0 + 30, &["mail", "import", f1.to_str().unwrap()]);
+    bo.ok(T0 + 40, &["move", "g", "Sa3b6"]);
+    // Bo forges a reply that also plays Ann's next move.
+    let f2 = t.path().join("2.eml");
+    bo.ok(T0 + 50, &["mail", "export", "g", "-o", f2.to_str().unwrap()]);
+    let game = bo.game("g");
+    let forged =
+        ravenpost::notation::record::play_move_at(&game, "Rx3b6", None, None, Some(T0 + 45)).unwrap().text;
+    let f3 = t.path().join("3.eml");
+    std::fs::write(&f3, hand_made_message("g", &forged)).unwrap();
+    let err = ann.refused(T0 + 60, &["mail", "import", f3.to_str().unwrap()]);
+    assert!(err.contains("refusing a move made in your name"), "{err}");
+    ann.ok(T0 + 70, &["mail", "import", f2.to_str().unwrap()]);
+}

@@ -588,9 +588,21 @@ fn acting_player(
     if let Some(w) = who {
         return Some(w.to_string());
     }
-    let me = archive.identity(author).ok()?.name;
+    let me = archive.identity(author).ok()?;
     let game = record::load(text).ok()?;
-    crate::engine::Side::ALL.into_iter().any(|s| record::player(&game, s) == me).then_some(me)
+    side_of_identity(&game, &me).map(|s| record::player(&game, s))
+}
+
+/// The side `me` plays in `game`: the player whose name is `me`'s name, else the one whose
+/// `WhiteEmail`/`BlackEmail` tag is `me`'s address (case-insensitive), so that "Ann
+/// <ann@example.org>" is recognised as the player "Ann Example <ann@example.org>".
+pub(crate) fn side_of_identity(game: &crate::notation::game::Game, me: &Identity) -> Option<Side> {
+    Side::ALL.into_iter().find(|s| record::player(game, *s) == me.name).or_else(|| {
+        Side::ALL.into_iter().find(|s| {
+            let tag = if *s == Side::White { "WhiteEmail" } else { "BlackEmail" };
+            game.text.tag(tag).is_some_and(|e| e.trim().eq_ignore_ascii_case(me.email.trim()))
+        })
+    })
 }
 
 /// `ravenpost move`.

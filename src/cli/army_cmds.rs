@@ -77,8 +77,15 @@ fn acting(
         Some(w) => w.to_string(),
         None => archive.identity(author).map(|i| i.name).unwrap_or_default(),
     };
-    match choice.side_of(&name) {
-        Some(side) => Ok((name, side)),
+    let by_email = |side: Side| {
+        let tag = if side == Side::White { "WhiteEmail" } else { "BlackEmail" };
+        let email = archive.identity(author).map(|i| i.email).unwrap_or_default();
+        who.is_none() && choice.tags.get(tag).is_some_and(|e| e.trim().eq_ignore_ascii_case(email.trim()))
+    };
+    let side = choice.side_of(&name).or_else(|| Side::ALL.into_iter().find(|s| by_email(*s)));
+    let name = side.map_or(name, |s| choice.player(s).to_string());
+    match side.map(|s| (s, choice.player(s))) {
+        Some((side, _)) => Ok((name, side)),
         None => Err(Failure::input(format!(
             "{}: say which player you are with --as ({} or {})",
             if name.is_empty() { "no identity".to_string() } else { format!("{name} is not a player") },

@@ -74,6 +74,15 @@ fn prepare(
         .read_file(&path.path())?
         .ok_or_else(|| Failure::input(format!("{}: not in the archive", path.path())))?;
     let g = record::load(&text)?;
+    if let Some(tag) = signed_game(&g) {
+        return Err(Failure {
+            message: format!(
+                "{}: this game requires signed moves ({tag}), and git signatures cannot travel by email: play it through a shared repository (`ravenpost sync`)",
+                path.id()
+            ),
+            code: 1,
+        });
+    }
     let me = archive.identity(author).ok();
     let players = [record::player(&g, Side::White), record::player(&g, Side::Black)];
     let side_of = |name: &str| Side::ALL.into_iter().find(|s| players[s.index()] == name);
@@ -88,7 +97,7 @@ fn prepare(
         })?,
         None => me
             .as_ref()
-            .and_then(|m| side_of(&m.name))
+            .and_then(|m| super::archive_cmds::side_of_identity(&g, m))
             .unwrap_or_else(|| g.position().side_to_move().opponent()),
     };
     let sender_name = players[sender.index()].clone();
@@ -122,15 +131,6 @@ fn prepare(
             }
         },
     };
-    if let Some(tag) = signed_game(&g) {
-        return Err(Failure {
-            message: format!(
-                "{}: this game requires signed moves ({tag}), and git signatures cannot travel by email: play it through a shared repository (`ravenpost sync`)",
-                path.id()
-            ),
-            code: 1,
-        });
-    }
     let built = mail::build(&Outgoing {
         game_id: path.id(),
         text: &text,
@@ -460,8 +460,16 @@ fn import_one(
         );
     }
     let players = [record::player(&received, Side::White), record::player(&received, Side::Black)];
-    let me = who.map(str::to_string).or_else(|| archive.identity(author).ok().map(|i| i.name));
-    let my_side = me.as_deref().and_then(|n| Side::ALL.into_iter().find(|s| players[s.index()] == n));
+    let (me, my_side) = match who {
+        Some(w) => (Some(w.to_string()), Side::ALL.into_iter().find(|s| players[s.index()] == w)),
+        None => match archive.identity(author) {
+            Ok(i) => {
+                let side = super::archive_cmds::side_of_identity(&received, &i);
+                (Some(side.map_or(i.name, |s| players[s.index()].clone())), side)
+            }
+            Err(_) => (None, None),
+        },
+    };
 
     let _lock = archive.lock()?;
     let tip = archive.tip()?;
