@@ -344,11 +344,19 @@ fn deadlines_leave_and_timeout_claims() {
     let (c, _, e) = at(T0 + 3 * DAY, &["claim", "timeout", "g", "--as", "Bo"]);
     assert_eq!(c, Some(1));
     assert!(e.contains("timeout claim refused: Ann has until 2025-12-06T07:06:40Z (4d 0h left)"), "{e}");
-    // Overdue at T0+8d.
+    // Overdue at T0+8d, without leave.
     let (_, out, _) = at(T0 + 8 * DAY, &["status"]);
     assert!(out.contains("OVERDUE since 2025-12-06T07:06:40Z (1d 0h ago)"), "{out}");
-    // Two days of leave booked from 2025-12-02 push the deadline two days on.
-    let (c, out, e) = at(T0 + 8 * DAY, &["leave", "g", "--as", "Ann", "--from", "2025-12-02", "--days", "2"]);
+    // Leave is booked in advance: not from a day already past (regression: an overdue
+    // player escaped a claim by booking leave backwards), and at most 45 days in all.
+    let (c, _, e) = at(T0 + 8 * DAY, &["leave", "g", "--as", "Ann", "--from", "2025-12-02", "--days", "2"]);
+    assert_eq!(c, Some(1), "{e}");
+    assert!(e.contains("leave refused: it would start on 2025-12-02T00:00:00Z, before today"), "{e}");
+    let (c, _, e) = at(T0 + 3 * DAY, &["leave", "g", "--as", "Ann", "--from", "2025-12-02", "--days", "46"]);
+    assert_eq!(c, Some(1), "{e}");
+    assert!(e.contains("at most 45 in all"), "{e}");
+    // Two days of leave booked on 2025-12-02 from that day push the deadline two days on.
+    let (c, out, e) = at(T0 + 3 * DAY, &["leave", "g", "--as", "Ann", "--from", "2025-12-02", "--days", "2"]);
     assert_eq!(c, Some(0), "{e}");
     assert!(out.contains("Ann (Gold) books 2 days of leave from 2025-12-02T00:00:00Z"), "{out}");
     let (_, out, _) = at(T0 + 8 * DAY, &["status", "--json"]);

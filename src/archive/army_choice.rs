@@ -215,12 +215,14 @@ impl ArmyChoice {
 
     /// What the players still have to do, for `status`: e.g. `waiting for Bo's commitment`.
     pub fn waiting_for(&self) -> String {
+        // Reveals come only after both commitments: until then only commitments are due.
+        let committing = Side::ALL.into_iter().any(|s| self.commitment_of(s).is_none());
         let pending: Vec<String> = Side::ALL
             .into_iter()
             .filter_map(|s| {
                 if self.commitment_of(s).is_none() {
                     Some(format!("{}'s army commitment", self.player(s)))
-                } else if self.reveal_of(s).is_none() {
+                } else if !committing && self.reveal_of(s).is_none() {
                     Some(format!("{}'s reveal", self.player(s)))
                 } else {
                     None

@@ -22,12 +22,13 @@ pub const NAMESPACE: &str = "git";
 pub struct SshSigner {
     key: String,
     expected: Option<String>,
+    label: Option<String>,
 }
 
 impl SshSigner {
     /// A signer for `key` (see the type's description); `~/` is expanded.
     pub fn new(key: impl Into<String>) -> SshSigner {
-        SshSigner { key: key.into(), expected: None }
+        SshSigner { key: key.into(), expected: None, label: None }
     }
 
     /// The same signer, which checks each signature it makes against `public_key` (one
@@ -35,6 +36,12 @@ impl SshSigner {
     /// fails before anything is committed.
     pub fn expecting(mut self, public_key: impl Into<String>) -> SshSigner {
         self.expected = Some(public_key.into());
+        self
+    }
+
+    /// Names the expected key in errors, e.g. `Ann's key (WhiteSigningKey)`.
+    pub fn labelled(mut self, label: impl Into<String>) -> SshSigner {
+        self.label = Some(label.into());
         self
     }
 
@@ -96,8 +103,12 @@ impl SshSigner {
             });
         }
         if let Some(expected) = &self.expected {
-            verify_ssh_signature(data, &sig, expected).map_err(|why| ArchiveError::Signing {
-                message: format!("signing key {} is not the key this game lists: {why}", self.key),
+            verify_ssh_signature(data, &sig, expected).map_err(|_| ArchiveError::Signing {
+                message: format!(
+                    "signing key {} is not {}; nothing was written",
+                    self.key,
+                    self.label.as_deref().unwrap_or("the key this game lists")
+                ),
             })?;
         }
         Ok(sig)

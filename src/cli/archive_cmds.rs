@@ -23,7 +23,7 @@ use super::Failure;
 impl From<ArchiveError> for Failure {
     fn from(e: ArchiveError) -> Failure {
         let code = match e {
-            ArchiveError::Moved { .. } | ArchiveError::Unchanged { .. } => 1,
+            ArchiveError::Moved { .. } | ArchiveError::Unchanged { .. } | ArchiveError::Signing { .. } => 1,
             _ => 2,
         };
         Failure { message: e.to_string(), code }
@@ -229,7 +229,11 @@ pub(crate) fn commit_player_step(
                     code: 1,
                 })?,
             };
-            let signer = SshSigner::new(key).expecting(public_key.clone());
+            let signer = SshSigner::new(key).expecting(public_key.clone()).labelled(format!(
+                "{}'s key ({})",
+                step.player,
+                signing_key_tag(step.side)
+            ));
             archive.commit_file_signed(step.file, text, tip, Some(&author), now(), message, &signer)
         }
     };
@@ -1066,6 +1070,17 @@ pub fn leave(
     let path = find(archive, game)?;
     let _lock = archive.lock()?;
     let (text, tip) = read(archive, &path)?;
+    let today = now().unix_seconds().div_euclid(86_400) * 86_400;
+    if from < today {
+        return Err(Failure {
+            message: format!(
+                "leave refused: it would start on {}, before today ({}): leave is booked in advance",
+                rfc3339(from),
+                rfc3339(today)
+            ),
+            code: 1,
+        });
+    }
     let applied = record::book_leave(&text, who, from, days)?;
     commit_applied(archive, &path, tip, &applied, author)?;
     Ok(applied)

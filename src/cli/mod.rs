@@ -228,7 +228,8 @@ enum Command {
         /// The move, e.g. 2e3, Rx3a7, R:2f4, W2e2-2e3.
         #[arg(value_name = "MOVE", allow_hyphen_values = true)]
         mv: String,
-        /// Who plays it; refused unless that player is to move.
+        /// Who plays it; refused unless that player is to move (default: you, if your
+        /// identity's name or email is a player's, else the player to move).
         #[arg(long = "as", value_name = "NAME")]
         who: Option<String>,
         /// The ply you mean to play (1 = the first move); refused if the game is elsewhere.
@@ -311,7 +312,7 @@ enum Command {
     /// Fetch the remote's branch, check its new commits by the rules, then fast-forward
     /// (when behind) or push (when ahead); refuses when both sides moved.
     Sync {
-        /// The remote (default: origin).
+        /// The remote.
         #[arg(default_value = "origin")]
         remote: String,
     },
@@ -361,7 +362,8 @@ enum ArmyCmd {
         /// The army, when this clone did not make the commitment (with --salt).
         #[arg(long, requires = "salt")]
         army: Option<String>,
-        /// The salt printed or saved at commit time (with --army).
+        /// The salt saved at commit time in .git/ravenpost/armies/<GAME>.<white|black>.yaml
+        /// of the committing clone (with --army).
         #[arg(long, requires = "army")]
         salt: Option<String>,
         /// Print as JSON.

@@ -84,11 +84,15 @@ impl Replay {
         }
     }
 
-    /// The comments after ply `ply` (0: before the first move), without diagram comments.
+    /// The comments after ply `ply` (0: before the first move), without diagram comments
+    /// and move times (bookkeeping, not annotation).
     fn comments(&self, ply: usize) -> Vec<String> {
         let list =
             if ply == 0 { &self.game.text.leading_comments } else { &self.game.text.moves[ply - 1].comments };
-        list.iter().filter(|c| !c.starts_with('|')).cloned().collect()
+        list.iter()
+            .filter(|c| !c.starts_with('|') && !c.starts_with(crate::notation::record::TIME_PREFIX))
+            .cloned()
+            .collect()
     }
 
     fn with_comments(&self, ply: usize, text: String) -> String {

@@ -105,6 +105,8 @@ pub enum Refusal {
     },
     /// A draw claim the position does not support.
     ClaimRefused(String),
+    /// Leave that cannot be booked (none, or over the limit).
+    LeaveRefused(String),
 }
 
 impl fmt::Display for Refusal {
@@ -115,6 +117,9 @@ impl fmt::Display for Refusal {
                 write!(f, "the game file has problems: {}:{}: {}", p.span.line, p.span.column, p.message)
             }
             Refusal::Over { result } => write!(f, "the game is over ({result})"),
+            Refusal::WrongPly { expected, next } if expected > next => {
+                write!(f, "the game is not that far: you meant ply {expected}, but the next ply is {next}")
+            }
             Refusal::WrongPly { expected, next } => {
                 write!(f, "the game moved on: you meant ply {expected}, but the next ply is {next}")
             }
@@ -130,6 +135,7 @@ impl fmt::Display for Refusal {
                 write!(f, "{player} is not a player of this game (the players are {players})")
             }
             Refusal::ClaimRefused(why) => write!(f, "claim refused: {why}"),
+            Refusal::LeaveRefused(why) => write!(f, "leave refused: {why}"),
         }
     }
 }
@@ -720,6 +726,10 @@ pub fn leaves(game: &Game) -> Vec<(String, i64, i64)> {
         .collect()
 }
 
+/// The most leave days a player may book in one game (the project's rule, after ICCF's
+/// 45 days a year; README "Time control").
+pub const MAX_LEAVE_DAYS: i64 = 45;
+
 /// Books `days` days of leave for `who` (a player of the game) from `from` (Unix seconds).
 ///
 /// # Errors
@@ -729,7 +739,15 @@ pub fn book_leave(text: &str, who: &str, from: i64, days: u32) -> Result<Applied
     ensure_going(&game)?;
     let side = side_of(&game, who)?;
     if days == 0 {
-        return Err(Refusal::ClaimRefused("leave must be at least one day".into()));
+        return Err(Refusal::LeaveRefused("leave must be at least one day".into()));
+    }
+    let booked: i64 =
+        leaves(&game).iter().filter(|(p, _, _)| p == who).map(|(_, a, b)| (b - a) / 86_400).sum();
+    if booked + i64::from(days) > MAX_LEAVE_DAYS {
+        return Err(Refusal::LeaveRefused(format!(
+            "{who} has booked {booked} day{} of leave in this game; at most {MAX_LEAVE_DAYS} in all",
+            if booked == 1 { "" } else { "s" }
+        )));
     }
     let start = chrono::DateTime::from_timestamp(from, 0)
         .unwrap_or_default()
