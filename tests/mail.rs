@@ -309,6 +309,11 @@ fn a_game_by_email_through_a_local_smtp_server() {
             ),
             "before the previous move",
         ),
+        (
+            "untimed",
+            good.replace("2. 2f3 {ravenpost: at 2025-11-29T15:26:40Z}", "2. 2f3"),
+            "ply 3 (2f3) carries no move time",
+        ),
     ];
     for (name, game, why) in &cases {
         assert_ne!(game, &good, "{name}: the test's replacement must change the game:\n{good}");
@@ -320,7 +325,11 @@ fn a_game_by_email_through_a_local_smtp_server() {
         assert_eq!(bo.head(), head, "{name}: nothing committed");
     }
     // A game Bo does not play in and does not have.
-    let stranger = good.replace("Ann Example", "Cy Example").replace("Bo Example", "Di Example");
+    let stranger = good
+        .replace("Ann Example", "Cy Example")
+        .replace("Bo Example", "Di Example")
+        .replace("ann@example.org", "cy@example.org")
+        .replace("bo@example.net", "di@example.net");
     let p = t.path().join("stranger.eml");
     std::fs::write(&p, hand_made_message("cy-di", &stranger)).unwrap();
     let err = bo.refused(T0 + 40_000, &["mail", "import", p.to_str().unwrap()]);

@@ -614,6 +614,16 @@ fn import_one(
                 ),
             );
         }
+        // Each side keeps the times the mover recorded; a ply without one could never be
+        // matched again by the sender's later messages.
+        if times.get(k - 1).copied().flatten().is_none() {
+            return refuse(
+                Some(id),
+                format!(
+                    "ply {k} ({san}) carries no move time ({{ravenpost: at …}}); ravenpost writes one after every move"
+                ),
+            );
+        }
         match record::check_step_at(prev.as_deref(), &next, Some(&name), Some(time.unix_seconds())) {
             Ok(Step::Moved { .. }) => {}
             Ok(other) => return refuse(Some(id), format!("ply {k} ({san}): unexpected change {other:?}")),
