@@ -188,4 +188,34 @@ fn show_writes_a_png_and_an_svg() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
+    // Regression (breaker's review): pictures used to replace symbolic links and device
+    // files. A link is now followed (its target gets the picture) and a folder or device
+    // is refused; `-` writes to standard output.
+    let show = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_ravenpost"))
+            .arg("show")
+            .arg(&f)
+            .args(args)
+            .env("RAVENPOST_ARCHIVE", "/nonexistent-ravenpost-archive")
+            .output()
+            .unwrap()
+    };
+    #[cfg(unix)]
+    {
+        let link = dir.path().join("link.svg");
+        std::os::unix::fs::symlink(&svg_path, &link).unwrap();
+        std::fs::write(&svg_path, "old").unwrap();
+        assert_eq!(show(&["--svg", link.to_str().unwrap()]).status.code(), Some(0));
+        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert!(std::fs::read_to_string(&svg_path).unwrap().starts_with("<svg"));
+        let o = show(&["--png", "/dev/null"]);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&o.stderr).contains("not a regular file"));
+    }
+    let o = show(&["--svg", dir.path().to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = show(&["--svg", "-"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with("<svg"));
+    assert!(!std::path::Path::new("-").exists());
 }

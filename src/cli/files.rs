@@ -198,11 +198,29 @@ pub fn canonical_file(path: &Path) -> Result<String, Vec<FileProblem>> {
 }
 
 /// Replaces `path`'s contents atomically (temporary file in the same directory, then
-/// rename), so a crash leaves the old file or the new one, never half of either.
+/// rename), so a crash leaves the old file or the new one, never half of either. A
+/// symbolic link's target is replaced; anything but a regular file is refused.
 ///
 /// # Errors
 /// The I/O error.
 pub fn write_atomically(path: &Path, contents: impl AsRef<[u8]>) -> std::io::Result<()> {
+    // Only regular files are replaced: a device, pipe or folder is refused, and a symbolic
+    // link is followed (its target is replaced, the link stays).
+    if let Ok(m) = std::fs::metadata(path)
+        && !m.is_file()
+    {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file (a folder, device or pipe); nothing was written",
+        ));
+    }
+    let resolved;
+    let path = if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        resolved = std::fs::canonicalize(path)?;
+        resolved.as_path()
+    } else {
+        path
+    };
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
     let tmp = dir.join(format!(".{name}.ravenpost-tmp-{}", std::process::id()));

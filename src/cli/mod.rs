@@ -120,11 +120,13 @@ enum Command {
         /// unset or empty.
         #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
         color: ColorChoice,
-        /// Write an SVG picture of the position to this file instead of printing it.
+        /// Write an SVG picture of the position to this file instead of printing it (`-`:
+        /// standard output).
         #[arg(long, value_name = "OUT.svg", conflicts_with = "json")]
         svg: Option<PathBuf>,
         /// Write a PNG picture of the position to this file instead of printing it (the
-        /// SVG rasterised; text needs a system font, else only the board is drawn).
+        /// SVG rasterised; text needs a system font, else only the board is drawn; `-`:
+        /// standard output).
         #[arg(long, value_name = "OUT.png", conflicts_with = "json")]
         png: Option<PathBuf>,
     },
@@ -650,17 +652,25 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             } else if svg.is_some() || png.is_some() {
                 if let Some(path) = svg {
                     let picture = crate::notation::svg::svg(&g.variant, &pos, last.as_ref());
-                    files::write_atomically(&path, &picture)
-                        .map_err(|e| Failure::input(format!("{}: {e}", path.display())))?;
-                    writeln!(out, "Wrote {} (ply {n})", path.display()).map_err(io)?;
+                    if path.as_os_str() == "-" {
+                        out.write_all(picture.as_bytes()).map_err(io)?;
+                    } else {
+                        files::write_atomically(&path, &picture)
+                            .map_err(|e| Failure::input(format!("{}: {e}", path.display())))?;
+                        writeln!(out, "Wrote {} (ply {n})", path.display()).map_err(io)?;
+                    }
                 }
                 if let Some(path) = png {
                     let picture =
                         crate::render::png(&g.variant, &pos, last.as_ref(), crate::render::Fonts::System)
                             .map_err(|e| Failure { message: e.to_string(), code: 1 })?;
-                    files::write_atomically(&path, &picture)
-                        .map_err(|e| Failure::input(format!("{}: {e}", path.display())))?;
-                    writeln!(out, "Wrote {} (ply {n})", path.display()).map_err(io)?;
+                    if path.as_os_str() == "-" {
+                        out.write_all(&picture).map_err(io)?;
+                    } else {
+                        files::write_atomically(&path, &picture)
+                            .map_err(|e| Failure::input(format!("{}: {e}", path.display())))?;
+                        writeln!(out, "Wrote {} (ply {n})", path.display()).map_err(io)?;
+                    }
                 }
             } else {
                 let style = crate::notation::diagram::DiagramStyle {
