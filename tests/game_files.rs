@@ -334,3 +334,28 @@ fn date_and_termination_are_checked() {
     let out = replay(read_games(text).remove(0).unwrap()).unwrap().canonical_text();
     assert!(out.contains("[Termination \"time forfeit\"]"), "{out}");
 }
+
+#[test]
+fn move_times_are_checked_by_validate() {
+    let problems = |moves: &str| {
+        let text = format!("[Variant \"gygax\"]\n\n{moves} *\n");
+        replay(read_games(&text).remove(0).unwrap()).err().unwrap_or_default()
+    };
+    assert!(
+        problems(
+            "1. 2e3 {ravenpost: at 2026-11-29T16:40:00Z} 1... Sa3b6 {ravenpost: at 2026-11-30T08:00:00Z}"
+        )
+        .is_empty()
+    );
+    let p = problems("1. 2e3 {ravenpost: at garbage}");
+    assert!(p[0].message.contains("ply 1: the move time `garbage` is not an RFC 3339 time"), "{p:?}");
+    assert_eq!((p[0].span.line, p[0].span.column), (3, 4));
+    let p = problems("1. 2e3 {ravenpost: at 2026-02-30T00:00:00Z}");
+    assert!(p[0].message.contains("not an RFC 3339 time"), "{p:?}");
+    let p = problems(
+        "1. 2e3 {ravenpost: at 2026-11-30T00:00:00Z} 1... Sa3b6 {ravenpost: at 2026-11-29T00:00:00Z}",
+    );
+    assert!(p[0].message.contains("ply 2: the move time `2026-11-29T00:00:00Z` is before ply 1's"), "{p:?}");
+    let p = problems("1. 2e3 {ravenpost: at 2026-11-30T00:00:00Z} {ravenpost: at 2026-11-30T00:00:01Z}");
+    assert!(p[0].message.contains("ply 1 has 2 move times"), "{p:?}");
+}

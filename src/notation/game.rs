@@ -254,6 +254,43 @@ pub fn replay(text: GameText) -> Result<Game, Vec<Problem>> {
     {
         problems.push(problem(tag_span("TimeControl"), tc, e, None));
     }
+    // Move times (movetext.md, "Move times"): readable, one per ply, never going back.
+    let mut last_time: Option<(i64, usize)> = None;
+    for (i, m) in text.moves.iter().enumerate() {
+        let times: Vec<&str> =
+            m.comments.iter().filter_map(|c| c.strip_prefix(super::record::TIME_PREFIX)).collect();
+        if times.len() > 1 {
+            problems.push(problem(
+                m.span,
+                &m.token,
+                format!("ply {} has {} move times", i + 1, times.len()),
+                None,
+            ));
+        }
+        let Some(t) = times.first() else { continue };
+        match chrono::DateTime::parse_from_rfc3339(t.trim()) {
+            Err(e) => problems.push(problem(
+                m.span,
+                &m.token,
+                format!("ply {}: the move time `{t}` is not an RFC 3339 time ({e})", i + 1),
+                Some("write {ravenpost: at 2026-11-29T16:40:00Z}".into()),
+            )),
+            Ok(at) => {
+                let at = at.timestamp();
+                if let Some((before, ply)) = last_time
+                    && at < before
+                {
+                    problems.push(problem(
+                        m.span,
+                        &m.token,
+                        format!("ply {}: the move time `{t}` is before ply {ply}'s", i + 1),
+                        None,
+                    ));
+                }
+                last_time = Some((at, i + 1));
+            }
+        }
+    }
     if let Some(d) = text.tag("Date")
         && let Err(e) = check_date(d)
     {
