@@ -438,8 +438,10 @@ fn secret_army_choice_through_the_hook() {
     assert!(text(&o).contains("Bo has not committed yet"), "{}", text(&o));
     assert!(ok(&s.ann, &s.home, &["sync"]).contains("Pushed 1 commit"));
 
-    // Bo: the status says what the choice waits for; a Druid is not allowed in this game.
-    ok(&s.bo, &s.home, &["sync"]);
+    // Bo: sync lists the commitment, the status says what the choice waits for; a Druid
+    // is not allowed in this game.
+    let out = ok(&s.bo, &s.home, &["sync"]);
+    assert!(out.contains("fg: Ann commits to an army (secret until both reveal)"), "{out}");
     let st = ok(&s.bo, &s.home, &["status"]);
     assert!(st.contains("choosing armies in secret: waiting for Bo's army commitment"), "{st}");
     let o = run(&s.bo, &s.home, &["army", "commit", "fg", "druid"]);

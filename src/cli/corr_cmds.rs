@@ -207,6 +207,12 @@ fn describe(archive: &Archive, commits: &[ArchiveCommit]) -> Vec<(String, String
     let mut out = Vec::new();
     for c in commits {
         for ch in &c.changes {
+            if let Some(id) = ArmyChoice::parse_path(&ch.path) {
+                let first = c.message.lines().next().unwrap_or_default();
+                let what = first.strip_prefix(&format!("{id}: ")).unwrap_or(first);
+                out.push((id.to_string(), format!("{what} ({})", c.commit.short())));
+                continue;
+            }
             let Some(g) = GamePath::parse(&ch.path) else { continue };
             let Some(text) = ch.contents.as_ref().and_then(|b| std::str::from_utf8(b).ok()) else {
                 continue;
