@@ -312,6 +312,31 @@ fn signed_moves_are_required_where_the_game_lists_keys() {
             .chain(["--white-key", &ann_pub, "--black-key", &bo_pub])
             .collect::<Vec<_>>(),
     );
+    // One key for both players, or two key lines in one argument: refused.
+    let o = run(
+        &s.ann,
+        &s.home,
+        &[
+            "new",
+            "gygax",
+            "--white",
+            "Ann",
+            "--black",
+            "Bo",
+            "--white-key",
+            &ann_pub,
+            "--black-key",
+            &ann_pub,
+        ],
+    );
+    assert!(text(&o).contains("are the same key"), "{}", text(&o));
+    let two = format!(
+        "{}\n{}",
+        std::fs::read_to_string(&ann_pub).unwrap().trim(),
+        std::fs::read_to_string(&bo_pub).unwrap().trim()
+    );
+    let o = run(&s.ann, &s.home, &["new", "gygax", "--white", "Ann", "--black", "Bo", "--white-key", &two]);
+    assert!(text(&o).contains("one key line expected"), "{}", text(&o));
     let pgn = std::fs::read_to_string(s.ann.join("games/gygax/s.pgn")).unwrap();
     let ann_line = std::fs::read_to_string(&ann_pub).unwrap();
     assert!(pgn.contains(&format!("[WhiteSigningKey \"{}\"]", ann_line.trim())), "{pgn}");

@@ -416,7 +416,9 @@ pub fn set_signing_key(key: Option<String>) {
 
 /// A public key given on the command line: a key line, or the path of a file holding one.
 fn read_public_key(what: &str, given: &str) -> Result<String, Failure> {
-    let line = if is_public_key(given) {
+    let line = if given.trim().contains('\n') {
+        return Err(Failure::input(format!("{what}: one key line expected, got several lines")));
+    } else if is_public_key(given) {
         given.trim().to_string()
     } else {
         let text = std::fs::read_to_string(given).map_err(|e| {
@@ -495,6 +497,16 @@ pub fn new_game(
     }
     if let Some(tc) = n.time_control.clone().or(config.time_control.clone()) {
         tags.push(("TimeControl", tc));
+    }
+    if let (Some(w), Some(b)) = (&n.keys[0], &n.keys[1]) {
+        let key_of = |k: &str, f: &str| {
+            read_public_key(f, k).map(|l| l.split_whitespace().take(2).collect::<Vec<_>>().join(" "))
+        };
+        if key_of(w, "--white-key")? == key_of(b, "--black-key")? {
+            return Err(Failure::input(
+                "--white-key and --black-key are the same key: each player signs with their own",
+            ));
+        }
     }
     for (side, (flag, key)) in
         Side::ALL.into_iter().zip([("--white-key", &n.keys[0]), ("--black-key", &n.keys[1])])
