@@ -307,7 +307,7 @@ fn a_game_by_email_through_a_local_smtp_server() {
                 "2. 2f3 {ravenpost: at 2025-11-29T15:26:40Z}",
                 "2. 2f3 {ravenpost: at 2025-11-29T07:00:00Z}",
             ),
-            "before the previous move",
+            "ply 3: the move time `2025-11-29T07:00:00Z` is before ply 2's",
         ),
         (
             "untimed",

@@ -184,7 +184,7 @@ fn move_times_are_recorded_and_checked() {
     // Before the previous move.
     let early = play_move_at(&v1, "Sa3b6", Some("Bo"), None, Some(t0 - 1)).unwrap().text;
     let e = check_step_at(Some(&v1), &early, Some("Bo"), None).unwrap_err();
-    assert!(e.contains("before the previous move"), "{e}");
+    assert!(e.contains("ply 2: the move time `2025-11-29T07:06:39Z` is before ply 1's"), "{e}");
     // An earlier ply's time changed along with the new ply.
     let moved = v2.replace("07:06:40Z", "07:00:00Z");
     let e = check_step_at(Some(&v1), &moved, Some("Bo"), None).unwrap_err();
@@ -195,5 +195,5 @@ fn move_times_are_recorded_and_checked() {
     // An unreadable time.
     let bad = v2.replace("07:07:40Z", "seven o'clock");
     let e = check_step_at(Some(&v1), &bad, Some("Bo"), None).unwrap_err();
-    assert!(e.contains("ply 2 (Sa3b6): the time `2025-11-29Tseven o'clock` is not an RFC 3339 time"), "{e}");
+    assert!(e.contains("ply 2: the move time `2025-11-29Tseven o'clock` is not an RFC 3339 time"), "{e}");
 }
