@@ -239,7 +239,9 @@ fn config_with_author_version_and_errors() {
     assert_eq!(every.diagrams, ravenpost::archive::Diagrams::EveryMove);
     assert_eq!(every.to_yaml(), "version: 1\ndiagrams: every-move\n");
     let e = ArchiveConfig::from_yaml("version: 1\ndiagrams: sometimes\n").unwrap_err();
-    assert!(e.to_string().contains("every-move"), "{e}");
+    assert_eq!(e.to_string(), "ravenpost.yaml: diagrams: `sometimes` is not one of none, every-move");
+    let e = ArchiveConfig::from_yaml("version: 1\ndiagrams: 3\n").unwrap_err();
+    assert!(e.to_string().contains("diagrams: `3` is not one of"), "{e}");
 }
 
 // ---------------------------------------------------------------- writes and reads

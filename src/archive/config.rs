@@ -145,6 +145,11 @@ impl Default for ArchiveConfig {
     }
 }
 
+/// A YAML value as it would be written on one line, for messages.
+fn yaml_scalar(v: &serde_yaml_ng::Value) -> String {
+    serde_yaml_ng::to_string(v).map(|t| t.trim().to_string()).unwrap_or_default()
+}
+
 impl ArchiveConfig {
     /// The config file's path in the archive.
     pub const PATH: &'static str = "ravenpost.yaml";
@@ -170,6 +175,12 @@ impl ArchiveConfig {
                 )));
             }
             Some(_) => {}
+        }
+        // Name the key for the one-word settings (serde's message would not).
+        if let Some(d) = probe.get("diagrams")
+            && !matches!(d.as_str(), Some("none" | "every-move"))
+        {
+            return Err(err(format!("diagrams: `{}` is not one of none, every-move", yaml_scalar(d))));
         }
         let config: ArchiveConfig = serde_yaml_ng::from_value(probe).map_err(|e| err(e.to_string()))?;
         if let Some(a) = &config.author {
