@@ -327,6 +327,11 @@ pub struct NewGame {
     pub emails: [Option<String>; 2],
 }
 
+/// The tag that holds `side`'s email address (`WhiteEmail` / `BlackEmail`).
+pub fn email_tag(side: Side) -> &'static str {
+    if side == Side::White { "WhiteEmail" } else { "BlackEmail" }
+}
+
 /// The tag that lists `side`'s SSH public key; when present, every step of that player
 /// must be a commit signed by it (issue 7, "Signed moves"; README "Signed moves").
 pub fn signing_key_tag(side: Side) -> &'static str {
@@ -515,9 +520,9 @@ pub fn new_game(
             tags.push((signing_key_tag(side), read_public_key(flag, k)?));
         }
     }
-    for (tag, e) in ["WhiteEmail", "BlackEmail"].into_iter().zip(&n.emails) {
+    for (side, e) in Side::ALL.into_iter().zip(&n.emails) {
         if let Some(e) = e {
-            tags.push((tag, e.clone()));
+            tags.push((email_tag(side), e.clone()));
         }
     }
     let tags: Vec<(String, String)> = tags.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
@@ -615,8 +620,7 @@ fn acting_player(
 pub(crate) fn side_of_identity(game: &crate::notation::game::Game, me: &Identity) -> Option<Side> {
     Side::ALL.into_iter().find(|s| record::player(game, *s) == me.name).or_else(|| {
         Side::ALL.into_iter().find(|s| {
-            let tag = if *s == Side::White { "WhiteEmail" } else { "BlackEmail" };
-            game.text.tag(tag).is_some_and(|e| e.trim().eq_ignore_ascii_case(me.email.trim()))
+            game.text.tag(email_tag(*s)).is_some_and(|e| e.trim().eq_ignore_ascii_case(me.email.trim()))
         })
     })
 }

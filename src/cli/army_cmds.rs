@@ -77,10 +77,13 @@ fn acting(
         Some(w) => w.to_string(),
         None => archive.identity(author).map(|i| i.name).unwrap_or_default(),
     };
+    let email = archive.identity(author).map(|i| i.email).unwrap_or_default();
     let by_email = |side: Side| {
-        let tag = if side == Side::White { "WhiteEmail" } else { "BlackEmail" };
-        let email = archive.identity(author).map(|i| i.email).unwrap_or_default();
-        who.is_none() && choice.tags.get(tag).is_some_and(|e| e.trim().eq_ignore_ascii_case(email.trim()))
+        who.is_none()
+            && choice
+                .tags
+                .get(archive_cmds::email_tag(side))
+                .is_some_and(|e| e.trim().eq_ignore_ascii_case(email.trim()))
     };
     let side = choice.side_of(&name).or_else(|| Side::ALL.into_iter().find(|s| by_email(*s)));
     let name = side.map_or(name, |s| choice.player(s).to_string());

@@ -19,7 +19,7 @@ use crate::notation::game::Game;
 use crate::notation::record::{self, Step};
 
 use super::Failure;
-use super::archive_cmds::{find, now};
+use super::archive_cmds::{email_tag, find, now};
 
 /// The environment variable with the SMTP password, unless `mail.smtp.password-env`
 /// names another.
@@ -44,10 +44,6 @@ fn parse_mailbox(s: &str, default_name: &str) -> Result<Mailbox, String> {
     };
     check_address(&email)?;
     Ok(Mailbox { name: if name.is_empty() { default_name.to_string() } else { name }, email })
-}
-
-fn email_tag(side: Side) -> &'static str {
-    if side == Side::White { "WhiteEmail" } else { "BlackEmail" }
 }
 
 /// The game's message from the sending player's point of view.
