@@ -187,7 +187,7 @@ pub fn reveal(
         if choice.is_complete()
             && tip.is_some_and(|t| archive.read_file_at(t, &path.path()).ok().flatten().is_none())
         {
-            let c = start_game(archive, id, &choice, &player, author)?;
+            let c = start_game(archive, id, &choice, &started_game_text(&choice)?, &player, author)?;
             return Ok(ArmyOutcome {
                 game: id.to_string(),
                 summary: format!("both armies were revealed; the game {id} starts now"),
@@ -222,18 +222,16 @@ pub fn reveal(
         )));
     }
     choice.set_reveal(side, ArmyReveal { army: secret.army.clone(), salt: secret.salt });
-    let started = choice.is_complete();
-    if started {
-        // The game must be made before the reveal is committed: a choice whose game
-        // cannot be made is refused with nothing written.
-        started_game_text(&choice)?;
-    }
+    // The game must be made before the reveal is committed: a choice whose game cannot
+    // be made is refused with nothing written.
+    let game_text = if choice.is_complete() { Some(started_game_text(&choice)?) } else { None };
     let message = format!("{id}: {player} reveals {}", secret.army);
     let mut commits =
         vec![commit_choice(archive, id, &choice, (&player, side), tip, &message, author)?.short()];
     let mut summary = format!("{player} reveals {} for {id}", secret.army);
-    if started {
-        commits.push(start_game(archive, id, &choice, &player, author)?.short());
+    let started = game_text.is_some();
+    if let Some(text) = game_text {
+        commits.push(start_game(archive, id, &choice, &text, &player, author)?.short());
         let (w, b) = (
             choice.white_reveal.as_ref().expect("complete"),
             choice.black_reveal.as_ref().expect("complete"),
@@ -273,15 +271,16 @@ pub fn choice_tags_problem(tags: &std::collections::BTreeMap<String, String>) ->
         .map(|e| format!("the choice's tags do not make a game: {e}"))
 }
 
-/// Creates the game file of a complete choice (author: `player`).
+/// Creates the game file `text` ([`started_game_text`]) of a complete choice (author:
+/// `player`).
 fn start_game(
     archive: &Archive,
     id: &str,
     choice: &ArmyChoice,
+    text: &str,
     player: &str,
     author: Option<&Identity>,
 ) -> Result<CommitId, Failure> {
-    let text = started_game_text(choice)?;
     let path = GamePath::new(ArmyChoice::VARIANT, id)?;
     let tip = archive.tip()?;
     let (w, b) =
@@ -294,7 +293,7 @@ fn start_game(
         archive.identity(author).map(|i| i.email).unwrap_or_else(|_| "ravenpost@ravenpost.invalid".into());
     Ok(archive.create_file(
         &path.path(),
-        &text,
+        text,
         tip,
         Some(&Identity::new(player, email)),
         archive_cmds::now(),
@@ -357,13 +356,14 @@ pub fn check_started_game(
             )));
         }
     }
-    let expected = record::load(&expected).map(|g| g.canonical_text()).ok();
-    Ok((expected.as_deref() != Some(actual.canonical_text().as_str()))
+    // `started_game_text` is already canonical.
+    Ok((expected != actual.canonical_text())
         .then(|| "the game's tags differ from its army choice's tags".to_string()))
 }
 
 /// Checks one commit's change to a choice file: one protocol step by the player who
-/// authored it, signed if the choice lists that player's key; `None` when all is well.
+/// authored it, signed if the choice lists that player's key. The step, or what is wrong
+/// with it.
 ///
 /// # Errors
 /// [`Failure`] if the archive cannot be read.
@@ -374,34 +374,42 @@ pub fn check_choice_change(
     previous: Option<&str>,
     text: Option<&str>,
     author: &str,
-) -> Result<Option<String>, Failure> {
+) -> Result<Result<ChoiceStep, String>, Failure> {
     let Some(text) = text else {
-        return Ok(Some("the army choice file was deleted; it is part of the game's record".into()));
+        return Ok(Err("the army choice file was deleted; it is part of the game's record".into()));
     };
     if previous.is_none()
         && let Ok(g) = GamePath::new(ArmyChoice::VARIANT, id)
         && archive.read_file_at(commit, &g.path())?.is_some()
     {
-        return Ok(Some(format!("an army choice was opened for {id}, which is already a game")));
+        return Ok(Err(format!("an army choice was opened for {id}, which is already a game")));
     }
     let step = match check_choice_step(id, previous, text, Some(author)) {
         Ok(s) => s,
-        Err(e) => return Ok(Some(e)),
+        Err(e) => return Ok(Err(e)),
     };
-    let Ok(choice) = ArmyChoice::from_yaml(text) else { return Ok(None) };
+    let Ok(choice) = ArmyChoice::from_yaml(text) else { return Ok(Ok(step)) };
     if step == ChoiceStep::Created
         && let Some(p) = choice_tags_problem(&choice.tags)
     {
-        return Ok(Some(p));
+        return Ok(Err(p));
     }
     if choice.is_complete() && started_game_text(&choice).is_err() {
-        return Ok(Some("both armies are revealed, but the choice does not make a valid game".into()));
+        return Ok(Err("both armies are revealed, but the choice does not make a valid game".into()));
     }
-    let Some(player) = step.player() else { return Ok(None) };
-    let Some(side) = choice.side_of(player) else { return Ok(None) };
-    let tag = signing_key_tag(side);
-    let Some(key) = choice.tags.get(tag) else { return Ok(None) };
-    archive_cmds::commit_signature_problem(archive, commit, player, tag, key)
+    let signed = match step.player().and_then(|p| choice.side_of(p).map(|s| (p, s))) {
+        Some((player, side)) => match choice.tags.get(signing_key_tag(side)) {
+            Some(key) => {
+                archive_cmds::commit_signature_problem(archive, commit, player, signing_key_tag(side), key)?
+            }
+            None => None,
+        },
+        None => None,
+    };
+    Ok(match signed {
+        Some(p) => Err(p),
+        None => Ok(step),
+    })
 }
 
 /// The history of a choice file, each version checked: one [`LogLine`] per commit, as
@@ -413,7 +421,7 @@ pub fn choice_history(archive: &Archive, id: &str) -> Result<Vec<LogLine>, Failu
     let mut out = Vec::new();
     let mut prev: Option<String> = None;
     for v in archive.file_history(&ArmyChoice::path(id))? {
-        let problem = check_choice_change(
+        let step = check_choice_change(
             archive,
             v.commit,
             id,
@@ -421,14 +429,11 @@ pub fn choice_history(archive: &Archive, id: &str) -> Result<Vec<LogLine>, Failu
             v.contents.as_deref(),
             &v.author_name,
         )?;
-        let what = match (&problem, &v.contents) {
-            (Some(_), _) | (None, None) => "army choice changed".to_string(),
-            (None, Some(t)) => match check_choice_step(id, prev.as_deref(), t, None) {
-                Ok(ChoiceStep::Created) => "army choice opened".to_string(),
-                Ok(ChoiceStep::Committed { player }) => format!("{player} commits to an army"),
-                Ok(ChoiceStep::Revealed { player, army }) => format!("{player} reveals {army}"),
-                Err(_) => "army choice changed".to_string(),
-            },
+        let (what, problem) = match step {
+            Ok(ChoiceStep::Created) => ("army choice opened".to_string(), None),
+            Ok(ChoiceStep::Committed { player }) => (format!("{player} commits to an army"), None),
+            Ok(ChoiceStep::Revealed { player, army }) => (format!("{player} reveals {army}"), None),
+            Err(p) => ("army choice changed".to_string(), Some(p)),
         };
         out.push(LogLine {
             commit: v.commit.short(),

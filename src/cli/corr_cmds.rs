@@ -118,7 +118,7 @@ fn check_commit(archive: &Archive, c: &ArchiveCommit, problems: &mut Vec<String>
             Some(p) => archive.read_file_at(p, &change.path)?,
             None => None,
         };
-        let problem = super::army_cmds::check_choice_change(
+        let step = super::army_cmds::check_choice_change(
             archive,
             c.commit,
             &id,
@@ -126,7 +126,7 @@ fn check_commit(archive: &Archive, c: &ArchiveCommit, problems: &mut Vec<String>
             text.as_deref(),
             &c.author_name,
         )?;
-        if let Some(p) = problem {
+        if let Err(p) = step {
             problems.push(format!("{id} {short}: {p}"));
         }
         return Ok(());
