@@ -809,6 +809,53 @@ pub struct LogLine {
     pub problem: Option<String>,
 }
 
+/// Judges one commit's version `text` of the game file `path` against the one before
+/// (`previous`; `None`: the commit creates it): one legal step by its author
+/// ([`record::check_step_at`], at the commit's `time`), a new game as `ravenpost new` or a
+/// revealed army choice writes it, signed where the game lists the actor's key, and a win
+/// on time only past the deadline (`before`: the file's versions before this commit,
+/// read only for such a claim). What `verify`, `log`, `sync` and the hook all apply.
+///
+/// # Errors
+/// [`Failure`] if the archive cannot be read.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn judge_step(
+    archive: &Archive,
+    path: &GamePath,
+    commit: CommitId,
+    previous: Option<&str>,
+    text: &str,
+    author: &str,
+    time: i64,
+    before: impl FnOnce() -> Result<Vec<FileVersion>, Failure>,
+) -> Result<Result<Step, String>, Failure> {
+    let step = match record::check_step_at(previous, text, Some(author), Some(time)) {
+        Ok(Step::Created) => check_created(path, text),
+        other => other,
+    };
+    let step = match step {
+        Ok(s) => s,
+        Err(e) => return Ok(Err(e)),
+    };
+    let problem = if step == Step::Created {
+        super::army_cmds::check_started_game(archive, commit, path, text)?
+    } else {
+        None
+    };
+    let problem = match (problem, actor(&step)) {
+        (None, Some(who)) => signature_problem(archive, commit, text, who)?,
+        (p, _) => p,
+    };
+    let problem = match (problem, &step) {
+        (None, Step::Recorded { .. }) => timeout_claim_problem(&before()?, text, time)?,
+        (p, _) => p,
+    };
+    Ok(match problem {
+        Some(p) => Err(p),
+        None => Ok(step),
+    })
+}
+
 /// A game file's first version: a game of the variant its folder names, with no move
 /// played yet (`ravenpost new` writes exactly that).
 pub(crate) fn check_created(path: &GamePath, contents: &str) -> Result<Step, String> {
@@ -869,30 +916,16 @@ pub fn history(archive: &Archive, path: &GamePath) -> Result<Vec<LogLine>, Failu
             prev = None;
             continue;
         };
-        let mut step = record::check_step_at(
+        let step = judge_step(
+            archive,
+            path,
+            v.commit,
             prev.as_deref(),
             &contents,
-            Some(&v.author_name),
-            Some(v.time.unix_seconds()),
-        );
-        if let Ok(Step::Created) = step {
-            step = check_created(path, &contents);
-            if step.is_ok()
-                && let Some(p) = super::army_cmds::check_started_game(archive, v.commit, path, &contents)?
-            {
-                step = Err(p);
-            }
-        }
-        if let Some(who) = step.as_ref().ok().and_then(actor)
-            && let Some(p) = signature_problem(archive, v.commit, &contents, who)?
-        {
-            step = Err(p);
-        }
-        if let Ok(Step::Recorded { .. }) = step
-            && let Some(p) = timeout_claim_problem(&versions[..i], &contents, v.time.unix_seconds())?
-        {
-            step = Err(p);
-        }
+            &v.author_name,
+            v.time.unix_seconds(),
+            || Ok(versions[..i].to_vec()),
+        )?;
         let (what, ply, san, problem) = match step {
             Ok(Step::Created) => ("created".to_string(), None, None, None),
             Ok(Step::Moved { ply, san, .. }) => (format!("ply {ply} {san}"), Some(ply), Some(san), None),

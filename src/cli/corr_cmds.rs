@@ -144,33 +144,22 @@ fn check_commit(archive: &Archive, c: &ArchiveCommit, problems: &mut Vec<String>
         Some(p) => archive.read_file_at(p, &game.path())?,
         None => None,
     };
-    let mut step =
-        record::check_step_at(previous.as_deref(), text, Some(&c.author_name), Some(c.time.unix_seconds()));
-    if let Ok(Step::Created) = step {
-        step = super::archive_cmds::check_created(&game, text);
-        if step.is_ok()
-            && let Some(p) = super::army_cmds::check_started_game(archive, c.commit, &game, text)?
-        {
-            step = Err(p);
-        }
-    }
-    match step {
-        Err(reason) => problems.push(format!("{} {short}: {reason}", game.id())),
-        Ok(step) => {
-            if let Some(who) = super::archive_cmds::actor(&step)
-                && let Some(p) = super::archive_cmds::signature_problem(archive, c.commit, text, who)?
-            {
-                problems.push(format!("{} {short}: {p}", game.id()));
-            }
-            if let (Step::Recorded { .. }, Some(parent)) = (&step, c.parent) {
-                let before = archive.file_history_at(&game.path(), parent)?;
-                if let Some(p) =
-                    super::archive_cmds::timeout_claim_problem(&before, text, c.time.unix_seconds())?
-                {
-                    problems.push(format!("{} {short}: {p}", game.id()));
-                }
-            }
-        }
+    let before = || match c.parent {
+        Some(parent) => Ok(archive.file_history_at(&game.path(), parent)?),
+        None => Ok(Vec::new()),
+    };
+    let step = super::archive_cmds::judge_step(
+        archive,
+        &game,
+        c.commit,
+        previous.as_deref(),
+        text,
+        &c.author_name,
+        c.time.unix_seconds(),
+        before,
+    )?;
+    if let Err(reason) = step {
+        problems.push(format!("{} {short}: {reason}", game.id()));
     }
     Ok(())
 }
