@@ -3,9 +3,9 @@
 //! The archive is 200 Gygax Chess games of up to 80 plies, made by playing pseudo-random
 //! legal moves from a fixed seed and writing them in canonical form.
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use ravenpost::notation::game::replay;
 use ravenpost::notation::pgn::GameReader;
 use ravenpost::notation::san::write_move;
+use ravenpost::record::game::replay;
 
 fn archive() -> (String, u64) {
     let v = ravenpost::variants::by_name("gygax", &[]).unwrap();
@@ -32,7 +32,7 @@ fn archive() -> (String, u64) {
             p = v.make(&p, &m);
             total += 1;
         }
-        let result = v.outcome(&p).map(ravenpost::notation::game::result_token).unwrap_or("*");
+        let result = v.outcome(&p).map(ravenpost::record::game::result_token).unwrap_or("*");
         text.push_str(result);
         text.push_str("\n\n");
     }

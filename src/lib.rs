@@ -2,11 +2,12 @@
 //! (Dragonchess), Gygax's Fidchell and Fantasy Grand Chess.
 //!
 //! Layers, each using only those before it:
-//! [`engine`] (rules; no I/O) ← [`notation`] (position strings and moves, read with nom
-//! and written back in one canonical form; [`render`] rasterises its SVG pictures) ←
-//! [`variants`] (the built-in definitions) ← [`archive`] (games kept as files in a git
-//! repository), [`mail`] (game messages by email, above notation) ← [`cli`] (the `ravenpost`
-//! command).
+//! [`engine`] (rules; no I/O) ← [`notation`] (position strings, moves and game text, read
+//! with nom and written back in one canonical form; [`render`] rasterises its SVG pictures)
+//! ← [`variants`] (the built-in definitions) ← [`record`] (game records: a game text
+//! replayed by the rules, and the changes a player can make to it) ← [`archive`] (games
+//! kept as files in a git repository), [`mail`] (game messages by email) ← [`cli`] (the
+//! `ravenpost` command).
 //!
 //! ```
 //! let gygax = ravenpost::variants::by_name("gygax", &[]).unwrap();
@@ -20,5 +21,6 @@ pub mod cli;
 pub mod engine;
 pub mod mail;
 pub mod notation;
+pub mod record;
 pub mod render;
 pub mod variants;

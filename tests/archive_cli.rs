@@ -108,7 +108,7 @@ fn a_short_game_of_each_variant_one_commit_per_move() {
         for rev in 0..lines.len() {
             let spec = format!("HEAD~{rev}:games/{slug}/g.pgn");
             let text = git(&dir, &home, &["show", &spec]);
-            ravenpost::notation::record::load(&text).unwrap_or_else(|e| panic!("{spec}: {e}"));
+            ravenpost::record::load(&text).unwrap_or_else(|e| panic!("{spec}: {e}"));
         }
         let v = ok(&dir, &home, &["verify"]);
         assert!(v.contains("1 game verified, 0 problems"), "{v}");

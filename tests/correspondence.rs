@@ -380,7 +380,7 @@ fn signed_moves_are_required_where_the_game_lists_keys() {
     // An unsigned move committed with git: the hook refuses it.
     let file = s.ann.join("games/gygax/s.pgn");
     let current = std::fs::read_to_string(&file).unwrap();
-    let next = ravenpost::notation::record::play_move(&current, "Rx3b6", Some("Ann"), None).unwrap().text;
+    let next = ravenpost::record::play_move(&current, "Rx3b6", Some("Ann"), None).unwrap().text;
     std::fs::write(&file, &next).unwrap();
     git(&s.ann, &s.home, &["commit", "--quiet", "-am", "s: ply 3"]);
     refused_in(
@@ -562,9 +562,8 @@ fn the_hook_checks_timeout_claims_against_the_clock() {
     ok(&s.ann, &s.home, &["sync"]);
     let file = s.ann.join("games/gygax/tc.pgn");
     let current = std::fs::read_to_string(&file).unwrap();
-    let claim = ravenpost::notation::record::time_forfeit(&current, Some("Ann"), "Bo did not move in time")
-        .unwrap()
-        .text;
+    let claim =
+        ravenpost::record::time_forfeit(&current, Some("Ann"), "Bo did not move in time").unwrap().text;
     // Committed (by git, as Ann) at 2025-11-29T08:00Z: Bo's turn began at 07:06:40Z.
     std::fs::write(&file, &claim).unwrap();
     git(&s.ann, &s.home, &["commit", "--quiet", "-am", "tc: Ann wins on time"]);

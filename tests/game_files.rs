@@ -1,8 +1,8 @@
 //! Game files in the wild (notation-spec/movetext.md): odd encodings, escapes, comments,
 //! variations, missing results; and the canonical writer.
 
-use ravenpost::notation::game::replay;
 use ravenpost::notation::pgn::{GameReader, read_games};
+use ravenpost::record::game::replay;
 
 const GAME: &str = "[Event \"Test\"]\n[White \"Ann\"]\n[Black \"Bo\"]\n[Result \"*\"]\n[Variant \"gygax\"]\n\n\
 1. 2e3 Sa3b6 2. Rx3b6 {The Dragon takes.} U2c6 3. R:2c6 H3b7 *\n";

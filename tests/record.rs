@@ -1,7 +1,7 @@
 //! Changes to game records, each checked by the rules (the archive's `move`, `resign`,
 //! `draw` and `verify` build on these).
 
-use ravenpost::notation::record::{
+use ravenpost::record::{
     DrawAction, Refusal, Step, book_leave, check_step, draw, play_move, resign, time_forfeit,
 };
 
@@ -169,12 +169,12 @@ fn verify_steps() {
 /// later changes, and checked by `check_step_at`.
 #[test]
 fn move_times_are_recorded_and_checked() {
-    use ravenpost::notation::record::{check_step_at, move_times, play_move_at};
+    use ravenpost::record::{check_step_at, move_times, play_move_at};
     let t0 = 1_764_400_000; // 2025-11-29T07:06:40Z
     let v1 = play_move_at(NEW, "2e3", Some("Ann"), None, Some(t0)).unwrap().text;
     assert!(v1.contains("1. 2e3 {ravenpost: at 2025-11-29T07:06:40Z} *"), "{v1}");
     let v2 = play_move_at(&v1, "Sa3b6", Some("Bo"), None, Some(t0 + 60)).unwrap().text;
-    let g = ravenpost::notation::record::load(&v2).unwrap();
+    let g = ravenpost::record::load(&v2).unwrap();
     assert_eq!(move_times(&g.text).unwrap(), vec![Some(t0), Some(t0 + 60)]);
     // Committed a minute later: fine; long before the time it claims: refused.
     assert!(check_step_at(Some(&v1), &v2, Some("Bo"), Some(t0 + 120)).is_ok());

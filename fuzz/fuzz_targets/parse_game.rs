@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use ravenpost::notation::game::replay;
+use ravenpost::record::game::replay;
 use ravenpost::notation::pgn::GameReader;
 
 fuzz_target!(|data: &[u8]| {

@@ -1,7 +1,7 @@
 //! The archive commands: `init`, `new`, `move`, `status`, `log`, `resign`, `draw`,
 //! `verify`, and game lookup for `show`.
 //!
-//! Every change is checked by the rules ([`crate::notation::record`]) against the file as
+//! Every change is checked by the rules ([`crate::record`]) against the file as
 //! it stands at the branch tip, then committed on that tip with a compare-and-swap, so a
 //! concurrent change makes this one fail with "the game moved on" and nothing is lost.
 
@@ -14,9 +14,9 @@ use crate::archive::{
     default_archive, is_public_key, platform_data_dir, verify_ssh_signature,
 };
 use crate::engine::Side;
-use crate::notation::game::RULESET;
 use crate::notation::pgn::{GameReader, GameText, TagPair};
-use crate::notation::record::{self, Applied, DrawAction, Refusal, Step};
+use crate::record::game::RULESET;
+use crate::record::{self, Applied, DrawAction, Refusal, Step};
 
 use super::Failure;
 
@@ -617,7 +617,7 @@ fn acting_player(
 /// The side `me` plays in `game`: the player whose name is `me`'s name, else the one whose
 /// `WhiteEmail`/`BlackEmail` tag is `me`'s address (case-insensitive), so that "Ann
 /// <ann@example.org>" is recognised as the player "Ann Example <ann@example.org>".
-pub(crate) fn side_of_identity(game: &crate::notation::game::Game, me: &Identity) -> Option<Side> {
+pub(crate) fn side_of_identity(game: &crate::record::game::Game, me: &Identity) -> Option<Side> {
     Side::ALL.into_iter().find(|s| record::player(game, *s) == me.name).or_else(|| {
         Side::ALL.into_iter().find(|s| {
             game.text.tag(email_tag(*s)).is_some_and(|e| e.trim().eq_ignore_ascii_case(me.email.trim()))

@@ -11,7 +11,7 @@ use crate::archive::{
     check_choice_step,
 };
 use crate::engine::Side;
-use crate::notation::record;
+use crate::record;
 
 use super::Failure;
 use super::archive_cmds::{

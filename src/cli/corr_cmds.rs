@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use crate::archive::{Archive, ArchiveCommit, ArchiveConfig, ArmyChoice, CommitId, GamePath};
-use crate::notation::record::{self, Step};
+use crate::record::{self, Step};
 
 use super::Failure;
 

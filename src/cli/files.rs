@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use annotate_snippets::{AnnotationKind, Level, Renderer, Snippet};
 use serde::Serialize;
 
-use crate::notation::game::{Problem, replay};
 use crate::notation::pgn::GameReader;
+use crate::record::game::{Problem, replay};
 
 /// A problem with the file it is in, as `--json` prints it.
 #[derive(Debug, Serialize)]
@@ -237,7 +237,7 @@ pub fn write_atomically(path: &Path, contents: impl AsRef<[u8]>) -> std::io::Res
 /// # Errors
 /// The file cannot be read, has fewer games, or the game has problems (the first one is
 /// given with its line and column).
-pub fn load_game(path: &Path, n: usize) -> Result<crate::notation::game::Game, String> {
+pub fn load_game(path: &Path, n: usize) -> Result<crate::record::game::Game, String> {
     let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let text = GameReader::new(BufReader::new(file))
         .nth(n.saturating_sub(1))

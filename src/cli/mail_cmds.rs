@@ -15,8 +15,8 @@ use serde::Serialize;
 use crate::archive::{Archive, GamePath, Identity, SmtpConfig, SmtpSecurity};
 use crate::engine::Side;
 use crate::mail::{self, Incoming, Mailbox, Outgoing};
-use crate::notation::game::Game;
-use crate::notation::record::{self, Step};
+use crate::record::game::Game;
+use crate::record::{self, Step};
 
 use super::Failure;
 use super::archive_cmds::{email_tag, find, now};
@@ -141,7 +141,7 @@ fn prepare(
 
 /// The signing-key tag of a game whose moves must be signed, if any (signed moves are
 /// git commit signatures: they travel only through a shared repository).
-fn signed_game(g: &crate::notation::game::Game) -> Option<&'static str> {
+fn signed_game(g: &crate::record::game::Game) -> Option<&'static str> {
     Side::ALL.into_iter().map(super::archive_cmds::signing_key_tag).find(|t| g.text.tag(t).is_some())
 }
 

@@ -791,10 +791,10 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
         Command::Draw { action, game, who } => {
             let a = archive_cmds::open(cli.archive.as_deref(), false)?;
             let action = match action {
-                DrawArg::Offer => crate::notation::record::DrawAction::Offer,
-                DrawArg::Accept => crate::notation::record::DrawAction::Accept,
-                DrawArg::Decline => crate::notation::record::DrawAction::Decline,
-                DrawArg::Claim => crate::notation::record::DrawAction::Claim,
+                DrawArg::Offer => crate::record::DrawAction::Offer,
+                DrawArg::Accept => crate::record::DrawAction::Accept,
+                DrawArg::Decline => crate::record::DrawAction::Decline,
+                DrawArg::Claim => crate::record::DrawAction::Claim,
             };
             let applied = archive_cmds::draw(&a, &game, who.as_deref(), action, author.as_ref())?;
             writeln!(out, "{}", applied.summary).map_err(io)?;
@@ -1147,7 +1147,7 @@ fn resolve_game(
     archive: Option<&std::path::Path>,
     file: &std::path::Path,
     game: usize,
-) -> Result<crate::notation::game::Game, Failure> {
+) -> Result<crate::record::game::Game, Failure> {
     if game == 0 {
         return Err(Failure::input("--game counts from 1"));
     }
@@ -1160,7 +1160,7 @@ fn resolve_game(
         let a = archive_cmds::open(archive, false)?;
         let path = archive_cmds::find(&a, &file.to_string_lossy())?;
         let text = a.read_file(&path.path())?.unwrap_or_default();
-        Ok(crate::notation::record::load(&text)?)
+        Ok(crate::record::load(&text)?)
     }
 }
 

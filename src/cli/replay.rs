@@ -14,9 +14,9 @@ use crossterm::{cursor, execute, queue, terminal};
 
 use crate::engine::{Position, Side};
 use crate::notation::diagram::{DiagramStyle, diagram_styled, side_line};
-use crate::notation::game::Game;
 use crate::notation::position_string::write_position;
 use crate::notation::san::write_move;
+use crate::record::game::Game;
 
 use super::Failure;
 
@@ -90,7 +90,7 @@ impl Replay {
         let list =
             if ply == 0 { &self.game.text.leading_comments } else { &self.game.text.moves[ply - 1].comments };
         list.iter()
-            .filter(|c| !c.starts_with('|') && !c.starts_with(crate::notation::record::TIME_PREFIX))
+            .filter(|c| !c.starts_with('|') && !c.starts_with(crate::record::TIME_PREFIX))
             .cloned()
             .collect()
     }

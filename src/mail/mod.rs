@@ -22,8 +22,8 @@ use mail_parser::{MessageParser, MimeHeaders};
 
 use crate::engine::Side;
 use crate::notation::diagram;
-use crate::notation::record;
 use crate::notation::san::write_move;
+use crate::record;
 
 /// The MIME type of the attached game file (IANA's registered type for PGN).
 pub const PGN_TYPE: &str = "application/vnd.chess-pgn";
@@ -106,7 +106,7 @@ pub fn message_id(game_id: &str, ply: usize, ended: bool, domain: &str) -> Strin
 }
 
 /// The move as people write it with its number: `12. 2e3` or `12... Sa3b6`.
-fn numbered(game: &crate::notation::game::Game, ply: usize) -> Option<String> {
+fn numbered(game: &crate::record::game::Game, ply: usize) -> Option<String> {
     if ply == 0 || ply > game.moves.len() {
         return None;
     }

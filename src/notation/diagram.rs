@@ -193,20 +193,6 @@ pub struct PlyOutOfRange {
     pub plies: usize,
 }
 
-/// The plain diagram (as [`diagram`], no colour, not flipped) of `game` after its first
-/// `ply` moves (0: the start position), the last of those moves marked. For exported
-/// email and the game file's `;` comments.
-///
-/// # Errors
-/// [`PlyOutOfRange`] when `ply` is beyond the game's last move.
-pub fn game_diagram(game: &super::game::Game, ply: usize) -> Result<String, PlyOutOfRange> {
-    if ply > game.moves.len() {
-        return Err(PlyOutOfRange { ply, plies: game.moves.len() });
-    }
-    let last = ply.checked_sub(1).map(|i| game.moves[i]);
-    Ok(diagram(&game.variant, &game.position_at(ply), last.as_ref()))
-}
-
 /// The plain diagram of `pos` (`last` marked) as comment texts for a game file, one per
 /// diagram line, each starting with [`super::pgn::VERBATIM_MARK`] so that it is written
 /// and read back verbatim as a `;` line.

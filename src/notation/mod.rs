@@ -5,11 +5,9 @@
 
 pub mod diagram;
 mod fidchell_fields;
-pub mod game;
 pub mod moves;
 pub mod pgn;
 pub mod position_string;
-pub mod record;
 pub mod san;
 pub mod svg;
 pub mod time_control;

@@ -8,13 +8,15 @@
 //! 2026-11-29T16:40:00Z}` right after it ([`TIME_PREFIX`]), so that other PGN tools keep
 //! them.
 
+pub mod game;
+
 use std::fmt;
 
 use crate::engine::{Move, Side};
 
-use super::game::{Game, Problem, replay, result_token};
-use super::pgn::{GameReader, GameText, MoveNode};
-use super::san::{SanError, read_move, write_move};
+use self::game::{Game, Problem, replay, result_token};
+use crate::notation::pgn::{GameReader, GameText, MoveNode};
+use crate::notation::san::{SanError, read_move, write_move};
 
 /// The comment that records a pending draw offer, with the offering side's name.
 pub const DRAW_OFFER_PREFIX: &str = "ravenpost: draw offered by ";
@@ -252,7 +254,7 @@ pub fn pending_offer(game: &Game) -> Option<String> {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct MoveOptions {
     /// Write the plain diagram of the new position after the move, as `;|` comment lines
-    /// ([`super::diagram::diagram_comments`]).
+    /// ([`crate::notation::diagram::diagram_comments`]).
     pub diagram: bool,
     /// Record the move's time (Unix seconds, UTC) in the comment [`TIME_PREFIX`].
     pub at: Option<i64>,
@@ -319,7 +321,7 @@ pub fn play_move_with(
     comments.extend(own_offer.map(|s| format!("{DRAW_OFFER_PREFIX}{s}")));
     let after = game.variant.make(&pos, &mv);
     if options.diagram {
-        comments.extend(super::diagram::diagram_comments(&game.variant, &after, Some(&mv)));
+        comments.extend(crate::notation::diagram::diagram_comments(&game.variant, &after, Some(&mv)));
     }
     game.text.moves.push(MoveNode { token: san.clone(), comments, ..MoveNode::default() });
     game.moves.push(mv);

@@ -10,9 +10,9 @@ use std::sync::Arc;
 use crate::engine::{Move, Outcome, Position, Side, Variant};
 use crate::variants;
 
-use super::pgn::{GameText, MoveNode, Span, write_game};
-use super::position_string::{parse_position, write_position};
-use super::san::{read_move, write_move};
+use crate::notation::pgn::{GameText, MoveNode, Span, write_game};
+use crate::notation::position_string::{parse_position, write_position};
+use crate::notation::san::{read_move, write_move};
 
 /// The rule set this version of ravenpost plays (`Ruleset` tag).
 pub const RULESET: &str = "ravenpost-1";
@@ -106,8 +106,8 @@ impl Game {
             t.set_tag("SetUp", "1");
             t.set_tag("FEN", write_position(&self.variant, &self.start));
         }
-        if let Some(tc) = t.tag("TimeControl").and_then(|v| super::time_control::parse(v).ok()) {
-            t.set_tag("TimeControl", super::time_control::write(&tc));
+        if let Some(tc) = t.tag("TimeControl").and_then(|v| crate::notation::time_control::parse(v).ok()) {
+            t.set_tag("TimeControl", crate::notation::time_control::write(&tc));
         }
         if let Some(term) = t.tag("Termination").map(str::to_ascii_lowercase) {
             t.set_tag("Termination", &term);
@@ -206,8 +206,8 @@ pub fn parse_options(text: &str) -> Result<Vec<(String, String)>, String> {
     Ok(out)
 }
 
-impl From<super::pgn::SyntaxError> for Problem {
-    fn from(e: super::pgn::SyntaxError) -> Problem {
+impl From<crate::notation::pgn::SyntaxError> for Problem {
+    fn from(e: crate::notation::pgn::SyntaxError) -> Problem {
         Problem {
             span: Span { line: e.line, column: e.column },
             token: e.token,
@@ -250,15 +250,14 @@ pub fn replay(text: GameText) -> Result<Game, Vec<Problem>> {
         ));
     }
     if let Some(tc) = text.tag("TimeControl")
-        && let Err(e) = super::time_control::parse(tc)
+        && let Err(e) = crate::notation::time_control::parse(tc)
     {
         problems.push(problem(tag_span("TimeControl"), tc, e, None));
     }
     // Move times (movetext.md, "Move times"): readable, one per ply, never going back.
     let mut last_time: Option<(i64, usize)> = None;
     for (i, m) in text.moves.iter().enumerate() {
-        let times: Vec<&str> =
-            m.comments.iter().filter_map(|c| c.strip_prefix(super::record::TIME_PREFIX)).collect();
+        let times: Vec<&str> = m.comments.iter().filter_map(|c| c.strip_prefix(super::TIME_PREFIX)).collect();
         if times.len() > 1 {
             problems.push(problem(
                 m.span,
@@ -427,8 +426,8 @@ fn describe(v: &Variant, o: Outcome) -> String {
     }
 }
 
-fn move_problem(v: &Variant, p: &Position, node: &MoveNode, e: &super::san::SanError) -> Problem {
-    use super::san::SanError;
+fn move_problem(v: &Variant, p: &Position, node: &MoveNode, e: &crate::notation::san::SanError) -> Problem {
+    use crate::notation::san::SanError;
     let side = v.def().side_name(p.side_to_move());
     let number = p.fullmove_number();
     let help = match e {
@@ -466,4 +465,18 @@ fn check_variations(v: &Variant, before: &Position, node: &MoveNode, problems: &
             }
         }
     }
+}
+
+/// The plain diagram (as [`diagram`], no colour, not flipped) of `game` after its first
+/// `ply` moves (0: the start position), the last of those moves marked. For exported
+/// email and the game file's `;` comments.
+///
+/// # Errors
+/// [`PlyOutOfRange`] when `ply` is beyond the game's last move.
+pub fn game_diagram(game: &Game, ply: usize) -> Result<String, crate::notation::diagram::PlyOutOfRange> {
+    if ply > game.moves.len() {
+        return Err(crate::notation::diagram::PlyOutOfRange { ply, plies: game.moves.len() });
+    }
+    let last = ply.checked_sub(1).map(|i| game.moves[i]);
+    Ok(crate::notation::diagram::diagram(&game.variant, &game.position_at(ply), last.as_ref()))
 }
