@@ -5,9 +5,11 @@
 //! [`engine`] (rules; no I/O) ← [`notation`] (position strings, moves and game text, read
 //! with nom and written back in one canonical form; [`render`] rasterises its SVG pictures)
 //! ← [`variants`] (the built-in definitions) ← [`record`] (game records: a game text
-//! replayed by the rules, and the changes a player can make to it) ← [`archive`] (games
-//! kept as files in a git repository), [`mail`] (game messages by email) ← [`cli`] (the
-//! `ravenpost` command).
+//! replayed by the rules, and the changes a player can make to it) ← [`referee`] (the
+//! correspondence rules as decisions: what a step, a clock, a commit or a push may be;
+//! typed verdicts) ← [`archive`] (games kept as files in a git repository; every change
+//! judged by the referee before it is committed), [`mail`] (game messages by email) ←
+//! [`cli`] (the `ravenpost` command: parses, calls one library function, formats).
 //!
 //! ```
 //! let gygax = ravenpost::variants::by_name("gygax", &[]).unwrap();
@@ -22,5 +24,6 @@ pub mod engine;
 pub mod mail;
 pub mod notation;
 pub mod record;
+pub mod referee;
 pub mod render;
 pub mod variants;

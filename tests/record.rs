@@ -1,9 +1,23 @@
 //! Changes to game records, each checked by the rules (the archive's `move`, `resign`,
 //! `draw` and `verify` build on these).
 
-use ravenpost::record::{
-    DrawAction, Refusal, Step, book_leave, check_step, draw, play_move, resign, time_forfeit,
-};
+use ravenpost::record::{DrawAction, Refusal, book_leave, draw, play_move, resign, time_forfeit};
+use ravenpost::referee::Step;
+
+/// The referee's step check, its problem as the sentence users see.
+fn check_step(old: Option<&str>, new: &str, author: Option<&str>) -> Result<Step, String> {
+    ravenpost::referee::check_step(old, new, author).map_err(|e| e.to_string())
+}
+
+/// As [`check_step`], at a commit time.
+fn check_step_at(
+    old: Option<&str>,
+    new: &str,
+    author: Option<&str>,
+    at: Option<i64>,
+) -> Result<Step, String> {
+    ravenpost::referee::check_step_at(old, new, author, at).map_err(|e| e.to_string())
+}
 
 const NEW: &str =
     "[Event \"?\"]\n[White \"Ann\"]\n[Black \"Bo\"]\n[Result \"*\"]\n[Variant \"gygax\"]\n\n*\n";
@@ -169,7 +183,7 @@ fn verify_steps() {
 /// later changes, and checked by `check_step_at`.
 #[test]
 fn move_times_are_recorded_and_checked() {
-    use ravenpost::record::{check_step_at, move_times, play_move_at};
+    use ravenpost::record::{move_times, play_move_at};
     let t0 = 1_764_400_000; // 2025-11-29T07:06:40Z
     let v1 = play_move_at(NEW, "2e3", Some("Ann"), None, Some(t0)).unwrap().text;
     assert!(v1.contains("1. 2e3 {ravenpost: at 2025-11-29T07:06:40Z} *"), "{v1}");

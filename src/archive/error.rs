@@ -269,3 +269,9 @@ pub(crate) fn human_age(age: Duration) -> String {
         _ => format!("{} d {} h", s / 86400, (s % 86400) / 3600),
     }
 }
+
+impl From<crate::referee::InvalidGamePath> for ArchiveError {
+    fn from(e: crate::referee::InvalidGamePath) -> ArchiveError {
+        ArchiveError::InvalidPath { path: e.path, reason: e.reason }
+    }
+}

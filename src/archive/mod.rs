@@ -30,11 +30,11 @@
 //! assert_eq!(archive.list_games().unwrap()[0].id(), "g1");
 //! ```
 
-mod army_choice;
 mod config;
 mod error;
 mod locate;
 mod lock;
+pub mod ops;
 mod remote;
 mod signing;
 mod types;
@@ -47,14 +47,14 @@ use std::time::Duration;
 
 use git2::{ErrorCode, ObjectType, Oid, Repository};
 
-pub use army_choice::{ArmyChoice, ArmyReveal, COMMITMENT_TAGS, ChoiceStep, check_choice_step};
+pub use crate::referee::{ArmyChoice, ArmyReveal, COMMITMENT_TAGS, ChoiceStep, GamePath, check_choice_step};
 pub use config::{ArchiveConfig, Diagrams, MailConfig, SmtpConfig, SmtpSecurity};
 pub use error::ArchiveError;
 pub use locate::{ArchiveSource, RAVENPOST_ARCHIVE, default_archive, platform_data_dir};
 pub use signing::{
     CommitSignature, NAMESPACE as SIGNATURE_NAMESPACE, SshSigner, is_public_key, verify_ssh_signature,
 };
-pub use types::{ArchiveCommit, CommitId, FileChange, FileVersion, GamePath, Identity, Timestamp};
+pub use types::{ArchiveCommit, CommitId, FileChange, FileVersion, Identity, Timestamp};
 
 /// Where an archive looks for git's `user.name` and `user.email`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -3,7 +3,7 @@
 //! The message is built by [`crate::mail`]; this module picks the addresses, delivers the
 //! bytes (SMTP through lettre, or a `sendmail` command) and commits what an import
 //! accepts. An import checks the received game against ours ply by ply with the rules
-//! the pre-receive hook applies ([`record::check_step_at`]) before it commits anything,
+//! the pre-receive hook applies ([`crate::referee::check_step_at`]) before it commits anything,
 //! so a refused message leaves the archive as it was.
 
 use std::path::{Path, PathBuf};
@@ -15,23 +15,17 @@ use serde::Serialize;
 use crate::archive::{Archive, GamePath, Identity, SmtpConfig, SmtpSecurity};
 use crate::engine::Side;
 use crate::mail::{self, Incoming, Mailbox, Outgoing};
+use crate::record;
 use crate::record::game::Game;
-use crate::record::{self, Step};
+use crate::referee::{Step, check_step_at};
 
 use super::Failure;
-use super::archive_cmds::{email_tag, find, now};
+use crate::archive::ops::{find, now};
+use crate::referee::players::email_tag;
 
 /// The environment variable with the SMTP password, unless `mail.smtp.password-env`
 /// names another.
 pub const PASSWORD_ENV: &str = "RAVENPOST_SMTP_PASSWORD";
-
-/// Checks that `e` is a plain email address (`ann@example.org`).
-///
-/// # Errors
-/// Why not, for the caller to put after the flag or tag.
-pub fn check_address(e: &str) -> Result<(), String> {
-    lettre::Address::from_str(e).map(|_| ()).map_err(|err| format!("not an email address ({err})"))
-}
 
 /// `Name <address>` or a bare address.
 fn parse_mailbox(s: &str, default_name: &str) -> Result<Mailbox, String> {
@@ -42,7 +36,7 @@ fn parse_mailbox(s: &str, default_name: &str) -> Result<Mailbox, String> {
         }
         _ => (default_name.to_string(), s.to_string()),
     };
-    check_address(&email)?;
+    crate::referee::players::check_address(&email)?;
     Ok(Mailbox { name: if name.is_empty() { default_name.to_string() } else { name }, email })
 }
 
@@ -93,7 +87,7 @@ fn prepare(
         })?,
         None => me
             .as_ref()
-            .and_then(|m| super::archive_cmds::side_of_identity(&g, m))
+            .and_then(|m| crate::referee::players::side_of_person(&g, &m.name, &m.email))
             .unwrap_or_else(|| g.position().side_to_move().opponent()),
     };
     let sender_name = players[sender.index()].clone();
@@ -142,7 +136,7 @@ fn prepare(
 /// The signing-key tag of a game whose moves must be signed, if any (signed moves are
 /// git commit signatures: they travel only through a shared repository).
 fn signed_game(g: &crate::record::game::Game) -> Option<&'static str> {
-    Side::ALL.into_iter().map(super::archive_cmds::signing_key_tag).find(|t| g.text.tag(t).is_some())
+    crate::referee::players::signed_game(g)
 }
 
 /// `ravenpost mail export GAME [-o FILE]`: the message's bytes, and a line for people.
@@ -460,7 +454,7 @@ fn import_one(
         Some(w) => (Some(w.to_string()), Side::ALL.into_iter().find(|s| players[s.index()] == w)),
         None => match archive.identity(author) {
             Ok(i) => {
-                let side = super::archive_cmds::side_of_identity(&received, &i);
+                let side = crate::referee::players::side_of_person(&received, &i.name, &i.email);
                 (Some(side.map_or(i.name, |s| players[s.index()].clone())), side)
             }
             Err(_) => (None, None),
@@ -620,7 +614,7 @@ fn import_one(
                 ),
             );
         }
-        match record::check_step_at(prev.as_deref(), &next, Some(&name), Some(time.unix_seconds())) {
+        match check_step_at(prev.as_deref(), &next, Some(&name), Some(time.unix_seconds())) {
             Ok(Step::Moved { .. }) => {}
             Ok(other) => return refuse(Some(id), format!("ply {k} ({san}): unexpected change {other:?}")),
             Err(e) => return refuse(Some(id), format!("ply {k} ({san}): {e}")),
@@ -635,7 +629,7 @@ fn import_one(
     }
     if n1 >= n0 && !prev.as_deref().is_some_and(|p| record::same_record(p, &full)) {
         // After the plies: a result or an offer recorded by the opponent.
-        match record::check_step_at(prev.as_deref(), &full, None, Some(time.unix_seconds())) {
+        match check_step_at(prev.as_deref(), &full, None, Some(time.unix_seconds())) {
             Ok(Step::Recorded { result, player, summary }) => {
                 let Some(side) = Side::ALL.into_iter().find(|s| players[s.index()] == player) else {
                     return refuse(Some(id), format!("\"{summary}\" by {player}, who is not a player"));
@@ -656,12 +650,12 @@ fn import_one(
                 ));
             }
             Ok(_) => {}
-            Err(e) => return refuse(Some(id), e),
+            Err(e) => return refuse(Some(id), e.to_string()),
         }
     } else if n1 < n0 {
         // Not a prefix of ours (checked above): history was rewritten.
-        if let Err(e) = record::check_step_at(prev.as_deref(), &full, None, None) {
-            return refuse(Some(id), e);
+        if let Err(e) = check_step_at(prev.as_deref(), &full, None, None) {
+            return refuse(Some(id), e.to_string());
         }
         return refuse(Some(id), format!("the message has {n1} plies, the archive {n0}, and they differ"));
     }

@@ -18,15 +18,14 @@ use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
 
-mod archive_cmds;
-mod army_cmds;
-mod corr_cmds;
 mod files;
 mod mail_cmds;
+mod progress;
 mod replay;
 
 use std::path::PathBuf;
 
+use crate::archive::ops;
 use crate::engine::{Position, Variant};
 use crate::notation::moves::long_form;
 use crate::notation::position_string::parse_position;
@@ -530,6 +529,24 @@ impl Failure {
     }
 }
 
+impl From<ops::Error> for Failure {
+    fn from(e: ops::Error) -> Failure {
+        Failure { code: if e.is_usage() { 2 } else { 1 }, message: e.to_string() }
+    }
+}
+
+impl From<crate::archive::ArchiveError> for Failure {
+    fn from(e: crate::archive::ArchiveError) -> Failure {
+        ops::Error::from(e).into()
+    }
+}
+
+impl From<crate::record::Refusal> for Failure {
+    fn from(e: crate::record::Refusal) -> Failure {
+        Failure { message: e.to_string(), code: 1 }
+    }
+}
+
 fn parse_options(raw: &[String]) -> Result<Vec<(String, String)>, Failure> {
     let mut out: Vec<(String, String)> = Vec::new();
     for o in raw {
@@ -567,7 +584,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
         None => None,
         Some(a) => Some(a.parse().map_err(|e| Failure::input(format!("--author: {e}")))?),
     };
-    archive_cmds::set_signing_key(cli.signing_key.clone());
+    ops::set_signing_key(cli.signing_key.clone());
     match cli.command {
         Command::Perft { variant, depth, position: pos, divide, options } => {
             let v = load(&variant, &options, pos.as_deref())?;
@@ -726,7 +743,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                 DiagramsArg::None => crate::archive::Diagrams::None,
                 DiagramsArg::EveryMove => crate::archive::Diagrams::EveryMove,
             };
-            let msg = archive_cmds::init(dir, diagrams)?;
+            let msg = ops::init(dir, diagrams)?;
             writeln!(out, "{msg}").map_err(io)?;
         }
         Command::New {
@@ -745,12 +762,12 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             white_email,
             black_email,
         } => {
-            let a = archive_cmds::open(cli.archive.as_deref(), true)?;
+            let a = ops::open(cli.archive.as_deref(), true)?;
             let armies = match (army_white, army_black) {
                 (None, None) => None,
                 (w, b) => Some((w.unwrap_or_else(|| "humans".into()), b.unwrap_or_else(|| "humans".into()))),
             };
-            let n = archive_cmds::NewGame {
+            let n = ops::NewGame {
                 variant,
                 white,
                 black,
@@ -763,7 +780,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                 secret_armies,
                 emails: [white_email, black_email],
             };
-            let (path, commit) = archive_cmds::new_game(&a, n, author.as_ref())?;
+            let (path, commit) = ops::new_game(&a, n, author.as_ref())?;
             writeln!(out, "{} (commit {})", path.id(), commit.short()).map_err(io)?;
             if secret_armies {
                 writeln!(
@@ -776,38 +793,38 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             }
         }
         Command::Move { game, mv, who, expect_ply } => {
-            let a = archive_cmds::open(cli.archive.as_deref(), false)?;
-            let applied = archive_cmds::play(&a, &game, &mv, who.as_deref(), expect_ply, author.as_ref())?;
+            let a = ops::open(cli.archive.as_deref(), false)?;
+            let applied = ops::play(&a, &game, &mv, who.as_deref(), expect_ply, author.as_ref())?;
             writeln!(out, "{} (ply {})", applied.summary, applied.ply).map_err(io)?;
             if let Some(r) = applied.result {
                 writeln!(out, "Result: {r}").map_err(io)?;
             }
         }
         Command::Resign { game, who } => {
-            let a = archive_cmds::open(cli.archive.as_deref(), false)?;
-            let applied = archive_cmds::resign(&a, &game, who.as_deref(), author.as_ref())?;
+            let a = ops::open(cli.archive.as_deref(), false)?;
+            let applied = ops::resign(&a, &game, who.as_deref(), author.as_ref())?;
             writeln!(out, "{}", applied.summary).map_err(io)?;
         }
         Command::Draw { action, game, who } => {
-            let a = archive_cmds::open(cli.archive.as_deref(), false)?;
+            let a = ops::open(cli.archive.as_deref(), false)?;
             let action = match action {
                 DrawArg::Offer => crate::record::DrawAction::Offer,
                 DrawArg::Accept => crate::record::DrawAction::Accept,
                 DrawArg::Decline => crate::record::DrawAction::Decline,
                 DrawArg::Claim => crate::record::DrawAction::Claim,
             };
-            let applied = archive_cmds::draw(&a, &game, who.as_deref(), action, author.as_ref())?;
+            let applied = ops::draw(&a, &game, who.as_deref(), action, author.as_ref())?;
             writeln!(out, "{}", applied.summary).map_err(io)?;
         }
         Command::Claim { what: ClaimWhat::Timeout { game, who } } => {
-            let a = archive_cmds::open(cli.archive.as_deref(), false)?;
-            let applied = archive_cmds::claim_timeout(&a, &game, who.as_deref(), author.as_ref())?;
+            let a = ops::open(cli.archive.as_deref(), false)?;
+            let applied = ops::claim_timeout(&a, &game, who.as_deref(), author.as_ref())?;
             writeln!(out, "{}", applied.summary).map_err(io)?;
         }
         Command::Leave { game, days, from, who } => {
-            let a = archive_cmds::open(cli.archive.as_deref(), false)?;
+            let a = ops::open(cli.archive.as_deref(), false)?;
             let start = match from {
-                None => archive_cmds::now().unix_seconds(),
+                None => ops::now().unix_seconds(),
                 Some(d) => chrono::NaiveDate::parse_from_str(&d, "%Y-%m-%d")
                     .map_err(|_| Failure::input(format!("--from `{d}`: expected YYYY-MM-DD")))?
                     .and_hms_opt(0, 0, 0)
@@ -815,12 +832,12 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                     .and_utc()
                     .timestamp(),
             };
-            let applied = archive_cmds::leave(&a, &game, &who, start, days, author.as_ref())?;
+            let applied = ops::leave(&a, &game, &who, start, days, author.as_ref())?;
             writeln!(out, "{}", applied.summary).map_err(io)?;
         }
         Command::Status { json } => {
-            let a = archive_cmds::open(cli.archive.as_deref(), false)?;
-            let lines = archive_cmds::status(&a)?;
+            let a = ops::open(cli.archive.as_deref(), false)?;
+            let lines = ops::status(&a)?;
             if json {
                 writeln!(out, "{}", serde_json::to_string_pretty(&lines).expect("json")).map_err(io)?;
             } else if lines.is_empty() {
@@ -854,14 +871,14 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                         if c.overdue {
                             state.push_str(&format!(
                                 ", OVERDUE since {} ({} ago)",
-                                c.deadline,
-                                archive_cmds::human(c.seconds_left)
+                                crate::referee::problem::rfc3339(&c.deadline),
+                                crate::referee::Span(c.seconds_left)
                             ));
                         } else {
                             state.push_str(&format!(
                                 ", deadline {} ({} left)",
-                                c.deadline,
-                                archive_cmds::human(c.seconds_left)
+                                crate::referee::problem::rfc3339(&c.deadline),
+                                crate::referee::Span(c.seconds_left)
                             ));
                         }
                     }
@@ -875,7 +892,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             }
         }
         Command::Log { game, json } => {
-            let a = archive_cmds::open(cli.archive.as_deref(), false)?;
+            let a = ops::open(cli.archive.as_deref(), false)?;
             // A Fantasy Grand game with a secret army choice: the choice comes first (and is
             // all there is until both armies are revealed).
             let choice = a
@@ -883,12 +900,12 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                 .into_iter()
                 .find(|id| *id == game.trim_start_matches("fantasy-grand/"));
             let mut lines = match &choice {
-                Some(id) => army_cmds::choice_history(&a, id)?,
+                Some(id) => ops::choice_history(&a, id)?,
                 None => Vec::new(),
             };
-            match archive_cmds::find(&a, &game) {
-                Ok(path) => lines.extend(archive_cmds::history(&a, &path)?),
-                Err(e) if lines.is_empty() => return Err(e),
+            match ops::find(&a, &game) {
+                Ok(path) => lines.extend(ops::history(&a, &path)?),
+                Err(e) if lines.is_empty() => return Err(e.into()),
                 Err(_) => {}
             }
             if json {
@@ -904,85 +921,39 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             }
         }
         Command::Verify { game, json } => {
-            let a = archive_cmds::open(cli.archive.as_deref(), false)?;
-            let games = match &game {
-                Some(g) => match archive_cmds::find(&a, g) {
-                    Ok(p) => vec![p],
-                    // A Fantasy Grand game still choosing its armies has no game file yet.
-                    Err(_) if a.list_army_choices()?.contains(g) => Vec::new(),
-                    Err(e) => return Err(e),
-                },
-                None => a.list_games()?,
-            };
-            let mut problems = Vec::new();
-            for g in &games {
-                let lines = match archive_cmds::history(&a, g) {
-                    Ok(l) => l,
-                    Err(e) => {
-                        problems.push(serde_json::json!({"game": g.id(), "commit": "", "author": "", "problem": e.message}));
-                        continue;
-                    }
-                };
-                for l in lines {
-                    if let Some(p) = l.problem {
-                        problems.push(serde_json::json!({"game": g.id(), "commit": l.commit, "author": l.author, "problem": p}));
-                    }
-                }
-            }
-            let choices = match &game {
-                Some(g) => a.list_army_choices()?.into_iter().filter(|id| id == g).collect(),
-                None => a.list_army_choices()?,
-            };
-            for id in &choices {
-                for l in army_cmds::choice_history(&a, id)? {
-                    if let Some(p) = l.problem {
-                        problems.push(
-                            serde_json::json!({"game": id, "commit": l.commit, "author": l.author, "problem": p}),
-                        );
-                    }
-                }
-            }
-            if game.is_none() {
-                for l in archive_cmds::deletions(&a)? {
-                    problems.push(serde_json::json!({"game": "", "commit": l.commit, "author": l.author, "problem": l.problem}));
-                }
-            }
+            let a = ops::open(cli.archive.as_deref(), false)?;
+            let mut bar = progress::Bar::new(json, "verifying");
+            let report = ops::verify(&a, game.as_deref(), &mut |done, total| bar.set(done, total))?;
+            bar.finish();
             if json {
-                let v = serde_json::json!({"games": games.len(), "problems": problems});
-                writeln!(out, "{}", serde_json::to_string_pretty(&v).expect("json")).map_err(io)?;
+                writeln!(out, "{}", serde_json::to_string_pretty(&report).expect("json")).map_err(io)?;
             } else {
-                for p in &problems {
-                    errln!(
-                        "{} commit {} by {}: {}",
-                        p["game"].as_str().unwrap_or(""),
-                        p["commit"].as_str().unwrap_or(""),
-                        p["author"].as_str().unwrap_or(""),
-                        p["problem"].as_str().unwrap_or("")
-                    );
+                for p in &report.problems {
+                    errln!("{} commit {} by {}: {}", p.game, p.commit, p.author, p.problem);
                 }
                 writeln!(
                     out,
                     "{} game{} verified, {} problem{}",
-                    games.len(),
-                    plural(games.len()),
-                    problems.len(),
-                    plural(problems.len())
+                    report.games,
+                    plural(report.games),
+                    report.problems.len(),
+                    plural(report.problems.len())
                 )
                 .map_err(io)?;
             }
-            if !problems.is_empty() {
+            if !report.problems.is_empty() {
                 return Err(Failure { message: String::new(), code: 1 });
             }
         }
         Command::Army { action } => {
-            let a = archive_cmds::open(cli.archive.as_deref(), false)?;
+            let a = ops::open(cli.archive.as_deref(), false)?;
             let (outcome, json) = match action {
                 ArmyCmd::Commit { game, army, who, json } => {
-                    (army_cmds::commit(&a, &game, &army, who.as_deref(), author.as_ref())?, json)
+                    (ops::army_commit(&a, &game, &army, who.as_deref(), author.as_ref())?, json)
                 }
                 ArmyCmd::Reveal { game, who, army, salt, json } => {
                     let given = army.zip(salt);
-                    (army_cmds::reveal(&a, &game, who.as_deref(), given, author.as_ref())?, json)
+                    (ops::army_reveal(&a, &game, who.as_deref(), given, author.as_ref())?, json)
                 }
             };
             if json {
@@ -992,10 +963,10 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             }
         }
         Command::Hook { action: HookCmd::Install { repo } } => {
-            writeln!(out, "{}", corr_cmds::install(repo)?).map_err(io)?;
+            writeln!(out, "{}", ops::install_hook(repo)?).map_err(io)?;
         }
         Command::Hook { action: HookCmd::Check { old, new, refname } } => {
-            let problems = corr_cmds::hook_check(&old, &new, &refname)?;
+            let problems = ops::hook_check(&old, &new, &refname)?;
             if !problems.is_empty() {
                 for p in &problems {
                     errln!("ravenpost: {p}");
@@ -1004,11 +975,11 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             }
         }
         Command::Sync { remote } => {
-            let a = corr_cmds::open_for_sync(cli.archive.as_deref())?;
-            writeln!(out, "{}", corr_cmds::sync(&a, &remote)?).map_err(io)?;
+            let a = ops::open_for_sync(cli.archive.as_deref())?;
+            writeln!(out, "{}", ops::sync(&a, &remote)?).map_err(io)?;
         }
         Command::Mail { action: MailCmd::Export { game, output, who } } => {
-            let a = archive_cmds::open(cli.archive.as_deref(), false)?;
+            let a = ops::open(cli.archive.as_deref(), false)?;
             let (bytes, line) =
                 mail_cmds::export(&a, &game, who.who.as_deref(), who.to.as_deref(), author.as_ref())?;
             match output {
@@ -1021,7 +992,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             }
         }
         Command::Mail { action: MailCmd::Send { game, who, smtp, security, user, ca_file, sendmail } } => {
-            let a = archive_cmds::open(cli.archive.as_deref(), false)?;
+            let a = ops::open(cli.archive.as_deref(), false)?;
             let delivery = mail_cmds::Delivery {
                 smtp,
                 security: security.map(|s| match s {
@@ -1044,7 +1015,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             writeln!(out, "{line}").map_err(io)?;
         }
         Command::Mail { action: MailCmd::Import { paths, who, json } } => {
-            let a = archive_cmds::open(cli.archive.as_deref(), false)?;
+            let a = ops::open(cli.archive.as_deref(), false)?;
             let lines = mail_cmds::import(&a, &paths, who.as_deref(), author.as_ref())?;
             let refused = lines.iter().filter(|l| l.status == "refused").count();
             if json {
@@ -1157,8 +1128,8 @@ fn resolve_game(
     } else if looks_like_file {
         Err(Failure::input(format!("{}: no such file", file.display())))
     } else {
-        let a = archive_cmds::open(archive, false)?;
-        let path = archive_cmds::find(&a, &file.to_string_lossy())?;
+        let a = ops::open(archive, false)?;
+        let path = ops::find(&a, &file.to_string_lossy())?;
         let text = a.read_file(&path.path())?.unwrap_or_default();
         Ok(crate::record::load(&text)?)
     }

@@ -114,10 +114,12 @@ pub enum Refusal {
 impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Refusal::Invalid(ps) => {
-                let p = &ps[0];
-                write!(f, "the game file has problems: {}:{}: {}", p.span.line, p.span.column, p.message)
-            }
+            Refusal::Invalid(ps) => match ps.first() {
+                Some(p) => {
+                    write!(f, "the game file has problems: {}:{}: {}", p.span.line, p.span.column, p.message)
+                }
+                None => write!(f, "the game file has no game in it"),
+            },
             Refusal::Over { result } => write!(f, "the game is over ({result})"),
             Refusal::WrongPly { expected, next } if expected > next => {
                 write!(f, "the game is not that far: you meant ply {expected}, but the next ply is {next}")
@@ -180,7 +182,8 @@ pub fn player(game: &Game, side: Side) -> String {
     game.text.tag(tag).unwrap_or("?").to_string()
 }
 
-fn result_of(game: &Game) -> String {
+/// The game's result token (`*` while it goes on).
+pub fn result_of(game: &Game) -> String {
     game.text.result.as_ref().map(|r| r.0.clone()).unwrap_or_else(|| "*".into())
 }
 
@@ -302,7 +305,22 @@ pub fn play_move_with(
     expect_ply: Option<usize>,
     options: MoveOptions,
 ) -> Result<Applied, Refusal> {
-    let mut game = load(text)?;
+    play_move_on(&load(text)?, token, who, expect_ply, options).map(|(applied, _)| applied)
+}
+
+/// As [`play_move_with`] on the replayed `game` (no replay of its text): the change, and
+/// the game after it (its canonical text is the change's text).
+///
+/// # Errors
+/// As [`play_move`].
+pub fn play_move_on(
+    game: &Game,
+    token: &str,
+    who: Option<&str>,
+    expect_ply: Option<usize>,
+    options: MoveOptions,
+) -> Result<(Applied, Game), Refusal> {
+    let mut game = game.clone();
     let next = game.moves.len() + 1;
     if let Some(e) = expect_ply
         && e != next
@@ -340,7 +358,7 @@ pub fn play_move_with(
         finish(&mut game, r, None);
         r.to_string()
     });
-    Ok(Applied {
+    let applied = Applied {
         text: game.canonical_text(),
         ply: next,
         san: Some(san),
@@ -348,7 +366,8 @@ pub fn play_move_with(
         player: name,
         result,
         summary,
-    })
+    };
+    Ok((applied, game))
 }
 
 /// Records that `who` (the player to move, if given) resigns.
@@ -471,189 +490,6 @@ pub fn claim_basis(game: &Game) -> Result<String, String> {
     ))
 }
 
-/// What one version of a game file does relative to the one before.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Step {
-    /// The first version: a new game.
-    Created,
-    /// One ply was added, by the named player.
-    Moved {
-        /// 1-based ply.
-        ply: usize,
-        /// Canonical token.
-        san: String,
-        /// The player to move before it.
-        player: String,
-    },
-    /// The game ended (resignation, agreement, claim) or an offer was made or answered,
-    /// or leave was booked, without a move.
-    Recorded {
-        /// The result after the change.
-        result: String,
-        /// The player who acted.
-        player: String,
-        /// What was done, e.g. `Scarlet resigns`.
-        summary: String,
-    },
-}
-
-/// Checks that `new` follows from `old` (None: `new` creates the game) by exactly one
-/// legal ply or a recorded resignation/draw action, with nothing earlier changed, and that
-/// `author` (if given) is the player who acted.
-///
-/// # Errors
-/// What is wrong, in one sentence.
-pub fn check_step(old: Option<&str>, new: &str, author: Option<&str>) -> Result<Step, String> {
-    check_step_at(old, new, author, None)
-}
-
-/// As [`check_step`], and checks the recorded move times ([`TIME_PREFIX`]): the times of
-/// earlier plies are unchanged, an added ply's time is not before the last recorded time
-/// before it, and not after `commit_time` (Unix seconds, the commit adding it, when
-/// known) plus [`MAX_CLOCK_SKEW`]. A ply without a time is accepted (files of older
-/// ravenposts and of other tools; clocks then use the commit time).
-///
-/// # Errors
-/// What is wrong, in one sentence.
-pub fn check_step_at(
-    old: Option<&str>,
-    new: &str,
-    author: Option<&str>,
-    commit_time: Option<i64>,
-) -> Result<Step, String> {
-    let g1 = load(new).map_err(|e| e.to_string())?;
-    let t1 = move_times(&g1.text)?;
-    let Some(old) = old else {
-        return Ok(Step::Created);
-    };
-    let g0 = load(old).map_err(|e| format!("the previous version: {e}"))?;
-    let t0 = move_times(&g0.text).map_err(|e| format!("the previous version: {e}"))?;
-    let fixed = |t: &GameText| -> Vec<(String, String)> {
-        t.tags
-            .iter()
-            .filter(|x| !matches!(x.name.as_str(), "Result" | "Termination"))
-            .map(|x| (x.name.clone(), x.value.clone()))
-            .collect()
-    };
-    // Tags are compared in canonical form (only when they differ as written), so that
-    // layout and defaulted tags do not count as changes.
-    let canonical_tags = |g: &Game| -> Result<Vec<(String, String)>, String> {
-        Ok(fixed(&load(&g.canonical_text()).map_err(|e| e.to_string())?.text))
-    };
-    if g0.start != g1.start
-        || (fixed(&g0.text) != fixed(&g1.text) && canonical_tags(&g0)? != canonical_tags(&g1)?)
-    {
-        return Err("the game's tags or start position were changed".into());
-    }
-    let r0 = result_of(&g0);
-    let r1 = result_of(&g1);
-    if g1.moves.len() < g0.moves.len() || g1.moves[..g0.moves.len()] != g0.moves[..] {
-        let at = g0.moves.iter().zip(&g1.moves).position(|(a, b)| a != b).unwrap_or(g1.moves.len());
-        return Err(format!("ply {} was changed or removed: earlier moves may not be rewritten", at + 1));
-    }
-    if let Some(k) = t0.iter().zip(&t1).position(|(a, b)| a != b) {
-        return Err(format!(
-            "the recorded time of ply {} was changed: earlier moves may not be rewritten",
-            k + 1
-        ));
-    }
-    if let Some(Some(at)) = t1.get(g0.moves.len()) {
-        let n = g0.moves.len() + 1;
-        if let Some(before) = t0.iter().rev().flatten().next()
-            && at < before
-        {
-            return Err(format!(
-                "ply {n} is timed {}, before the previous move ({})",
-                rfc3339(*at),
-                rfc3339(*before)
-            ));
-        }
-        if let Some(c) = commit_time
-            && *at > c + MAX_CLOCK_SKEW
-        {
-            return Err(format!(
-                "ply {n} is timed {}, later than its commit ({}): a move cannot be timed in the future",
-                rfc3339(*at),
-                rfc3339(c)
-            ));
-        }
-    }
-    match g1.moves.len() - g0.moves.len() {
-        0 => {
-            if r0 != "*" {
-                if r1 != r0 {
-                    return Err(format!("the result of a finished game was changed from {r0} to {r1}"));
-                }
-                return Err(format!("the game is over ({r0}): its record may not change"));
-            }
-            let Some(done) = recognise_action(old, &g1) else {
-                return Err(if r1 != "*" {
-                    format!(
-                        "the result was set to {r1} without a resignation, draw agreement or claim, or \
-                         time-forfeit claim as ravenpost records them"
-                    )
-                } else {
-                    "the change is not a move, a resignation, a draw offer, answer or claim, a \
-                     time-forfeit claim or booked leave as ravenpost records them"
-                        .to_string()
-                });
-            };
-            if let Some(a) = author
-                && a != done.player
-            {
-                return Err(format!(
-                    "\"{}\" was committed by {a}, but only {} can do that",
-                    done.summary, done.player
-                ));
-            }
-            Ok(Step::Recorded { result: r1, player: done.player, summary: done.summary })
-        }
-        1 => {
-            if r0 != "*" {
-                return Err(format!("a move was added after the end of the game ({r0})"));
-            }
-            let pos = g0.position();
-            let side = pos.side_to_move();
-            let who = player(&g0, side);
-            if let Some(a) = author
-                && a != who
-            {
-                return Err(format!(
-                    "ply {} was committed by {a}, but {who} ({}) was to move",
-                    g1.moves.len(),
-                    g1.variant.def().side_name(side)
-                ));
-            }
-            let mv = g1.moves[g0.moves.len()];
-            let san = write_move(&g1.variant, &pos, &mv);
-            // The new version must be what ravenpost writes for the move: its time, the
-            // mover's own draw offer carried along, and a result only if the rules end the
-            // game (a resignation or agreement is a step of its own). Diagram comment
-            // lines (`;|`, archive option) are not compared.
-            let at = t1.get(g0.moves.len()).copied().flatten();
-            let expected = play_move_at(old, &san, None, None, at)
-                .map_err(|e| format!("ply {}: {e}", g1.moves.len()))?;
-            let expected = load(&expected.text).map_err(|e| e.to_string())?;
-            if without_diagrams(&expected) != without_diagrams(&g1) {
-                let r_rules = result_of(&expected);
-                return Err(if r1 != r_rules {
-                    format!(
-                        "ply {} ({san}) comes with the result {r1}, but the rules give {r_rules} after it: a resignation or draw is recorded on its own",
-                        g1.moves.len()
-                    )
-                } else {
-                    format!(
-                        "ply {} ({san}) changes more than the move: comments or tags differ from what ravenpost records",
-                        g1.moves.len()
-                    )
-                });
-            }
-            Ok(Step::Moved { ply: g1.moves.len(), san, player: who })
-        }
-        n => Err(format!("{n} plies were added at once: each commit adds one")),
-    }
-}
-
 /// Whether two game file texts record the same game: equal canonical text once diagram
 /// comment lines (`;|`) are left out. Unreadable texts are never the same.
 pub fn same_record(a: &str, b: &str) -> bool {
@@ -665,7 +501,7 @@ pub fn same_record(a: &str, b: &str) -> bool {
 
 /// The canonical text of `game` without diagram comment lines (`;|`): what step checks
 /// compare.
-fn without_diagrams(game: &Game) -> String {
+pub fn without_diagrams(game: &Game) -> String {
     let mut g = game.clone();
     let keep = |c: &String| !c.starts_with('|');
     g.text.leading_comments.retain(keep);
@@ -680,7 +516,7 @@ fn without_diagrams(game: &Game) -> String {
 /// by the player to move; a time-forfeit claim (its reason as written; whether the
 /// deadline really passed is judged from the recorded times by the archive layer); or
 /// booked leave.
-fn recognise_action(old: &str, new: &Game) -> Option<Applied> {
+pub fn recognise_action(old: &str, new: &Game) -> Option<Applied> {
     let target = without_diagrams(new);
     let g0 = load(old).ok()?;
     let mut tries: Vec<Result<Applied, Refusal>> = Vec::new();
@@ -801,4 +637,21 @@ pub fn time_forfeit(text: &str, claimant: Option<&str>, why: &str) -> Result<App
         result: Some(r.into()),
         summary: format!("{side_name} wins on time"),
     })
+}
+
+/// A game file with these tag pairs and no moves, in canonical PGN layout (not checked:
+/// [`load`] it to know it makes a game).
+pub fn game_text_from_tags(tags: &[(String, String)]) -> String {
+    let text = GameText {
+        tags: tags
+            .iter()
+            .map(|(k, v)| crate::notation::pgn::TagPair {
+                name: k.clone(),
+                value: v.clone(),
+                span: Default::default(),
+            })
+            .collect(),
+        ..GameText::default()
+    };
+    crate::notation::pgn::write_game(&text, 1, true)
 }

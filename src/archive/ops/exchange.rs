@@ -3,15 +3,18 @@
 //!
 //! The hook and `sync` judge incoming commits alike ([`check_range`]): every commit on the
 //! first-parent line changes one game file by one legal step of the player who authored
-//! it ([`record::check_step`]), games are never deleted, and history is never rewritten.
+//! it ([`crate::referee::judge`]), games are never deleted, and history is never rewritten.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use crate::archive::{Archive, ArchiveCommit, ArchiveConfig, ArmyChoice, CommitId, GamePath};
-use crate::record::{self, Step};
+use crate::archive::{Archive, ArchiveCommit, ArmyChoice, CommitId, GamePath};
+use crate::record;
+use crate::referee::judge::{self, Changed, CommitInfo, Finding};
+use crate::referee::{Problem, Step};
 
-use super::Failure;
+use super::Error as Failure;
+use super::checks::CommitEvidence;
 
 /// The environment variable that overrides the ravenpost executable the hook runs.
 pub const HOOK_EXE_ENV: &str = "RAVENPOST_HOOK_EXE";
@@ -39,141 +42,116 @@ pub fn hook_script(exe: &Path) -> String {
 }
 
 /// `ravenpost hook install [--repo DIR]`: writes `hooks/pre-receive` into the repository.
-pub fn install(repo: Option<PathBuf>) -> Result<String, Failure> {
+pub fn install_hook(repo: Option<PathBuf>) -> Result<String, Failure> {
     let dir = match repo {
         Some(d) => d,
-        None => std::env::current_dir().map_err(|e| Failure::input(format!("current directory: {e}")))?,
+        None => std::env::current_dir().map_err(|e| Failure::Usage(format!("current directory: {e}")))?,
     };
     let git = git2::Repository::open(&dir)
-        .map_err(|e| Failure::input(format!("{}: not a git repository ({})", dir.display(), e.message())))?;
-    let exe = std::env::current_exe().map_err(|e| Failure::input(format!("this executable's path: {e}")))?;
+        .map_err(|e| Failure::Usage(format!("{}: not a git repository ({})", dir.display(), e.message())))?;
+    let exe = std::env::current_exe().map_err(|e| Failure::Usage(format!("this executable's path: {e}")))?;
     let exe = exe.canonicalize().unwrap_or(exe);
     let hooks = git.path().join("hooks");
-    std::fs::create_dir_all(&hooks).map_err(|e| Failure::input(format!("{}: {e}", hooks.display())))?;
+    std::fs::create_dir_all(&hooks).map_err(|e| Failure::Usage(format!("{}: {e}", hooks.display())))?;
     let file = hooks.join("pre-receive");
     std::fs::write(&file, hook_script(&exe))
-        .map_err(|e| Failure::input(format!("{}: {e}", file.display())))?;
+        .map_err(|e| Failure::Usage(format!("{}: {e}", file.display())))?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755))
-            .map_err(|e| Failure::input(format!("{}: {e}", file.display())))?;
+            .map_err(|e| Failure::Usage(format!("{}: {e}", file.display())))?;
     }
     Ok(format!("Installed {} (runs {})", file.display(), exe.display()))
 }
 
 /// Checks the commits after `old` (exclusive; `None`: from the root) up to `new`: one
 /// problem a line, `<game> <short commit>: <reason>`. Empty: all good.
+///
+/// # Errors
+/// The archive's errors.
 pub fn check_range(archive: &Archive, old: Option<CommitId>, new: CommitId) -> Result<Vec<String>, Failure> {
-    let mut problems = Vec::new();
     if let Some(o) = old
         && !archive.is_ancestor(o, new)?
     {
-        problems.push(format!(
-            "history rewritten: {} is not a descendant of {} (earlier commits were changed or dropped)",
-            new.short(),
-            o.short()
-        ));
-        return Ok(problems);
+        let p = Problem::HistoryRewritten { new: new.short(), old: o.short() };
+        return Ok(vec![p.to_string()]);
     }
+    let mut problems = Vec::new();
     for c in archive.commits_between(old, new)? {
-        check_commit(archive, &c, &mut problems)?;
+        for f in check_commit(archive, &c)? {
+            problems.push(format!("{} {}: {}", f.subject, c.commit.short(), f.problem));
+        }
     }
     Ok(problems)
 }
 
-fn check_commit(archive: &Archive, c: &ArchiveCommit, problems: &mut Vec<String>) -> Result<(), Failure> {
-    let short = c.commit.short();
-    let mut games = Vec::new();
-    let mut choices = Vec::new();
-    for ch in &c.changes {
-        if ch.path == ArchiveConfig::PATH && c.parent.is_none() {
-            continue;
+/// What is wrong with one incoming commit: what it changed, and whether the change is a
+/// step of the player who authored it.
+fn check_commit(archive: &Archive, c: &ArchiveCommit) -> Result<Vec<Finding>, Failure> {
+    let changes: Vec<(&str, Option<&[u8]>)> =
+        c.changes.iter().map(|ch| (ch.path.as_str(), ch.contents.as_deref())).collect();
+    let (mut findings, changed) = judge::classify_changes(&changes, c.parent.is_none());
+    let info = CommitInfo { author: &c.author_name, time: c.time.unix_seconds() };
+    match changed {
+        None => {}
+        Some(Changed::Choice(id, bytes)) => {
+            let text = bytes.map(|b| String::from_utf8_lossy(b).into_owned());
+            let previous = match c.parent {
+                Some(p) => archive.read_file_at(p, &ArmyChoice::path(&id))?,
+                None => None,
+            };
+            let evidence = CommitEvidence { archive, commit: c.commit, earlier: || Ok(Vec::new()) };
+            if let Err(problem) =
+                judge::judge_choice_version(&evidence, &id, info, previous.as_deref(), text.as_deref())?
+            {
+                findings.push(Finding { subject: id, problem });
+            }
         }
-        if let Some(id) = ArmyChoice::parse_path(&ch.path) {
-            choices.push((id.to_string(), ch));
-            continue;
-        }
-        match GamePath::parse(&ch.path) {
-            Some(g) => games.push((g, ch)),
-            None => problems.push(format!(
-                "{} {short}: a commit may change only one game file (games/<variant>/<id>.pgn, or a Fantasy Grand army choice)",
-                ch.path
-            )),
+        Some(Changed::Game(game, bytes)) => {
+            let subject = game.id().to_string();
+            let Some(bytes) = bytes else {
+                findings.push(Finding { subject, problem: Problem::DeletedInPush });
+                return Ok(findings);
+            };
+            let Ok(text) = std::str::from_utf8(bytes) else {
+                findings.push(Finding { subject, problem: Problem::NotText });
+                return Ok(findings);
+            };
+            let previous = match c.parent {
+                Some(p) => archive.read_file_at(p, &game.path())?,
+                None => None,
+            };
+            let earlier = || match c.parent {
+                Some(parent) => archive.file_history_at(&game.path(), parent),
+                None => Ok(Vec::new()),
+            };
+            let evidence = CommitEvidence { archive, commit: c.commit, earlier };
+            let verdict = match &previous {
+                None => judge::judge_game_version(&evidence, &game, info, None, text)?,
+                Some(old) => match record::load(old) {
+                    Ok(g0) => judge::judge_game_version(&evidence, &game, info, Some((&g0, old)), text)?,
+                    Err(e) => Err(Problem::PreviousUnreadable { why: e.to_string() }),
+                },
+            };
+            if let Err(problem) = verdict {
+                findings.push(Finding { subject, problem });
+            }
         }
     }
-    if games.len() + choices.len() > 1 {
-        let mut names: Vec<String> = games.iter().map(|(g, _)| g.id().to_string()).collect();
-        names.extend(choices.iter().map(|(id, _)| format!("{id} (army choice)")));
-        problems.push(format!(
-            "{} {short}: a commit may change only one game file, this one changes {}",
-            names.join(","),
-            names.len()
-        ));
-        return Ok(());
-    }
-    if let Some((id, change)) = choices.into_iter().next() {
-        let text = change.contents.as_ref().map(|b| String::from_utf8_lossy(b).into_owned());
-        let previous = match c.parent {
-            Some(p) => archive.read_file_at(p, &change.path)?,
-            None => None,
-        };
-        let step = super::army_cmds::check_choice_change(
-            archive,
-            c.commit,
-            &id,
-            previous.as_deref(),
-            text.as_deref(),
-            &c.author_name,
-        )?;
-        if let Err(p) = step {
-            problems.push(format!("{id} {short}: {p}"));
-        }
-        return Ok(());
-    }
-    let Some((game, change)) = games.into_iter().next() else { return Ok(()) };
-    let Some(bytes) = &change.contents else {
-        problems.push(format!("{} {short}: the game file was deleted; games are never deleted", game.id()));
-        return Ok(());
-    };
-    let Ok(text) = std::str::from_utf8(bytes) else {
-        problems.push(format!("{} {short}: the game file is not UTF-8 text", game.id()));
-        return Ok(());
-    };
-    let previous = match c.parent {
-        Some(p) => archive.read_file_at(p, &game.path())?,
-        None => None,
-    };
-    let before = || match c.parent {
-        Some(parent) => Ok(archive.file_history_at(&game.path(), parent)?),
-        None => Ok(Vec::new()),
-    };
-    let step = super::archive_cmds::judge_step(
-        archive,
-        &game,
-        c.commit,
-        previous.as_deref(),
-        text,
-        &c.author_name,
-        c.time.unix_seconds(),
-        before,
-    )?;
-    if let Err(reason) = step {
-        problems.push(format!("{} {short}: {reason}", game.id()));
-    }
-    Ok(())
+    Ok(findings)
 }
 
 /// `ravenpost hook check <old> <new> <ref>`: the problems with one ref update.
 pub fn hook_check(old: &str, new: &str, refname: &str) -> Result<Vec<String>, Failure> {
-    let cwd = std::env::current_dir().map_err(|e| Failure::input(format!("current directory: {e}")))?;
+    let cwd = std::env::current_dir().map_err(|e| Failure::Usage(format!("current directory: {e}")))?;
     let archive = Archive::open_for_hook(&cwd)?;
     let old = archive.resolve(old)?;
     let Some(new) = archive.resolve(new)? else {
-        return Ok(vec![format!("{refname}: deleting a branch is refused")]);
+        return Ok(vec![Problem::BranchDeleted { refname: refname.to_string() }.to_string()]);
     };
     if !refname.starts_with("refs/heads/") {
-        return Ok(vec![format!("{refname}: only branches may be pushed to a ravenpost archive")]);
+        return Ok(vec![Problem::NotABranch { refname: refname.to_string() }.to_string()]);
     }
     check_range(&archive, old, new)
 }
@@ -183,12 +161,12 @@ pub fn hook_check(old: &str, new: &str, refname: &str) -> Result<Vec<String>, Fa
 /// shared repository, or one whose first sync is still to come).
 pub fn open_for_sync(dir: Option<&Path>) -> Result<Archive, Failure> {
     if dir.is_none() && std::env::var_os(crate::archive::RAVENPOST_ARCHIVE).is_none() {
-        let cwd = std::env::current_dir().map_err(|e| Failure::input(format!("current directory: {e}")))?;
+        let cwd = std::env::current_dir().map_err(|e| Failure::Usage(format!("current directory: {e}")))?;
         if let Some(a) = Archive::discover_repository(&cwd)? {
             return Ok(a);
         }
     }
-    super::archive_cmds::open(dir, true)
+    super::games::open(dir, true)
 }
 
 /// What one side did since the common ancestor, for the diverged message.
@@ -207,7 +185,7 @@ fn describe(archive: &Archive, commits: &[ArchiveCommit]) -> Vec<(String, String
                 continue;
             };
             let prev = c.parent.and_then(|p| archive.read_file_at(p, &ch.path).ok().flatten());
-            let what = match record::check_step(prev.as_deref(), text, None) {
+            let what = match crate::referee::check_step(prev.as_deref(), text, None) {
                 Ok(Step::Moved { ply, san, player }) => format!("{player}'s ply {ply} {san}"),
                 Ok(Step::Created) => "the new game".to_string(),
                 Ok(Step::Recorded { summary, .. }) => summary,
@@ -231,7 +209,7 @@ pub fn sync(archive: &Archive, remote: &str) -> Result<String, Failure> {
             .arg(archive.dir())
             .args(["push", "--quiet", "--porcelain", remote, &format!("{branch}:{branch}")])
             .output()
-            .map_err(|e| Failure::input(format!("running git push: {e}")))?;
+            .map_err(|e| Failure::Usage(format!("running git push: {e}")))?;
         if !out.status.success() {
             let err = String::from_utf8_lossy(&out.stderr);
             let reasons: Vec<&str> = err
@@ -240,10 +218,9 @@ pub fn sync(archive: &Archive, remote: &str) -> Result<String, Failure> {
                 .filter(|l| l.starts_with("ravenpost"))
                 .collect();
             let why = if reasons.is_empty() { err.trim().to_string() } else { reasons.join("; ") };
-            return Err(Failure {
-                message: format!("{remote} refused the push (nothing changed there): {why}"),
-                code: 1,
-            });
+            return Err(Failure::Declined(format!(
+                "{remote} refused the push (nothing changed there): {why}"
+            )));
         }
         Ok(format!("Pushed {what} to {remote}/{short}"))
     };
@@ -292,15 +269,12 @@ pub fn sync(archive: &Archive, remote: &str) -> Result<String, Failure> {
             both.join(", ")
         )
     };
-    Err(Failure {
-        message: format!(
-            "{remote}/{short} and this archive have both moved on since {}: {remote} has {}; this archive has {}.{clash} Nothing was changed and your commits stay here. To continue from {remote}: `git branch ravenpost-unsent` (keeps them), `git reset --hard {remote}/{short}`, then replay your moves with `ravenpost move` and `ravenpost sync`.",
-            base.map(|b| b.short()).unwrap_or_else(|| "the start".into()),
-            list(&other),
-            list(&mine),
-        ),
-        code: 1,
-    })
+    Err(Failure::Declined(format!(
+        "{remote}/{short} and this archive have both moved on since {}: {remote} has {}; this archive has {}.{clash} Nothing was changed and your commits stay here. To continue from {remote}: `git branch ravenpost-unsent` (keeps them), `git reset --hard {remote}/{short}`, then replay your moves with `ravenpost move` and `ravenpost sync`.",
+        base.map(|b| b.short()).unwrap_or_else(|| "the start".into()),
+        list(&other),
+        list(&mine),
+    )))
 }
 
 fn verified(archive: &Archive, from: Option<CommitId>, to: CommitId, remote: &str) -> Result<(), Failure> {
@@ -308,11 +282,8 @@ fn verified(archive: &Archive, from: Option<CommitId>, to: CommitId, remote: &st
     if problems.is_empty() {
         return Ok(());
     }
-    Err(Failure {
-        message: format!(
-            "{remote} has commits that are not legal steps; nothing was changed here:\n{}",
-            problems.iter().map(|p| format!("ravenpost: {p}")).collect::<Vec<_>>().join("\n")
-        ),
-        code: 1,
-    })
+    Err(Failure::Declined(format!(
+        "{remote} has commits that are not legal steps; nothing was changed here:\n{}",
+        problems.iter().map(|p| format!("ravenpost: {p}")).collect::<Vec<_>>().join("\n")
+    )))
 }

@@ -24,6 +24,8 @@ use sha2::{Digest, Sha256};
 
 use crate::engine::Side;
 
+use super::Problem;
+
 /// One side's revealed choice.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -278,33 +280,33 @@ impl ArmyChoice {
 /// the game id (commitments are bound to it).
 ///
 /// # Errors
-/// What is wrong, in one sentence.
+/// The [`Problem`] with the step.
 pub fn check_choice_step(
     id: &str,
     old: Option<&str>,
     new: &str,
     author: Option<&str>,
-) -> Result<ChoiceStep, String> {
-    let c1 = ArmyChoice::from_yaml(new)?;
+) -> Result<ChoiceStep, Problem> {
+    let c1 = ArmyChoice::from_yaml(new).map_err(|why| Problem::ChoiceUnreadable { why })?;
     let Some(old) = old else {
         if c1.white_commitment.is_some()
             || c1.black_commitment.is_some()
             || c1.white_reveal.is_some()
             || c1.black_reveal.is_some()
         {
-            return Err("a new army choice must start without commitments or reveals".into());
+            return Err(Problem::ChoiceStartsFilled);
         }
         if c1.white == c1.black {
-            return Err("the two players of an army choice must differ".into());
+            return Err(Problem::ChoiceSamePlayers);
         }
         return Ok(ChoiceStep::Created);
     };
-    let c0 = ArmyChoice::from_yaml(old).map_err(|e| format!("the previous version: {e}"))?;
+    let c0 = ArmyChoice::from_yaml(old).map_err(|why| Problem::PreviousChoiceUnreadable { why })?;
     if c0.white != c1.white || c0.black != c1.black || c0.tags != c1.tags {
-        return Err("the players or tags of an army choice were changed".into());
+        return Err(Problem::ChoiceTagsChanged);
     }
     if c0.is_complete() {
-        return Err("both armies are revealed: the choice is final".into());
+        return Err(Problem::ChoiceFinal);
     }
     let changed: Vec<Side> = Side::ALL
         .into_iter()
@@ -312,46 +314,115 @@ pub fn check_choice_step(
         .collect();
     let [side] = changed[..] else {
         return Err(if changed.is_empty() {
-            "the army choice file changed but no commitment or reveal did".into()
+            Problem::ChoiceNoEntryChanged
         } else {
-            "both players' entries changed in one commit: each commit is one player's step".into()
+            Problem::ChoiceBothChanged
         });
     };
     let player = c1.player(side).to_string();
     if let Some(a) = author
         && a != player
     {
-        return Err(format!("{player}'s army choice step was committed by {a}"));
+        return Err(Problem::ChoiceNotEntitled { player, author: a.to_string() });
     }
     match (c0.commitment_of(side), c1.commitment_of(side), c0.reveal_of(side), c1.reveal_of(side)) {
         (None, Some(c), None, None) => {
             if !is_hex64(c) {
-                return Err(format!("{player}'s commitment is not 64 lower-case hex digits"));
+                return Err(Problem::ChoiceBadCommitment { player });
             }
             Ok(ChoiceStep::Committed { player })
         }
         (Some(a), Some(b), None, Some(r)) if a == b => {
             if c1.commitment_of(side.opponent()).is_none() {
-                return Err(format!(
-                    "{player} revealed before {} committed: reveals come after both commitments",
-                    c1.player(side.opponent())
-                ));
+                return Err(Problem::ChoiceEarlyReveal {
+                    player,
+                    opponent: c1.player(side.opponent()).to_string(),
+                });
             }
             if ArmyChoice::commitment(id, side, &r.army, &r.salt) != a {
-                return Err(format!(
-                    "{player}'s reveal ({}) does not match their commitment: refused",
-                    r.army
-                ));
+                return Err(Problem::ChoiceRevealMismatch { player, army: r.army.clone() });
             }
-            let army = c1.check_army(side, &r.army)?;
+            let army = c1.check_army(side, &r.army).map_err(|why| Problem::ChoiceArmyRefused { why })?;
             if army != r.army {
-                return Err(format!("{player}'s army must be written `{army}`"));
+                return Err(Problem::ChoiceArmySpelling { player, army: army.to_string() });
             }
             Ok(ChoiceStep::Revealed { player, army: r.army.clone() })
         }
         (Some(_), _, _, _) if c0.commitment_of(side) != c1.commitment_of(side) => {
-            Err(format!("{player}'s commitment was changed: a commitment is final"))
+            Err(Problem::ChoiceCommitmentChanged { player })
         }
-        _ => Err(format!("{player}'s entry changed out of order (commit first, reveal once)")),
+        _ => Err(Problem::ChoiceOutOfOrder { player }),
     }
+}
+
+/// What is wrong with the tags an army choice opens with, if anything: they must make a
+/// valid game whatever the armies, and may not name the armies (`WhiteArmy`, `BlackArmy`,
+/// `army-white`/`army-black` options) or commitments themselves.
+pub fn choice_tags_problem(tags: &BTreeMap<String, String>) -> Option<Problem> {
+    for t in ["WhiteArmy", "BlackArmy", COMMITMENT_TAGS[0], COMMITMENT_TAGS[1], "FEN", "SetUp"] {
+        if tags.contains_key(t) {
+            return Some(Problem::ChoiceTags {
+                why: format!("the choice's tags may not include {t}: the armies come from the reveals"),
+            });
+        }
+    }
+    if let Some(o) = tags.get("GameOptions")
+        && o.split_whitespace().any(|kv| kv.starts_with("army-"))
+    {
+        return Some(Problem::ChoiceTags {
+            why: format!("the choice's GameOptions `{o}` name an army: the armies come from the reveals"),
+        });
+    }
+    let mut probe: Vec<(String, String)> = tags.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    probe.push(("WhiteArmy".into(), "humans".into()));
+    probe.push(("BlackArmy".into(), "humans".into()));
+    crate::record::load(&crate::record::game_text_from_tags(&probe))
+        .err()
+        .map(|e| Problem::ChoiceTags { why: format!("the choice's tags do not make a game: {e}") })
+}
+
+/// The game file a complete choice starts: canonical text of its tags, no moves. `None`
+/// while an army is unrevealed.
+///
+/// # Errors
+/// The [`crate::record::Refusal`] if the tags do not make a valid game.
+pub fn started_game_text(choice: &ArmyChoice) -> Option<Result<String, crate::record::Refusal>> {
+    let tags = choice.game_tags()?;
+    Some(crate::record::load(&crate::record::game_text_from_tags(&tags)).map(|g| g.canonical_text()))
+}
+
+/// How a game file's first version (`game`) must relate to the choice file of the same
+/// game in the same commit (`choice_text`): a Fantasy Grand game whose choice file exists
+/// must be exactly the game its complete choice starts. (A game with commitment tags but
+/// no choice file was chosen elsewhere, e.g. received by email: nothing to compare.)
+pub fn started_game_problem(
+    folder: &str,
+    choice_text: Option<&str>,
+    game: &crate::record::game::Game,
+) -> Option<Problem> {
+    if folder != ArmyChoice::VARIANT {
+        return None;
+    }
+    let choice_text = choice_text?;
+    let Ok(choice) = ArmyChoice::from_yaml(choice_text) else { return Some(Problem::GameChoiceUnreadable) };
+    let expected = match started_game_text(&choice) {
+        None => return Some(Problem::GameBeforeReveal { waiting: choice.waiting_for() }),
+        Some(Err(_)) => return Some(Problem::GameChoiceInvalid),
+        Some(Ok(t)) => t,
+    };
+    for (side, tag) in [(Side::White, "WhiteArmy"), (Side::Black, "BlackArmy")] {
+        let revealed = choice.reveal_of(side).map(|r| r.army.as_str()).unwrap_or_default();
+        let key = if side == Side::White { "army-white" } else { "army-black" };
+        let played = game.options.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str()).unwrap_or("humans");
+        if played != revealed {
+            return Some(Problem::GameArmyMismatch {
+                player: choice.player(side).to_string(),
+                played: played.to_string(),
+                revealed: revealed.to_string(),
+                tag: tag.to_string(),
+            });
+        }
+    }
+    // `started_game_text` is already canonical.
+    (expected != game.canonical_text()).then_some(Problem::GameTagsDifferFromChoice)
 }

@@ -1,22 +1,16 @@
-//! `ravenpost army commit|reveal`: the secret army choice of Fantasy Grand Chess (issue 7,
-//! item 6; the protocol is described in [`crate::archive::ArmyChoice`]'s module), and the
-//! checks `verify`, `sync` and the pre-receive hook apply to choice files.
+//! `ravenpost army commit|reveal`: the secret army choice of Fantasy Grand Chess (the
+//! protocol and its checks are in [`crate::referee::army`]).
 
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::archive::{
-    Archive, ArmyChoice, ArmyReveal, COMMITMENT_TAGS, ChoiceStep, CommitId, GamePath, Identity,
-    check_choice_step,
-};
+use crate::archive::{Archive, ArmyChoice, ArmyReveal, CommitId, GamePath, Identity};
 use crate::engine::Side;
-use crate::record;
+use crate::referee::players::{email_tag, signing_key_tag};
 
-use super::Failure;
-use super::archive_cmds::{
-    self, LogLine, PlayerStep, commit_player_step, game_text_from_tags, signing_key_tag,
-};
+use super::Error as Failure;
+use super::games::{PlayerStep, commit_player_step, now};
 
 /// What `army commit` and `army reveal` did.
 #[derive(Debug, Clone, Serialize)]
@@ -53,7 +47,7 @@ fn read_choice(archive: &Archive, id: &str) -> Result<(ArmyChoice, Option<Commit
     };
     let Some(text) = text else {
         let pending = archive.list_army_choices()?;
-        return Err(Failure::input(format!(
+        return Err(Failure::Usage(format!(
             "no secret army choice `{id}` in the archive{}",
             if pending.is_empty() {
                 " (start one with `ravenpost new fantasy-grand --secret-armies …`)".to_string()
@@ -62,7 +56,7 @@ fn read_choice(archive: &Archive, id: &str) -> Result<(ArmyChoice, Option<Commit
             }
         )));
     };
-    let choice = ArmyChoice::from_yaml(&text).map_err(|e| Failure { message: e, code: 1 })?;
+    let choice = ArmyChoice::from_yaml(&text).map_err(Failure::Declined)?;
     Ok((choice, tip))
 }
 
@@ -80,16 +74,13 @@ fn acting(
     let email = archive.identity(author).map(|i| i.email).unwrap_or_default();
     let by_email = |side: Side| {
         who.is_none()
-            && choice
-                .tags
-                .get(archive_cmds::email_tag(side))
-                .is_some_and(|e| e.trim().eq_ignore_ascii_case(email.trim()))
+            && choice.tags.get(email_tag(side)).is_some_and(|e| e.trim().eq_ignore_ascii_case(email.trim()))
     };
     let side = choice.side_of(&name).or_else(|| Side::ALL.into_iter().find(|s| by_email(*s)));
     let name = side.map_or(name, |s| choice.player(s).to_string());
     match side.map(|s| (s, choice.player(s))) {
         Some((side, _)) => Ok((name, side)),
-        None => Err(Failure::input(format!(
+        None => Err(Failure::Usage(format!(
             "{}: say which player you are with --as ({} or {})",
             if name.is_empty() { "no identity".to_string() } else { format!("{name} is not a player") },
             choice.white,
@@ -120,7 +111,7 @@ fn commit_choice(
 /// # Errors
 /// Not a pending choice, not a player, already committed, an army the game does not
 /// allow, or the archive's errors.
-pub fn commit(
+pub fn army_commit(
     archive: &Archive,
     id: &str,
     army: &str,
@@ -131,17 +122,16 @@ pub fn commit(
     let (mut choice, tip) = read_choice(archive, id)?;
     let (player, side) = acting(archive, &choice, who, author)?;
     if choice.commitment_of(side).is_some() {
-        return Err(Failure {
-            message: format!("{player} has already committed to an army in {id}; a commitment is final"),
-            code: 1,
-        });
+        return Err(Failure::Declined(format!(
+            "{player} has already committed to an army in {id}; a commitment is final"
+        )));
     }
-    let army = choice.check_army(side, army).map_err(|e| Failure { message: e, code: 1 })?;
-    let salt = ArmyChoice::fresh_salt().map_err(|e| Failure { message: e, code: 2 })?;
+    let army = choice.check_army(side, army).map_err(Failure::Declined)?;
+    let salt = ArmyChoice::fresh_salt().map_err(Failure::Usage)?;
     // The secret is saved before the commitment is committed, so that it is never lost.
     let path = secret_path(archive, id, side);
     let secret = Secret { army: army.to_string(), salt: salt.clone() };
-    let io = |e: std::io::Error| Failure::input(format!("{}: {e}", path.display()));
+    let io = |e: std::io::Error| Failure::Usage(format!("{}: {e}", path.display()));
     std::fs::create_dir_all(path.parent().expect("has a parent")).map_err(io)?;
     std::fs::write(&path, serde_yaml_ng::to_string(&secret).expect("strings serialise")).map_err(io)?;
     choice.set_commitment(side, ArmyChoice::commitment(id, side, army, &salt));
@@ -165,7 +155,7 @@ pub fn commit(
 /// # Errors
 /// Not a pending choice, not a player, the opponent has not committed yet, no saved
 /// secret, a reveal that does not match the commitment, or the archive's errors.
-pub fn reveal(
+pub fn army_reveal(
     archive: &Archive,
     id: &str,
     who: Option<&str>,
@@ -175,7 +165,7 @@ pub fn reveal(
     let _lock = archive.lock()?;
     let (mut choice, tip) = read_choice(archive, id)?;
     let (player, side) = acting(archive, &choice, who, author)?;
-    let refuse = |message: String| Failure { message, code: 1 };
+    let refuse = Failure::Declined;
     let Some(commitment) = choice.commitment_of(side).map(str::to_string) else {
         return Err(refuse(format!(
             "{player} has not committed to an army in {id} yet (`ravenpost army commit`)"
@@ -208,12 +198,12 @@ pub fn reveal(
         Some((army, salt)) => Secret { army, salt },
         None => {
             let text = std::fs::read_to_string(&path).map_err(|e| {
-                Failure::input(format!(
+                Failure::Usage(format!(
                     "{}: {e}: this clone holds no saved choice for {player}; give it with --army A --salt S",
                     path.display()
                 ))
             })?;
-            serde_yaml_ng::from_str(&text).map_err(|e| Failure::input(format!("{}: {e}", path.display())))?
+            serde_yaml_ng::from_str(&text).map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?
         }
     };
     if ArmyChoice::commitment(id, side, &secret.army, &secret.salt) != commitment {
@@ -247,30 +237,6 @@ pub fn reveal(
     Ok(ArmyOutcome { game: id.to_string(), summary, commits, started })
 }
 
-/// What is wrong with the tags an army choice opens with, if anything: they must make a
-/// valid game whatever the armies, and may not name the armies (`WhiteArmy`, `BlackArmy`,
-/// `army-white`/`army-black` options) or commitments themselves.
-pub fn choice_tags_problem(tags: &std::collections::BTreeMap<String, String>) -> Option<String> {
-    for t in ["WhiteArmy", "BlackArmy", COMMITMENT_TAGS[0], COMMITMENT_TAGS[1], "FEN", "SetUp"] {
-        if tags.contains_key(t) {
-            return Some(format!("the choice's tags may not include {t}: the armies come from the reveals"));
-        }
-    }
-    if let Some(o) = tags.get("GameOptions")
-        && o.split_whitespace().any(|kv| kv.starts_with("army-"))
-    {
-        return Some(format!(
-            "the choice's GameOptions `{o}` name an army: the armies come from the reveals"
-        ));
-    }
-    let mut probe: Vec<(String, String)> = tags.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-    probe.push(("WhiteArmy".into(), "humans".into()));
-    probe.push(("BlackArmy".into(), "humans".into()));
-    record::load(&game_text_from_tags(&probe))
-        .err()
-        .map(|e| format!("the choice's tags do not make a game: {e}"))
-}
-
 /// Creates the game file `text` ([`started_game_text`]) of a complete choice (author:
 /// `player`).
 fn start_game(
@@ -291,160 +257,13 @@ fn start_game(
     );
     let email =
         archive.identity(author).map(|i| i.email).unwrap_or_else(|_| "ravenpost@ravenpost.invalid".into());
-    Ok(archive.create_file(
-        &path.path(),
-        text,
-        tip,
-        Some(&Identity::new(player, email)),
-        archive_cmds::now(),
-        &message,
-    )?)
+    Ok(archive.create_file(&path.path(), text, tip, Some(&Identity::new(player, email)), now(), &message)?)
 }
 
-/// The game file a complete choice starts: canonical text of its tags, no moves.
-///
-/// # Errors
-/// [`Failure`] if the tags do not make a valid game.
-pub fn started_game_text(choice: &ArmyChoice) -> Result<String, Failure> {
-    let tags = choice
-        .game_tags()
-        .ok_or_else(|| Failure { message: "the armies are not both revealed".into(), code: 1 })?;
-    Ok(record::load(&game_text_from_tags(&tags))?.canonical_text())
-}
-
-/// How a game file's first version must relate to a choice file in the same archive: a
-/// Fantasy Grand game whose choice file exists (at `commit`) must be exactly the game its
-/// complete choice starts. (A game with commitment tags but no choice file was chosen
-/// elsewhere, e.g. received by email: nothing to compare.)
-///
-/// # Errors
-/// [`Failure`] if the archive cannot be read.
-pub fn check_started_game(
-    archive: &Archive,
-    commit: CommitId,
-    path: &GamePath,
-    text: &str,
-) -> Result<Option<String>, Failure> {
-    if path.variant() != ArmyChoice::VARIANT {
-        return Ok(None);
+/// The game file a complete choice starts (canonical text of its tags, no moves).
+fn started_game_text(choice: &ArmyChoice) -> Result<String, Failure> {
+    match crate::referee::army::started_game_text(choice) {
+        None => Err(Failure::Declined("the armies are not both revealed".into())),
+        Some(text) => Ok(text?),
     }
-    let Some(choice_text) = archive.read_file_at(commit, &ArmyChoice::path(path.id()))? else {
-        return Ok(None);
-    };
-    let Ok(choice) = ArmyChoice::from_yaml(&choice_text) else {
-        return Ok(Some("its army choice file does not read".into()));
-    };
-    if !choice.is_complete() {
-        return Ok(Some(format!(
-            "the game was created before both armies were revealed ({})",
-            choice.waiting_for()
-        )));
-    }
-    let Ok(expected) = started_game_text(&choice) else {
-        return Ok(Some("its revealed army choice does not make a valid game".into()));
-    };
-    let Ok(actual) = record::load(text) else { return Ok(None) };
-    for (side, tag) in [(Side::White, "WhiteArmy"), (Side::Black, "BlackArmy")] {
-        let revealed = choice.reveal_of(side).map(|r| r.army.as_str()).unwrap_or_default();
-        let key = if side == Side::White { "army-white" } else { "army-black" };
-        let played =
-            actual.options.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str()).unwrap_or("humans");
-        if played != revealed {
-            return Ok(Some(format!(
-                "{} plays {played} in the game file, but revealed {revealed} ({tag})",
-                choice.player(side)
-            )));
-        }
-    }
-    // `started_game_text` is already canonical.
-    Ok((expected != actual.canonical_text())
-        .then(|| "the game's tags differ from its army choice's tags".to_string()))
-}
-
-/// Checks one commit's change to a choice file: one protocol step by the player who
-/// authored it, signed if the choice lists that player's key. The step, or what is wrong
-/// with it.
-///
-/// # Errors
-/// [`Failure`] if the archive cannot be read.
-pub fn check_choice_change(
-    archive: &Archive,
-    commit: CommitId,
-    id: &str,
-    previous: Option<&str>,
-    text: Option<&str>,
-    author: &str,
-) -> Result<Result<ChoiceStep, String>, Failure> {
-    let Some(text) = text else {
-        return Ok(Err("the army choice file was deleted; it is part of the game's record".into()));
-    };
-    if previous.is_none()
-        && let Ok(g) = GamePath::new(ArmyChoice::VARIANT, id)
-        && archive.read_file_at(commit, &g.path())?.is_some()
-    {
-        return Ok(Err(format!("an army choice was opened for {id}, which is already a game")));
-    }
-    let step = match check_choice_step(id, previous, text, Some(author)) {
-        Ok(s) => s,
-        Err(e) => return Ok(Err(e)),
-    };
-    let Ok(choice) = ArmyChoice::from_yaml(text) else { return Ok(Ok(step)) };
-    if step == ChoiceStep::Created
-        && let Some(p) = choice_tags_problem(&choice.tags)
-    {
-        return Ok(Err(p));
-    }
-    if choice.is_complete() && started_game_text(&choice).is_err() {
-        return Ok(Err("both armies are revealed, but the choice does not make a valid game".into()));
-    }
-    let signed = match step.player().and_then(|p| choice.side_of(p).map(|s| (p, s))) {
-        Some((player, side)) => match choice.tags.get(signing_key_tag(side)) {
-            Some(key) => {
-                archive_cmds::commit_signature_problem(archive, commit, player, signing_key_tag(side), key)?
-            }
-            None => None,
-        },
-        None => None,
-    };
-    Ok(match signed {
-        Some(p) => Err(p),
-        None => Ok(step),
-    })
-}
-
-/// The history of a choice file, each version checked: one [`LogLine`] per commit, as
-/// `log` shows them and `verify` judges them.
-///
-/// # Errors
-/// [`Failure`] if the archive cannot be read.
-pub fn choice_history(archive: &Archive, id: &str) -> Result<Vec<LogLine>, Failure> {
-    let mut out = Vec::new();
-    let mut prev: Option<String> = None;
-    for v in archive.file_history(&ArmyChoice::path(id))? {
-        let step = check_choice_change(
-            archive,
-            v.commit,
-            id,
-            prev.as_deref(),
-            v.contents.as_deref(),
-            &v.author_name,
-        )?;
-        let (what, problem) = match step {
-            Ok(ChoiceStep::Created) => ("army choice opened".to_string(), None),
-            Ok(ChoiceStep::Committed { player }) => (format!("{player} commits to an army"), None),
-            Ok(ChoiceStep::Revealed { player, army }) => (format!("{player} reveals {army}"), None),
-            Err(p) => ("army choice changed".to_string(), Some(p)),
-        };
-        out.push(LogLine {
-            commit: v.commit.short(),
-            author: v.author_name.clone(),
-            time: v.time.to_datetime().map(|d| d.to_rfc3339()).unwrap_or_default(),
-            what,
-            ply: None,
-            san: None,
-            problem,
-        });
-        prev = v.contents;
-    }
-    Ok(out)
 }

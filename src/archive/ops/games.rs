@@ -1,0 +1,587 @@
+//! The commands that change games: `init`, `new`, `move`, `resign`, `draw`, `claim
+//! timeout`, `leave`, and finding a game by id.
+//!
+//! Every change is checked by the rules ([`crate::record`], [`crate::referee`]) against
+//! the file as it stands at the branch tip, then committed on that tip with a
+//! compare-and-swap, so a concurrent change makes this one fail with "the game moved on"
+//! and nothing is lost.
+
+use std::path::{Path, PathBuf};
+
+use crate::archive::{
+    Archive, ArchiveError, ArmyChoice, CommitId, GamePath, Identity, SshSigner, Timestamp, default_archive,
+    is_public_key, platform_data_dir,
+};
+use crate::engine::Side;
+use crate::record::game::{Game, RULESET};
+use crate::record::{self, Applied, DrawAction, game_text_from_tags};
+use crate::referee::clock::{check_leave_start, check_timeout_claim};
+use crate::referee::players::{email_tag, side_of_person, signing_key_tag};
+
+use super::Error as Failure;
+
+/// The time commits are stamped with: now, or `RAVENPOST_TIME` (Unix seconds, UTC) for
+/// reproducible archives and tests.
+pub fn now() -> Timestamp {
+    match std::env::var("RAVENPOST_TIME").ok().and_then(|s| s.trim().parse::<i64>().ok()) {
+        Some(secs) => Timestamp::from_unix(secs, 0),
+        None => Timestamp::now(),
+    }
+}
+
+/// The archive to work on: `--archive DIR`, else `RAVENPOST_ARCHIVE`, else the repository
+/// the command runs in if it is an archive, else the per-user archive. Only with `create`
+/// (`ravenpost new`) is a missing default archive made; other commands say where none is.
+pub fn open(dir: Option<&Path>, create: bool) -> Result<Archive, Failure> {
+    if let Some(d) = dir {
+        return Ok(Archive::open(d)?);
+    }
+    let cwd = std::env::current_dir().map_err(|e| Failure::Usage(format!("current directory: {e}")))?;
+    let env = std::env::var_os("RAVENPOST_ARCHIVE");
+    if env.as_ref().is_none_or(|v| v.is_empty()) {
+        // Inside a repository that holds an archive, use it or say why not (a detached
+        // HEAD, say), never fall back silently to another archive.
+        if let Some(dir) =
+            cwd.ancestors().find(|d| d.join(".git").exists() && d.join("ravenpost.yaml").exists())
+        {
+            return Ok(Archive::open(dir)?);
+        }
+    }
+    let data = platform_data_dir();
+    if !create {
+        let missing = |p: &Path| std::fs::read_dir(p).map(|mut d| d.next().is_none()).unwrap_or(true);
+        match env.as_ref().filter(|v| !v.is_empty()) {
+            Some(e) => {
+                let p = cwd.join(e);
+                if missing(&p) {
+                    return Err(Failure::Usage(format!(
+                        "no archive at {} ($RAVENPOST_ARCHIVE): make one with `ravenpost init {}`",
+                        p.display(),
+                        p.display()
+                    )));
+                }
+            }
+            None => {
+                if let Some(p) = data.as_ref().map(|d| d.join("archive"))
+                    && missing(&p)
+                {
+                    return Err(Failure::Usage(format!(
+                        "no archive here, and your per-user archive ({}) does not exist yet: start a game with \
+                         `ravenpost new`, or name an archive with --archive DIR",
+                        p.display()
+                    )));
+                }
+            }
+        }
+    }
+    let (archive, _) = default_archive(env.as_deref(), &cwd, data.as_deref(), now())?;
+    Ok(archive)
+}
+
+/// Finds a game by id (`20261129-ann-bo`), by `variant/id`, or by its path in the archive.
+pub fn find(archive: &Archive, game: &str) -> Result<GamePath, Failure> {
+    let games = archive.list_games()?;
+    let wanted = game.trim_end_matches(".pgn").trim_start_matches("games/");
+    let matches: Vec<&GamePath> = games
+        .iter()
+        .filter(|g| g.id() == wanted || format!("{}/{}", g.variant(), g.id()) == wanted)
+        .collect();
+    match matches.as_slice() {
+        [one] => Ok((*one).clone()),
+        [] => {
+            if archive.list_army_choices()?.iter().any(|id| id == wanted) {
+                return Err(Failure::ChoosingArmies { id: wanted.to_string() });
+            }
+            let known: Vec<String> = games.iter().take(10).map(|g| g.id().to_string()).collect();
+            Err(Failure::Usage(format!(
+                "no game `{game}` in the archive at {}{}",
+                archive.dir().display(),
+                if known.is_empty() {
+                    " (it has no games yet)".to_string()
+                } else {
+                    format!(" (games: {})", known.join(", "))
+                }
+            )))
+        }
+        many => Err(Failure::Usage(format!(
+            "`{game}` names {} games: write it as variant/id ({})",
+            many.len(),
+            many.iter().map(|g| format!("{}/{}", g.variant(), g.id())).collect::<Vec<_>>().join(", ")
+        ))),
+    }
+}
+
+/// The game's text and the tip it was read at.
+fn read(archive: &Archive, path: &GamePath) -> Result<(String, Option<CommitId>), Failure> {
+    let tip = archive.tip()?;
+    let text = match tip {
+        Some(t) => archive.read_file_at(t, &path.path())?,
+        None => None,
+    };
+    let text = text.ok_or_else(|| Failure::Usage(format!("{}: not in the archive", &path.path())))?;
+    Ok((text, tip))
+}
+
+/// The author of a player's commit: their name, with the email of the configured
+/// identity when the names agree, else `name@ravenpost.invalid`.
+fn player_identity(archive: &Archive, player: &str, given: Option<&Identity>) -> Identity {
+    match archive.identity(given) {
+        Ok(id) if id.name == player => id,
+        Ok(id) => Identity::new(player, id.email),
+        Err(_) => Identity::new(player, format!("{}@ravenpost.invalid", slug(player))),
+    }
+}
+
+fn slug(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.ends_with('-') && !out.is_empty() {
+            out.push('-');
+        }
+    }
+    out.trim_end_matches('-').to_string()
+}
+
+/// Commits the change `a` to the game at `path` (`game`: the game as it was, whose tags
+/// say which key, if any, must sign).
+fn commit_applied(
+    archive: &Archive,
+    path: &GamePath,
+    tip: Option<CommitId>,
+    a: &Applied,
+    game: &Game,
+    given: Option<&Identity>,
+) -> Result<CommitId, Failure> {
+    let message = match &a.san {
+        Some(san) => format!("{}: ply {} {} ({})", path.id(), a.ply, san, a.summary),
+        None => format!("{}: {}", path.id(), a.summary),
+    };
+    let required = game.text.tag(signing_key_tag(a.side)).map(str::to_string);
+    let step = PlayerStep {
+        file: &path.path(),
+        id: path.id(),
+        player: &a.player,
+        side: a.side,
+        required_key: required,
+    };
+    commit_player_step(archive, &step, &a.text, tip, &message, given)
+}
+
+/// One player's step to commit: which file of which game, by whom, and the SSH public key
+/// its commit must be signed with, if the game lists one for that player.
+pub(super) struct PlayerStep<'a> {
+    /// The file in the archive.
+    pub file: &'a str,
+    /// The game id, for messages.
+    pub id: &'a str,
+    /// The player.
+    pub player: &'a str,
+    /// Their side.
+    pub side: Side,
+    /// The public key the commit must be signed by.
+    pub required_key: Option<String>,
+}
+
+/// Commits `text` as `step.player`'s step (author: the player), signed when required.
+/// Nothing is written when signing fails or the branch moved.
+pub(super) fn commit_player_step(
+    archive: &Archive,
+    step: &PlayerStep<'_>,
+    text: &str,
+    tip: Option<CommitId>,
+    message: &str,
+    given: Option<&Identity>,
+) -> Result<CommitId, Failure> {
+    let author = player_identity(archive, step.player, given);
+    let written = match &step.required_key {
+        None => archive.commit_file(step.file, text, tip, Some(&author), now(), message),
+        Some(public_key) => {
+            let key = match SIGNING_KEY.get().cloned().flatten() {
+                Some(k) => k,
+                None => archive.git_signing_key()?.ok_or_else(|| Failure::NoSigningKey {
+                    player: step.player.to_string(),
+                    id: step.id.to_string(),
+                    tag: signing_key_tag(step.side),
+                })?,
+            };
+            let signer = SshSigner::new(key).expecting(public_key.clone()).labelled(format!(
+                "{}'s key ({})",
+                step.player,
+                signing_key_tag(step.side)
+            ));
+            archive.commit_file_signed(step.file, text, tip, Some(&author), now(), message, &signer)
+        }
+    };
+    match written {
+        Ok(c) => Ok(c),
+        Err(ArchiveError::Moved { .. }) => Err(Failure::MovedOn { id: step.id.to_string() }),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// A player's name becomes a tag value and a commit author: it must be a usable git
+/// author name.
+fn check_player_name(what: &str, name: &str) -> Result<(), Failure> {
+    let bad = if name.trim().is_empty() {
+        Some("is empty")
+    } else if name.contains(['<', '>']) {
+        Some("contains `<` or `>` (a name, not `Name <email>`)")
+    } else if name.chars().any(char::is_control) {
+        Some("contains a control character (a line break?)")
+    } else if name != name.trim() {
+        Some("starts or ends with spaces")
+    } else {
+        None
+    };
+    match bad {
+        Some(why) => {
+            Err(Failure::Usage(format!("{what} `{}`: the player's name {why}", name.escape_debug())))
+        }
+        None => Ok(()),
+    }
+}
+
+/// A game id is a file name: letters, digits, `-`, `_`, `.`; not ending in `.pgn`.
+fn check_id(id: &str) -> Result<(), Failure> {
+    let ok = !id.is_empty()
+        && !id.starts_with('.')
+        && !id.ends_with(".pgn")
+        && id.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
+    if ok {
+        Ok(())
+    } else {
+        Err(Failure::Usage(format!(
+            "--id `{}`: use letters, digits, `-`, `_` and `.`, not starting with `.` and without `.pgn` (added for you)",
+            id.escape_debug()
+        )))
+    }
+}
+
+/// `ravenpost init [DIR]`.
+pub fn init(dir: Option<PathBuf>, diagrams: crate::archive::Diagrams) -> Result<String, Failure> {
+    let dir = match dir {
+        Some(d) => d,
+        None => std::env::current_dir().map_err(|e| Failure::Usage(e.to_string()))?,
+    };
+    let config = crate::archive::ArchiveConfig { diagrams, ..Default::default() };
+    let a = Archive::init_with_config(&dir, &config, None, now(), Default::default())?;
+    Ok(format!("Initialised a ravenpost archive in {}", a.dir().display()))
+}
+
+/// Options of `ravenpost new`.
+pub struct NewGame {
+    /// Variant name.
+    pub variant: String,
+    /// First player.
+    pub white: String,
+    /// Second player.
+    pub black: String,
+    /// Game options K=V.
+    pub options: Vec<(String, String)>,
+    /// Armies (Fantasy Grand Chess).
+    pub armies: Option<(String, String)>,
+    /// Game id.
+    pub id: Option<String>,
+    /// `Event` tag.
+    pub event: Option<String>,
+    /// `TimeControl` tag.
+    pub time_control: Option<String>,
+    /// The players' SSH public keys (White, Black), each a key line or a `.pub` file: that
+    /// player's steps must be signed (`WhiteSigningKey` / `BlackSigningKey` tags).
+    pub keys: [Option<String>; 2],
+    /// Fantasy Grand Chess: the players choose their armies in secret (commit–reveal)
+    /// before the game file exists.
+    pub secret_armies: bool,
+    /// `WhiteEmail` and `BlackEmail` tags: the players' email addresses.
+    pub emails: [Option<String>; 2],
+}
+
+/// `--signing-key` for this run (None: git's `user.signingKey`).
+static SIGNING_KEY: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+
+/// Sets the key `--signing-key` names, once per run.
+pub fn set_signing_key(key: Option<String>) {
+    let _ = SIGNING_KEY.set(key);
+}
+
+/// A public key given on the command line: a key line, or the path of a file holding one.
+fn read_public_key(what: &str, given: &str) -> Result<String, Failure> {
+    let line = if given.trim().contains('\n') {
+        return Err(Failure::Usage(format!("{what}: one key line expected, got several lines")));
+    } else if is_public_key(given) {
+        given.trim().to_string()
+    } else {
+        let text = std::fs::read_to_string(given).map_err(|e| {
+            Failure::Usage(format!(
+                "{what} {given}: neither an SSH public key line nor a readable file ({e})"
+            ))
+        })?;
+        text.lines().find(|l| !l.trim().is_empty()).unwrap_or_default().trim().to_string()
+    };
+    if !is_public_key(&line) {
+        return Err(Failure::Usage(format!(
+            "{what} {given}: not an OpenSSH public key (expected a line like `ssh-ed25519 AAAA… comment`; a private key? use its .pub file)"
+        )));
+    }
+    Ok(line)
+}
+
+/// `ravenpost new`: writes the game file with its tags and commits it.
+pub fn new_game(
+    archive: &Archive,
+    n: NewGame,
+    author: Option<&Identity>,
+) -> Result<(GamePath, CommitId), Failure> {
+    for (what, name) in [("--white", &n.white), ("--black", &n.black)] {
+        check_player_name(what, name)?;
+    }
+    if n.white == n.black {
+        return Err(Failure::Usage(format!(
+            "--white and --black are both `{}`: the two players must have different names",
+            n.white
+        )));
+    }
+    if let Some(id) = &n.id {
+        check_id(id)?;
+    }
+    for (flag, e) in ["--white-email", "--black-email"].iter().zip(&n.emails) {
+        if let Some(e) = e {
+            crate::referee::players::check_address(e)
+                .map_err(|why| Failure::Usage(format!("{flag} `{e}`: {why}")))?;
+        }
+    }
+    if let Some(tc) = &n.time_control {
+        crate::notation::time_control::parse(tc)
+            .map_err(|e| Failure::Usage(format!("--time-control: {e}")))?;
+    }
+    let mut options = n.options.clone();
+    if let Some((w, b)) = &n.armies {
+        options.push(("army-white".into(), w.clone()));
+        options.push(("army-black".into(), b.clone()));
+    }
+    let variant =
+        crate::variants::by_name(&n.variant, &options).map_err(|e| Failure::Usage(e.to_string()))?;
+    let slug_v = variant.def().slug.clone();
+    let time = now();
+    let date =
+        time.to_datetime().map(|d| d.format("%Y.%m.%d").to_string()).unwrap_or_else(|| "????.??.??".into());
+    let config = archive.config()?;
+    let mut tags = vec![
+        ("Event", n.event.clone().or(config.event.clone()).unwrap_or_else(|| "?".into())),
+        ("Site", config.site.clone().unwrap_or_else(|| "?".into())),
+        ("Date", date.clone()),
+        ("Round", "-".into()),
+        ("White", n.white.clone()),
+        ("Black", n.black.clone()),
+        ("Result", "*".into()),
+        ("Variant", slug_v.clone()),
+        ("Ruleset", RULESET.into()),
+    ];
+    if let Some((w, b)) = &n.armies {
+        tags.push(("WhiteArmy", w.clone()));
+        tags.push(("BlackArmy", b.clone()));
+    }
+    let game_options: Vec<String> = n.options.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    if !game_options.is_empty() {
+        tags.push(("GameOptions", game_options.join(" ")));
+    }
+    if let Some(tc) = n.time_control.clone().or(config.time_control.clone()) {
+        tags.push(("TimeControl", tc));
+    }
+    if let (Some(w), Some(b)) = (&n.keys[0], &n.keys[1]) {
+        let key_of = |k: &str, f: &str| {
+            read_public_key(f, k).map(|l| l.split_whitespace().take(2).collect::<Vec<_>>().join(" "))
+        };
+        if key_of(w, "--white-key")? == key_of(b, "--black-key")? {
+            return Err(Failure::Usage(
+                "--white-key and --black-key are the same key: each player signs with their own".into(),
+            ));
+        }
+    }
+    for (side, (flag, key)) in
+        Side::ALL.into_iter().zip([("--white-key", &n.keys[0]), ("--black-key", &n.keys[1])])
+    {
+        if let Some(k) = key {
+            tags.push((signing_key_tag(side), read_public_key(flag, k)?));
+        }
+    }
+    for (side, e) in Side::ALL.into_iter().zip(&n.emails) {
+        if let Some(e) = e {
+            tags.push((email_tag(side), e.clone()));
+        }
+    }
+    let tags: Vec<(String, String)> = tags.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+    if n.secret_armies {
+        if slug_v != ArmyChoice::VARIANT {
+            return Err(Failure::Usage(format!(
+                "--secret-armies: only Fantasy Grand Chess has armies, not {slug_v}"
+            )));
+        }
+        if n.armies.is_some() || n.options.iter().any(|(k, _)| k.starts_with("army-")) {
+            return Err(Failure::Usage(
+                "--secret-armies: leave out --army-white, --army-black and army options (the players choose)"
+                    .into(),
+            ));
+        }
+        if let Some(p) = crate::referee::army::choice_tags_problem(&tags.iter().cloned().collect()) {
+            return Err(Failure::Usage(format!("--secret-armies: {p}")));
+        }
+    }
+    let canonical = if n.secret_armies {
+        String::new()
+    } else {
+        record::load(&game_text_from_tags(&tags))?.canonical_text()
+    };
+    let base_id =
+        n.id.clone()
+            .unwrap_or_else(|| format!("{}-{}-{}", date.replace('.', ""), slug(&n.white), slug(&n.black)));
+    let mut existing: Vec<String> = archive.list_games()?.iter().map(|g| g.id().to_string()).collect();
+    existing.extend(archive.list_army_choices()?);
+    let mut id = base_id.clone();
+    if n.id.is_none() {
+        let mut k = 2;
+        while existing.contains(&id) {
+            id = format!("{base_id}-{k}");
+            k += 1;
+        }
+    } else if existing.contains(&id) {
+        return Err(Failure::Usage(format!("--id {id}: the archive already has a game {id}")));
+    }
+    let path = GamePath::new(&slug_v, &id)?;
+    let tip = archive.tip()?;
+    let message = format!("{id}: new {} game, {} v {}", variant.def().title, n.white, n.black);
+    // Without a configured identity the game is created under the first player's name,
+    // as their moves are.
+    let creator = match archive.identity(author) {
+        Ok(id) => id,
+        Err(_) => player_identity(archive, &n.white, author),
+    };
+    let commit = if n.secret_armies {
+        let choice = ArmyChoice::new(&n.white, &n.black, tags.into_iter().collect());
+        let message = format!(
+            "{id}: new {} game, {} v {}, armies chosen in secret",
+            variant.def().title,
+            n.white,
+            n.black
+        );
+        archive.create_file(&ArmyChoice::path(&id), choice.to_yaml(), tip, Some(&creator), time, &message)?
+    } else {
+        archive.create_file(&path.path(), &canonical, tip, Some(&creator), time, &message)?
+    };
+    Ok((path, commit))
+}
+
+/// Who acts when `--as` is not given: the committing identity if it is one of the game's
+/// players (so a player's clone never moves for the opponent by accident), else nobody
+/// in particular (a referee's or a shared archive: the player to move acts).
+fn acting_player(
+    archive: &Archive,
+    game: &Game,
+    who: Option<&str>,
+    author: Option<&Identity>,
+) -> Option<String> {
+    if let Some(w) = who {
+        return Some(w.to_string());
+    }
+    let me = archive.identity(author).ok()?;
+    side_of_person(game, &me.name, &me.email).map(|s| record::player(game, s))
+}
+
+/// `ravenpost move`.
+pub fn play(
+    archive: &Archive,
+    game: &str,
+    token: &str,
+    who: Option<&str>,
+    expect_ply: Option<usize>,
+    author: Option<&Identity>,
+) -> Result<Applied, Failure> {
+    let path = find(archive, game)?;
+    let _lock = archive.lock()?;
+    let (text, tip) = read(archive, &path)?;
+    let game = record::load(&text)?;
+    let who = acting_player(archive, &game, who, author);
+    let options = record::MoveOptions {
+        diagram: archive.config()?.diagrams == crate::archive::Diagrams::EveryMove,
+        at: Some(now().unix_seconds()),
+    };
+    let (applied, _) = record::play_move_on(&game, token, who.as_deref(), expect_ply, options)?;
+    commit_applied(archive, &path, tip, &applied, &game, author)?;
+    Ok(applied)
+}
+
+/// `ravenpost resign`.
+pub fn resign(
+    archive: &Archive,
+    game: &str,
+    who: Option<&str>,
+    author: Option<&Identity>,
+) -> Result<Applied, Failure> {
+    let path = find(archive, game)?;
+    let _lock = archive.lock()?;
+    let (text, tip) = read(archive, &path)?;
+    let game = record::load(&text)?;
+    let who = acting_player(archive, &game, who, author);
+    let applied = record::resign(&text, who.as_deref())?;
+    commit_applied(archive, &path, tip, &applied, &game, author)?;
+    Ok(applied)
+}
+
+/// `ravenpost draw`.
+pub fn draw(
+    archive: &Archive,
+    game: &str,
+    who: Option<&str>,
+    action: DrawAction,
+    author: Option<&Identity>,
+) -> Result<Applied, Failure> {
+    let path = find(archive, game)?;
+    let _lock = archive.lock()?;
+    let (text, tip) = read(archive, &path)?;
+    let game = record::load(&text)?;
+    let who = acting_player(archive, &game, who, author);
+    let applied = record::draw(&text, who.as_deref(), action)?;
+    commit_applied(archive, &path, tip, &applied, &game, author)?;
+    Ok(applied)
+}
+
+/// `ravenpost claim timeout`: the waiting player wins if the player to move is over time.
+///
+/// # Errors
+/// [`Failure::Clock`] when the claim is refused; the archive's errors.
+pub fn claim_timeout(
+    archive: &Archive,
+    game: &str,
+    who: Option<&str>,
+    author: Option<&Identity>,
+) -> Result<Applied, Failure> {
+    let path = find(archive, game)?;
+    let _lock = archive.lock()?;
+    let (text, tip) = read(archive, &path)?;
+    let loaded = record::load(&text)?;
+    let clock = super::checks::clock_of_game(archive, &path, &loaded, now().unix_seconds())?;
+    let why = check_timeout_claim(path.id(), &loaded, who, clock.as_ref())?;
+    let applied = record::time_forfeit(&text, who, &why)?;
+    commit_applied(archive, &path, tip, &applied, &loaded, author)?;
+    Ok(applied)
+}
+
+/// `ravenpost leave`: books leave for a player.
+pub fn leave(
+    archive: &Archive,
+    game: &str,
+    who: &str,
+    from: i64,
+    days: u32,
+    author: Option<&Identity>,
+) -> Result<Applied, Failure> {
+    let path = find(archive, game)?;
+    let _lock = archive.lock()?;
+    let (text, tip) = read(archive, &path)?;
+    check_leave_start(from, now().unix_seconds())?;
+    let applied = record::book_leave(&text, who, from, days)?;
+    commit_applied(archive, &path, tip, &applied, &record::load(&text)?, author)?;
+    Ok(applied)
+}

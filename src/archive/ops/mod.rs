@@ -1,0 +1,100 @@
+//! The archive's game commands: every change a player makes (a new game, a move, a
+//! resignation, a draw action, a timeout claim, leave, an army choice step) read from the
+//! branch tip, decided by the [`crate::referee`] and the record rules, and committed on
+//! that tip with a compare-and-swap; and the questions asked of an archive (`status`,
+//! `log`, `verify`, what the pre-receive hook and `sync` accept), answered from the
+//! archive's history index.
+//!
+//! Each function here is what one `ravenpost` command runs; the command line only parses
+//! its arguments and formats the answer.
+
+mod armies;
+mod checks;
+mod exchange;
+mod games;
+
+pub use armies::{ArmyOutcome, army_commit, army_reveal};
+pub use checks::{
+    LogLine, StatusLine, VerifyProblem, VerifyReport, choice_history, clock, clock_of_game, history, status,
+    verify,
+};
+pub use exchange::{HOOK_EXE_ENV, check_range, hook_check, hook_script, install_hook, open_for_sync, sync};
+pub use games::{
+    NewGame, claim_timeout, draw, find, init, leave, new_game, now, open, play, resign, set_signing_key,
+};
+
+use crate::record::Refusal;
+use crate::referee::ClockRefusal;
+
+use super::ArchiveError;
+
+/// Why a game command did nothing. Nothing was written.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The archive could not be read or written.
+    #[error(transparent)]
+    Archive(#[from] ArchiveError),
+    /// The rules refused the change.
+    #[error(transparent)]
+    Refused(#[from] Refusal),
+    /// The clock refused a claim or leave.
+    #[error(transparent)]
+    Clock(#[from] ClockRefusal),
+    /// The game changed while the command ran (another writer's commit won the
+    /// compare-and-swap).
+    #[error(
+        "the game moved on: {id} changed while this command ran; nothing was written (look again with `ravenpost show {id}`)"
+    )]
+    MovedOn {
+        /// The game id.
+        id: String,
+    },
+    /// A step that must be signed, with no signing key to sign it.
+    #[error(
+        "{player}'s moves in {id} must be signed ({tag} tag): pass --signing-key ~/.ssh/id_ed25519 (or its .pub with the key in ssh-agent), or set `git config user.signingKey`; nothing was written"
+    )]
+    NoSigningKey {
+        /// The player.
+        player: String,
+        /// The game id.
+        id: String,
+        /// The tag listing the player's key.
+        tag: &'static str,
+    },
+    /// The game's armies are still being chosen in secret: it has no game file yet.
+    #[error(
+        "{id}: the armies are still being chosen in secret (see `ravenpost status`); the game file is made when both players have revealed (`ravenpost army reveal {id}`)"
+    )]
+    ChoosingArmies {
+        /// The game id.
+        id: String,
+    },
+    /// The command ran and declined (the sentence says why): a problem, not bad input.
+    #[error("{0}")]
+    Declined(String),
+    /// Bad input: an unknown game, a malformed name, id, key or address.
+    #[error("{0}")]
+    Usage(String),
+}
+
+impl From<crate::referee::InvalidGamePath> for Error {
+    fn from(e: crate::referee::InvalidGamePath) -> Error {
+        Error::Archive(e.into())
+    }
+}
+
+impl Error {
+    /// Whether the command was given bad input (exit code 2) rather than refused
+    /// (exit code 1).
+    pub fn is_usage(&self) -> bool {
+        match self {
+            Error::Usage(_) => true,
+            Error::Archive(e) => !matches!(
+                e,
+                ArchiveError::Moved { .. } | ArchiveError::Unchanged { .. } | ArchiveError::Signing { .. }
+            ),
+            _ => false,
+        }
+    }
+}

@@ -1,0 +1,213 @@
+//! Judging one commit: what it changed ([`classify_changes`]: one game file or one army
+//! choice file, nothing else), and whether that change is a legal step by the player
+//! who made it ([`judge_game_version`], [`judge_choice_version`]): the rules of
+//! [`super::step`], the game's creation as `ravenpost new` or a revealed army choice
+//! writes it, the signature where the game lists the actor's key, and a win on time only
+//! past the deadline. `verify`, `log`, `sync`, the pre-receive hook and `mail import` all
+//! judge through these functions.
+//!
+//! The referee reads no repository: what it needs beyond the two texts (the commit's
+//! signature, the file's earlier versions, the army choice file beside a new game) it
+//! asks of an [`Evidence`], only when the step needs it.
+
+use crate::record::game::Game;
+use crate::record::load;
+
+use super::army::{ArmyChoice, ChoiceStep, check_choice_step, choice_tags_problem, started_game_text};
+use super::clock::{PlyTimes, TimedVersion, is_timeout_claim, timeout_claim_problem};
+use super::layout::{GamePath, PathKind, classify};
+use super::players::required_key;
+use super::problem::Problem;
+use super::step::{Step, check_created, check_step_from};
+
+/// What the referee may ask about the commit it judges (implemented by the archive).
+pub trait Evidence {
+    /// A failure to read the evidence (not a verdict).
+    type Error;
+    /// What is wrong with the commit's signature as `player`'s step, which must be signed
+    /// by `key` (listed in the game's `tag`): `None` when it is a good signature by it.
+    ///
+    /// # Errors
+    /// When the commit cannot be read.
+    fn signature_problem(&self, player: &str, tag: &str, key: &str) -> Result<Option<Problem>, Self::Error>;
+    /// The versions of the judged file before this commit, oldest first (for the clock of
+    /// a time-forfeit claim).
+    ///
+    /// # Errors
+    /// When the history cannot be read.
+    fn earlier_versions(&self) -> Result<Vec<(i64, Option<String>)>, Self::Error>;
+    /// The text of the army choice file of game `id` in the judged commit's tree.
+    ///
+    /// # Errors
+    /// When the tree cannot be read.
+    fn army_choice(&self, id: &str) -> Result<Option<String>, Self::Error>;
+    /// Whether the game file of game `id` (Fantasy Grand) exists in the judged commit's tree.
+    ///
+    /// # Errors
+    /// When the tree cannot be read.
+    fn game_exists(&self, id: &str) -> Result<bool, Self::Error>;
+}
+
+/// The judged commit's author name and time (Unix seconds).
+#[derive(Debug, Clone, Copy)]
+pub struct CommitInfo<'a> {
+    /// The author's name: for a step, it must be the acting player's.
+    pub author: &'a str,
+    /// The author time.
+    pub time: i64,
+}
+
+/// A judged version of a game file: the step and the game after it, or the problem.
+pub type GameVerdict = Result<(Step, Game), Problem>;
+
+/// Judges the version `text` of the game file `path` made by the commit `info`, after
+/// `previous` (the game and its text one version earlier; `None`: the commit creates the
+/// file). One replay: of `text`; `previous` is reused.
+///
+/// # Errors
+/// Only when `evidence` fails; every verdict is in the [`GameVerdict`].
+pub fn judge_game_version<E: Evidence>(
+    evidence: &E,
+    path: &GamePath,
+    info: CommitInfo<'_>,
+    previous: Option<(&Game, &str)>,
+    text: &str,
+) -> Result<GameVerdict, E::Error> {
+    let game = match load(text) {
+        Ok(g) => g,
+        Err(e) => return Ok(Err(Problem::Unreadable { why: e.to_string() })),
+    };
+    let step = match previous {
+        None => {
+            if let Err(why) = crate::record::move_times(&game.text) {
+                return Ok(Err(Problem::BadMoveTime { why }));
+            }
+            check_created(path.variant(), &game)
+        }
+        Some((g0, old)) => check_step_from(g0, old, &game, Some(info.author), Some(info.time)),
+    };
+    let step = match step {
+        Ok(s) => s,
+        Err(p) => return Ok(Err(p)),
+    };
+    if step == Step::Created
+        && path.variant() == ArmyChoice::VARIANT
+        && let Some(p) = super::army::started_game_problem(
+            path.variant(),
+            evidence.army_choice(path.id())?.as_deref(),
+            &game,
+        )
+    {
+        return Ok(Err(p));
+    }
+    if let Some(who) = step.actor()
+        && let Some((tag, key)) = required_key(&game, who)
+        && let Some(p) = evidence.signature_problem(who, tag, key)?
+    {
+        return Ok(Err(p));
+    }
+    if let (Step::Recorded { .. }, Some((g0, _))) = (&step, previous)
+        && is_timeout_claim(&game)
+    {
+        let before = evidence.earlier_versions()?;
+        let versions: Vec<TimedVersion<'_>> =
+            before.iter().map(|(t, text)| TimedVersion { time: *t, text: text.as_deref() }).collect();
+        let times = PlyTimes::from_history(&versions, g0);
+        if let Some(p) = timeout_claim_problem(times.map(|t| (g0, t)), info.time) {
+            return Ok(Err(p));
+        }
+    }
+    Ok(Ok((step, game)))
+}
+
+/// Judges one commit's change to the army choice file of game `id`: one protocol step by
+/// the player who authored it, signed if the choice lists that player's key.
+///
+/// # Errors
+/// Only when `evidence` fails.
+pub fn judge_choice_version<E: Evidence>(
+    evidence: &E,
+    id: &str,
+    info: CommitInfo<'_>,
+    previous: Option<&str>,
+    text: Option<&str>,
+) -> Result<Result<ChoiceStep, Problem>, E::Error> {
+    let Some(text) = text else { return Ok(Err(Problem::ChoiceDeleted)) };
+    if previous.is_none() && evidence.game_exists(id)? {
+        return Ok(Err(Problem::ChoiceForExistingGame { id: id.to_string() }));
+    }
+    let step = match check_choice_step(id, previous, text, Some(info.author)) {
+        Ok(s) => s,
+        Err(e) => return Ok(Err(e)),
+    };
+    let Ok(choice) = ArmyChoice::from_yaml(text) else { return Ok(Ok(step)) };
+    if step == ChoiceStep::Created
+        && let Some(p) = choice_tags_problem(&choice.tags)
+    {
+        return Ok(Err(p));
+    }
+    if matches!(started_game_text(&choice), Some(Err(_))) {
+        return Ok(Err(Problem::ChoiceMakesNoGame));
+    }
+    if let Some(player) = step.player()
+        && let Some(side) = choice.side_of(player)
+        && let Some(key) = choice.tags.get(super::players::signing_key_tag(side))
+        && let Some(p) = evidence.signature_problem(player, super::players::signing_key_tag(side), key)?
+    {
+        return Ok(Err(p));
+    }
+    Ok(Ok(step))
+}
+
+/// A problem with one commit, and what it is about (a game id, an army choice's id, or a
+/// path): the hook prints `<subject> <commit>: <problem>`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// The game id or path the problem is about.
+    pub subject: String,
+    /// The problem.
+    pub problem: Problem,
+}
+
+/// The one record a commit changes, as [`classify_changes`] finds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Changed<'a> {
+    /// A game file, with its new bytes (`None`: deleted).
+    Game(GamePath, Option<&'a [u8]>),
+    /// An army choice file of the game with this id, with its new bytes.
+    Choice(String, Option<&'a [u8]>),
+}
+
+/// What a commit changed (`changes`: each path with its new bytes, `None` for a
+/// deletion), by what a push may be: exactly one game file or army choice file; the
+/// settings file only in the root commit (`root`). The findings for anything else; the
+/// record changed, when there is exactly one.
+pub fn classify_changes<'a>(
+    changes: &[(&str, Option<&'a [u8]>)],
+    root: bool,
+) -> (Vec<Finding>, Option<Changed<'a>>) {
+    let mut findings = Vec::new();
+    let mut records = Vec::new();
+    for (path, bytes) in changes {
+        match classify(path) {
+            PathKind::Config if root => {}
+            PathKind::ArmyChoice(id) => records.push(Changed::Choice(id, *bytes)),
+            PathKind::Game(g) => records.push(Changed::Game(g, *bytes)),
+            PathKind::Config | PathKind::Other => {
+                findings.push(Finding { subject: path.to_string(), problem: Problem::NotAGameFile })
+            }
+        }
+    }
+    if records.len() > 1 {
+        let files: Vec<String> = records
+            .iter()
+            .map(|r| match r {
+                Changed::Game(g, _) => g.id().to_string(),
+                Changed::Choice(id, _) => format!("{id} (army choice)"),
+            })
+            .collect();
+        findings.push(Finding { subject: files.join(","), problem: Problem::SeveralFiles { files } });
+        return (findings, None);
+    }
+    (findings, records.pop())
+}

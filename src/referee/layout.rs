@@ -1,0 +1,123 @@
+//! Where records live in an archive: `games/<variant>/<id>.pgn` for a game
+//! ([`GamePath`]), `games/fantasy-grand/<id>.armies.yaml` for a secret army choice
+//! ([`crate::referee::ArmyChoice`]), and `ravenpost.yaml` at the root (the archive's
+//! settings). [`classify`] tells which a path is; what a commit may change follows from
+//! it ([`crate::referee::judge`]).
+
+use std::fmt;
+
+use super::army::ArmyChoice;
+
+/// The archive's settings file, at the root.
+pub const CONFIG_PATH: &str = "ravenpost.yaml";
+
+/// A variant or game id that cannot be part of a game's path.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{path}: {reason}")]
+pub struct InvalidGamePath {
+    /// The path that would have been made.
+    pub path: String,
+    /// Why not.
+    pub reason: &'static str,
+}
+
+/// Where a game lives: `games/<variant>/<id>.pgn`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct GamePath {
+    variant: String,
+    id: String,
+}
+
+impl GamePath {
+    /// The folder holding all games.
+    pub const DIR: &'static str = "games";
+    /// The extension of game files.
+    pub const EXTENSION: &'static str = "pgn";
+
+    /// The path of game `id` of `variant`.
+    ///
+    /// # Errors
+    ///
+    /// [`InvalidGamePath`] unless both are made of ASCII letters, digits, `-`,
+    /// `_` and `.`, do not start with `.`, and are at most 100 bytes.
+    pub fn new(variant: &str, id: &str) -> Result<GamePath, InvalidGamePath> {
+        let g = GamePath { variant: variant.to_string(), id: id.to_string() };
+        for part in [variant, id] {
+            if let Err(reason) = check_name(part) {
+                return Err(InvalidGamePath { path: g.path(), reason });
+            }
+        }
+        Ok(g)
+    }
+
+    /// Reads a path of the form `games/<variant>/<id>.pgn`; `None` for any other path.
+    pub fn parse(path: &str) -> Option<GamePath> {
+        let rest = path.strip_prefix(Self::DIR)?.strip_prefix('/')?;
+        let (variant, file) = rest.split_once('/')?;
+        let id = file.strip_suffix(Self::EXTENSION)?.strip_suffix('.')?;
+        GamePath::new(variant, id).ok()
+    }
+
+    /// The variant's folder name, e.g. `gygax`.
+    pub fn variant(&self) -> &str {
+        &self.variant
+    }
+
+    /// The game id, e.g. `2025-03-01-ann-bo`.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The path in the archive, e.g. `games/gygax/2025-03-01-ann-bo.pgn`.
+    pub fn path(&self) -> String {
+        format!("{}/{}/{}.{}", Self::DIR, self.variant, self.id, Self::EXTENSION)
+    }
+}
+
+impl fmt::Display for GamePath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.path())
+    }
+}
+
+fn check_name(s: &str) -> Result<(), &'static str> {
+    if s.is_empty() {
+        return Err("empty variant or game id");
+    }
+    if s.len() > 100 {
+        return Err("variant or game id longer than 100 bytes");
+    }
+    if s.starts_with('.') {
+        return Err("variant or game id starts with `.`");
+    }
+    if !s.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b)) {
+        return Err("variant or game id has a character other than letters, digits, `-`, `_`, `.`");
+    }
+    Ok(())
+}
+
+/// What a path in the archive holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PathKind {
+    /// A game file.
+    Game(GamePath),
+    /// A Fantasy Grand army choice file, for the game with this id.
+    ArmyChoice(String),
+    /// The archive's settings.
+    Config,
+    /// Anything else.
+    Other,
+}
+
+/// What `path` holds.
+pub fn classify(path: &str) -> PathKind {
+    if path == CONFIG_PATH {
+        PathKind::Config
+    } else if let Some(id) = ArmyChoice::parse_path(path) {
+        PathKind::ArmyChoice(id.to_string())
+    } else if let Some(g) = GamePath::parse(path) {
+        PathKind::Game(g)
+    } else {
+        PathKind::Other
+    }
+}

@@ -1,0 +1,34 @@
+//! The referee: the correspondence rules, as decisions on data. It reads no repository
+//! and writes nothing; the [`crate::archive`] asks it before every commit it makes and of
+//! every commit it checks, and [`crate::mail`] of every mailed game.
+//!
+//! - [`step`]: what one version of a game file may be after the one before (the game's
+//!   creation, one legal ply of the player to move, one recorded action), as a typed
+//!   [`Step`] or [`Problem`].
+//! - [`judge`]: one commit as a whole: which record it changes ([`judge::classify_changes`]),
+//!   and whether the change is a step of the player who authored it, signed where the game
+//!   lists their key, a win on time only past the deadline ([`judge::judge_game_version`],
+//!   [`judge::judge_choice_version`]); what it needs from the repository it asks of an
+//!   [`judge::Evidence`].
+//! - [`clock`]: the correspondence clock (typed [`Time`]s, leave, timeout claims).
+//! - [`army`]: the secret army choice of Fantasy Grand Chess (commit–reveal).
+//! - [`layout`]: where records live in an archive ([`GamePath`]).
+//! - [`players`]: who plays a side (name, email, signing key).
+//!
+//! Every verdict is a value: [`Problem`] is an enum whose variants carry what their
+//! message needs, and whose `Display` is the sentence users see.
+
+pub mod army;
+pub mod clock;
+pub mod judge;
+pub mod layout;
+pub mod players;
+pub mod problem;
+pub mod step;
+
+pub use army::{ArmyChoice, ArmyReveal, COMMITMENT_TAGS, ChoiceStep, check_choice_step};
+pub use clock::{Clock, ClockRefusal, PlyTimes};
+pub use judge::{CommitInfo, Evidence, Finding};
+pub use layout::{GamePath, InvalidGamePath};
+pub use problem::{Problem, Span, Time};
+pub use step::{Step, check_step, check_step_at};

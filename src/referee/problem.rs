@@ -1,0 +1,434 @@
+//! Why a step is not accepted: one typed [`Problem`] per kind, each carrying what its
+//! message needs. [`Problem`]'s `Display` is the sentence users see (`verify`, `log`, the
+//! hook's `remote: ravenpost: …` lines, `sync` and `mail import`).
+
+use std::fmt;
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use serde::{Deserialize, Serialize};
+
+/// A time on the correspondence clock: UTC, whole seconds.
+pub type Time = DateTime<Utc>;
+
+/// `t` as RFC 3339 in UTC with whole seconds (`2026-11-29T16:40:00Z`).
+pub fn rfc3339(t: &Time) -> String {
+    t.to_rfc3339_opts(SecondsFormat::Secs, true)
+}
+
+/// The time `seconds` after the Unix epoch (clamped to chrono's range).
+pub fn time_from_unix(seconds: i64) -> Time {
+    DateTime::from_timestamp(seconds, 0).unwrap_or_default()
+}
+
+/// A length of time as people read it: `3d 4h`, `5h 10m`, `12m`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Span(pub i64);
+
+impl fmt::Display for Span {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = self.0.unsigned_abs();
+        let (d, h, m) = (s / 86_400, (s % 86_400) / 3_600, (s % 3_600) / 60);
+        if d > 0 {
+            write!(f, "{d}d {h}h")
+        } else if h > 0 {
+            write!(f, "{h}h {m}m")
+        } else {
+            write!(f, "{m}m")
+        }
+    }
+}
+
+/// What is wrong with one commit (or one mailed version) of a game or army choice file, or
+/// with a pushed ref. Nothing is accepted that has one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum Problem {
+    // ---- the version itself -------------------------------------------------------------
+    /// The new version does not read as a game (its first problem).
+    #[error("{why}")]
+    Unreadable {
+        /// The reader's or the rules' sentence, with line and column.
+        why: String,
+    },
+    /// The version before does not read.
+    #[error("the previous version: {why}")]
+    PreviousUnreadable {
+        /// The reader's sentence.
+        why: String,
+    },
+    /// A move time comment that does not read, or two on one ply.
+    #[error("{why}")]
+    BadMoveTime {
+        /// The sentence, naming the ply.
+        why: String,
+    },
+    /// The file is not UTF-8 text.
+    #[error("the game file is not UTF-8 text")]
+    NotText,
+
+    // ---- one version against the one before ----------------------------------------------
+    /// Tags (other than `Result`/`Termination`) or the start position differ.
+    #[error("the game's tags or start position were changed")]
+    TagsChanged,
+    /// An earlier ply differs or is gone.
+    #[error("ply {ply} was changed or removed: earlier moves may not be rewritten")]
+    MoveRewritten {
+        /// The first ply that differs (1-based).
+        ply: usize,
+    },
+    /// An earlier ply's recorded time differs.
+    #[error("the recorded time of ply {ply} was changed: earlier moves may not be rewritten")]
+    MoveTimeRewritten {
+        /// The ply (1-based).
+        ply: usize,
+    },
+    /// The new ply is timed before the move before it.
+    #[error("ply {ply} is timed {}, before the previous move ({})", rfc3339(.at), rfc3339(.previous))]
+    TimedBeforePrevious {
+        /// The new ply.
+        ply: usize,
+        /// Its recorded time.
+        at: Time,
+        /// The last recorded time before it.
+        previous: Time,
+    },
+    /// The new ply is timed after its commit (beyond the allowed clock skew).
+    #[error(
+        "ply {ply} is timed {}, later than its commit ({}): a move cannot be timed in the future",
+        rfc3339(.at),
+        rfc3339(.commit)
+    )]
+    TimedInFuture {
+        /// The new ply.
+        ply: usize,
+        /// Its recorded time.
+        at: Time,
+        /// The commit's time.
+        commit: Time,
+    },
+    /// A finished game's result was changed.
+    #[error("the result of a finished game was changed from {from} to {to}")]
+    FinishedResultChanged {
+        /// The old result.
+        from: String,
+        /// The new result.
+        to: String,
+    },
+    /// A finished game's record was changed.
+    #[error("the game is over ({result}): its record may not change")]
+    GameOver {
+        /// Its result.
+        result: String,
+    },
+    /// A result typed in without a recorded action.
+    #[error(
+        "the result was set to {result} without a resignation, draw agreement or claim, or time-forfeit claim as ravenpost records them"
+    )]
+    ResultWithoutAction {
+        /// The result written.
+        result: String,
+    },
+    /// No move and no recorded action explains the change.
+    #[error(
+        "the change is not a move, a resignation, a draw offer, answer or claim, a time-forfeit claim or booked leave as ravenpost records them"
+    )]
+    NotAStep,
+    /// A recorded action committed by someone not entitled to it.
+    #[error("\"{summary}\" was committed by {author}, but only {entitled} can do that")]
+    NotEntitled {
+        /// What was recorded, e.g. `Scarlet resigns`.
+        summary: String,
+        /// Who committed it.
+        author: String,
+        /// Who may.
+        entitled: String,
+    },
+    /// A move after the end of the game.
+    #[error("a move was added after the end of the game ({result})")]
+    MoveAfterEnd {
+        /// The result.
+        result: String,
+    },
+    /// A ply committed by the player not to move.
+    #[error("ply {ply} was committed by {author}, but {to_move} ({side_name}) was to move")]
+    OutOfTurn {
+        /// The ply.
+        ply: usize,
+        /// Who committed it.
+        author: String,
+        /// Who was to move.
+        to_move: String,
+        /// Their side's name in the variant (`Gold`).
+        side_name: String,
+    },
+    /// The added ply is not legal (the rules' sentence).
+    #[error("ply {ply}: {why}")]
+    IllegalMove {
+        /// The ply.
+        ply: usize,
+        /// Why, with the legal alternatives.
+        why: String,
+    },
+    /// A ply added together with a result the rules do not give.
+    #[error(
+        "ply {ply} ({san}) comes with the result {result}, but the rules give {rules} after it: a resignation or draw is recorded on its own"
+    )]
+    ResultWithMove {
+        /// The ply.
+        ply: usize,
+        /// Its move.
+        san: String,
+        /// The result written.
+        result: String,
+        /// The result by the rules.
+        rules: String,
+    },
+    /// A ply added with other changes (comments, tags).
+    #[error(
+        "ply {ply} ({san}) changes more than the move: comments or tags differ from what ravenpost records"
+    )]
+    MoreThanTheMove {
+        /// The ply.
+        ply: usize,
+        /// Its move.
+        san: String,
+    },
+    /// Several plies in one commit.
+    #[error("{plies} plies were added at once: each commit adds one")]
+    SeveralPlies {
+        /// How many.
+        plies: usize,
+    },
+
+    // ---- a new game --------------------------------------------------------------------
+    /// A game stored under another variant's folder.
+    #[error("a {variant} game stored under games/{folder}/ (moved by hand?)")]
+    WrongFolder {
+        /// The game's variant.
+        variant: String,
+        /// The folder it is in.
+        folder: String,
+    },
+    /// A new game file that already has moves.
+    #[error("the game appeared with {plies} plies already played: games start with none")]
+    CreatedWithMoves {
+        /// How many.
+        plies: usize,
+    },
+    /// The game file was deleted (as `log` and `verify` see one game).
+    #[error("the game file was deleted")]
+    GameDeleted,
+    /// A game file or army choice file was deleted somewhere in the history.
+    #[error("{path} was deleted: games are never removed")]
+    RecordDeleted {
+        /// The file.
+        path: String,
+    },
+
+    // ---- signatures and clocks -----------------------------------------------------------
+    /// A step of a player whose key the game lists, not signed.
+    #[error("the commit is not signed, but {player}'s steps in this game must be ({tag})")]
+    Unsigned {
+        /// The player.
+        player: String,
+        /// The tag listing the key.
+        tag: String,
+    },
+    /// A signature that is not a good one by the listed key.
+    #[error("{player}'s signature is not good: {why} ({tag})")]
+    BadSignature {
+        /// The player.
+        player: String,
+        /// What `ssh-keygen -Y verify` said.
+        why: String,
+        /// The tag listing the key.
+        tag: String,
+    },
+    /// A win on time claimed before the deadline.
+    #[error("a win on time was claimed at {}, but {player} had until {} ({left} left)", rfc3339(.at), rfc3339(.deadline))]
+    ClaimBeforeDeadline {
+        /// When it was claimed.
+        at: Time,
+        /// The player to move.
+        player: String,
+        /// Their deadline.
+        deadline: Time,
+        /// Time they had left.
+        left: Span,
+    },
+    /// A win on time claimed in a game without a clock.
+    #[error("a win on time was claimed, but no clock runs in this game (no TimeControl)")]
+    ClaimWithoutClock,
+
+    // ---- secret army choice --------------------------------------------------------------
+    /// The choice file does not read (or the version is unknown).
+    #[error("{why}")]
+    ChoiceUnreadable {
+        /// The reader's sentence.
+        why: String,
+    },
+    /// The version before does not read.
+    #[error("the previous version: {why}")]
+    PreviousChoiceUnreadable {
+        /// The reader's sentence.
+        why: String,
+    },
+    /// A new choice with commitments or reveals already in it.
+    #[error("a new army choice must start without commitments or reveals")]
+    ChoiceStartsFilled,
+    /// One player on both sides.
+    #[error("the two players of an army choice must differ")]
+    ChoiceSamePlayers,
+    /// Players or tags of the choice changed.
+    #[error("the players or tags of an army choice were changed")]
+    ChoiceTagsChanged,
+    /// A change to a complete choice.
+    #[error("both armies are revealed: the choice is final")]
+    ChoiceFinal,
+    /// The file changed but no entry did.
+    #[error("the army choice file changed but no commitment or reveal did")]
+    ChoiceNoEntryChanged,
+    /// Both players' entries changed at once.
+    #[error("both players' entries changed in one commit: each commit is one player's step")]
+    ChoiceBothChanged,
+    /// A player's step committed by someone else.
+    #[error("{player}'s army choice step was committed by {author}")]
+    ChoiceNotEntitled {
+        /// The player.
+        player: String,
+        /// Who committed it.
+        author: String,
+    },
+    /// A commitment that is not a SHA-256 in hex.
+    #[error("{player}'s commitment is not 64 lower-case hex digits")]
+    ChoiceBadCommitment {
+        /// The player.
+        player: String,
+    },
+    /// A reveal before the opponent committed.
+    #[error("{player} revealed before {opponent} committed: reveals come after both commitments")]
+    ChoiceEarlyReveal {
+        /// The player.
+        player: String,
+        /// The opponent.
+        opponent: String,
+    },
+    /// A reveal that does not hash to the commitment.
+    #[error("{player}'s reveal ({army}) does not match their commitment: refused")]
+    ChoiceRevealMismatch {
+        /// The player.
+        player: String,
+        /// The army revealed.
+        army: String,
+    },
+    /// An army the game does not allow, or unknown.
+    #[error("{why}")]
+    ChoiceArmyRefused {
+        /// Why.
+        why: String,
+    },
+    /// An army not written in its canonical name.
+    #[error("{player}'s army must be written `{army}`")]
+    ChoiceArmySpelling {
+        /// The player.
+        player: String,
+        /// The canonical name.
+        army: String,
+    },
+    /// A commitment changed.
+    #[error("{player}'s commitment was changed: a commitment is final")]
+    ChoiceCommitmentChanged {
+        /// The player.
+        player: String,
+    },
+    /// Steps out of order.
+    #[error("{player}'s entry changed out of order (commit first, reveal once)")]
+    ChoiceOutOfOrder {
+        /// The player.
+        player: String,
+    },
+    /// The choice file was deleted.
+    #[error("the army choice file was deleted; it is part of the game's record")]
+    ChoiceDeleted,
+    /// A choice opened for an existing game.
+    #[error("an army choice was opened for {id}, which is already a game")]
+    ChoiceForExistingGame {
+        /// The game id.
+        id: String,
+    },
+    /// The choice's tags name armies or commitments, or do not make a game.
+    #[error("{why}")]
+    ChoiceTags {
+        /// Why.
+        why: String,
+    },
+    /// A complete choice that does not make a valid game.
+    #[error("both armies are revealed, but the choice does not make a valid game")]
+    ChoiceMakesNoGame,
+    /// A game created while its choice is incomplete.
+    #[error("the game was created before both armies were revealed ({waiting})")]
+    GameBeforeReveal {
+        /// What the choice waits for.
+        waiting: String,
+    },
+    /// The game's choice file does not read.
+    #[error("its army choice file does not read")]
+    GameChoiceUnreadable,
+    /// The game's revealed choice does not make a valid game.
+    #[error("its revealed army choice does not make a valid game")]
+    GameChoiceInvalid,
+    /// The game plays another army than the one revealed.
+    #[error("{player} plays {played} in the game file, but revealed {revealed} ({tag})")]
+    GameArmyMismatch {
+        /// The player.
+        player: String,
+        /// The army in the game file.
+        played: String,
+        /// The army revealed.
+        revealed: String,
+        /// The tag.
+        tag: String,
+    },
+    /// The game's tags differ from its choice's.
+    #[error("the game's tags differ from its army choice's tags")]
+    GameTagsDifferFromChoice,
+
+    // ---- what a push may be --------------------------------------------------------------
+    /// A commit changes a file that is no game file.
+    #[error(
+        "a commit may change only one game file (games/<variant>/<id>.pgn, or a Fantasy Grand army choice)"
+    )]
+    NotAGameFile,
+    /// A commit changes several game files.
+    #[error("a commit may change only one game file, this one changes {}", .files.len())]
+    SeveralFiles {
+        /// The games changed (ids; army choices marked).
+        files: Vec<String>,
+    },
+    /// A game file deleted in a pushed commit.
+    #[error("the game file was deleted; games are never deleted")]
+    DeletedInPush,
+    /// Pushed history does not contain the old tip.
+    #[error(
+        "history rewritten: {new} is not a descendant of {old} (earlier commits were changed or dropped)"
+    )]
+    HistoryRewritten {
+        /// The pushed tip (short id).
+        new: String,
+        /// The old tip (short id).
+        old: String,
+    },
+    /// A branch deletion.
+    #[error("{refname}: deleting a branch is refused")]
+    BranchDeleted {
+        /// The ref.
+        refname: String,
+    },
+    /// A push to something other than a branch.
+    #[error("{refname}: only branches may be pushed to a ravenpost archive")]
+    NotABranch {
+        /// The ref.
+        refname: String,
+    },
+}
