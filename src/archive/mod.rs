@@ -32,12 +32,15 @@
 
 mod config;
 mod error;
+mod gc;
+mod index;
 mod locate;
 mod lock;
 pub mod ops;
 mod remote;
 mod signing;
 mod types;
+mod verdicts;
 mod write;
 
 use std::cell::{Cell, RefCell};
@@ -50,11 +53,13 @@ use git2::{ErrorCode, ObjectType, Oid, Repository};
 pub use crate::referee::{ArmyChoice, ArmyReveal, COMMITMENT_TAGS, ChoiceStep, GamePath, check_choice_step};
 pub use config::{ArchiveConfig, Diagrams, MailConfig, SmtpConfig, SmtpSecurity};
 pub use error::ArchiveError;
+pub use index::{HistoryIndex, IndexedChange, IndexedCommit, PathVersion};
 pub use locate::{ArchiveSource, RAVENPOST_ARCHIVE, default_archive, platform_data_dir};
 pub use signing::{
     CommitSignature, NAMESPACE as SIGNATURE_NAMESPACE, SshSigner, is_public_key, verify_ssh_signature,
 };
-pub use types::{ArchiveCommit, CommitId, FileChange, FileVersion, Identity, Timestamp};
+pub use types::{ArchiveCommit, BlobId, CommitId, FileChange, FileVersion, Identity, Timestamp};
+pub use verdicts::VerdictCache;
 
 /// Where an archive looks for git's `user.name` and `user.email`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -512,12 +517,14 @@ impl Archive {
     }
 
     /// Every version of the file at `path`, oldest first: one entry for each commit on the
-    /// branch's first-parent line that created, changed or deleted it.
+    /// branch's first-parent line that created, changed or deleted it. Read from the
+    /// [history index](Archive::index); in a shallow clone the history starts at the
+    /// boundary commit ([`HistoryIndex::shallow`]), whose files count as created there.
     ///
     /// # Errors
     ///
     /// [`ArchiveError::InvalidPath`], [`ArchiveError::NotText`], [`ArchiveError::DetachedHead`],
-    /// git failures (including a shallow history's missing parent).
+    /// git failures.
     pub fn file_history(&self, path: &str) -> Result<Vec<FileVersion>, ArchiveError> {
         match self.tip()? {
             Some(tip) => self.file_history_at(path, tip),
@@ -533,44 +540,28 @@ impl Archive {
     /// As [`Archive::file_history`], and [`ArchiveError::UnknownCommit`].
     pub fn file_history_at(&self, path: &str, at: CommitId) -> Result<Vec<FileVersion>, ArchiveError> {
         write::check_path(path)?;
-        let mut out = Vec::new();
-        let mut commit = self.find_commit(at)?;
-        let mut blob = self.blob_at(&self.tree_of(&commit)?, path)?;
-        loop {
-            let parent = if commit.parent_count() > 0 {
-                let id =
-                    commit.parent_id(0).map_err(|e| ArchiveError::git_oid("read parent", commit.id(), e))?;
-                Some(self.find_commit(CommitId(id))?)
-            } else {
-                None
-            };
-            let parent_blob = match &parent {
-                Some(p) => self.blob_at(&self.tree_of(p)?, path)?,
-                None => None,
-            };
-            if blob != parent_blob {
-                let (author_name, author_email, time, message) = commit_meta(&commit);
-                out.push(FileVersion {
-                    commit: CommitId(commit.id()),
-                    parent: parent.as_ref().map(|p| CommitId(p.id())),
-                    author_name,
-                    author_email,
-                    time,
-                    message,
-                    contents: blob.map(|oid| self.blob_text(oid, path)).transpose()?,
-                    changed_paths: self.changed_paths(&commit, parent.as_ref())?,
-                });
-            }
-            match parent {
-                Some(p) => {
-                    commit = p;
-                    blob = parent_blob;
-                }
-                None => break,
-            }
-        }
-        out.reverse();
-        Ok(out)
+        // A folder at `path` is refused, as reading the file there would be.
+        self.blob_at(&self.tree_of(&self.find_commit(at)?)?, path)?;
+        let index = self.index_at(at)?;
+        index
+            .versions(path)
+            .iter()
+            .map(|v| {
+                let c = &index.commits()[v.position];
+                let mut changed_paths: Vec<String> = c.changes.iter().map(|ch| ch.path.clone()).collect();
+                changed_paths.dedup();
+                Ok(FileVersion {
+                    commit: c.commit,
+                    parent: c.parent,
+                    author_name: c.author_name.clone(),
+                    author_email: c.author_email.clone(),
+                    time: c.time,
+                    message: c.message.clone(),
+                    contents: v.blob.map(|b| self.blob_text(b.0, path)).transpose()?,
+                    changed_paths,
+                })
+            })
+            .collect()
     }
 
     /// The branch's first-parent history, oldest first, each commit with the files it
@@ -578,14 +569,16 @@ impl Archive {
     /// (where [`Archive::file_history`] per game would walk it once per game).
     ///
     /// `newest`: only the last this many commits. Contents are held in memory; for a
-    /// long history, pass a limit.
+    /// long history, pass a limit (or use [`Archive::index`], which reads no contents).
     ///
     /// # Errors
     ///
     /// [`ArchiveError::DetachedHead`], git failures.
     pub fn history(&self, newest: Option<usize>) -> Result<Vec<ArchiveCommit>, ArchiveError> {
-        let Some(tip) = self.tip()? else { return Ok(Vec::new()) };
-        self.walk(tip, None, newest)
+        let index = self.index()?;
+        let all = index.commits();
+        let from = newest.map_or(0, |n| all.len().saturating_sub(n));
+        all[from..].iter().map(|c| self.archive_commit(c)).collect()
     }
 
     /// The first-parent commits after `from` (exclusive; `None`: from the root) up to `to`
@@ -600,85 +593,31 @@ impl Archive {
         from: Option<CommitId>,
         to: CommitId,
     ) -> Result<Vec<ArchiveCommit>, ArchiveError> {
-        self.walk(to, from, None)
+        let index = self.index_at(to)?;
+        index.since(from).iter().map(|c| self.archive_commit(c)).collect()
     }
 
-    fn walk(
-        &self,
-        start: CommitId,
-        stop: Option<CommitId>,
-        newest: Option<usize>,
-    ) -> Result<Vec<ArchiveCommit>, ArchiveError> {
-        let mut out = Vec::new();
-        let mut next = Some(self.find_commit(start)?);
-        while let Some(commit) = next {
-            if newest.is_some_and(|n| out.len() >= n) || stop.is_some_and(|s| s.0 == commit.id()) {
-                break;
-            }
-            let parent = if commit.parent_count() > 0 {
-                let id =
-                    commit.parent_id(0).map_err(|e| ArchiveError::git_oid("read parent", commit.id(), e))?;
-                Some(self.find_commit(CommitId(id))?)
-            } else {
-                None
-            };
-            let new = self.tree_of(&commit)?;
-            let old = parent.as_ref().map(|p| self.tree_of(p)).transpose()?;
-            let diff = self
-                .repo
-                .diff_tree_to_tree(old.as_ref(), Some(&new), None)
-                .map_err(|e| ArchiveError::git_oid("diff commit", commit.id(), e))?;
-            let mut changes = Vec::new();
-            for delta in diff.deltas() {
-                let Some(path) = delta.new_file().path_bytes().or_else(|| delta.old_file().path_bytes())
-                else {
-                    continue;
-                };
-                let path = String::from_utf8_lossy(path).into_owned();
-                let contents = match delta.status() {
-                    git2::Delta::Deleted => None,
-                    _ => Some(self.blob_bytes(delta.new_file().id(), &path)?),
-                };
-                changes.push(FileChange { path, contents });
-            }
-            changes.sort_by(|a, b| a.path.cmp(&b.path));
-            let (author_name, author_email, time, message) = commit_meta(&commit);
-            out.push(ArchiveCommit {
-                commit: CommitId(commit.id()),
-                parent: parent.as_ref().map(|p| CommitId(p.id())),
-                author_name,
-                author_email,
-                time,
-                message,
-                changes,
-            });
-            next = parent;
-        }
-        out.reverse();
-        Ok(out)
-    }
-
-    /// The paths of the files `commit` added, changed or deleted relative to `parent`,
-    /// sorted.
-    fn changed_paths(
-        &self,
-        commit: &git2::Commit<'_>,
-        parent: Option<&git2::Commit<'_>>,
-    ) -> Result<Vec<String>, ArchiveError> {
-        let new = self.tree_of(commit)?;
-        let old = parent.map(|p| self.tree_of(p)).transpose()?;
-        let diff = self
-            .repo
-            .diff_tree_to_tree(old.as_ref(), Some(&new), None)
-            .map_err(|e| ArchiveError::git_oid("diff commit", commit.id(), e))?;
-        let mut paths: Vec<String> = diff
-            .deltas()
-            .filter_map(|d| d.new_file().path_bytes().or_else(|| d.old_file().path_bytes()))
-            .map(|p| String::from_utf8_lossy(p).into_owned())
-            .collect();
-        paths.sort();
-        paths.dedup();
-        Ok(paths)
+    /// An indexed commit with the contents of the files it changed.
+    fn archive_commit(&self, c: &IndexedCommit) -> Result<ArchiveCommit, ArchiveError> {
+        let changes = c
+            .changes
+            .iter()
+            .map(|ch| {
+                Ok(FileChange {
+                    path: ch.path.clone(),
+                    contents: ch.blob.map(|b| self.blob_bytes(b.0, &ch.path)).transpose()?,
+                })
+            })
+            .collect::<Result<Vec<_>, ArchiveError>>()?;
+        Ok(ArchiveCommit {
+            commit: c.commit,
+            parent: c.parent,
+            author_name: c.author_name.clone(),
+            author_email: c.author_email.clone(),
+            time: c.time,
+            message: c.message.clone(),
+            changes,
+        })
     }
 
     /// Takes the archive's write lock (the file `ravenpost.lock` in the git directory) and

@@ -237,3 +237,30 @@ pub struct FileChange {
     /// it was deleted.
     pub contents: Option<Vec<u8>>,
 }
+
+/// The id of a blob (a file's contents) in the archive (its hash), as the
+/// [history index](super::HistoryIndex) records it; read it with
+/// [`Archive::read_blob_text`](super::Archive::read_blob_text).
+///
+/// Written and read as the full lowercase hex hash.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BlobId(pub(crate) git2::Oid);
+
+impl BlobId {
+    /// The full hex hash.
+    pub fn hex(&self) -> String {
+        self.0.to_string()
+    }
+}
+
+impl fmt::Display for BlobId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+impl fmt::Debug for BlobId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "BlobId({})", self.0)
+    }
+}

@@ -273,6 +273,7 @@ impl Archive {
                 message,
             })?;
         }
+        self.pack_if_needed();
         Ok(id)
     }
 

@@ -1,0 +1,496 @@
+//! The scale benchmark (issue 12): the real `ravenpost` binary on a club's archive of 30
+//! and of 300 Grand Chess games (300 games: some 25,000 plies, one commit each).
+//!
+//! The archives are generated, deterministically: a fixed-seed RNG plays random legal
+//! moves (40 to 130 plies a game, 85 on average), each game file is written exactly as
+//! `ravenpost new` and `ravenpost move` write it (the same tags; `record::play_move_at`
+//! with the move's time), each ply one commit authored by the player who moved, the games'
+//! moves interleaved by time, on top of the root commit `Archive::init` makes. The commits
+//! go in through `git fast-import` and the archive is kept under the target directory
+//! (`bench-archives/`), keyed by its parameters, so later runs reuse it. Before timing,
+//! `ravenpost verify` must find no problem in it (the bench aborts otherwise).
+//!
+//! Then each command runs in a scratch copy and its median time is printed, one table for
+//! all sizes. Commands slower than 5 s run once.
+//!
+//! ```sh
+//! cargo bench --bench archive_scale                       # 30 and 300 games
+//! RAVENPOST_BENCH_SIZES=30 cargo bench --bench archive_scale   # the small one only
+//! cargo bench --bench archive_scale -- 30                 # the same
+//! ```
+//! `RAVENPOST_BENCH_REPS` sets the repetitions of fast commands (default 5).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::fs;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use ravenpost::archive::{Archive, ArchiveConfig, ArchiveOptions, GitConfigScope, Identity, Timestamp};
+use ravenpost::notation::pgn::{GameText, TagPair, write_game};
+use ravenpost::notation::san;
+use ravenpost::record;
+
+/// Bump when the generated archive changes, so cached ones are rebuilt.
+const FORMAT: u32 = 1;
+const SEED: u64 = 0x7261_7665_6e70_6f73;
+/// 2025-03-01T00:00:00Z: the club starts.
+const T0: i64 = 1_740_787_200;
+const PLAYERS: [&str; 12] = [
+    "Ann Example",
+    "Bo Example",
+    "Cy Example",
+    "Di Example",
+    "Ed Example",
+    "Flo Example",
+    "Gus Example",
+    "Hal Example",
+    "Ida Example",
+    "Jo Example",
+    "Kai Example",
+    "Lu Example",
+];
+/// A command slower than this runs once.
+const SLOW: Duration = Duration::from_secs(5);
+
+/// splitmix64: small, fixed, and the same on every machine.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+fn email(name: &str) -> String {
+    format!("{}@example.org", name.split(' ').next().unwrap_or(name).to_lowercase())
+}
+
+/// One commit to come: when, by whom, which game, the new text, the message.
+struct Step {
+    time: i64,
+    game: usize,
+    author: String,
+    message: String,
+    text: String,
+}
+
+fn game_id(g: usize) -> String {
+    format!("g{g:03}")
+}
+
+fn game_path(g: usize) -> String {
+    format!("games/grand/{}.pgn", game_id(g))
+}
+
+/// The text `ravenpost new grand --white W --black B --id ID` writes at `time` in an
+/// archive with the default settings (the tags of `cli::archive_cmds::new_game`).
+fn new_game_text(white: &str, black: &str, time: i64) -> String {
+    let date = Timestamp::from_unix(time, 0).to_datetime().expect("in range").format("%Y.%m.%d").to_string();
+    let tags = [
+        ("Event", "?"),
+        ("Site", "?"),
+        ("Date", date.as_str()),
+        ("Round", "-"),
+        ("White", white),
+        ("Black", black),
+        ("Result", "*"),
+        ("Variant", "grand"),
+        ("Ruleset", ravenpost::record::game::RULESET),
+    ];
+    let text = GameText {
+        tags: tags
+            .iter()
+            .map(|(k, v)| TagPair { name: k.to_string(), value: v.to_string(), span: Default::default() })
+            .collect(),
+        ..GameText::default()
+    };
+    record::load(&write_game(&text, 1, true)).expect("a new game loads").canonical_text()
+}
+
+/// Plays one game of random legal moves: its commits, oldest first.
+fn play_game(g: usize, rng: &mut Rng) -> Vec<Step> {
+    let variant = ravenpost::variants::by_name("grand", &[]).expect("grand");
+    let white = PLAYERS[g % PLAYERS.len()];
+    let black = PLAYERS[(g / PLAYERS.len() + g + 1) % PLAYERS.len()];
+    let black = if black == white { PLAYERS[(g + 5) % PLAYERS.len()] } else { black };
+    let mut time = T0 + (g as i64) * 1_800 + rng.below(3_600) as i64;
+    let mut text = new_game_text(white, black, time);
+    let mut steps = vec![Step {
+        time,
+        game: g,
+        author: format!("{white} <{}>", email(white)),
+        message: format!("{}: new Grand Chess game, {white} v {black}", game_id(g)),
+        text: text.clone(),
+    }];
+    let plies = 40 + rng.below(91) as usize;
+    let mut pos = variant.start_position();
+    for ply in 1..=plies {
+        let legal = variant.legal_moves(&pos);
+        if legal.is_empty() {
+            break;
+        }
+        let mv = &legal[rng.below(legal.len() as u64) as usize];
+        let token = san::write_move(&variant, &pos, mv);
+        time += 600 + rng.below(86_400) as i64;
+        let player = if ply % 2 == 1 { white } else { black };
+        let applied = record::play_move_at(&text, &token, Some(player), Some(ply), Some(time))
+            .unwrap_or_else(|e| panic!("game {g} ply {ply} {token}: {e:?}"));
+        let message = match &applied.san {
+            Some(s) => format!("{}: ply {} {} ({})", game_id(g), applied.ply, s, applied.summary),
+            None => format!("{}: {}", game_id(g), applied.summary),
+        };
+        text = applied.text;
+        steps.push(Step {
+            time,
+            game: g,
+            author: format!("{player} <{}>", email(player)),
+            message,
+            text: text.clone(),
+        });
+        pos = variant.make(&pos, mv);
+        if applied.result.is_some() {
+            break;
+        }
+    }
+    steps
+}
+
+fn git(dir: &Path, args: &[&str]) -> Output {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", "Bench")
+        .env("GIT_AUTHOR_EMAIL", "bench@example.org")
+        .env("GIT_COMMITTER_NAME", "Bench")
+        .env("GIT_COMMITTER_EMAIL", "bench@example.org")
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    out
+}
+
+/// Builds the archive of `games` games in `dir` (which must not exist).
+fn build(dir: &Path, games: usize) {
+    let started = Instant::now();
+    let mut rng = Rng(SEED ^ games as u64);
+    let mut steps: Vec<Step> = (0..games).flat_map(|g| play_game(g, &mut rng)).collect();
+    // A club's history: every game's moves in the order they were made.
+    steps.sort_by_key(|s| (s.time, s.game));
+    eprintln!("  {games} games: {} commits generated in {:.1?}", steps.len() + 1, started.elapsed());
+    let mut options = ArchiveOptions::default();
+    options.git_config = GitConfigScope::RepositoryOnly;
+    let referee = Identity::new("Club Referee", "referee@example.org");
+    Archive::init_with_config(
+        dir,
+        &ArchiveConfig::default(),
+        Some(&referee),
+        Timestamp::from_unix(T0 - 3_600, 0),
+        options,
+    )
+    .expect("init");
+    let mut stream = Vec::with_capacity(steps.len() * 2_000);
+    for (i, s) in steps.iter().enumerate() {
+        stream.extend_from_slice(
+            format!(
+                "commit refs/heads/main\nauthor {a} {t} +0000\ncommitter {a} {t} +0000\n",
+                a = s.author,
+                t = s.time
+            )
+            .as_bytes(),
+        );
+        let message = format!("{}\n", s.message);
+        stream.extend_from_slice(format!("data {}\n{message}", message.len()).as_bytes());
+        if i == 0 {
+            stream.extend_from_slice(b"from refs/heads/main^0\n");
+        }
+        stream.extend_from_slice(
+            format!("M 100644 inline {}\ndata {}\n", game_path(s.game), s.text.len()).as_bytes(),
+        );
+        stream.extend_from_slice(s.text.as_bytes());
+        stream.extend_from_slice(b"\n\n");
+    }
+    let mut child = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["fast-import", "--quiet", "--done"])
+        .stdin(Stdio::piped())
+        .spawn()
+        .expect("git fast-import runs");
+    {
+        let mut stdin = child.stdin.take().expect("stdin");
+        stdin.write_all(&stream).expect("stream written");
+        stdin.write_all(b"done\n").expect("stream written");
+    }
+    assert!(child.wait().expect("fast-import ends").success(), "git fast-import failed");
+    git(dir, &["reset", "-q", "--hard"]);
+    git(dir, &["gc", "-q"]);
+    eprintln!("  {games} games: archive built in {:.1?}", started.elapsed());
+}
+
+/// The cached archive of `games` games, built on first use.
+fn archive(root: &Path, games: usize) -> PathBuf {
+    let dir = root.join(format!("grand-{games}-games-seed{SEED:x}-v{FORMAT}"));
+    if dir.join(".git/ravenpost-bench-complete").exists() {
+        return dir;
+    }
+    let _ = fs::remove_dir_all(&dir);
+    build(&dir, games);
+    fs::write(dir.join(".git/ravenpost-bench-complete"), "").expect("marker");
+    dir
+}
+
+/// Runs the binary in `dir` with `args`; panics unless it succeeds.
+fn ravenpost(dir: &Path, args: &[&str]) -> Output {
+    let out = Command::new(env!("CARGO_BIN_EXE_ravenpost"))
+        .current_dir(dir)
+        .args(args)
+        .env("RAVENPOST_ARCHIVE", dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .expect("ravenpost runs");
+    assert!(
+        out.status.success(),
+        "ravenpost {args:?}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// The median of `reps` runs of `run` (one run if the first is slower than [`SLOW`]);
+/// `prepare` runs untimed before each and hands `run` what it needs.
+fn time<T>(reps: usize, mut prepare: impl FnMut() -> T, mut run: impl FnMut(T)) -> Duration {
+    let mut times = Vec::new();
+    for _ in 0..reps {
+        let prepared = prepare();
+        let t = Instant::now();
+        run(prepared);
+        times.push(t.elapsed());
+        if times[0] > SLOW {
+            break;
+        }
+    }
+    times.sort();
+    times[times.len() / 2]
+}
+
+fn clear_caches(dir: &Path) {
+    let Ok(entries) = fs::read_dir(dir.join(".git/ravenpost")) else { return };
+    for e in entries.filter_map(Result::ok) {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.starts_with("index") || name.starts_with("verdicts") {
+            let _ = fs::remove_file(e.path());
+        }
+    }
+}
+
+/// The next legal move of the game at `path` in the working copy: (token, player, new text).
+fn next_move(dir: &Path, path: &str, at: i64) -> (String, String, String) {
+    let text = fs::read_to_string(dir.join(path)).expect("game file");
+    let game = record::load(&text).expect("loads");
+    let pos = game.position();
+    let legal = game.variant.legal_moves(&pos);
+    let mv = legal.first().expect("the game goes on");
+    let token = san::write_move(&game.variant, &pos, mv);
+    let player = record::player(&game, pos.side_to_move());
+    let applied = record::play_move_at(&text, &token, Some(&player), None, Some(at)).expect("legal");
+    (token, player, applied.text)
+}
+
+fn head(dir: &Path) -> String {
+    String::from_utf8(git(dir, &["rev-parse", "HEAD"]).stdout).expect("utf-8").trim().to_string()
+}
+
+fn measure(base: &Path, games: usize, reps: usize) -> BTreeMap<&'static str, String> {
+    let scratch = tempfile::tempdir().expect("scratch");
+    let dir = scratch.path().join("archive");
+    let cp = Command::new("cp").arg("-a").arg(base).arg(&dir).status().expect("cp runs");
+    assert!(cp.success(), "copy of the archive");
+    let mut row = BTreeMap::new();
+    let commits = String::from_utf8(git(&dir, &["rev-list", "--count", "HEAD"]).stdout).expect("utf-8");
+    let packed = String::from_utf8(git(&dir, &["count-objects", "-v"]).stdout).expect("utf-8");
+    let kib = packed.lines().find_map(|l| l.strip_prefix("size-pack: ")).unwrap_or("?").to_string();
+    row.insert("archive: commits", commits.trim().to_string());
+    row.insert("archive: packed size", format!("{:.1} MB", kib.parse::<f64>().unwrap_or(0.0) / 1024.0));
+    // The game to look at: the one whose last commit is the newest (it goes on).
+    let g = (0..games)
+        .max_by_key(|g| {
+            let out = git(&dir, &["log", "-1", "--format=%at", "--", &game_path(*g)]).stdout;
+            String::from_utf8_lossy(&out).trim().parse::<i64>().unwrap_or(0)
+        })
+        .expect("games");
+    let (id, path) = (game_id(g), game_path(g));
+    let fmt = |d: Duration| format!("{:.3} s", d.as_secs_f64());
+    let mut t = |name: &'static str, d: Duration| {
+        eprintln!("  {games} games: {name}: {}", fmt(d));
+        row.insert(name, fmt(d));
+    };
+
+    // verify of everything, cold: also the check that the archive is sound.
+    clear_caches(&dir);
+    let started = Instant::now();
+    let out = ravenpost(&dir, &["verify", "--json"]);
+    let cold = started.elapsed();
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("verify --json");
+    let problems = report["problems"].as_array().map_or(usize::MAX, Vec::len);
+    assert_eq!(report["games"].as_u64(), Some(games as u64), "verify saw every game");
+    assert!(problems == 0, "the generated archive must verify clean: {}", report["problems"]);
+    t("verify (all games, cold)", cold);
+    let cached_reps = if cold > SLOW { 1 } else { reps };
+    t("verify (all games, cached)", time(cached_reps, || {}, |()| drop(ravenpost(&dir, &["verify"]))));
+    t("status", time(reps, || {}, |()| drop(ravenpost(&dir, &["status"]))));
+    t("log G", time(reps, || {}, |()| drop(ravenpost(&dir, &["log", &id]))));
+    t("verify G", time(reps, || {}, |()| drop(ravenpost(&dir, &["verify", &id]))));
+    t("validate (all game files)", time(reps, || {}, |()| drop(ravenpost(&dir, &["validate", "games"]))));
+
+    // move, against git commit of the same kind of change.
+    let mut clock = T0 + 400 * 86_400;
+    let mut next_time = || {
+        clock += 3_600;
+        clock
+    };
+    t(
+        "move",
+        time(
+            reps,
+            || {
+                let at = next_time();
+                let (token, player, _) = next_move(&dir, &path, at);
+                (token, player, at)
+            },
+            |(token, player, at)| {
+                let out = Command::new(env!("CARGO_BIN_EXE_ravenpost"))
+                    .current_dir(&dir)
+                    .args([
+                        "move",
+                        &id,
+                        &token,
+                        "--as",
+                        &player,
+                        "--author",
+                        &format!("{player} <{}>", email(&player)),
+                    ])
+                    .env("RAVENPOST_ARCHIVE", &dir)
+                    .env("RAVENPOST_TIME", at.to_string())
+                    .env("GIT_CONFIG_NOSYSTEM", "1")
+                    .env("GIT_CONFIG_GLOBAL", "/dev/null")
+                    .output()
+                    .expect("ravenpost runs");
+                assert!(out.status.success(), "move: {}", String::from_utf8_lossy(&out.stderr));
+            },
+        ),
+    );
+    t(
+        "git commit (same change)",
+        time(
+            reps,
+            || {
+                let (token, player, text) = next_move(&dir, &path, next_time());
+                fs::write(dir.join(&path), text).expect("write");
+                format!("{id}: {token} by {player}")
+            },
+            |message| drop(git(&dir, &["commit", "-q", "-m", &message, "--", &path])),
+        ),
+    );
+    // git commits by hand are ravenpost-like moves but under the bench's name: put the
+    // branch back so that verify stays clean.
+    let by_git = String::from_utf8(git(&dir, &["rev-list", "--author=Bench", "HEAD"]).stdout).expect("utf-8");
+    if let Some(first) = by_git.lines().last() {
+        git(&dir, &["reset", "-q", "--hard", &format!("{first}~1")]);
+    }
+
+    // verify after one new move (the caches warm from the last verify).
+    ravenpost(&dir, &["verify"]);
+    let mut one_more = || {
+        let at = next_time();
+        let (token, player, _) = next_move(&dir, &path, at);
+        let out = Command::new(env!("CARGO_BIN_EXE_ravenpost"))
+            .current_dir(&dir)
+            .args([
+                "move",
+                &id,
+                &token,
+                "--as",
+                &player,
+                "--author",
+                &format!("{player} <{}>", email(&player)),
+            ])
+            .env("RAVENPOST_ARCHIVE", &dir)
+            .env("RAVENPOST_TIME", at.to_string())
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .output()
+            .expect("ravenpost runs");
+        assert!(out.status.success(), "move: {}", String::from_utf8_lossy(&out.stderr));
+    };
+    let d = time(cached_reps, &mut one_more, |()| drop(ravenpost(&dir, &["verify"])));
+    t("verify after one new move", d);
+
+    // The pre-receive hook's check of one pushed move: the branch still at OLD, NEW only
+    // an object (as in the server's quarantine).
+    let d = time(
+        cached_reps,
+        || {
+            one_more();
+            let new = head(&dir);
+            git(&dir, &["update-ref", "refs/heads/main", "HEAD~1"]);
+            (head(&dir), new)
+        },
+        |(old, new)| {
+            drop(ravenpost(&dir, &["hook", "check", &old, &new, "refs/heads/main"]));
+            git(&dir, &["update-ref", "refs/heads/main", &new]);
+        },
+    );
+    t("hook check (one new move)", d);
+    row
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
+    let sizes: Vec<usize> = match std::env::var("RAVENPOST_BENCH_SIZES") {
+        Ok(s) => s.split(',').filter_map(|x| x.trim().parse().ok()).collect(),
+        Err(_) if !args.is_empty() => args.iter().filter_map(|a| a.parse().ok()).collect(),
+        Err(_) => vec![30, 300],
+    };
+    let reps: usize =
+        std::env::var("RAVENPOST_BENCH_REPS").ok().and_then(|r| r.parse().ok()).unwrap_or(5).max(1);
+    // <target>/release/ravenpost → <target>/bench-archives
+    let exe = PathBuf::from(env!("CARGO_BIN_EXE_ravenpost"));
+    let root = exe.parent().and_then(Path::parent).expect("target dir").join("bench-archives");
+    fs::create_dir_all(&root).expect("bench-archives");
+    let mut columns = Vec::new();
+    for &games in &sizes {
+        eprintln!("archive of {games} games");
+        let base = archive(&root, games);
+        columns.push((games, measure(&base, games, reps)));
+    }
+    let names: Vec<&str> = columns.first().map(|(_, r)| r.keys().copied().collect()).unwrap_or_default();
+    let mut table = format!("{:<30}", "command");
+    for (games, _) in &columns {
+        let _ = write!(table, " {:>14}", format!("{games} games"));
+    }
+    table.push('\n');
+    for name in names {
+        let _ = write!(table, "{name:<30}");
+        for (_, row) in &columns {
+            let _ = write!(table, " {:>14}", row.get(name).map_or("-", String::as_str));
+        }
+        table.push('\n');
+    }
+    println!("{table}");
+}

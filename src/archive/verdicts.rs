@@ -1,0 +1,202 @@
+//! The verdict cache: what a checker concluded about one file at one commit, kept between
+//! runs so that checking an archive again after N new commits costs N checks.
+//!
+//! A [`VerdictCache`] maps `(commit id, path)` to a string the caller chose (the referee
+//! layer stores its serialized verdict). It lives in
+//! `<common git dir>/ravenpost/verdicts-<namespace>`, never committed. The namespace names
+//! the checker and its version, so a new release, whose rules may judge differently,
+//! starts with an empty cache instead of trusting the old verdicts.
+//!
+//! **Why an entry cannot go wrong.** A commit id is the hash of the commit, its tree and
+//! (through its parents' ids) its whole history: a file at a commit, and everything that
+//! led to it, is fixed by the id. A rewritten branch consists of new commits with new ids,
+//! which have no entries yet; the old entries are merely unused. So the cache only has to
+//! survive bad bytes, which it does: each line carries a checksum, and a line that does
+//! not parse or check (a crash in the middle of a write, two writers interleaving, a disk
+//! error) is ignored, as is a file that cannot be read. [`VerdictCache::save`] appends the
+//! entries added since loading, one `write` call per save.
+//!
+//! ```
+//! use ravenpost::archive::{Archive, Identity, Timestamp};
+//!
+//! let dir = tempfile::tempdir().unwrap();
+//! let ann = Identity::new("Ann Example", "ann@example.com");
+//! let archive = Archive::init(dir.path(), Some(&ann), Timestamp::from_unix(1_740_830_400, 0)).unwrap();
+//! let tip = archive.tip().unwrap().unwrap();
+//! let mut cache = archive.verdict_cache("doc-0.1");
+//! cache.put(tip, "ravenpost.yaml", "ok".to_string());
+//! cache.save().unwrap();
+//! assert_eq!(archive.verdict_cache("doc-0.1").get(tip, "ravenpost.yaml"), Some("ok"));
+//! assert_eq!(archive.verdict_cache("doc-0.2").get(tip, "ravenpost.yaml"), None);
+//! ```
+
+use std::collections::HashMap;
+use std::fs;
+use std::io::Write;
+use std::path::PathBuf;
+
+use super::index::{checksum, escape, is_lower_hex, unescape};
+use super::{Archive, ArchiveError, CommitId};
+
+/// Verdicts by commit and path, loaded from and saved to the git directory; see the
+/// [module docs](self).
+#[derive(Debug)]
+pub struct VerdictCache {
+    file: PathBuf,
+    entries: HashMap<CommitId, Vec<(String, String)>>,
+    /// Entries added since loading, in order: what [`VerdictCache::save`] appends.
+    unsaved: Vec<(CommitId, String)>,
+}
+
+impl Archive {
+    /// The verdict cache of `namespace` (e.g. `referee-0.3.1`), loaded from the git
+    /// directory: empty if there is none yet or it cannot be read.
+    pub fn verdict_cache(&self, namespace: &str) -> VerdictCache {
+        let mut name = String::from("verdicts-");
+        for b in namespace.bytes() {
+            if b.is_ascii_alphanumeric() || b"-_.".contains(&b) {
+                name.push(char::from(b));
+            } else {
+                name.push_str(&format!("%{b:02X}"));
+            }
+        }
+        VerdictCache::load(self.secrets_dir().join(name))
+    }
+}
+
+impl VerdictCache {
+    fn load(file: PathBuf) -> VerdictCache {
+        let mut cache = VerdictCache { file, entries: HashMap::new(), unsaved: Vec::new() };
+        let Ok(bytes) = fs::read(&cache.file) else { return cache };
+        for line in bytes.split(|&b| b == b'\n') {
+            if let Some((commit, path, value)) = parse_line(line) {
+                cache.insert(commit, path, value);
+            }
+        }
+        cache
+    }
+
+    fn insert(&mut self, commit: CommitId, path: String, value: String) -> bool {
+        let slot = self.entries.entry(commit).or_default();
+        match slot.iter_mut().find(|(p, _)| *p == path) {
+            Some((_, v)) if *v == value => false,
+            Some((_, v)) => {
+                *v = value;
+                true
+            }
+            None => {
+                slot.push((path, value));
+                true
+            }
+        }
+    }
+
+    /// The verdict stored for `path` at `commit`.
+    pub fn get(&self, commit: CommitId, path: &str) -> Option<&str> {
+        self.entries.get(&commit)?.iter().find(|(p, _)| p == path).map(|(_, v)| v.as_str())
+    }
+
+    /// Stores a verdict for `path` at `commit` (replacing one stored before), to be
+    /// written by [`VerdictCache::save`].
+    pub fn put(&mut self, commit: CommitId, path: &str, verdict: String) {
+        if self.insert(commit, path.to_string(), verdict) {
+            self.unsaved.push((commit, path.to_string()));
+        }
+    }
+
+    /// How many verdicts the cache holds.
+    pub fn len(&self) -> usize {
+        self.entries.values().map(Vec::len).sum()
+    }
+
+    /// Whether the cache holds no verdict.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The cache file.
+    pub fn path(&self) -> &std::path::Path {
+        &self.file
+    }
+
+    /// Appends the verdicts put since loading (or the last save) to the file.
+    ///
+    /// # Errors
+    ///
+    /// [`ArchiveError::Io`] when the file cannot be written (callers that only use the
+    /// cache to go faster may ignore it).
+    pub fn save(&mut self) -> Result<(), ArchiveError> {
+        if self.unsaved.is_empty() {
+            return Ok(());
+        }
+        let mut text = String::new();
+        for (commit, path) in &self.unsaved {
+            if let Some(value) = self.get(*commit, path) {
+                text.push_str(&format_line(*commit, path, value));
+            }
+        }
+        if let Some(dir) = self.file.parent() {
+            fs::create_dir_all(dir).map_err(|e| ArchiveError::io("create directory", dir, e))?;
+        }
+        let mut file = fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.file)
+            .map_err(|e| ArchiveError::io("open", &self.file, e))?;
+        // A line cut off by an earlier crash must not swallow the first new one.
+        file.write_all(format!("\n{text}").as_bytes())
+            .map_err(|e| ArchiveError::io("write", &self.file, e))?;
+        self.unsaved.clear();
+        Ok(())
+    }
+}
+
+/// `commit TAB escaped path TAB escaped value TAB checksum` and a line feed.
+fn format_line(commit: CommitId, path: &str, value: &str) -> String {
+    let mut line = format!("{commit}\t");
+    escape(path, &mut line);
+    line.push('\t');
+    escape(value, &mut line);
+    let sum = checksum(line.as_bytes());
+    line.push_str(&format!("\t{sum:016x}\n"));
+    line
+}
+
+fn parse_line(line: &[u8]) -> Option<(CommitId, String, String)> {
+    let line = std::str::from_utf8(line).ok()?;
+    let (body, sum) = line.rsplit_once('\t')?;
+    if !is_lower_hex(sum, 16) || u64::from_str_radix(sum, 16).ok()? != checksum(body.as_bytes()) {
+        return None;
+    }
+    let mut f = body.split('\t');
+    let commit = f.next()?;
+    if !is_lower_hex(commit, 40) {
+        return None;
+    }
+    let commit: CommitId = commit.parse().ok()?;
+    let path = unescape(f.next()?)?;
+    let value = unescape(f.next()?)?;
+    if f.next().is_some() {
+        return None;
+    }
+    Some((commit, path, value))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_round_trip_and_garbage_is_refused() {
+        let c: CommitId = "0123456789abcdef0123456789abcdef01234567".parse().unwrap();
+        let line = format_line(c, "games/grand/a\tb.pgn", "ok\nply 3");
+        let body = line.strip_suffix('\n').unwrap();
+        assert_eq!(parse_line(body.as_bytes()), Some((c, "games/grand/a\tb.pgn".into(), "ok\nply 3".into())));
+        for len in 0..body.len() {
+            assert_eq!(parse_line(&body.as_bytes()[..len]), None, "cut at {len}");
+        }
+        let mut flipped = body.as_bytes().to_vec();
+        flipped[45] ^= 1;
+        assert_eq!(parse_line(&flipped), None);
+    }
+}

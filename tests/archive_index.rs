@@ -1,0 +1,454 @@
+//! The history index (`Archive::index`), its cache file, the verdict cache and automatic
+//! packing, checked against the real `git` command: every index is compared with what
+//! `git log --first-parent --raw` says about the same line, after appending commits,
+//! after a rewrite, after the cache was deleted, truncated or filled with random bytes,
+//! in a shallow clone, and while another thread keeps extending the cache.
+
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Barrier};
+
+use ravenpost::archive::{
+    Archive, ArchiveConfig, ArchiveOptions, CommitId, GitConfigScope, HistoryIndex, Identity, Timestamp,
+};
+use tempfile::TempDir;
+
+/// 2025-03-01T00:00:00Z.
+const T0: i64 = 1_740_787_200;
+const GAME: &str = "games/grand/g1.pgn";
+const OTHER: &str = "games/grand/g2.pgn";
+
+fn at(minutes: i64) -> Timestamp {
+    Timestamp::from_unix(T0 + minutes * 60, 60)
+}
+
+fn ann() -> Identity {
+    Identity::new("Ann Example", "ann@example.com")
+}
+
+fn isolated() -> ArchiveOptions {
+    let mut o = ArchiveOptions::default();
+    o.git_config = GitConfigScope::RepositoryOnly;
+    o
+}
+
+fn open(dir: &Path) -> Archive {
+    let mut a = Archive::open(dir).unwrap();
+    a.set_options(isolated());
+    a
+}
+
+/// Runs the real git in `dir`, deterministically, and returns its standard output.
+fn git(dir: &Path, args: &[&str]) -> String {
+    let home = dir.parent().unwrap_or(dir);
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("TZ", "UTC")
+        .env("LC_ALL", "C")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("HOME", home)
+        .env("GIT_AUTHOR_NAME", "Cy Example")
+        .env("GIT_AUTHOR_EMAIL", "cy@example.com")
+        .env("GIT_AUTHOR_DATE", "2025-02-01T00:00:00+0200")
+        .env("GIT_COMMITTER_NAME", "Cy Example")
+        .env("GIT_COMMITTER_EMAIL", "cy@example.com")
+        .env("GIT_COMMITTER_DATE", "2025-02-01T00:00:00+0200")
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// An archive with two games and `moves` commits to the first, all made by ravenpost.
+fn archive(moves: usize) -> (TempDir, std::path::PathBuf, Archive) {
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("archive");
+    let a =
+        Archive::init_with_config(&dir, &ArchiveConfig::default(), Some(&ann()), at(0), isolated()).unwrap();
+    let tip = a.tip().unwrap();
+    let tip = a.create_file(GAME, "ply 0\n", tip, Some(&ann()), at(1), "g1: new").unwrap();
+    a.create_file(OTHER, "other 0\n", Some(tip), Some(&ann()), at(2), "g2: new").unwrap();
+    for n in 0..moves {
+        add_move(&a, n);
+    }
+    (tmp, dir, a)
+}
+
+fn add_move(a: &Archive, n: usize) -> CommitId {
+    let tip = a.tip().unwrap();
+    let path = if n % 3 == 2 { OTHER } else { GAME };
+    let who = Identity::new(format!("Player {}", n % 2), "p@example.com");
+    a.commit_file(path, format!("move {n}\n"), tip, Some(&who), at(10 + n as i64), &format!("move {n}"))
+        .unwrap()
+}
+
+/// One commit as `git log --first-parent --raw` tells it: id, first parent, author name,
+/// email, seconds, subject, and the (path, new blob or `None`) of every change.
+type GitCommit = (String, Option<String>, String, String, i64, String, Vec<(String, Option<String>)>);
+
+/// The first-parent line ending at `rev`, oldest first, read by git itself.
+fn git_line(dir: &Path, rev: &str) -> Vec<GitCommit> {
+    let out = git(
+        dir,
+        &[
+            "log",
+            "--first-parent",
+            "--diff-merges=first-parent",
+            "--reverse",
+            "--raw",
+            "--no-abbrev",
+            "--no-renames",
+            "--root",
+            "--format=@%H%x09%P%x09%an%x09%ae%x09%at%x09%s",
+            rev,
+        ],
+    );
+    let mut line: Vec<GitCommit> = Vec::new();
+    for l in out.lines().filter(|l| !l.is_empty()) {
+        if let Some(header) = l.strip_prefix('@') {
+            let f: Vec<&str> = header.split('\t').collect();
+            let parent = f[1].split(' ').next().filter(|p| !p.is_empty()).map(str::to_string);
+            line.push((
+                f[0].to_string(),
+                parent,
+                f[2].to_string(),
+                f[3].to_string(),
+                f[4].parse().unwrap(),
+                f[5].to_string(),
+                Vec::new(),
+            ));
+        } else {
+            // :100644 100644 <old> <new> M<TAB>path
+            let (meta, path) = l.split_once('\t').unwrap();
+            let m: Vec<&str> = meta.split(' ').collect();
+            let blob = (m[4] != "D").then(|| m[3].to_string());
+            line.last_mut().unwrap().6.push((path.to_string(), blob));
+        }
+    }
+    for c in &mut line {
+        c.6.sort();
+    }
+    line
+}
+
+fn as_git(index: &HistoryIndex) -> Vec<GitCommit> {
+    index
+        .commits()
+        .iter()
+        .map(|c| {
+            (
+                c.commit.hex(),
+                c.parent.map(|p| p.hex()),
+                c.author_name.clone(),
+                c.author_email.clone(),
+                c.time.unix_seconds(),
+                c.message.lines().next().unwrap_or_default().to_string(),
+                c.changes.iter().map(|ch| (ch.path.clone(), ch.blob.map(|b| b.hex()))).collect(),
+            )
+        })
+        .collect()
+}
+
+/// The index agrees with git, the per-path versions with `git log -- path`, and a cache
+/// rebuilt from nothing gives the same index.
+fn check(dir: &Path, a: &Archive) {
+    let index = a.index().unwrap();
+    assert_eq!(as_git(&index), git_line(dir, "HEAD"));
+    assert_eq!(index.tip().map(|t| t.hex()), Some(git(dir, &["rev-parse", "HEAD"]).trim().to_string()));
+    for path in [GAME, OTHER, "ravenpost.yaml"] {
+        let ours: Vec<String> = index.versions(path).iter().map(|v| v.commit.hex()).collect();
+        let theirs: Vec<String> =
+            git(dir, &["log", "--first-parent", "--reverse", "--format=%H", "--", path])
+                .lines()
+                .map(String::from)
+                .collect();
+        assert_eq!(ours, theirs, "{path}");
+    }
+    fs::remove_file(a.index_path()).unwrap();
+    let fresh = open(dir).index().unwrap();
+    assert_eq!(as_git(&fresh), as_git(&index));
+}
+
+#[test]
+fn index_matches_git_and_is_cached() {
+    let (_tmp, dir, a) = archive(6);
+    // A commit made with git that changes two files and deletes none, then one that
+    // deletes a file.
+    fs::write(dir.join("README"), "r\n").unwrap();
+    fs::write(dir.join(GAME), "by hand\n").unwrap();
+    git(&dir, &["add", "README", GAME]);
+    git(&dir, &["commit", "-q", "-m", "by hand"]);
+    git(&dir, &["rm", "-q", "README"]);
+    git(&dir, &["commit", "-q", "-m", "gone"]);
+    assert!(!a.index_path().exists());
+    let index = a.index().unwrap();
+    assert!(a.index_path().exists(), "the index is cached");
+    assert_eq!(index.len(), 3 + 6 + 2);
+    assert_eq!(index.shallow(), None);
+    assert_eq!(index.paths(), ["README", GAME, OTHER, "ravenpost.yaml"]);
+    let readme: Vec<bool> = index.versions("README").iter().map(|v| v.blob.is_some()).collect();
+    assert_eq!(readme, [true, false]);
+    let last = index.versions(GAME).last().unwrap();
+    assert_eq!(a.read_blob_text(last.blob.unwrap(), GAME).unwrap(), "by hand\n");
+    check(&dir, &a);
+    // The cache, read again, answers the same without a walk.
+    let again = open(&dir).index().unwrap();
+    assert_eq!(as_git(&again), git_line(&dir, "HEAD"));
+}
+
+#[test]
+fn incremental_index_after_new_commits_matches_git() {
+    let (_tmp, dir, a) = archive(5);
+    a.index().unwrap();
+    let cached = fs::read(a.index_path()).unwrap();
+    for n in 5..12 {
+        add_move(&a, n);
+    }
+    let index = a.index().unwrap();
+    assert_eq!(as_git(&index), git_line(&dir, "HEAD"));
+    assert_ne!(fs::read(a.index_path()).unwrap(), cached, "the cache was extended");
+    check(&dir, &a);
+}
+
+#[test]
+fn index_after_reset_and_new_commits_matches_git() {
+    let (_tmp, dir, a) = archive(8);
+    a.index().unwrap();
+    git(&dir, &["reset", "-q", "--hard", "HEAD~3"]);
+    let index = a.index().unwrap();
+    assert_eq!(as_git(&index), git_line(&dir, "HEAD"));
+    a.index().unwrap();
+    git(&dir, &["reset", "-q", "--hard", "HEAD~2"]);
+    a.index().unwrap();
+    for n in 20..23 {
+        add_move(&a, n);
+    }
+    fs::write(dir.join(OTHER), "by hand\n").unwrap();
+    git(&dir, &["commit", "-q", "-am", "by hand"]);
+    check(&dir, &a);
+    // A history that shares no commit with the cache (a new root) is walked afresh.
+    git(&dir, &["checkout", "-q", "--orphan", "fresh"]);
+    git(&dir, &["commit", "-q", "-m", "fresh root"]);
+    git(&dir, &["branch", "-q", "-M", "main"]);
+    check(&dir, &a);
+    assert_eq!(a.index().unwrap().len(), 1);
+}
+
+#[test]
+fn a_bad_cache_is_rebuilt_silently() {
+    let (_tmp, dir, a) = archive(6);
+    let good = {
+        a.index().unwrap();
+        fs::read(a.index_path()).unwrap()
+    };
+    let want = git_line(&dir, "HEAD");
+    let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+    let mut random = |n: usize| -> Vec<u8> {
+        (0..n)
+            .map(|_| {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                seed as u8
+            })
+            .collect()
+    };
+    let mut flipped = good.clone();
+    let mid = flipped.len() / 2;
+    flipped[mid] ^= 0x01;
+    let bad: Vec<(&str, Vec<u8>)> = vec![
+        ("empty", Vec::new()),
+        ("truncated", good[..good.len() * 2 / 3].to_vec()),
+        ("truncated before the end line", good[..good.len() - 20].to_vec()),
+        ("random bytes", random(5000)),
+        ("random bytes after a good start", [&good[..200], &random(3000)[..]].concat()),
+        ("one bit flipped", flipped),
+        ("doubled", [&good[..], &good[..]].concat()),
+    ];
+    for (what, bytes) in bad {
+        fs::write(a.index_path(), &bytes).unwrap();
+        let index = open(&dir).index().unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert_eq!(as_git(&index), want, "{what}");
+        assert_eq!(fs::read(a.index_path()).unwrap(), good, "{what}: the cache is written again");
+    }
+    // A missing cache directory, too.
+    fs::remove_dir_all(a.index_path().parent().unwrap()).unwrap();
+    assert_eq!(as_git(&open(&dir).index().unwrap()), want);
+    assert_eq!(fs::read(a.index_path()).unwrap(), good);
+}
+
+#[test]
+fn index_at_a_commit_off_the_branch_reuses_the_cache_but_does_not_store() {
+    let (_tmp, dir, a) = archive(4);
+    a.index().unwrap();
+    let cached = fs::read(a.index_path()).unwrap();
+    // A commit on top of the tip that the branch does not have (as a push brings it).
+    let tree = git(&dir, &["rev-parse", "HEAD^{tree}"]);
+    let head = git(&dir, &["rev-parse", "HEAD"]);
+    let side = git(&dir, &["commit-tree", tree.trim(), "-p", head.trim(), "-m", "pushed"]);
+    let side: CommitId = side.trim().parse().unwrap();
+    let index = a.index_at(side).unwrap();
+    assert_eq!(as_git(&index), git_line(&dir, &side.hex()));
+    assert_eq!(fs::read(a.index_path()).unwrap(), cached, "only the branch tip is cached");
+    // An older commit of the line: the cached prefix.
+    let old: CommitId = git(&dir, &["rev-parse", "HEAD~2"]).trim().parse().unwrap();
+    assert_eq!(as_git(&a.index_at(old).unwrap()), git_line(&dir, "HEAD~2"));
+    assert_eq!(a.index_at(old).unwrap().since(None).len(), a.index().unwrap().len() - 2);
+    // The history functions answer from the index as before.
+    let between = a.commits_between(Some(old), side).unwrap();
+    assert_eq!(between.len(), 3);
+    assert_eq!(between[2].commit, side);
+}
+
+#[test]
+fn shallow_clone_history_is_cut_not_an_error() {
+    let (tmp, dir, _a) = archive(9);
+    let clone = tmp.path().join("clone");
+    let url = format!("file://{}", dir.display());
+    git(tmp.path(), &["clone", "-q", "--depth", "4", &url, clone.to_str().unwrap()]);
+    let c = open(&clone);
+    let index = c.index().unwrap();
+    assert_eq!(index.len(), 4);
+    let boundary = git(&clone, &["rev-parse", "HEAD~3"]);
+    assert_eq!(index.shallow().map(|s| s.hex()), Some(boundary.trim().to_string()));
+    // The boundary's parent is named, not present; its files count as created there.
+    assert_eq!(
+        index.commits()[0].parent.map(|p| p.hex()),
+        Some(git(&dir, &["rev-parse", "HEAD~4"]).trim().to_string())
+    );
+    assert!(index.commits()[0].changes.iter().any(|ch| ch.path == "ravenpost.yaml"));
+    let history = c.file_history(GAME).unwrap();
+    assert_eq!(history[0].commit.hex(), boundary.trim());
+    // Cached, then read back, the cut stays; once the clone is deepened it is gone.
+    assert_eq!(open(&clone).index().unwrap().shallow(), index.shallow());
+    git(&clone, &["fetch", "-q", "--unshallow"]);
+    let full = open(&clone).index().unwrap();
+    assert_eq!(full.shallow(), None);
+    assert_eq!(as_git(&full), git_line(&dir, "HEAD"));
+}
+
+#[test]
+fn concurrent_readers_never_see_a_half_written_cache() {
+    let (_tmp, dir, a) = archive(3);
+    a.index().unwrap();
+    let path = a.index_path();
+    let done = Arc::new(AtomicBool::new(false));
+    let start = Arc::new(Barrier::new(3));
+    let readers: Vec<_> = (0..2)
+        .map(|_| {
+            let (dir, path, done, start) = (dir.clone(), path.clone(), done.clone(), start.clone());
+            std::thread::spawn(move || {
+                start.wait();
+                let mut reads = 0;
+                while !done.load(Ordering::SeqCst) {
+                    let bytes = fs::read(&path).expect("the cache file is always there");
+                    let text = String::from_utf8(bytes).expect("a whole file is UTF-8");
+                    assert!(text.starts_with("ravenpost history index v1\n"), "a whole file");
+                    let last = text.lines().last().unwrap();
+                    assert!(last.starts_with("end ") && last.len() == 20 && text.ends_with('\n'), "{last}");
+                    let index = open(&dir).index().unwrap();
+                    let line = index.commits();
+                    assert!(line.windows(2).all(|w| w[1].parent == Some(w[0].commit)));
+                    reads += 1;
+                }
+                reads
+            })
+        })
+        .collect();
+    start.wait();
+    for n in 3..40 {
+        add_move(&a, n);
+        a.index().unwrap();
+    }
+    done.store(true, Ordering::SeqCst);
+    for r in readers {
+        assert!(r.join().unwrap() > 0);
+    }
+    check(&dir, &a);
+}
+
+#[test]
+fn verdict_cache_persists_by_commit_and_path_and_ignores_garbage() {
+    let (_tmp, _dir, a) = archive(2);
+    let index = a.index().unwrap();
+    let c1 = index.commits()[1].commit;
+    let c2 = index.commits()[2].commit;
+    let mut cache = a.verdict_cache("referee 0.1.0/test");
+    assert!(cache.is_empty());
+    cache.put(c1, GAME, "ok: ply 0".to_string());
+    cache.put(c2, OTHER, "refused:\tline\nbreak".to_string());
+    cache.save().unwrap();
+    let file = cache.path().to_path_buf();
+    assert!(file.starts_with(a.secrets_dir()));
+    // Garbage appended (a crash mid-line, random bytes) is ignored; later saves still count.
+    let mut bytes = fs::read(&file).unwrap();
+    bytes.extend_from_slice(b"0123456789abcdef\tgames/x.pgn\tcut off");
+    bytes.extend_from_slice(&[0xff, 0x00, 0x9c, b'\n', b'\t', b'\t']);
+    fs::write(&file, bytes).unwrap();
+    let mut again = a.verdict_cache("referee 0.1.0/test");
+    assert_eq!(again.len(), 2);
+    assert_eq!(again.get(c1, GAME), Some("ok: ply 0"));
+    assert_eq!(again.get(c2, OTHER), Some("refused:\tline\nbreak"));
+    assert_eq!(again.get(c1, OTHER), None);
+    again.put(c1, GAME, "ok: replaced".to_string());
+    again.save().unwrap();
+    let third = a.verdict_cache("referee 0.1.0/test");
+    assert_eq!(third.get(c1, GAME), Some("ok: replaced"));
+    assert_eq!(third.len(), 2);
+    // Another namespace (another release) starts empty.
+    assert!(a.verdict_cache("referee 0.2.0/test").is_empty());
+}
+
+/// Contents whose blob id starts with `17`: each lands in `objects/17/`, the directory
+/// git's `gc --auto` counts.
+fn contents_in_objects_17(n: usize) -> Vec<String> {
+    (0..)
+        .map(|i| format!("ply {i}\n"))
+        .filter(|s| {
+            git2::Oid::hash_object(git2::ObjectType::Blob, s.as_bytes()).unwrap().as_bytes()[0] == 0x17
+        })
+        .take(n)
+        .collect()
+}
+
+fn loose_in_17(dir: &Path) -> usize {
+    fs::read_dir(dir.join(".git/objects/17")).map_or(0, |d| d.count())
+}
+
+#[test]
+fn loose_objects_are_packed_after_a_write_when_git_would() {
+    let (_tmp, dir, a) = archive(0);
+    // gc.auto = 256: more than one loose object in objects/17 is too many.
+    git(&dir, &["config", "gc.auto", "256"]);
+    git(&dir, &["config", "gc.autoDetach", "false"]);
+    let [first, second] = <[String; 2]>::try_from(contents_in_objects_17(2)).unwrap();
+    let tip = a.tip().unwrap();
+    let tip = a.commit_file(GAME, &first, tip, Some(&ann()), at(5), "first").unwrap();
+    assert_eq!(loose_in_17(&dir), 1, "one is not too many");
+    assert!(!a.too_many_loose_objects());
+    assert!(!dir.join(".git/objects/pack").read_dir().unwrap().any(|e| e.is_ok()));
+    a.commit_file(GAME, &second, Some(tip), Some(&ann()), at(6), "second").unwrap();
+    assert_eq!(loose_in_17(&dir), 0, "packed");
+    let packs = dir.join(".git/objects/pack").read_dir().unwrap().filter_map(Result::ok);
+    assert!(packs.into_iter().any(|e| e.file_name().to_string_lossy().ends_with(".pack")));
+    git(&dir, &["fsck", "--strict", "--no-dangling"]);
+    assert_eq!(a.read_file(GAME).unwrap().as_deref(), Some(second.as_str()));
+    assert_eq!(a.index().unwrap().len(), 5);
+}
+
+#[test]
+fn gc_auto_zero_keeps_loose_objects() {
+    let (_tmp, dir, a) = archive(0);
+    git(&dir, &["config", "gc.auto", "0"]);
+    let mut tip = a.tip().unwrap();
+    for (i, text) in contents_in_objects_17(3).into_iter().enumerate() {
+        tip = Some(a.commit_file(GAME, &text, tip, Some(&ann()), at(5 + i as i64), "move").unwrap());
+    }
+    assert_eq!(loose_in_17(&dir), 3);
+    assert!(!a.too_many_loose_objects());
+}
