@@ -7,10 +7,11 @@
 //! is answered by [`CommitEvidence`]. Each version of a file is replayed once: the game
 //! after one step is the game before the next.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::archive::{
-    Archive, ArchiveError, ArmyChoice, CommitId, FileVersion, GamePath, verify_ssh_signature,
+    Archive, ArchiveError, ArmyChoice, CommitId, FileVersion, GamePath, HistoryIndex, IndexedCommit,
+    PathVersion, VerdictCache, verify_ssh_signature,
 };
 use crate::engine::Side;
 use crate::record::game::Game;
@@ -96,6 +97,7 @@ pub fn status(archive: &Archive) -> Result<Vec<StatusLine>, Failure> {
     let mut out = Vec::new();
     let tip = archive.tip()?;
     let now = now().unix_seconds();
+    let index = archive.index()?;
     for g in archive.list_games()? {
         let text = match tip {
             Some(t) => archive.read_file_at(t, &g.path()).map(Option::unwrap_or_default),
@@ -119,7 +121,11 @@ pub fn status(archive: &Archive) -> Result<Vec<StatusLine>, Failure> {
                     to_move: going.then(|| record::player(&game, side)),
                     side_to_move: going.then(|| game.variant.def().side_name(side).to_string()),
                     draw_offer: record::pending_offer(&game),
-                    clock: if going { clock_of_game(archive, &g, &game, now).ok().flatten() } else { None },
+                    clock: if going {
+                        clock_with_index(archive, &index, &g, &game, now).ok().flatten()
+                    } else {
+                        None
+                    },
                     result,
                     problem: None,
                     army_choice: None,
@@ -171,8 +177,8 @@ pub fn status(archive: &Archive) -> Result<Vec<StatusLine>, Failure> {
 }
 
 /// The clock of the game `game` (the file at `path` at the tip) at `now`: from the move
-/// times the file records and the game's creation time, or from the file's history when
-/// a ply records no time. `None` when no clock runs.
+/// times the file records and the game's creation time (from the history index), or from
+/// the file's history when a ply records no time. `None` when no clock runs.
 ///
 /// # Errors
 /// The archive's errors.
@@ -182,14 +188,26 @@ pub fn clock_of_game(
     game: &Game,
     now: i64,
 ) -> Result<Option<Clock>, Failure> {
+    clock_with_index(archive, &archive.index()?, path, game, now)
+}
+
+fn clock_with_index(
+    archive: &Archive,
+    index: &HistoryIndex,
+    path: &GamePath,
+    game: &Game,
+    now: i64,
+) -> Result<Option<Clock>, Failure> {
     if result_of(game) != "*" || game.text.tag("TimeControl").is_none() {
         return Ok(None);
     }
-    let history = archive.file_history(&path.path())?;
-    let Some(first) = history.first() else { return Ok(None) };
-    let times = match PlyTimes::from_record(game, first.time.unix_seconds()) {
+    let file = path.path();
+    let Some(first) = index.versions(&file).first() else { return Ok(None) };
+    let created = index.commits()[first.position].time.unix_seconds();
+    let times = match PlyTimes::from_record(game, created) {
         Some(t) => Some(t),
         None => {
+            let history = archive.file_history(&file)?;
             let versions: Vec<TimedVersion<'_>> = history
                 .iter()
                 .map(|v| TimedVersion { time: v.time.unix_seconds(), text: v.contents.as_deref() })
@@ -252,48 +270,150 @@ impl LogLine {
     }
 }
 
-/// Judges each version of the game file `path` (`versions`, oldest first), replaying
-/// each once.
-fn judge_game_versions(
+/// The namespace of the verdict cache: verdicts of this release's rules (a new release
+/// judges everything again).
+const VERDICTS: &str = concat!("referee-", env!("CARGO_PKG_VERSION"), "-1");
+
+/// A judged version as the verdict cache keeps it.
+#[derive(Debug, Serialize, Deserialize)]
+struct Cached {
+    what: String,
+    ply: Option<usize>,
+    san: Option<String>,
+    problem: Option<Problem>,
+}
+
+impl LogLine {
+    fn from_cached(c: &IndexedCommit, v: Cached) -> LogLine {
+        LogLine {
+            commit: c.commit.short(),
+            author: c.author_name.clone(),
+            time: c.time.to_datetime().map(|d| d.to_rfc3339()).unwrap_or_default(),
+            what: v.what,
+            ply: v.ply,
+            san: v.san,
+            problem: v.problem.as_ref().map(ToString::to_string),
+            verdict: v.problem,
+        }
+    }
+}
+
+/// The versions of `file` before the `upto`-th, with their contents (for the clock of a
+/// timeout claim).
+fn versions_before(
     archive: &Archive,
+    index: &HistoryIndex,
+    file: &str,
+    upto: usize,
+) -> Result<Vec<FileVersion>, ArchiveError> {
+    index.versions(file)[..upto]
+        .iter()
+        .map(|v| {
+            let c = &index.commits()[v.position];
+            Ok(FileVersion {
+                commit: c.commit,
+                parent: c.parent,
+                author_name: c.author_name.clone(),
+                author_email: c.author_email.clone(),
+                time: c.time,
+                message: c.message.clone(),
+                contents: v.blob.map(|b| archive.read_blob_text(b, file)).transpose()?,
+                changed_paths: c.changes.iter().map(|ch| ch.path.clone()).collect(),
+            })
+        })
+        .collect()
+}
+
+/// The version before the one being judged: its blob, and once needed its text and the
+/// game it replays to (or why it does not read).
+struct Before {
+    blob: crate::archive::BlobId,
+    known: Option<(Result<Game, String>, String)>,
+}
+
+/// Judges each version of the game file `path`, oldest first, from the history `index`:
+/// verdicts already in `cache` are taken from it (no blob is read for them); each other
+/// version is replayed once, the game before it reused from the step before.
+fn judge_game_path(
+    archive: &Archive,
+    index: &HistoryIndex,
     path: &GamePath,
-    versions: &[FileVersion],
+    cache: &mut VerdictCache,
 ) -> Result<Vec<LogLine>, Failure> {
-    let mut out = Vec::new();
-    // The version before: the game it replays to (or why it does not read) and its text.
-    let mut prev: Option<(Result<Game, String>, String)> = None;
+    let file = path.path();
+    let versions: &[PathVersion] = index.versions(&file);
+    let mut out = Vec::with_capacity(versions.len());
+    let mut before: Option<Before> = None;
     for (i, v) in versions.iter().enumerate() {
-        let Some(contents) = &v.contents else {
-            out.push(LogLine::new(v, "deleted".into(), None, Some(Problem::GameDeleted)));
-            prev = None;
+        let c = &index.commits()[v.position];
+        let Some(blob) = v.blob else {
+            let line =
+                Cached { what: "deleted".into(), ply: None, san: None, problem: Some(Problem::GameDeleted) };
+            out.push(LogLine::from_cached(c, line));
+            before = None;
             continue;
         };
-        let evidence = CommitEvidence { archive, commit: v.commit, earlier: || Ok(versions[..i].to_vec()) };
-        let info = CommitInfo { author: &v.author_name, time: v.time.unix_seconds() };
-        let verdict: GameVerdict = match &prev {
+        if let Some(hit) = cache.get(v.commit, &file).and_then(|s| serde_json::from_str::<Cached>(s).ok()) {
+            out.push(LogLine::from_cached(c, hit));
+            before = Some(Before { blob, known: None });
+            continue;
+        }
+        let text = match archive.read_blob_text(blob, &file) {
+            Ok(t) => t,
+            Err(ArchiveError::NotText { .. }) => {
+                let line =
+                    Cached { what: "invalid".into(), ply: None, san: None, problem: Some(Problem::NotText) };
+                out.push(LogLine::from_cached(c, line));
+                before = None;
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let previous = match before.take() {
+            None => None,
+            Some(Before { known: Some(k), .. }) => Some(k),
+            Some(Before { blob, known: None }) => {
+                let old = archive.read_blob_text(blob, &file)?;
+                Some((record::load(&old).map_err(|e| e.to_string()), old))
+            }
+        };
+        let evidence = CommitEvidence {
+            archive,
+            commit: v.commit,
+            earlier: || versions_before(archive, index, &file, i),
+        };
+        let info = CommitInfo { author: &c.author_name, time: c.time.unix_seconds() };
+        let verdict: GameVerdict = match &previous {
             Some((Err(why), _)) => Err(Problem::PreviousUnreadable { why: why.clone() }),
             Some((Ok(g), t)) => {
-                judge::judge_game_version(&evidence, path, info, Some((g, t.as_str())), contents)?
+                judge::judge_game_version(&evidence, path, info, Some((g, t.as_str())), &text)?
             }
-            None => judge::judge_game_version(&evidence, path, info, None, contents)?,
+            None => judge::judge_game_version(&evidence, path, info, None, &text)?,
         };
-        let line = match &verdict {
-            Ok((Step::Created, _)) => LogLine::new(v, "created".into(), None, None),
-            Ok((Step::Moved { ply, san, .. }, _)) => {
-                LogLine::new(v, format!("ply {ply} {san}"), Some((*ply, san.clone())), None)
-            }
+        let judged = match &verdict {
+            Ok((Step::Created, _)) => Cached { what: "created".into(), ply: None, san: None, problem: None },
+            Ok((Step::Moved { ply, san, .. }, _)) => Cached {
+                what: format!("ply {ply} {san}"),
+                ply: Some(*ply),
+                san: Some(san.clone()),
+                problem: None,
+            },
             Ok((Step::Recorded { result, summary, .. }, _)) => {
-                LogLine::new(v, format!("{summary} ({result})"), None, None)
+                Cached { what: format!("{summary} ({result})"), ply: None, san: None, problem: None }
             }
-            Err(p) => LogLine::new(v, "invalid".into(), None, Some(p.clone())),
+            Err(p) => Cached { what: "invalid".into(), ply: None, san: None, problem: Some(p.clone()) },
         };
-        out.push(line);
+        // A bad signature may be the machine's fault (no ssh-keygen): judged again next time.
+        if !matches!(judged.problem, Some(Problem::BadSignature { .. })) {
+            cache.put(v.commit, &file, serde_json::to_string(&judged).expect("a verdict serialises"));
+        }
+        out.push(LogLine::from_cached(c, judged));
         // A version that is not a legal step is still what the next one follows.
         let game = match verdict {
             Ok((_, game)) => Ok(game),
-            Err(_) => record::load(contents).map_err(|e| e.to_string()),
+            Err(_) => record::load(&text).map_err(|e| e.to_string()),
         };
-        prev = Some((game, contents.clone()));
+        before = Some(Before { blob, known: Some((game, text)) });
     }
     Ok(out)
 }
@@ -303,8 +423,12 @@ fn judge_game_versions(
 /// # Errors
 /// The archive's errors.
 pub fn history(archive: &Archive, path: &GamePath) -> Result<Vec<LogLine>, Failure> {
-    let versions = archive.file_history(&path.path())?;
-    judge_game_versions(archive, path, &versions)
+    let index = archive.index()?;
+    let mut cache = archive.verdict_cache(VERDICTS);
+    let lines = judge_game_path(archive, &index, path, &mut cache)?;
+    // The cache only saves work; failing to write it changes no verdict.
+    let _ = cache.save();
+    Ok(lines)
 }
 
 /// The history of a choice file, each version checked: one [`LogLine`] per commit, as
@@ -379,8 +503,10 @@ pub fn verify(
     };
     let mut problems = Vec::new();
     let total = games.len();
+    let index = archive.index()?;
+    let mut cache = archive.verdict_cache(VERDICTS);
     for (k, g) in games.iter().enumerate() {
-        match history(archive, g) {
+        match judge_game_path(archive, &index, g, &mut cache) {
             Ok(lines) => {
                 for l in lines {
                     if let Some(p) = l.problem {
@@ -418,21 +544,23 @@ pub fn verify(
             }
         }
     }
+    let _ = cache.save();
     if game.is_none() {
-        problems.extend(deletions(archive)?);
+        problems.extend(deletions(&index));
     }
     Ok(VerifyReport { games: games.len(), problems })
 }
 
-/// Game files and army choice files deleted anywhere in the archive's history.
-fn deletions(archive: &Archive) -> Result<Vec<VerifyProblem>, Failure> {
+/// Game files and army choice files deleted anywhere in the archive's history (from the
+/// index: no file is read).
+fn deletions(index: &HistoryIndex) -> Vec<VerifyProblem> {
     let mut out = Vec::new();
-    for c in archive.history(None)? {
+    for c in index.commits() {
         for ch in &c.changes {
             let is_record = GamePath::parse(&ch.path).is_some()
                 || ArmyChoice::parse_path(&ch.path).is_some()
                 || (ch.path.starts_with("games/") && ch.path.ends_with(".pgn"));
-            if ch.contents.is_none() && is_record {
+            if ch.blob.is_none() && is_record {
                 out.push(VerifyProblem {
                     game: String::new(),
                     commit: c.commit.short(),
@@ -442,5 +570,5 @@ fn deletions(archive: &Archive) -> Result<Vec<VerifyProblem>, Failure> {
             }
         }
     }
-    Ok(out)
+    out
 }
