@@ -19,7 +19,6 @@ use std::sync::Arc;
 use clap::{Parser, Subcommand};
 
 mod files;
-mod mail_cmds;
 mod progress;
 mod replay;
 
@@ -980,8 +979,13 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
         }
         Command::Mail { action: MailCmd::Export { game, output, who } } => {
             let a = ops::open(cli.archive.as_deref(), false)?;
-            let (bytes, line) =
-                mail_cmds::export(&a, &game, who.who.as_deref(), who.to.as_deref(), author.as_ref())?;
+            let (bytes, line) = crate::mail::exchange::export(
+                &a,
+                &game,
+                who.who.as_deref(),
+                who.to.as_deref(),
+                author.as_ref(),
+            )?;
             match output {
                 Some(path) => {
                     std::fs::write(&path, &bytes)
@@ -993,7 +997,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
         }
         Command::Mail { action: MailCmd::Send { game, who, smtp, security, user, ca_file, sendmail } } => {
             let a = ops::open(cli.archive.as_deref(), false)?;
-            let delivery = mail_cmds::Delivery {
+            let delivery = crate::mail::exchange::Delivery {
                 smtp,
                 security: security.map(|s| match s {
                     SecurityArg::Starttls => crate::archive::SmtpSecurity::Starttls,
@@ -1004,7 +1008,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                 ca_file,
                 sendmail,
             };
-            let line = mail_cmds::send(
+            let line = crate::mail::exchange::send(
                 &a,
                 &game,
                 who.who.as_deref(),
@@ -1016,7 +1020,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
         }
         Command::Mail { action: MailCmd::Import { paths, who, json } } => {
             let a = ops::open(cli.archive.as_deref(), false)?;
-            let lines = mail_cmds::import(&a, &paths, who.as_deref(), author.as_ref())?;
+            let lines = crate::mail::exchange::import(&a, &paths, who.as_deref(), author.as_ref())?;
             let refused = lines.iter().filter(|l| l.status == "refused").count();
             if json {
                 writeln!(out, "{}", serde_json::to_string_pretty(&lines).expect("json")).map_err(io)?;

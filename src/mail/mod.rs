@@ -1,6 +1,7 @@
-//! Games by email (issue 7, item 4): the message that carries a game to the opponent, and
-//! reading such messages back. No I/O and no git here: the command line sends the bytes
-//! (SMTP or `sendmail`) and commits what an import accepts.
+//! Games by email: the message that carries a game to the opponent, and reading such
+//! messages back (this module: no I/O, no git); [`exchange`] sends them (SMTP or
+//! `sendmail`) and imports received ones into the archive, each step judged by the
+//! [`crate::referee`] before it is committed.
 //!
 //! A game message is an RFC 5322 message with
 //! - `Subject: [ravenpost] <id>: <N>. <move>` (`<N>... <move>` for the second side's ply,
@@ -24,6 +25,8 @@ use crate::engine::Side;
 use crate::notation::diagram;
 use crate::notation::san::write_move;
 use crate::record;
+
+pub mod exchange;
 
 /// The MIME type of the attached game file (IANA's registered type for PGN).
 pub const PGN_TYPE: &str = "application/vnd.chess-pgn";

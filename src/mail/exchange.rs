@@ -1,4 +1,4 @@
-//! Playing by email (issue 7, item 4): `mail export`, `mail send` and `mail import`.
+//! Playing by email: `mail export`, `mail send` and `mail import`.
 //!
 //! The message is built by [`crate::mail`]; this module picks the addresses, delivers the
 //! bytes (SMTP through lettre, or a `sendmail` command) and commits what an import
@@ -12,14 +12,14 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use super::{self as mail, Incoming, Mailbox, Outgoing};
 use crate::archive::{Archive, GamePath, Identity, SmtpConfig, SmtpSecurity};
 use crate::engine::Side;
-use crate::mail::{self, Incoming, Mailbox, Outgoing};
 use crate::record;
 use crate::record::game::Game;
 use crate::referee::{Step, check_step_at};
 
-use super::Failure;
+use crate::archive::ops::Error as Failure;
 use crate::archive::ops::{find, now};
 use crate::referee::players::email_tag;
 
@@ -62,23 +62,20 @@ fn prepare(
     let path = find(archive, game)?;
     let text = archive
         .read_file(&path.path())?
-        .ok_or_else(|| Failure::input(format!("{}: not in the archive", path.path())))?;
+        .ok_or_else(|| Failure::Usage(format!("{}: not in the archive", path.path())))?;
     let g = record::load(&text)?;
     if let Some(tag) = signed_game(&g) {
-        return Err(Failure {
-            message: format!(
-                "{}: this game requires signed moves ({tag}), and git signatures cannot travel by email: play it through a shared repository (`ravenpost sync`)",
-                path.id()
-            ),
-            code: 1,
-        });
+        return Err(Failure::Declined(format!(
+            "{}: this game requires signed moves ({tag}), and git signatures cannot travel by email: play it through a shared repository (`ravenpost sync`)",
+            path.id()
+        )));
     }
     let me = archive.identity(author).ok();
     let players = [record::player(&g, Side::White), record::player(&g, Side::Black)];
     let side_of = |name: &str| Side::ALL.into_iter().find(|s| players[s.index()] == name);
     let sender = match who {
         Some(w) => side_of(w).ok_or_else(|| {
-            Failure::input(format!(
+            Failure::Usage(format!(
                 "--as {w}: not a player of {} (the players are {} and {})",
                 path.id(),
                 players[0],
@@ -98,7 +95,7 @@ fn prepare(
         None => match me.as_ref().filter(|m| m.name == sender_name) {
             Some(m) => m.email.clone(),
             None => {
-                return Err(Failure::input(format!(
+                return Err(Failure::Usage(format!(
                     "no email address for {sender_name}, the sender: the game has no {} tag and your identity is not {sender_name} (set it with --author \"{sender_name} <ADDRESS>\")",
                     email_tag(sender)
                 )));
@@ -106,15 +103,15 @@ fn prepare(
         },
     };
     let from = parse_mailbox(&from_email, &sender_name)
-        .map_err(|e| Failure::input(format!("{sender_name}'s address `{from_email}`: {e}")))?;
+        .map_err(|e| Failure::Usage(format!("{sender_name}'s address `{from_email}`: {e}")))?;
     let from = Mailbox { name: sender_name.clone(), email: from.email };
     let to = match to {
-        Some(t) => parse_mailbox(t, &other_name).map_err(|e| Failure::input(format!("--to `{t}`: {e}")))?,
+        Some(t) => parse_mailbox(t, &other_name).map_err(|e| Failure::Usage(format!("--to `{t}`: {e}")))?,
         None => match g.text.tag(email_tag(other)) {
             Some(e) => parse_mailbox(e, &other_name)
-                .map_err(|err| Failure::input(format!("the {} tag `{e}`: {err}", email_tag(other))))?,
+                .map_err(|err| Failure::Usage(format!("the {} tag `{e}`: {err}", email_tag(other))))?,
             None => {
-                return Err(Failure::input(format!(
+                return Err(Failure::Usage(format!(
                     "no email address for {other_name}: pass --to ADDRESS (or start games with --{}-email)",
                     if other == Side::White { "white" } else { "black" }
                 )));
@@ -129,7 +126,7 @@ fn prepare(
         to: to.clone(),
         date: now().unix_seconds(),
     })
-    .map_err(|e| Failure { message: format!("{}: {e}", path.id()), code: 1 })?;
+    .map_err(|e| Failure::Declined(format!("{}: {e}", path.id())))?;
     Ok(Prepared { path, built, from, to, ply: g.moves.len() })
 }
 
@@ -197,7 +194,7 @@ fn smtp_settings(archive: &Archive, d: &Delivery) -> Result<Option<SmtpConfig>, 
         Some((h, p)) if !h.contains(']') || h.ends_with(']') => {
             let port = p
                 .parse::<u16>()
-                .map_err(|_| Failure::input(format!("--smtp `{server}`: the port `{p}` is not a number")))?;
+                .map_err(|_| Failure::Usage(format!("--smtp `{server}`: the port `{p}` is not a number")))?;
             (h.trim_start_matches('[').trim_end_matches(']').to_string(), Some(port))
         }
         _ => (server.clone(), None),
@@ -219,12 +216,12 @@ fn smtp_transport(c: &SmtpConfig) -> Result<lettre::SmtpTransport, Failure> {
     let tls = |host: &str| -> Result<TlsParameters, Failure> {
         let mut b = TlsParameters::builder(host.to_string());
         if let Some(ca) = &c.ca_file {
-            let pem = std::fs::read(ca).map_err(|e| Failure::input(format!("CA file {ca}: {e}")))?;
+            let pem = std::fs::read(ca).map_err(|e| Failure::Usage(format!("CA file {ca}: {e}")))?;
             let cert = Certificate::from_pem(&pem)
-                .map_err(|e| Failure::input(format!("CA file {ca}: not a PEM certificate ({e})")))?;
+                .map_err(|e| Failure::Usage(format!("CA file {ca}: not a PEM certificate ({e})")))?;
             b = b.add_root_certificate(cert);
         }
-        b.build_rustls().map_err(|e| Failure::input(format!("TLS settings for {host}: {e}")))
+        b.build_rustls().map_err(|e| Failure::Usage(format!("TLS settings for {host}: {e}")))
     };
     let mut b = lettre::SmtpTransport::builder_dangerous(c.host.clone()).port(port);
     b = match c.security {
@@ -235,7 +232,7 @@ fn smtp_transport(c: &SmtpConfig) -> Result<lettre::SmtpTransport, Failure> {
     if let Some(user) = &c.user {
         let var = c.password_env.clone().unwrap_or_else(|| PASSWORD_ENV.to_string());
         let password = std::env::var(&var).map_err(|_| {
-            Failure::input(format!(
+            Failure::Usage(format!(
                 "SMTP user {user} needs a password: set ${var} (passwords are never stored in the archive)"
             ))
         })?;
@@ -256,18 +253,20 @@ pub fn send(
     use lettre::Transport;
     let p = prepare(archive, game, who, to, author)?;
     let addr = |m: &Mailbox| {
-        lettre::Address::from_str(&m.email).map_err(|e| Failure::input(format!("{}: {e}", m.email)))
+        lettre::Address::from_str(&m.email).map_err(|e| Failure::Usage(format!("{}: {e}", m.email)))
     };
     let envelope = lettre::address::Envelope::new(Some(addr(&p.from)?), vec![addr(&p.to)?])
-        .map_err(|e| Failure::input(format!("envelope: {e}")))?;
+        .map_err(|e| Failure::Usage(format!("envelope: {e}")))?;
     let configured_sendmail = archive.config()?.mail.and_then(|m| m.sendmail);
     let smtp = if delivery.sendmail.is_some() { None } else { smtp_settings(archive, delivery)? };
     let via = match (smtp, delivery.sendmail.clone().or(configured_sendmail)) {
         (Some(c), _) => {
             let port = c.port.unwrap_or(c.security.default_port());
-            smtp_transport(&c)?.send_raw(&envelope, &p.built.bytes).map_err(|e| Failure {
-                message: format!("SMTP server {}:{port} refused or failed: {e}; nothing was sent", c.host),
-                code: 1,
+            smtp_transport(&c)?.send_raw(&envelope, &p.built.bytes).map_err(|e| {
+                Failure::Declined(format!(
+                    "SMTP server {}:{port} refused or failed: {e}; nothing was sent",
+                    c.host
+                ))
             })?;
             let how = match c.security {
                 SmtpSecurity::None => "no TLS",
@@ -277,14 +276,14 @@ pub fn send(
             format!("SMTP {}:{port} ({how})", c.host)
         }
         (None, Some(cmd)) => {
-            lettre::SendmailTransport::new_with_command(&cmd).send_raw(&envelope, &p.built.bytes).map_err(
-                |e| Failure { message: format!("sendmail ({cmd}) failed: {e}; nothing was sent"), code: 1 },
-            )?;
+            lettre::SendmailTransport::new_with_command(&cmd)
+                .send_raw(&envelope, &p.built.bytes)
+                .map_err(|e| Failure::Declined(format!("sendmail ({cmd}) failed: {e}; nothing was sent")))?;
             format!("sendmail ({cmd})")
         }
         (None, None) => {
-            return Err(Failure::input(
-                "no way to send mail: pass --smtp HOST[:PORT] or --sendmail, or add a `mail:` section to ravenpost.yaml (README, \"Playing by email\")",
+            return Err(Failure::Usage(
+                "no way to send mail: pass --smtp HOST[:PORT] or --sendmail, or add a `mail:` section to ravenpost.yaml (README, \"Playing by email\")".into(),
             ));
         }
     };
@@ -352,7 +351,7 @@ fn message_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
         } else if p.exists() {
             out.push(p.clone());
         } else {
-            return Err(Failure::input(format!("{}: no such file or directory", p.display())));
+            return Err(Failure::Usage(format!("{}: no such file or directory", p.display())));
         }
     }
     Ok(out)
@@ -367,7 +366,7 @@ pub fn import(
 ) -> Result<Vec<ImportLine>, Failure> {
     let mut out = Vec::new();
     for file in message_files(paths)? {
-        let bytes = std::fs::read(&file).map_err(|e| Failure::input(format!("{}: {e}", file.display())))?;
+        let bytes = std::fs::read(&file).map_err(|e| Failure::Usage(format!("{}: {e}", file.display())))?;
         let messages = match mail::read_messages(&bytes) {
             Ok(m) => m,
             Err(e) => {
@@ -467,13 +466,13 @@ fn import_one(
         Some(t) => archive.read_file_at(t, &path.path())?,
         None => None,
     };
-    let ours_game = match &ours {
-        Some(t) => Some(record::load(t).map_err(|e| Failure {
-            message: format!("{}: our own copy does not replay: {e}", path.path()),
-            code: 1,
-        })?),
-        None => None,
-    };
+    let ours_game =
+        match &ours {
+            Some(t) => Some(record::load(t).map_err(|e| {
+                Failure::Declined(format!("{}: our own copy does not replay: {e}", path.path()))
+            })?),
+            None => None,
+        };
     if ours.is_none() {
         // Another variant's game of the same id, or an unknown game for a non-player.
         if let Ok(other) = find(archive, &id) {

@@ -1,0 +1,105 @@
+//! Archives written by earlier releases keep loading and verifying: an archive made by
+//! ravenpost 0.1.0 (the release before the referee layer and the history index; made by
+//! `tests/data/archives/make-0.1.0.sh` with that release's binary) is kept as a git
+//! bundle, with what 0.1.0 answered for it (`*.expected`). This release must answer the
+//! same: every game's `log --json`, `status --json` and `verify --json`, byte for byte.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/archives").join(name)
+}
+
+fn expected(name: &str) -> String {
+    std::fs::read_to_string(data(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// A clone of the 0.1.0 archive, and the time its answers were taken at.
+fn clone_of_0_1_0() -> (tempfile::TempDir, PathBuf, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let archive = dir.path().join("archive");
+    let out = Command::new("git")
+        .args(["clone", "--quiet", "--branch", "main"])
+        .arg(data("ravenpost-0.1.0.bundle"))
+        .arg(&archive)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", dir.path())
+        .output()
+        .expect("git must be installed to run this test");
+    assert!(out.status.success(), "git clone: {}", String::from_utf8_lossy(&out.stderr));
+    let time = expected("0.1.0-time.expected").trim().to_string();
+    (dir, archive, time)
+}
+
+fn ravenpost(home: &Path, archive: &Path, time: &str, args: &[&str]) -> (String, String, i32) {
+    let out = Command::new(env!("CARGO_BIN_EXE_ravenpost"))
+        .arg("--archive")
+        .arg(archive)
+        .args(args)
+        .env("HOME", home)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("RAVENPOST_TIME", time)
+        .env_remove("RAVENPOST_ARCHIVE")
+        .output()
+        .unwrap();
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+#[test]
+fn archive_of_0_1_0_verifies_and_logs_as_0_1_0_did() {
+    let (dir, archive, time) = clone_of_0_1_0();
+    let (out, err, code) = ravenpost(dir.path(), &archive, &time, &["verify", "--json"]);
+    assert_eq!((code, err.as_str()), (0, ""), "{out}");
+    assert_eq!(out, expected("0.1.0-verify.expected"));
+    for game in ["g-ann-bo", "grand-tc", "fid-1", "fg-secret", "fg-draw", "g-clock"] {
+        let (out, err, code) = ravenpost(dir.path(), &archive, &time, &["log", game, "--json"]);
+        assert_eq!((code, err.as_str()), (0, ""), "{game}");
+        assert_eq!(out, expected(&format!("0.1.0-log-{game}.expected")), "log of {game}");
+    }
+    let (out, _, code) = ravenpost(dir.path(), &archive, &time, &["status", "--json"]);
+    assert_eq!(code, 0);
+    assert_eq!(out, expected("0.1.0-status.expected"));
+}
+
+/// The same answers when the caches (history index, verdicts) are warm, deleted, or full
+/// of random bytes: a cache only saves work, it never changes a verdict.
+#[test]
+fn caches_deleted_or_corrupted_change_no_verdict_of_the_0_1_0_archive() {
+    let (dir, archive, time) = clone_of_0_1_0();
+    let caches = archive.join(".git/ravenpost");
+    let log = |dir: &Path| ravenpost(dir, &archive, &time, &["log", "grand-tc", "--json"]).0;
+    let verify = |dir: &Path| ravenpost(dir, &archive, &time, &["verify", "--json"]).0;
+    assert_eq!(verify(dir.path()), expected("0.1.0-verify.expected"), "cold");
+    let files: Vec<PathBuf> =
+        std::fs::read_dir(&caches).expect("verify keeps its caches").map(|e| e.unwrap().path()).collect();
+    assert!(files.iter().any(|f| f.file_name().unwrap().to_string_lossy().starts_with("index")), "{files:?}");
+    assert!(
+        files.iter().any(|f| f.file_name().unwrap().to_string_lossy().starts_with("verdicts")),
+        "{files:?}"
+    );
+    assert_eq!(verify(dir.path()), expected("0.1.0-verify.expected"), "warm");
+    assert_eq!(log(dir.path()), expected("0.1.0-log-grand-tc.expected"), "warm log");
+    // Random bytes (a fixed pattern, so the test is repeatable) in every cache file.
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    for f in &files {
+        let bytes: Vec<u8> = (0..4096)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect();
+        std::fs::write(f, bytes).unwrap();
+    }
+    assert_eq!(verify(dir.path()), expected("0.1.0-verify.expected"), "random bytes");
+    assert_eq!(log(dir.path()), expected("0.1.0-log-grand-tc.expected"), "random bytes, log");
+    std::fs::remove_dir_all(&caches).unwrap();
+    assert_eq!(log(dir.path()), expected("0.1.0-log-grand-tc.expected"), "deleted");
+    assert_eq!(verify(dir.path()), expected("0.1.0-verify.expected"), "deleted");
+}
