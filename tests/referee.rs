@@ -1542,3 +1542,145 @@ fn spans_read_as_people_read_them() {
     assert_eq!(Span(5 * HOUR + 10 * 60 + 59).to_string(), "5h 10m");
     assert_eq!(Span(12 * 60).to_string(), "12m");
 }
+
+// ---- probes added after the first pass ---------------------------------------------------
+
+#[test]
+#[ignore = "bug: src/referee/army.rs started_game_problem compares the army as written in the game \
+            file (`horde`) with the revealed canonical name (`evil-horde`), so the same army in its \
+            accepted alias is reported as GameArmyMismatch"]
+fn a_started_game_naming_its_revealed_army_by_an_alias_is_the_same_game() {
+    let mut c = opened();
+    c.set_commitment(Side::White, commit_hash("white", "giants", SALT_W));
+    c.set_commitment(Side::Black, commit_hash("black", "evil-horde", SALT_B));
+    c.set_reveal(Side::White, reveal("giants", SALT_W));
+    c.set_reveal(Side::Black, reveal("evil-horde", SALT_B));
+    let text = started_game_text(&c).unwrap().unwrap();
+    let alias = text.replace("[BlackArmy \"evil-horde\"]", "[BlackArmy \"horde\"]");
+    assert_ne!(alias, text);
+    // The same game: its canonical text is the started game's.
+    assert_eq!(game(&alias).canonical_text(), text);
+    assert_eq!(judge_start(Some(c.to_yaml()), &alias), Ok(Step::Created));
+}
+
+#[test]
+fn leave_of_a_player_whose_name_has_spaces() {
+    let new = new_game(Some("1/3d")).replace("\"Ann\"", "\"Ann Example\"");
+    let text = book_leave(&new, "Ann Example", D0 + DAY, 2).unwrap().text;
+    assert_eq!(
+        step(Some(&new), &text, Some("Ann Example")),
+        recorded("*", "Ann Example", "Ann Example (Gold) books 2 days of leave from 2025-11-30T00:00:00Z")
+    );
+    let g = game(&text);
+    assert_eq!(clock(&g, &PlyTimes(vec![T0]), T0).unwrap().deadline.timestamp(), T0 + 5 * DAY);
+}
+
+#[test]
+fn a_timeout_claim_judged_on_commit_times_when_plies_carry_none() {
+    // Ann's ply 1 has no recorded time; its commit is at T0 + 2h: Bo's deadline is
+    // T0 + 2h + 3d = 2025-12-02T09:06:40Z.
+    let new = new_game(Some("1/3d"));
+    let p1 = play(&new, &[None]);
+    let fake = Fake { earlier: vec![(T0, Some(new)), (T0 + 2 * HOUR, Some(p1.clone()))], ..Fake::default() };
+    let claim = time_forfeit(&p1, Some("Ann"), "Bo did not move").unwrap().text;
+    let deadline = T0 + 2 * HOUR + 3 * DAY;
+    assert_eq!(ravenpost::referee::problem::rfc3339(&at(deadline)), "2025-12-02T09:06:40Z");
+    assert_eq!(
+        judge(&fake, "Ann", deadline - HOUR, &p1, &claim),
+        Err(Problem::ClaimBeforeDeadline {
+            at: at(deadline - HOUR),
+            player: "Bo".into(),
+            deadline: at(deadline),
+            left: Span(HOUR)
+        })
+    );
+    assert_eq!(judge(&fake, "Ann", deadline + 1, &p1, &claim), recorded("1-0", "Ann", "Gold wins on time"));
+}
+
+#[test]
+fn a_timeout_claim_against_a_player_on_leave_waits_for_the_leave() {
+    // Bo (to move since T0 + 1h, deadline T0 + 1h + 3d) booked 2 days from D0 + 1d, in
+    // advance: his deadline moves 2d to T0 + 1h + 5d.
+    let (new, p1, _) = timed_game();
+    let leave = book_leave(&p1, "Bo", D0 + DAY, 2).unwrap().text;
+    let fake = Fake {
+        earlier: vec![(T0, Some(new)), (T0 + HOUR, Some(p1.clone())), (T0 + 2 * HOUR, Some(leave.clone()))],
+        ..Fake::default()
+    };
+    let claim = time_forfeit(&leave, Some("Ann"), "Bo did not move").unwrap().text;
+    let deadline = T0 + HOUR + 5 * DAY;
+    assert_eq!(
+        judge(&fake, "Ann", T0 + 4 * DAY, &leave, &claim),
+        Err(Problem::ClaimBeforeDeadline {
+            at: at(T0 + 4 * DAY),
+            player: "Bo".into(),
+            deadline: at(deadline),
+            left: Span(DAY + HOUR)
+        })
+    );
+    assert_eq!(
+        judge(&fake, "Ann", deadline + 1, &leave, &claim),
+        recorded("1-0", "Ann", "Gold wins on time")
+    );
+}
+
+#[test]
+#[ignore = "bug: src/referee/army.rs ArmyChoice::parse_path accepts any id without `/` (`bad id`, \
+            `.x`), which GamePath refuses; such a choice file is classified as a record although its \
+            game can never be created"]
+fn a_choice_file_whose_id_cannot_be_a_game_id_is_no_record() {
+    let bytes: &[u8] = b"x";
+    assert!(GamePath::new("fantasy-grand", "bad id").is_err());
+    let (findings, changed) =
+        classify_changes(&[("games/fantasy-grand/bad id.armies.yaml", Some(bytes))], false);
+    assert_eq!(
+        findings,
+        vec![Finding {
+            subject: "games/fantasy-grand/bad id.armies.yaml".into(),
+            problem: Problem::NotAGameFile
+        }]
+    );
+    assert_eq!(changed, None);
+}
+
+#[test]
+fn sentences_of_the_problems_the_archive_reports() {
+    // Made by the archive layer (reading blobs, one game's history, a push), not by the
+    // referee's functions: their sentences as users see them.
+    assert_eq!(Problem::NotText.to_string(), "the game file is not UTF-8 text");
+    assert_eq!(Problem::GameDeleted.to_string(), "the game file was deleted");
+    assert_eq!(
+        Problem::RecordDeleted { path: "games/gygax/g.pgn".into() }.to_string(),
+        "games/gygax/g.pgn was deleted: games are never removed"
+    );
+    assert_eq!(Problem::DeletedInPush.to_string(), "the game file was deleted; games are never deleted");
+    assert_eq!(
+        Problem::HistoryRewritten { new: "abc1234".into(), old: "def5678".into() }.to_string(),
+        "history rewritten: abc1234 is not a descendant of def5678 (earlier commits were changed or dropped)"
+    );
+    assert_eq!(
+        Problem::BranchDeleted { refname: "refs/heads/main".into() }.to_string(),
+        "refs/heads/main: deleting a branch is refused"
+    );
+    assert_eq!(
+        Problem::NotABranch { refname: "refs/tags/v1".into() }.to_string(),
+        "refs/tags/v1: only branches may be pushed to a ravenpost archive"
+    );
+    assert_eq!(
+        Problem::IllegalMove { ply: 3, why: "no Sylph can go there".into() }.to_string(),
+        "ply 3: no Sylph can go there"
+    );
+    // Serialised with a kebab-case `kind` (the verdict cache).
+    assert_eq!(
+        serde_json::to_value(Problem::SeveralPlies { plies: 2 }).unwrap(),
+        serde_json::json!({"kind": "several-plies", "plies": 2})
+    );
+    let p = Problem::ClaimBeforeDeadline {
+        at: at(T0),
+        player: "Bo".into(),
+        deadline: at(T0 + DAY),
+        left: Span(DAY),
+    };
+    let back: Problem = serde_json::from_value(serde_json::to_value(&p).unwrap()).unwrap();
+    assert_eq!(back, p);
+}
