@@ -1256,8 +1256,8 @@ fn ply_times_from_the_history() {
     assert_eq!(PlyTimes::from_history(&[], &game(&new)), None);
 }
 
-/// The clock at `now` of the game `tc` after the plies timed `times` (creation at `T0`),
-/// with `edit` applied before the plies (e.g. leave booked).
+/// The clock at `now` of a game with the time control `tc` after the first plies of
+/// [`PLIES`], timed `times` (creation at `T0`).
 fn clock_of(tc: &str, times: &[i64], now: i64) -> Option<Clock> {
     let text = play(&new_game(Some(tc)), &times.iter().map(|t| Some(*t)).collect::<Vec<_>>());
     let g = game(&text);
@@ -1543,7 +1543,7 @@ fn spans_read_as_people_read_them() {
     assert_eq!(Span(12 * 60).to_string(), "12m");
 }
 
-// ---- probes added after the first pass ---------------------------------------------------
+// ---- more situations: aliases, names with spaces, commit-time clocks, paths, sentences ----
 
 #[test]
 #[ignore = "bug: src/referee/army.rs started_game_problem compares the army as written in the game \
