@@ -134,7 +134,8 @@ impl ArmyChoice {
     pub fn parse_path(path: &str) -> Option<&str> {
         let id = path.strip_prefix("games/")?.strip_prefix(Self::VARIANT)?.strip_prefix('/')?;
         let id = id.strip_suffix(Self::SUFFIX)?;
-        (!id.is_empty() && !id.contains('/')).then_some(id)
+        // Only a choice for a game that can exist: its id must make a game path.
+        super::layout::GamePath::new(Self::VARIANT, id).is_ok().then_some(id)
     }
 
     /// The commitment to `army` with `salt` for `side` of game `id`: 64 lower-case hex
@@ -414,7 +415,10 @@ pub fn started_game_problem(
         let revealed = choice.reveal_of(side).map(|r| r.army.as_str()).unwrap_or_default();
         let key = if side == Side::White { "army-white" } else { "army-black" };
         let played = game.options.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str()).unwrap_or("humans");
-        if played != revealed {
+        // Armies compare by their canonical names (`horde` is `evil-horde`).
+        let same = crate::variants::army_name(played)
+            .is_some_and(|p| Some(p) == crate::variants::army_name(revealed));
+        if !same {
             return Some(Problem::GameArmyMismatch {
                 player: choice.player(side).to_string(),
                 played: played.to_string(),

@@ -110,8 +110,7 @@ pub fn clock(game: &Game, times: &PlyTimes, now: i64) -> Option<Clock> {
     }
     let side = game.position().side_to_move();
     let name = record::player(game, side);
-    let leaves: Vec<(i64, i64)> =
-        record::leaves(game).into_iter().filter(|(p, _, _)| *p == name).map(|(_, a, b)| (a, b)).collect();
+    let leaves = merged_leave(game, &name);
     let paused = |a: i64, b: i64| -> u64 { leaves.iter().map(|&(c, d)| overlap(a, b, c, d)).sum() };
     let plies = times.len() - 1;
     let first = game.start.side_to_move();
@@ -125,13 +124,36 @@ pub fn clock(game: &Game, times: &PlyTimes, now: i64) -> Option<Clock> {
         }
     }
     let turn_start = times[plies];
-    let deadline = time_control::deadline(&tc, turn_start, used, made + 1, paused(turn_start, i64::MAX))?;
+    // Leave stops the clock only when it starts before the deadline it would move; each
+    // stretch of leave that does moves the deadline by the part of it after the turn began.
+    let mut deadline = time_control::deadline(&tc, turn_start, used, made + 1, 0)?;
+    for &(a, b) in &leaves {
+        if b > turn_start && a < deadline {
+            deadline = deadline.saturating_add(b - a.max(turn_start));
+        }
+    }
     Some(Clock {
         player: name,
         deadline: time_from_unix(deadline),
         seconds_left: deadline - now,
         overdue: now > deadline,
     })
+}
+
+/// `player`'s booked leave in `game` as stretches of time (start, end), sorted and with
+/// overlapping bookings merged: a day booked twice stops the clock once.
+fn merged_leave(game: &Game, player: &str) -> Vec<(i64, i64)> {
+    let mut leaves: Vec<(i64, i64)> =
+        record::leaves(game).into_iter().filter(|(p, _, _)| p == player).map(|(_, a, b)| (a, b)).collect();
+    leaves.sort_unstable();
+    let mut merged: Vec<(i64, i64)> = Vec::with_capacity(leaves.len());
+    for (a, b) in leaves {
+        match merged.last_mut() {
+            Some(last) if a <= last.1 => last.1 = last.1.max(b),
+            _ => merged.push((a, b)),
+        }
+    }
+    merged
 }
 
 /// Whether the game `game` is a time-forfeit claim (its `Termination` tag).

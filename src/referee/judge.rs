@@ -106,6 +106,18 @@ pub fn judge_game_version<E: Evidence>(
     {
         return Ok(Err(p));
     }
+    if let (Step::Recorded { .. }, Some((g0, _))) = (&step, previous) {
+        let booked = crate::record::leaves(&game);
+        if booked.len() > crate::record::leaves(g0).len()
+            && let Some(&(_, from, _)) = booked.iter().find(|l| !crate::record::leaves(g0).contains(l))
+            && super::clock::check_leave_start(from, info.time).is_err()
+        {
+            return Ok(Err(Problem::LeaveBackdated {
+                from: super::problem::time_from_unix(from),
+                booked: super::problem::time_from_unix(info.time),
+            }));
+        }
+    }
     if let (Step::Recorded { .. }, Some((g0, _))) = (&step, previous)
         && is_timeout_claim(&game)
     {

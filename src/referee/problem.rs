@@ -257,6 +257,18 @@ pub enum Problem {
         /// Time they had left.
         left: Span,
     },
+    /// Leave booked to start before the day it was booked (leave is booked in advance).
+    #[error(
+        "leave booked on {} may not start before that day: it starts on {}",
+        rfc3339(.booked),
+        rfc3339(.from)
+    )]
+    LeaveBackdated {
+        /// The leave's start.
+        from: Time,
+        /// When it was booked (the commit's time).
+        booked: Time,
+    },
     /// A win on time claimed in a game without a clock.
     #[error("a win on time was claimed, but no clock runs in this game (no TimeControl)")]
     ClaimWithoutClock,
