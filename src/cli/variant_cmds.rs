@@ -35,7 +35,7 @@ pub(super) enum VariantCmd {
 pub(super) struct PositionArgs {
     /// The variant, then the moves (SAN or long form), each checked against the rules;
     /// with --variant-file, moves only.
-    #[arg(value_name = "VARIANT [MOVES]", allow_hyphen_values = true)]
+    #[arg(value_name = "VARIANT [MOVES]")]
     args: Vec<String>,
     /// Start from this position string instead of the start position.
     #[arg(long, value_name = "POS")]
