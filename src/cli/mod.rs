@@ -22,6 +22,7 @@ mod archive_cmds;
 mod army_cmds;
 mod corr_cmds;
 mod files;
+mod import_cmds;
 mod mail_cmds;
 mod replay;
 mod variant_cmds;
@@ -102,6 +103,9 @@ enum Command {
     /// The position after a list of moves, each checked: position string, diagram, side
     /// to move (or JSON).
     Position(variant_cmds::PositionArgs),
+    /// Read a record in another program's piece letters or level numbering and write it
+    /// in ravenpost's canonical form (notation-spec/piece-codes.md §6).
+    Import(import_cmds::ImportArgs),
     /// Replay every game in the files (directories: every .pgn below them) and check
     /// tags, moves and results against the rules.
     ///
@@ -592,6 +596,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
         }
         Command::Variant { action } => variant_cmds::variant(action, out)?,
         Command::Position(args) => variant_cmds::position_cmd(args, out)?,
+        Command::Import(args) => import_cmds::import(args, out)?,
         Command::Validate { paths, json } => {
             let list = files::collect(&paths).map_err(Failure::input)?;
             let report = files::validate(&list).map_err(Failure::input)?;

@@ -24,6 +24,7 @@ use crate::engine::{
 };
 use crate::notation::position_string::{PositionError, RankOrder, parse_placement};
 
+pub mod import;
 mod rules;
 mod user;
 
