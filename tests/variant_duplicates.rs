@@ -130,6 +130,19 @@ fn no_position_lists_one_move_twice() {
         let (games, plies) = if name == "fantasy-grand" { (1, 120) } else { (4, 200) };
         total += random_games(&v, None, &what, &mut rng, games, plies);
     }
+    // The user definitions of `tests/data/variants/`.
+    let mut files: Vec<_> = std::fs::read_dir("tests/data/variants")
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 5, "{files:?}");
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        let v = ravenpost::variants::load_definition(&text).unwrap().variant(&[]).unwrap();
+        total += random_games(&v, None, &f.display().to_string(), &mut rng, 4, 150);
+    }
     // And from the position of the Sylph's duplicated move (item 4 of issue 17).
     let v = by_name("gygax", &opts(&[("sylph-return", "above")])).unwrap();
     total += random_games(&v, Some(SYLPH_BELOW_START), "gygax above, Sylph", &mut rng, 4, 60);
