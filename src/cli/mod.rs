@@ -19,14 +19,15 @@ use std::sync::Arc;
 use clap::{Parser, Subcommand};
 
 mod files;
+mod import_cmds;
 mod progress;
 mod replay;
+mod variant_cmds;
 
 use std::path::PathBuf;
 
 use crate::archive::ops;
 use crate::engine::{Position, Variant};
-use crate::notation::moves::long_form;
 use crate::notation::position_string::parse_position;
 use crate::variants;
 
@@ -59,10 +60,13 @@ enum Command {
     ///
     /// The last line printed is the node count. The last ply is counted in bulk.
     Perft {
-        /// Variant: gygax (alias dragonchess), fidchell, fantasy-grand, grand.
-        variant: String,
-        /// Depth in plies (0 or more).
-        depth: u32,
+        /// VARIANT DEPTH: the variant (gygax (alias dragonchess), fidchell, fantasy-grand,
+        /// grand; omitted with --variant-file) and the depth in plies (0 or more).
+        #[arg(value_name = "VARIANT DEPTH", num_args = 1..=2, required = true)]
+        args: Vec<String>,
+        /// Play the variant defined in this file (notation-spec/variant-files.md).
+        #[arg(long, value_name = "FILE")]
+        variant_file: Option<PathBuf>,
         /// Start from this position string instead of the start position.
         #[arg(long, value_name = "POS")]
         position: Option<String>,
@@ -77,7 +81,11 @@ enum Command {
     /// List every legal move of a position, one a line, in long form.
     Moves {
         /// Variant: gygax (alias dragonchess), fidchell, fantasy-grand, grand.
-        variant: String,
+        #[arg(required_unless_present = "variant_file")]
+        variant: Option<String>,
+        /// Play the variant defined in this file (notation-spec/variant-files.md).
+        #[arg(long, value_name = "FILE", conflicts_with = "variant")]
+        variant_file: Option<PathBuf>,
         /// The position string (default: the start position).
         #[arg(long, value_name = "POS")]
         position: Option<String>,
@@ -85,6 +93,17 @@ enum Command {
         #[arg(long = "option", value_name = "K=V")]
         options: Vec<String>,
     },
+    /// Variant definition files: check one, or print a built-in one.
+    Variant {
+        #[command(subcommand)]
+        action: variant_cmds::VariantCmd,
+    },
+    /// The position after a list of moves, each checked: position string, diagram, side
+    /// to move (or JSON).
+    Position(variant_cmds::PositionArgs),
+    /// Read a record in another program's piece letters or level numbering and write it
+    /// in ravenpost's canonical form (notation-spec/piece-codes.md §6).
+    Import(import_cmds::ImportArgs),
     /// Replay every game in the files (directories: every .pgn below them) and check
     /// tags, moves and results against the rules.
     ///
@@ -585,30 +604,15 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
     };
     ops::set_signing_key(cli.signing_key.clone());
     match cli.command {
-        Command::Perft { variant, depth, position: pos, divide, options } => {
-            let v = load(&variant, &options, pos.as_deref())?;
-            let p = position(&v, pos.as_deref())?;
-            if divide {
-                let mut total = 0;
-                for (m, n) in v.perft_divide(&p, depth) {
-                    writeln!(out, "{} {n}", long_form(&v, &m)).map_err(io)?;
-                    total += n;
-                }
-                if depth == 0 {
-                    total = 1;
-                }
-                writeln!(out, "{total}").map_err(io)?;
-            } else {
-                writeln!(out, "{}", v.perft(&p, depth)).map_err(io)?;
-            }
+        Command::Perft { args, variant_file, position: pos, divide, options } => {
+            variant_cmds::perft(&args, variant_file.as_deref(), pos.as_deref(), divide, &options, out)?;
         }
-        Command::Moves { variant, position: pos, options } => {
-            let v = load(&variant, &options, pos.as_deref())?;
-            let p = position(&v, pos.as_deref())?;
-            for m in v.legal_moves(&p) {
-                writeln!(out, "{}", long_form(&v, &m)).map_err(io)?;
-            }
+        Command::Moves { variant, variant_file, position: pos, options } => {
+            variant_cmds::moves(variant.as_deref(), variant_file.as_deref(), pos.as_deref(), &options, out)?;
         }
+        Command::Variant { action } => variant_cmds::variant(action, out)?,
+        Command::Position(args) => variant_cmds::position_cmd(args, out)?,
+        Command::Import(args) => import_cmds::import(args, out)?,
         Command::Validate { paths, json } => {
             let list = files::collect(&paths).map_err(Failure::input)?;
             let report = files::validate(&list).map_err(Failure::input)?;

@@ -133,6 +133,13 @@ impl Tables {
                             via,
                         });
                     }
+                    // The return to the start squares may reach a square a ray reaches
+                    // too (`sylph-return=above`: the Air square directly above).
+                    if kind.return_to_start_from & (1 << from.level().index()) != 0
+                        && !seen.intersection(&t.start_squares[k * 2 + side.index()]).is_empty()
+                    {
+                        t.overlapping[s] = true;
+                    }
                     t.spans[s] = (first, t.rays.len() as u32);
                 }
             }

@@ -24,6 +24,13 @@ use crate::engine::{
 };
 use crate::notation::position_string::{PositionError, RankOrder, parse_placement};
 
+pub mod import;
+mod rules;
+mod user;
+
+pub use rules::{ChessRules, RulesKind, Stalemate};
+pub use user::{Definition, DefinitionError, content_hash, load_definition};
+
 /// The Gygax Chess definition and rules document.
 pub const GYGAX_MD: &str = include_str!("gygax.md");
 
@@ -86,6 +93,60 @@ pub enum VariantError {
     /// A game option is unknown or has a bad value.
     #[error("game option: {0}")]
     Option(String),
+    /// A piece's movement cannot be read: an unknown atom or modifier.
+    #[error("{piece}: movement `{token}`: {reason}")]
+    Movement {
+        /// The piece's name.
+        piece: String,
+        /// The token refused (a Betza token, or a `special:` shape).
+        token: String,
+        /// Why.
+        reason: String,
+    },
+    /// A `special:` that is neither `return-to-start` nor a known shape.
+    #[error("{piece}: unknown special `{special}` (known: return-to-start, bent X Y, turning X N)")]
+    UnknownSpecial {
+        /// The piece's name.
+        piece: String,
+        /// The special as written.
+        special: String,
+    },
+    /// A `via:` other than `plane` and `level`.
+    #[error("{piece}: unknown via `{via}` (known: plane, level)")]
+    UnknownVia {
+        /// The piece's name.
+        piece: String,
+        /// The via as written.
+        via: String,
+    },
+    /// A level name in `on:` that the topology does not have.
+    #[error("unknown level `{level}` (levels: {known})")]
+    UnknownLevel {
+        /// The level as written.
+        level: String,
+        /// The topology's level names.
+        known: String,
+    },
+    /// A promotion names a piece code the definition does not have.
+    #[error("unknown piece code `{code}` in a promotion")]
+    UnknownCode {
+        /// The code as written.
+        code: String,
+    },
+    /// `engine.rules` or `engine.stalemate` names nothing ravenpost knows.
+    #[error("unknown {field} `{value}` (known: {known})")]
+    UnknownRules {
+        /// `rules` or `stalemate`.
+        field: &'static str,
+        /// The value as written.
+        value: String,
+        /// The accepted values.
+        known: &'static str,
+    },
+    /// The start position breaks a rule of the engine (no royal piece, the side not to
+    /// move in check, a piece unpromoted in its promotion zone, …).
+    #[error("start position: {0}")]
+    Start(crate::engine::SetupError),
 }
 
 #[derive(Deserialize)]
@@ -125,6 +186,14 @@ struct EngineYaml {
     /// Codes this variant writes differently from the armies' (army code → code).
     #[serde(default)]
     recode: BTreeMap<String, String>,
+    /// Which rules play the definition (`gygax`, `fidchell`, `grand`, `chess`); default:
+    /// the built-in rules of the slug, else `chess` ([`RulesKind`]).
+    #[serde(default)]
+    rules: Option<String>,
+    /// Under `chess` rules: what a player with no legal move who is not in check gets
+    /// (`draw`, `loss`, `win`; default `draw`).
+    #[serde(default)]
+    stalemate: Option<String>,
 }
 
 #[derive(Deserialize, Clone)]
@@ -485,7 +554,10 @@ fn read_pieces(pieces: &[PieceYaml], level_names: &[String], base: u8) -> Result
                 .or_else(|| {
                     n.parse::<usize>().ok().filter(|x| *x >= 1 && *x <= level_names.len()).map(|x| x - 1)
                 })
-                .ok_or_else(|| VariantError::Invalid(format!("unknown level `{n}`")))?;
+                .ok_or_else(|| VariantError::UnknownLevel {
+                    level: n.clone(),
+                    known: level_names.join(", "),
+                })?;
             m |= 1 << i;
         }
         Ok(m)
@@ -495,7 +567,7 @@ fn read_pieces(pieces: &[PieceYaml], level_names: &[String], base: u8) -> Result
             .iter()
             .position(|p| p.code == code)
             .map(|i| PieceKind::new(i as u8 + base))
-            .ok_or_else(|| VariantError::Invalid(format!("unknown piece code `{code}`")))
+            .ok_or_else(|| VariantError::UnknownCode { code: code.to_string() })
     };
     let mut kinds = Vec::new();
     for p in pieces {
@@ -506,9 +578,11 @@ fn read_pieces(pieces: &[PieceYaml], level_names: &[String], base: u8) -> Result
             if let Some(s) = &m.special {
                 match s.as_str() {
                     "return-to-start" => return_to_start_from |= from,
-                    other => match parse_shape(other, from)
-                        .map_err(|e| VariantError::Invalid(format!("{}: {e}", p.name)))?
-                    {
+                    other => match parse_shape(other, from).map_err(|e| VariantError::Movement {
+                        piece: p.name.clone(),
+                        token: e.token,
+                        reason: e.reason,
+                    })? {
                         Some(mut shaped) => {
                             for a in &mut shaped {
                                 a.initial = m.initial;
@@ -516,10 +590,10 @@ fn read_pieces(pieces: &[PieceYaml], level_names: &[String], base: u8) -> Result
                             atoms.extend(shaped);
                         }
                         None => {
-                            return Err(VariantError::Invalid(format!(
-                                "{}: unknown special `{other}`",
-                                p.name
-                            )));
+                            return Err(VariantError::UnknownSpecial {
+                                piece: p.name.clone(),
+                                special: other.to_string(),
+                            });
                         }
                     },
                 }
@@ -533,8 +607,9 @@ fn read_pieces(pieces: &[PieceYaml], level_names: &[String], base: u8) -> Result
                 Some(OneOrMany::One(l)) => vec![*l],
                 Some(OneOrMany::Many(v)) => v.clone(),
             };
-            let mut parsed = parse_betza(betza, from, &levels, m.slide)
-                .map_err(|e| VariantError::Invalid(format!("{}: {e}", p.name)))?;
+            let mut parsed = parse_betza(betza, from, &levels, m.slide).map_err(|e| {
+                VariantError::Movement { piece: p.name.clone(), token: e.token, reason: e.reason }
+            })?;
             for a in &mut parsed {
                 a.remote = m.remote;
                 a.initial = m.initial;
@@ -543,7 +618,7 @@ fn read_pieces(pieces: &[PieceYaml], level_names: &[String], base: u8) -> Result
                     Some("plane") => a.via = Some(Offset::new(0, a.step.df, a.step.dr)),
                     Some("level") => a.via = Some(Offset::new(a.step.dl, 0, 0)),
                     Some(o) => {
-                        return Err(VariantError::Invalid(format!("{}: unknown via `{o}`", p.name)));
+                        return Err(VariantError::UnknownVia { piece: p.name.clone(), via: o.to_string() });
                     }
                 }
             }
@@ -666,13 +741,21 @@ fn place_default_arrangement(def: &mut GameDef) -> Result<(), VariantError> {
 /// The rules implementation for a definition's slug: the part of a game its data
 /// cannot say. A definition file may redefine pieces and setup, not these.
 fn rules_for(def: &GameDef) -> Result<Box<dyn Rules>, VariantError> {
-    match def.slug.as_str() {
-        "gygax" => Ok(Box::new(GygaxRules)),
-        "fidchell" => {
+    match RulesKind::of_slug(&def.slug) {
+        Some(kind) => rules_of(kind, def),
+        None => Err(VariantError::Invalid(format!("no rules for variant `{}`", def.slug))),
+    }
+}
+
+/// The rules implementation `kind` for `def`.
+fn rules_of(kind: RulesKind, def: &GameDef) -> Result<Box<dyn Rules>, VariantError> {
+    match kind {
+        RulesKind::Gygax => Ok(Box::new(GygaxRules)),
+        RulesKind::Fidchell => {
             Ok(Box::new(FidchellRules::new(def).map_err(|e| VariantError::Invalid(e.to_string()))?))
         }
-        "fantasy-grand" | "grand" => Ok(Box::new(FantasyGrandRules::new(def))),
-        other => Err(VariantError::Invalid(format!("no rules for variant `{other}`"))),
+        RulesKind::Grand => Ok(Box::new(FantasyGrandRules::new(def))),
+        RulesKind::Chess { stalemate } => Ok(Box::new(rules::ChessRules { stalemate })),
     }
 }
 
