@@ -91,9 +91,10 @@ fn file_problem(file: &Path, p: Problem) -> FileProblem {
 ///
 /// # Errors
 /// A file that cannot be opened.
-pub fn validate(files: &[PathBuf]) -> Result<Report, String> {
+pub fn validate(files: &[PathBuf], progress: &mut dyn FnMut(usize, usize)) -> Result<Report, String> {
     let mut report = Report::default();
-    for f in files {
+    for (k, f) in files.iter().enumerate() {
+        progress(k, files.len());
         let file = std::fs::File::open(f).map_err(|e| format!("{}: {e}", f.display()))?;
         report.files += 1;
         for game in GameReader::new(BufReader::new(file)) {
@@ -107,6 +108,7 @@ pub fn validate(files: &[PathBuf]) -> Result<Report, String> {
             }
         }
     }
+    progress(files.len(), files.len());
     Ok(report)
 }
 

@@ -615,7 +615,11 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
         Command::Import(args) => import_cmds::import(args, out)?,
         Command::Validate { paths, json } => {
             let list = files::collect(&paths).map_err(Failure::input)?;
-            let report = files::validate(&list).map_err(Failure::input)?;
+            // A bar only for many files (one long file is over before a bar would help).
+            let mut bar = progress::Bar::new(json || list.len() < 20, "validating");
+            let report =
+                files::validate(&list, &mut |done, total| bar.set(done, total)).map_err(Failure::input)?;
+            bar.finish();
             if json {
                 let text = serde_json::to_string_pretty(&report).expect("report serialises");
                 writeln!(out, "{text}").map_err(io)?;
