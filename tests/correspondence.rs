@@ -3,55 +3,12 @@
 //! `ravenpost sync` fetches, checks, fast-forwards and pushes. Deterministic: fixed time,
 //! no system git config.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn run(dir: &Path, home: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ravenpost"))
-        .args(args)
-        .current_dir(dir)
-        .env("RAVENPOST_TIME", "1764400000")
-        .env("HOME", home)
-        .env("XDG_DATA_HOME", home.join("data"))
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", home.join("gitconfig"))
-        .env_remove("RAVENPOST_ARCHIVE")
-        .env_remove("RAVENPOST_HOOK_EXE")
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap()
-}
+use std::path::PathBuf;
 
-fn text(o: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
-}
-
-fn ok(dir: &Path, home: &Path, args: &[&str]) -> String {
-    let o = run(dir, home, args);
-    assert!(o.status.success(), "ravenpost {args:?}: {}", text(&o));
-    String::from_utf8(o.stdout).unwrap()
-}
-
-fn git_out(dir: &Path, home: &Path, args: &[&str]) -> Output {
-    Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("HOME", home)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", home.join("gitconfig"))
-        .env("GIT_AUTHOR_DATE", "2025-11-29T08:00:00Z")
-        .env("GIT_COMMITTER_DATE", "2025-11-29T08:00:00Z")
-        .env("RAVENPOST_TIME", "1764400000")
-        .env_remove("RAVENPOST_HOOK_EXE")
-        .output()
-        .unwrap()
-}
-
-fn git(dir: &Path, home: &Path, args: &[&str]) -> String {
-    let o = git_out(dir, home, args);
-    assert!(o.status.success(), "git {args:?}: {}", text(&o));
-    String::from_utf8(o.stdout).unwrap()
-}
+use common::tools::keygen;
+use common::{git, git_command, git_out, identity, ok, run, run_git, text};
 
 struct Setup {
     _t: tempfile::TempDir,
@@ -71,11 +28,7 @@ impl Setup {
 /// archive and the game `g` and syncs; Bo syncs.
 fn setup() -> Setup {
     let t = tempfile::tempdir().unwrap();
-    let home = t.path().join("home");
-    std::fs::create_dir_all(&home).unwrap();
-    let config = "[user]\n\tname = Referee\n\temail = referee@example.org\n[init]\n\tdefaultBranch = main\n";
-    std::fs::write(home.join("gitconfig"), config).unwrap();
-    std::fs::write(home.join(".gitconfig"), config).unwrap();
+    let home = identity(&t.path().join("home"), "Referee", "referee@example.org");
     let server = t.path().join("server.git");
     git(t.path(), &home, &["init", "--quiet", "--bare", "-b", "main", server.to_str().unwrap()]);
     let out = ok(t.path(), &home, &["hook", "install", "--repo", server.to_str().unwrap()]);
@@ -259,7 +212,11 @@ fn sync_refuses_a_diverged_branch_and_keeps_both_sides() {
     assert!(err.contains("git reset --hard origin/main"), "{err}");
     assert_eq!(git(&s.bo, &s.home, &["rev-parse", "HEAD"]), bo_tip);
     assert_eq!(s.server_tip(), server);
-    assert!(!s.bo.join(GAME).exists() || std::fs::read_to_string(s.bo.join(GAME)).unwrap().contains("\n*"));
+    // Bo's copy of g is still the one at his tip (no move), and nothing is left changed.
+    let at_tip = git(&s.bo, &s.home, &["show", &format!("HEAD:{GAME}")]);
+    assert_eq!(std::fs::read_to_string(s.bo.join(GAME)).unwrap(), at_tip);
+    assert!(at_tip.trim_end().ends_with("\n*") && !at_tip.contains("2e3"), "{at_tip}");
+    assert_eq!(git(&s.bo, &s.home, &["status", "--porcelain"]), "");
 }
 
 #[test]
@@ -283,18 +240,6 @@ fn sync_refuses_incoming_commits_that_break_the_rules() {
     let o = run(&s.server, &s.home, &["hook", "check", before.trim(), &tip, "refs/heads/main"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(text(&o).contains("was committed by Bo"), "{}", text(&o));
-}
-
-/// Makes an ed25519 key pair without a passphrase: (private key path, public key path).
-fn keygen(dir: &Path, name: &str) -> (String, String) {
-    let key = dir.join(name);
-    let o = Command::new("ssh-keygen")
-        .args(["-q", "-t", "ed25519", "-N", "", "-C", &format!("{name}@example.org"), "-f"])
-        .arg(&key)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "ssh-keygen: {}", text(&o));
-    (key.to_str().unwrap().to_string(), format!("{}.pub", key.to_str().unwrap()))
 }
 
 #[test]
@@ -444,7 +389,7 @@ fn secret_army_choice_through_the_hook() {
     let secret = std::fs::read_to_string(s.ann.join(".git/ravenpost/armies/fg.white.yaml")).unwrap();
     let salt = secret.lines().find_map(|l| l.strip_prefix("salt: ")).unwrap().trim().to_string();
     assert_eq!(salt.len(), 64);
-    let mut sha = Command::new("sha256sum")
+    let mut sha = std::process::Command::new("sha256sum")
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .spawn()
@@ -575,17 +520,12 @@ fn the_hook_checks_timeout_claims_against_the_clock() {
     );
     // The same claim four days later stands.
     std::fs::write(&file, &claim).unwrap();
-    let o = Command::new("git")
-        .args(["commit", "--quiet", "-am", "tc: Ann wins on time"])
-        .current_dir(&s.ann)
-        .env("HOME", &s.home)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", s.home.join("gitconfig"))
-        .env("GIT_AUTHOR_DATE", "2025-12-03T08:00:00Z")
-        .env("GIT_COMMITTER_DATE", "2025-12-03T08:00:00Z")
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", text(&o));
+    run_git(
+        git_command(&s.ann, &s.home)
+            .args(["commit", "--quiet", "-am", "tc: Ann wins on time"])
+            .env("GIT_AUTHOR_DATE", "2025-12-03T08:00:00Z")
+            .env("GIT_COMMITTER_DATE", "2025-12-03T08:00:00Z"),
+    );
     let o = git_out(&s.ann, &s.home, &["push", "origin", "main"]);
     assert!(o.status.success(), "{}", text(&o));
     ok(&s.bo, &s.home, &["sync"]);

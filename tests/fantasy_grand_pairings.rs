@@ -10,7 +10,9 @@
 //! numbers. (Start positions have no en passant, promotion or Orc removal within two
 //! plies; those rules are tested on hand-built positions in `tests/fantasy_grand_rules.rs`.)
 
-use ravenpost::variants::by_name;
+mod common;
+
+use common::rules::variant;
 
 /// A small, independent rules model of Fantasy Grand Chess start positions.
 mod reference {
@@ -683,12 +685,7 @@ const PINNED: &[(&str, &str, u64, u64)] = &[
 ];
 
 fn engine_counts(white: &str, black: &str) -> (u64, u64) {
-    let opts = vec![
-        ("army-white".to_string(), white.to_string()),
-        ("army-black".to_string(), black.to_string()),
-        ("druid".to_string(), "allowed".to_string()),
-    ];
-    let v = by_name("fantasy-grand", &opts).unwrap();
+    let v = variant("fantasy-grand", &[("army-white", white), ("army-black", black), ("druid", "allowed")]);
     let s = v.start_position();
     (v.perft(&s, 1), v.perft(&s, 2))
 }

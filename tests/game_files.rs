@@ -1,6 +1,10 @@
 //! Game files in the wild (notation-spec/movetext.md): odd encodings, escapes, comments,
 //! variations, missing results; and the canonical writer.
 
+mod common;
+
+use common::rules::gygax;
+
 use ravenpost::notation::pgn::{GameReader, read_games};
 use ravenpost::record::game::replay;
 
@@ -163,7 +167,7 @@ fn canonical_form_is_a_fixed_point() {
 
 #[test]
 fn long_games_wrap_at_80_columns() {
-    let v = ravenpost::variants::by_name("gygax", &[]).unwrap();
+    let v = gygax();
     let mut p = v.start_position();
     let mut tokens = Vec::new();
     for i in 0..80 {

@@ -3,15 +3,15 @@
 //! `ravenpost mail import` reads what the server stored. Two archives (Ann's and Bo's),
 //! each with its own HOME and git identity; fixed times through RAVENPOST_TIME.
 
-use std::net::{TcpListener, TcpStream};
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Output;
 
+use common::smtp::{Smtp, free_port, test_ca};
+use common::tools::keygen;
+use common::{T0, git, identity, ravenpost_at, text};
 use mail_parser::{MessageParser, MimeHeaders};
-
-/// 2025-11-29T07:06:40Z.
-const T0: i64 = 1_764_400_000;
 
 struct Player {
     home: PathBuf,
@@ -20,31 +20,17 @@ struct Player {
 
 impl Player {
     fn new(root: &Path, who: &str, name: &str, email: &str) -> Player {
-        let home = root.join(format!("home-{who}"));
-        std::fs::create_dir_all(&home).unwrap();
-        let config = format!("[user]\n\tname = {name}\n\temail = {email}\n[init]\n\tdefaultBranch = main\n");
-        // git reads GIT_CONFIG_GLOBAL, libgit2 reads ~/.gitconfig.
-        std::fs::write(home.join("gitconfig"), &config).unwrap();
-        std::fs::write(home.join(".gitconfig"), &config).unwrap();
+        let home = identity(&root.join(format!("home-{who}")), name, email);
         let p = Player { home, archive: root.join(format!("archive-{who}")) };
         p.ok(T0, &["init", p.archive.to_str().unwrap()]);
         p
     }
 
     fn run(&self, time: i64, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_ravenpost"))
+        ravenpost_at(&self.home, &self.home, time)
             .arg("--archive")
             .arg(&self.archive)
             .args(args)
-            .current_dir(&self.home)
-            .env("RAVENPOST_TIME", time.to_string())
-            .env("HOME", &self.home)
-            .env("XDG_DATA_HOME", self.home.join("data"))
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", self.home.join("gitconfig"))
-            .env_remove("RAVENPOST_ARCHIVE")
-            .env_remove("RAVENPOST_SMTP_PASSWORD")
-            .env("NO_COLOR", "1")
             .output()
             .unwrap()
     }
@@ -63,17 +49,7 @@ impl Player {
     }
 
     fn git(&self, args: &[&str]) -> String {
-        let o = Command::new("git")
-            .arg("-C")
-            .arg(&self.archive)
-            .args(args)
-            .env("HOME", &self.home)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", self.home.join("gitconfig"))
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "git {args:?}: {}", text(&o));
-        String::from_utf8(o.stdout).unwrap()
+        git(&self.archive, &self.home, args)
     }
 
     fn head(&self) -> String {
@@ -82,75 +58,6 @@ impl Player {
 
     fn game(&self, id: &str) -> String {
         self.git(&["show", &format!("HEAD:games/gygax/{id}.pgn")])
-    }
-}
-
-fn text(o: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
-}
-
-/// An aiosmtpd server on a free loopback port, storing what it receives in a Maildir.
-struct Smtp {
-    child: Child,
-    port: u16,
-    maildir: PathBuf,
-}
-
-impl Smtp {
-    fn start(root: &Path, name: &str, tls: Option<(&Path, &Path)>) -> Smtp {
-        let maildir = root.join(name);
-        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let mut cmd = Command::new("python3");
-        cmd.args(["-m", "aiosmtpd", "-n", "-l", &format!("127.0.0.1:{port}")]);
-        if let Some((cert, key)) = tls {
-            // STARTTLS offered, and required before MAIL FROM.
-            cmd.arg("--tlscert").arg(cert).arg("--tlskey").arg(key);
-        }
-        cmd.args(["-c", "aiosmtpd.handlers.Mailbox"]).arg(&maildir);
-        let child = cmd.stdout(Stdio::null()).stderr(Stdio::piped()).spawn().expect(
-            "python3 must be installed with aiosmtpd (`python3 -m pip install aiosmtpd`; .ci/run does it)",
-        );
-        let mut s = Smtp { child, port, maildir };
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            if let Ok(Some(status)) = s.child.try_wait() {
-                let mut err = String::new();
-                use std::io::Read;
-                s.child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
-                panic!("aiosmtpd exited ({status}) before listening: {err} (is aiosmtpd installed?)");
-            }
-            assert!(Instant::now() < deadline, "aiosmtpd did not listen on port {port} within 30 s");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        s
-    }
-
-    fn addr(&self) -> String {
-        format!("127.0.0.1:{}", self.port)
-    }
-
-    /// The messages received so far, oldest first (by file name: Maildir names start with
-    /// the delivery time).
-    fn messages(&self) -> Vec<PathBuf> {
-        let mut v: Vec<PathBuf> = std::fs::read_dir(self.maildir.join("new"))
-            .map(|d| d.flatten().map(|e| e.path()).collect())
-            .unwrap_or_default();
-        v.sort_by_key(|p| (std::fs::metadata(p).and_then(|m| m.modified()).ok(), p.clone()));
-        v
-    }
-
-    /// The one message received since `before` messages.
-    fn newest(&self, before: usize) -> PathBuf {
-        let m = self.messages();
-        assert_eq!(m.len(), before + 1, "expected exactly one new message on the server: {m:?}");
-        m[before].clone()
-    }
-}
-
-impl Drop for Smtp {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
@@ -485,7 +392,7 @@ fn send_failures_are_explained() {
     let ann = Player::new(t.path(), "ann", "Ann Example", "ann@example.org");
     ann.ok(T0, &["new", "gygax", "--white", "Ann Example", "--black", "Bo Example", "--id", "e"]);
     // A loopback port with nothing listening.
-    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = free_port();
     let server = format!("127.0.0.1:{port}");
     let to = ["--to", "bo@example.net", "--smtp", server.as_str(), "--security", "none"];
     let err = ann.refused(T0, &[&["mail", "send", "e"][..], &to[..]].concat());
@@ -526,56 +433,8 @@ fn a_game_in_the_message_text_is_read() {
 fn send_with_starttls_from_the_archive_settings() {
     let t = tempfile::tempdir().unwrap();
     let dir = t.path();
-    let openssl = |args: &[&str]| {
-        let o = Command::new("openssl").args(args).current_dir(dir).output().expect("openssl");
-        assert!(o.status.success(), "openssl {args:?}: {}", text(&o));
-    };
-    openssl(&[
-        "req",
-        "-x509",
-        "-newkey",
-        "rsa:2048",
-        "-nodes",
-        "-keyout",
-        "ca.key",
-        "-out",
-        "ca.pem",
-        "-days",
-        "2",
-        "-subj",
-        "/CN=ravenpost test CA",
-    ]);
-    openssl(&[
-        "req",
-        "-newkey",
-        "rsa:2048",
-        "-nodes",
-        "-keyout",
-        "key.pem",
-        "-out",
-        "req.csr",
-        "-subj",
-        "/CN=127.0.0.1",
-    ]);
-    std::fs::write(dir.join("ext.cnf"), "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n").unwrap();
-    openssl(&[
-        "x509",
-        "-req",
-        "-in",
-        "req.csr",
-        "-CA",
-        "ca.pem",
-        "-CAkey",
-        "ca.key",
-        "-CAcreateserial",
-        "-out",
-        "cert.pem",
-        "-days",
-        "2",
-        "-extfile",
-        "ext.cnf",
-    ]);
-    let smtp = Smtp::start(dir, "maildir", Some((&dir.join("cert.pem"), &dir.join("key.pem"))));
+    let (ca, cert, key) = test_ca(dir);
+    let smtp = Smtp::start(dir, "maildir", Some((&cert, &key)));
 
     let ann = Player::new(dir, "ann", "Ann Example", "ann@example.org");
     ann.ok(
@@ -603,7 +462,7 @@ fn send_with_starttls_from_the_archive_settings() {
     let yaml = format!(
         "{yaml}mail:\n  smtp:\n    host: 127.0.0.1\n    port: {}\n    security: starttls\n    ca-file: {}\n",
         smtp.port,
-        dir.join("ca.pem").display()
+        ca.display()
     );
     std::fs::write(ann.archive.join("ravenpost.yaml"), yaml).unwrap();
     ann.git(&["commit", "--quiet", "-am", "mail settings"]);
@@ -662,11 +521,7 @@ fn offers_and_resignations_travel_with_moves() {
     }
 
     // Signed games stay in git.
-    let key = t.path().join("k");
-    let o =
-        Command::new("ssh-keygen").args(["-q", "-t", "ed25519", "-N", "", "-f"]).arg(&key).output().unwrap();
-    assert!(o.status.success());
-    let pubkey = format!("{}.pub", key.display());
+    let (_key, pubkey) = keygen(t.path(), "k");
     ann.ok(
         T0,
         &[

@@ -1,6 +1,8 @@
 //! Changes to game records, each checked by the rules (the archive's `move`, `resign`,
 //! `draw` and `verify` build on these).
 
+mod common;
+
 use ravenpost::record::{
     DrawAction, Refusal, Step, book_leave, check_step, draw, play_move, resign, time_forfeit,
 };

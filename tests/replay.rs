@@ -1,8 +1,11 @@
 //! `ravenpost replay`: the interactive screen driven through a real pseudo-terminal (keys
 //! in, screen text out), and the non-interactive forms for scripts.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+
+use common::{T0, cli, ravenpost_at};
 
 use rexpect::process::WaitStatus;
 use rexpect::session::{PtySession, spawn_command};
@@ -72,9 +75,9 @@ fn cell(row: &str, index: usize) -> &str {
 fn interactive_replay_through_a_pty() {
     let dir = tempfile::tempdir().unwrap();
     let f = game_file(dir.path());
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ravenpost"));
+    let mut cmd = ravenpost_at(dir.path(), dir.path(), T0);
     cmd.args(["replay", f.to_str().unwrap()])
-        .env("RAVENPOST_ARCHIVE", "/nonexistent-ravenpost-archive")
+        .env("RAVENPOST_ARCHIVE", dir.path().join("no-archive-here"))
         .env("TERM", "xterm")
         .env_remove("NO_COLOR");
     let mut p = spawn_command(cmd, Some(20_000)).unwrap();
@@ -124,20 +127,6 @@ fn interactive_replay_through_a_pty() {
     assert!(matches!(status, WaitStatus::Exited(_, 0)), "{status:?}");
 }
 
-fn run(args: &[&str]) -> (i32, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_ravenpost"))
-        .args(args)
-        .env("RAVENPOST_ARCHIVE", "/nonexistent-ravenpost-archive")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).into(),
-        String::from_utf8_lossy(&o.stderr).into(),
-    )
-}
-
 #[test]
 fn replay_for_scripts() {
     let dir = tempfile::tempdir().unwrap();
@@ -145,29 +134,29 @@ fn replay_for_scripts() {
     let f = f.to_str().unwrap();
 
     // Not a terminal: refused, pointing at the other forms.
-    let (code, out, err) = run(&["replay", f]);
+    let (code, out, err) = cli(&["replay", f]);
     assert_eq!(code, 2, "{out}{err}");
     assert!(err.contains("--ply N") && err.contains("--all"), "{err}");
 
-    let (code, out, err) = run(&["replay", f, "--ply", "2"]);
+    let (code, out, err) = cli(&["replay", f, "--ply", "2"]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("ply 2 of 3") && out.contains("> 1... Sa3b6 {The sylph flies.}"), "{out}");
     assert!(!out.contains("Keys:") && !out.contains('\x1b'));
 
     insta::assert_snapshot!("replay_ply_2", out);
 
-    let (code, _, err) = run(&["replay", f, "--ply", "4"]);
+    let (code, _, err) = cli(&["replay", f, "--ply", "4"]);
     assert_eq!(code, 2);
     assert!(err.contains("ply 4: the game has 3 plies"), "{err}");
 
-    let (code, out, _) = run(&["replay", f, "--all"]);
+    let (code, out, _) = cli(&["replay", f, "--all"]);
     assert_eq!(code, 0);
     for p in 0..=3 {
         assert_eq!(out.matches(&format!("ply {p} of 3")).count(), 1, "{out}");
     }
     assert!(out.find("ply 1 of 3").unwrap() < out.find("ply 2 of 3").unwrap());
 
-    let (code, out, _) = run(&["replay", f, "--json"]);
+    let (code, out, _) = cli(&["replay", f, "--json"]);
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let plies = v.as_array().unwrap();
@@ -176,7 +165,7 @@ fn replay_for_scripts() {
     assert_eq!(plies[2]["comments"][0], "The sylph flies.");
     assert_eq!(plies[3]["side_to_move"], "Scarlet");
 
-    let (code, out, _) = run(&["replay", "--help"]);
+    let (code, out, _) = cli(&["replay", "--help"]);
     assert_eq!(code, 0);
     for k in ["next ply", "previous ply", "first", "last ply", "jump to that ply", "flip the board", "quit"] {
         assert!(out.contains(k), "--help lists `{k}`: {out}");
