@@ -58,7 +58,10 @@ fn resignation_and_draws() {
     let r = resign(&t, Some("Ann")).unwrap();
     assert_eq!(r.result.as_deref(), Some("0-1"));
     assert!(r.text.contains("{Gold resigns.} 0-1"), "{}", r.text);
-    assert!(resign(&t, Some("Cy")).is_err());
+    assert_eq!(
+        resign(&t, Some("Cy")).unwrap_err().to_string(),
+        "Cy is not a player of this game (the players are Ann and Bo)"
+    );
     // Bo (to move) offers, then plays: the offer goes with his move.
     let o = draw(&t, Some("Bo"), DrawAction::Offer).unwrap();
     assert_eq!(o.summary, "Scarlet offers a draw");
@@ -153,7 +156,10 @@ fn verify_steps() {
             .map(|s| matches!(s, Step::Recorded { player, .. } if player == "Ann")),
         Ok(true)
     );
-    assert!(check_step(Some(&v3), &offer, Some("Bo")).is_err());
+    assert_eq!(
+        check_step(Some(&v3), &offer, Some("Bo")),
+        Err("\"Gold offers a draw\" was committed by Bo, but only Ann can do that".to_string())
+    );
     let v4 = play_move(&offer, "2f3", Some("Ann"), None).unwrap().text;
     let accepted = draw(&v4, Some("Bo"), DrawAction::Accept).unwrap().text;
     assert!(check_step(Some(&v4), &accepted, Some("Bo")).is_ok());
@@ -161,10 +167,18 @@ fn verify_steps() {
     // Leave booked by Bo, committed by Bo; a time-forfeit claim by the waiting player.
     let leave = book_leave(&v3, "Bo", 1_800_000_000, 3).unwrap().text;
     assert!(check_step(Some(&v3), &leave, Some("Bo")).is_ok());
-    assert!(check_step(Some(&v3), &leave, Some("Ann")).is_err());
+    assert_eq!(
+        check_step(Some(&v3), &leave, Some("Ann")),
+        Err("\"Bo (Scarlet) books 3 days of leave from 2027-01-15T08:00:00Z\" was committed by Ann, but only Bo \
+             can do that"
+            .to_string())
+    );
     let forfeit = time_forfeit(&v3, None, "Ann did not move by 2027-01-01T00:00:00Z").unwrap().text;
     assert!(check_step(Some(&v3), &forfeit, Some("Bo")).is_ok());
-    assert!(check_step(Some(&v3), &forfeit, Some("Ann")).is_err());
+    assert_eq!(
+        check_step(Some(&v3), &forfeit, Some("Ann")),
+        Err("\"Scarlet wins on time\" was committed by Ann, but only Bo can do that".to_string())
+    );
 }
 
 /// Move times (notation-spec/movetext.md, "Move times"): written after the move, kept by
