@@ -4,6 +4,7 @@ mod common;
 
 use std::sync::Arc;
 
+use common::diagram::check_pieces;
 use common::rules::{gygax, play_san, variant};
 use common::{cli, cli_env};
 use ravenpost::engine::Variant;
@@ -28,7 +29,11 @@ const FANTASY_GRAND_MOVES: &[&str] = &["e5", "Fob7", "Orde3"];
 
 #[test]
 fn start_diagrams() {
-    let start = |v: &Variant| diagram(v, &v.start_position(), None);
+    let start = |v: &Variant| {
+        let d = diagram(v, &v.start_position(), None);
+        check_pieces(v, &v.start_position(), None, &d, false);
+        d
+    };
     insta::assert_snapshot!("gygax_start", start(&gygax()));
     insta::assert_snapshot!("fidchell_start", start(&fidchell_arranged()));
     insta::assert_snapshot!("grand_start", start(&grand()));
@@ -39,7 +44,9 @@ fn start_diagrams() {
 fn mid_game_diagrams() {
     let mid = |v: &Variant, moves: &[&str]| {
         let (pos, last) = play_san(v, moves);
-        diagram(v, &pos, last.as_ref())
+        let d = diagram(v, &pos, last.as_ref());
+        check_pieces(v, &pos, last.as_ref(), &d, false);
+        d
     };
     insta::assert_snapshot!("gygax_mid", mid(&gygax(), GYGAX_MOVES));
     insta::assert_snapshot!("fidchell_mid", mid(&fidchell_arranged(), FIDCHELL_MOVES));
@@ -52,7 +59,9 @@ fn flipped_diagrams() {
     // Half a turn: rank 1 on top, files from right to left; levels keep their order.
     let flipped = |v: &Variant, moves: &[&str]| {
         let (pos, last) = play_san(v, moves);
-        diagram_styled(v, &pos, last.as_ref(), DiagramStyle { color: false, flip: true })
+        let d = diagram_styled(v, &pos, last.as_ref(), DiagramStyle { color: false, flip: true });
+        check_pieces(v, &pos, last.as_ref(), &d, true);
+        d
     };
     insta::assert_snapshot!("gygax_mid_flipped", flipped(&gygax(), GYGAX_MOVES));
     insta::assert_snapshot!("fidchell_mid_flipped", flipped(&fidchell_arranged(), FIDCHELL_MOVES));
@@ -203,4 +212,24 @@ fn show_writes_an_svg() {
     let (code, _, err) = cli(&["show", f.to_str().unwrap(), "--svg", "/nonexistent-dir/x.svg"]);
     assert_eq!(code, 2, "{err}");
     assert_eq!(err, "ravenpost: /nonexistent-dir/x.svg: No such file or directory (os error 2)\n");
+}
+
+/// BUG (reported to the lead, not fixed here: `src/notation/diagram.rs`): a last-move mark
+/// around a two-letter piece code (`[Or]`) takes four columns, so the rest of that rank
+/// stands one column right of its file letters (and of the other ranks). Fantasy Grand
+/// Chess after 1. e5 Fob7 2. Orde3: rank 3 is 36 characters wide, the others 35. Run with
+/// `cargo test --test pictures -- --ignored` once fixed, then remove the `ignore`.
+#[test]
+#[ignore = "BUG: a marked two-letter piece shifts the rest of its rank by one column"]
+fn marked_two_letter_pieces_keep_the_columns() {
+    let v = fantasy_grand();
+    let (pos, last) = play_san(&v, FANTASY_GRAND_MOVES);
+    let d = diagram(&v, &pos, last.as_ref());
+    let widths: Vec<usize> = d
+        .lines()
+        .filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit()))
+        .map(str::len)
+        .collect();
+    // Rank 10's label is one character wider on the right.
+    assert!(widths[1..].iter().all(|w| *w == widths[1]), "{widths:?}\n{d}");
 }

@@ -5,6 +5,7 @@
 //!   (`RAVENPOST_TIME`), its own `HOME` and XDG directories, `GIT_CONFIG_NOSYSTEM=1`, a
 //!   global git config of its own, and none of the caller's `RAVENPOST_*` variables.
 //! - [`child`]: a test that runs itself again as a second process.
+//! - [`diagram`]: an independent reader of text diagrams, for snapshot checks.
 //! - [`git`]: the real `git` command line, with the same isolation and fixed dates.
 //! - [`rules`]: variants, positions and move sets for the rules tests.
 //! - [`perft`]: the one reader of `tests/data/*.perft`.
@@ -20,6 +21,7 @@
 
 pub mod child;
 pub mod cli;
+pub mod diagram;
 pub mod git;
 pub mod perft;
 pub mod rng;
