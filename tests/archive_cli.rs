@@ -6,7 +6,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{DAY, T0, archive, archive_with, git, identity, ok, ravenpost_at, run, run_at, text};
+use common::{DAY, T0, archive, archive_with, fails, git, identity, ok, ravenpost_at, run, run_at, text};
 
 fn play_game(dir: &Path, home: &Path, variant: &[&str], moves: &[&str]) {
     let mut args = vec!["new"];
@@ -464,4 +464,135 @@ fn diagrams_in_game_files_when_the_archive_says_so() {
     play_game(&dir2, &home2, &["gygax"], &["2e3"]);
     let plain = std::fs::read_to_string(dir2.join("games/gygax/g.pgn")).unwrap();
     assert!(!plain.contains(";|"), "{plain}");
+}
+
+/// `log --json` lists each commit of the game as git has it (ids, authors, in order), and
+/// `verify --json` reports the problems `verify` prints, with exit code 1.
+#[test]
+fn log_and_verify_as_json_agree_with_git() {
+    let (_t, dir, home) = archive();
+    play_game(&dir, &home, &["gygax"], &["2e3", "Sa3b6"]);
+    let log: serde_json::Value = serde_json::from_str(&ok(&dir, &home, &["log", "g", "--json"])).unwrap();
+    let from_git =
+        git(&dir, &home, &["log", "--reverse", "--format=%h %an", "--abbrev=12", "--", "games/gygax/g.pgn"]);
+    let expected: Vec<(String, String)> = from_git
+        .lines()
+        .map(|l| l.split_once(' ').map(|(c, a)| (c.to_string(), a.to_string())).unwrap())
+        .collect();
+    let got: Vec<(String, String)> = log
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["commit"].as_str().unwrap().to_string(), e["author"].as_str().unwrap().to_string()))
+        .collect();
+    assert_eq!(got, expected);
+    assert_eq!(
+        log[1],
+        serde_json::json!({
+            "commit": expected[1].0, "author": "Ann", "time": "2025-11-29T07:06:40+00:00",
+            "what": "ply 1 2e3", "ply": 1, "san": "2e3", "problem": null,
+        })
+    );
+    assert_eq!((log[0]["what"].as_str(), log[0]["ply"].is_null()), (Some("created"), true));
+    assert_eq!((log[2]["ply"].as_u64(), log[2]["san"].as_str()), (Some(2), Some("Sa3b6")));
+
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&ok(&dir, &home, &["verify", "--json"])).unwrap(),
+        serde_json::json!({"games": 1, "problems": []})
+    );
+    git(&dir, &home, &["rm", "-q", "games/gygax/g.pgn"]);
+    git(&dir, &home, &["commit", "-q", "-m", "remove"]);
+    let id = git(&dir, &home, &["rev-parse", "--short=12", "HEAD"]);
+    let o = run(&dir, &home, &["verify", "--json"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert_eq!(
+        serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap(),
+        serde_json::json!({"games": 0, "problems": [{
+            "author": "Referee", "commit": id.trim(), "game": "",
+            "problem": "games/gygax/g.pgn was deleted: games are never removed",
+        }]})
+    );
+}
+
+/// `draw claim` from the command line: refused with the counts until the position has
+/// occurred three times (unicorns out and back twice: plies 0, 4 and 8), then recorded
+/// as a draw that `verify` accepts. Only the player to move may claim.
+#[test]
+fn draw_claim_by_repetition_from_the_command_line() {
+    let (_t, dir, home) = archive();
+    play_game(&dir, &home, &["gygax"], &["U2c3", "U2c6", "U2b1", "U2b8", "U2c3", "U2c6", "U2b1"]);
+    let tip = git(&dir, &home, &["rev-parse", "HEAD"]);
+    fails(
+        &dir,
+        &home,
+        &["draw", "claim", "g"],
+        1,
+        "ravenpost: claim refused: no draw: the position has occurred 2 times (3 needed) and the ply clock is 7 \
+         (100 needed)\n",
+    );
+    assert_eq!(git(&dir, &home, &["rev-parse", "HEAD"]), tip, "a refused claim commits nothing");
+    ok(&dir, &home, &["move", "g", "U2b8", "--as", "Bo", "--expect-ply", "8"]);
+    fails(
+        &dir,
+        &home,
+        &["draw", "claim", "g", "--as", "Bo"],
+        1,
+        "ravenpost: not Bo's turn: Ann (Gold) is to move\n",
+    );
+    let out = ok(&dir, &home, &["draw", "claim", "g", "--as", "Ann"]);
+    assert_eq!(out, "Gold claims a draw (the position has occurred 3 times)\n");
+    let file = std::fs::read_to_string(dir.join("games/gygax/g.pgn")).unwrap();
+    let words = file.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.ends_with("{Draw claimed by Gold: the position has occurred 3 times.} 1/2-1/2"), "{file}");
+    assert!(file.contains("[Result \"1/2-1/2\"]"), "{file}");
+    assert_eq!(
+        git(&dir, &home, &["log", "-1", "--format=%an|%s"]),
+        "Ann|g: Gold claims a draw (the position has occurred 3 times)\n"
+    );
+    assert_eq!(ok(&dir, &home, &["verify"]), "1 game verified, 0 problems\n");
+}
+
+/// Regression (CHANGELOG: `--expect-ply` ahead of the game says so): a move meant for a
+/// later ply is refused as "not that far", one meant for an earlier ply as "moved on";
+/// neither commits anything.
+#[test]
+fn expect_ply_ahead_of_the_game_is_refused() {
+    let (_t, dir, home) = archive();
+    play_game(&dir, &home, &["gygax"], &["2e3", "Sa3b6"]);
+    let tip = git(&dir, &home, &["rev-parse", "HEAD"]);
+    let ahead = ["move", "g", "Rx3b6", "--as", "Ann", "--expect-ply", "5"];
+    fails(
+        &dir,
+        &home,
+        &ahead,
+        1,
+        "ravenpost: the game is not that far: you meant ply 5, but the next ply is 3\n",
+    );
+    let behind = ["move", "g", "Rx3b6", "--as", "Ann", "--expect-ply", "2"];
+    fails(&dir, &home, &behind, 1, "ravenpost: the game moved on: you meant ply 2, but the next ply is 3\n");
+    assert_eq!(git(&dir, &home, &["rev-parse", "HEAD"]), tip);
+    assert_eq!(git(&dir, &home, &["status", "--porcelain"]), "");
+    ok(&dir, &home, &["move", "g", "Rx3b6", "--as", "Ann", "--expect-ply", "3"]);
+}
+
+/// Regression (CHANGELOG: a detached HEAD is reported): every command that reads or
+/// writes the branch says so and what to do, with exit code 2, and writes nothing.
+#[test]
+fn detached_head_is_reported() {
+    let (_t, dir, home) = archive();
+    play_game(&dir, &home, &["gygax"], &["2e3"]);
+    git(&dir, &home, &["checkout", "-q", "--detach", "HEAD"]);
+    let tip = git(&dir, &home, &["rev-parse", "HEAD"]);
+    let why = format!(
+        "ravenpost: {}/: HEAD is detached (check out a branch, e.g. `git switch main`)\n",
+        dir.display()
+    );
+    for args in
+        [&["status"][..], &["move", "g", "Sa3b6", "--as", "Bo"], &["verify"], &["resign", "g", "--as", "Bo"]]
+    {
+        let err = fails(&dir, &home, args, 2, &why);
+        assert_eq!(err, why, "{args:?}");
+    }
+    assert_eq!(git(&dir, &home, &["rev-parse", "HEAD"]), tip);
+    assert_eq!(git(&dir, &home, &["status", "--porcelain"]), "");
 }

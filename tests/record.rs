@@ -3,8 +3,12 @@
 
 mod common;
 
+use common::rules::{gygax, pos};
+use ravenpost::notation::pgn::read_games;
+use ravenpost::notation::san::write_move;
+use ravenpost::record::game::replay;
 use ravenpost::record::{
-    DrawAction, Refusal, Step, book_leave, check_step, draw, play_move, resign, time_forfeit,
+    DrawAction, Refusal, Step, book_leave, check_step, claim_basis, draw, play_move, resign, time_forfeit,
 };
 
 const NEW: &str =
@@ -212,4 +216,34 @@ fn move_times_are_recorded_and_checked() {
     let bad = v2.replace("07:07:40Z", "seven o'clock");
     let e = check_step_at(Some(&v1), &bad, Some("Bo"), None).unwrap_err();
     assert!(e.contains("ply 2: the move time `2025-11-29Tseven o'clock` is not an RFC 3339 time"), "{e}");
+}
+
+/// The 100-ply rule (rulings §1.3): from a set-up position whose ply clock is 98, two
+/// King moves (no capture, promotion, drop or pawn-type move) make 100 and a draw may be
+/// claimed; after one it is 99 and the claim says what is missing. The claim checks the
+/// clock, not repetition: the three positions are all different.
+#[test]
+fn draw_claim_after_100_plies_without_progress() {
+    let v = gygax();
+    let start = "12/12/12/12/12/12/12/12 7k4/12/12/12/12/12/12/K11 12/12/12/12/12/12/12/12 g 98 60";
+    let mut p = pos(&v, start);
+    let mut sans = Vec::new();
+    for _ in 0..2 {
+        let m = v.legal_moves(&p).into_iter().find(|m| m.capture().is_none()).unwrap();
+        sans.push(write_move(&v, &p, &m));
+        p = v.make(&p, &m);
+    }
+    assert_eq!(p.halfmove_clock(), 100);
+    let game = |moves: &str| {
+        let text = format!("[Variant \"gygax\"]\n[SetUp \"1\"]\n[FEN \"{start}\"]\n\n{moves} *\n");
+        replay(read_games(&text).remove(0).unwrap()).unwrap_or_else(|e| panic!("{text}: {e:?}"))
+    };
+    assert_eq!(
+        claim_basis(&game(&format!("60. {}", sans[0]))),
+        Err("the position has occurred 1 time (3 needed) and the ply clock is 99 (100 needed)".to_string())
+    );
+    assert_eq!(
+        claim_basis(&game(&format!("60. {} {}", sans[0], sans[1]))),
+        Ok("100 plies without a capture, promotion, drop or pawn move".to_string())
+    );
 }
