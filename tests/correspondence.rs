@@ -8,7 +8,7 @@ mod common;
 use std::path::PathBuf;
 
 use common::tools::keygen;
-use common::{git, git_command, git_out, identity, ok, run, run_git, text};
+use common::{T0, fails, git, git_command, git_out, identity, ok, ravenpost_at, run, run_git, text};
 
 struct Setup {
     _t: tempfile::TempDir,
@@ -583,4 +583,133 @@ fn army_choice_tampering_is_caught() {
     let o = run(&s.ann, &s.home, &["verify"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(text(&o).contains("games/fantasy-grand/a.armies.yaml was deleted"), "{}", text(&o));
+}
+
+/// `sync REMOTE` uses the remote named, not `origin`; a remote that does not exist or
+/// cannot be reached is an error (exit 2) that names it, and changes nothing.
+#[test]
+fn sync_with_a_named_remote_and_unreachable_ones() {
+    let s = setup();
+    let mirror = s.server.with_file_name("mirror.git");
+    git(&s.server, &s.home, &["init", "--quiet", "--bare", "-b", "main", mirror.to_str().unwrap()]);
+    ok(&s.server, &s.home, &["hook", "install", "--repo", mirror.to_str().unwrap()]);
+    git(&s.ann, &s.home, &["remote", "add", "mirror", mirror.to_str().unwrap()]);
+    ok(&s.ann, &s.home, &["move", "g", "2e3", "--as", "Ann"]);
+    let before = s.server_tip();
+    assert_eq!(ok(&s.ann, &s.home, &["sync", "mirror"]), "Pushed this archive to mirror/main\n");
+    let head = git(&s.ann, &s.home, &["rev-parse", "HEAD"]);
+    assert_eq!(git(&mirror, &s.home, &["rev-parse", "refs/heads/main"]), head);
+    assert_eq!(s.server_tip(), before, "origin is left alone");
+
+    fails(
+        &s.ann,
+        &s.home,
+        &["sync", "nowhere"],
+        2,
+        "ravenpost: git: find remote nowhere: remote 'nowhere' does not exist\n",
+    );
+    let gone = s.server.with_file_name("gone.git");
+    git(&s.ann, &s.home, &["remote", "add", "gone", gone.to_str().unwrap()]);
+    let err = fails(&s.ann, &s.home, &["sync", "gone"], 2, "");
+    assert!(
+        err.starts_with(&format!(
+            "ravenpost: git: git fetch {0}: fatal: '{0}' does not appear to be a git repository\n",
+            gone.display()
+        )),
+        "{err}"
+    );
+    assert_eq!(git(&s.ann, &s.home, &["rev-parse", "HEAD"]), head);
+    assert_eq!(git(&s.ann, &s.home, &["status", "--porcelain"]), "");
+}
+
+/// Two players' `sync` push at the same moment (the hook made slow, so that both fetch
+/// before either push lands): one wins, the other is refused with nothing changed on
+/// either side, and its next `sync` says that both moved on.
+#[test]
+fn two_racing_sync_pushes_one_wins() {
+    let s = setup();
+    ok(&s.ann, &s.home, &["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "a1"]);
+    ok(&s.bo, &s.home, &["new", "gygax", "--white", "Bo", "--black", "Ann", "--id", "b1"]);
+    let slow = s.server.with_file_name("slow-ravenpost");
+    std::fs::write(&slow, format!("#!/bin/sh\nsleep 1\nexec '{}' \"$@\"\n", env!("CARGO_BIN_EXE_ravenpost")))
+        .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&slow, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let spawn = |dir: &std::path::Path| {
+        ravenpost_at(dir, &s.home, T0)
+            .arg("sync")
+            .env("RAVENPOST_HOOK_EXE", &slow)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let heads: Vec<String> =
+        [&s.ann, &s.bo].iter().map(|d| git(d, &s.home, &["rev-parse", "HEAD"])).collect();
+    let (a, b) = (spawn(&s.ann), spawn(&s.bo));
+    let outs = [a.wait_with_output().unwrap(), b.wait_with_output().unwrap()];
+    let won: Vec<usize> = (0..2).filter(|&i| outs[i].status.success()).collect();
+    assert_eq!(won.len(), 1, "exactly one wins: {} | {}", text(&outs[0]), text(&outs[1]));
+    let (w, l) = (won[0], 1 - won[0]);
+    let dirs = [&s.ann, &s.bo];
+    assert_eq!(String::from_utf8_lossy(&outs[w].stdout), "Pushed 1 commit to origin/main\n");
+    assert_eq!(s.server_tip(), heads[w].trim());
+    assert_eq!(outs[l].status.code(), Some(1), "{}", text(&outs[l]));
+    let err = String::from_utf8_lossy(&outs[l].stderr);
+    // Both fetched first (the usual case with the slow hook): git refuses the second ref
+    // update. Or the loser fetched after the winner's push: sync sees both moved on.
+    assert!(
+        err.starts_with("ravenpost: origin refused the push (nothing changed there): ")
+            || err.contains("have both moved on"),
+        "{err}"
+    );
+    assert_eq!(git(dirs[l], &s.home, &["rev-parse", "HEAD"]), heads[l], "the loser keeps its commit");
+    let o = run(dirs[l], &s.home, &["sync"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("have both moved on"), "{}", text(&o));
+}
+
+/// The hook refuses a push that deletes a game file, on any branch; it checks branches
+/// other than main by the same rules, and refuses tags and branch deletions.
+#[test]
+fn the_hook_refuses_deleted_games_tags_and_branch_deletions() {
+    let s = setup();
+    git(&s.ann, &s.home, &["rm", "-q", GAME]);
+    git(&s.ann, &s.home, &["commit", "-q", "-m", "g: gone"]);
+    let id = git(&s.ann, &s.home, &["rev-parse", "--short=12", "HEAD"]);
+    refused(&s, false, &format!("g {}: the game file was deleted; games are never deleted", id.trim()));
+
+    // Another branch with a legal move is accepted; a deletion on it is not.
+    ok(&s.ann, &s.home, &["move", "g", "2e3", "--as", "Ann"]);
+    let push = |args: &[&str]| git_out(&s.ann, &s.home, &[&["push", "origin"][..], args].concat());
+    let o = push(&["HEAD:refs/heads/side"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let head = git(&s.ann, &s.home, &["rev-parse", "HEAD"]);
+    assert_eq!(git(&s.server, &s.home, &["rev-parse", "refs/heads/side"]), head);
+    git(&s.ann, &s.home, &["rm", "-q", GAME]);
+    git(&s.ann, &s.home, &["commit", "-q", "-m", "g: gone"]);
+    let o = push(&["HEAD:refs/heads/side"]);
+    assert!(!o.status.success());
+    assert!(text(&o).contains("remote: ravenpost: g "), "{}", text(&o));
+    assert!(text(&o).contains(": the game file was deleted; games are never deleted"), "{}", text(&o));
+    assert_eq!(git(&s.server, &s.home, &["rev-parse", "refs/heads/side"]), head);
+
+    git(&s.ann, &s.home, &["tag", "t1", "HEAD~1"]);
+    let o = push(&["t1"]);
+    assert!(!o.status.success());
+    assert!(
+        text(&o)
+            .contains("remote: ravenpost: refs/tags/t1: only branches may be pushed to a ravenpost archive"),
+        "{}",
+        text(&o)
+    );
+    let o = push(&[":refs/heads/side"]);
+    assert!(!o.status.success());
+    assert!(
+        text(&o).contains("remote: ravenpost: refs/heads/side: deleting a branch is refused"),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(git(&s.server, &s.home, &["rev-parse", "refs/heads/side"]), head);
+    assert_eq!(git(&s.server, &s.home, &["tag"]), "");
 }
