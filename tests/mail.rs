@@ -715,3 +715,27 @@ fn a_latin1_attachment_with_its_charset_is_read() {
     ));
     assert_eq!(game_of(&latin1).1, Ok(SMALL_GAME.replace("\"Ann\"", "\"Ann Ünal\"")));
 }
+
+/// TLS from the first byte (`--security tls`, SMTPS as on port 465): refused without
+/// the private CA, delivered with `--ca-file`; the server got the game as committed.
+#[test]
+fn send_with_tls_from_the_start() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path();
+    let (ca, cert, key) = test_ca(dir);
+    let smtp = Smtp::start_smtps(dir, "maildir", &cert, &key);
+    let ann = Player::new(dir, "ann", "Ann Example", "ann@example.org");
+    let new = ["new", "gygax", "--white", "Ann Example", "--black", "Bo Example", "--id", "tls"];
+    ann.ok(T0, &[&new[..], &["--black-email", "bo@example.net"]].concat());
+    ann.ok(T0 + 60, &["move", "tls", "2e3"]);
+    let send = ["mail", "send", "tls", "--smtp", &smtp.addr(), "--security", "tls"];
+    let err = ann.refused(T0 + 60, &send);
+    assert!(err.contains(&format!("SMTP server {} refused or failed", smtp.addr())), "{err}");
+    assert!(err.contains("nothing was sent"), "{err}");
+    assert!(smtp.messages().is_empty());
+    let out = ann.ok(T0 + 120, &[&send[..], &["--ca-file", ca.to_str().unwrap()]].concat());
+    assert!(out.contains(&format!("via SMTP {} (TLS)", smtp.addr())), "{out}");
+    let p = parse(&smtp.newest(0));
+    assert_eq!((p.message_id.as_str(), p.to.as_str()), ("tls.1@example.org", "bo@example.net"));
+    assert_eq!(p.attachment.2, ann.game("tls"));
+}

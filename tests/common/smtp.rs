@@ -51,14 +51,25 @@ impl Smtp {
     /// Starts a server whose Maildir is `root/name`; with `tls` = (certificate, key) it
     /// offers STARTTLS and requires it before `MAIL FROM`.
     pub fn start(root: &Path, name: &str, tls: Option<(&Path, &Path)>) -> Smtp {
+        match tls {
+            Some((cert, key)) => {
+                Smtp::start_with(root, name, &["--tlscert", path(cert), "--tlskey", path(key)])
+            }
+            None => Smtp::start_with(root, name, &[]),
+        }
+    }
+
+    /// Starts a server that speaks TLS from the first byte (SMTPS, as on port 465).
+    pub fn start_smtps(root: &Path, name: &str, cert: &Path, key: &Path) -> Smtp {
+        Smtp::start_with(root, name, &["--smtpscert", path(cert), "--smtpskey", path(key)])
+    }
+
+    fn start_with(root: &Path, name: &str, tls_args: &[&str]) -> Smtp {
         require_aiosmtpd();
         let maildir = root.join(name);
         let port = free_port();
         let mut cmd = Command::new("python3");
-        cmd.args(["-m", "aiosmtpd", "-n", "-l", &format!("127.0.0.1:{port}")]);
-        if let Some((cert, key)) = tls {
-            cmd.arg("--tlscert").arg(cert).arg("--tlskey").arg(key);
-        }
+        cmd.args(["-m", "aiosmtpd", "-n", "-l", &format!("127.0.0.1:{port}")]).args(tls_args);
         cmd.args(["-c", "aiosmtpd.handlers.Mailbox"]).arg(&maildir);
         let child = cmd.stdout(Stdio::null()).stderr(Stdio::piped()).spawn().expect("python3 runs");
         let mut s = Smtp { child, port, maildir };
@@ -86,6 +97,10 @@ impl Smtp {
         assert_eq!(m.len(), before + 1, "expected exactly one new message on the server: {m:?}");
         m[before].clone()
     }
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().expect("a UTF-8 path")
 }
 
 impl Drop for Smtp {
