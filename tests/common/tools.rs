@@ -65,3 +65,67 @@ pub fn keygen_with(dir: &Path, name: &str, passphrase: &str) -> (String, String)
 pub fn keygen(dir: &Path, name: &str) -> (String, String) {
     keygen_with(dir, name, "")
 }
+
+/// A script `dir/name` that prints `passphrase` (for `SSH_ASKPASS`): with
+/// `SSH_ASKPASS_REQUIRE=force`, ssh-keygen and ssh-add read passphrases from it and never
+/// from a terminal, so a test cannot hang waiting for one.
+pub fn askpass(dir: &Path, name: &str, passphrase: &str) -> std::path::PathBuf {
+    assert!(!passphrase.contains('\''), "a passphrase without quotes");
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join(name);
+    std::fs::write(&path, format!("#!/bin/sh\necho '{passphrase}'\n")).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+/// An `ssh-agent` of the test's own on a socket in a temporary directory; killed when
+/// dropped.
+pub struct SshAgent {
+    child: std::process::Child,
+    /// Its socket, for `SSH_AUTH_SOCK`.
+    pub socket: std::path::PathBuf,
+}
+
+impl SshAgent {
+    /// Starts the agent with its socket at `dir/agent.sock` (waiting at most 10 s).
+    pub fn start(dir: &Path) -> SshAgent {
+        let socket = dir.join("agent.sock");
+        let child = Command::new("ssh-agent")
+            .arg("-D")
+            .arg("-a")
+            .arg(&socket)
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic!("this test needs ssh-agent ({e}): install openssh-client (.ci/run does)")
+            });
+        let agent = SshAgent { child, socket };
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while !agent.socket.exists() {
+            assert!(std::time::Instant::now() < deadline, "ssh-agent made no socket within 10 s");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        agent
+    }
+
+    /// Adds the private key `key`, whose passphrase the script `askpass` prints.
+    pub fn add(&self, key: &str, askpass: &Path) {
+        let o = Command::new("ssh-add")
+            .arg(key)
+            .env("SSH_AUTH_SOCK", &self.socket)
+            .env("SSH_ASKPASS", askpass)
+            .env("SSH_ASKPASS_REQUIRE", "force")
+            .env("DISPLAY", ":0")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("ssh-add runs");
+        assert!(o.status.success(), "ssh-add: {}", String::from_utf8_lossy(&o.stderr));
+    }
+}
+
+impl Drop for SshAgent {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
