@@ -805,3 +805,39 @@ fn a_malformed_signing_key_tag_is_a_problem() {
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(text(&o).contains("WhiteSigningKey"), "{}", text(&o));
 }
+
+/// Regression (CHANGELOG: the hook and `sync` check a new game file that already has
+/// moves): a game file added with a ply already played is refused by the hook, and by
+/// `sync` when it comes from a remote without the hook; nothing changes on either side.
+#[test]
+fn hook_and_sync_refuse_a_new_game_file_with_moves() {
+    let s = setup();
+    ok(&s.ann, &s.home, &["move", "g", "2e3", "--as", "Ann"]);
+    let played = std::fs::read_to_string(s.ann.join(GAME)).unwrap();
+    git(&s.ann, &s.home, &["reset", "--quiet", "--hard", "origin/main"]);
+    std::fs::write(s.ann.join("games/gygax/p.pgn"), played).unwrap();
+    git(&s.ann, &s.home, &["add", "games/gygax/p.pgn"]);
+    git(&s.ann, &s.home, &["commit", "-q", "-m", "p: by hand"]);
+    let id = git(&s.ann, &s.home, &["rev-parse", "--short=12", "HEAD"]);
+    let why =
+        format!("p {}: the game appeared with 1 plies already played: games start with none", id.trim());
+    // `refused` resets Ann's clone afterwards: push it elsewhere first.
+    let plain = s.server.with_file_name("plain.git");
+    git(&s.server, &s.home, &["init", "--quiet", "--bare", "-b", "main", plain.to_str().unwrap()]);
+    git(&s.ann, &s.home, &["push", "--quiet", plain.to_str().unwrap(), "main"]);
+    refused_in(&s, "p", false, &why);
+
+    git(&s.bo, &s.home, &["remote", "add", "plain", plain.to_str().unwrap()]);
+    let head = git(&s.bo, &s.home, &["rev-parse", "HEAD"]);
+    fails(
+        &s.bo,
+        &s.home,
+        &["sync", "plain"],
+        1,
+        &format!(
+            "ravenpost: plain has commits that are not legal steps; nothing was changed here:\nravenpost: {why}\n"
+        ),
+    );
+    assert_eq!(git(&s.bo, &s.home, &["rev-parse", "HEAD"]), head);
+    assert!(!s.bo.join("games/gygax/p.pgn").exists());
+}
