@@ -596,6 +596,28 @@ fn a_git_index_lock_refuses_the_write_before_anything_is_committed() {
     assert_eq!(fs::read_to_string(dir.join(GAME)).unwrap(), "x\n");
 }
 
+/// A git command that holds the index lock briefly is waited for: the write goes ahead
+/// once the lock is gone. (The refusal above sits through the whole wait, 4 s fixed in
+/// `src/archive/write.rs`; an injectable wait would make it instant.)
+#[test]
+fn a_brief_git_index_lock_is_waited_for() {
+    let (_tmp, dir, a, c1) = archive_with_game();
+    let index_lock = dir.join(".git/index.lock");
+    fs::write(&index_lock, "").unwrap();
+    let remover = {
+        let index_lock = index_lock.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(100));
+            fs::remove_file(&index_lock).unwrap();
+        })
+    };
+    let c2 = a.commit_file(GAME, "x\n", Some(c1), Some(&ann()), at(2), "m").unwrap();
+    remover.join().unwrap();
+    assert_eq!(a.tip().unwrap(), Some(c2));
+    assert_eq!(fs::read_to_string(dir.join(GAME)).unwrap(), "x\n");
+    assert_eq!(status(&dir), "");
+}
+
 #[test]
 fn a_lock_left_by_a_dead_process_on_this_host_is_stale_at_once() {
     // Regression (issue 20): without /etc/hostname this test used to pass without checking.
