@@ -2,62 +2,11 @@
 //! whole games, refused moves that leave no trace, racing moves, and `verify` against
 //! commits made by hand. Deterministic: fixed time, no system or global git config.
 
+mod common;
+
 use std::path::Path;
-use std::process::{Command, Output};
 
-fn run(dir: &Path, home: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ravenpost"))
-        .args(args)
-        .current_dir(dir)
-        .env("RAVENPOST_TIME", "1764400000")
-        .env("HOME", home)
-        .env("XDG_DATA_HOME", home.join("data"))
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", home.join("gitconfig"))
-        .env_remove("RAVENPOST_ARCHIVE")
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap()
-}
-
-fn ok(dir: &Path, home: &Path, args: &[&str]) -> String {
-    let o = run(dir, home, args);
-    assert!(
-        o.status.success(),
-        "{args:?}: {}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8(o.stdout).unwrap()
-}
-
-fn git(dir: &Path, home: &Path, args: &[&str]) -> String {
-    let o = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", home.join("gitconfig"))
-        .env("GIT_AUTHOR_DATE", "2025-11-29T08:00:00Z")
-        .env("GIT_COMMITTER_DATE", "2025-11-29T08:00:00Z")
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&o.stderr));
-    String::from_utf8(o.stdout).unwrap()
-}
-
-/// A fresh archive in a temp dir, with a git identity.
-fn archive() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
-    let t = tempfile::tempdir().unwrap();
-    let home = t.path().join("home");
-    std::fs::create_dir_all(&home).unwrap();
-    let config = "[user]\n\tname = Referee\n\temail = referee@example.org\n";
-    // The git command line reads GIT_CONFIG_GLOBAL; libgit2 reads $HOME/.gitconfig.
-    std::fs::write(home.join("gitconfig"), config).unwrap();
-    std::fs::write(home.join(".gitconfig"), config).unwrap();
-    let dir = t.path().join("arc");
-    ok(t.path(), &home, &["init", dir.to_str().unwrap()]);
-    (t, dir, home)
-}
+use common::{DAY, T0, archive, archive_with, fails, git, identity, ok, ravenpost_at, run, run_at, text};
 
 fn play_game(dir: &Path, home: &Path, variant: &[&str], moves: &[&str]) {
     let mut args = vec!["new"];
@@ -143,17 +92,9 @@ fn two_racing_moves_one_wins_one_fails_cleanly() {
     let (_t, dir, home) = archive();
     play_game(&dir, &home, &["gygax"], &[]);
     // Both processes try to play Gold's first move at once.
-    let spawn = |m: &str| {
-        Command::new(env!("CARGO_BIN_EXE_ravenpost"))
-            .args(["move", "g", m, "--expect-ply", "1"])
-            .current_dir(&dir)
-            .env("RAVENPOST_TIME", "1764400000")
-            .env("HOME", &home)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", home.join("gitconfig"))
-            .spawn()
-            .unwrap()
-    };
+    // Regression (issue 20): the children used to inherit the caller's RAVENPOST_ARCHIVE.
+    let spawn =
+        |m: &str| ravenpost_at(&dir, &home, T0).args(["move", "g", m, "--expect-ply", "1"]).spawn().unwrap();
     for _ in 0..3 {
         let mut a = spawn("2e3");
         let mut b = spawn("2f3");
@@ -170,13 +111,17 @@ fn two_racing_moves_one_wins_one_fails_cleanly() {
 
 #[test]
 fn verify_catches_commits_made_by_hand() {
-    let cases: &[(&str, &str)] = &[
+    let cases: &[(&str, &str, &str)] = &[
         // An earlier move changed (each move is followed by its recorded time).
-        ("1. 2e3 {ravenpost: at", "1. 2f3 {ravenpost: at"),
+        (
+            "1. 2e3 {ravenpost: at",
+            "1. 2f3 {ravenpost: at",
+            "by Referee: ply 1 was changed or removed: earlier moves may not be rewritten",
+        ),
         // Two moves at once.
-        (" *\n", " 2. Rx3b6 U2c6 *\n"),
+        (" *\n", " 2. Rx3b6 U2c6 *\n", "by Referee: 2 plies were added at once: each commit adds one"),
     ];
-    for (from, to) in cases {
+    for (from, to, why) in cases {
         let (_t, dir, home) = archive();
         play_game(&dir, &home, &["gygax"], &["2e3", "Sa3b6"]);
         let file = dir.join("games/gygax/g.pgn");
@@ -184,11 +129,11 @@ fn verify_catches_commits_made_by_hand() {
         assert!(text.contains(from), "{text}");
         std::fs::write(&file, text.replace(from, to)).unwrap();
         git(&dir, &home, &["commit", "-q", "-am", "edit by hand"]);
+        let edit = git(&dir, &home, &["rev-parse", "--short=12", "HEAD"]);
         let o = run(&dir, &home, &["verify"]);
-        assert_eq!(o.status.code(), Some(1));
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert!(err.contains("edit") || err.contains("commit"), "{err}");
-        assert!(err.contains("changed") || err.contains("2 plies were added"), "{err}");
+        assert_eq!(o.status.code(), Some(1), "{}", common::text(&o));
+        assert_eq!(String::from_utf8_lossy(&o.stderr), format!("g commit {} {why}\n", edit.trim()));
+        assert_eq!(String::from_utf8_lossy(&o.stdout), "1 game verified, 1 problem\n");
     }
     // Out of turn: Ann commits Scarlet's move by hand.
     let (_t, dir, home) = archive();
@@ -231,18 +176,45 @@ fn status_log_and_show_of_a_game() {
 #[test]
 fn new_refuses_names_and_ids_that_cannot_work() {
     let (_t, dir, home) = archive();
-    for args in [
-        vec!["new", "gygax", "--white", "", "--black", "Bo"],
-        vec!["new", "gygax", "--white", "Ann <a@b>", "--black", "Bo"],
-        vec!["new", "gygax", "--white", "Ann\nX", "--black", "Bo"],
-        vec!["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "x.pgn"],
-        vec!["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "../x"],
+    let id_rule =
+        "use letters, digits, `-`, `_` and `.`, not starting with `.` and without `.pgn` (added for you)";
+    for (args, why) in [
+        (
+            vec!["new", "gygax", "--white", "", "--black", "Bo"],
+            "--white ``: the player's name is empty".to_string(),
+        ),
+        (
+            vec!["new", "gygax", "--white", "Ann <a@b>", "--black", "Bo"],
+            "--white `Ann <a@b>`: the player's name contains `<` or `>` (a name, not `Name <email>`)".into(),
+        ),
+        (
+            vec!["new", "gygax", "--white", "Ann\nX", "--black", "Bo"],
+            "--white `Ann\\nX`: the player's name contains a control character (a line break?)".into(),
+        ),
+        (
+            vec!["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "x.pgn"],
+            format!("--id `x.pgn`: {id_rule}"),
+        ),
+        (
+            vec!["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "../x"],
+            format!("--id `../x`: {id_rule}"),
+        ),
     ] {
         let o = run(&dir, &home, &args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");
-        assert!(!String::from_utf8_lossy(&o.stderr).is_empty());
+        assert_eq!(String::from_utf8_lossy(&o.stderr), format!("ravenpost: {why}\n"), "{args:?}");
     }
     assert_eq!(git(&dir, &home, &["log", "--format=%s"]).lines().count(), 1, "nothing committed");
+}
+
+/// `verify` after a commit made by hand, as (standard output, standard error, the
+/// commit's short id).
+fn verify_after_hand_commit(dir: &Path, home: &Path, message: &str) -> (String, String, String) {
+    git(dir, home, &["commit", "-q", "-m", message]);
+    let id = git(dir, home, &["rev-parse", "--short=12", "HEAD"]).trim().to_string();
+    let o = run(dir, home, &["verify"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    (String::from_utf8_lossy(&o.stdout).into(), String::from_utf8_lossy(&o.stderr).into(), id)
 }
 
 #[test]
@@ -250,21 +222,42 @@ fn verify_catches_deleted_moved_and_pre_played_games() {
     let (_t, dir, home) = archive();
     play_game(&dir, &home, &["gygax"], &["2e3"]);
     git(&dir, &home, &["rm", "-q", "games/gygax/g.pgn"]);
-    git(&dir, &home, &["commit", "-q", "-m", "remove"]);
-    let o = run(&dir, &home, &["verify"]);
-    assert_eq!(o.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("was deleted"));
+    let (out, err, id) = verify_after_hand_commit(&dir, &home, "remove");
+    assert_eq!(out, "0 games verified, 1 problem\n");
+    assert_eq!(
+        err,
+        format!(" commit {id} by Referee: games/gygax/g.pgn was deleted: games are never removed\n")
+    );
 
     let (_t, dir, home) = archive();
     play_game(&dir, &home, &["gygax"], &["2e3"]);
     std::fs::create_dir_all(dir.join("games/grand")).unwrap();
     git(&dir, &home, &["mv", "games/gygax/g.pgn", "games/grand/g.pgn"]);
-    git(&dir, &home, &["commit", "-q", "-m", "move"]);
-    let o = run(&dir, &home, &["verify"]);
-    assert_eq!(o.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("a gygax game stored under games/grand/"), "{err}");
-    assert!(err.contains("was deleted"), "{err}");
+    let (out, err, id) = verify_after_hand_commit(&dir, &home, "move");
+    assert_eq!(out, "1 game verified, 2 problems\n");
+    assert_eq!(
+        err,
+        format!(
+            "g commit {id} by Referee: a gygax game stored under games/grand/ (moved by hand?)\n \
+             commit {id} by Referee: games/gygax/g.pgn was deleted: games are never removed\n"
+        )
+    );
+
+    // Regression (CHANGELOG: a new game file that already has moves): a game file added
+    // by hand with two plies played is refused, however valid its moves.
+    let (_t, dir, home) = archive();
+    play_game(&dir, &home, &["gygax"], &["2e3", "Sa3b6"]);
+    let played = std::fs::read_to_string(dir.join("games/gygax/g.pgn")).unwrap();
+    std::fs::write(dir.join("games/gygax/h.pgn"), played).unwrap();
+    git(&dir, &home, &["add", "games/gygax/h.pgn"]);
+    let (out, err, id) = verify_after_hand_commit(&dir, &home, "h by hand");
+    assert_eq!(out, "2 games verified, 1 problem\n");
+    assert_eq!(
+        err,
+        format!(
+            "h commit {id} by Referee: the game appeared with 2 plies already played: games start with none\n"
+        )
+    );
 }
 
 /// Regression: read-only commands made the per-user archive (or a $RAVENPOST_ARCHIVE
@@ -272,10 +265,7 @@ fn verify_catches_deleted_moved_and_pre_played_games() {
 #[test]
 fn only_new_creates_the_default_archive() {
     let t = tempfile::tempdir().unwrap();
-    let home = t.path().join("home");
-    std::fs::create_dir_all(&home).unwrap();
-    std::fs::write(home.join(".gitconfig"), "[user]\n\tname = Referee\n\temail = referee@example.org\n")
-        .unwrap();
+    let home = identity(&t.path().join("home"), "Referee", "referee@example.org");
     let user_archive = home.join("data/ravenpost/archive");
     for args in
         [vec!["status"], vec!["show", "g"], vec!["log", "g"], vec!["verify"], vec!["move", "g", "2e3"]]
@@ -286,31 +276,24 @@ fn only_new_creates_the_default_archive() {
         assert!(err.contains("does not exist yet") && err.contains("ravenpost new"), "{args:?}: {err}");
         assert!(!user_archive.exists(), "{args:?} created the archive");
     }
-    let o = Command::new(env!("CARGO_BIN_EXE_ravenpost"))
+    let o = ravenpost_at(t.path(), &home, T0)
         .args(["status"])
-        .current_dir(t.path())
-        .env("HOME", &home)
         .env("RAVENPOST_ARCHIVE", t.path().join("nowhere"))
         .output()
         .unwrap();
-    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let nowhere = t.path().join("nowhere");
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        format!(
+            "ravenpost: no archive at {0} ($RAVENPOST_ARCHIVE): make one with `ravenpost init {0}`\n",
+            nowhere.display()
+        )
+    );
     assert!(!t.path().join("nowhere").exists());
     ok(t.path(), &home, &["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "g"]);
     assert!(user_archive.join("games/gygax/g.pgn").exists());
     assert!(ok(t.path(), &home, &["status"]).contains("Ann v Bo"));
-}
-
-fn run_at(dir: &Path, home: &Path, t: i64, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ravenpost"))
-        .args(args)
-        .current_dir(dir)
-        .env("RAVENPOST_TIME", t.to_string())
-        .env("HOME", home)
-        .env("XDG_DATA_HOME", home.join("data"))
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env_remove("RAVENPOST_ARCHIVE")
-        .output()
-        .unwrap()
 }
 
 /// Correspondence clocks with fixed times (no sleeping): three days a move, carried over;
@@ -319,8 +302,6 @@ fn run_at(dir: &Path, home: &Path, t: i64, args: &[&str]) -> Output {
 #[test]
 fn deadlines_leave_and_timeout_claims() {
     let (_t, dir, home) = archive();
-    const T0: i64 = 1_764_400_000; // 2025-11-29T07:06:40Z
-    const DAY: i64 = 86_400;
     let at = |t: i64, args: &[&str]| {
         let o = run_at(&dir, &home, t, args);
         (
@@ -419,14 +400,7 @@ fn cell(row: &str, file: usize) -> &str {
 
 #[test]
 fn diagrams_in_game_files_when_the_archive_says_so() {
-    let t = tempfile::tempdir().unwrap();
-    let home = t.path().join("home");
-    std::fs::create_dir_all(&home).unwrap();
-    let config = "[user]\n\tname = Referee\n\temail = referee@example.org\n";
-    std::fs::write(home.join("gitconfig"), config).unwrap();
-    std::fs::write(home.join(".gitconfig"), config).unwrap();
-    let dir = t.path().join("arc");
-    ok(t.path(), &home, &["init", dir.to_str().unwrap(), "--diagrams", "every-move"]);
+    let (_t, dir, home) = archive_with(&["--diagrams", "every-move"]);
     let yaml = std::fs::read_to_string(dir.join("ravenpost.yaml")).unwrap();
     assert!(yaml.contains("diagrams: every-move"), "{yaml}");
     play_game(&dir, &home, &["gygax"], &["2e3", "Sa3b6", "Rx3b6"]);
@@ -490,4 +464,135 @@ fn diagrams_in_game_files_when_the_archive_says_so() {
     play_game(&dir2, &home2, &["gygax"], &["2e3"]);
     let plain = std::fs::read_to_string(dir2.join("games/gygax/g.pgn")).unwrap();
     assert!(!plain.contains(";|"), "{plain}");
+}
+
+/// `log --json` lists each commit of the game as git has it (ids, authors, in order), and
+/// `verify --json` reports the problems `verify` prints, with exit code 1.
+#[test]
+fn log_and_verify_as_json_agree_with_git() {
+    let (_t, dir, home) = archive();
+    play_game(&dir, &home, &["gygax"], &["2e3", "Sa3b6"]);
+    let log: serde_json::Value = serde_json::from_str(&ok(&dir, &home, &["log", "g", "--json"])).unwrap();
+    let from_git =
+        git(&dir, &home, &["log", "--reverse", "--format=%h %an", "--abbrev=12", "--", "games/gygax/g.pgn"]);
+    let expected: Vec<(String, String)> = from_git
+        .lines()
+        .map(|l| l.split_once(' ').map(|(c, a)| (c.to_string(), a.to_string())).unwrap())
+        .collect();
+    let got: Vec<(String, String)> = log
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["commit"].as_str().unwrap().to_string(), e["author"].as_str().unwrap().to_string()))
+        .collect();
+    assert_eq!(got, expected);
+    assert_eq!(
+        log[1],
+        serde_json::json!({
+            "commit": expected[1].0, "author": "Ann", "time": "2025-11-29T07:06:40+00:00",
+            "what": "ply 1 2e3", "ply": 1, "san": "2e3", "problem": null,
+        })
+    );
+    assert_eq!((log[0]["what"].as_str(), log[0]["ply"].is_null()), (Some("created"), true));
+    assert_eq!((log[2]["ply"].as_u64(), log[2]["san"].as_str()), (Some(2), Some("Sa3b6")));
+
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&ok(&dir, &home, &["verify", "--json"])).unwrap(),
+        serde_json::json!({"games": 1, "problems": []})
+    );
+    git(&dir, &home, &["rm", "-q", "games/gygax/g.pgn"]);
+    git(&dir, &home, &["commit", "-q", "-m", "remove"]);
+    let id = git(&dir, &home, &["rev-parse", "--short=12", "HEAD"]);
+    let o = run(&dir, &home, &["verify", "--json"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert_eq!(
+        serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap(),
+        serde_json::json!({"games": 0, "problems": [{
+            "author": "Referee", "commit": id.trim(), "game": "",
+            "problem": "games/gygax/g.pgn was deleted: games are never removed",
+        }]})
+    );
+}
+
+/// `draw claim` from the command line: refused with the counts until the position has
+/// occurred three times (unicorns out and back twice: plies 0, 4 and 8), then recorded
+/// as a draw that `verify` accepts. Only the player to move may claim.
+#[test]
+fn draw_claim_by_repetition_from_the_command_line() {
+    let (_t, dir, home) = archive();
+    play_game(&dir, &home, &["gygax"], &["U2c3", "U2c6", "U2b1", "U2b8", "U2c3", "U2c6", "U2b1"]);
+    let tip = git(&dir, &home, &["rev-parse", "HEAD"]);
+    fails(
+        &dir,
+        &home,
+        &["draw", "claim", "g"],
+        1,
+        "ravenpost: claim refused: no draw: the position has occurred 2 times (3 needed) and the ply clock is 7 \
+         (100 needed)\n",
+    );
+    assert_eq!(git(&dir, &home, &["rev-parse", "HEAD"]), tip, "a refused claim commits nothing");
+    ok(&dir, &home, &["move", "g", "U2b8", "--as", "Bo", "--expect-ply", "8"]);
+    fails(
+        &dir,
+        &home,
+        &["draw", "claim", "g", "--as", "Bo"],
+        1,
+        "ravenpost: not Bo's turn: Ann (Gold) is to move\n",
+    );
+    let out = ok(&dir, &home, &["draw", "claim", "g", "--as", "Ann"]);
+    assert_eq!(out, "Gold claims a draw (the position has occurred 3 times)\n");
+    let file = std::fs::read_to_string(dir.join("games/gygax/g.pgn")).unwrap();
+    let words = file.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.ends_with("{Draw claimed by Gold: the position has occurred 3 times.} 1/2-1/2"), "{file}");
+    assert!(file.contains("[Result \"1/2-1/2\"]"), "{file}");
+    assert_eq!(
+        git(&dir, &home, &["log", "-1", "--format=%an|%s"]),
+        "Ann|g: Gold claims a draw (the position has occurred 3 times)\n"
+    );
+    assert_eq!(ok(&dir, &home, &["verify"]), "1 game verified, 0 problems\n");
+}
+
+/// Regression (CHANGELOG: `--expect-ply` ahead of the game says so): a move meant for a
+/// later ply is refused as "not that far", one meant for an earlier ply as "moved on";
+/// neither commits anything.
+#[test]
+fn expect_ply_ahead_of_the_game_is_refused() {
+    let (_t, dir, home) = archive();
+    play_game(&dir, &home, &["gygax"], &["2e3", "Sa3b6"]);
+    let tip = git(&dir, &home, &["rev-parse", "HEAD"]);
+    let ahead = ["move", "g", "Rx3b6", "--as", "Ann", "--expect-ply", "5"];
+    fails(
+        &dir,
+        &home,
+        &ahead,
+        1,
+        "ravenpost: the game is not that far: you meant ply 5, but the next ply is 3\n",
+    );
+    let behind = ["move", "g", "Rx3b6", "--as", "Ann", "--expect-ply", "2"];
+    fails(&dir, &home, &behind, 1, "ravenpost: the game moved on: you meant ply 2, but the next ply is 3\n");
+    assert_eq!(git(&dir, &home, &["rev-parse", "HEAD"]), tip);
+    assert_eq!(git(&dir, &home, &["status", "--porcelain"]), "");
+    ok(&dir, &home, &["move", "g", "Rx3b6", "--as", "Ann", "--expect-ply", "3"]);
+}
+
+/// Regression (CHANGELOG: a detached HEAD is reported): every command that reads or
+/// writes the branch says so and what to do, with exit code 2, and writes nothing.
+#[test]
+fn detached_head_is_reported() {
+    let (_t, dir, home) = archive();
+    play_game(&dir, &home, &["gygax"], &["2e3"]);
+    git(&dir, &home, &["checkout", "-q", "--detach", "HEAD"]);
+    let tip = git(&dir, &home, &["rev-parse", "HEAD"]);
+    let why = format!(
+        "ravenpost: {}/: HEAD is detached (check out a branch, e.g. `git switch main`)\n",
+        dir.display()
+    );
+    for args in
+        [&["status"][..], &["move", "g", "Sa3b6", "--as", "Bo"], &["verify"], &["resign", "g", "--as", "Bo"]]
+    {
+        let err = fails(&dir, &home, args, 2, &why);
+        assert_eq!(err, why, "{args:?}");
+    }
+    assert_eq!(git(&dir, &home, &["rev-parse", "HEAD"]), tip);
+    assert_eq!(git(&dir, &home, &["status", "--porcelain"]), "");
 }

@@ -1,22 +1,15 @@
 //! The `ravenpost` binary: output, exit codes and one-line errors.
 
-use std::process::Command;
+mod common;
 
-fn ravenpost(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_ravenpost")).args(args).output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
+use common::{T0, cli, ravenpost_at};
 
 #[test]
 fn perft_prints_the_node_count_last() {
-    let (code, out, _) = ravenpost(&["perft", "gygax", "2"]);
+    let (code, out, _) = cli(&["perft", "gygax", "2"]);
     assert_eq!(code, 0);
     assert_eq!(out.lines().last(), Some("8094"));
-    let (code, out, _) = ravenpost(&["perft", "dragonchess", "1", "--divide"]);
+    let (code, out, _) = cli(&["perft", "dragonchess", "1", "--divide"]);
     assert_eq!(code, 0);
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 91);
@@ -26,19 +19,19 @@ fn perft_prints_the_node_count_last() {
 
 #[test]
 fn moves_lists_every_legal_move() {
-    let (code, out, _) = ravenpost(&["moves", "gygax"]);
+    let (code, out, _) = cli(&["moves", "gygax"]);
     assert_eq!(code, 0);
     assert_eq!(out.lines().count(), 90);
     assert!(out.lines().any(|l| l == "W2e2-2e3"));
     let pos = "12/12/12/5R6/12/12/12/12 7k4/12/5o6/4ooo5/5o6/12/12/K11 12/12/12/12/12/12/12/12 g 0 1";
-    let (code, out, _) = ravenpost(&["moves", "gygax", "--position", pos]);
+    let (code, out, _) = cli(&["moves", "gygax", "--position", pos]);
     assert_eq!(code, 0);
     assert!(out.lines().any(|l| l == "R3f5:2f4"), "{out}");
 }
 
 #[test]
 fn unknown_variant_is_a_one_line_error_with_exit_code_2() {
-    let (code, out, err) = ravenpost(&["perft", "chess", "1"]);
+    let (code, out, err) = cli(&["perft", "chess", "1"]);
     assert_eq!(code, 2);
     assert!(out.is_empty());
     assert_eq!(err.lines().count(), 1, "{err}");
@@ -47,22 +40,22 @@ fn unknown_variant_is_a_one_line_error_with_exit_code_2() {
 
 #[test]
 fn malformed_position_is_a_one_line_error_with_column_and_exit_code_2() {
-    let (code, _, err) = ravenpost(&["moves", "gygax", "--position", "12/12/12/12/12/12/12/1z10 x"]);
+    let (code, _, err) = cli(&["moves", "gygax", "--position", "12/12/12/12/12/12/12/1z10 x"]);
     assert_eq!(code, 2);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("column"), "{err}");
     let bad = "12/12/12/12/12/12/12/1z10 12/12/12/12/12/12/12/12 12/12/12/12/12/12/12/12 g 0 1";
-    let (code, _, err) = ravenpost(&["perft", "gygax", "1", "--position", bad]);
+    let (code, _, err) = cli(&["perft", "gygax", "1", "--position", bad]);
     assert_eq!(code, 2);
     assert!(err.contains("column 23") && err.contains("unknown piece code `z`"), "{err}");
 }
 
 #[test]
 fn bad_option_is_refused() {
-    let (code, _, err) = ravenpost(&["perft", "gygax", "1", "--option", "sylph-return=sideways"]);
+    let (code, _, err) = cli(&["perft", "gygax", "1", "--option", "sylph-return=sideways"]);
     assert_eq!(code, 2);
     assert!(err.contains("expected one of start-squares, above"), "{err}");
-    let (code, _, err) = ravenpost(&["perft", "gygax", "1", "--option", "nonsense"]);
+    let (code, _, err) = cli(&["perft", "gygax", "1", "--option", "nonsense"]);
     assert_eq!(code, 2);
     assert!(err.contains("K=V"), "{err}");
 }
@@ -79,7 +72,7 @@ fn validate_reports_each_problem_with_file_line_column_and_exits_1() {
     write(dir.path(), "good.pgn", "[Variant \"gygax\"]\n\n1. 2e3 Sa3b6 *\n");
     let bad = write(dir.path(), "bad.pgn", "[Variant \"gygax\"]\n\n1. 2e3 2e6 2. U2c5 *\n");
     let d = dir.path().to_str().unwrap();
-    let (code, out, err) = ravenpost(&["validate", d]);
+    let (code, out, err) = cli(&["validate", d]);
     assert_eq!(code, 1);
     assert_eq!(out.trim(), "2 files, 2 games: 1 valid, 1 problem");
     assert!(err.contains(&format!("{}:3:15", bad.display())), "{err}");
@@ -87,16 +80,16 @@ fn validate_reports_each_problem_with_file_line_column_and_exits_1() {
         err.contains("no Unicorn of Gold can go to 2c5") && err.contains("legal: U2a3 U2c3 U2j3 U2l3"),
         "{err}"
     );
-    let (code, out, _) = ravenpost(&["validate", "--json", d]);
+    let (code, out, _) = cli(&["validate", "--json", d]);
     assert_eq!(code, 1);
     let json: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(json["games"], 2);
     assert_eq!(json["problems"][0]["line"], 3);
     assert_eq!(json["problems"][0]["column"], 15);
     assert_eq!(json["problems"][0]["token"], "U2c5");
-    let (code, _, _) = ravenpost(&["validate", dir.path().join("good.pgn").to_str().unwrap()]);
+    let (code, _, _) = cli(&["validate", dir.path().join("good.pgn").to_str().unwrap()]);
     assert_eq!(code, 0);
-    let (code, _, err) = ravenpost(&["validate", "/nonexistent/x.pgn"]);
+    let (code, _, err) = cli(&["validate", "/nonexistent/x.pgn"]);
     assert_eq!(code, 2);
     assert!(err.contains("no such file"), "{err}");
 }
@@ -108,19 +101,19 @@ fn fmt_rewrites_to_canonical_form_and_check_reports() {
         write(dir.path(), "g.pgn", "[Variant \"Dragonchess\"]\r\n\r\n1.W2e2-2e3   Sa3b6 2.R3g1x3b6 *\r\n");
     let bad = write(dir.path(), "bad.pgn", "[Variant \"gygax\"]\n\n1. 2e6 *\n");
     let bad_before = std::fs::read(&bad).unwrap();
-    let (code, out, _) = ravenpost(&["fmt", "--check", f.to_str().unwrap()]);
+    let (code, out, _) = cli(&["fmt", "--check", f.to_str().unwrap()]);
     assert_eq!(code, 1);
     assert!(out.contains("g.pgn"));
-    let (code, _, _) = ravenpost(&["fmt", f.to_str().unwrap()]);
+    let (code, _, _) = cli(&["fmt", f.to_str().unwrap()]);
     assert_eq!(code, 0);
     let text = std::fs::read_to_string(&f).unwrap();
     assert!(
         text.ends_with("[Variant \"gygax\"]\n[Ruleset \"ravenpost-1\"]\n\n1. 2e3 Sa3b6 2. Rx3b6 *\n"),
         "{text}"
     );
-    let (code, _, _) = ravenpost(&["fmt", "--check", f.to_str().unwrap()]);
+    let (code, _, _) = cli(&["fmt", "--check", f.to_str().unwrap()]);
     assert_eq!(code, 0, "canonical output is a fixed point");
-    let (code, _, err) = ravenpost(&["fmt", bad.to_str().unwrap()]);
+    let (code, _, err) = cli(&["fmt", bad.to_str().unwrap()]);
     assert_eq!(code, 1);
     assert!(err.contains("illegal move `2e6`"), "{err}");
     assert_eq!(std::fs::read(&bad).unwrap(), bad_before, "a file with problems is left as it is");
@@ -134,7 +127,7 @@ fn a_closed_stderr_is_no_panic() {
     for i in 0..300 {
         write(dir.path(), &format!("bad{i}.pgn"), "garbage\n");
     }
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ravenpost"))
+    let mut child = ravenpost_at(dir.path(), dir.path(), T0)
         .arg("validate")
         .arg(dir.path())
         .stdout(std::process::Stdio::null())

@@ -1,20 +1,13 @@
 //! The `ravenpost` command with Grand Chess and Fantasy Grand Chess.
 
-use std::process::Command;
+mod common;
 
-fn ravenpost(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_ravenpost")).args(args).output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use common::cli;
 
 #[test]
 fn perft_grand_and_fantasy_grand_pairings() {
-    assert_eq!(ravenpost(&["perft", "grand", "3"]).1.trim(), "259514");
-    let (code, out, _) = ravenpost(&[
+    assert_eq!(cli(&["perft", "grand", "3"]).1.trim(), "259514");
+    let (code, out, _) = cli(&[
         "perft",
         "fantasy-grand",
         "2",
@@ -26,23 +19,16 @@ fn perft_grand_and_fantasy_grand_pairings() {
     assert_eq!((code, out.trim()), (0, "1920"));
     // The armies may come from the position string instead.
     let pos = "4rr4/1s1lkem1s1/wwwwwwwwww/10/10/10/10/PPPPPPPPPP/1NBQKMABN1/R8R w - - 0 1 humans elves";
-    assert_eq!(ravenpost(&["perft", "fantasy-grand", "1", "--position", pos]).1.trim(), "65");
+    assert_eq!(cli(&["perft", "fantasy-grand", "1", "--position", pos]).1.trim(), "65");
 }
 
 #[test]
 fn druid_without_agreement_is_refused() {
-    let (code, _, err) = ravenpost(&["perft", "fantasy-grand", "1", "--option", "army-black=druid"]);
+    let (code, _, err) = cli(&["perft", "fantasy-grand", "1", "--option", "army-black=druid"]);
     assert_eq!(code, 2);
     assert!(err.contains("druid=allowed"), "{err}");
-    let (code, out, _) = ravenpost(&[
-        "perft",
-        "fantasy-grand",
-        "1",
-        "--option",
-        "army-black=druid",
-        "--option",
-        "druid=allowed",
-    ]);
+    let (code, out, _) =
+        cli(&["perft", "fantasy-grand", "1", "--option", "army-black=druid", "--option", "druid=allowed"]);
     assert_eq!((code, out.trim()), (0, "65"));
 }
 
@@ -55,7 +41,7 @@ fn validate_reads_armies_from_tags() {
                 [BlackArmy \"druid\"]\n[GameOptions \"druid=allowed\"]\n\n1. e5 Fob7 2. Orde3 *\n";
     let file = dir.join("horde-druid.pgn");
     std::fs::write(&file, game).unwrap();
-    let (code, out, err) = ravenpost(&["validate", file.to_str().unwrap()]);
+    let (code, out, err) = cli(&["validate", file.to_str().unwrap()]);
     std::fs::remove_dir_all(&dir).ok();
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("1 valid"), "{out}");

@@ -1,23 +1,15 @@
 //! The `ravenpost` binary with Fidchell.
 
-use std::process::Command;
+mod common;
 
-fn ravenpost(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_ravenpost")).args(args).output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
+use common::cli;
 
 #[test]
 fn perft_with_the_default_arrangement() {
-    let (code, out, err) = ravenpost(&["perft", "fidchell", "2", "--option", "introduction=default"]);
+    let (code, out, err) = cli(&["perft", "fidchell", "2", "--option", "introduction=default"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(out.lines().last(), Some("2500"));
-    let (code, out, _) =
-        ravenpost(&["perft", "fidchell", "1", "--divide", "--option", "introduction=default"]);
+    let (code, out, _) = cli(&["perft", "fidchell", "1", "--divide", "--option", "introduction=default"]);
     assert_eq!(code, 0);
     assert!(out.lines().any(|l| l == "Ed2-g5 1"), "{out}");
     assert_eq!(out.lines().last(), Some("50"));
@@ -25,7 +17,7 @@ fn perft_with_the_default_arrangement() {
 
 #[test]
 fn moves_in_the_introduction_are_drops() {
-    let (code, out, err) = ravenpost(&["moves", "fidchell"]);
+    let (code, out, err) = cli(&["moves", "fidchell"]);
     assert_eq!(code, 0, "{err}");
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 72);
@@ -35,7 +27,7 @@ fn moves_in_the_introduction_are_drops() {
 
 #[test]
 fn moves_show_replacements_and_portal_entries_as_drops() {
-    let (code, out, err) = ravenpost(&[
+    let (code, out, err) = cli(&[
         "moves",
         "fidchell",
         "--position",
@@ -43,7 +35,7 @@ fn moves_show_replacements_and_portal_entries_as_drops() {
     ]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(out, "K_h1\n");
-    let (code, out, _) = ravenpost(&[
+    let (code, out, _) = cli(&[
         "moves",
         "fidchell",
         "--position",
@@ -55,10 +47,10 @@ fn moves_show_replacements_and_portal_entries_as_drops() {
 
 #[test]
 fn bad_options_and_strings_are_input_errors() {
-    let (code, _, err) = ravenpost(&["perft", "fidchell", "1", "--option", "introduction=random"]);
+    let (code, _, err) = cli(&["perft", "fidchell", "1", "--option", "introduction=random"]);
     assert_eq!(code, 2);
     assert!(err.contains("expected one of phase, default"), "{err}");
-    let (code, _, err) = ravenpost(&["moves", "fidchell", "--position", "12 w - - 0000/0000 - 0 1"]);
+    let (code, _, err) = cli(&["moves", "fidchell", "--position", "12 w - - 0000/0000 - 0 1"]);
     assert_eq!(code, 2);
     assert!(err.starts_with("ravenpost: position string:"), "{err}");
 }

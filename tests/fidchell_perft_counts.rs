@@ -1,13 +1,16 @@
 //! The hand counts of `tests/data/fidchell.perft`: depth 1 of both start positions,
 //! piece kind by piece kind, as the comments in that file break them down.
 
+mod common;
+
+use common::rules::{fidchell, variant};
+
 use std::collections::BTreeMap;
 
 use ravenpost::engine::Move;
 
 fn by_kind(options: &[(&str, &str)]) -> BTreeMap<String, usize> {
-    let o: Vec<(String, String)> = options.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-    let v = ravenpost::variants::by_name("fidchell", &o).unwrap();
+    let v = variant("fidchell", options);
     let mut counts = BTreeMap::new();
     for m in v.legal_moves(&v.start_position()) {
         *counts.entry(v.def().kind(m.piece()).code.clone()).or_insert(0) += 1;
@@ -51,7 +54,7 @@ fn introduction_depth_1_is_six_kinds_times_twelve_squares() {
     let expected: BTreeMap<String, usize> =
         ["W", "P", "Mk", "Mq", "Md", "Mb"].iter().map(|k| (k.to_string(), 12)).collect();
     assert_eq!(got, expected);
-    let v = ravenpost::variants::by_name("fidchell", &[]).unwrap();
+    let v = fidchell();
     let start = v.start_position();
     let moves = v.legal_moves(&start);
     assert!(moves.iter().all(|m| matches!(m, Move::Drop { to, .. } if to.rank().number() == 3)));

@@ -1,8 +1,10 @@
 //! Fidchell position strings (`notation-spec/position-strings.md` §4, Fidchell): the
 //! spec's own examples, round trips through play, and refused strings.
 
-use ravenpost::engine::{Position, Variant};
-use ravenpost::notation::moves::long_form;
+mod common;
+
+use common::rules::{fidchell, play_long, variant};
+use ravenpost::engine::Variant;
 use ravenpost::notation::position_string::{parse_position, write_position};
 
 const FULL_INTRODUCTION: &str = "ntcjdkqbactn/1lse1gg1esl1/12/12/12/12/12/12/12/12/1LSE1GG1ESL1/NTCJDKQBACTN w \
@@ -12,36 +14,27 @@ WWWP(Md)(Mk)(Mq)(Mb)PWWW/1LSE1GG1ESL1/NTCJDKQBACTN w - - 0000/0000 - 0 1";
 const AFTER_THREE: &str = "ntcjdkqbactn/1l1e1gg1esl1/1ww1(md)(mk)(mq)(mb)pwww/w2p8/12/12/12/12/W11/\
 1WW1(Md)(Mk)(Mq)(Mb)PWWW/1LSE1GG1ESL1/NTCJDKQBACTN w - [Ps] 0000/0000 - 0 4";
 
-fn fidchell(default: bool) -> std::sync::Arc<Variant> {
-    let o = if default { vec![("introduction".to_string(), "default".to_string())] } else { vec![] };
-    ravenpost::variants::by_name("fidchell", &o).unwrap()
-}
-
-fn play(v: &Variant, p: &Position, token: &str) -> Position {
-    let m = v
-        .legal_moves(p)
-        .into_iter()
-        .find(|m| long_form(v, m) == token)
-        .unwrap_or_else(|| panic!("{token} is not legal in {}", write_position(v, p)));
-    v.make(p, &m)
+/// Fidchell after its introduction (the `default` arrangement).
+fn fidchell_arranged() -> std::sync::Arc<Variant> {
+    variant("fidchell", &[("introduction", "default")])
 }
 
 #[test]
 fn the_spec_start_strings_are_the_start_positions() {
-    let v = fidchell(false);
+    let v = fidchell();
     assert_eq!(write_position(&v, &v.start_position()), FULL_INTRODUCTION);
     assert_eq!(parse_position(&v, FULL_INTRODUCTION).unwrap(), v.start_position());
-    let v = fidchell(true);
+    let v = fidchell_arranged();
     assert_eq!(write_position(&v, &v.start_position()), DEFAULT);
     assert_eq!(parse_position(&v, DEFAULT).unwrap(), v.start_position());
 }
 
 #[test]
 fn the_spec_example_after_three_moves() {
-    let v = fidchell(true);
+    let v = fidchell_arranged();
     let mut p = v.start_position();
     for token in ["Wa3-a4", "Wa10-a9", "Pd3-d6", "Sc11-d9", "Pd6xd9", "Pd10xd9"] {
-        p = play(&v, &p, token);
+        p = play_long(&v, &p, token);
     }
     assert_eq!(write_position(&v, &p), AFTER_THREE);
     assert_eq!(parse_position(&v, AFTER_THREE).unwrap(), p);
@@ -49,7 +42,7 @@ fn the_spec_example_after_three_moves() {
 
 #[test]
 fn every_state_field_round_trips() {
-    let v = fidchell(false);
+    let v = fidchell();
     for text in [
         "12/12/4k7/4u7/6n5/12/4W3f3/12/3WK7/2y4G4/12/A10C w - [WWNww(mk)(mq)] 1011/2110 - 7 30",
         "n4k6/6B2c2/2(rp)1(s+)7/3(mk)8/11(B+)/12/8I3/W6W4/4(D+)5(AE)1/12/12/1K4Q5 b - [(Mk)] 0000/0000 Q 0 20",
@@ -66,7 +59,7 @@ fn every_state_field_round_trips() {
 
 #[test]
 fn positions_along_the_introduction_and_play_round_trip() {
-    let v = fidchell(false);
+    let v = fidchell();
     let mut p = v.start_position();
     let mut seen = 0;
     for ply in 0..60 {
@@ -88,7 +81,7 @@ fn positions_along_the_introduction_and_play_round_trip() {
 
 #[test]
 fn refused_strings_name_the_field() {
-    let v = fidchell(false);
+    let v = fidchell();
     let k = "4k7/12/12/12/12/12/12/12/12/12/12/4K7";
     for (rest, why) in [
         ("w - - 0000/0000 - 0", "fields"),

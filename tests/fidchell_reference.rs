@@ -7,6 +7,8 @@
 //! Coordinates here are `(file, rank)`, both 0..12; "forward" is +rank for White and
 //! −rank for Black.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 
 type Sq = (i32, i32);
@@ -613,6 +615,11 @@ fn perft(p: &Pos, depth: u32) -> u64 {
 
 // ---- the comparison ----
 
+use std::path::Path;
+
+use common::perft::read_blocks;
+use common::rng::Lcg;
+use common::rules::variant;
 use ravenpost::engine::{Position, Variant};
 use ravenpost::notation::moves::long_form;
 use ravenpost::notation::position_string::{parse_position, write_position};
@@ -651,29 +658,28 @@ fn compare_tree(v: &Variant, e: &Position, r: &Pos, depth: u32, path: &mut Vec<S
     }
 }
 
-fn fidchell(options: &[(&str, &str)]) -> std::sync::Arc<Variant> {
-    let o: Vec<(String, String)> = options.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-    ravenpost::variants::by_name("fidchell", &o).unwrap()
+fn fidchell_with(options: &[(&str, &str)]) -> std::sync::Arc<Variant> {
+    variant("fidchell", options)
 }
 
 #[test]
 fn reference_agrees_move_by_move_from_the_default_arrangement() {
-    let v = fidchell(&[("introduction", "default")]);
+    let v = fidchell_with(&[("introduction", "default")]);
     compare_tree(&v, &v.start_position(), &default_start(), 1, &mut vec![]);
 }
 
 #[test]
 fn reference_agrees_move_by_move_in_the_introduction() {
-    let v = fidchell(&[]);
+    let v = fidchell_with(&[]);
     compare_tree(&v, &v.start_position(), &intro_start(), 1, &mut vec![]);
 }
 
 #[test]
 fn reference_start_positions_are_the_engines() {
-    let v = fidchell(&[("introduction", "default")]);
+    let v = fidchell_with(&[("introduction", "default")]);
     let from_engine = read(&write_position(&v, &v.start_position()));
     assert_eq!(from_engine.board, default_start().board);
-    let v = fidchell(&[]);
+    let v = fidchell_with(&[]);
     let from_engine = read(&write_position(&v, &v.start_position()));
     assert_eq!(from_engine.board, intro_start().board);
     assert_eq!(from_engine.hand, intro_start().hand);
@@ -683,50 +689,27 @@ fn reference_start_positions_are_the_engines() {
 /// position's move tree compared with the engine's for two plies.
 #[test]
 fn reference_agrees_with_every_count_of_the_perft_file() {
-    let text = std::fs::read_to_string("tests/data/fidchell.perft").unwrap();
-    let mut options: Vec<(String, String)> = vec![];
-    let mut position = String::new();
     let mut checked = 0;
-    for raw in text.lines().chain(std::iter::once("")) {
-        let line = raw.split('#').next().unwrap().trim();
-        if raw.trim().is_empty() {
-            options.clear();
-            position.clear();
-            continue;
-        }
-        let (key, value) = line.split_once(' ').unwrap_or((line, ""));
-        match key {
-            "option" => {
-                let (k, v) = value.split_once('=').unwrap();
-                options.push((k.into(), v.into()));
+    for b in read_blocks(Path::new("tests/data/fidchell.perft")) {
+        assert_eq!(b.variant, "fidchell", "line {}", b.line);
+        let v = b.variant();
+        let e = b.position_in(&v);
+        let r = if b.position != "start" {
+            read(&b.position)
+        } else if b.options.iter().any(|(k, x)| k == "introduction" && x == "default") {
+            default_start()
+        } else {
+            intro_start()
+        };
+        for &(depth, nodes) in &b.expect {
+            assert_eq!(perft(&r, depth), nodes, "reference: {} depth {depth}", b.id);
+            if depth <= 2 {
+                compare_tree(&v, &e, &r, depth.saturating_sub(1), &mut vec![]);
             }
-            "position" => position = value.to_string(),
-            "perft" => {
-                let mut it = value.split_whitespace();
-                let depth: u32 = it.next().unwrap().parse().unwrap();
-                let nodes: u64 = it.next().unwrap().parse().unwrap();
-                let v = ravenpost::variants::by_name("fidchell", &options).unwrap();
-                let (e, r) = if position == "start" {
-                    let e = v.start_position();
-                    let r = if options.iter().any(|(k, x)| k == "introduction" && x == "default") {
-                        default_start()
-                    } else {
-                        intro_start()
-                    };
-                    (e, r)
-                } else {
-                    (parse_position(&v, &position).unwrap(), read(&position))
-                };
-                assert_eq!(perft(&r, depth), nodes, "reference: {position} depth {depth}");
-                if depth <= 2 {
-                    compare_tree(&v, &e, &r, depth.saturating_sub(1), &mut vec![]);
-                }
-                checked += 1;
-            }
-            _ => {}
+            checked += 1;
         }
     }
-    assert!(checked >= 5);
+    assert!(checked >= 5, "{checked}");
 }
 
 /// Pseudo-random games from both starts (captures preferred, so that promotions, portal
@@ -735,18 +718,15 @@ fn reference_agrees_with_every_count_of_the_perft_file() {
 /// position string into the same position.
 #[test]
 fn reference_agrees_along_pseudo_random_games() {
-    let mut seed: u64 = 0x5eed_f1dc;
-    let mut next = move |n: usize| {
-        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        ((seed >> 33) as usize) % n
-    };
+    let mut rng = Lcg(0x5eed_f1dc);
+    let mut next = move |n: usize| rng.below(n);
     let mut events: BTreeMap<&str, usize> = BTreeMap::new();
     // The last four games start from the `queen-return` position of the perft file.
     let queen =
         "n4k6/6q2c2/2(rp)1(s+)7/3(mk)8/11(B+)/12/1B6I3/W6W4/4(D+)5(AE)1/12/12/1K4Q5 w - - 0000/0000 - 0 20";
     for game in 0..16 {
         let default = game % 2 == 0;
-        let v = fidchell(if default { &[("introduction", "default")] } else { &[] });
+        let v = fidchell_with(if default { &[("introduction", "default")] } else { &[] });
         let (mut e, mut r) = if game >= 12 {
             (parse_position(&v, queen).unwrap(), read(queen))
         } else if default {

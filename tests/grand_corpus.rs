@@ -3,10 +3,13 @@
 //! move by origin and destination (promotion-free game), and the final position string
 //! written by ravenpost must be the one the corpus README gives.
 
+mod common;
+
+use common::rules::variant;
+
 use ravenpost::engine::{Position, Variant};
 use ravenpost::notation::moves::long_form;
 use ravenpost::notation::position_string::{parse_position, write_position};
-use ravenpost::variants::by_name;
 
 /// The origin–destination list from `shared/corpus/grand/README.md`.
 const MOVES: &str = "e3e5 f9e7 g3g4 c8c7 f3f5 g8g7 c3c4 b8b6 d3d5 e7c8 c2e4 f8f7 f2d3 g9c5 d3c5 b6c5 \
@@ -33,7 +36,7 @@ fn play(v: &Variant, pos: &Position, uci: &str) -> Position {
 
 #[test]
 fn pychess_game_replays_to_the_readme_position() {
-    let v = by_name("grand", &[]).unwrap();
+    let v = variant("grand", &[]);
     let mut pos = v.start_position();
     for uci in MOVES.split_whitespace() {
         pos = play(&v, &pos, uci);

@@ -3,15 +3,15 @@
 //! `ravenpost mail import` reads what the server stored. Two archives (Ann's and Bo's),
 //! each with its own HOME and git identity; fixed times through RAVENPOST_TIME.
 
-use std::net::{TcpListener, TcpStream};
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Output;
 
+use common::smtp::{Smtp, free_port, test_ca};
+use common::tools::keygen;
+use common::{T0, git, identity, ravenpost_at, text};
 use mail_parser::{MessageParser, MimeHeaders};
-
-/// 2025-11-29T07:06:40Z.
-const T0: i64 = 1_764_400_000;
 
 struct Player {
     home: PathBuf,
@@ -20,31 +20,17 @@ struct Player {
 
 impl Player {
     fn new(root: &Path, who: &str, name: &str, email: &str) -> Player {
-        let home = root.join(format!("home-{who}"));
-        std::fs::create_dir_all(&home).unwrap();
-        let config = format!("[user]\n\tname = {name}\n\temail = {email}\n[init]\n\tdefaultBranch = main\n");
-        // git reads GIT_CONFIG_GLOBAL, libgit2 reads ~/.gitconfig.
-        std::fs::write(home.join("gitconfig"), &config).unwrap();
-        std::fs::write(home.join(".gitconfig"), &config).unwrap();
+        let home = identity(&root.join(format!("home-{who}")), name, email);
         let p = Player { home, archive: root.join(format!("archive-{who}")) };
         p.ok(T0, &["init", p.archive.to_str().unwrap()]);
         p
     }
 
     fn run(&self, time: i64, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_ravenpost"))
+        ravenpost_at(&self.home, &self.home, time)
             .arg("--archive")
             .arg(&self.archive)
             .args(args)
-            .current_dir(&self.home)
-            .env("RAVENPOST_TIME", time.to_string())
-            .env("HOME", &self.home)
-            .env("XDG_DATA_HOME", self.home.join("data"))
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", self.home.join("gitconfig"))
-            .env_remove("RAVENPOST_ARCHIVE")
-            .env_remove("RAVENPOST_SMTP_PASSWORD")
-            .env("NO_COLOR", "1")
             .output()
             .unwrap()
     }
@@ -63,17 +49,7 @@ impl Player {
     }
 
     fn git(&self, args: &[&str]) -> String {
-        let o = Command::new("git")
-            .arg("-C")
-            .arg(&self.archive)
-            .args(args)
-            .env("HOME", &self.home)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", self.home.join("gitconfig"))
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "git {args:?}: {}", text(&o));
-        String::from_utf8(o.stdout).unwrap()
+        git(&self.archive, &self.home, args)
     }
 
     fn head(&self) -> String {
@@ -82,75 +58,6 @@ impl Player {
 
     fn game(&self, id: &str) -> String {
         self.git(&["show", &format!("HEAD:games/gygax/{id}.pgn")])
-    }
-}
-
-fn text(o: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
-}
-
-/// An aiosmtpd server on a free loopback port, storing what it receives in a Maildir.
-struct Smtp {
-    child: Child,
-    port: u16,
-    maildir: PathBuf,
-}
-
-impl Smtp {
-    fn start(root: &Path, name: &str, tls: Option<(&Path, &Path)>) -> Smtp {
-        let maildir = root.join(name);
-        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let mut cmd = Command::new("python3");
-        cmd.args(["-m", "aiosmtpd", "-n", "-l", &format!("127.0.0.1:{port}")]);
-        if let Some((cert, key)) = tls {
-            // STARTTLS offered, and required before MAIL FROM.
-            cmd.arg("--tlscert").arg(cert).arg("--tlskey").arg(key);
-        }
-        cmd.args(["-c", "aiosmtpd.handlers.Mailbox"]).arg(&maildir);
-        let child = cmd.stdout(Stdio::null()).stderr(Stdio::piped()).spawn().expect(
-            "python3 must be installed with aiosmtpd (`python3 -m pip install aiosmtpd`; .ci/run does it)",
-        );
-        let mut s = Smtp { child, port, maildir };
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            if let Ok(Some(status)) = s.child.try_wait() {
-                let mut err = String::new();
-                use std::io::Read;
-                s.child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
-                panic!("aiosmtpd exited ({status}) before listening: {err} (is aiosmtpd installed?)");
-            }
-            assert!(Instant::now() < deadline, "aiosmtpd did not listen on port {port} within 30 s");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        s
-    }
-
-    fn addr(&self) -> String {
-        format!("127.0.0.1:{}", self.port)
-    }
-
-    /// The messages received so far, oldest first (by file name: Maildir names start with
-    /// the delivery time).
-    fn messages(&self) -> Vec<PathBuf> {
-        let mut v: Vec<PathBuf> = std::fs::read_dir(self.maildir.join("new"))
-            .map(|d| d.flatten().map(|e| e.path()).collect())
-            .unwrap_or_default();
-        v.sort_by_key(|p| (std::fs::metadata(p).and_then(|m| m.modified()).ok(), p.clone()));
-        v
-    }
-
-    /// The one message received since `before` messages.
-    fn newest(&self, before: usize) -> PathBuf {
-        let m = self.messages();
-        assert_eq!(m.len(), before + 1, "expected exactly one new message on the server: {m:?}");
-        m[before].clone()
-    }
-}
-
-impl Drop for Smtp {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
@@ -485,7 +392,7 @@ fn send_failures_are_explained() {
     let ann = Player::new(t.path(), "ann", "Ann Example", "ann@example.org");
     ann.ok(T0, &["new", "gygax", "--white", "Ann Example", "--black", "Bo Example", "--id", "e"]);
     // A loopback port with nothing listening.
-    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = free_port();
     let server = format!("127.0.0.1:{port}");
     let to = ["--to", "bo@example.net", "--smtp", server.as_str(), "--security", "none"];
     let err = ann.refused(T0, &[&["mail", "send", "e"][..], &to[..]].concat());
@@ -526,56 +433,8 @@ fn a_game_in_the_message_text_is_read() {
 fn send_with_starttls_from_the_archive_settings() {
     let t = tempfile::tempdir().unwrap();
     let dir = t.path();
-    let openssl = |args: &[&str]| {
-        let o = Command::new("openssl").args(args).current_dir(dir).output().expect("openssl");
-        assert!(o.status.success(), "openssl {args:?}: {}", text(&o));
-    };
-    openssl(&[
-        "req",
-        "-x509",
-        "-newkey",
-        "rsa:2048",
-        "-nodes",
-        "-keyout",
-        "ca.key",
-        "-out",
-        "ca.pem",
-        "-days",
-        "2",
-        "-subj",
-        "/CN=ravenpost test CA",
-    ]);
-    openssl(&[
-        "req",
-        "-newkey",
-        "rsa:2048",
-        "-nodes",
-        "-keyout",
-        "key.pem",
-        "-out",
-        "req.csr",
-        "-subj",
-        "/CN=127.0.0.1",
-    ]);
-    std::fs::write(dir.join("ext.cnf"), "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n").unwrap();
-    openssl(&[
-        "x509",
-        "-req",
-        "-in",
-        "req.csr",
-        "-CA",
-        "ca.pem",
-        "-CAkey",
-        "ca.key",
-        "-CAcreateserial",
-        "-out",
-        "cert.pem",
-        "-days",
-        "2",
-        "-extfile",
-        "ext.cnf",
-    ]);
-    let smtp = Smtp::start(dir, "maildir", Some((&dir.join("cert.pem"), &dir.join("key.pem"))));
+    let (ca, cert, key) = test_ca(dir);
+    let smtp = Smtp::start(dir, "maildir", Some((&cert, &key)));
 
     let ann = Player::new(dir, "ann", "Ann Example", "ann@example.org");
     ann.ok(
@@ -603,7 +462,7 @@ fn send_with_starttls_from_the_archive_settings() {
     let yaml = format!(
         "{yaml}mail:\n  smtp:\n    host: 127.0.0.1\n    port: {}\n    security: starttls\n    ca-file: {}\n",
         smtp.port,
-        dir.join("ca.pem").display()
+        ca.display()
     );
     std::fs::write(ann.archive.join("ravenpost.yaml"), yaml).unwrap();
     ann.git(&["commit", "--quiet", "-am", "mail settings"]);
@@ -662,11 +521,7 @@ fn offers_and_resignations_travel_with_moves() {
     }
 
     // Signed games stay in git.
-    let key = t.path().join("k");
-    let o =
-        Command::new("ssh-keygen").args(["-q", "-t", "ed25519", "-N", "", "-f"]).arg(&key).output().unwrap();
-    assert!(o.status.success());
-    let pubkey = format!("{}.pub", key.display());
+    let (_key, pubkey) = keygen(t.path(), "k");
     ann.ok(
         T0,
         &[
@@ -741,4 +596,146 @@ fn players_are_recognised_by_their_email_tag() {
     let err = ann.refused(T0 + 60, &["mail", "import", f3.to_str().unwrap()]);
     assert!(err.contains("refusing a move made in your name"), "{err}");
     ann.ok(T0 + 70, &["mail", "import", f2.to_str().unwrap()]);
+}
+
+/// A message from Ann with a text part and then `parts` (each a MIME part of boundary
+/// `b`, the closing `--b--` included or not).
+fn multipart(parts: &str) -> String {
+    format!(
+        "From: Ann <ann@example.org>\r\nTo: bo@example.net\r\nSubject: [ravenpost] ann-bo: 1. 2e3\r\n\
+         Message-ID: <x@example.org>\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=\"b\"\r\n\r\n\
+         --b\r\nContent-Type: text/plain\r\n\r\nMy move.\r\n{parts}"
+    )
+}
+
+/// A `.pgn` attachment part named `name` with more `headers` and the (encoded) `body`.
+fn pgn_part(name: &str, headers: &str, body: &str) -> String {
+    format!(
+        "--b\r\nContent-Type: application/x-chess-pgn{headers}\r\n\
+         Content-Disposition: attachment; filename=\"{name}\"\r\n\r\n{body}\r\n"
+    )
+}
+
+/// The one message's game as `mail import` would take it.
+fn game_of(message: &str) -> (Option<String>, Result<String, String>) {
+    let mut m = ravenpost::mail::read_messages(message.as_bytes()).unwrap();
+    assert_eq!(m.len(), 1);
+    let m = m.remove(0);
+    (m.game_id, m.game)
+}
+
+const SMALL_GAME: &str =
+    "[Event \"?\"]\n[White \"Ann\"]\n[Black \"Bo\"]\n[Result \"*\"]\n[Variant \"gygax\"]\n\n1. 2e3 *\n";
+/// [`SMALL_GAME`] with CRLF line ends, base64-encoded by Python's `base64.encodebytes`.
+const SMALL_GAME_BASE64: &str = "W0V2ZW50ICI/Il0NCltXaGl0ZSAiQW5uIl0NCltCbGFjayAiQm8iXQ0KW1Jlc3VsdCAiKiJdDQpb\r\n\
+                                 VmFyaWFudCAiZ3lnYXgiXQ0KDQoxLiAyZTMgKg0K\r\n";
+
+/// Attachments encoded as mail clients send them: base64, and quoted-printable with a
+/// UTF-8 name (`=C3=9C` is Ü) and a soft line break inside a tag; a charset nobody knows
+/// on a plain ASCII game is harmless.
+#[test]
+fn encoded_attachments_are_decoded() {
+    let b64 = multipart(&format!(
+        "{}--b--\r\n",
+        pgn_part("ann-bo.pgn", "\r\nContent-Transfer-Encoding: base64", SMALL_GAME_BASE64)
+    ));
+    assert_eq!(game_of(&b64), (Some("ann-bo".into()), Ok(SMALL_GAME.to_string())));
+    let qp_body = "[Event \"?\"]\r\n[White \"Ann =C3=9Cnal\"]\r\n[Black \"Bo\"]\r\n[Result \"*\"]\r\n\
+                   [Variant \"gy=\r\ngax\"]\r\n\r\n1. 2e3 *\r\n";
+    let qp = multipart(&format!(
+        "{}--b--\r\n",
+        pgn_part("ann-bo.pgn", "; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable", qp_body)
+    ));
+    assert_eq!(game_of(&qp).1, Ok(SMALL_GAME.replace("\"Ann\"", "\"Ann Ünal\"")));
+    let odd = multipart(&format!(
+        "{}--b--\r\n",
+        pgn_part("ann-bo.pgn", "; charset=x-no-such-charset", &SMALL_GAME.replace('\n', "\r\n"))
+    ));
+    assert_eq!(game_of(&odd).1, Ok(SMALL_GAME.to_string()));
+}
+
+/// A second `.pgn` attachment is ignored: the first is the game, and names it.
+#[test]
+fn a_second_attachment_is_ignored() {
+    let other = "[Event \"?\"]\r\n[White \"Cy\"]\r\n[Black \"Di\"]\r\n[Result \"*\"]\r\n[Variant \"gygax\"]\r\n\r\n*\r\n";
+    let two = multipart(&format!(
+        "{}{}--b--\r\n",
+        pgn_part("ann-bo.pgn", "\r\nContent-Transfer-Encoding: base64", SMALL_GAME_BASE64),
+        pgn_part("cy-di.pgn", "", other)
+    ));
+    assert_eq!(game_of(&two), (Some("ann-bo".into()), Ok(SMALL_GAME.to_string())));
+}
+
+/// A game cut off in the middle (no closing boundary) comes out as the part it has, and
+/// `mail import` refuses it by the rules of game files, committing nothing.
+#[test]
+fn a_truncated_multipart_is_refused_on_import() {
+    let cut = multipart(&pgn_part("ann-bo.pgn", "", "[Event \"?\"]\r\n[White \"Ann\"]\r\n[Bla"));
+    assert_eq!(game_of(&cut).1, Ok("[Event \"?\"]\n[White \"Ann\"]\n[Bla\n".to_string()));
+    let t = tempfile::tempdir().unwrap();
+    let bo = Player::new(t.path(), "bo", "Bo", "bo@example.net");
+    let head = bo.head();
+    let f = t.path().join("cut.eml");
+    std::fs::write(&f, cut).unwrap();
+    let err = bo.refused(T0, &["mail", "import", f.to_str().unwrap()]);
+    assert_eq!(
+        err,
+        format!(
+            "ravenpost: {} <x@example.org>: game ann-bo: refused, nothing committed: the game file in the message: \
+             the game file has problems: 3:1: malformed tag pair: expected [Name \"value\"]\n\
+             ravenpost: 1 message refused\n",
+            f.display()
+        )
+    );
+    assert_eq!(bo.head(), head);
+}
+
+/// BUG (reported, `src/mail/mod.rs`): a base64 attachment cut off before its closing
+/// boundary is returned still encoded, as if the base64 text were the game.
+#[test]
+#[ignore = "BUG: a truncated base64 attachment comes out undecoded"]
+fn a_truncated_base64_attachment_is_not_taken_as_text() {
+    let cut =
+        multipart(&pgn_part("ann-bo.pgn", "\r\nContent-Transfer-Encoding: base64", &SMALL_GAME_BASE64[..40]));
+    let game = game_of(&cut).1;
+    assert!(!game.as_ref().is_ok_and(|g| g.starts_with("W0V2ZW50")), "{game:?}");
+}
+
+/// BUG (reported, `src/mail/mod.rs:330`): an attachment that declares its charset
+/// (`iso-8859-1`) is refused as "not UTF-8 text", though game files in Latin-1 are read
+/// (tests/game_files.rs `latin1_player_names_are_read`).
+#[test]
+#[ignore = "BUG: a declared Latin-1 charset is not decoded"]
+fn a_latin1_attachment_with_its_charset_is_read() {
+    let body = "[Event \"?\"]\r\n[White \"Ann =DCnal\"]\r\n[Black \"Bo\"]\r\n[Result \"*\"]\r\n[Variant \"gygax\"]\r\n\r\n\
+                1. 2e3 *\r\n";
+    let latin1 = multipart(&format!(
+        "{}--b--\r\n",
+        pgn_part("ann-bo.pgn", "; charset=iso-8859-1\r\nContent-Transfer-Encoding: quoted-printable", body)
+    ));
+    assert_eq!(game_of(&latin1).1, Ok(SMALL_GAME.replace("\"Ann\"", "\"Ann Ünal\"")));
+}
+
+/// TLS from the first byte (`--security tls`, SMTPS as on port 465): refused without
+/// the private CA, delivered with `--ca-file`; the server got the game as committed.
+#[test]
+fn send_with_tls_from_the_start() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path();
+    let (ca, cert, key) = test_ca(dir);
+    let smtp = Smtp::start_smtps(dir, "maildir", &cert, &key);
+    let ann = Player::new(dir, "ann", "Ann Example", "ann@example.org");
+    let new = ["new", "gygax", "--white", "Ann Example", "--black", "Bo Example", "--id", "tls"];
+    ann.ok(T0, &[&new[..], &["--black-email", "bo@example.net"]].concat());
+    ann.ok(T0 + 60, &["move", "tls", "2e3"]);
+    let send = ["mail", "send", "tls", "--smtp", &smtp.addr(), "--security", "tls"];
+    let err = ann.refused(T0 + 60, &send);
+    assert!(err.contains(&format!("SMTP server {} refused or failed", smtp.addr())), "{err}");
+    assert!(err.contains("nothing was sent"), "{err}");
+    assert!(smtp.messages().is_empty());
+    let out = ann.ok(T0 + 120, &[&send[..], &["--ca-file", ca.to_str().unwrap()]].concat());
+    assert!(out.contains(&format!("via SMTP {} (TLS)", smtp.addr())), "{out}");
+    let p = parse(&smtp.newest(0));
+    assert_eq!((p.message_id.as_str(), p.to.as_str()), ("tls.1@example.org", "bo@example.net"));
+    assert_eq!(p.attachment.2, ann.game("tls"));
 }

@@ -1,23 +1,18 @@
 //! Text diagrams (snapshots), their colours, and SVG pictures of positions.
 
-use std::process::Command;
+mod common;
+
 use std::sync::Arc;
 
-use ravenpost::engine::{Move, Position, Variant};
+use common::diagram::check_pieces;
+use common::rules::{gygax, play_san, variant};
+use common::{cli, cli_env};
+use ravenpost::engine::Variant;
 use ravenpost::notation::diagram::{DiagramStyle, diagram, diagram_styled};
-use ravenpost::notation::san::read_move;
 use ravenpost::notation::svg::svg;
-use ravenpost::variants::by_name;
 
-fn variant(name: &str, opts: &[(&str, &str)]) -> Arc<Variant> {
-    let opts: Vec<(String, String)> = opts.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-    by_name(name, &opts).unwrap()
-}
-
-fn gygax() -> Arc<Variant> {
-    variant("gygax", &[])
-}
-fn fidchell() -> Arc<Variant> {
+/// Fidchell after its introduction (the `default` arrangement).
+fn fidchell_arranged() -> Arc<Variant> {
     variant("fidchell", &[("introduction", "default")])
 }
 fn grand() -> Arc<Variant> {
@@ -27,18 +22,6 @@ fn fantasy_grand() -> Arc<Variant> {
     variant("fantasy-grand", &[("army-white", "evil-horde"), ("army-black", "druid"), ("druid", "allowed")])
 }
 
-/// The position after `moves` from the start, and the last move.
-fn play(v: &Variant, moves: &[&str]) -> (Position, Option<Move>) {
-    let mut pos = v.start_position();
-    let mut last = None;
-    for t in moves {
-        let m = read_move(v, &pos, t).unwrap_or_else(|e| panic!("{t}: {e:?}"));
-        pos = v.make(&pos, &m);
-        last = Some(m);
-    }
-    (pos, last)
-}
-
 const GYGAX_MOVES: &[&str] = &["2e3", "Sa3b6", "R3g1x3b6"];
 const FIDCHELL_MOVES: &[&str] = &["Tb1-c4", "Tb12-c9", "Kf1-e2"];
 const GRAND_MOVES: &[&str] = &["e5", "Ce7", "g4", "c7"];
@@ -46,9 +29,13 @@ const FANTASY_GRAND_MOVES: &[&str] = &["e5", "Fob7", "Orde3"];
 
 #[test]
 fn start_diagrams() {
-    let start = |v: &Variant| diagram(v, &v.start_position(), None);
+    let start = |v: &Variant| {
+        let d = diagram(v, &v.start_position(), None);
+        check_pieces(v, &v.start_position(), None, &d, false);
+        d
+    };
     insta::assert_snapshot!("gygax_start", start(&gygax()));
-    insta::assert_snapshot!("fidchell_start", start(&fidchell()));
+    insta::assert_snapshot!("fidchell_start", start(&fidchell_arranged()));
     insta::assert_snapshot!("grand_start", start(&grand()));
     insta::assert_snapshot!("fantasy_grand_start", start(&fantasy_grand()));
 }
@@ -56,11 +43,13 @@ fn start_diagrams() {
 #[test]
 fn mid_game_diagrams() {
     let mid = |v: &Variant, moves: &[&str]| {
-        let (pos, last) = play(v, moves);
-        diagram(v, &pos, last.as_ref())
+        let (pos, last) = play_san(v, moves);
+        let d = diagram(v, &pos, last.as_ref());
+        check_pieces(v, &pos, last.as_ref(), &d, false);
+        d
     };
     insta::assert_snapshot!("gygax_mid", mid(&gygax(), GYGAX_MOVES));
-    insta::assert_snapshot!("fidchell_mid", mid(&fidchell(), FIDCHELL_MOVES));
+    insta::assert_snapshot!("fidchell_mid", mid(&fidchell_arranged(), FIDCHELL_MOVES));
     insta::assert_snapshot!("grand_mid", mid(&grand(), GRAND_MOVES));
     insta::assert_snapshot!("fantasy_grand_mid", mid(&fantasy_grand(), FANTASY_GRAND_MOVES));
 }
@@ -69,17 +58,19 @@ fn mid_game_diagrams() {
 fn flipped_diagrams() {
     // Half a turn: rank 1 on top, files from right to left; levels keep their order.
     let flipped = |v: &Variant, moves: &[&str]| {
-        let (pos, last) = play(v, moves);
-        diagram_styled(v, &pos, last.as_ref(), DiagramStyle { color: false, flip: true })
+        let (pos, last) = play_san(v, moves);
+        let d = diagram_styled(v, &pos, last.as_ref(), DiagramStyle { color: false, flip: true });
+        check_pieces(v, &pos, last.as_ref(), &d, true);
+        d
     };
     insta::assert_snapshot!("gygax_mid_flipped", flipped(&gygax(), GYGAX_MOVES));
-    insta::assert_snapshot!("fidchell_mid_flipped", flipped(&fidchell(), FIDCHELL_MOVES));
+    insta::assert_snapshot!("fidchell_mid_flipped", flipped(&fidchell_arranged(), FIDCHELL_MOVES));
 }
 
 #[test]
 fn coloured_diagram_has_escapes_and_the_same_text() {
-    let v = fidchell();
-    let (pos, last) = play(&v, FIDCHELL_MOVES);
+    let v = fidchell_arranged();
+    let (pos, last) = play_san(&v, FIDCHELL_MOVES);
     let plain = diagram(&v, &pos, last.as_ref());
     let coloured = diagram_styled(&v, &pos, last.as_ref(), DiagramStyle { color: true, flip: false });
     assert!(!plain.contains('\x1b'));
@@ -101,21 +92,6 @@ fn coloured_diagram_has_escapes_and_the_same_text() {
     assert_eq!(stripped, plain);
 }
 
-fn ravenpost(args: &[&str], no_color: Option<&str>) -> (i32, String, String) {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ravenpost"));
-    cmd.args(args).env("RAVENPOST_ARCHIVE", "/nonexistent-ravenpost-archive");
-    match no_color {
-        Some(v) => cmd.env("NO_COLOR", v),
-        None => cmd.env_remove("NO_COLOR"),
-    };
-    let o = cmd.output().unwrap();
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).into(),
-        String::from_utf8_lossy(&o.stderr).into(),
-    )
-}
-
 fn game_file(dir: &std::path::Path) -> std::path::PathBuf {
     let f = dir.join("g.pgn");
     std::fs::write(&f, "[Variant \"gygax\"]\n\n1. 2e3 Sa3b6 2. R3g1x3b6 *\n").unwrap();
@@ -127,7 +103,7 @@ fn show_colours_only_when_asked_or_on_a_terminal() {
     let dir = tempfile::tempdir().unwrap();
     let f = game_file(dir.path());
     let f = f.to_str().unwrap();
-    let (code, out, err) = ravenpost(&["show", f, "--color", "always"], None);
+    let (code, out, err) = cli_env(&["show", f, "--color", "always"], &[("NO_COLOR", None)]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains('\x1b'));
     for (args, no_color) in [
@@ -137,12 +113,12 @@ fn show_colours_only_when_asked_or_on_a_terminal() {
         (vec!["show", f, "--color", "auto"], None),
         (vec!["show", f], Some("")),
     ] {
-        let (code, out, err) = ravenpost(&args, no_color);
+        let (code, out, err) = cli_env(&args, &[("NO_COLOR", no_color)]);
         assert_eq!(code, 0, "{err}");
         assert!(!out.contains('\x1b'), "{args:?} {no_color:?}");
         assert!(out.contains("[R]"));
     }
-    let (code, _, err) = ravenpost(&["show", f, "--color", "sometimes"], None);
+    let (code, _, err) = cli_env(&["show", f, "--color", "sometimes"], &[("NO_COLOR", None)]);
     assert_eq!(code, 2, "{err}");
 }
 
@@ -179,7 +155,7 @@ fn svg_of_each_start_position() {
     assert!(g.find("Air (3)").unwrap() < g.find("Land (2)").unwrap());
     assert!(g.contains(r#"width="24""#));
 
-    let f = start(&fidchell());
+    let f = start(&fidchell_arranged());
     let sq = squares(&f);
     assert_eq!(sq.len(), 144);
     assert_eq!(fill(&sq, "a1"), "#7a9a5a");
@@ -200,7 +176,7 @@ fn svg_of_each_start_position() {
 #[test]
 fn svg_labels_pieces_and_outlines_the_last_move() {
     let v = gygax();
-    let (pos, last) = play(&v, GYGAX_MOVES);
+    let (pos, last) = play_san(&v, GYGAX_MOVES);
     let s = svg(&v, &pos, last.as_ref());
     let doc = roxmltree::Document::parse(&s).unwrap();
     assert_eq!(doc.descendants().filter(|n| n.attribute("class") == Some("last")).count(), 2);
@@ -222,8 +198,10 @@ fn show_writes_an_svg() {
     let dir = tempfile::tempdir().unwrap();
     let f = game_file(dir.path());
     let out_path = dir.path().join("pos.svg");
-    let (code, out, err) =
-        ravenpost(&["show", f.to_str().unwrap(), "--ply", "1", "--svg", out_path.to_str().unwrap()], None);
+    let (code, out, err) = cli_env(
+        &["show", f.to_str().unwrap(), "--ply", "1", "--svg", out_path.to_str().unwrap()],
+        &[("NO_COLOR", None)],
+    );
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("pos.svg"), "{out}");
     let text = std::fs::read_to_string(&out_path).unwrap();
@@ -231,6 +209,27 @@ fn show_writes_an_svg() {
     assert_eq!(text.matches(r#"class="last""#).count(), 2);
     // Nothing left behind but the game and the picture.
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
-    let (code, _, _) = ravenpost(&["show", f.to_str().unwrap(), "--svg", "/nonexistent-dir/x.svg"], None);
-    assert_ne!(code, 0);
+    let (code, _, err) = cli(&["show", f.to_str().unwrap(), "--svg", "/nonexistent-dir/x.svg"]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(err, "ravenpost: /nonexistent-dir/x.svg: No such file or directory (os error 2)\n");
+}
+
+/// BUG (reported to the lead, not fixed here: `src/notation/diagram.rs`): a last-move mark
+/// around a two-letter piece code (`[Or]`) takes four columns, so the rest of that rank
+/// stands one column right of its file letters (and of the other ranks). Fantasy Grand
+/// Chess after 1. e5 Fob7 2. Orde3: rank 3 is 36 characters wide, the others 35. Run with
+/// `cargo test --test pictures -- --ignored` once fixed, then remove the `ignore`.
+#[test]
+#[ignore = "BUG: a marked two-letter piece shifts the rest of its rank by one column"]
+fn marked_two_letter_pieces_keep_the_columns() {
+    let v = fantasy_grand();
+    let (pos, last) = play_san(&v, FANTASY_GRAND_MOVES);
+    let d = diagram(&v, &pos, last.as_ref());
+    let widths: Vec<usize> = d
+        .lines()
+        .filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit()))
+        .map(str::len)
+        .collect();
+    // Rank 10's label is one character wider on the right.
+    assert!(widths[1..].iter().all(|w| *w == widths[1]), "{widths:?}\n{d}");
 }

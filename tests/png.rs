@@ -2,20 +2,16 @@
 //! SVG and its square colours against the render data read here from the variant's YAML
 //! front matter (`src/variants/*.md`).
 
-use std::process::Command;
-use std::sync::Arc;
+mod common;
 
+use common::cli;
+use common::rules::variant;
+use common::tools::require_font;
 use ravenpost::engine::Variant;
 use ravenpost::notation::diagram::{DEFAULT_DARK, DEFAULT_LIGHT};
 use ravenpost::notation::svg::svg;
 use ravenpost::render::{Fonts, png, svg_to_png};
-use ravenpost::variants::by_name;
 use resvg::tiny_skia::Pixmap;
-
-fn variant(name: &str, opts: &[(&str, &str)]) -> Arc<Variant> {
-    let opts: Vec<(String, String)> = opts.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-    by_name(name, &opts).unwrap()
-}
 
 /// `(light, dark)` per level, lowest level first, from the front matter of
 /// `src/variants/FILE.md`; the defaults when it has no render data.
@@ -154,14 +150,9 @@ fn piece_labels_are_drawn_when_a_font_is_there() {
         count
     };
     assert_eq!(dark_pixels(Fonts::None), 0);
-    let has_font = {
-        let mut db = resvg::usvg::fontdb::Database::new();
-        db.load_system_fonts();
-        !db.is_empty()
-    };
-    if has_font {
-        assert!(dark_pixels(Fonts::System) > 0, "a label is drawn");
-    }
+    // Regression (issue 20): without a font this used to pass without checking labels.
+    require_font();
+    assert!(dark_pixels(Fonts::System) > 0, "a label is drawn");
 }
 
 #[test]
@@ -172,50 +163,47 @@ fn show_writes_a_png_and_an_svg() {
         .unwrap();
     let png_path = dir.path().join("pos.png");
     let svg_path = dir.path().join("pos.svg");
-    let o = Command::new(env!("CARGO_BIN_EXE_ravenpost"))
-        .args(["show", f.to_str().unwrap(), "--png", png_path.to_str().unwrap()])
-        .args(["--svg", svg_path.to_str().unwrap()])
-        .env("RAVENPOST_ARCHIVE", "/nonexistent-ravenpost-archive")
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let f_ = f.to_str().unwrap();
+    let (code, out, err) =
+        cli(&["show", f_, "--png", png_path.to_str().unwrap(), "--svg", svg_path.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
     let pix = Pixmap::decode_png(&std::fs::read(&png_path).unwrap()).unwrap();
     let (w, h, _) = rects(&std::fs::read_to_string(&svg_path).unwrap(), false);
     assert_eq!((pix.width(), pix.height()), (w, h));
     // A bad path: an I/O error, exit 2.
-    let o = Command::new(env!("CARGO_BIN_EXE_ravenpost"))
-        .args(["show", f.to_str().unwrap(), "--png", "/nonexistent-dir/x.png"])
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(2));
+    let (code, _, err) = cli(&["show", f_, "--png", "/nonexistent-dir/x.png"]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(err, "ravenpost: /nonexistent-dir/x.png: No such file or directory (os error 2)\n");
     // Regression (breaker's review): pictures used to replace symbolic links and device
     // files. A link is now followed (its target gets the picture) and a folder or device
     // is refused; `-` writes to standard output.
-    let show = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_ravenpost"))
-            .arg("show")
-            .arg(&f)
-            .args(args)
-            .env("RAVENPOST_ARCHIVE", "/nonexistent-ravenpost-archive")
-            .output()
-            .unwrap()
-    };
+    let show = |args: &[&str]| cli(&[&["show", f_][..], args].concat());
     #[cfg(unix)]
     {
         let link = dir.path().join("link.svg");
         std::os::unix::fs::symlink(&svg_path, &link).unwrap();
         std::fs::write(&svg_path, "old").unwrap();
-        assert_eq!(show(&["--svg", link.to_str().unwrap()]).status.code(), Some(0));
+        assert_eq!(show(&["--svg", link.to_str().unwrap()]).0, 0);
         assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
         assert!(std::fs::read_to_string(&svg_path).unwrap().starts_with("<svg"));
-        let o = show(&["--png", "/dev/null"]);
-        assert_eq!(o.status.code(), Some(2));
-        assert!(String::from_utf8_lossy(&o.stderr).contains("not a regular file"));
+        let (code, _, err) = show(&["--png", "/dev/null"]);
+        assert_eq!(code, 2);
+        assert_eq!(
+            err,
+            "ravenpost: /dev/null: not a regular file (a folder, device or pipe); nothing was written\n"
+        );
     }
-    let o = show(&["--svg", dir.path().to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(2));
-    let o = show(&["--svg", "-"]);
-    assert_eq!(o.status.code(), Some(0));
-    assert!(String::from_utf8_lossy(&o.stdout).starts_with("<svg"));
+    let (code, _, err) = show(&["--svg", dir.path().to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        err,
+        format!(
+            "ravenpost: {}: not a regular file (a folder, device or pipe); nothing was written\n",
+            dir.path().display()
+        )
+    );
+    let (code, out, _) = show(&["--svg", "-"]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("<svg") && out.trim_end().ends_with("</svg>"), "{out}");
     assert!(!std::path::Path::new("-").exists());
 }

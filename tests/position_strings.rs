@@ -1,7 +1,11 @@
 //! Position strings and variant definitions: reading, writing, errors with columns.
 
+mod common;
+
+use common::rules::{gygax, variant};
+
 use ravenpost::notation::position_string::{parse_position, write_position};
-use ravenpost::variants::{build, by_name, read_definition};
+use ravenpost::variants::{build, read_definition};
 
 const START: &str = "2g3r3g1/s1s1s1s1s1s1/12/12/12/12/S1S1S1S1S1S1/2G3R3G1 \
 ouhtcmkpthuo/wwwwwwwwwwww/12/12/12/12/WWWWWWWWWWWW/OUHTCMKPTHUO \
@@ -12,7 +16,7 @@ fn the_seed_file_as_it_is_gives_the_built_in_start_position() {
     let seed = std::fs::read_to_string("../shared/seeds/gygax-chess.md").expect("shared/ beside the repo");
     let def = read_definition(&seed).expect("the seed loads as written");
     let from_seed = build(def, &[]).unwrap();
-    let built_in = by_name("gygax", &[]).unwrap();
+    let built_in = gygax();
     assert_eq!(
         write_position(&from_seed, &from_seed.start_position()),
         write_position(&built_in, &built_in.start_position())
@@ -27,7 +31,7 @@ fn the_seed_file_as_it_is_gives_the_built_in_start_position() {
 
 #[test]
 fn start_position_string_round_trips() {
-    let v = by_name("gygax", &[]).unwrap();
+    let v = gygax();
     assert_eq!(write_position(&v, &v.start_position()), START);
     let p = parse_position(&v, START).unwrap();
     assert_eq!(p, v.start_position());
@@ -46,13 +50,13 @@ fn start_position_string_round_trips() {
 
 #[test]
 fn lenient_spacing_is_read() {
-    let v = by_name("dragonchess", &[]).unwrap();
+    let v = variant("dragonchess", &[]);
     let spaced = START.replace(' ', "   ");
     assert_eq!(parse_position(&v, &format!("  {spaced} ")).unwrap(), v.start_position());
 }
 
 fn error(text: &str) -> (usize, String) {
-    let v = by_name("gygax", &[]).unwrap();
+    let v = gygax();
     let e = parse_position(&v, text).unwrap_err();
     (e.column, e.reason)
 }
@@ -90,7 +94,10 @@ fn malformed_position_strings_name_the_problem_and_its_column() {
     let (col, why) = error(&START.replacen("2g3r", "2g3r?", 1));
     assert_eq!(col, 5);
     assert!(why.contains("unexpected `?`: expected a piece letter"), "{why}");
-    assert!(!error("/ / / g 0 1").1.is_empty());
+    assert_eq!(
+        error("/ / / g 0 1"),
+        (1, "expected a piece letter, `(code)` or a number of empty squares".into())
+    );
     // Two Gold Kings.
     assert!(error(&START.replacen("OUHTCMKPTHUO", "OUHTCMKKTHUO", 1)).1.contains("more than one royal"));
 }
@@ -98,7 +105,7 @@ fn malformed_position_strings_name_the_problem_and_its_column() {
 #[test]
 fn unpromoted_pieces_on_their_compulsory_promotion_squares_are_refused() {
     // Gygax Chess: a Gold Warrior on Land rank 8 must have become a Hero there.
-    let v = by_name("gygax", &[]).unwrap();
+    let v = gygax();
     let warrior_on_8 = "12/12/12/12/12/12/12/12 k6W4/12/12/12/12/12/12/K11 12/12/12/12/12/12/12/12 g 0 1";
     let e = parse_position(&v, warrior_on_8).unwrap_err();
     assert!(e.reason.contains("Gold Warrior on 2h8 must have promoted there"), "{e}");
@@ -107,7 +114,7 @@ fn unpromoted_pieces_on_their_compulsory_promotion_squares_are_refused() {
     assert!(parse_position(&v, warrior_on_7).is_ok());
     // Grand Chess: a pawn on its last rank must have promoted; on rank 9 (zone, not
     // compulsory) it may stay a pawn.
-    let g = by_name("grand", &[]).unwrap();
+    let g = variant("grand", &[]);
     let last = "r8P/1nbqkmcbn1/ppppppppp1/10/10/10/10/PPPPPPPPP1/1NBQKMCBN1/R8R w - - 0 1";
     let e = parse_position(&g, last).unwrap_err();
     assert!(e.reason.contains("White Pawn on j10 must have promoted there"), "{e}");
@@ -123,14 +130,14 @@ fn side_not_to_move_in_check_is_refused() {
     // Scarlet King 2h8 attacked by a Gold Oliphant 2h1, Gold to move: Scarlet could not
     // have left its King en prise.
     let text = "12/12/12/12/12/12/12/12 7k4/12/12/12/12/12/12/K6O4 12/12/12/12/12/12/12/12 g 0 1";
-    let v = by_name("gygax", &[]).unwrap();
+    let v = gygax();
     let e = parse_position(&v, text).unwrap_err();
     assert!(e.reason.contains("not to move is in check"), "{e}");
 }
 
 #[test]
 fn garbage_never_panics() {
-    let v = by_name("gygax", &[]).unwrap();
+    let v = gygax();
     let samples = [
         "",
         " ",
@@ -144,18 +151,27 @@ fn garbage_never_panics() {
         "12/12/12/12/12/12/12/12 12/12/12/12/12/12/12/12 12/12/12/12/12/12/12/12 g 99999 1",
         "1111111111111/12/12/12/12/12/12/12 12/12/12/12/12/12/12/12 12/12/12/12/12/12/12/12 g 0 1",
     ];
+    // Each is refused (never a panic, never a position), at a column inside the text or
+    // just after it, with a reason.
     for s in samples {
-        let _ = parse_position(&v, s);
+        let e = parse_position(&v, s).expect_err(s);
+        assert!((1..=s.chars().count() + 1).contains(&e.column), "{s:?}: column {}", e.column);
+        assert!(!e.reason.trim().is_empty(), "{s:?}");
     }
-    // Every prefix of a valid string.
+    let fields = "fields; a Gygax Chess position has 6: 3 placements (top level first), side to move, \
+                  halfmove clock, move number";
+    assert_eq!(error(""), (1, format!("0 {fields}")));
+    assert_eq!(error("("), (2, format!("1 {fields}")));
+    // Every proper prefix of a valid string is refused too.
     for i in 0..START.len() {
-        let _ = parse_position(&v, &START[..i]);
+        let e = parse_position(&v, &START[..i]).expect_err(&START[..i]);
+        assert!(e.column <= i + 1, "{i}: column {}", e.column);
     }
 }
 
 #[test]
 fn start_diagram_shows_three_levels_side_by_side() {
-    let v = by_name("gygax", &[]).unwrap();
+    let v = gygax();
     let d = ravenpost::notation::diagram::diagram(&v, &v.start_position(), None);
     println!("{d}");
     let lines: Vec<&str> = d.lines().collect();

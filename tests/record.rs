@@ -1,7 +1,15 @@
 //! Changes to game records, each checked by the rules (the archive's `move`, `resign`,
 //! `draw` and `verify` build on these).
 
-use ravenpost::record::{DrawAction, Refusal, book_leave, draw, play_move, resign, time_forfeit};
+mod common;
+
+use common::rules::{gygax, pos};
+use ravenpost::notation::pgn::read_games;
+use ravenpost::notation::san::write_move;
+use ravenpost::record::game::replay;
+use ravenpost::record::{
+    DrawAction, Refusal, book_leave, claim_basis, draw, play_move, resign, time_forfeit,
+};
 use ravenpost::referee::Step;
 
 /// The referee's step check, its problem as the sentence users see.
@@ -70,7 +78,10 @@ fn resignation_and_draws() {
     let r = resign(&t, Some("Ann")).unwrap();
     assert_eq!(r.result.as_deref(), Some("0-1"));
     assert!(r.text.contains("{Gold resigns.} 0-1"), "{}", r.text);
-    assert!(resign(&t, Some("Cy")).is_err());
+    assert_eq!(
+        resign(&t, Some("Cy")).unwrap_err().to_string(),
+        "Cy is not a player of this game (the players are Ann and Bo)"
+    );
     // Bo (to move) offers, then plays: the offer goes with his move.
     let o = draw(&t, Some("Bo"), DrawAction::Offer).unwrap();
     assert_eq!(o.summary, "Scarlet offers a draw");
@@ -165,7 +176,10 @@ fn verify_steps() {
             .map(|s| matches!(s, Step::Recorded { player, .. } if player == "Ann")),
         Ok(true)
     );
-    assert!(check_step(Some(&v3), &offer, Some("Bo")).is_err());
+    assert_eq!(
+        check_step(Some(&v3), &offer, Some("Bo")),
+        Err("\"Gold offers a draw\" was committed by Bo, but only Ann can do that".to_string())
+    );
     let v4 = play_move(&offer, "2f3", Some("Ann"), None).unwrap().text;
     let accepted = draw(&v4, Some("Bo"), DrawAction::Accept).unwrap().text;
     assert!(check_step(Some(&v4), &accepted, Some("Bo")).is_ok());
@@ -173,10 +187,18 @@ fn verify_steps() {
     // Leave booked by Bo, committed by Bo; a time-forfeit claim by the waiting player.
     let leave = book_leave(&v3, "Bo", 1_800_000_000, 3).unwrap().text;
     assert!(check_step(Some(&v3), &leave, Some("Bo")).is_ok());
-    assert!(check_step(Some(&v3), &leave, Some("Ann")).is_err());
+    assert_eq!(
+        check_step(Some(&v3), &leave, Some("Ann")),
+        Err("\"Bo (Scarlet) books 3 days of leave from 2027-01-15T08:00:00Z\" was committed by Ann, but only Bo \
+             can do that"
+            .to_string())
+    );
     let forfeit = time_forfeit(&v3, None, "Ann did not move by 2027-01-01T00:00:00Z").unwrap().text;
     assert!(check_step(Some(&v3), &forfeit, Some("Bo")).is_ok());
-    assert!(check_step(Some(&v3), &forfeit, Some("Ann")).is_err());
+    assert_eq!(
+        check_step(Some(&v3), &forfeit, Some("Ann")),
+        Err("\"Scarlet wins on time\" was committed by Ann, but only Bo can do that".to_string())
+    );
 }
 
 /// Move times (notation-spec/movetext.md, "Move times"): written after the move, kept by
@@ -210,4 +232,34 @@ fn move_times_are_recorded_and_checked() {
     let bad = v2.replace("07:07:40Z", "seven o'clock");
     let e = check_step_at(Some(&v1), &bad, Some("Bo"), None).unwrap_err();
     assert!(e.contains("ply 2: the move time `2025-11-29Tseven o'clock` is not an RFC 3339 time"), "{e}");
+}
+
+/// The 100-ply rule (rulings §1.3): from a set-up position whose ply clock is 98, two
+/// King moves (no capture, promotion, drop or pawn-type move) make 100 and a draw may be
+/// claimed; after one it is 99 and the claim says what is missing. The claim checks the
+/// clock, not repetition: the three positions are all different.
+#[test]
+fn draw_claim_after_100_plies_without_progress() {
+    let v = gygax();
+    let start = "12/12/12/12/12/12/12/12 7k4/12/12/12/12/12/12/K11 12/12/12/12/12/12/12/12 g 98 60";
+    let mut p = pos(&v, start);
+    let mut sans = Vec::new();
+    for _ in 0..2 {
+        let m = v.legal_moves(&p).into_iter().find(|m| m.capture().is_none()).unwrap();
+        sans.push(write_move(&v, &p, &m));
+        p = v.make(&p, &m);
+    }
+    assert_eq!(p.halfmove_clock(), 100);
+    let game = |moves: &str| {
+        let text = format!("[Variant \"gygax\"]\n[SetUp \"1\"]\n[FEN \"{start}\"]\n\n{moves} *\n");
+        replay(read_games(&text).remove(0).unwrap()).unwrap_or_else(|e| panic!("{text}: {e:?}"))
+    };
+    assert_eq!(
+        claim_basis(&game(&format!("60. {}", sans[0]))),
+        Err("the position has occurred 1 time (3 needed) and the ply clock is 99 (100 needed)".to_string())
+    );
+    assert_eq!(
+        claim_basis(&game(&format!("60. {} {}", sans[0], sans[1]))),
+        Ok("100 plies without a capture, promotion, drop or pawn move".to_string())
+    );
 }

@@ -2,6 +2,10 @@
 //! legal games, each move's canonical token (and its long form) reads back as the same
 //! move, and the position string of every position reads back as the same position.
 
+mod common;
+
+use common::rules::{fidchell, gygax, variant};
+
 use std::sync::Arc;
 
 use proptest::prelude::*;
@@ -15,12 +19,8 @@ const ARMIES: [&str; 6] = ["humans", "elves", "dwarves", "evil-horde", "giants",
 /// Every variant setting to test: the four games, and all 36 pairings.
 fn settings() -> Vec<Arc<Variant>> {
     let opt = |k: &str, v: &str| (k.to_string(), v.to_string());
-    let mut out = vec![
-        ravenpost::variants::by_name("gygax", &[]).unwrap(),
-        ravenpost::variants::by_name("fidchell", &[]).unwrap(),
-        ravenpost::variants::by_name("fidchell", &[opt("introduction", "default")]).unwrap(),
-        ravenpost::variants::by_name("grand", &[]).unwrap(),
-    ];
+    let mut out =
+        vec![gygax(), fidchell(), variant("fidchell", &[("introduction", "default")]), variant("grand", &[])];
     for w in ARMIES {
         for b in ARMIES {
             let opts = vec![opt("army-white", w), opt("army-black", b), opt("druid", "allowed")];

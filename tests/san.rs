@@ -1,15 +1,13 @@
 //! Move tokens: reading, canonical writing, round trips (notation-spec/moves.md).
 
-use std::sync::Arc;
+mod common;
+
+use common::rules::gygax;
 
 use ravenpost::engine::{Move, Position, Variant};
 use ravenpost::notation::moves::long_form;
 use ravenpost::notation::position_string::parse_position;
 use ravenpost::notation::san::{SanError, read_move, write_move};
-
-fn gygax() -> Arc<Variant> {
-    ravenpost::variants::by_name("gygax", &[]).unwrap()
-}
 
 fn read(v: &Variant, p: &Position, t: &str) -> Move {
     read_move(v, p, t).unwrap_or_else(|e| panic!("{t}: {e}"))
