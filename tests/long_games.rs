@@ -280,3 +280,30 @@ fn a_long_game_is_judged_one_ply_at_a_time_from_its_previous_version() {
     let full = replay(text_of(&long_game::game_file(&game.tokens, "grand", ""))).unwrap();
     assert_eq!(prev, full);
 }
+
+/// Issue 12: on a movetext of one long line every token's column was counted from the
+/// start of the line (quadratic in the line's length). The columns must stay right,
+/// also after characters of more than one byte.
+#[test]
+fn issue_12_columns_on_a_long_one_line_movetext() {
+    let game = long_game::random_game("grand", 2_000, 9);
+    let mut line = String::from("{Ærø – ünïcode} ");
+    let mut columns = Vec::new();
+    for (i, t) in game.tokens.iter().enumerate() {
+        if i % 2 == 0 {
+            line.push_str(&format!("{}. ", i / 2 + 1));
+        }
+        columns.push(line.chars().count() + 1);
+        line.push_str(t);
+        line.push_str(if i % 3 == 0 { " {é} " } else { " " });
+    }
+    line.push('*');
+    let file = format!("[Variant \"grand\"]\n\n{line}\n");
+    let g = replay(text_of(&file)).expect("legal");
+    assert_eq!(g.moves, game.moves);
+    for (node, column) in g.text.moves.iter().zip(&columns) {
+        assert_eq!(node.span.line, 3, "{}", node.token);
+        assert_eq!(node.span.column, *column, "{}", node.token);
+    }
+    assert_eq!(g.text.result.as_ref().map(|r| r.1.column), Some(line.chars().count()));
+}

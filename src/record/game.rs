@@ -356,14 +356,22 @@ pub fn replay(text: GameText) -> Result<Game, Vec<Problem>> {
 /// # Errors
 /// As [`replay`].
 pub fn replay_continuing(prev: &Game, text: GameText) -> Result<Game, Vec<Problem>> {
+    let reuse = continues(prev, &text);
+    replay_with(text, reuse.then_some(prev))
+}
+
+/// Whether `text` continues `prev`: the same tags (names and values, in order), and its
+/// first `prev.moves.len()` main-line tokens are those `prev` was replayed from (and its
+/// moves have not been pushed or truncated since).
+fn continues(prev: &Game, text: &GameText) -> bool {
     let k = prev.moves.len();
     let same_tags = prev.text.tags.len() == text.tags.len()
         && prev.text.tags.iter().zip(&text.tags).all(|(a, b)| a.name == b.name && a.value == b.value);
-    let same_plies = prev.line.plies == k
+    same_tags
+        && prev.line.plies == k
         && prev.text.moves.len() >= k
         && text.moves.len() >= k
-        && prev.text.moves[..k].iter().zip(&text.moves[..k]).all(|(a, b)| a.token == b.token);
-    replay_with(text, (same_tags && same_plies).then_some(prev))
+        && prev.text.moves[..k].iter().zip(&text.moves[..k]).all(|(a, b)| a.token == b.token)
 }
 
 /// [`replay`], taking the variant and the first `prev.moves.len()` plies from `prev`
@@ -637,4 +645,42 @@ pub fn game_diagram(game: &Game, ply: usize) -> Result<String, crate::notation::
     }
     let last = ply.checked_sub(1).map(|i| game.moves[i]);
     Ok(crate::notation::diagram::diagram(&game.variant, &game.position_at(ply), last.as_ref()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::notation::pgn::read_games;
+
+    fn text(movetext: &str) -> GameText {
+        read_games(&format!("[Event \"e\"]\n[Variant \"gygax\"]\n\n{movetext}\n")).remove(0).unwrap()
+    }
+
+    #[test]
+    fn a_next_version_continues_its_previous_one_only_with_the_same_tags_and_tokens() {
+        let prev = replay(text("1. 2e3 Sa3b6 *")).unwrap();
+        assert!(continues(&prev, &text("1. 2e3 Sa3b6 2. R3g1x3b6 *")), "a ply appended");
+        assert!(continues(&prev, &text("1. 2e3 {a comment} Sa3b6 (Sa3c6) *")), "comments, variations");
+        assert!(continues(&prev, &text("1. 2e3 Sa3b6 1-0")), "another result");
+        assert!(!continues(&prev, &text("1. 2e4 Sa3b6 *")), "an earlier ply changed");
+        assert!(!continues(&prev, &text("1. 2e3 *")), "a ply taken back");
+        let mut other_tag = text("1. 2e3 Sa3b6 *");
+        other_tag.set_tag("Event", "f");
+        assert!(!continues(&prev, &other_tag), "a tag changed");
+        let mut pushed = prev.clone();
+        let m = pushed.moves[0];
+        pushed.moves.push(m);
+        assert!(!continues(&pushed, &text("1. 2e3 Sa3b6 2. R3g1x3b6 *")), "moves edited since the replay");
+    }
+
+    #[test]
+    fn the_continued_replay_takes_the_plies_and_the_record_from_the_previous_version() {
+        let prev = replay(text("1. 2e3 Sa3b6 *")).unwrap();
+        let next = replay_continuing(&prev, text("1. 2e3 Sa3b6 2. R3g1x3b6 *")).unwrap();
+        assert!(Arc::ptr_eq(&next.variant, &prev.variant), "the variant is reused");
+        assert_eq!(next.line.plies, 3);
+        assert_eq!(next.line.checkpoints.len(), 1);
+        assert_eq!(next.line.seen.values().sum::<u32>(), 4, "start and three plies");
+        assert_eq!(next, replay(text("1. 2e3 Sa3b6 2. R3g1x3b6 *")).unwrap());
+    }
 }

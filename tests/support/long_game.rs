@@ -45,30 +45,46 @@ pub struct LongGame {
 }
 
 /// Plays `plies` random legal moves of `variant` (a name `variants::by_name` knows) from
-/// `seed`; a move after which the opponent has no legal move is never chosen.
+/// `seed`; a move after which the opponent has no legal move is never chosen, and when
+/// every move of a position leads there the move before it is chosen again (up to
+/// [`BACKTRACK`] plies back).
 pub fn random_game(variant: &str, plies: usize, seed: u64) -> LongGame {
     let v = ravenpost::variants::by_name(variant, &[]).expect("a built-in variant");
     let mut rng = Rng(seed);
-    let mut p = v.start_position();
+    // For the last plies played: the position before each and the moves not tried there.
+    let mut recent: std::collections::VecDeque<(Position, Vec<Move>)> = Default::default();
     let mut moves = Vec::with_capacity(plies);
     let mut tokens = Vec::with_capacity(plies);
+    let mut p = v.start_position();
+    let mut untried = v.legal_moves(&p);
     while moves.len() < plies {
-        let mut legal = v.legal_moves(&p);
-        assert!(!legal.is_empty(), "the game never ends: a move to a dead end is never played");
-        loop {
-            let m = legal.swap_remove(rng.below(legal.len()));
-            let next = v.make(&p, &m);
-            if v.outcome(&next).is_none() || legal.is_empty() {
-                assert!(v.outcome(&next).is_none(), "every legal move ends the game");
-                tokens.push(write_move(&v, &p, &m));
-                moves.push(m);
-                p = next;
-                break;
-            }
+        if untried.is_empty() {
+            // Every move here ends the game: take the last ply back and try another.
+            let (before, rest) = recent.pop_back().expect("a line that goes on, a few plies back");
+            moves.pop();
+            tokens.pop();
+            p = before;
+            untried = rest;
+            continue;
         }
+        let m = untried.swap_remove(rng.below(untried.len()));
+        let next = v.make(&p, &m);
+        if v.outcome(&next).is_some() {
+            continue;
+        }
+        tokens.push(write_move(&v, &p, &m));
+        moves.push(m);
+        recent.push_back((std::mem::replace(&mut p, next), untried));
+        if recent.len() > BACKTRACK {
+            recent.pop_front();
+        }
+        untried = v.legal_moves(&p);
     }
     LongGame { variant: v, moves, tokens, end: p }
 }
+
+/// How many plies [`random_game`] may take back.
+pub const BACKTRACK: usize = 32;
 
 /// The game file of the moves written as `tokens` (from the start position) in the
 /// layout ravenpost writes: the tags, then the movetext in lines of up to 80
