@@ -186,7 +186,7 @@ impl<R: BufRead> Iterator for GameReader<R> {
         if self.done {
             return None;
         }
-        let mut lines: Vec<(usize, String)> = Vec::new();
+        let mut lines = Lines::default();
         let mut in_movetext = false;
         let mut in_comment = false;
         loop {
@@ -217,15 +217,33 @@ impl<R: BufRead> Iterator for GameReader<R> {
                 in_movetext = true;
             }
             in_comment = comment_state(&line, in_comment);
-            lines.push((n, line));
+            // Blank lines before the game are not part of it.
+            if !lines.starts.is_empty() || !line.trim().is_empty() {
+                lines.push(n, &line);
+            }
         }
-        while lines.first().is_some_and(|(_, l)| l.trim().is_empty()) {
-            lines.remove(0);
-        }
-        if lines.is_empty() {
+        if lines.starts.is_empty() {
             return None;
         }
-        Some(parse_game(&lines))
+        Some(parse_game(lines))
+    }
+}
+
+/// The lines of one game joined into one text (each ending in `\n`), with where each
+/// starts and its line number in the file.
+#[derive(Default)]
+struct Lines {
+    text: String,
+    starts: Vec<usize>,
+    numbers: Vec<usize>,
+}
+
+impl Lines {
+    fn push(&mut self, number: usize, line: &str) {
+        self.starts.push(self.text.len());
+        self.numbers.push(number);
+        self.text.push_str(line);
+        self.text.push('\n');
     }
 }
 
@@ -395,35 +413,47 @@ fn token(input: &str) -> IResult<&str, Tok<'_>> {
 }
 
 /// Line starts of `text`, for turning offsets into lines and columns.
+///
+/// Spans are asked for in text order, so the last answer is kept: the next column on
+/// the same line is counted from there, and a long line costs its length once, not once
+/// per token.
 struct LineIndex<'a> {
     text: &'a str,
-    starts: Vec<usize>,
-    numbers: Vec<usize>,
+    starts: &'a [usize],
+    numbers: &'a [usize],
+    /// The last offset asked for, its line (index into `starts`) and its column.
+    last: std::cell::Cell<(usize, usize, usize)>,
 }
 
 impl<'a> LineIndex<'a> {
+    fn new(lines: &'a Lines) -> LineIndex<'a> {
+        LineIndex {
+            text: &lines.text,
+            starts: &lines.starts,
+            numbers: &lines.numbers,
+            last: std::cell::Cell::new((0, 0, 1)),
+        }
+    }
+
     fn span_of(&self, at: &str) -> Span {
         let off = (at.as_ptr() as usize).saturating_sub(self.text.as_ptr() as usize).min(self.text.len());
         let i = self.starts.partition_point(|s| *s <= off).saturating_sub(1);
-        let line_start = self.starts[i];
-        let column = self.text[line_start..off].chars().count() + 1;
+        let (last_off, last_line, last_column) = self.last.get();
+        let column = if last_line == i && last_off <= off {
+            last_column + self.text[last_off..off].chars().count()
+        } else {
+            self.text[self.starts[i]..off].chars().count() + 1
+        };
+        self.last.set((off, i, column));
         Span { line: self.numbers[i], column }
     }
 }
 
-fn parse_game(lines: &[(usize, String)]) -> Result<GameText, SyntaxError> {
-    let mut text = String::new();
-    let mut starts = Vec::new();
-    let mut numbers = Vec::new();
-    for (n, l) in lines {
-        starts.push(text.len());
-        numbers.push(*n);
-        text.push_str(l);
-        text.push('\n');
-    }
-    let index = LineIndex { text: &text, starts, numbers };
+fn parse_game(lines: Lines) -> Result<GameText, SyntaxError> {
+    let index = LineIndex::new(&lines);
+    let text = &lines.text;
     let mut toks: Vec<Located<Tok>> = Vec::new();
-    let mut rest: &str = &text;
+    let mut rest: &str = text;
     loop {
         let (r, _) = multispace0::<&str, nom::error::Error<&str>>(rest).expect("never fails");
         rest = r;
@@ -451,7 +481,7 @@ fn parse_game(lines: &[(usize, String)]) -> Result<GameText, SyntaxError> {
             }
         }
     }
-    let mut game = GameText { span: index.span_of(&text), ..GameText::default() };
+    let mut game = GameText { span: index.span_of(text), ..GameText::default() };
     let mut i = 0;
     // Tag section.
     while let Some((at, Tok::Tag(name, value))) = toks.get(i) {
@@ -685,6 +715,9 @@ fn write_line(
 /// a line break, a `;` comment, ends its line; one starting with a line break starts one).
 fn wrap(words: &[String], out: &mut String) {
     let mut line = String::new();
+    // The characters of `line`, kept as it grows (counting it again per word would cost
+    // its length each time).
+    let mut chars = 0;
     for w in words {
         let (w, forced_break) = match w.strip_suffix('\n') {
             Some(s) => (s, true),
@@ -696,25 +729,31 @@ fn wrap(words: &[String], out: &mut String) {
                     out.push_str(&line);
                     out.push('\n');
                     line.clear();
+                    chars = 0;
                 }
                 s
             }
             None => w,
         };
         // A move number and its move stay together; other words break at spaces.
-        if !line.is_empty() && line.chars().count() + 1 + w.chars().count() > 80 {
+        let w_chars = w.chars().count();
+        if !line.is_empty() && chars + 1 + w_chars > 80 {
             out.push_str(&line);
             out.push('\n');
             line.clear();
+            chars = 0;
         }
         if !line.is_empty() {
             line.push(' ');
+            chars += 1;
         }
         line.push_str(w);
+        chars += w_chars;
         if forced_break {
             out.push_str(&line);
             out.push('\n');
             line.clear();
+            chars = 0;
         }
     }
     if !line.is_empty() {

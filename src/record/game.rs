@@ -4,7 +4,16 @@
 //! the result token, and gives either the replayed [`Game`] or the [`Problem`]s found,
 //! each with its line and column. [`Game::canonical_text`] writes the game back in the
 //! one canonical form (`notation-spec/movetext.md` §4).
+//!
+//! Every step is linear in the number of plies: each main-line move is resolved once,
+//! against the position before it, and a [`Game`] keeps what that replay saw (its final
+//! position, one position every [`CHECKPOINT_PLIES`] plies, and how often each position
+//! occurred), so [`Game::position`] and [`Game::repetitions`] take constant time and
+//! [`Game::position_at`] at most [`CHECKPOINT_PLIES`] moves. [`replay_continuing`]
+//! replays the next version of a game file from the previous version's [`Game`],
+//! resolving only the plies the new text adds.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::engine::{Move, Outcome, Position, Side, Variant};
@@ -30,7 +39,19 @@ pub struct Problem {
     pub help: Option<String>,
 }
 
+/// How many plies apart a [`Game`] keeps positions of its main line, so that
+/// [`Game::position_at`] plays at most this many moves.
+pub const CHECKPOINT_PLIES: usize = 64;
+
 /// A replayed game.
+///
+/// Besides its public fields it keeps what replaying the main line saw (see the module
+/// docs). That record stays right when `moves` is only extended or truncated (as
+/// [`crate::record`]'s edits do): the positions after the kept plies are made from the
+/// last kept one. A game whose earlier moves were changed in place must be replayed.
+///
+/// Two games are equal (`==`) when their variant definitions, texts, start positions,
+/// moves, outcomes, options and replay records are.
 #[derive(Clone, Debug)]
 pub struct Game {
     /// Its variant, with the game's options.
@@ -46,13 +67,84 @@ pub struct Game {
     /// The game options the variant was built with (from `GameOptions`, the army tags
     /// and the FEN's army fields).
     pub options: Vec<(String, String)>,
+    /// What the replay of the main line saw.
+    line: LineRecord,
+}
+
+impl PartialEq for Game {
+    fn eq(&self, other: &Game) -> bool {
+        self.variant.def() == other.variant.def()
+            && self.text == other.text
+            && self.start == other.start
+            && self.moves == other.moves
+            && self.outcome == other.outcome
+            && self.options == other.options
+            && self.line == other.line
+    }
+}
+
+/// What replaying a main line saw: checkpoints, the final position, and how often each
+/// position occurred. Built one ply at a time ([`LineRecord::push`]).
+#[derive(Clone, PartialEq, Eq)]
+struct LineRecord {
+    /// The number of plies recorded: `moves[..plies]` of the game as it was replayed.
+    plies: usize,
+    /// The position after ply `i * CHECKPOINT_PLIES`, for each such ply up to `plies`
+    /// (the first is the start position).
+    checkpoints: Vec<Position>,
+    /// The position after ply `plies`.
+    end: Position,
+    /// How many times each position (by [`Position::hash`]) occurred after plies
+    /// `0..=plies`.
+    seen: HashMap<u64, u32>,
+}
+
+impl std::fmt::Debug for LineRecord {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LineRecord")
+            .field("plies", &self.plies)
+            .field("checkpoints", &self.checkpoints.len())
+            .field("positions", &self.seen.len())
+            .finish()
+    }
+}
+
+impl LineRecord {
+    /// The record of a line that has not moved yet.
+    fn new(start: &Position) -> LineRecord {
+        LineRecord {
+            plies: 0,
+            checkpoints: vec![start.clone()],
+            end: start.clone(),
+            seen: HashMap::from([(start.hash(), 1)]),
+        }
+    }
+
+    /// Records one more ply, after which the position is `after`.
+    fn push(&mut self, after: Position) {
+        self.plies += 1;
+        *self.seen.entry(after.hash()).or_insert(0) += 1;
+        if self.plies.is_multiple_of(CHECKPOINT_PLIES) {
+            self.checkpoints.push(after.clone());
+        }
+        self.end = after;
+    }
 }
 
 impl Game {
-    /// The position after the first `ply` moves (clamped to the game's length).
+    /// The position after the first `ply` moves (clamped to the game's length): made
+    /// from the nearest recorded position, at most [`CHECKPOINT_PLIES`] moves back
+    /// (moves appended after the replay are made from its final position).
     pub fn position_at(&self, ply: usize) -> Position {
-        let mut p = self.start.clone();
-        for m in self.moves.iter().take(ply) {
+        let ply = ply.min(self.moves.len());
+        let line = &self.line;
+        let (mut p, from) = if ply >= line.plies {
+            (line.end.clone(), line.plies)
+        } else {
+            let i = ply / CHECKPOINT_PLIES;
+            (line.checkpoints[i].clone(), i * CHECKPOINT_PLIES)
+        };
+        for m in &self.moves[from..ply] {
             p = self.variant.make(&p, m);
         }
         p
@@ -61,6 +153,24 @@ impl Game {
     /// The final position.
     pub fn position(&self) -> Position {
         self.position_at(self.moves.len())
+    }
+
+    /// How many times the final position has occurred in the main line (counting the
+    /// start and the final position; positions are the same when their
+    /// [`Position::hash`] is: same pieces on the same squares, same side to move, same
+    /// pieces off the board, same rights). Constant time for the game as replayed;
+    /// moves pushed or truncated since are counted by playing the line again.
+    pub fn repetitions(&self) -> usize {
+        if self.moves.len() == self.line.plies {
+            return self.line.seen.get(&self.line.end.hash()).map_or(0, |n| *n as usize);
+        }
+        let mut p = self.start.clone();
+        let mut hashes = vec![p.hash()];
+        for m in &self.moves {
+            p = self.variant.make(&p, m);
+            hashes.push(p.hash());
+        }
+        hashes.iter().filter(|h| **h == p.hash()).count()
     }
 
     /// The result token the rules give for the final position, if the game is over.
@@ -228,6 +338,45 @@ fn problem(span: Span, token: &str, message: impl Into<String>, help: Option<Str
 /// (later moves cannot be judged) and of each variation, then a result that contradicts
 /// the final position.
 pub fn replay(text: GameText) -> Result<Game, Vec<Problem>> {
+    replay_with(text, None)
+}
+
+/// Replays `text`, the next version of the game `prev` was replayed from, reusing
+/// `prev`: when `text` has the same tags (names and values, in order) and its first
+/// `prev.moves.len()` main-line tokens are those of `prev.text`, those plies are taken
+/// from `prev` and only the plies after them are resolved, from [`Game::position`] of
+/// `prev`; otherwise (or when `prev`'s moves were edited since its replay) this is
+/// [`replay`]. Either way the answer is exactly [`replay`]'s: the same [`Game`] (`==`)
+/// or the same problems. Everything else (tags, move times, variations, the result) is
+/// checked on `text` as [`replay`] does.
+///
+/// For judging one commit of a game file from the version before it without replaying
+/// the game from its first ply.
+///
+/// # Errors
+/// As [`replay`].
+pub fn replay_continuing(prev: &Game, text: GameText) -> Result<Game, Vec<Problem>> {
+    let reuse = continues(prev, &text);
+    replay_with(text, reuse.then_some(prev))
+}
+
+/// Whether `text` continues `prev`: the same tags (names and values, in order), and its
+/// first `prev.moves.len()` main-line tokens are those `prev` was replayed from (and its
+/// moves have not been pushed or truncated since).
+fn continues(prev: &Game, text: &GameText) -> bool {
+    let k = prev.moves.len();
+    let same_tags = prev.text.tags.len() == text.tags.len()
+        && prev.text.tags.iter().zip(&text.tags).all(|(a, b)| a.name == b.name && a.value == b.value);
+    same_tags
+        && prev.line.plies == k
+        && prev.text.moves.len() >= k
+        && text.moves.len() >= k
+        && prev.text.moves[..k].iter().zip(&text.moves[..k]).all(|(a, b)| a.token == b.token)
+}
+
+/// [`replay`], taking the variant and the first `prev.moves.len()` plies from `prev`
+/// when given (the caller has checked that `text` has `prev`'s tags and those tokens).
+fn replay_with(text: GameText, prev: Option<&Game>) -> Result<Game, Vec<Problem>> {
     let mut problems = Vec::new();
     let tag_span =
         |name: &str| text.tags.iter().find(|t| t.name == name).map(|t| t.span).unwrap_or(text.span);
@@ -330,7 +479,12 @@ pub fn replay(text: GameText) -> Result<Game, Vec<Problem>> {
     if let Some(fen) = text.tag("FEN") {
         options = variants::options_for_position(vname, &options, fen);
     }
-    let variant = match variants::by_name(vname, &options) {
+    let built = match prev {
+        // The same tags build the same variant.
+        Some(g) => Ok(g.variant.clone()),
+        None => variants::by_name(vname, &options),
+    };
+    let variant = match built {
         Ok(v) => v,
         Err(e) => {
             problems.push(problem(tag_span("Variant"), vname, e.to_string(), None));
@@ -361,15 +515,27 @@ pub fn replay(text: GameText) -> Result<Game, Vec<Problem>> {
             None,
         ));
     }
-    let mut moves = Vec::new();
-    let mut p = start.clone();
+    let (mut moves, mut line) = match prev {
+        Some(g) => {
+            // The plies `g` resolved from the same tokens: only their variations are new.
+            for (i, node) in text.moves[..g.moves.len()].iter().enumerate() {
+                if !node.variations.is_empty() {
+                    check_variations(&variant, &g.position_at(i), node, &mut problems);
+                }
+            }
+            (g.moves.clone(), g.line.clone())
+        }
+        None => (Vec::new(), LineRecord::new(&start)),
+    };
+    let mut p = line.end.clone();
     let mut line_ok = true;
-    for node in &text.moves {
+    for node in &text.moves[moves.len()..] {
         check_variations(&variant, &p, node, &mut problems);
         match read_move(&variant, &p, &node.token) {
             Ok(m) => {
                 moves.push(m);
                 p = variant.make(&p, &m);
+                line.push(p.clone());
             }
             Err(e) => {
                 let over = variant.outcome(&p);
@@ -412,7 +578,7 @@ pub fn replay(text: GameText) -> Result<Game, Vec<Problem>> {
         problems.push(problem(extra.span, &extra.token, "a move after the end of the game", None));
     }
     if problems.is_empty() {
-        Ok(Game { variant, text, start, moves, outcome, options })
+        Ok(Game { variant, text, start, moves, outcome, options, line })
     } else {
         Err(problems)
     }
@@ -479,4 +645,42 @@ pub fn game_diagram(game: &Game, ply: usize) -> Result<String, crate::notation::
     }
     let last = ply.checked_sub(1).map(|i| game.moves[i]);
     Ok(crate::notation::diagram::diagram(&game.variant, &game.position_at(ply), last.as_ref()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::notation::pgn::read_games;
+
+    fn text(movetext: &str) -> GameText {
+        read_games(&format!("[Event \"e\"]\n[Variant \"gygax\"]\n\n{movetext}\n")).remove(0).unwrap()
+    }
+
+    #[test]
+    fn a_next_version_continues_its_previous_one_only_with_the_same_tags_and_tokens() {
+        let prev = replay(text("1. 2e3 Sa3b6 *")).unwrap();
+        assert!(continues(&prev, &text("1. 2e3 Sa3b6 2. R3g1x3b6 *")), "a ply appended");
+        assert!(continues(&prev, &text("1. 2e3 {a comment} Sa3b6 (Sa3c6) *")), "comments, variations");
+        assert!(continues(&prev, &text("1. 2e3 Sa3b6 1-0")), "another result");
+        assert!(!continues(&prev, &text("1. 2e4 Sa3b6 *")), "an earlier ply changed");
+        assert!(!continues(&prev, &text("1. 2e3 *")), "a ply taken back");
+        let mut other_tag = text("1. 2e3 Sa3b6 *");
+        other_tag.set_tag("Event", "f");
+        assert!(!continues(&prev, &other_tag), "a tag changed");
+        let mut pushed = prev.clone();
+        let m = pushed.moves[0];
+        pushed.moves.push(m);
+        assert!(!continues(&pushed, &text("1. 2e3 Sa3b6 2. R3g1x3b6 *")), "moves edited since the replay");
+    }
+
+    #[test]
+    fn the_continued_replay_takes_the_plies_and_the_record_from_the_previous_version() {
+        let prev = replay(text("1. 2e3 Sa3b6 *")).unwrap();
+        let next = replay_continuing(&prev, text("1. 2e3 Sa3b6 2. R3g1x3b6 *")).unwrap();
+        assert!(Arc::ptr_eq(&next.variant, &prev.variant), "the variant is reused");
+        assert_eq!(next.line.plies, 3);
+        assert_eq!(next.line.checkpoints.len(), 1);
+        assert_eq!(next.line.seen.values().sum::<u32>(), 4, "start and three plies");
+        assert_eq!(next, replay(text("1. 2e3 Sa3b6 2. R3g1x3b6 *")).unwrap());
+    }
 }

@@ -176,6 +176,19 @@ pub fn load(text: &str) -> Result<Game, Refusal> {
     replay(gt).map_err(Refusal::Invalid)
 }
 
+/// As [`load`], for the next version of the game `prev`: only the plies `text` adds to
+/// `prev` are replayed when the rest is `prev`'s as written
+/// ([`game::replay_continuing`]); the result is what [`load`] gives.
+///
+/// # Errors
+/// As [`load`].
+pub fn load_after(prev: &Game, text: &str) -> Result<Game, Refusal> {
+    let mut games = GameReader::new(text.as_bytes());
+    let first = games.next().ok_or_else(|| Refusal::Invalid(vec![]))?;
+    let gt = first.map_err(|e| Refusal::Invalid(vec![e.into()]))?;
+    self::game::replay_continuing(prev, gt).map_err(Refusal::Invalid)
+}
+
 /// The name of `side`'s player (`White`/`Black` tag; `?` if absent).
 pub fn player(game: &Game, side: Side) -> String {
     let tag = if side == Side::White { "White" } else { "Black" };

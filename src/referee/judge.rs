@@ -62,7 +62,7 @@ pub type GameVerdict = Result<(Step, Game), Problem>;
 
 /// Judges the version `text` of the game file `path` made by the commit `info`, after
 /// `previous` (the game and its text one version earlier; `None`: the commit creates the
-/// file). One replay: of `text`; `previous` is reused.
+/// file). One replay, of what `text` adds to `previous`.
 ///
 /// # Errors
 /// Only when `evidence` fails; every verdict is in the [`GameVerdict`].
@@ -73,7 +73,11 @@ pub fn judge_game_version<E: Evidence>(
     previous: Option<(&Game, &str)>,
     text: &str,
 ) -> Result<GameVerdict, E::Error> {
-    let game = match load(text) {
+    let loaded = match previous {
+        Some((g0, _)) => crate::record::load_after(g0, text),
+        None => load(text),
+    };
+    let game = match loaded {
         Ok(g) => g,
         Err(e) => return Ok(Err(Problem::Unreadable { why: e.to_string() })),
     };

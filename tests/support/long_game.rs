@@ -1,0 +1,121 @@
+//! Long legal games for the long-game tests and benchmarks (`tests/long_games.rs`,
+//! `benches/long_games.rs` include this file with `#[path]`).
+//!
+//! The rules end a game only when the side to move has no legal move (repetitions and
+//! the 100-ply rule are draws that must be claimed: `record::claim_basis`), so a game
+//! may go on for any number of plies. [`random_game`] plays uniformly chosen legal moves
+//! from a fixed seed and never plays a move that leaves the opponent without a legal
+//! move, so its games never end and reach any length.
+#![allow(dead_code)]
+
+use std::sync::Arc;
+
+use ravenpost::engine::{Move, Position, Variant};
+use ravenpost::notation::san::write_move;
+
+/// A splitmix64 generator: a fixed seed gives the same games on every machine.
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// The next 64 random bits.
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    /// A number in `0..n` (`n > 0`).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// A game of `plies` legal moves of `variant` from its start position, with the
+/// canonical token of each move (written in the position before it).
+pub struct LongGame {
+    /// The variant.
+    pub variant: Arc<Variant>,
+    /// The moves, in order.
+    pub moves: Vec<Move>,
+    /// Their canonical tokens.
+    pub tokens: Vec<String>,
+    /// The position after the last move.
+    pub end: Position,
+}
+
+/// Plays `plies` random legal moves of `variant` (a name `variants::by_name` knows) from
+/// `seed`; a move after which the opponent has no legal move is never chosen, and when
+/// every move of a position leads there the move before it is chosen again (up to
+/// [`BACKTRACK`] plies back).
+pub fn random_game(variant: &str, plies: usize, seed: u64) -> LongGame {
+    let v = ravenpost::variants::by_name(variant, &[]).expect("a built-in variant");
+    let mut rng = Rng(seed);
+    // For the last plies played: the position before each and the moves not tried there.
+    let mut recent: std::collections::VecDeque<(Position, Vec<Move>)> = Default::default();
+    let mut moves = Vec::with_capacity(plies);
+    let mut tokens = Vec::with_capacity(plies);
+    let mut p = v.start_position();
+    let mut untried = v.legal_moves(&p);
+    while moves.len() < plies {
+        if untried.is_empty() {
+            // Every move here ends the game: take the last ply back and try another.
+            let (before, rest) = recent.pop_back().expect("a line that goes on, a few plies back");
+            moves.pop();
+            tokens.pop();
+            p = before;
+            untried = rest;
+            continue;
+        }
+        let m = untried.swap_remove(rng.below(untried.len()));
+        let next = v.make(&p, &m);
+        if v.outcome(&next).is_some() {
+            continue;
+        }
+        tokens.push(write_move(&v, &p, &m));
+        moves.push(m);
+        recent.push_back((std::mem::replace(&mut p, next), untried));
+        if recent.len() > BACKTRACK {
+            recent.pop_front();
+        }
+        untried = v.legal_moves(&p);
+    }
+    LongGame { variant: v, moves, tokens, end: p }
+}
+
+/// How many plies [`random_game`] may take back.
+pub const BACKTRACK: usize = 32;
+
+/// The game file of the moves written as `tokens` (from the start position) in the
+/// layout ravenpost writes: the tags, then the movetext in lines of up to 80
+/// characters, `*` at the end. `extra` is put after every ply's token (a comment, say;
+/// empty for none).
+pub fn game_file(tokens: &[String], slug: &str, extra: &str) -> String {
+    let mut out = format!(
+        "[Event \"long game\"]\n[Site \"?\"]\n[Date \"2026.12.01\"]\n[Round \"?\"]\n[White \"Ann\"]\n\
+         [Black \"Bo\"]\n[Result \"*\"]\n[Variant \"{slug}\"]\n[Ruleset \"ravenpost-1\"]\n\n"
+    );
+    let mut line = String::new();
+    let mut push = |word: &str, out: &mut String| {
+        if !line.is_empty() && line.len() + 1 + word.len() > 80 {
+            out.push_str(&line);
+            out.push('\n');
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    };
+    for (i, t) in tokens.iter().enumerate() {
+        let word = if i % 2 == 0 { format!("{}. {t}", i / 2 + 1) } else { t.clone() };
+        push(&word, &mut out);
+        if !extra.is_empty() {
+            push(extra, &mut out);
+        }
+    }
+    push("*", &mut out);
+    out.push_str(&line);
+    out.push('\n');
+    out
+}
