@@ -325,7 +325,8 @@ fn measure(base: &Path, games: usize, reps: usize) -> BTreeMap<&'static str, Str
     let commits = String::from_utf8(git(&dir, &["rev-list", "--count", "HEAD"]).stdout).expect("utf-8");
     let packed = String::from_utf8(git(&dir, &["count-objects", "-v"]).stdout).expect("utf-8");
     let kib = packed.lines().find_map(|l| l.strip_prefix("size-pack: ")).unwrap_or("?").to_string();
-    row.insert("archive: commits", commits.trim().to_string());
+    let commit_count: usize = commits.trim().parse().expect("count");
+    row.insert("archive: commits", commit_count.to_string());
     row.insert("archive: packed size", format!("{:.1} MB", kib.parse::<f64>().unwrap_or(0.0) / 1024.0));
     // The game to look at: the one whose last commit is the newest (it goes on).
     let g = (0..games)
@@ -341,6 +342,21 @@ fn measure(base: &Path, games: usize, reps: usize) -> BTreeMap<&'static str, Str
         row.insert(name, fmt(d));
     };
 
+    // The history index through the library: built from nothing, then loaded from its
+    // cache (what every command pays once the lead's wiring uses it).
+    clear_caches(&dir);
+    let started = Instant::now();
+    let index = Archive::open(&dir).expect("open").index().expect("index");
+    let built = started.elapsed();
+    assert_eq!(index.len(), commit_count, "the index has every commit");
+    let cache_size = fs::metadata(dir.join(".git/ravenpost/index-v1")).map_or(0, |m| m.len());
+    t("index: build (library)", built);
+    let load = time(
+        reps.max(10),
+        || {},
+        |()| assert_eq!(Archive::open(&dir).expect("open").index().expect("index").len(), commit_count),
+    );
+    t("index: load cached (library)", load);
     // verify of everything, cold: also the check that the archive is sound.
     clear_caches(&dir);
     let started = Instant::now();
@@ -457,6 +473,7 @@ fn measure(base: &Path, games: usize, reps: usize) -> BTreeMap<&'static str, Str
         },
     );
     t("hook check (one new move)", d);
+    row.insert("archive: index cache size", format!("{:.1} MB", cache_size as f64 / 1e6));
     row
 }
 

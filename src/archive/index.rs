@@ -611,11 +611,23 @@ pub(crate) fn is_lower_hex(s: &str, len: usize) -> bool {
     s.len() == len && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
+/// A full lowercase hex id, decoded by hand (libgit2's parser costs more than the rest of
+/// a cache line).
 fn oid(hex: &str) -> Option<Oid> {
-    if !is_lower_hex(hex, 40) {
+    let hex = hex.as_bytes();
+    if hex.len() != 40 {
         return None;
     }
-    Oid::from_str(hex).ok()
+    let digit = |b: u8| match b {
+        b'0'..=b'9' => Some(b - b'0'),
+        b'a'..=b'f' => Some(b - b'a' + 10),
+        _ => None,
+    };
+    let mut bytes = [0u8; 20];
+    for (i, out) in bytes.iter_mut().enumerate() {
+        *out = (digit(hex[2 * i])? << 4) | digit(hex[2 * i + 1])?;
+    }
+    Oid::from_bytes(&bytes).ok()
 }
 
 #[cfg(test)]

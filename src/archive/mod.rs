@@ -15,7 +15,14 @@
 //! from the same tip, exactly one wins and the other gets [`ArchiveError::Moved`]. Only
 //! then is the working copy (file and index entry) brought up to date. Local writers are
 //! also serialised by a lock file in the git directory ([`Archive::lock`]), which callers
-//! can hold across their own read-check-write sequence.
+//! can hold across their own read-check-write sequence. After a write, loose objects are
+//! packed when git would pack them (`git gc --auto`; see [`Archive::pack_if_needed`]).
+//!
+//! **History** ([`Archive::file_history`], [`Archive::history`],
+//! [`Archive::commits_between`]) is read from the [`HistoryIndex`]: the branch's
+//! first-parent line walked once and cached in the git directory ([`Archive::index`]),
+//! extended by the new commits only. Checkers keep their conclusions per commit in a
+//! [`VerdictCache`] beside it.
 //!
 //! ```
 //! use ravenpost::archive::{Archive, Identity, Timestamp};
