@@ -103,3 +103,53 @@ fn caches_deleted_or_corrupted_change_no_verdict_of_the_0_1_0_archive() {
     assert_eq!(log(dir.path()), expected("0.1.0-log-grand-tc.expected"), "deleted");
     assert_eq!(verify(dir.path()), expected("0.1.0-verify.expected"), "deleted");
 }
+
+/// A branch rewritten under warm caches: a hand-made bad commit is found, and once the
+/// branch is reset past it (and a different commit made in its place) the verdicts are
+/// those of the new history, not of the cached one.
+#[test]
+fn branch_rewritten_under_warm_caches_changes_no_verdict() {
+    let (dir, archive, time) = clone_of_0_1_0();
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .arg("-C")
+            .arg(&archive)
+            .args(args)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("HOME", dir.path())
+            .env("GIT_AUTHOR_NAME", "Di")
+            .env("GIT_AUTHOR_EMAIL", "di@example.org")
+            .env("GIT_COMMITTER_NAME", "Di")
+            .env("GIT_COMMITTER_EMAIL", "di@example.org")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    let verify = || ravenpost(dir.path(), &archive, &time, &["verify", "--json"]);
+    assert_eq!(verify().0, expected("0.1.0-verify.expected"), "warm the caches");
+    // A comment slipped into the going game by hand: not a step ravenpost records.
+    let file = archive.join("games/gygax/g-clock.pgn");
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, text.replacen("*\n", "{a note} *\n", 1)).unwrap();
+    git(&["commit", "-qam", "g-clock: a note"]);
+    let bad = git(&["rev-parse", "--short=12", "HEAD"]);
+    let (out, _, code) = verify();
+    assert_eq!(code, 1, "{out}");
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let problems = report["problems"].as_array().unwrap();
+    assert_eq!(problems.len(), 1, "{out}");
+    assert_eq!(problems[0]["game"], "g-clock");
+    assert_eq!(problems[0]["commit"], bad.as_str());
+    assert!(problems[0]["problem"].as_str().unwrap().starts_with("the change is not a move"), "{out}");
+    // Rewritten: the bad commit dropped, another made in its place.
+    git(&["reset", "-q", "--hard", "HEAD~1"]);
+    assert_eq!(verify().0, expected("0.1.0-verify.expected"), "after the reset");
+    let renamed = text.replacen("[White \"Bo\"]", "[White \"Bob\"]", 1);
+    std::fs::write(&file, renamed).unwrap();
+    git(&["commit", "-qam", "g-clock: renamed"]);
+    let (out, _, code) = verify();
+    assert_eq!(code, 1, "{out}");
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(report["problems"][0]["problem"], "the game's tags or start position were changed", "{out}");
+}
