@@ -333,6 +333,24 @@ pub fn play_move_on(
     expect_ply: Option<usize>,
     options: MoveOptions,
 ) -> Result<(Applied, Game), Refusal> {
+    let (mut applied, game) = play_move_unwritten(game, token, who, expect_ply, options)?;
+    applied.text = game.canonical_text();
+    Ok((applied, game))
+}
+
+/// As [`play_move_on`], without writing the new text (the [`Applied::text`] is empty):
+/// for checking what a move would make ([`same_game`] compares it) at the cost of the
+/// move alone.
+///
+/// # Errors
+/// As [`play_move`].
+pub fn play_move_unwritten(
+    game: &Game,
+    token: &str,
+    who: Option<&str>,
+    expect_ply: Option<usize>,
+    options: MoveOptions,
+) -> Result<(Applied, Game), Refusal> {
     let mut game = game.clone();
     let next = game.moves.len() + 1;
     if let Some(e) = expect_ply
@@ -372,7 +390,7 @@ pub fn play_move_on(
         r.to_string()
     });
     let applied = Applied {
-        text: game.canonical_text(),
+        text: String::new(),
         ply: next,
         san: Some(san),
         side,
@@ -501,6 +519,36 @@ pub fn claim_basis(game: &Game) -> Result<String, String> {
         "the position has occurred {seen} time{} (3 needed) and the ply clock is {clock} (100 needed)",
         if seen == 1 { "" } else { "s" }
     ))
+}
+
+/// Whether two replayed games record the same game: equal canonical text once diagram
+/// comment lines (`;|`) are left out ([`without_diagrams`]). Games whose texts agree as
+/// read (tags, comments, moves as written, result) are the same without writing either;
+/// only games that differ as written are compared in canonical form.
+pub fn same_game(a: &Game, b: &Game) -> bool {
+    fn comments(c: &[String]) -> impl Iterator<Item = &String> {
+        c.iter().filter(|c| !c.starts_with('|'))
+    }
+    fn same_line(x: &[MoveNode], y: &[MoveNode]) -> bool {
+        x.len() == y.len()
+            && x.iter().zip(y).all(|(m, n)| {
+                m.token == n.token
+                    && m.nags == n.nags
+                    && comments(&m.comments).eq(comments(&n.comments))
+                    && m.variations.len() == n.variations.len()
+                    && m.variations.iter().zip(&n.variations).all(|(v, w)| same_line(v, w))
+            })
+    }
+    let (s, t) = (&a.text, &b.text);
+    let as_read = a.variant.def().slug == b.variant.def().slug
+        && a.options == b.options
+        && a.start == b.start
+        && s.tags.len() == t.tags.len()
+        && s.tags.iter().zip(&t.tags).all(|(x, y)| x.name == y.name && x.value == y.value)
+        && comments(&s.leading_comments).eq(comments(&t.leading_comments))
+        && s.result.as_ref().map(|r| &r.0) == t.result.as_ref().map(|r| &r.0)
+        && same_line(&s.moves, &t.moves);
+    as_read || without_diagrams(a) == without_diagrams(b)
 }
 
 /// Whether two game file texts record the same game: equal canonical text once diagram

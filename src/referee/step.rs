@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 use crate::notation::pgn::GameText;
 use crate::record::game::Game;
 use crate::record::{
-    MAX_CLOCK_SKEW, MoveOptions, load, move_times, play_move_on, player, recognise_action, result_of,
-    without_diagrams,
+    MAX_CLOCK_SKEW, MoveOptions, load, move_times, play_move_unwritten, player, recognise_action, result_of,
+    same_game,
 };
 
 use super::problem::{Problem, time_from_unix};
@@ -198,9 +198,9 @@ pub fn check_step_from(
             // lines (`;|`, archive option) are not compared.
             let at = t1.get(g0.moves.len()).copied().flatten();
             let options = MoveOptions { at, ..MoveOptions::default() };
-            let (_, expected) = play_move_on(g0, &san, None, None, options)
+            let (_, expected) = play_move_unwritten(g0, &san, None, None, options)
                 .map_err(|e| Problem::IllegalMove { ply, why: e.to_string() })?;
-            if without_diagrams(&expected) != without_diagrams(g1) {
+            if !same_game(&expected, g1) {
                 let rules = result_of(&expected);
                 return Err(if r1 != rules {
                     Problem::ResultWithMove { ply, san, result: r1, rules }
