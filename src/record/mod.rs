@@ -389,15 +389,8 @@ pub fn play_move_unwritten(
         finish(&mut game, r, None);
         r.to_string()
     });
-    let applied = Applied {
-        text: String::new(),
-        ply: next,
-        san: Some(san),
-        side,
-        player: name,
-        result,
-        summary,
-    };
+    let applied =
+        Applied { text: String::new(), ply: next, san: Some(san), side, player: name, result, summary };
     Ok((applied, game))
 }
 

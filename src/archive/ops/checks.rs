@@ -298,32 +298,6 @@ impl LogLine {
     }
 }
 
-/// The versions of `file` before the `upto`-th, with their contents (for the clock of a
-/// timeout claim).
-fn versions_before(
-    archive: &Archive,
-    index: &HistoryIndex,
-    file: &str,
-    upto: usize,
-) -> Result<Vec<FileVersion>, ArchiveError> {
-    index.versions(file)[..upto]
-        .iter()
-        .map(|v| {
-            let c = &index.commits()[v.position];
-            Ok(FileVersion {
-                commit: c.commit,
-                parent: c.parent,
-                author_name: c.author_name.clone(),
-                author_email: c.author_email.clone(),
-                time: c.time,
-                message: c.message.clone(),
-                contents: v.blob.map(|b| archive.read_blob_text(b, file)).transpose()?,
-                changed_paths: c.changes.iter().map(|ch| ch.path.clone()).collect(),
-            })
-        })
-        .collect()
-}
-
 /// The version before the one being judged: its blob, and once needed its text and the
 /// game it replays to (or why it does not read).
 struct Before {
@@ -344,7 +318,7 @@ fn judge_game_path(
     let versions: &[PathVersion] = index.versions(&file);
     let mut out = Vec::with_capacity(versions.len());
     let mut before: Option<Before> = None;
-    for (i, v) in versions.iter().enumerate() {
+    for v in versions {
         let c = &index.commits()[v.position];
         let Some(blob) = v.blob else {
             let line =
@@ -380,7 +354,10 @@ fn judge_game_path(
         let evidence = CommitEvidence {
             archive,
             commit: v.commit,
-            earlier: || versions_before(archive, index, &file, i),
+            earlier: || match c.parent {
+                Some(parent) => archive.file_history_at(&file, parent),
+                None => Ok(Vec::new()),
+            },
         };
         let info = CommitInfo { author: &c.author_name, time: c.time.unix_seconds() };
         let verdict: GameVerdict = match &previous {

@@ -489,7 +489,30 @@ fn acting_player(
     side_of_person(game, &me.name, &me.email).map(|s| record::player(game, s))
 }
 
+/// One player's change to a game at the tip, under the write lock: finds the game, reads
+/// and replays it once, lets `change` decide (given the text, the game, and who acts:
+/// `--as`, else the committing identity if it is a player), and commits the result.
+fn change_game(
+    archive: &Archive,
+    game: &str,
+    who: Option<&str>,
+    author: Option<&Identity>,
+    change: impl FnOnce(&str, &Game, Option<&str>) -> Result<Applied, Failure>,
+) -> Result<Applied, Failure> {
+    let path = find(archive, game)?;
+    let _lock = archive.lock()?;
+    let (text, tip) = read(archive, &path)?;
+    let game = record::load(&text)?;
+    let who = acting_player(archive, &game, who, author);
+    let applied = change(&text, &game, who.as_deref())?;
+    commit_applied(archive, &path, tip, &applied, &game, author)?;
+    Ok(applied)
+}
+
 /// `ravenpost move`.
+///
+/// # Errors
+/// [`Failure::Refused`] when the rules refuse it; [`Failure::MovedOn`]; the archive's errors.
 pub fn play(
     archive: &Archive,
     game: &str,
@@ -498,38 +521,32 @@ pub fn play(
     expect_ply: Option<usize>,
     author: Option<&Identity>,
 ) -> Result<Applied, Failure> {
-    let path = find(archive, game)?;
-    let _lock = archive.lock()?;
-    let (text, tip) = read(archive, &path)?;
-    let game = record::load(&text)?;
-    let who = acting_player(archive, &game, who, author);
     let options = record::MoveOptions {
         diagram: archive.config()?.diagrams == crate::archive::Diagrams::EveryMove,
         at: Some(now().unix_seconds()),
     };
-    let (applied, _) = record::play_move_on(&game, token, who.as_deref(), expect_ply, options)?;
-    commit_applied(archive, &path, tip, &applied, &game, author)?;
-    Ok(applied)
+    change_game(archive, game, who, author, |_, game, who| {
+        Ok(record::play_move_on(game, token, who, expect_ply, options)?.0)
+    })
 }
 
 /// `ravenpost resign`.
+///
+/// # Errors
+/// As [`play`].
 pub fn resign(
     archive: &Archive,
     game: &str,
     who: Option<&str>,
     author: Option<&Identity>,
 ) -> Result<Applied, Failure> {
-    let path = find(archive, game)?;
-    let _lock = archive.lock()?;
-    let (text, tip) = read(archive, &path)?;
-    let game = record::load(&text)?;
-    let who = acting_player(archive, &game, who, author);
-    let applied = record::resign(&text, who.as_deref())?;
-    commit_applied(archive, &path, tip, &applied, &game, author)?;
-    Ok(applied)
+    change_game(archive, game, who, author, |text, _, who| Ok(record::resign(text, who)?))
 }
 
 /// `ravenpost draw`.
+///
+/// # Errors
+/// As [`play`].
 pub fn draw(
     archive: &Archive,
     game: &str,
@@ -537,14 +554,7 @@ pub fn draw(
     action: DrawAction,
     author: Option<&Identity>,
 ) -> Result<Applied, Failure> {
-    let path = find(archive, game)?;
-    let _lock = archive.lock()?;
-    let (text, tip) = read(archive, &path)?;
-    let game = record::load(&text)?;
-    let who = acting_player(archive, &game, who, author);
-    let applied = record::draw(&text, who.as_deref(), action)?;
-    commit_applied(archive, &path, tip, &applied, &game, author)?;
-    Ok(applied)
+    change_game(archive, game, who, author, |text, _, who| Ok(record::draw(text, who, action)?))
 }
 
 /// `ravenpost claim timeout`: the waiting player wins if the player to move is over time.
