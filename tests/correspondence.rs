@@ -789,12 +789,10 @@ fn malformed_signing_keys_are_refused() {
     assert_eq!(git(&dir, &home, &["rev-list", "--count", "HEAD"]), "1\n", "nothing committed");
 }
 
-/// BUG (reported; `validate` and `verify`, src/record and src/cli/archive_cmds.rs): a
-/// game file whose `WhiteSigningKey` tag is no key (`ssh-ed25519 AAAAbroken`, as `new`
-/// refuses) passes `validate` and, committed by hand, `verify`: no move of White's can
-/// ever be signed by it.
+/// Regression (a game file whose `WhiteSigningKey` tag is no key, `ssh-ed25519
+/// AAAAbroken`, as `new` refuses, passed `validate` and, committed by hand, `verify`: no
+/// move of White's could ever be signed by it).
 #[test]
-#[ignore = "BUG: a malformed WhiteSigningKey tag is not reported"]
 fn a_malformed_signing_key_tag_is_a_problem() {
     let (t, dir, home) = common::archive();
     let bad = "[Event \"?\"]\n[White \"Ann\"]\n[Black \"Bo\"]\n[Result \"*\"]\n[Variant \"gygax\"]\n\

@@ -115,16 +115,7 @@ impl SshSigner {
     }
 }
 
-/// Whether `s` looks like one OpenSSH public key line (`ssh-ed25519 AAAA… [comment]`,
-/// `ecdsa-sha2-nistp256 …`, `sk-ssh-ed25519@openssh.com …`, `ssh-rsa …`). Only the shape
-/// is checked; `ssh-keygen` judges the key itself.
-pub fn is_public_key(s: &str) -> bool {
-    let mut parts = s.split_whitespace();
-    let (Some(kind), Some(blob)) = (parts.next(), parts.next()) else { return false };
-    (kind.starts_with("ssh-") || kind.starts_with("ecdsa-") || kind.starts_with("sk-"))
-        && blob.len() >= 16
-        && blob.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'/' || b == b'=')
-}
+pub use crate::record::game::is_public_key;
 
 /// Checks that `signature` (armoured SSH signature) is a good signature of `data` in the
 /// namespace `git` by `public_key` (one OpenSSH public key line).

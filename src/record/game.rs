@@ -269,6 +269,16 @@ pub fn result_token(o: Outcome) -> &'static str {
     }
 }
 
+/// Whether `s` is an OpenSSH public key line (`ssh-ed25519 AAAA… [comment]`, also
+/// `ecdsa-…` and `sk-…` kinds), as the signing-key tags hold one.
+pub fn is_public_key(s: &str) -> bool {
+    let mut parts = s.split_whitespace();
+    let (Some(kind), Some(blob)) = (parts.next(), parts.next()) else { return false };
+    (kind.starts_with("ssh-") || kind.starts_with("ecdsa-") || kind.starts_with("sk-"))
+        && blob.len() >= 16
+        && blob.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'/' || b == b'=')
+}
+
 /// The values of the `Termination` tag (PGN's), in lower case (movetext.md, "Termination").
 pub const TERMINATIONS: &[&str] =
     &["normal", "time forfeit", "abandoned", "adjudication", "rules infraction", "emergency", "unterminated"];
@@ -402,6 +412,22 @@ fn replay_with(text: GameText, prev: Option<&Game>) -> Result<Game, Vec<Problem>
         && let Err(e) = crate::notation::time_control::parse(tc)
     {
         problems.push(problem(tag_span("TimeControl"), tc, e, None));
+    }
+    // Signing keys (README "Signed moves"): a key no move could ever be signed with is a
+    // problem of the file, not of a later move.
+    for tag in ["WhiteSigningKey", "BlackSigningKey"] {
+        if let Some(k) = text.tag(tag)
+            && !is_public_key(k)
+        {
+            problems.push(problem(
+                tag_span(tag),
+                k,
+                format!(
+                    "{tag} is not an OpenSSH public key (expected a line like `ssh-ed25519 AAAA… comment`)"
+                ),
+                None,
+            ));
+        }
     }
     // Move times (movetext.md, "Move times"): readable, one per ply, never going back.
     let mut last_time: Option<(i64, usize)> = None;
