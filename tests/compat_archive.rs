@@ -64,6 +64,17 @@ fn archive_of_0_1_0_verifies_and_logs_as_0_1_0_did() {
     let (out, _, code) = ravenpost(dir.path(), &archive, &time, &["status", "--json"]);
     assert_eq!(code, 0);
     assert_eq!(out, expected("0.1.0-status.expected"));
+    // Again, from the standings cached by the first `status`.
+    let (out, _, code) = ravenpost(dir.path(), &archive, &time, &["status", "--json"]);
+    assert_eq!(code, 0);
+    assert_eq!(out, expected("0.1.0-status.expected"), "cached");
+    assert!(
+        archive
+            .join(".git/ravenpost")
+            .read_dir()
+            .unwrap()
+            .any(|e| { e.unwrap().file_name().to_string_lossy().starts_with("verdicts-standings-") })
+    );
 }
 
 /// The same answers when the caches (history index, verdicts) are warm, deleted, or full

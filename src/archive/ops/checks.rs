@@ -98,56 +98,49 @@ pub fn status(archive: &Archive) -> Result<Vec<StatusLine>, Failure> {
     let tip = archive.tip()?;
     let now = now().unix_seconds();
     let index = archive.index()?;
+    let mut cache = archive.verdict_cache(STANDINGS);
     for g in archive.list_games()? {
-        let text = match tip {
-            Some(t) => archive.read_file_at(t, &g.path()).map(Option::unwrap_or_default),
-            None => Ok(String::new()),
-        };
-        let loaded = match text {
-            Ok(t) => record::load(&t).map_err(|e| e.to_string()),
-            Err(e) => Err(e.to_string()),
-        };
-        let line = match loaded {
-            Ok(game) => {
-                let result = result_of(&game);
-                let side = game.position().side_to_move();
-                let going = result == "*";
-                StatusLine {
-                    id: g.id().to_string(),
-                    variant: g.variant().to_string(),
-                    white: record::player(&game, Side::White),
-                    black: record::player(&game, Side::Black),
-                    ply: game.moves.len(),
-                    to_move: going.then(|| record::player(&game, side)),
-                    side_to_move: going.then(|| game.variant.def().side_name(side).to_string()),
-                    draw_offer: record::pending_offer(&game),
-                    clock: if going {
-                        clock_with_index(archive, &index, &g, &game, now).ok().flatten()
-                    } else {
-                        None
-                    },
-                    result,
-                    problem: None,
-                    army_choice: None,
+        let file = g.path();
+        // The standing after the commit that last changed the file never changes: cached.
+        let last = index.versions(&file).last().map(|v| v.commit);
+        let cached =
+            last.and_then(|c| cache.get(c, &file)).and_then(|s| serde_json::from_str::<Standing>(s).ok());
+        let standing = match cached {
+            Some(s) => s,
+            None => {
+                let (standing, lasting) = standing_of(archive, &index, tip, &g);
+                if let (true, Some(c)) = (lasting, last) {
+                    cache.put(c, &file, serde_json::to_string(&standing).expect("a standing serialises"));
                 }
+                standing
             }
-            Err(e) => StatusLine {
-                id: g.id().to_string(),
-                variant: g.variant().to_string(),
-                white: String::new(),
-                black: String::new(),
-                ply: 0,
-                to_move: None,
-                side_to_move: None,
-                result: "?".into(),
-                draw_offer: None,
-                clock: None,
-                problem: Some(e),
-                army_choice: None,
-            },
         };
-        out.push(line);
+        let clock = match (standing.deadline, &standing.to_move) {
+            (Some(d), Some(player)) => Some(Clock {
+                player: player.clone(),
+                deadline: d,
+                seconds_left: d.timestamp() - now,
+                overdue: now > d.timestamp(),
+            }),
+            _ => None,
+        };
+        out.push(StatusLine {
+            id: g.id().to_string(),
+            variant: g.variant().to_string(),
+            white: standing.white,
+            black: standing.black,
+            ply: standing.ply,
+            to_move: standing.to_move,
+            side_to_move: standing.side_to_move,
+            result: standing.result,
+            draw_offer: standing.draw_offer,
+            clock,
+            problem: standing.problem,
+            army_choice: None,
+        });
     }
+    // The cache only saves work; failing to write it changes no answer.
+    let _ = cache.save();
     let started: Vec<String> = out.iter().map(|l| l.id.clone()).collect();
     for id in archive.list_army_choices()? {
         if started.contains(&id) {
@@ -174,6 +167,83 @@ pub fn status(archive: &Archive) -> Result<Vec<StatusLine>, Failure> {
         });
     }
     Ok(out)
+}
+
+/// The namespace of the cache of games' standings (`status`), by this release.
+const STANDINGS: &str = concat!("standings-", env!("CARGO_PKG_VERSION"), "-1");
+
+/// A game's `status` line as the version of its file at the tip makes it: everything but
+/// the time left, which depends on the time asked. A function of the file's history up
+/// to the commit that last changed it, so it is cached by that commit.
+#[derive(Debug, Serialize, Deserialize)]
+struct Standing {
+    white: String,
+    black: String,
+    ply: usize,
+    to_move: Option<String>,
+    side_to_move: Option<String>,
+    result: String,
+    draw_offer: Option<String>,
+    /// The deadline of the player to move, when a clock runs.
+    deadline: Option<crate::referee::Time>,
+    problem: Option<String>,
+}
+
+/// The standing of the game at `path` at the tip, and whether it may be cached (not when
+/// the archive could not be read).
+fn standing_of(
+    archive: &Archive,
+    index: &HistoryIndex,
+    tip: Option<CommitId>,
+    g: &GamePath,
+) -> (Standing, bool) {
+    let text = match tip {
+        Some(t) => archive.read_file_at(t, &g.path()).map(Option::unwrap_or_default),
+        None => Ok(String::new()),
+    };
+    let unreadable = |problem: String| Standing {
+        white: String::new(),
+        black: String::new(),
+        ply: 0,
+        to_move: None,
+        side_to_move: None,
+        result: "?".into(),
+        draw_offer: None,
+        deadline: None,
+        problem: Some(problem),
+    };
+    let text = match text {
+        Ok(t) => t,
+        Err(e) => return (unreadable(e.to_string()), false),
+    };
+    let game = match record::load(&text) {
+        Ok(g) => g,
+        Err(e) => return (unreadable(e.to_string()), true),
+    };
+    let result = result_of(&game);
+    let side = game.position().side_to_move();
+    let going = result == "*";
+    // The deadline does not depend on the time asked (only the time left does).
+    let (deadline, lasting) = if going {
+        match clock_with_index(archive, index, g, &game, 0) {
+            Ok(c) => (c.map(|c| c.deadline), true),
+            Err(_) => (None, false),
+        }
+    } else {
+        (None, true)
+    };
+    let standing = Standing {
+        white: record::player(&game, Side::White),
+        black: record::player(&game, Side::Black),
+        ply: game.moves.len(),
+        to_move: going.then(|| record::player(&game, side)),
+        side_to_move: going.then(|| game.variant.def().side_name(side).to_string()),
+        result,
+        draw_offer: record::pending_offer(&game),
+        deadline,
+        problem: None,
+    };
+    (standing, lasting)
 }
 
 /// The clock of the game `game` (the file at `path` at the tip) at `now`: from the move
