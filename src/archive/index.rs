@@ -614,18 +614,34 @@ pub(crate) fn is_lower_hex(s: &str, len: usize) -> bool {
 /// A full lowercase hex id, decoded by hand (libgit2's parser costs more than the rest of
 /// a cache line).
 fn oid(hex: &str) -> Option<Oid> {
+    /// Each byte's value as a lowercase hex digit, 0xFF for any other byte.
+    const DIGITS: [u8; 256] = {
+        let mut t = [0xFF; 256];
+        let mut i = 0;
+        while i < 10 {
+            t[b'0' as usize + i] = i as u8;
+            i += 1;
+        }
+        let mut i = 0;
+        while i < 6 {
+            t[b'a' as usize + i] = 10 + i as u8;
+            i += 1;
+        }
+        t
+    };
     let hex = hex.as_bytes();
     if hex.len() != 40 {
         return None;
     }
-    let digit = |b: u8| match b {
-        b'0'..=b'9' => Some(b - b'0'),
-        b'a'..=b'f' => Some(b - b'a' + 10),
-        _ => None,
-    };
     let mut bytes = [0u8; 20];
-    for (i, out) in bytes.iter_mut().enumerate() {
-        *out = (digit(hex[2 * i])? << 4) | digit(hex[2 * i + 1])?;
+    let mut bad = 0u8;
+    for (out, pair) in bytes.iter_mut().zip(hex.chunks_exact(2)) {
+        let (h, l) = (DIGITS[usize::from(pair[0])], DIGITS[usize::from(pair[1])]);
+        bad |= h | l;
+        *out = (h << 4) | (l & 0x0F);
+    }
+    if bad & 0xF0 != 0 {
+        return None;
     }
     Oid::from_bytes(&bytes).ok()
 }
@@ -633,6 +649,16 @@ fn oid(hex: &str) -> Option<Oid> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn oid_reads_lowercase_hex_only() {
+        let hex = "0123456789abcdef0123456789abcdeffedcba98";
+        assert_eq!(oid(hex).map(|o| o.to_string()).as_deref(), Some(hex));
+        assert_eq!(oid(&hex.to_uppercase()), None, "one spelling only");
+        assert_eq!(oid(&hex.replace('f', "g")), None);
+        assert_eq!(oid(&hex[..39]), None);
+        assert_eq!(oid(&format!("{hex}0")), None);
+    }
 
     fn sample() -> HistoryIndex {
         let id = |n: u8| CommitId(Oid::from_bytes(&[n; 20]).unwrap());
