@@ -216,13 +216,15 @@ impl Archive {
 
     /// The history index of the first-parent line ending at `at`, which need not be on the
     /// branch (a pushed commit the pre-receive hook checks). The cached line is reused up
-    /// to where `at`'s line leaves it; the cache is stored only when `at` is the branch tip.
+    /// to where `at`'s line leaves it; the cache is stored only for the branch tip (when
+    /// `at` descends from it, for the part of `at`'s line that ends there).
     ///
     /// # Errors
     ///
     /// [`ArchiveError::UnknownCommit`], git failures reading commits.
     pub fn index_at(&self, at: CommitId) -> Result<HistoryIndex, ArchiveError> {
         let cached = self.load_index();
+        let cached_tip = cached.as_ref().and_then(HistoryIndex::tip);
         let index = match cached {
             Some(cached) if cached.tip() == Some(at) => return Ok(cached),
             Some(cached) => match cached.position(at) {
@@ -231,8 +233,16 @@ impl Archive {
             },
             None => self.walk_index(at, None)?,
         };
-        if self.tip().ok().flatten() == Some(at) {
-            self.store_index(&index);
+        match self.tip().ok().flatten() {
+            Some(tip) if tip == at => self.store_index(&index),
+            // A line past the branch tip (a push being checked): the cache catches up to
+            // the tip, so that the next push walks only its own commits.
+            Some(tip) if cached_tip != Some(tip) => {
+                if let Some(i) = index.position(tip) {
+                    self.store_index(&index.clone().truncate(i));
+                }
+            }
+            _ => {}
         }
         Ok(index)
     }

@@ -111,9 +111,8 @@ pub fn judge_game_version<E: Evidence>(
         return Ok(Err(p));
     }
     if let (Step::Recorded { .. }, Some((g0, _))) = (&step, previous) {
-        let booked = crate::record::leaves(&game);
-        if booked.len() > crate::record::leaves(g0).len()
-            && let Some(&(_, from, _)) = booked.iter().find(|l| !crate::record::leaves(g0).contains(l))
+        let (before, booked) = (crate::record::leaves(g0), crate::record::leaves(&game));
+        if let Some(&(_, from, _)) = booked.iter().find(|l| !before.contains(l))
             && super::clock::check_leave_start(from, info.time).is_err()
         {
             return Ok(Err(Problem::LeaveBackdated {

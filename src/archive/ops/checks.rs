@@ -288,16 +288,6 @@ fn clock_with_index(
     Ok(times.and_then(|t| clock::clock(game, &t, now)))
 }
 
-/// The clock of the game at `path` at `now` (Unix seconds).
-///
-/// # Errors
-/// The archive's errors; [`Failure::Refused`] if the game file does not read.
-pub fn clock(archive: &Archive, path: &GamePath, now: i64) -> Result<Option<Clock>, Failure> {
-    let Some(text) = archive.read_file(&path.path())? else { return Ok(None) };
-    let game = record::load(&text)?;
-    clock_of_game(archive, path, &game, now)
-}
-
 /// One line of `ravenpost log`, and what `verify` checks per commit.
 #[derive(Debug, Clone, Serialize)]
 pub struct LogLine {
@@ -315,9 +305,6 @@ pub struct LogLine {
     pub san: Option<String>,
     /// Why the commit is not a legal step, if it is not.
     pub problem: Option<String>,
-    /// The problem, as the referee found it.
-    #[serde(skip)]
-    pub verdict: Option<Problem>,
 }
 
 impl LogLine {
@@ -335,7 +322,6 @@ impl LogLine {
             ply: step.as_ref().map(|s| s.0),
             san: step.map(|s| s.1),
             problem: problem.as_ref().map(ToString::to_string),
-            verdict: problem,
         }
     }
 }
@@ -363,7 +349,6 @@ impl LogLine {
             ply: v.ply,
             san: v.san,
             problem: v.problem.as_ref().map(ToString::to_string),
-            verdict: v.problem,
         }
     }
 }

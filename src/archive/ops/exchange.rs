@@ -146,9 +146,6 @@ fn check_commit(archive: &Archive, c: &ArchiveCommit) -> Result<Vec<Finding>, Fa
 pub fn hook_check(old: &str, new: &str, refname: &str) -> Result<Vec<String>, Failure> {
     let cwd = std::env::current_dir().map_err(|e| Failure::Usage(format!("current directory: {e}")))?;
     let archive = Archive::open_for_hook(&cwd)?;
-    // Bring the history index up to the branch tip (the pushed commits' base), so that
-    // judging the push walks only the pushed commits. Only a speed-up: ignore failures.
-    let _ = archive.index();
     let old = archive.resolve(old)?;
     let Some(new) = archive.resolve(new)? else {
         return Ok(vec![Problem::BranchDeleted { refname: refname.to_string() }.to_string()]);

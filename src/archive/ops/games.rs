@@ -587,11 +587,8 @@ pub fn leave(
     days: u32,
     author: Option<&Identity>,
 ) -> Result<Applied, Failure> {
-    let path = find(archive, game)?;
-    let _lock = archive.lock()?;
-    let (text, tip) = read(archive, &path)?;
-    check_leave_start(from, now().unix_seconds())?;
-    let applied = record::book_leave(&text, who, from, days)?;
-    commit_applied(archive, &path, tip, &applied, &record::load(&text)?, author)?;
-    Ok(applied)
+    change_game(archive, game, Some(who), author, |text, _, _| {
+        check_leave_start(from, now().unix_seconds())?;
+        Ok(record::book_leave(text, who, from, days)?)
+    })
 }

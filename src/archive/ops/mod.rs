@@ -15,8 +15,7 @@ mod games;
 
 pub use armies::{ArmyOutcome, army_commit, army_reveal};
 pub use checks::{
-    LogLine, StatusLine, VerifyProblem, VerifyReport, choice_history, clock, clock_of_game, history, status,
-    verify,
+    LogLine, StatusLine, VerifyProblem, VerifyReport, choice_history, clock_of_game, history, status, verify,
 };
 pub use exchange::{HOOK_EXE_ENV, check_range, hook_check, hook_script, install_hook, open_for_sync, sync};
 pub use games::{
