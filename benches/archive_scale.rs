@@ -349,7 +349,7 @@ fn measure(base: &Path, games: usize, reps: usize) -> BTreeMap<&'static str, Str
     let index = Archive::open(&dir).expect("open").index().expect("index");
     let built = started.elapsed();
     assert_eq!(index.len(), commit_count, "the index has every commit");
-    let cache_size = fs::metadata(dir.join(".git/ravenpost/index-v1")).map_or(0, |m| m.len());
+    let cache_size = fs::metadata(dir.join(".git/ravenpost/index-v2")).map_or(0, |m| m.len());
     t("index: build (library)", built);
     let load = time(
         reps.max(10),
@@ -367,6 +367,17 @@ fn measure(base: &Path, games: usize, reps: usize) -> BTreeMap<&'static str, Str
     assert_eq!(report["games"].as_u64(), Some(games as u64), "verify saw every game");
     assert!(problems == 0, "the generated archive must verify clean: {}", report["problems"]);
     t("verify (all games, cold)", cold);
+    // The same with the history index already cached: the referee's own part.
+    let verdicts_only = |dir: &Path| {
+        let Ok(entries) = fs::read_dir(dir.join(".git/ravenpost")) else { return };
+        for e in entries.filter_map(Result::ok) {
+            if e.file_name().to_string_lossy().starts_with("verdicts") {
+                let _ = fs::remove_file(e.path());
+            }
+        }
+    };
+    let d = time(1, || verdicts_only(&dir), |()| drop(ravenpost(&dir, &["verify"])));
+    t("verify (all games, cold verdicts, index cached)", d);
     let cached_reps = if cold > SLOW { 1 } else { reps };
     t("verify (all games, cached)", time(cached_reps, || {}, |()| drop(ravenpost(&dir, &["verify"]))));
     t("status", time(reps, || {}, |()| drop(ravenpost(&dir, &["status"]))));

@@ -144,11 +144,11 @@ fn as_git(index: &HistoryIndex) -> Vec<GitCommit> {
             (
                 c.commit.hex(),
                 c.parent.map(|p| p.hex()),
-                c.author_name.clone(),
-                c.author_email.clone(),
+                c.author_name.to_string(),
+                c.author_email.to_string(),
                 c.time.unix_seconds(),
                 c.message.lines().next().unwrap_or_default().to_string(),
-                c.changes.iter().map(|ch| (ch.path.clone(), ch.blob.map(|b| b.hex()))).collect(),
+                c.changes.iter().map(|ch| (ch.path.to_string(), ch.blob.map(|b| b.hex()))).collect(),
             )
         })
         .collect()
@@ -321,7 +321,7 @@ fn shallow_clone_history_is_cut_not_an_error() {
         index.commits()[0].parent.map(|p| p.hex()),
         Some(git(&dir, &["rev-parse", "HEAD~4"]).trim().to_string())
     );
-    assert!(index.commits()[0].changes.iter().any(|ch| ch.path == "ravenpost.yaml"));
+    assert!(index.commits()[0].changes.iter().any(|ch| &*ch.path == "ravenpost.yaml"));
     let history = c.file_history(GAME).unwrap();
     assert_eq!(history[0].commit.hex(), boundary.trim());
     // Cached, then read back, the cut stays; once the clone is deepened it is gone.
@@ -348,7 +348,7 @@ fn concurrent_readers_never_see_a_half_written_cache() {
                 while !done.load(Ordering::SeqCst) {
                     let bytes = fs::read(&path).expect("the cache file is always there");
                     let text = String::from_utf8(bytes).expect("a whole file is UTF-8");
-                    assert!(text.starts_with("ravenpost history index v1\n"), "a whole file");
+                    assert!(text.starts_with("ravenpost history index v2\n"), "a whole file");
                     let last = text.lines().last().unwrap();
                     assert!(last.starts_with("end ") && last.len() == 20 && text.ends_with('\n'), "{last}");
                     let index = open(&dir).index().unwrap();

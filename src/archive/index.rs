@@ -10,9 +10,15 @@
 //! File contents are not in it; [`Archive::read_blob_text`] reads a blob on demand.
 //!
 //! **The cache.** [`Archive::index`] keeps the index of the branch tip in
-//! `<common git dir>/ravenpost/index-v1` (never committed, never pushed), written to a
-//! temporary file and renamed into place, so a reader sees the old file or the new one,
-//! never half of one. The file names the commit it describes. A commit id is the hash of
+//! `<common git dir>/ravenpost/index-v2` (never committed, never pushed): a sequence of
+//! blocks, each a run of commits continuing the one before, with its own checksum. New
+//! commits on the branch become one more block after the file's bytes as they were read
+//! (no commit is decoded or encoded again); anything else (a reset, another history, more
+//! than [`MAX_BLOCKS`] blocks) writes the whole line as one block. The new file is always
+//! written beside the old one and renamed into place, so a reader sees the old file or the
+//! new one, never half of one. A reader takes the blocks up to the first that is cut
+//! short, fails its checksum or does not continue the line: what it keeps is still the
+//! first-parent line of the last commit kept, only shorter, and the file is written again. A commit id is the hash of
 //! the commit, which names its parent, which names its own parent, and so on: the first
 //! parent line ending at a commit, and what each of its commits changed, can never change
 //! while the id stays the same. So the cache can only be *incomplete*, never wrong:
@@ -35,24 +41,58 @@
 
 use std::collections::HashMap;
 use std::fs;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use git2::{ErrorCode, Oid};
 
 use super::{Archive, ArchiveError, BlobId, CommitId, Timestamp, commit_meta};
 
 /// The cache file's name in [`Archive::secrets_dir`].
-pub(crate) const INDEX_FILE: &str = "index-v1";
+pub(crate) const INDEX_FILE: &str = "index-v2";
 
-/// The first line of a cache file.
-const MAGIC: &str = "ravenpost history index v1";
+/// The file earlier releases wrote (removed when the new one is written).
+const OLD_INDEX_FILE: &str = "index-v1";
+
+/// The first line of each block of a cache file.
+const MAGIC: &str = "ravenpost history index v2";
+
+/// A cache file with more blocks than this is rewritten as one block.
+pub const MAX_BLOCKS: usize = 64;
+
+/// A hasher for object ids, which are already uniformly distributed (SHA-1 or SHA-256):
+/// their first eight bytes are the hash.
+#[derive(Default)]
+pub(crate) struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut word = [0u8; 8];
+        let n = bytes.len().min(8);
+        word[..n].copy_from_slice(&bytes[..n]);
+        self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+
+    fn write_usize(&mut self, _length: usize) {
+        // The length prefix of the id's byte array: the same for every id.
+    }
+}
+
+/// Maps keyed by object ids.
+pub(crate) type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<IdHasher>>;
 
 /// A file a commit added, changed or deleted, as the index records it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IndexedChange {
     /// The path in the archive (lossy UTF-8: files added by hand may have any name).
-    pub path: String,
+    /// Shared by every change of the same path.
+    pub path: Arc<str>,
     /// The blob the commit left there; `None` if it deleted the file.
     pub blob: Option<BlobId>,
 }
@@ -65,10 +105,10 @@ pub struct IndexedCommit {
     /// Its first parent (`None` for a root commit). At a shallow boundary
     /// ([`HistoryIndex::shallow`]) the parent is named but not in the repository.
     pub parent: Option<CommitId>,
-    /// The author's name (lossy UTF-8).
-    pub author_name: String,
-    /// The author's email address (lossy UTF-8).
-    pub author_email: String,
+    /// The author's name (lossy UTF-8; shared by the author's commits).
+    pub author_name: Arc<str>,
+    /// The author's email address (lossy UTF-8; shared by the author's commits).
+    pub author_email: Arc<str>,
     /// When the author made the commit.
     pub time: Timestamp,
     /// The commit message without its final line break (lossy UTF-8).
@@ -91,46 +131,90 @@ pub struct PathVersion {
 
 /// The first-parent line ending at one commit, with every commit's changes; see the
 /// [module docs](self).
+///
+/// An index read from the cache file keeps the file's bytes and decodes a commit's author,
+/// time and message only when they are asked for ([`HistoryIndex::commit_at`]); what
+/// every question needs (the commit ids and each path's versions) is read when loading.
 #[derive(Debug, Clone, Default)]
 pub struct HistoryIndex {
-    commits: Vec<IndexedCommit>,
-    positions: HashMap<CommitId, usize>,
-    paths: HashMap<String, Vec<PathVersion>>,
+    entries: Vec<Entry>,
+    positions: IdMap<CommitId, usize>,
+    paths: HashMap<Arc<str>, Vec<PathVersion>>,
     shallow: Option<CommitId>,
+    /// The cache file the stored entries are read from, and its blocks' tables.
+    file: Arc<[u8]>,
+    blocks: Vec<Arc<BlockTables>>,
+    /// Every commit decoded, made when [`HistoryIndex::commits`] is first called.
+    all: std::sync::OnceLock<Vec<IndexedCommit>>,
+}
+
+/// One commit of the line: decoded, or still a line of the cache file.
+#[derive(Debug, Clone)]
+enum Entry {
+    /// A commit walked in git (or decoded).
+    Owned(Box<IndexedCommit>),
+    /// A line of the cache file, checked when loading: `file[start..end]` of block `block`.
+    Stored { commit: CommitId, block: u32, start: usize, end: usize },
+}
+
+impl Entry {
+    fn commit(&self) -> CommitId {
+        match self {
+            Entry::Owned(c) => c.commit,
+            Entry::Stored { commit, .. } => *commit,
+        }
+    }
+}
+
+/// A block's tables of paths and authors, which its lines refer to by number.
+#[derive(Debug, Default)]
+struct BlockTables {
+    paths: Vec<Arc<str>>,
+    authors: Vec<(Arc<str>, Arc<str>)>,
 }
 
 impl HistoryIndex {
     fn from_commits(commits: Vec<IndexedCommit>, shallow: Option<CommitId>) -> HistoryIndex {
-        let mut index =
-            HistoryIndex { commits: Vec::new(), positions: HashMap::new(), paths: HashMap::new(), shallow };
+        let mut index = HistoryIndex { shallow, ..HistoryIndex::default() };
         index.extend(commits);
         index
     }
 
+    /// Records that the commit at `position` left `blob` at `path`.
+    fn add_version(&mut self, position: usize, commit: CommitId, path: &Arc<str>, blob: Option<BlobId>) {
+        let versions = match self.paths.get_mut(path) {
+            Some(v) => v,
+            None => self.paths.entry(path.clone()).or_default(),
+        };
+        // A change of mode alone leaves the contents as they were: no new version.
+        if versions.last().and_then(|v| v.blob) != blob {
+            versions.push(PathVersion { position, commit, blob });
+        }
+    }
+
     /// Appends commits (each a child of the last) and records their changes per path.
     fn extend(&mut self, commits: Vec<IndexedCommit>) {
-        self.commits.reserve(commits.len());
+        self.all = std::sync::OnceLock::new();
+        self.entries.reserve(commits.len());
+        self.positions.reserve(commits.len());
         for c in commits {
-            let position = self.commits.len();
+            let position = self.entries.len();
             self.positions.insert(c.commit, position);
             for change in &c.changes {
-                let versions = self.paths.entry(change.path.clone()).or_default();
-                // A change of mode alone leaves the contents as they were: no new version.
-                if versions.last().and_then(|v| v.blob) != change.blob {
-                    versions.push(PathVersion { position, commit: c.commit, blob: change.blob });
-                }
+                self.add_version(position, c.commit, &change.path, change.blob);
             }
-            self.commits.push(c);
+            self.entries.push(Entry::Owned(Box::new(c)));
         }
     }
 
     /// The line cut after position `keep` (inclusive).
     fn truncate(mut self, keep: usize) -> HistoryIndex {
-        if keep + 1 >= self.commits.len() {
+        if keep + 1 >= self.entries.len() {
             return self;
         }
-        for c in self.commits.drain(keep + 1..) {
-            self.positions.remove(&c.commit);
+        self.all = std::sync::OnceLock::new();
+        for e in self.entries.drain(keep + 1..) {
+            self.positions.remove(&e.commit());
         }
         self.paths.retain(|_, versions| {
             versions.retain(|v| v.position <= keep);
@@ -139,24 +223,57 @@ impl HistoryIndex {
         self
     }
 
-    /// Every commit of the line, oldest first.
+    /// The commit at `position` (see [`HistoryIndex::position`]), decoded.
+    ///
+    /// # Panics
+    ///
+    /// If `position` is not below [`HistoryIndex::len`].
+    pub fn commit_at(&self, position: usize) -> IndexedCommit {
+        if let Some(all) = self.all.get() {
+            return all[position].clone();
+        }
+        self.decode_entry(&self.entries[position])
+    }
+
+    fn decode_entry(&self, entry: &Entry) -> IndexedCommit {
+        match entry {
+            Entry::Owned(c) => (**c).clone(),
+            Entry::Stored { commit, block, start, end } => {
+                let line = std::str::from_utf8(&self.file[*start..*end]).unwrap_or_default();
+                // The line was checked when the file was read, so this cannot fail; if it
+                // did, the commit would show with no author, message or changes.
+                decode_line(line, &self.blocks[*block as usize]).unwrap_or_else(|| IndexedCommit {
+                    commit: *commit,
+                    parent: None,
+                    author_name: Arc::from(""),
+                    author_email: Arc::from(""),
+                    time: Timestamp::from_unix(0, 0),
+                    message: String::new(),
+                    changes: Vec::new(),
+                })
+            }
+        }
+    }
+
+    /// Every commit of the line, oldest first (decoded on first use: for questions about
+    /// one game, [`HistoryIndex::versions`] and [`HistoryIndex::commit_at`] cost less).
     pub fn commits(&self) -> &[IndexedCommit] {
-        &self.commits
+        self.all.get_or_init(|| self.entries.iter().map(|e| self.decode_entry(e)).collect())
     }
 
     /// The commit the line ends at; `None` for an unborn branch.
     pub fn tip(&self) -> Option<CommitId> {
-        self.commits.last().map(|c| c.commit)
+        self.entries.last().map(Entry::commit)
     }
 
     /// How many commits the line has.
     pub fn len(&self) -> usize {
-        self.commits.len()
+        self.entries.len()
     }
 
     /// Whether the line has no commit (an unborn branch).
     pub fn is_empty(&self) -> bool {
-        self.commits.is_empty()
+        self.entries.is_empty()
     }
 
     /// Where `commit` is in [`HistoryIndex::commits`]; `None` if it is not on the line.
@@ -165,17 +282,15 @@ impl HistoryIndex {
     }
 
     /// The commit `commit` of the line, if it is on it.
-    pub fn commit(&self, commit: CommitId) -> Option<&IndexedCommit> {
-        self.position(commit).map(|i| &self.commits[i])
+    pub fn commit(&self, commit: CommitId) -> Option<IndexedCommit> {
+        self.position(commit).map(|i| self.commit_at(i))
     }
 
     /// The commits after `from` (exclusive), oldest first: all of them when `from` is
     /// `None` or not on the line.
-    pub fn since(&self, from: Option<CommitId>) -> &[IndexedCommit] {
-        match from.and_then(|f| self.position(f)) {
-            Some(i) => &self.commits[i + 1..],
-            None => &self.commits,
-        }
+    pub fn since(&self, from: Option<CommitId>) -> Vec<IndexedCommit> {
+        let first = from.and_then(|f| self.position(f)).map_or(0, |i| i + 1);
+        (first..self.len()).map(|i| self.commit_at(i)).collect()
     }
 
     /// The versions of `path`, oldest first: the commits that created it, changed its
@@ -186,7 +301,7 @@ impl HistoryIndex {
 
     /// Every path any commit of the line touched (deleted ones too), sorted.
     pub fn paths(&self) -> Vec<&str> {
-        let mut out: Vec<&str> = self.paths.keys().map(String::as_str).collect();
+        let mut out: Vec<&str> = self.paths.keys().map(|p| &**p).collect();
         out.sort_unstable();
         out
     }
@@ -223,26 +338,29 @@ impl Archive {
     ///
     /// [`ArchiveError::UnknownCommit`], git failures reading commits.
     pub fn index_at(&self, at: CommitId) -> Result<HistoryIndex, ArchiveError> {
-        let cached = self.load_index();
-        let cached_tip = cached.as_ref().and_then(HistoryIndex::tip);
+        let (cached, on_disk) = match self.load_index() {
+            Some((index, stored)) => (Some(index), Some(stored)),
+            None => (None, None),
+        };
         let index = match cached {
-            Some(cached) if cached.tip() == Some(at) => return Ok(cached),
+            // A file with a bad tail is written again.
+            Some(cached) if cached.tip() == Some(at) && on_disk.is_some_and(|d| d.whole) => {
+                return Ok(cached);
+            }
+            Some(cached) if cached.tip() == Some(at) => cached,
             Some(cached) => match cached.position(at) {
                 Some(i) => cached.truncate(i),
                 None => self.walk_index(at, Some(cached))?,
             },
             None => self.walk_index(at, None)?,
         };
-        match self.tip().ok().flatten() {
-            Some(tip) if tip == at => self.store_index(&index),
-            // A line past the branch tip (a push being checked): the cache catches up to
-            // the tip, so that the next push walks only its own commits.
-            Some(tip) if cached_tip != Some(tip) => {
-                if let Some(i) = index.position(tip) {
-                    self.store_index(&index.clone().truncate(i));
-                }
-            }
-            _ => {}
+        // The cache describes the branch tip only; a line past it (a push being checked)
+        // brings the cache up to the tip, so that the next push walks only its own commits.
+        if let Some(tip) = self.tip().ok().flatten()
+            && let Some(i) = index.position(tip)
+            && on_disk.is_none_or(|d| d.tip != tip || !d.whole)
+        {
+            self.store_index(&index, i, on_disk);
         }
         Ok(index)
     }
@@ -266,7 +384,7 @@ impl Archive {
         self.blob_bytes(blob.0, path)
     }
 
-    /// The cache file's path: `ravenpost/index-v1` in the (common) git directory.
+    /// The cache file's path: `ravenpost/index-v2` in the (common) git directory.
     pub fn index_path(&self) -> PathBuf {
         self.secrets_dir().join(INDEX_FILE)
     }
@@ -302,6 +420,7 @@ impl Archive {
             Some((_, c)) => Some(self.tree_of(c)?),
             None => None,
         };
+        let mut strings = Interner::default();
         for (commit, parent) in line.into_iter().rev() {
             let tree = self.tree_of(&commit)?;
             let diff = self
@@ -316,7 +435,7 @@ impl Archive {
                         git2::Delta::Deleted => None,
                         _ => Some(BlobId(d.new_file().id())),
                     };
-                    Some(IndexedChange { path: String::from_utf8_lossy(path).into_owned(), blob })
+                    Some(IndexedChange { path: strings.get(&String::from_utf8_lossy(path)), blob })
                 })
                 .collect();
             changes.sort_by(|a, b| a.path.cmp(&b.path));
@@ -325,8 +444,8 @@ impl Archive {
             out.push(IndexedCommit {
                 commit: CommitId(commit.id()),
                 parent,
-                author_name,
-                author_email,
+                author_name: strings.get(&author_name),
+                author_email: strings.get(&author_email),
                 time,
                 message,
                 changes,
@@ -367,40 +486,88 @@ impl Archive {
         }
     }
 
-    /// The cached index, if the file is there, whole and consistent with the repository.
-    fn load_index(&self) -> Option<HistoryIndex> {
+    /// The cached index, if the file is there and consistent with the repository, with
+    /// what the file holds.
+    fn load_index(&self) -> Option<(HistoryIndex, Stored)> {
         let bytes = fs::read(self.index_path()).ok()?;
-        let index = decode(&bytes)?;
+        let (index, blocks, whole) = decode(&bytes)?;
         // The tip must be in the repository (a cache copied from elsewhere is not ours),
         // and a shallow cut must still be one.
         let odb = self.repo.odb().ok()?;
-        if !index.tip().is_some_and(|t| odb.exists(t.0)) {
-            return None;
-        }
+        let tip = index.tip().filter(|t| odb.exists(t.0))?;
         if let Some(cut) = index.shallow {
             let parent = index.commit(cut)?.parent?;
             if odb.exists(parent.0) {
                 return None;
             }
         }
-        Some(index)
+        let stored = Stored { tip, len: index.len(), blocks, whole, bytes: bytes.len() };
+        Some((index, stored))
     }
 
-    /// Writes the cache atomically; failures are ignored (the cache is only a cache).
-    fn store_index(&self, index: &HistoryIndex) {
-        if index.is_empty() {
+    /// Stores the line up to position `upto` (inclusive). When that continues what
+    /// `on_disk` says the file holds (and `index` was read from it), the file's bytes are
+    /// kept and one block is added; else the line is written as one block. Either way the
+    /// new file is written beside the old one and renamed into place, so that readers see
+    /// one whole file or the other. Failures are ignored (the cache is only a cache).
+    fn store_index(&self, index: &HistoryIndex, upto: usize, on_disk: Option<Stored>) {
+        if upto >= index.len() {
             return;
         }
         let dir = self.secrets_dir();
+        let bytes = match on_disk {
+            Some(d)
+                if d.whole
+                    && d.blocks < MAX_BLOCKS
+                    && d.len <= upto
+                    && index.file.len() == d.bytes
+                    && index.position(d.tip) == Some(d.len - 1) =>
+            {
+                let new: Vec<IndexedCommit> = (d.len..=upto).map(|i| index.commit_at(i)).collect();
+                [&index.file[..], &encode_block(&new, None)[..]].concat()
+            }
+            _ => encode_block(&index.commits()[..=upto], index.shallow),
+        };
         let write = || -> std::io::Result<()> {
             fs::create_dir_all(&dir)?;
             let mut tmp = tempfile::Builder::new().prefix(".index-").tempfile_in(&dir)?;
-            tmp.write_all(&encode(index))?;
-            tmp.as_file().sync_data()?;
+            tmp.write_all(&bytes)?;
             tmp.persist(dir.join(INDEX_FILE)).map_err(|e| e.error)?;
             Ok(())
         };
-        let _ = write();
+        if write().is_ok() {
+            let _ = fs::remove_file(dir.join(OLD_INDEX_FILE));
+        }
+    }
+}
+
+/// What the cache file held when it was read.
+#[derive(Debug, Clone, Copy)]
+struct Stored {
+    /// The last commit of its line.
+    tip: CommitId,
+    /// How many commits its line has.
+    len: usize,
+    /// How many blocks it has.
+    blocks: usize,
+    /// Whether every byte was part of a good block (else the next write rewrites it).
+    whole: bool,
+    /// The file's size.
+    bytes: usize,
+}
+
+/// One shared copy of each distinct string (paths, names, addresses) of a walk.
+#[derive(Default)]
+struct Interner(HashMap<String, Arc<str>>);
+
+impl Interner {
+    fn get(&mut self, s: &str) -> Arc<str> {
+        if let Some(a) = self.0.get(s) {
+            return a.clone();
+        }
+        let a: Arc<str> = Arc::from(s);
+        self.0.insert(s.to_string(), a.clone());
+        a
     }
 }
 
@@ -455,40 +622,40 @@ pub(crate) fn unescape(s: &str) -> Option<String> {
     Some(out)
 }
 
-/// The cache file: a header, a table of paths and one of authors, then one line per
-/// commit (oldest first), then `end <checksum>`:
+/// One block of the cache file: a header, a table of paths and one of authors, then one
+/// line per commit (oldest first), then `end <checksum>`:
 ///
 /// ```text
-/// ravenpost history index v1
-/// shallow <commit>|-
+/// ravenpost history index v2
+/// shallow <commit>|-   the shallow boundary (first block only; later ones say -)
 /// paths <n>            then n lines: an escaped path
 /// authors <n>          then n lines: escaped name TAB escaped email
 /// commits <n>          then n lines: id TAB parent|- TAB author# TAB seconds TAB offset
 ///                      TAB escaped message TAB changes (path#:blob|path#:- joined by spaces)
-/// end <16 hex digits>  the checksum of everything before this line
+/// end <16 hex digits>  the checksum of the block up to this line
 /// ```
-fn encode(index: &HistoryIndex) -> Vec<u8> {
+fn encode_block(commits: &[IndexedCommit], shallow: Option<CommitId>) -> Vec<u8> {
     let mut path_ids: HashMap<&str, usize> = HashMap::new();
     let mut paths: Vec<&str> = Vec::new();
     let mut author_ids: HashMap<(&str, &str), usize> = HashMap::new();
     let mut authors: Vec<(&str, &str)> = Vec::new();
-    for c in &index.commits {
-        let key = (c.author_name.as_str(), c.author_email.as_str());
+    for c in commits {
+        let key = (&*c.author_name, &*c.author_email);
         author_ids.entry(key).or_insert_with(|| {
             authors.push(key);
             authors.len() - 1
         });
         for ch in &c.changes {
-            if !path_ids.contains_key(ch.path.as_str()) {
+            if !path_ids.contains_key(&*ch.path) {
                 path_ids.insert(&ch.path, paths.len());
                 paths.push(&ch.path);
             }
         }
     }
-    let mut s = String::with_capacity(index.commits.len() * 160 + 1024);
+    let mut s = String::with_capacity(commits.len() * 160 + 1024);
     s.push_str(MAGIC);
     s.push('\n');
-    match index.shallow {
+    match shallow {
         Some(c) => s.push_str(&format!("shallow {c}\n")),
         None => s.push_str("shallow -\n"),
     }
@@ -504,10 +671,10 @@ fn encode(index: &HistoryIndex) -> Vec<u8> {
         escape(email, &mut s);
         s.push('\n');
     }
-    s.push_str(&format!("commits {}\n", index.commits.len()));
-    for c in &index.commits {
+    s.push_str(&format!("commits {}\n", commits.len()));
+    for c in commits {
         use std::fmt::Write as _;
-        let author = author_ids[&(c.author_name.as_str(), c.author_email.as_str())];
+        let author = author_ids[&(&*c.author_name, &*c.author_email)];
         let _ = write!(s, "{}\t", c.commit);
         match c.parent {
             Some(p) => {
@@ -522,7 +689,7 @@ fn encode(index: &HistoryIndex) -> Vec<u8> {
             if i > 0 {
                 s.push(' ');
             }
-            let _ = write!(s, "{}:", path_ids[ch.path.as_str()]);
+            let _ = write!(s, "{}:", path_ids[&*ch.path]);
             match ch.blob {
                 Some(b) => {
                     let _ = write!(s, "{b}");
@@ -537,83 +704,204 @@ fn encode(index: &HistoryIndex) -> Vec<u8> {
     s.into_bytes()
 }
 
-/// Reads a cache file; `None` for anything but a whole, well-formed one.
-fn decode(bytes: &[u8]) -> Option<HistoryIndex> {
-    let body_end = bytes.strip_suffix(b"\n")?.iter().rposition(|&b| b == b'\n')? + 1;
-    let (body, last) = bytes.split_at(body_end);
-    let sum = std::str::from_utf8(last).ok()?.strip_prefix("end ")?.strip_suffix('\n')?;
-    if !is_lower_hex(sum, 16) || u64::from_str_radix(sum, 16).ok()? != checksum(body) {
+/// Lines of a text with the offset after each.
+struct Lines<'a> {
+    bytes: &'a str,
+    at: usize,
+}
+
+impl<'a> Lines<'a> {
+    /// The next line (without its line feed); `None` at the end or for a line that is
+    /// not terminated.
+    fn next_line(&mut self) -> Option<&'a str> {
+        let rest = &self.bytes[self.at..];
+        let n = memchr::memchr(b'\n', rest.as_bytes())?;
+        self.at += n + 1;
+        Some(&rest[..n])
+    }
+}
+
+/// Reads a cache file: the line of its good blocks, how many there were, and whether
+/// every byte belonged to one; `None` when not even the first block is good.
+fn decode(bytes: &[u8]) -> Option<(HistoryIndex, usize, bool)> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let mut index = HistoryIndex { file: Arc::from(bytes), ..HistoryIndex::default() };
+    let mut lines = Lines { bytes: text, at: 0 };
+    while lines.at < text.len() {
+        let start = lines.at;
+        let kept = index.entries.len();
+        if decode_block(&mut lines, &mut index).is_none() {
+            // Undo what the bad block added: the index is the blocks before it.
+            if kept == 0 {
+                return None;
+            }
+            index = index.truncate(kept - 1);
+            lines.at = start;
+            break;
+        }
+    }
+    if index.blocks.is_empty() {
         return None;
     }
-    let text = std::str::from_utf8(body).ok()?;
-    let mut lines = text.lines();
-    if lines.next()? != MAGIC {
+    let (blocks, whole) = (index.blocks.len(), lines.at == text.len());
+    Some((index, blocks, whole))
+}
+
+/// The seven tab-separated fields of a commit line.
+fn fields(line: &str) -> Option<[&str; 7]> {
+    let mut out = [""; 7];
+    let mut tabs = memchr::memchr_iter(b'\t', line.as_bytes());
+    let mut from = 0;
+    for slot in out.iter_mut().take(6) {
+        let tab = tabs.next()?;
+        *slot = &line[from..tab];
+        from = tab + 1;
+    }
+    if tabs.next().is_some() {
         return None;
     }
-    let shallow = match lines.next()?.strip_prefix("shallow ")? {
+    out[6] = &line[from..];
+    Some(out)
+}
+
+/// Whether every backslash of `s` starts one of [`escape`]'s escapes.
+fn escapes_are_valid(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = 0;
+    while let Some(n) = memchr::memchr(b'\\', &b[i..]) {
+        if !matches!(b.get(i + n + 1), Some(b'\\' | b't' | b'n' | b'r')) {
+            return false;
+        }
+        i += n + 2;
+    }
+    true
+}
+
+/// Calls `f` with each change of a commit line: the path's number in the block's table
+/// (below `paths`) and its blob. `None` for a malformed field.
+fn for_each_change(field: &str, paths: usize, mut f: impl FnMut(usize, Option<BlobId>)) -> Option<()> {
+    for ch in field.split(' ').filter(|c| !c.is_empty()) {
+        let (p, b) = ch.split_once(':')?;
+        let p: usize = p.parse().ok()?;
+        if p >= paths {
+            return None;
+        }
+        let blob = match b {
+            "-" => None,
+            hex => Some(BlobId(oid(hex)?)),
+        };
+        f(p, blob);
+    }
+    Some(())
+}
+
+/// Decodes a commit line checked by [`decode_block`].
+fn decode_line(line: &str, tables: &BlockTables) -> Option<IndexedCommit> {
+    let [commit, parent, author, seconds, offset, message, changes] = fields(line)?;
+    let (author_name, author_email) = tables.authors.get(author.parse::<usize>().ok()?)?.clone();
+    Some(IndexedCommit {
+        commit: CommitId(oid(commit)?),
+        parent: match parent {
+            "-" => None,
+            hex => Some(CommitId(oid(hex)?)),
+        },
+        author_name,
+        author_email,
+        time: Timestamp::from_unix(seconds.parse().ok()?, offset.parse().ok()?),
+        message: unescape(message)?,
+        changes: {
+            let mut out = Vec::new();
+            for_each_change(changes, tables.paths.len(), |p, blob| {
+                out.push(IndexedChange { path: tables.paths[p].clone(), blob });
+            })?;
+            out
+        },
+    })
+}
+
+/// Reads one block into `index`, which holds the blocks before it: each line is checked
+/// (so that decoding it later cannot fail), and its commit id and changes recorded; the
+/// rest of the line is decoded when asked for. `None` for a bad block (`index` may then
+/// hold part of it: the caller cuts it off).
+fn decode_block(lines: &mut Lines<'_>, index: &mut HistoryIndex) -> Option<()> {
+    let start = lines.at;
+    let first = index.blocks.is_empty();
+    if lines.next_line()? != MAGIC {
+        return None;
+    }
+    let shallow = match lines.next_line()?.strip_prefix("shallow ")? {
         "-" => None,
         hex => Some(CommitId(oid(hex)?)),
     };
+    if shallow.is_some() && !first {
+        return None;
+    }
     let count = |line: &str, what: &str| -> Option<usize> { line.strip_prefix(what)?.parse().ok() };
-    let n = count(lines.next()?, "paths ")?;
-    let mut paths = Vec::with_capacity(n.min(1 << 20));
+    let n = count(lines.next_line()?, "paths ")?;
+    let mut tables = BlockTables::default();
+    tables.paths.reserve(n.min(1 << 20));
     for _ in 0..n {
-        paths.push(unescape(lines.next()?)?);
+        tables.paths.push(Arc::from(unescape(lines.next_line()?)?));
     }
-    let n = count(lines.next()?, "authors ")?;
-    let mut authors = Vec::with_capacity(n.min(1 << 20));
+    let n = count(lines.next_line()?, "authors ")?;
+    tables.authors.reserve(n.min(1 << 20));
     for _ in 0..n {
-        let (name, email) = lines.next()?.split_once('\t')?;
-        authors.push((unescape(name)?, unescape(email)?));
+        let (name, email) = lines.next_line()?.split_once('\t')?;
+        tables.authors.push((Arc::from(unescape(name)?), Arc::from(unescape(email)?)));
     }
-    let n = count(lines.next()?, "commits ")?;
-    let mut commits = Vec::with_capacity(n.min(1 << 24));
+    let n = count(lines.next_line()?, "commits ")?;
+    if n == 0 && !first {
+        return None;
+    }
+    let block = u32::try_from(index.blocks.len()).ok()?;
+    // The previous commit's id as written: each line's parent must be it.
+    let mut previous: Option<String> = index.tip().map(|t| t.to_string());
+    let mut first_commit = None;
     for _ in 0..n {
-        let mut f = lines.next()?.split('\t');
-        let commit = CommitId(oid(f.next()?)?);
-        let parent = match f.next()? {
-            "-" => None,
-            hex => Some(CommitId(oid(hex)?)),
-        };
-        let (author_name, author_email) = authors.get(f.next()?.parse::<usize>().ok()?)?.clone();
-        let seconds = f.next()?.parse().ok()?;
-        let offset = f.next()?.parse().ok()?;
-        let message = unescape(f.next()?)?;
-        let changes_field = f.next()?;
-        if f.next().is_some() {
+        let line_start = lines.at;
+        let line = lines.next_line()?;
+        let [commit_hex, parent, author, seconds, offset, message, changes] = fields(line)?;
+        let commit = CommitId(oid(commit_hex)?);
+        if index.positions.contains_key(&commit) {
             return None;
         }
-        let mut changes = Vec::new();
-        for ch in changes_field.split(' ').filter(|c| !c.is_empty()) {
-            let (p, b) = ch.split_once(':')?;
-            let path = paths.get(p.parse::<usize>().ok()?)?.clone();
-            let blob = match b {
-                "-" => None,
-                hex => Some(BlobId(oid(hex)?)),
-            };
-            changes.push(IndexedChange { path, blob });
+        let continues = match (&previous, parent) {
+            (None, "-") => true,
+            (None, hex) => first && oid(hex).is_some(),
+            (Some(p), hex) => p == hex,
+        };
+        if !continues
+            || author.parse::<usize>().ok()? >= tables.authors.len()
+            || seconds.parse::<i64>().is_err()
+            || offset.parse::<i32>().is_err()
+            || !escapes_are_valid(message)
+        {
+            return None;
         }
-        commits.push(IndexedCommit {
-            commit,
-            parent,
-            author_name,
-            author_email,
-            time: Timestamp::from_unix(seconds, offset),
-            message,
-            changes,
-        });
+        let position = index.entries.len();
+        for_each_change(changes, tables.paths.len(), |p, blob| {
+            index.add_version(position, commit, &tables.paths[p], blob);
+        })?;
+        index.positions.insert(commit, position);
+        index.entries.push(Entry::Stored { commit, block, start: line_start, end: lines.at - 1 });
+        first_commit.get_or_insert(commit);
+        previous = Some(commit_hex.to_string());
     }
-    if lines.next().is_some() {
+    let body_end = lines.at;
+    let sum = lines.next_line()?.strip_prefix("end ")?;
+    if !is_lower_hex(sum, 16)
+        || u64::from_str_radix(sum, 16).ok()? != checksum(&lines.bytes.as_bytes()[start..body_end])
+    {
         return None;
     }
-    // Each commit must be its successor's first parent: a line, not a heap of commits.
-    if commits.windows(2).any(|w| w[1].parent != Some(w[0].commit)) {
+    if shallow.is_some() && shallow != first_commit {
         return None;
     }
-    if shallow.is_some() && shallow != commits.first().map(|c| c.commit) {
-        return None;
+    if first {
+        index.shallow = shallow;
     }
-    Some(HistoryIndex::from_commits(commits, shallow))
+    index.blocks.push(Arc::new(tables));
+    Some(())
 }
 
 /// Whether `s` is `len` lowercase hex digits (as ravenpost writes them: one spelling only).
@@ -623,7 +911,7 @@ pub(crate) fn is_lower_hex(s: &str, len: usize) -> bool {
 
 /// A full lowercase hex id, decoded by hand (libgit2's parser costs more than the rest of
 /// a cache line).
-fn oid(hex: &str) -> Option<Oid> {
+pub(crate) fn oid(hex: &str) -> Option<Oid> {
     /// Each byte's value as a lowercase hex digit, 0xFF for any other byte.
     const DIGITS: [u8; 256] = {
         let mut t = [0xFF; 256];
@@ -699,10 +987,19 @@ mod tests {
         )
     }
 
+    fn encode(index: &HistoryIndex) -> Vec<u8> {
+        encode_block(index.commits(), index.shallow)
+    }
+
+    fn decoded(bytes: &[u8]) -> Option<HistoryIndex> {
+        decode(bytes).map(|(index, _, _)| index)
+    }
+
     #[test]
     fn encode_then_decode_gives_the_same_index() {
         let index = sample();
-        let back = decode(&encode(&index)).expect("decodes");
+        let (back, blocks, whole) = decode(&encode(&index)).expect("decodes");
+        assert_eq!((blocks, whole), (1, true));
         assert_eq!(back.commits(), index.commits());
         assert_eq!(back.paths(), ["games/grand/g 1.pgn", "ravenpost.yaml", "x\ny"]);
         // The change of mode alone (commit 4) is no new version.
@@ -714,13 +1011,42 @@ mod tests {
     fn every_truncation_and_every_flipped_byte_is_refused() {
         let bytes = encode(&sample());
         for len in 0..bytes.len() {
-            assert!(decode(&bytes[..len]).is_none(), "truncated to {len}");
+            assert!(decoded(&bytes[..len]).is_none(), "truncated to {len}");
         }
         for i in 0..bytes.len() {
             let mut b = bytes.clone();
             b[i] ^= 0x20;
-            assert!(decode(&b).is_none(), "byte {i} flipped");
+            assert!(decoded(&b).is_none(), "byte {i} flipped");
         }
+    }
+
+    /// Appended blocks continue the line; a block cut short, damaged or not continuing
+    /// the line ends what is read, and what was read before it is kept.
+    #[test]
+    fn appended_blocks_extend_the_line_and_a_bad_block_ends_it() {
+        let index = sample();
+        let all = index.commits();
+        let mut bytes = encode_block(&all[..2], None);
+        let first = bytes.len();
+        bytes.extend(encode_block(&all[2..4], None));
+        let second = bytes.len();
+        bytes.extend(encode_block(&all[4..], None));
+        let (back, blocks, whole) = decode(&bytes).unwrap();
+        assert_eq!((back.commits(), blocks, whole), (all, 3, true));
+        assert_eq!(back.versions("games/grand/g 1.pgn").len(), 2);
+        for len in first..second {
+            let (back, blocks, whole) = decode(&bytes[..len]).unwrap();
+            assert_eq!((back.len(), blocks, whole), (2, 1, len == first), "cut at {len}");
+        }
+        // The same block twice (two appenders at once): the second does not continue.
+        let mut twice = bytes[..second].to_vec();
+        twice.extend_from_slice(&bytes[first..second]);
+        let (back, blocks, whole) = decode(&twice).unwrap();
+        assert_eq!((back.len(), blocks, whole), (4, 2, false));
+        // A shallow mark is only for the first block.
+        let mut late = bytes[..first].to_vec();
+        late.extend(encode_block(&all[2..], Some(all[2].commit)));
+        assert_eq!(decode(&late).map(|(i, b, w)| (i.len(), b, w)), Some((2, 1, false)));
     }
 
     #[test]

@@ -37,6 +37,7 @@
 //! assert_eq!(archive.list_games().unwrap()[0].id(), "g1");
 //! ```
 
+mod blobs;
 mod config;
 mod error;
 mod gc;
@@ -120,6 +121,10 @@ pub struct Archive {
     options: ArchiveOptions,
     lock_depth: Cell<usize>,
     lock_file: RefCell<Option<lock::LockFile>>,
+    /// git's object reader for bulk reads, started on first use ([`blobs`]).
+    cat_file: RefCell<Option<blobs::CatFile>>,
+    /// Set when git's reader could not be used: every later read goes through libgit2.
+    cat_file_failed: Cell<bool>,
 }
 
 impl std::fmt::Debug for Archive {
@@ -156,6 +161,8 @@ impl Archive {
             options: ArchiveOptions::default(),
             lock_depth: Cell::new(0),
             lock_file: RefCell::new(None),
+            cat_file: RefCell::new(None),
+            cat_file_failed: Cell::new(false),
         }
     }
 
@@ -554,14 +561,14 @@ impl Archive {
             .versions(path)
             .iter()
             .map(|v| {
-                let c = &index.commits()[v.position];
-                let mut changed_paths: Vec<String> = c.changes.iter().map(|ch| ch.path.clone()).collect();
+                let c = &index.commit_at(v.position);
+                let mut changed_paths: Vec<String> = c.changes.iter().map(|ch| ch.path.to_string()).collect();
                 changed_paths.dedup();
                 Ok(FileVersion {
                     commit: c.commit,
                     parent: c.parent,
-                    author_name: c.author_name.clone(),
-                    author_email: c.author_email.clone(),
+                    author_name: c.author_name.to_string(),
+                    author_email: c.author_email.to_string(),
                     time: c.time,
                     message: c.message.clone(),
                     contents: v.blob.map(|b| self.blob_text(b.0, path)).transpose()?,
@@ -611,7 +618,7 @@ impl Archive {
             .iter()
             .map(|ch| {
                 Ok(FileChange {
-                    path: ch.path.clone(),
+                    path: ch.path.to_string(),
                     contents: ch.blob.map(|b| self.blob_bytes(b.0, &ch.path)).transpose()?,
                 })
             })
@@ -619,8 +626,8 @@ impl Archive {
         Ok(ArchiveCommit {
             commit: c.commit,
             parent: c.parent,
-            author_name: c.author_name.clone(),
-            author_email: c.author_email.clone(),
+            author_name: c.author_name.to_string(),
+            author_email: c.author_email.to_string(),
             time: c.time,
             message: c.message.clone(),
             changes,

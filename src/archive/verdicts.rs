@@ -35,15 +35,29 @@ use std::fs;
 use std::io::Write;
 use std::path::PathBuf;
 
-use super::index::{checksum, escape, is_lower_hex, unescape};
+use super::index::{IdMap, checksum, escape, is_lower_hex, oid, unescape};
 use super::{Archive, ArchiveError, CommitId};
 
 /// Verdicts by commit and path, loaded from and saved to the git directory; see the
 /// [module docs](self).
+///
+/// Loading reads the file and notes where each commit's lines are; a line is checked and
+/// read only when a verdict of its commit is asked for, so a question about one game pays
+/// for that game's verdicts, not for the whole archive's.
 #[derive(Debug)]
 pub struct VerdictCache {
     file: PathBuf,
-    entries: HashMap<CommitId, Vec<(String, String)>>,
+    /// The file as loaded.
+    bytes: Vec<u8>,
+    /// Where the lines are in `bytes` (start, end), in file order, by the first 16 hex
+    /// digits of their commit (compared in full when read); not yet checked. Lines with
+    /// escapes (a backslash) are not here but in `decoded`.
+    lines: IdMap<u64, Vec<(usize, usize)>>,
+    /// The lines with escapes, checked and decoded when loading (few: most verdicts have
+    /// no line break, tab or backslash): path, value and where the line starts.
+    decoded: IdMap<CommitId, Vec<(String, String, usize)>>,
+    /// Verdicts put since loading (they take precedence over the file's).
+    added: HashMap<CommitId, Vec<(String, String)>>,
     /// Entries added since loading, in order: what [`VerdictCache::save`] appends.
     unsaved: Vec<(CommitId, String)>,
 }
@@ -66,52 +80,102 @@ impl Archive {
 
 impl VerdictCache {
     fn load(file: PathBuf) -> VerdictCache {
-        let mut cache = VerdictCache { file, entries: HashMap::new(), unsaved: Vec::new() };
-        let Ok(bytes) = fs::read(&cache.file) else { return cache };
-        for line in bytes.split(|&b| b == b'\n') {
-            if let Some((commit, path, value)) = parse_line(line) {
-                cache.insert(commit, path, value);
+        let bytes = fs::read(&file).unwrap_or_default();
+        let mut lines: IdMap<u64, Vec<(usize, usize)>> = IdMap::default();
+        let mut decoded: IdMap<CommitId, Vec<(String, String, usize)>> = IdMap::default();
+        let mut start = 0;
+        while start < bytes.len() {
+            let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |n| start + n);
+            let line = &bytes[start..end];
+            if memchr::memchr(b'\\', line).is_none() {
+                if let Some(key) = line.get(..16).and_then(prefix_key) {
+                    lines.entry(key).or_default().push((start, end));
+                }
+            } else if let Some(commit) =
+                line.get(..40).and_then(|h| std::str::from_utf8(h).ok()).and_then(oid)
+            {
+                let commit = CommitId(commit);
+                if let Some((path, value)) = check_line(line)
+                    && let (Some(path), Some(value)) = (unescape(path), unescape(value))
+                {
+                    decoded.entry(commit).or_default().push((path, value, start));
+                }
             }
+            start = end + 1;
         }
-        cache
+        VerdictCache { file, bytes, lines, decoded, added: HashMap::new(), unsaved: Vec::new() }
     }
 
-    fn insert(&mut self, commit: CommitId, path: String, value: String) -> bool {
-        let slot = self.entries.entry(commit).or_default();
-        match slot.iter_mut().find(|(p, _)| *p == path) {
-            Some((_, v)) if *v == value => false,
-            Some((_, v)) => {
-                *v = value;
-                true
-            }
-            None => {
-                slot.push((path, value));
-                true
-            }
-        }
-    }
-
-    /// The verdict stored for `path` at `commit`.
+    /// The verdict stored for `path` at `commit`: the last one put, else the file's last
+    /// good line for them.
     pub fn get(&self, commit: CommitId, path: &str) -> Option<&str> {
-        self.entries.get(&commit)?.iter().find(|(p, _)| p == path).map(|(_, v)| v.as_str())
+        if let Some((_, v)) = self.added.get(&commit).and_then(|s| s.iter().find(|(p, _)| p == path)) {
+            return Some(v.as_str());
+        }
+        let decoded = self
+            .decoded
+            .get(&commit)
+            .and_then(|d| d.iter().rev().find(|(p, _, _)| p == path))
+            .map(|(_, v, at)| (*at, v.as_str()));
+        let hex = commit.to_string();
+        let plain = self.lines.get(&prefix_key(hex.as_bytes())?).and_then(|lines| {
+            lines.iter().rev().find_map(|&(start, end)| {
+                let line = &self.bytes[start..end];
+                if !line.starts_with(hex.as_bytes()) {
+                    return None;
+                }
+                let (p, v) = check_line(line)?;
+                (p == path).then_some((start, v))
+            })
+        });
+        match (plain, decoded) {
+            (Some(a), Some(b)) => Some(if a.0 > b.0 { a.1 } else { b.1 }),
+            (a, b) => a.or(b).map(|x| x.1),
+        }
     }
 
     /// Stores a verdict for `path` at `commit` (replacing one stored before), to be
     /// written by [`VerdictCache::save`].
     pub fn put(&mut self, commit: CommitId, path: &str, verdict: String) {
-        if self.insert(commit, path.to_string(), verdict) {
-            self.unsaved.push((commit, path.to_string()));
+        if self.get(commit, path) == Some(verdict.as_str()) {
+            return;
         }
+        let slot = self.added.entry(commit).or_default();
+        match slot.iter_mut().find(|(p, _)| p == path) {
+            Some((_, v)) => *v = verdict,
+            None => slot.push((path.to_string(), verdict)),
+        }
+        self.unsaved.push((commit, path.to_string()));
     }
 
-    /// How many verdicts the cache holds.
+    /// How many verdicts the cache holds (every line of the file is checked).
     pub fn len(&self) -> usize {
-        self.entries.values().map(Vec::len).sum()
+        let mut keys: std::collections::HashSet<(CommitId, &str)> = std::collections::HashSet::new();
+        for lines in self.lines.values() {
+            for &(start, end) in lines {
+                let line = &self.bytes[start..end];
+                let commit = std::str::from_utf8(&line[..40.min(line.len())]).ok().and_then(oid);
+                if let (Some(commit), Some((p, _))) = (commit, check_line(line)) {
+                    keys.insert((CommitId(commit), p));
+                }
+            }
+        }
+        for (commit, d) in &self.decoded {
+            for (p, _, _) in d {
+                keys.insert((*commit, p.as_str()));
+            }
+        }
+        for (commit, slot) in &self.added {
+            for (p, _) in slot {
+                keys.insert((*commit, p.as_str()));
+            }
+        }
+        keys.len()
     }
 
     /// Whether the cache holds no verdict.
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.len() == 0
     }
 
     /// The cache file.
@@ -131,7 +195,8 @@ impl VerdictCache {
         }
         let mut text = String::new();
         for (commit, path) in &self.unsaved {
-            if let Some(value) = self.get(*commit, path) {
+            let value = self.added.get(commit).and_then(|s| s.iter().find(|(p, _)| p == path));
+            if let Some((_, value)) = value {
                 text.push_str(&format_line(*commit, path, value));
             }
         }
@@ -151,6 +216,34 @@ impl VerdictCache {
     }
 }
 
+/// The first 16 lowercase hex digits of a commit id as a number (the key lines are found
+/// by; the whole id is compared when a line is read).
+fn prefix_key(hex: &[u8]) -> Option<u64> {
+    let hex = std::str::from_utf8(hex.get(..16)?).ok()?;
+    if !is_lower_hex(hex, 16) {
+        return None;
+    }
+    u64::from_str_radix(hex, 16).ok()
+}
+
+/// A line's escaped path and escaped value, if its checksum and shape are right.
+fn check_line(line: &[u8]) -> Option<(&str, &str)> {
+    let line = std::str::from_utf8(line).ok()?;
+    let (body, sum) = line.rsplit_once('\t')?;
+    if !is_lower_hex(sum, 16) || u64::from_str_radix(sum, 16).ok()? != checksum(body.as_bytes()) {
+        return None;
+    }
+    let mut f = body.split('\t');
+    if !is_lower_hex(f.next()?, 40) {
+        return None;
+    }
+    let (path, value) = (f.next()?, f.next()?);
+    if f.next().is_some() || unescape(path).is_none() || unescape(value).is_none() {
+        return None;
+    }
+    Some((path, value))
+}
+
 /// `commit TAB escaped path TAB escaped value TAB checksum` and a line feed.
 fn format_line(commit: CommitId, path: &str, value: &str) -> String {
     let mut line = format!("{commit}\t");
@@ -162,6 +255,7 @@ fn format_line(commit: CommitId, path: &str, value: &str) -> String {
     line
 }
 
+#[cfg(test)]
 fn parse_line(line: &[u8]) -> Option<(CommitId, String, String)> {
     let line = std::str::from_utf8(line).ok()?;
     let (body, sum) = line.rsplit_once('\t')?;

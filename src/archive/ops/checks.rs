@@ -273,7 +273,7 @@ fn clock_with_index(
     }
     let file = path.path();
     let Some(first) = index.versions(&file).first() else { return Ok(None) };
-    let created = index.commits()[first.position].time.unix_seconds();
+    let created = index.commit_at(first.position).time.unix_seconds();
     let times = match PlyTimes::from_record(game, created) {
         Some(t) => Some(t),
         None => {
@@ -330,6 +330,16 @@ impl LogLine {
 /// judges everything again).
 const VERDICTS: &str = concat!("referee-", env!("CARGO_PKG_VERSION"), "-1");
 
+/// The namespace of the per-game cache of `verify`: a game's problems, keyed by its latest
+/// version, so that verifying an unchanged game reads one entry, not one per commit.
+const GAME_VERDICTS: &str = concat!("referee-", env!("CARGO_PKG_VERSION"), "-1-games");
+
+/// Whether the verdict of `path` at `commit` was kept (a verdict that depends on the
+/// machine, such as a signature that could not be checked, is not).
+fn cache_has(cache: &VerdictCache, commit: CommitId, path: &str) -> bool {
+    cache.get(commit, path).is_some()
+}
+
 /// A judged version as the verdict cache keeps it.
 #[derive(Debug, Serialize, Deserialize)]
 struct Cached {
@@ -343,7 +353,7 @@ impl LogLine {
     fn from_cached(c: &IndexedCommit, v: Cached) -> LogLine {
         LogLine {
             commit: c.commit.short(),
-            author: c.author_name.clone(),
+            author: c.author_name.to_string(),
             time: c.time.to_datetime().map(|d| d.to_rfc3339()).unwrap_or_default(),
             what: v.what,
             ply: v.ply,
@@ -371,10 +381,36 @@ fn judge_game_path(
 ) -> Result<Vec<LogLine>, Failure> {
     let file = path.path();
     let versions: &[PathVersion] = index.versions(&file);
+    let hits: Vec<Option<Cached>> = versions
+        .iter()
+        .map(|v| cache.get(v.commit, &file).and_then(|s| serde_json::from_str::<Cached>(s).ok()))
+        .collect();
+    // The texts this run will read, all in one batch: every version judged now, and the
+    // version before it when that one's verdict came from the cache.
+    let mut wanted = Vec::new();
+    for (i, v) in versions.iter().enumerate() {
+        if let (Some(blob), None) = (v.blob, &hits[i]) {
+            if let Some(prev) = i.checked_sub(1).filter(|&p| hits[p].is_some()).and_then(|p| versions[p].blob)
+            {
+                wanted.push(prev);
+            }
+            wanted.push(blob);
+        }
+    }
+    wanted.dedup();
+    let mut texts: std::collections::HashMap<crate::archive::BlobId, Vec<u8>> =
+        wanted.iter().copied().zip(archive.read_blobs(&wanted, &file)?).collect();
+    let mut text_of = |blob: crate::archive::BlobId| -> Result<String, ArchiveError> {
+        match texts.remove(&blob) {
+            Some(bytes) => String::from_utf8(bytes)
+                .map_err(|_| ArchiveError::NotText { path: file.clone(), oid: blob.to_string() }),
+            None => archive.read_blob_text(blob, &file),
+        }
+    };
     let mut out = Vec::with_capacity(versions.len());
     let mut before: Option<Before> = None;
-    for v in versions {
-        let c = &index.commits()[v.position];
+    for (v, hit) in versions.iter().zip(hits) {
+        let c = &index.commit_at(v.position);
         let Some(blob) = v.blob else {
             let line =
                 Cached { what: "deleted".into(), ply: None, san: None, problem: Some(Problem::GameDeleted) };
@@ -382,12 +418,12 @@ fn judge_game_path(
             before = None;
             continue;
         };
-        if let Some(hit) = cache.get(v.commit, &file).and_then(|s| serde_json::from_str::<Cached>(s).ok()) {
+        if let Some(hit) = hit {
             out.push(LogLine::from_cached(c, hit));
             before = Some(Before { blob, known: None });
             continue;
         }
-        let text = match archive.read_blob_text(blob, &file) {
+        let text = match text_of(blob) {
             Ok(t) => t,
             Err(ArchiveError::NotText { .. }) => {
                 let line =
@@ -402,7 +438,7 @@ fn judge_game_path(
             None => None,
             Some(Before { known: Some(k), .. }) => Some(k),
             Some(Before { blob, known: None }) => {
-                let old = archive.read_blob_text(blob, &file)?;
+                let old = text_of(blob)?;
                 Some((record::load(&old).map_err(|e| e.to_string()), old))
             }
         };
@@ -492,7 +528,7 @@ pub fn choice_history(archive: &Archive, id: &str) -> Result<Vec<LogLine>, Failu
 }
 
 /// A problem `verify` found.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct VerifyProblem {
     /// The game id (empty for a deleted file).
     pub game: String,
@@ -536,13 +572,30 @@ pub fn verify(
     let mut problems = Vec::new();
     let total = games.len();
     let index = archive.index()?;
-    let mut cache = archive.verdict_cache(VERDICTS);
+    // The verdicts per commit are read only when a game has changed since it was verified.
+    let mut per_commit: Option<VerdictCache> = None;
+    let mut summaries = archive.verdict_cache(GAME_VERDICTS);
     for (k, g) in games.iter().enumerate() {
-        match judge_game_path(archive, &index, g, &mut cache) {
+        // A game whose latest version was verified before: its problems, as found then.
+        let file = g.path();
+        let last = index.versions(&file).last().map(|v| v.commit);
+        let known = last
+            .and_then(|c| summaries.get(c, &file))
+            .and_then(|s| serde_json::from_str::<Vec<VerifyProblem>>(s).ok());
+        if let Some(known) = known {
+            problems.extend(known);
+            progress(k + 1, total);
+            continue;
+        }
+        let cache = per_commit.get_or_insert_with(|| archive.verdict_cache(VERDICTS));
+        match judge_game_path(archive, &index, g, cache) {
             Ok(lines) => {
-                for l in lines {
+                let mut found = Vec::new();
+                let mut machine_dependent = false;
+                for (l, v) in lines.into_iter().zip(index.versions(&file)) {
+                    machine_dependent |= !cache_has(cache, v.commit, &file);
                     if let Some(p) = l.problem {
-                        problems.push(VerifyProblem {
+                        found.push(VerifyProblem {
                             game: g.id().to_string(),
                             commit: l.commit,
                             author: l.author,
@@ -550,6 +603,10 @@ pub fn verify(
                         });
                     }
                 }
+                if let (Some(c), false) = (last, machine_dependent) {
+                    summaries.put(c, &file, serde_json::to_string(&found).expect("problems serialise"));
+                }
+                problems.extend(found);
             }
             Err(e) => problems.push(VerifyProblem {
                 game: g.id().to_string(),
@@ -576,7 +633,10 @@ pub fn verify(
             }
         }
     }
-    let _ = cache.save();
+    if let Some(cache) = per_commit.as_mut() {
+        let _ = cache.save();
+    }
+    let _ = summaries.save();
     if game.is_none() {
         problems.extend(deletions(&index));
     }
@@ -587,20 +647,25 @@ pub fn verify(
 /// index: no file is read).
 fn deletions(index: &HistoryIndex) -> Vec<VerifyProblem> {
     let mut out = Vec::new();
-    for c in index.commits() {
-        for ch in &c.changes {
-            let is_record = GamePath::parse(&ch.path).is_some()
-                || ArmyChoice::parse_path(&ch.path).is_some()
-                || (ch.path.starts_with("games/") && ch.path.ends_with(".pgn"));
-            if ch.blob.is_none() && is_record {
-                out.push(VerifyProblem {
-                    game: String::new(),
-                    commit: c.commit.short(),
-                    author: c.author_name.clone(),
-                    problem: Problem::RecordDeleted { path: ch.path.clone() }.to_string(),
-                });
-            }
+    for path in index.paths() {
+        let is_record = GamePath::parse(path).is_some()
+            || ArmyChoice::parse_path(path).is_some()
+            || (path.starts_with("games/") && path.ends_with(".pgn"));
+        if !is_record {
+            continue;
+        }
+        for v in index.versions(path).iter().filter(|v| v.blob.is_none()) {
+            out.push((v.position, path, index.commit_at(v.position)));
         }
     }
-    out
+    // In history order, as the commits made them.
+    out.sort_by_key(|(position, path, _)| (*position, *path));
+    out.into_iter()
+        .map(|(_, path, c)| VerifyProblem {
+            game: String::new(),
+            commit: c.commit.short(),
+            author: c.author_name.to_string(),
+            problem: Problem::RecordDeleted { path: path.to_string() }.to_string(),
+        })
+        .collect()
 }
