@@ -305,6 +305,10 @@ pub struct LogLine {
     pub san: Option<String>,
     /// Why the commit is not a legal step, if it is not.
     pub problem: Option<String>,
+    /// In a shallow clone, at the boundary commit (the oldest the clone has): how many
+    /// plies the game had there, played before it and not checked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shallow_boundary: Option<usize>,
 }
 
 impl LogLine {
@@ -322,6 +326,7 @@ impl LogLine {
             ply: step.as_ref().map(|s| s.0),
             san: step.map(|s| s.1),
             problem: problem.as_ref().map(ToString::to_string),
+            shallow_boundary: None,
         }
     }
 }
@@ -349,6 +354,7 @@ impl LogLine {
             ply: v.ply,
             san: v.san,
             problem: v.problem.as_ref().map(ToString::to_string),
+            shallow_boundary: None,
         }
     }
 }
@@ -382,6 +388,20 @@ fn judge_game_path(
             before = None;
             continue;
         };
+        if before.is_none() && index.shallow() == Some(v.commit) {
+            // A shallow clone's boundary: the oldest version there is, taken as given (the
+            // commits before it are not in the clone); never cached, so that it is judged
+            // once the history is fetched.
+            let text = archive.read_blob_text(blob, &file)?;
+            let game = record::load(&text).map_err(|e| e.to_string());
+            let plies = game.as_ref().map_or(0, |g| g.moves.len());
+            let what = format!("history starts here (shallow clone): {plies} plies before it not checked");
+            let mut line = LogLine::from_cached(c, Cached { what, ply: None, san: None, problem: None });
+            line.shallow_boundary = Some(plies);
+            out.push(line);
+            before = Some(Before { blob, known: Some((game, text)) });
+            continue;
+        }
         if let Some(hit) = cache.get(v.commit, &file).and_then(|s| serde_json::from_str::<Cached>(s).ok()) {
             out.push(LogLine::from_cached(c, hit));
             before = Some(Before { blob, known: None });
@@ -456,6 +476,7 @@ fn judge_game_path(
 /// The archive's errors.
 pub fn history(archive: &Archive, path: &GamePath) -> Result<Vec<LogLine>, Failure> {
     let index = archive.index()?;
+    prefetch(archive, &index, std::slice::from_ref(path))?;
     let mut cache = archive.verdict_cache(VERDICTS);
     let lines = judge_game_path(archive, &index, path, &mut cache)?;
     // The cache only saves work; failing to write it changes no verdict.
@@ -511,6 +532,29 @@ pub struct VerifyReport {
     pub games: usize,
     /// Every problem, game by game.
     pub problems: Vec<VerifyProblem>,
+    /// In a shallow clone: where the history that could be checked starts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shallow: Option<ShallowBoundary>,
+}
+
+/// A shallow clone's boundary, as `verify` reports it: the oldest commit the clone has;
+/// what came before it is not in the clone and was not checked (`git fetch --unshallow`
+/// brings it).
+#[derive(Debug, Clone, Serialize)]
+pub struct ShallowBoundary {
+    /// The boundary commit (short id).
+    pub commit: String,
+    /// The games that were already under way there.
+    pub games: Vec<UncheckedGame>,
+}
+
+/// A game whose start lies before a shallow clone's boundary.
+#[derive(Debug, Clone, Serialize)]
+pub struct UncheckedGame {
+    /// The game id.
+    pub game: String,
+    /// The plies it had at the boundary (played before it, not checked).
+    pub plies: usize,
 }
 
 /// `ravenpost verify [GAME]`: judges every commit of the game (or of every game and army
@@ -534,12 +578,17 @@ pub fn verify(
         None => archive.list_games()?,
     };
     let mut problems = Vec::new();
+    let mut unchecked = Vec::new();
     let total = games.len();
     let index = archive.index()?;
+    prefetch(archive, &index, &games)?;
     let mut cache = archive.verdict_cache(VERDICTS);
     for (k, g) in games.iter().enumerate() {
         match judge_game_path(archive, &index, g, &mut cache) {
             Ok(lines) => {
+                if let Some(plies) = lines.first().and_then(|l| l.shallow_boundary) {
+                    unchecked.push((g.id().to_string(), plies));
+                }
                 for l in lines {
                     if let Some(p) = l.problem {
                         problems.push(VerifyProblem {
@@ -580,7 +629,23 @@ pub fn verify(
     if game.is_none() {
         problems.extend(deletions(&index));
     }
-    Ok(VerifyReport { games: games.len(), problems })
+    let shallow = index.shallow().map(|cut| ShallowBoundary {
+        commit: cut.short(),
+        games: unchecked.into_iter().map(|(game, plies)| UncheckedGame { game, plies }).collect(),
+    });
+    Ok(VerifyReport { games: games.len(), problems, shallow })
+}
+
+/// In a partial clone, fetches the versions of `games` it lacks, all at once (reading
+/// them one by one would fetch them one by one).
+fn prefetch(archive: &Archive, index: &HistoryIndex, games: &[GamePath]) -> Result<(), Failure> {
+    if archive.promisor_remote().is_none() {
+        return Ok(());
+    }
+    let blobs: Vec<crate::archive::BlobId> =
+        games.iter().flat_map(|g| index.versions(&g.path()).iter().filter_map(|v| v.blob)).collect();
+    archive.fetch_missing_blobs(&blobs, crate::referee::GamePath::DIR)?;
+    Ok(())
 }
 
 /// Game files and army choice files deleted anywhere in the archive's history (from the
