@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use common::rng::Lcg;
+use common::tools::keygen;
 use common::{T0, git, git_out, identity, ok, ravenpost_at, run, text};
 use ravenpost::archive::{Archive, Identity};
 
@@ -217,6 +218,73 @@ fn sync_merges_moves_in_unrelated_games() {
     let out = club.sync(1);
     assert!(out.starts_with("Fetched 1 commit(s) from origin/main:\n  h: Ann's ply 2 Sa3b6 ("), "{out}");
     assert!(out.contains("\nReplayed 1 commit of this archive on top of them (each judged again) and pushed to origin/main:\n  g: Bo's ply 2 Sa3b6 ("), "{out}");
+
+    // A sync whose push landed but which stopped before moving the local branch: the
+    // next one finds its own commit, replayed, on the remote and takes the remote's line.
+    club.sync(0);
+    ok(ann, home, &["move", "g", "Rx3b6", "--as", "Ann"]);
+    ok(bo, home, &["move", "h", "Rx3b6", "--as", "Bo"]);
+    club.sync(0);
+    let original = head(bo, home);
+    let out = club.sync(1);
+    assert!(out.contains("\nReplayed 1 commit"), "{out}");
+    let tip = club.server_tip();
+    git(bo, home, &["reset", "--quiet", "--hard", &original]);
+    let out = club.sync(1);
+    assert!(out.starts_with("Fetched 2 commit(s) from origin/main:"), "{out}");
+    assert!(!out.contains("Replayed"), "{out}");
+    assert_eq!(head(bo, home), tip);
+    assert_eq!(git(&club.server, home, &["rev-parse", "main"]).trim(), tip, "nothing pushed twice");
+    assert_eq!(ok(bo, home, &["verify"]), "2 games verified, 0 problems\n");
+}
+
+/// Two players' syncs push at the same moment, in different games (the hook made slow,
+/// so that both fetch before either push lands): the loser's push is overtaken, so it
+/// fetches again, replays its commit on top of the winner's, and pushes; both land.
+#[test]
+fn racing_syncs_in_different_games_both_land() {
+    let club = Club::new(&["Ann", "Bo"], true);
+    let (ann, bo, home) = (&club.clones[0], &club.clones[1], &club.home);
+    ok(ann, home, &["init"]);
+    club.sync(0);
+    club.sync(1);
+    ok(ann, home, &["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "a1"]);
+    ok(bo, home, &["new", "gygax", "--white", "Bo", "--black", "Ann", "--id", "b1"]);
+    let slow = club.dir().join("slow-ravenpost");
+    std::fs::write(&slow, format!("#!/bin/sh\nsleep 1\nexec '{}' \"$@\"\n", env!("CARGO_BIN_EXE_ravenpost")))
+        .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&slow, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let spawn = |dir: &Path| {
+        ravenpost_at(dir, home, T0)
+            .args(["sync", "--json"])
+            .env("RAVENPOST_HOOK_EXE", &slow)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (a, b) = (spawn(ann), spawn(bo));
+    let outs = [a.wait_with_output().unwrap(), b.wait_with_output().unwrap()];
+    let mut outcomes = Vec::new();
+    for o in &outs {
+        assert!(o.status.success(), "{}", text(o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        outcomes.push((v["outcome"].as_str().unwrap().to_string(), v["attempts"].as_u64().unwrap()));
+    }
+    outcomes.sort();
+    assert_eq!(outcomes[0].0, "pushed", "{outcomes:?}");
+    assert_eq!(outcomes[1].0, "rebased", "{outcomes:?}");
+    eprintln!("racing syncs: {outcomes:?}");
+    let tip = club.server_tip();
+    let files = git(&club.server, home, &["ls-tree", "-r", "--name-only", "main"]);
+    assert_eq!(files, "games/gygax/a1.pgn\ngames/gygax/b1.pgn\nravenpost.yaml\n");
+    club.sync(0);
+    club.sync(1);
+    for dir in [ann, bo] {
+        assert_eq!(head(dir, home), tip);
+        assert_eq!(ok(dir, home, &["verify"]), "2 games verified, 0 problems\n");
+    }
 }
 
 /// Four plies on a server, then a shallow clone of depth 2 for Bo: its boundary is the
@@ -533,4 +601,69 @@ fn play_random(
         return Some((id.clone(), applied.ply, san));
     }
     None
+}
+
+/// Replayed commits of a game that lists the players' keys must be signed again (their
+/// parent changed, so the old signature no longer holds): with the player's key set as
+/// `user.signingKey` the replay is signed and the hook accepts it; without it, `sync`
+/// refuses with what to set, changing nothing.
+#[test]
+fn sync_signs_replayed_commits_again() {
+    let club = Club::new(&["Ann", "Bo"], true);
+    let (ann, bo, home) = (&club.clones[0], &club.clones[1], &club.home);
+    let keys = club.dir().join("keys");
+    std::fs::create_dir_all(&keys).unwrap();
+    let (ann_key, ann_pub) = keygen(&keys, "ann");
+    let (bo_key, bo_pub) = keygen(&keys, "bo");
+    ok(ann, home, &["init"]);
+    for (id, white, black, wk, bk) in
+        [("g", "Ann", "Bo", &ann_pub, &bo_pub), ("h", "Bo", "Ann", &bo_pub, &ann_pub)]
+    {
+        ok(
+            ann,
+            home,
+            &[
+                "new",
+                "gygax",
+                "--white",
+                white,
+                "--black",
+                black,
+                "--id",
+                id,
+                "--white-key",
+                wk,
+                "--black-key",
+                bk,
+            ],
+        );
+    }
+    club.sync(0);
+    club.sync(1);
+    git(ann, home, &["config", "user.signingKey", &ann_key]);
+    ok(ann, home, &["move", "g", "2e3"]);
+    ok(bo, home, &["move", "h", "2e3", "--signing-key", &bo_key]);
+    club.sync(0);
+    // Bo has no user.signingKey: the replay cannot be signed.
+    let before = snapshot(bo, home);
+    let server = club.server_tip();
+    let o = run(bo, home, &["sync"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("is signed and must be signed again on top of the remote's commits: set `git config user.signingKey`"), "{}", text(&o));
+    assert_eq!(club.server_tip(), server);
+    // The remote's commits were legal, so they are accepted as the remote's history (the
+    // remote-tracking branch moves); the branch, working copy and files do not.
+    let after = snapshot(bo, home);
+    let strip = |s: &str| s.lines().filter(|l| !l.starts_with("refs/r")).collect::<Vec<_>>().join("\n");
+    assert_eq!(strip(&after), strip(&before));
+    git(bo, home, &["config", "user.signingKey", &bo_key]);
+    let out = club.sync(1);
+    assert!(out.contains("\nReplayed 1 commit"), "{out}");
+    let signed = git(&club.server, home, &["cat-file", "commit", "main"]);
+    assert!(signed.contains("gpgsig -----BEGIN SSH SIGNATURE-----"), "{signed}");
+    club.sync(0);
+    for dir in [ann, bo] {
+        assert_eq!(head(dir, home), club.server_tip());
+        assert_eq!(ok(dir, home, &["verify"]), "2 games verified, 0 problems\n");
+    }
 }
