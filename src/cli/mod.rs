@@ -329,7 +329,10 @@ enum Command {
         action: HookCmd,
     },
     /// Fetch the remote's branch, check its new commits by the rules, then fast-forward
-    /// (when behind) or push (when ahead); refuses when both sides moved.
+    /// (when behind) or push (when ahead); when both moved in different games, replay
+    /// this archive's commits on top of the remote's (judged again) and push. Refuses,
+    /// changing nothing, a remote that rewrote history it had accepted (naming the
+    /// vanished moves), illegal commits, and a move in a game the remote also moved in.
     Sync {
         /// The remote.
         #[arg(default_value = "origin")]

@@ -6,6 +6,11 @@
 //! (a commit's signature, a file's earlier versions, the army choice beside a new game)
 //! is answered by [`CommitEvidence`]. Each version of a file is replayed once: the game
 //! after one step is the game before the next.
+//!
+//! In a shallow clone the history starts at the boundary commit: the versions there are
+//! taken as given (never judged, never cached) and reported as such
+//! ([`LogLine::shallow_boundary`], [`VerifyReport::shallow`]). In a partial clone the
+//! versions to judge are fetched from the promisor remote first, in one go.
 
 use serde::{Deserialize, Serialize};
 

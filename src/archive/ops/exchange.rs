@@ -379,7 +379,7 @@ pub enum SyncRefusal {
         remote: String,
         /// The branch (short name).
         branch: String,
-        /// The last commit both share (short id).
+        /// The last commit both share (short id; `None`: they share none).
         base: Option<String>,
         /// The remote's commits since then.
         theirs: Vec<SyncStep>,
@@ -630,7 +630,7 @@ fn sync_once(archive: &Archive, remote: &str, report: &mut SyncReport) -> Result
         return Err(SyncRefusal::Diverged {
             remote: remote.to_string(),
             branch: short,
-            base: Some(base.map(|b| b.short()).unwrap_or_else(|| "the start".into())),
+            base: base.map(|b| b.short()),
             theirs: report.fetched.clone(),
             ours: describe(archive, &mine),
             clash,
