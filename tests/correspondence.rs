@@ -200,6 +200,9 @@ fn a_game_by_correspondence_and_pushes_the_hook_refuses() {
 fn sync_refuses_a_diverged_branch_and_keeps_both_sides() {
     let s = setup();
     ok(&s.ann, &s.home, &["move", "g", "2e3", "--as", "Ann"]);
+    // A game h of Ann's, pushed first: the same game Bo starts below (moves in different
+    // games are replayed, see tests/sync_club.rs; in the same game the first stands).
+    ok(&s.ann, &s.home, &["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "h"]);
     ok(&s.ann, &s.home, &["sync"]);
     // Bo has not synced: he starts another game on the old tip.
     ok(&s.bo, &s.home, &["new", "gygax", "--white", "Bo", "--black", "Ann", "--id", "h"]);
@@ -631,7 +634,9 @@ fn sync_with_a_named_remote_and_unreachable_ones() {
 fn two_racing_sync_pushes_one_wins() {
     let s = setup();
     ok(&s.ann, &s.home, &["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "a1"]);
-    ok(&s.bo, &s.home, &["new", "gygax", "--white", "Bo", "--black", "Ann", "--id", "b1"]);
+    // The same game id on both sides: moves in different games would both get through
+    // (the loser's sync replays its commit and retries), in the same game one wins.
+    ok(&s.bo, &s.home, &["new", "gygax", "--white", "Bo", "--black", "Ann", "--id", "a1"]);
     let slow = s.server.with_file_name("slow-ravenpost");
     std::fs::write(&slow, format!("#!/bin/sh\nsleep 1\nexec '{}' \"$@\"\n", env!("CARGO_BIN_EXE_ravenpost")))
         .unwrap();

@@ -201,6 +201,24 @@ pub enum ArchiveError {
     /// No per-user data directory could be found (no home directory).
     #[error("no per-user data directory (HOME is not set); set RAVENPOST_ARCHIVE to an archive directory")]
     NoDataDirectory,
+    /// A partial clone (`git clone --filter=...`) lacks an object ravenpost needs, and
+    /// fetching it from the promisor remote failed (or the clone has no promisor remote).
+    #[error(
+        "{path}: object {oid} is not in this partial clone and could not be fetched from {remote} ({why}); once {remote} can be reached, retry (ravenpost fetches what it reads), or fetch it with `git -C {} cat-file -e {oid}`",
+        dir.display()
+    )]
+    MissingObject {
+        /// The file the object holds a version of.
+        path: String,
+        /// The object (hex).
+        oid: String,
+        /// Why fetching it failed.
+        why: String,
+        /// The promisor remote (or `origin`).
+        remote: String,
+        /// The repository's directory.
+        dir: PathBuf,
+    },
 }
 
 impl ArchiveError {

@@ -63,6 +63,7 @@ pub use config::{ArchiveConfig, Diagrams, MailConfig, SmtpConfig, SmtpSecurity};
 pub use error::ArchiveError;
 pub use index::{HistoryIndex, IndexedChange, IndexedCommit, PathVersion};
 pub use locate::{ArchiveSource, RAVENPOST_ARCHIVE, default_archive, platform_data_dir};
+pub use remote::PushOutcome;
 pub use signing::{
     CommitSignature, NAMESPACE as SIGNATURE_NAMESPACE, SshSigner, is_public_key, verify_ssh_signature,
 };
@@ -395,13 +396,22 @@ impl Archive {
     }
 
     fn blob_bytes(&self, oid: Oid, path: &str) -> Result<Vec<u8>, ArchiveError> {
-        let blob = self.repo.find_blob(oid).map_err(|e| ArchiveError::Git {
+        let git = |e: git2::Error| ArchiveError::Git {
             op: "read blob",
             path: Some(path.to_string()),
             oid: Some(oid.to_string()),
             message: e.message().to_string(),
-        })?;
-        Ok(blob.content().to_vec())
+        };
+        match self.repo.find_blob(oid) {
+            Ok(blob) => Ok(blob.content().to_vec()),
+            // A partial clone: fetch the blob from its promisor remote, as git would.
+            Err(e) if not_found(&e) && self.promisor_remote().is_some() => {
+                self.fetch_missing_blobs(&[BlobId(oid)], path)?;
+                let blob = self.repo.find_blob(oid).map_err(git)?;
+                Ok(blob.content().to_vec())
+            }
+            Err(e) => Err(git(e)),
+        }
     }
 
     fn blob_text(&self, oid: Oid, path: &str) -> Result<String, ArchiveError> {

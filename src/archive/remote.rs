@@ -1,14 +1,49 @@
 //! What correspondence over a git remote needs: opening the repository a git hook runs
 //! in, resolving and comparing commits, fetching a remote's branch and fast-forwarding to
-//! it. Pushing is left to the `git` command line (it runs the server's hooks and knows
-//! every transport).
+//! it, replaying local commits on top of the remote's, and remembering the remote tip
+//! `sync` last accepted. Pushing is left to the `git` command line (it runs the server's
+//! hooks and knows every transport).
+//!
+//! **Refs of ravenpost's own** (never pushed: `sync` pushes the branch only):
+//! `refs/ravenpost/accepted/<remote>/<branch>` is the remote tip `sync` last accepted
+//! (checked, or pushed there by this clone); a remote whose branch no longer contains it
+//! was rewritten. A fetch lands in `refs/ravenpost/fetched/<remote>/<branch>` for as long
+//! as it takes to read it; the remote-tracking branch `refs/remotes/<remote>/<branch>`
+//! moves only when `sync` accepts what was fetched.
+//!
+//! **Shallow and partial clones.** libgit2 cannot fetch into a shallow clone without
+//! breaking it (it drops `.git/shallow`), nor fetch the objects a partial clone
+//! (`--filter=blob:none`) leaves out. In those clones fetching goes through the `git`
+//! command line, which keeps the shallow boundary and the filter; a blob missing from a
+//! partial clone is fetched from its promisor remote when it is read
+//! ([`Archive::fetch_missing_blobs`]).
 
+use std::io::Write as _;
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 use git2::{FetchOptions, Repository};
 
-use super::{Archive, ArchiveError, CommitId};
+use super::{Archive, ArchiveCommit, ArchiveError, BlobId, CommitId, SshSigner, Timestamp};
+
+/// What became of a push.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PushOutcome {
+    /// The remote's branch is now the pushed commit.
+    Pushed,
+    /// The remote's branch moved since it was fetched (another clone pushed first): fetch
+    /// again and retry.
+    Stale {
+        /// git's words.
+        why: String,
+    },
+    /// The remote refused the push (its hook, or its settings).
+    Refused {
+        /// The hook's `ravenpost:` lines, else git's message.
+        why: String,
+    },
+}
 
 impl Archive {
     /// Opens the repository a git hook runs in, as git describes it in the environment
@@ -99,29 +134,173 @@ impl Archive {
         Ok(remote.url().unwrap_or_default().to_string())
     }
 
-    /// Fetches our branch from the remote `name` into `refs/remotes/<name>/<branch>` and
-    /// returns the remote's tip (`None` if the remote has no such branch). Local paths and
-    /// `file://` URLs are fetched with libgit2; other URLs (ssh, https) with `git fetch`,
-    /// so that git's own credentials and ssh setup apply.
+    /// The short name of the branch (`main` for `refs/heads/main`).
+    fn branch_short(&self) -> Result<String, ArchiveError> {
+        let branch = self.branch()?;
+        Ok(branch.strip_prefix("refs/heads/").unwrap_or(&branch).to_string())
+    }
+
+    /// The ref that remembers the tip of `remote`'s branch that `sync` last accepted:
+    /// `refs/ravenpost/accepted/<remote>/<branch>`.
+    ///
+    /// # Errors
+    ///
+    /// [`ArchiveError::DetachedHead`].
+    pub fn accepted_ref(&self, remote: &str) -> Result<String, ArchiveError> {
+        Ok(format!("refs/ravenpost/accepted/{remote}/{}", self.branch_short()?))
+    }
+
+    /// The tip of `remote`'s branch that `sync` last accepted; `None` if it never did (or
+    /// the commit is no longer in the repository).
+    ///
+    /// # Errors
+    ///
+    /// [`ArchiveError::DetachedHead`], git failures.
+    pub fn accepted(&self, remote: &str) -> Result<Option<CommitId>, ArchiveError> {
+        let id = self.ref_target(&self.accepted_ref(remote)?)?;
+        Ok(id.filter(|id| self.repo.find_commit(*id).is_ok()).map(CommitId))
+    }
+
+    /// The remote-tracking branch of `remote` (`refs/remotes/<remote>/<branch>`), if any.
+    ///
+    /// # Errors
+    ///
+    /// [`ArchiveError::DetachedHead`], git failures.
+    pub fn tracking(&self, remote: &str) -> Result<Option<CommitId>, ArchiveError> {
+        let id = self.ref_target(&format!("refs/remotes/{remote}/{}", self.branch_short()?))?;
+        Ok(id.filter(|id| self.repo.find_commit(*id).is_ok()).map(CommitId))
+    }
+
+    /// Records `tip` as the tip of `remote`'s branch that `sync` accepted: the accepted
+    /// ref and the remote-tracking branch both point at it.
+    ///
+    /// # Errors
+    ///
+    /// [`ArchiveError::DetachedHead`], git failures.
+    pub fn accept_remote_tip(&self, remote: &str, tip: CommitId) -> Result<(), ArchiveError> {
+        let short = self.branch_short()?;
+        let message = format!("ravenpost sync: accepted {remote}/{short} at {}", tip.short());
+        for name in [self.accepted_ref(remote)?, format!("refs/remotes/{remote}/{short}")] {
+            self.repo
+                .reference(&name, tip.0, true, &message)
+                .map_err(|e| ArchiveError::git_path("update ref", name.clone(), e))?;
+        }
+        Ok(())
+    }
+
+    /// Whether fetching must go through the `git` command line: a shallow clone (libgit2
+    /// would drop its boundary) or a partial one (libgit2 knows no filters).
+    pub fn fetches_with_git(&self) -> bool {
+        self.repo.is_shallow() || self.promisor_remote().is_some()
+    }
+
+    /// The promisor remote of a partial clone (`extensions.partialClone`, else the first
+    /// remote with `promisor = true`); `None` for a complete clone.
+    pub fn promisor_remote(&self) -> Option<String> {
+        let config = self.repo.config().ok()?.snapshot().ok()?;
+        if let Ok(name) = config.get_string("extensions.partialclone") {
+            return Some(name);
+        }
+        let remotes = self.repo.remotes().ok()?;
+        remotes
+            .iter()
+            .flatten()
+            .flatten()
+            .find(|r| config.get_bool(&format!("remote.{r}.promisor")).unwrap_or(false))
+            .map(str::to_string)
+    }
+
+    /// Fetches those of `blobs` this partial clone lacks from its promisor remote, all in
+    /// one `git fetch` (as git itself fetches missing objects); nothing to do in a complete
+    /// clone. `path` names the file in errors. Returns how many were missing.
+    ///
+    /// # Errors
+    ///
+    /// [`ArchiveError::MissingObject`] when the fetch fails (the message says how to fetch
+    /// by hand).
+    pub fn fetch_missing_blobs(&self, blobs: &[BlobId], path: &str) -> Result<usize, ArchiveError> {
+        let Some(remote) = self.promisor_remote() else { return Ok(0) };
+        let odb = self.repo.odb().map_err(|e| ArchiveError::git("open object database", e))?;
+        let mut missing: Vec<String> =
+            blobs.iter().filter(|b| !odb.exists(b.0)).map(|b| b.0.to_string()).collect();
+        missing.sort();
+        missing.dedup();
+        if missing.is_empty() {
+            return Ok(0);
+        }
+        let failed = |why: String| ArchiveError::MissingObject {
+            path: path.to_string(),
+            oid: missing[0].clone(),
+            why,
+            remote: remote.clone(),
+            dir: self.dir().components().collect(),
+        };
+        let child = Command::new("git")
+            .arg("-C")
+            .arg(self.dir())
+            .args(["-c", "fetch.negotiationAlgorithm=noop", "fetch", "--quiet", "--no-tags"])
+            .args(["--no-write-fetch-head", "--recurse-submodules=no", "--refmap=", "--filter=blob:none"])
+            .args([remote.as_str(), "--stdin"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn();
+        let mut child = child.map_err(|e| failed(format!("running git fetch: {e}")))?;
+        if let Some(mut stdin) = child.stdin.take() {
+            let _ = stdin.write_all((missing.join("\n") + "\n").as_bytes());
+        }
+        let out = child.wait_with_output().map_err(|e| failed(format!("running git fetch: {e}")))?;
+        if !out.status.success() {
+            return Err(failed(String::from_utf8_lossy(&out.stderr).trim().to_string()));
+        }
+        // libgit2 looks for new packs when an object is not found.
+        let still: Vec<&String> =
+            missing.iter().filter(|m| m.parse().is_ok_and(|o| !odb.exists(o))).collect();
+        if let Some(first) = still.first() {
+            let mut e =
+                failed(format!("{} of {} objects still missing after git fetch", still.len(), missing.len()));
+            if let ArchiveError::MissingObject { oid, .. } = &mut e {
+                *oid = (*first).clone();
+            }
+            return Err(e);
+        }
+        Ok(missing.len())
+    }
+
+    /// Fetches our branch from the remote `name` and returns the remote's tip (`None` if
+    /// the remote has no such branch). No ref of ours moves ([`Archive::accept_remote_tip`]
+    /// does that once the commits are accepted): the branch lands in a ref of ravenpost's
+    /// own, removed again once read; the objects stay. Local paths and `file://` URLs are
+    /// fetched with libgit2; other URLs (ssh, https), and shallow or partial clones, with
+    /// `git fetch`, so that git's own credentials and ssh setup apply and the clone stays
+    /// valid for git.
     ///
     /// # Errors
     ///
     /// [`ArchiveError::DetachedHead`], git failures (unreachable remote).
     pub fn fetch(&self, name: &str) -> Result<Option<CommitId>, ArchiveError> {
         let branch = self.branch()?;
-        let short = branch.strip_prefix("refs/heads/").unwrap_or(&branch).to_string();
-        let tracking = format!("refs/remotes/{name}/{short}");
+        let short = self.branch_short()?;
+        let landing = format!("refs/ravenpost/fetched/{name}/{short}");
         let url = self.remote_url(name)?;
         let local = url.starts_with("file://") || Path::new(&url).exists();
-        // Forget the old tracking ref first: a remote without the branch leaves none.
-        if let Ok(mut r) = self.repo.find_reference(&tracking) {
-            let _ = r.delete();
-        }
-        let refspec = format!("+{branch}:{tracking}");
-        if local {
-            let mut remote =
-                self.repo.find_remote(name).map_err(|e| ArchiveError::git_path("find remote", name, e))?;
+        let forget = || {
+            if let Ok(mut r) = self.repo.find_reference(&landing) {
+                let _ = r.delete();
+            }
+        };
+        // A remote without the branch leaves no ref behind.
+        forget();
+        let refspec = format!("+{branch}:{landing}");
+        if local && !self.fetches_with_git() {
+            // An anonymous remote: only our refspec, no opportunistic update of the
+            // remote-tracking branch.
+            let mut remote = self
+                .repo
+                .remote_anonymous(&url)
+                .map_err(|e| ArchiveError::git_path("find remote", name, e))?;
             let mut opts = FetchOptions::new();
+            opts.update_fetchhead(false);
             match remote.fetch(&[refspec.as_str()], Some(&mut opts), None) {
                 Ok(()) => {}
                 Err(e) if e.message().contains("not find remote ref") || super::not_found(&e) => {
@@ -133,7 +312,7 @@ impl Archive {
             let out = Command::new("git")
                 .arg("-C")
                 .arg(self.dir())
-                .args(["fetch", "--quiet", name, &refspec])
+                .args(["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--refmap=", name, &refspec])
                 .output()
                 .map_err(|e| ArchiveError::io("run git fetch", self.dir(), e))?;
             if !out.status.success() {
@@ -149,11 +328,161 @@ impl Archive {
                 });
             }
         }
-        Ok(self.ref_target(&tracking)?.map(CommitId))
+        let tip = self.ref_target(&landing)?.map(CommitId);
+        forget();
+        Ok(tip)
     }
 
-    /// Moves the branch from `from` to `to` (a descendant) and brings the working copy
-    /// along. The working copy is updated first, safely: a file with uncommitted edits
+    /// Pushes `commit` to the branch of `remote` with `git push` (which runs the remote's
+    /// hooks): whether it landed, was overtaken by another push, or was refused.
+    ///
+    /// # Errors
+    ///
+    /// [`ArchiveError::DetachedHead`], [`ArchiveError::Io`] when git cannot be run.
+    pub fn push(&self, remote: &str, commit: CommitId) -> Result<PushOutcome, ArchiveError> {
+        let branch = self.branch()?;
+        let out = Command::new("git")
+            .arg("-C")
+            .arg(self.dir())
+            .args(["push", "--quiet", "--porcelain", remote, &format!("{}:{branch}", commit.0)])
+            .output()
+            .map_err(|e| ArchiveError::io("run git push", self.dir(), e))?;
+        if out.status.success() {
+            return Ok(PushOutcome::Pushed);
+        }
+        let err = String::from_utf8_lossy(&out.stderr);
+        let report = String::from_utf8_lossy(&out.stdout);
+        let reasons: Vec<&str> = err
+            .lines()
+            .filter_map(|l| l.strip_prefix("remote: "))
+            .filter(|l| l.starts_with("ravenpost"))
+            .collect();
+        let stale = [
+            "(fetch first)",
+            "(non-fast-forward)",
+            "(stale info)",
+            "failed to update ref",
+            "cannot lock ref",
+            "but expected",
+        ]
+        .iter()
+        .any(|w| report.contains(w) || err.contains(w));
+        if stale && reasons.is_empty() {
+            let why = report.lines().chain(err.lines()).find(|l| l.starts_with('!')).unwrap_or(err.trim());
+            return Ok(PushOutcome::Stale { why: why.trim().to_string() });
+        }
+        let why = if reasons.is_empty() { err.trim().to_string() } else { reasons.join("; ") };
+        Ok(PushOutcome::Refused { why })
+    }
+
+    /// Writes `commits` again, oldest first, on top of `onto`: each new commit's tree is
+    /// its parent's with the files the original changed set to the original's versions;
+    /// author and message are the original's, the committer the original's with time
+    /// `time`. An original that was signed is signed again with `signer` (a replayed
+    /// commit has a new parent, so the old signature no longer holds). Nothing moves: the
+    /// new commits are returned, oldest first, for the caller to judge and push.
+    ///
+    /// # Errors
+    ///
+    /// [`ArchiveError::Signing`] for a signed original without a `signer`; git failures.
+    pub fn replay_onto(
+        &self,
+        onto: CommitId,
+        commits: &[ArchiveCommit],
+        time: Timestamp,
+        signer: Option<&SshSigner>,
+    ) -> Result<Vec<CommitId>, ArchiveError> {
+        let mut parent = self.find_commit(onto)?;
+        let mut out = Vec::with_capacity(commits.len());
+        for c in commits {
+            let original = self.find_commit(c.commit)?;
+            let mut update = git2::build::TreeUpdateBuilder::new();
+            for ch in &c.changes {
+                let entry = original
+                    .tree()
+                    .ok()
+                    .and_then(|t| t.get_path(Path::new(&ch.path)).ok())
+                    .map(|e| (e.id(), e.filemode()));
+                match entry {
+                    Some((id, mode)) => {
+                        let mode = if mode == 0o100_755 {
+                            git2::FileMode::BlobExecutable
+                        } else {
+                            git2::FileMode::Blob
+                        };
+                        update.upsert(ch.path.as_str(), id, mode);
+                    }
+                    None => {
+                        update.remove(ch.path.as_str());
+                    }
+                }
+            }
+            let base = self.tree_of(&parent)?;
+            let tree = update
+                .create_updated(&self.repo, &base)
+                .map_err(|e| ArchiveError::git_oid("write tree", c.commit.0, e))?;
+            let tree = self.repo.find_tree(tree).map_err(|e| ArchiveError::git_oid("read tree", tree, e))?;
+            let author = original.author().to_owned();
+            let committer = original.committer();
+            let committer = git2::Signature::new(
+                &String::from_utf8_lossy(committer.name_bytes()),
+                &String::from_utf8_lossy(committer.email_bytes()),
+                &time.to_git(),
+            )
+            .map_err(|e| ArchiveError::git("make signature", e))?;
+            let message = String::from_utf8_lossy(original.message_bytes()).into_owned();
+            let signed = self.commit_signature(c.commit)?.is_some();
+            let id = if signed {
+                let Some(signer) = signer else {
+                    return Err(ArchiveError::Signing {
+                        message: format!(
+                            "commit {} is signed and must be signed again on top of the remote's commits: set `git config user.signingKey` to the key that signed it",
+                            c.commit.short()
+                        ),
+                    });
+                };
+                let buf = self
+                    .repo
+                    .commit_create_buffer(&author, &committer, &message, &tree, &[&parent])
+                    .map_err(|e| ArchiveError::git_oid("write commit", c.commit.0, e))?;
+                let text = buf.as_str().map_err(|_| ArchiveError::Signing {
+                    message: "the commit text is not UTF-8".to_string(),
+                })?;
+                let signature = signer.sign(text.as_bytes())?;
+                self.repo
+                    .commit_signed(text, &signature, None)
+                    .map_err(|e| ArchiveError::git_oid("write signed commit", c.commit.0, e))?
+            } else {
+                self.repo
+                    .commit(None, &author, &committer, &message, &tree, &[&parent])
+                    .map_err(|e| ArchiveError::git_oid("write commit", c.commit.0, e))?
+            };
+            out.push(CommitId(id));
+            parent = self.find_commit(CommitId(id))?;
+        }
+        Ok(out)
+    }
+
+    /// Whether the working copy can be switched from the branch tip to `to` without
+    /// overwriting uncommitted edits (a dry run of [`Archive::fast_forward`]'s checkout).
+    ///
+    /// # Errors
+    ///
+    /// Git failures, including the conflicting local edits.
+    pub fn can_check_out(&self, to: CommitId) -> Result<(), ArchiveError> {
+        if self.repo.is_bare() {
+            return Ok(());
+        }
+        let commit = self.find_commit(to)?;
+        let mut co = git2::build::CheckoutBuilder::new();
+        co.safe().dry_run();
+        self.repo
+            .checkout_tree(commit.as_object(), Some(&mut co))
+            .map_err(|e| ArchiveError::git_oid("check out", to.0, e))
+    }
+
+    /// Moves the branch from `from` to `to` (a descendant, or the branch replayed on top
+    /// of the remote's) and brings the working copy along. The working copy is updated first, safely: a file with uncommitted edits
     /// that the new commits change makes it fail with nothing changed. The branch then
     /// moves with a compare-and-swap on `from`.
     ///

@@ -329,11 +329,17 @@ enum Command {
         action: HookCmd,
     },
     /// Fetch the remote's branch, check its new commits by the rules, then fast-forward
-    /// (when behind) or push (when ahead); refuses when both sides moved.
+    /// (when behind) or push (when ahead); when both moved in different games, replay
+    /// this archive's commits on top of the remote's (judged again) and push. Refuses,
+    /// changing nothing, a remote that rewrote history it had accepted (naming the
+    /// vanished moves), illegal commits, and a move in a game the remote also moved in.
     Sync {
         /// The remote.
         #[arg(default_value = "origin")]
         remote: String,
+        /// Print as JSON: what was fetched, replayed and pushed (or why nothing was).
+        #[arg(long)]
+        json: bool,
     },
     /// Play by email: write a game's message, send it, or import a received one.
     Mail {
@@ -947,6 +953,18 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                     plural(report.problems.len())
                 )
                 .map_err(io)?;
+                if let Some(b) = &report.shallow {
+                    let plies: usize = b.games.iter().map(|g| g.plies).sum();
+                    writeln!(
+                        out,
+                        "shallow clone: the history starts at {}; {plies} earlier pl{} in {} game{} not checked (`git fetch --unshallow` brings them)",
+                        b.commit,
+                        if plies == 1 { "y" } else { "ies" },
+                        b.games.len(),
+                        plural(b.games.len())
+                    )
+                    .map_err(io)?;
+                }
             }
             if !report.problems.is_empty() {
                 return Err(Failure { message: String::new(), code: 1 });
@@ -981,9 +999,19 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                 return Err(Failure { message: String::new(), code: 1 });
             }
         }
-        Command::Sync { remote } => {
+        Command::Sync { remote, json } => {
             let a = ops::open_for_sync(cli.archive.as_deref())?;
-            writeln!(out, "{}", ops::sync(&a, &remote)?).map_err(io)?;
+            match ops::sync(&a, &remote) {
+                Ok(report) if json => {
+                    writeln!(out, "{}", serde_json::to_string_pretty(&report).expect("json")).map_err(io)?;
+                }
+                Ok(report) => writeln!(out, "{report}").map_err(io)?,
+                Err(ops::Error::Sync(refusal)) if json => {
+                    writeln!(out, "{}", serde_json::to_string_pretty(&refusal).expect("json")).map_err(io)?;
+                    return Err(ops::Error::Sync(refusal).into());
+                }
+                Err(e) => return Err(e.into()),
+            }
         }
         Command::Mail { action: MailCmd::Export { game, output, who } } => {
             let a = ops::open(cli.archive.as_deref(), false)?;

@@ -6,6 +6,11 @@
 //! (a commit's signature, a file's earlier versions, the army choice beside a new game)
 //! is answered by [`CommitEvidence`]. Each version of a file is replayed once: the game
 //! after one step is the game before the next.
+//!
+//! In a shallow clone the history starts at the boundary commit: the versions there are
+//! taken as given (never judged, never cached) and reported as such
+//! ([`LogLine::shallow_boundary`], [`VerifyReport::shallow`]). In a partial clone the
+//! versions to judge are fetched from the promisor remote first, in one go.
 
 use serde::{Deserialize, Serialize};
 
@@ -305,6 +310,10 @@ pub struct LogLine {
     pub san: Option<String>,
     /// Why the commit is not a legal step, if it is not.
     pub problem: Option<String>,
+    /// In a shallow clone, at the boundary commit (the oldest the clone has): how many
+    /// plies the game had there, played before it and not checked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shallow_boundary: Option<usize>,
 }
 
 impl LogLine {
@@ -322,6 +331,7 @@ impl LogLine {
             ply: step.as_ref().map(|s| s.0),
             san: step.map(|s| s.1),
             problem: problem.as_ref().map(ToString::to_string),
+            shallow_boundary: None,
         }
     }
 }
@@ -359,6 +369,7 @@ impl LogLine {
             ply: v.ply,
             san: v.san,
             problem: v.problem.as_ref().map(ToString::to_string),
+            shallow_boundary: None,
         }
     }
 }
@@ -418,6 +429,20 @@ fn judge_game_path(
             before = None;
             continue;
         };
+        if before.is_none() && index.shallow() == Some(v.commit) {
+            // A shallow clone's boundary: the oldest version there is, taken as given (the
+            // commits before it are not in the clone); never cached, so that it is judged
+            // once the history is fetched.
+            let text = archive.read_blob_text(blob, &file)?;
+            let game = record::load(&text).map_err(|e| e.to_string());
+            let plies = game.as_ref().map_or(0, |g| g.moves.len());
+            let what = format!("history starts here (shallow clone): {plies} plies before it not checked");
+            let mut line = LogLine::from_cached(c, Cached { what, ply: None, san: None, problem: None });
+            line.shallow_boundary = Some(plies);
+            out.push(line);
+            before = Some(Before { blob, known: Some((game, text)) });
+            continue;
+        }
         if let Some(hit) = hit {
             out.push(LogLine::from_cached(c, hit));
             before = Some(Before { blob, known: None });
@@ -492,6 +517,7 @@ fn judge_game_path(
 /// The archive's errors.
 pub fn history(archive: &Archive, path: &GamePath) -> Result<Vec<LogLine>, Failure> {
     let index = archive.index()?;
+    prefetch(archive, &index, std::slice::from_ref(path))?;
     let mut cache = archive.verdict_cache(VERDICTS);
     let lines = judge_game_path(archive, &index, path, &mut cache)?;
     // The cache only saves work; failing to write it changes no verdict.
@@ -547,6 +573,29 @@ pub struct VerifyReport {
     pub games: usize,
     /// Every problem, game by game.
     pub problems: Vec<VerifyProblem>,
+    /// In a shallow clone: where the history that could be checked starts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shallow: Option<ShallowBoundary>,
+}
+
+/// A shallow clone's boundary, as `verify` reports it: the oldest commit the clone has;
+/// what came before it is not in the clone and was not checked (`git fetch --unshallow`
+/// brings it).
+#[derive(Debug, Clone, Serialize)]
+pub struct ShallowBoundary {
+    /// The boundary commit (short id).
+    pub commit: String,
+    /// The games that were already under way there.
+    pub games: Vec<UncheckedGame>,
+}
+
+/// A game whose start lies before a shallow clone's boundary.
+#[derive(Debug, Clone, Serialize)]
+pub struct UncheckedGame {
+    /// The game id.
+    pub game: String,
+    /// The plies it had at the boundary (played before it, not checked).
+    pub plies: usize,
 }
 
 /// `ravenpost verify [GAME]`: judges every commit of the game (or of every game and army
@@ -570,8 +619,10 @@ pub fn verify(
         None => archive.list_games()?,
     };
     let mut problems = Vec::new();
+    let mut unchecked = Vec::new();
     let total = games.len();
     let index = archive.index()?;
+    prefetch(archive, &index, &games)?;
     // The verdicts per commit are read only when a game has changed since it was verified.
     let mut per_commit: Option<VerdictCache> = None;
     let mut summaries = archive.verdict_cache(GAME_VERDICTS);
@@ -590,7 +641,12 @@ pub fn verify(
         let cache = per_commit.get_or_insert_with(|| archive.verdict_cache(VERDICTS));
         match judge_game_path(archive, &index, g, cache) {
             Ok(lines) => {
+                if let Some(plies) = lines.first().and_then(|l| l.shallow_boundary) {
+                    unchecked.push((g.id().to_string(), plies));
+                }
                 let mut found = Vec::new();
+                // Not kept: a game with a verdict that depends on the machine (a signature
+                // that could not be checked) or a shallow boundary.
                 let mut machine_dependent = false;
                 for (l, v) in lines.into_iter().zip(index.versions(&file)) {
                     machine_dependent |= !cache_has(cache, v.commit, &file);
@@ -640,7 +696,23 @@ pub fn verify(
     if game.is_none() {
         problems.extend(deletions(&index));
     }
-    Ok(VerifyReport { games: games.len(), problems })
+    let shallow = index.shallow().map(|cut| ShallowBoundary {
+        commit: cut.short(),
+        games: unchecked.into_iter().map(|(game, plies)| UncheckedGame { game, plies }).collect(),
+    });
+    Ok(VerifyReport { games: games.len(), problems, shallow })
+}
+
+/// In a partial clone, fetches the versions of `games` it lacks, all at once (reading
+/// them one by one would fetch them one by one).
+fn prefetch(archive: &Archive, index: &HistoryIndex, games: &[GamePath]) -> Result<(), Failure> {
+    if archive.promisor_remote().is_none() {
+        return Ok(());
+    }
+    let blobs: Vec<crate::archive::BlobId> =
+        games.iter().flat_map(|g| index.versions(&g.path()).iter().filter_map(|v| v.blob)).collect();
+    archive.fetch_missing_blobs(&blobs, crate::referee::GamePath::DIR)?;
+    Ok(())
 }
 
 /// Game files and army choice files deleted anywhere in the archive's history (from the

@@ -15,9 +15,13 @@ mod games;
 
 pub use armies::{ArmyOutcome, army_commit, army_reveal};
 pub use checks::{
-    LogLine, StatusLine, VerifyProblem, VerifyReport, choice_history, clock_of_game, history, status, verify,
+    LogLine, ShallowBoundary, StatusLine, UncheckedGame, VerifyProblem, VerifyReport, choice_history,
+    clock_of_game, history, status, verify,
 };
-pub use exchange::{HOOK_EXE_ENV, check_range, hook_check, hook_script, install_hook, open_for_sync, sync};
+pub use exchange::{
+    HOOK_EXE_ENV, SyncOutcome, SyncRefusal, SyncReport, SyncStep, check_range, hook_check, hook_script,
+    install_hook, open_for_sync, sync,
+};
 pub use games::{
     NewGame, claim_timeout, draw, find, init, leave, new_game, now, open, play, resign, set_signing_key,
 };
@@ -72,9 +76,19 @@ pub enum Error {
     /// The command ran and declined (the sentence says why): a problem, not bad input.
     #[error("{0}")]
     Declined(String),
+    /// `sync` refused: the remote's history was rewritten, has illegal commits, or moved
+    /// in the same game; nothing was changed.
+    #[error(transparent)]
+    Sync(Box<SyncRefusal>),
     /// Bad input: an unknown game, a malformed name, id, key or address.
     #[error("{0}")]
     Usage(String),
+}
+
+impl From<SyncRefusal> for Error {
+    fn from(r: SyncRefusal) -> Error {
+        Error::Sync(Box::new(r))
+    }
 }
 
 impl From<crate::referee::InvalidGamePath> for Error {
@@ -91,7 +105,10 @@ impl Error {
             Error::Usage(_) => true,
             Error::Archive(e) => !matches!(
                 e,
-                ArchiveError::Moved { .. } | ArchiveError::Unchanged { .. } | ArchiveError::Signing { .. }
+                ArchiveError::Moved { .. }
+                    | ArchiveError::Unchanged { .. }
+                    | ArchiveError::Signing { .. }
+                    | ArchiveError::MissingObject { .. }
             ),
             _ => false,
         }
