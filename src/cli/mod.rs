@@ -190,8 +190,15 @@ enum Command {
     },
     /// Start a game: write its file with its tags and commit it.
     New {
-        /// Variant: gygax, fidchell, fantasy-grand, grand.
-        variant: String,
+        /// Variant: gygax, fidchell, fantasy-grand, grand, or a definition of the archive
+        /// (variants/<name>.md); omitted with --variant-file.
+        #[arg(required_unless_present = "variant_file")]
+        variant: Option<String>,
+        /// Play the variant defined in this file: committed to the archive as
+        /// variants/<slug>.md (unless it is there already), and pinned by the game's
+        /// VariantFile and VariantHash tags.
+        #[arg(long, value_name = "FILE", conflicts_with = "variant")]
+        variant_file: Option<PathBuf>,
         /// The first player's name (Gold in Gygax Chess).
         #[arg(long)]
         white: String,
@@ -755,6 +762,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
         }
         Command::New {
             variant,
+            variant_file,
             white,
             black,
             army_white,
@@ -775,7 +783,8 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                 (w, b) => Some((w.unwrap_or_else(|| "humans".into()), b.unwrap_or_else(|| "humans".into()))),
             };
             let n = ops::NewGame {
-                variant,
+                variant: variant.unwrap_or_default(),
+                variant_file,
                 white,
                 black,
                 options: parse_options(&options)?,

@@ -508,7 +508,20 @@ fn replay_with(text: GameText, prev: Option<&Game>) -> Result<Game, Vec<Problem>
     let built = match prev {
         // The same tags build the same variant.
         Some(g) => Ok(g.variant.clone()),
-        None => variants::by_name(vname, &options),
+        // A user definition pinned by its content hash (variant-files.md §8).
+        None => match (text.tag("VariantFile"), text.tag("VariantHash")) {
+            (file, Some(hash)) => variants::pinned_variant(vname, file.unwrap_or("?"), hash, &options),
+            (Some(file), None) => {
+                problems.push(problem(
+                    tag_span("VariantFile"),
+                    file,
+                    format!("VariantFile `{file}` without a VariantHash tag"),
+                    Some("a game pins its definition: add [VariantHash \"sha256:…\"]".into()),
+                ));
+                return Err(problems);
+            }
+            (None, None) => variants::by_name(vname, &options),
+        },
     };
     let variant = match built {
         Ok(v) => v,

@@ -55,6 +55,13 @@ impl<F: Fn() -> Result<Vec<FileVersion>, ArchiveError>> Evidence for CommitEvide
         let Ok(g) = GamePath::new(ArmyChoice::VARIANT, id) else { return Ok(false) };
         Ok(self.archive.read_file_at(self.commit, &g.path())?.is_some())
     }
+
+    fn definition(&self, path: &str) -> Result<Option<String>, ArchiveError> {
+        match self.archive.read_file_at(self.commit, path) {
+            Err(ArchiveError::NotText { .. }) => Ok(Some(String::new())),
+            other => other,
+        }
+    }
 }
 
 /// One line of `ravenpost status`.
@@ -456,6 +463,7 @@ fn judge_game_path(
 /// The archive's errors.
 pub fn history(archive: &Archive, path: &GamePath) -> Result<Vec<LogLine>, Failure> {
     let index = archive.index()?;
+    super::definitions::remember_history(archive, &index)?;
     let mut cache = archive.verdict_cache(VERDICTS);
     let lines = judge_game_path(archive, &index, path, &mut cache)?;
     // The cache only saves work; failing to write it changes no verdict.
@@ -536,6 +544,7 @@ pub fn verify(
     let mut problems = Vec::new();
     let total = games.len();
     let index = archive.index()?;
+    super::definitions::remember_history(archive, &index)?;
     let mut cache = archive.verdict_cache(VERDICTS);
     for (k, g) in games.iter().enumerate() {
         match judge_game_path(archive, &index, g, &mut cache) {
@@ -579,6 +588,7 @@ pub fn verify(
     let _ = cache.save();
     if game.is_none() {
         problems.extend(deletions(&index));
+        problems.extend(super::definitions::changed_definitions(archive, &index)?);
     }
     Ok(VerifyReport { games: games.len(), problems })
 }

@@ -10,6 +10,7 @@
 
 mod armies;
 mod checks;
+mod definitions;
 mod exchange;
 mod games;
 
@@ -72,6 +73,14 @@ pub enum Error {
     /// The command ran and declined (the sentence says why): a problem, not bad input.
     #[error("{0}")]
     Declined(String),
+    /// The game's pinned variant definition is missing or changed at the tip.
+    #[error("{id}: {problem}")]
+    Definition {
+        /// The game id.
+        id: String,
+        /// What is wrong with the definition.
+        problem: crate::referee::Problem,
+    },
     /// Bad input: an unknown game, a malformed name, id, key or address.
     #[error("{0}")]
     Usage(String),
