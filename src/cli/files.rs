@@ -234,18 +234,19 @@ pub fn write_atomically(path: &Path, contents: impl AsRef<[u8]>) -> std::io::Res
     Ok(())
 }
 
-/// The `n`th game (from 1) of a file, replayed.
+/// The `n`th game (from 1) of a file, replayed as far as its main line is legal
+/// ([`crate::record::game::replay_prefix`]).
 ///
 /// # Errors
-/// The file cannot be read, has fewer games, or the game has problems (the first one is
-/// given with its line and column).
-pub fn load_game(path: &Path, n: usize) -> Result<crate::record::game::Game, String> {
+/// The file cannot be read, has fewer games, or not even the game's start replays (the
+/// first problem is given with its line and column).
+pub fn load_game_prefix(path: &Path, n: usize) -> Result<crate::record::game::Prefix, String> {
     let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let text = GameReader::new(BufReader::new(file))
         .nth(n.saturating_sub(1))
         .ok_or_else(|| format!("{}: no game {n}", path.display()))?
         .map_err(|e| format!("{}:{}:{}: {}", path.display(), e.line, e.column, e.reason))?;
-    replay(text).map_err(|ps| {
+    crate::record::game::replay_prefix(text).map_err(|ps| {
         let p = &ps[0];
         format!("{}:{}:{}: {}", path.display(), p.span.line, p.span.column, p.message)
     })
