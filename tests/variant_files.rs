@@ -374,6 +374,13 @@ fn a_user_defined_variant_is_played_through_a_bare_repository_with_the_hook() {
     let log = git(&c.server, &c.home, &["log", "--format=%an %s", "main"]);
     assert_eq!(log.lines().filter(|l| l.contains(": ply ")).count(), 4, "{log}");
     assert!(ok(&c.ann, &c.home, &["verify"]).contains("0 problems"));
+    // In a working copy, validate and show of the file find the definition beside it;
+    // a copy outside any archive says which definition it needs.
+    assert!(ok(&c.bo, &c.home, &["validate", "games"]).contains("1 valid"));
+    let outside = c.ann.parent().unwrap().join("g.pgn");
+    std::fs::copy(c.ann.join("games/loft/g.pgn"), &outside).unwrap();
+    let err = common::fails(&c.bo, &c.home, &["validate", outside.to_str().unwrap()], 1, "is not at hand");
+    assert!(err.contains(&content_hash(&loft)), "{err}");
     // An illegal move of the definition's rules is refused (the Rook does not leave its level).
     common::fails(&c.ann, &c.home, &["move", "g", "R1a1-2a1", "--as", "Ann"], 1, "illegal");
     assert!(ok(&c.ann, &c.home, &["show", "g"]).contains("ply 4"));
