@@ -27,7 +27,8 @@ pub(crate) fn remember_at(archive: &Archive, at: Option<CommitId>) -> Result<(),
         if parse_definition_path(&path).is_none() {
             continue;
         }
-        if let Some(text) = archive.read_file_at(at, &path)?
+        // A file that does not read (not text) is left out like one that does not load.
+        if let Ok(Some(text)) = archive.read_file_at(at, &path)
             && let Ok(d) = load_definition(&text)
         {
             variants::remember(d);
