@@ -51,6 +51,22 @@ fn sylph_return_above_duplicated_move() {
 }
 
 #[test]
+fn sylph_return_above_duplicated_move_counted_to_depth_two() {
+    // The issue's own position (perft 84 / 8,385 / 675,835) is not given in it and was not
+    // found again (a search of the start position with one Sylph moved down, two plies on
+    // from it, and of random games found none with those counts). Counted by hand here
+    // instead: Gold's ten moves (above), then after each the Scarlet King on 2h8 has its
+    // seven (2g8 2i8 2g7 2h7 2i7, and 3h8 and 1h8 straight up and down): none of Gold's
+    // moves reaches it. 10 × 7 = 70; with the duplicate it was 11 × 7 = 77.
+    let v = by_name("gygax", &opts(&[("sylph-return", "above")])).unwrap();
+    let pos = parse_position(&v, SYLPH_BELOW_START).unwrap();
+    assert_eq!(v.perft(&pos, 2), 70);
+    for (m, n) in v.perft_divide(&pos, 2) {
+        assert_eq!(n, 7, "after {}", long_form(&v, &m));
+    }
+}
+
+#[test]
 fn sylph_return_above_still_adds_the_square_above_elsewhere() {
     // 2b2 is below 3b2, no Sylph start square: `above` adds 3b2 to the six returns.
     let pos = "12/12/12/12/12/12/12/12 7k4/12/12/12/12/12/1S10/K11 12/12/12/12/12/12/12/12 g 0 1";

@@ -8,6 +8,12 @@
 //! - Each built-in definition read as a user file gives the built-in's perft.
 //! - `tests/data/variants/loft.md`, a two-level game of our own, has hand-counted move
 //!   lists in three positions.
+//! - A game of Loft chess played through a bare repository with the pre-receive hook: the
+//!   definition committed as `variants/loft.md` and pinned by the game's `VariantFile` and
+//!   `VariantHash` tags; a changed or deleted definition, or a game pinning another hash,
+//!   refused by the hook and by `verify` (real `git`, real pushes).
+
+mod common;
 
 use std::path::Path;
 use std::process::Command;
@@ -290,4 +296,169 @@ fn moves_and_perft_take_a_variant_file() {
     let (code, out, _) = ravenpost(&["perft", "--variant-file", "tests/data/variants/makruk.md", "2"]);
     assert_eq!(code, 0);
     assert_eq!(out.trim(), "529");
+}
+
+/// A bare repository with the hook and Ann's and Bo's clones; Ann starts the archive and
+/// the Loft chess game `g` from the data file (`new --variant-file`) and syncs; Bo syncs.
+struct Club {
+    _t: tempfile::TempDir,
+    home: std::path::PathBuf,
+    server: std::path::PathBuf,
+    ann: std::path::PathBuf,
+    bo: std::path::PathBuf,
+}
+
+impl Club {
+    fn new() -> Club {
+        use common::{git, identity, ok};
+        let t = tempfile::tempdir().unwrap();
+        let home = identity(&t.path().join("home"), "Referee", "referee@example.org");
+        let server = t.path().join("server.git");
+        git(t.path(), &home, &["init", "--quiet", "--bare", "-b", "main", server.to_str().unwrap()]);
+        ok(t.path(), &home, &["hook", "install", "--repo", server.to_str().unwrap()]);
+        let mut clones = Vec::new();
+        for name in ["Ann", "Bo"] {
+            let dir = t.path().join(name.to_lowercase());
+            git(t.path(), &home, &["clone", "--quiet", server.to_str().unwrap(), dir.to_str().unwrap()]);
+            git(&dir, &home, &["config", "user.name", name]);
+            git(&dir, &home, &["config", "user.email", &format!("{}@example.org", name.to_lowercase())]);
+            clones.push(dir);
+        }
+        let bo = clones.pop().unwrap();
+        let ann = clones.pop().unwrap();
+        ok(&ann, &home, &["init"]);
+        let loft = std::fs::canonicalize("tests/data/variants/loft.md").unwrap();
+        let loft = loft.to_str().unwrap();
+        ok(&ann, &home, &["new", "--variant-file", loft, "--white", "Ann", "--black", "Bo", "--id", "g"]);
+        assert!(ok(&ann, &home, &["sync"]).contains("Pushed"));
+        assert!(ok(&bo, &home, &["sync"]).contains("Fetched"));
+        Club { _t: t, home, server, ann, bo }
+    }
+
+    fn server_tip(&self) -> String {
+        common::git(&self.server, &self.home, &["rev-parse", "refs/heads/main"]).trim().to_string()
+    }
+
+    /// Ann's `git push`, which the hook must refuse saying `reason` about `subject`;
+    /// the server's branch stays, and Ann's clone is reset to it.
+    fn push_refused(&self, subject: &str, reason: &str) {
+        let before = self.server_tip();
+        let o = common::git_out(&self.ann, &self.home, &["push", "origin", "main"]);
+        let err = common::text(&o);
+        assert!(!o.status.success(), "push accepted: {err}");
+        assert!(err.contains(&format!("remote: ravenpost: {subject} ")), "{err}");
+        assert!(err.contains(reason), "expected {reason:?} in: {err}");
+        assert_eq!(self.server_tip(), before);
+    }
+}
+
+#[test]
+fn a_user_defined_variant_is_played_through_a_bare_repository_with_the_hook() {
+    use common::{git, ok};
+    let c = Club::new();
+    // The definition is committed in the archive, exactly as given, and pinned by hash.
+    let loft = data("loft.md");
+    assert_eq!(git(&c.bo, &c.home, &["show", "HEAD:variants/loft.md"]), loft);
+    let game = std::fs::read_to_string(c.bo.join("games/loft/g.pgn")).unwrap();
+    assert!(game.contains("[Variant \"loft\"]"), "{game}");
+    assert!(game.contains("[VariantFile \"variants/loft.md\"]"), "{game}");
+    assert!(game.contains(&format!("[VariantHash \"{}\"]", content_hash(&loft))), "{game}");
+    // Four plies, each player in their own clone, each push checked by the hook.
+    for (i, m) in ["1a3", "1c3", "bx1c3", "dx1c3"].iter().enumerate() {
+        let (dir, who) = if i % 2 == 0 { (&c.ann, "Ann") } else { (&c.bo, "Bo") };
+        ok(dir, &c.home, &["sync"]);
+        ok(dir, &c.home, &["move", "g", m, "--as", who]);
+        assert!(ok(dir, &c.home, &["sync"]).contains("Pushed 1 commit"));
+    }
+    ok(&c.ann, &c.home, &["sync"]);
+    let log = git(&c.server, &c.home, &["log", "--format=%an %s", "main"]);
+    assert_eq!(log.lines().filter(|l| l.contains(": ply ")).count(), 4, "{log}");
+    assert!(ok(&c.ann, &c.home, &["verify"]).contains("0 problems"));
+    // In a working copy, validate and show of the file find the definition beside it;
+    // a copy outside any archive says which definition it needs.
+    assert!(ok(&c.bo, &c.home, &["validate", "games"]).contains("1 valid"));
+    let outside = c.ann.parent().unwrap().join("g.pgn");
+    std::fs::copy(c.ann.join("games/loft/g.pgn"), &outside).unwrap();
+    let err = common::fails(&c.bo, &c.home, &["validate", outside.to_str().unwrap()], 1, "is not at hand");
+    assert!(err.contains(&content_hash(&loft)), "{err}");
+    // An illegal move of the definition's rules is refused (the Rook does not leave its level).
+    common::fails(&c.ann, &c.home, &["move", "g", "R1a1-2a1", "--as", "Ann"], 1, "illegal");
+    assert!(ok(&c.ann, &c.home, &["show", "g"]).contains("ply 4"));
+}
+
+#[test]
+fn changing_a_pinned_definition_is_refused_by_the_hook_and_by_verify() {
+    use common::{fails, git, ok, run};
+    let c = Club::new();
+    ok(&c.ann, &c.home, &["move", "g", "1a3", "--as", "Ann"]);
+    ok(&c.ann, &c.home, &["sync"]);
+    // A plain git commit that changes the rules under the started game.
+    let file = c.ann.join("variants/loft.md");
+    let changed = data("loft.md").replace("{ betza: \"R\" }", "{ betza: \"Q\" }");
+    std::fs::write(&file, &changed).unwrap();
+    git(&c.ann, &c.home, &["commit", "--quiet", "-am", "loft: the Rook slides diagonally too"]);
+    c.push_refused(
+        "variants/loft.md",
+        "variants/loft.md was changed: a committed variant definition is never changed",
+    );
+    // verify in the clone that holds the commit reports it, and no move is made on it.
+    let o = run(&c.ann, &c.home, &["verify"]);
+    assert_eq!(o.status.code(), Some(1), "{}", common::text(&o));
+    assert!(common::text(&o).contains("variants/loft.md was changed"), "{}", common::text(&o));
+    let err =
+        fails(&c.ann, &c.home, &["move", "g", "1c3", "--as", "Bo"], 1, "is not the definition the game pins");
+    assert!(err.contains(&content_hash(&changed)), "{err}");
+    // Deleting it is refused too.
+    git(&c.ann, &c.home, &["reset", "--quiet", "--hard", "origin/main"]);
+    git(&c.ann, &c.home, &["rm", "--quiet", "variants/loft.md"]);
+    git(&c.ann, &c.home, &["commit", "--quiet", "-m", "no more loft"]);
+    c.push_refused("variants/loft.md", "variants/loft.md was deleted");
+    let o = run(&c.ann, &c.home, &["verify"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(common::text(&o).contains("variants/loft.md was deleted"), "{}", common::text(&o));
+    // A new definition beside it is allowed, and a game can start from it by name.
+    git(&c.ann, &c.home, &["reset", "--quiet", "--hard", "origin/main"]);
+    let loft2 =
+        data("loft.md").replace("slug: loft", "slug: loft-2").replace("{ betza: \"R\" }", "{ betza: \"Q\" }");
+    std::fs::write(c.ann.join("variants/loft-2.md"), &loft2).unwrap();
+    git(&c.ann, &c.home, &["add", "variants/loft-2.md"]);
+    git(&c.ann, &c.home, &["commit", "--quiet", "-m", "variants: loft-2"]);
+    ok(&c.ann, &c.home, &["new", "loft-2", "--white", "Ann", "--black", "Bo", "--id", "h"]);
+    assert!(ok(&c.ann, &c.home, &["sync"]).contains("Pushed 2 commits"));
+    let h = std::fs::read_to_string(c.ann.join("games/loft-2/h.pgn")).unwrap();
+    assert!(h.contains(&format!("[VariantHash \"{}\"]", content_hash(&loft2))), "{h}");
+    // The Rook of loft-2 moves as a Queen: a diagonal move no loft Rook has.
+    ok(&c.ann, &c.home, &["move", "h", "1b3", "--as", "Ann"]);
+    ok(&c.ann, &c.home, &["move", "h", "1e3", "--as", "Bo"]);
+    ok(&c.ann, &c.home, &["move", "h", "R1a1-1b2", "--as", "Ann"]);
+    assert!(ok(&c.ann, &c.home, &["verify"]).contains("0 problems"));
+}
+
+#[test]
+fn a_game_pinning_another_hash_than_its_definition_is_refused_by_the_hook() {
+    use common::{git, ok};
+    let c = Club::new();
+    // Bo writes a second game by hand, copying g but pinning a hash no file has.
+    let g = std::fs::read_to_string(c.bo.join("games/loft/g.pgn")).unwrap();
+    let wrong = "sha256:".to_string() + &"0".repeat(64);
+    let forged = g.replace(&content_hash(&data("loft.md")), &wrong);
+    std::fs::write(c.ann.join("games/loft/f.pgn"), forged).unwrap();
+    git(&c.ann, &c.home, &["add", "games/loft/f.pgn"]);
+    git(&c.ann, &c.home, &["commit", "--quiet", "-m", "f: by hand"]);
+    c.push_refused("f", "variants/loft.md is not the definition the game pins");
+    let o = common::run(&c.ann, &c.home, &["verify"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(common::text(&o).contains(&format!("the game's VariantHash is {wrong}")), "{}", common::text(&o));
+    // Another archive's definition of the same slug cannot replace the committed one.
+    let other = c.ann.parent().unwrap().join("other-loft.md");
+    std::fs::write(&other, data("loft.md").replace("Loft chess", "Other loft")).unwrap();
+    git(&c.ann, &c.home, &["reset", "--quiet", "--hard", "origin/main"]);
+    let o = common::run(
+        &c.ann,
+        &c.home,
+        &["new", "--variant-file", other.to_str().unwrap(), "--white", "Ann", "--black", "Bo"],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", common::text(&o));
+    assert!(common::text(&o).contains("already has another definition of `loft`"), "{}", common::text(&o));
+    assert!(ok(&c.ann, &c.home, &["verify"]).contains("0 problems"));
 }

@@ -534,6 +534,25 @@ impl Archive {
         Ok(out)
     }
 
+    /// The paths of the files directly in the folder `dir` of commit `at`'s tree
+    /// (e.g. `variants/loft.md` for `variants`), sorted; empty when there is no such folder.
+    ///
+    /// # Errors
+    ///
+    /// git failures.
+    pub fn list_files_at(&self, at: CommitId, dir: &str) -> Result<Vec<String>, ArchiveError> {
+        let root = self.tree_of(&self.find_commit(at)?)?;
+        let Ok(entry) = root.get_path(Path::new(dir)) else { return Ok(Vec::new()) };
+        let Ok(tree) = self.repo.find_tree(entry.id()) else { return Ok(Vec::new()) };
+        let mut out: Vec<String> = tree
+            .iter()
+            .filter(|f| f.kind() == Some(ObjectType::Blob))
+            .filter_map(|f| std::str::from_utf8(f.name_bytes()).ok().map(|name| format!("{dir}/{name}")))
+            .collect();
+        out.sort();
+        Ok(out)
+    }
+
     /// The directory for this clone's own secrets, never committed: `ravenpost/` in the
     /// (common) git directory. Army choice salts wait there for the reveal.
     pub fn secrets_dir(&self) -> PathBuf {

@@ -87,6 +87,25 @@ fn file_problem(file: &Path, p: Problem) -> FileProblem {
     }
 }
 
+/// Makes the variant definitions of the archive a game file is in known to its replay:
+/// every readable definition in the `variants/` folder of the nearest directory above
+/// `file` that has one (`notation-spec/variant-files.md` §10). A game uses only the one
+/// its `VariantHash` names, so a definition found here can never be the wrong one.
+pub fn remember_definitions_near(file: &Path) {
+    let Ok(file) = std::path::absolute(file) else { return };
+    let Some(dir) = file.ancestors().skip(1).map(|d| d.join("variants")).find(|d| d.is_dir()) else { return };
+    let Ok(entries) = std::fs::read_dir(&dir) else { return };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.extension().is_some_and(|e| e == "md")
+            && let Ok(text) = std::fs::read_to_string(&path)
+            && let Ok(d) = crate::variants::load_definition(&text)
+        {
+            crate::variants::remember(d);
+        }
+    }
+}
+
 /// Reads and replays every game of every file.
 ///
 /// # Errors
@@ -95,6 +114,7 @@ pub fn validate(files: &[PathBuf], progress: &mut dyn FnMut(usize, usize)) -> Re
     let mut report = Report::default();
     for (k, f) in files.iter().enumerate() {
         progress(k, files.len());
+        remember_definitions_near(f);
         let file = std::fs::File::open(f).map_err(|e| format!("{}: {e}", f.display()))?;
         report.files += 1;
         for game in GameReader::new(BufReader::new(file)) {
@@ -175,6 +195,7 @@ fn read_line(path: &Path, line: usize) -> Option<String> {
 /// # Errors
 /// The problems of its games (a file with problems is never rewritten), or a read error.
 pub fn canonical_file(path: &Path) -> Result<String, Vec<FileProblem>> {
+    remember_definitions_near(path);
     let file = std::fs::File::open(path).map_err(|e| {
         vec![FileProblem {
             file: path.display().to_string(),
@@ -234,18 +255,20 @@ pub fn write_atomically(path: &Path, contents: impl AsRef<[u8]>) -> std::io::Res
     Ok(())
 }
 
-/// The `n`th game (from 1) of a file, replayed.
+/// The `n`th game (from 1) of a file, replayed as far as its main line is legal
+/// ([`crate::record::game::replay_prefix`]).
 ///
 /// # Errors
-/// The file cannot be read, has fewer games, or the game has problems (the first one is
-/// given with its line and column).
-pub fn load_game(path: &Path, n: usize) -> Result<crate::record::game::Game, String> {
+/// The file cannot be read, has fewer games, or not even the game's start replays (the
+/// first problem is given with its line and column).
+pub fn load_game_prefix(path: &Path, n: usize) -> Result<crate::record::game::Prefix, String> {
+    remember_definitions_near(path);
     let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let text = GameReader::new(BufReader::new(file))
         .nth(n.saturating_sub(1))
         .ok_or_else(|| format!("{}: no game {n}", path.display()))?
         .map_err(|e| format!("{}:{}:{}: {}", path.display(), e.line, e.column, e.reason))?;
-    replay(text).map_err(|ps| {
+    crate::record::game::replay_prefix(text).map_err(|ps| {
         let p = &ps[0];
         format!("{}:{}:{}: {}", path.display(), p.span.line, p.span.column, p.message)
     })

@@ -78,10 +78,12 @@ enum Command {
         #[arg(long = "option", value_name = "K=V")]
         options: Vec<String>,
     },
-    /// List every legal move of a position, one a line, in long form.
+    /// List every legal move of a position, one a line, in long form; or of a game (a
+    /// game id in the archive, or a game file) at its current position, in SAN.
     Moves {
-        /// Variant: gygax (alias dragonchess), fidchell, fantasy-grand, grand.
-        #[arg(required_unless_present = "variant_file")]
+        /// Variant: gygax (alias dragonchess), fidchell, fantasy-grand, grand; or a game
+        /// id or game file.
+        #[arg(required_unless_present = "variant_file", value_name = "VARIANT|GAME")]
         variant: Option<String>,
         /// Play the variant defined in this file (notation-spec/variant-files.md).
         #[arg(long, value_name = "FILE", conflicts_with = "variant")]
@@ -92,6 +94,13 @@ enum Command {
         /// Game option K=V (repeatable).
         #[arg(long = "option", value_name = "K=V")]
         options: Vec<String>,
+        /// A game's file: which game of it (from 1).
+        #[arg(long, default_value_t = 1)]
+        game: usize,
+        /// Print JSON: the moves (SAN and long form), and for a game its ply, side to
+        /// move, position and result.
+        #[arg(long)]
+        json: bool,
     },
     /// Variant definition files: check one, or print a built-in one.
     Variant {
@@ -190,8 +199,15 @@ enum Command {
     },
     /// Start a game: write its file with its tags and commit it.
     New {
-        /// Variant: gygax, fidchell, fantasy-grand, grand.
-        variant: String,
+        /// Variant: gygax, fidchell, fantasy-grand, grand, or a definition of the archive
+        /// (variants/<name>.md); omitted with --variant-file.
+        #[arg(required_unless_present = "variant_file")]
+        variant: Option<String>,
+        /// Play the variant defined in this file: committed to the archive as
+        /// variants/<slug>.md (unless it is there already), and pinned by the game's
+        /// VariantFile and VariantHash tags.
+        #[arg(long, value_name = "FILE", conflicts_with = "variant")]
+        variant_file: Option<PathBuf>,
         /// The first player's name (Gold in Gygax Chess).
         #[arg(long)]
         white: String,
@@ -613,8 +629,37 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
         Command::Perft { args, variant_file, position: pos, divide, options } => {
             variant_cmds::perft(&args, variant_file.as_deref(), pos.as_deref(), divide, &options, out)?;
         }
-        Command::Moves { variant, variant_file, position: pos, options } => {
-            variant_cmds::moves(variant.as_deref(), variant_file.as_deref(), pos.as_deref(), &options, out)?;
+        Command::Moves { variant, variant_file, position: pos, options, game, json } => {
+            match variant.as_deref() {
+                // Not a variant name: a game, at its current position.
+                Some(name)
+                    if variant_file.is_none()
+                        && pos.is_none()
+                        && options.is_empty()
+                        && variants::by_name(name, &[]).is_err() =>
+                {
+                    let (g, broken) = resolve_game(cli.archive.as_deref(), std::path::Path::new(name), game)?;
+                    if let Some(b) = broken {
+                        return Err(Failure {
+                            message: format!(
+                                "the record breaks at ply {}: it has no current position\n{}",
+                                b.ply,
+                                b.lines().join("\n")
+                            ),
+                            code: 1,
+                        });
+                    }
+                    game_moves(&g, json, out)?;
+                }
+                _ => variant_cmds::moves(
+                    variant.as_deref(),
+                    variant_file.as_deref(),
+                    pos.as_deref(),
+                    &options,
+                    json,
+                    out,
+                )?,
+            }
         }
         Command::Variant { action } => variant_cmds::variant(action, out)?,
         Command::Position(args) => variant_cmds::position_cmd(args, out)?,
@@ -652,8 +697,18 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             }
         }
         Command::Show { file, ply, game, json, color, svg, png } => {
-            let g = resolve_game(cli.archive.as_deref(), &file, game)?;
+            let (g, broken) = resolve_game(cli.archive.as_deref(), &file, game)?;
             let n = ply.unwrap_or(g.moves.len());
+            if let Some(b) = broken.as_ref().filter(|b| n >= b.ply) {
+                return Err(Failure {
+                    message: format!(
+                        "ply {n}: the record breaks before it; plies 0 to {} can be shown\n{}",
+                        b.ply - 1,
+                        b.lines().join("\n")
+                    ),
+                    code: 1,
+                });
+            }
             if n > g.moves.len() {
                 return Err(Failure::input(format!("ply {n}: the game has {} plies", g.moves.len())));
             }
@@ -670,7 +725,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                 "*".into()
             };
             if json {
-                let v = serde_json::json!({
+                let mut v = serde_json::json!({
                     "variant": g.variant.def().slug,
                     "ply": n,
                     "position": crate::notation::position_string::write_position(&g.variant, &pos),
@@ -678,6 +733,9 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                     "last_move": last_token,
                     "result": result,
                 });
+                if let Some(b) = &broken {
+                    v["broken"] = b.json();
+                }
                 writeln!(out, "{}", serde_json::to_string_pretty(&v).expect("json")).map_err(io)?;
             } else if svg.is_some() || png.is_some() {
                 if let Some(path) = svg {
@@ -722,11 +780,26 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                     writeln!(out, "Last move: {t} (ply {n})").map_err(io)?;
                 }
                 writeln!(out, "Result: {result}").map_err(io)?;
+                for l in broken.iter().flat_map(Break::lines) {
+                    writeln!(out, "{l}").map_err(io)?;
+                }
             }
         }
         Command::Replay { file, ply, all, json, game, flip, color } => {
-            let g = resolve_game(cli.archive.as_deref(), &file, game)?;
-            let r = replay::Replay::new(g);
+            let (g, broken) = resolve_game(cli.archive.as_deref(), &file, game)?;
+            if let (Some(b), Some(n)) = (&broken, ply)
+                && n >= b.ply
+            {
+                return Err(Failure {
+                    message: format!(
+                        "ply {n}: the record breaks before it; plies 0 to {} can be shown\n{}",
+                        b.ply - 1,
+                        b.lines().join("\n")
+                    ),
+                    code: 1,
+                });
+            }
+            let r = replay::Replay::new(g, broken.as_ref().map(|b| (b.lines(), b.json())));
             if let Some(n) = ply {
                 r.check(n)?;
             }
@@ -761,6 +834,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
         }
         Command::New {
             variant,
+            variant_file,
             white,
             black,
             army_white,
@@ -781,7 +855,8 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                 (w, b) => Some((w.unwrap_or_else(|| "humans".into()), b.unwrap_or_else(|| "humans".into()))),
             };
             let n = ops::NewGame {
-                variant,
+                variant: variant.unwrap_or_default(),
+                variant_file,
                 white,
                 black,
                 options: parse_options(&options)?,
@@ -1152,27 +1227,98 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
     Ok(())
 }
 
+/// `ravenpost moves GAME`: the legal moves at the game's current position, in SAN (none
+/// once the game is over), one a line or as JSON.
+fn game_moves(g: &crate::record::game::Game, json: bool, out: &mut impl Write) -> Result<(), Failure> {
+    let io = |e: std::io::Error| Failure { message: format!("writing output: {e}"), code: 1 };
+    let pos = g.position();
+    let result = crate::record::result_of(g);
+    let moves = if result == "*" { g.variant.legal_moves(&pos) } else { Vec::new() };
+    if json {
+        let list: Vec<serde_json::Value> = moves
+            .iter()
+            .map(|m| {
+                serde_json::json!({
+                    "san": crate::notation::san::write_move(&g.variant, &pos, m),
+                    "long": crate::notation::moves::long_form(&g.variant, m),
+                })
+            })
+            .collect();
+        let v = serde_json::json!({
+            "variant": g.variant.def().slug,
+            "ply": g.moves.len(),
+            "side_to_move": g.variant.def().side_name(pos.side_to_move()),
+            "position": crate::notation::position_string::write_position(&g.variant, &pos),
+            "result": result,
+            "moves": list,
+        });
+        writeln!(out, "{}", serde_json::to_string_pretty(&v).expect("json")).map_err(io)?;
+    } else {
+        for m in &moves {
+            writeln!(out, "{}", crate::notation::san::write_move(&g.variant, &pos, m)).map_err(io)?;
+        }
+    }
+    Ok(())
+}
+
+/// Where a shown record breaks: the first ply that cannot be played, its place in the
+/// file, and why.
+struct Break {
+    ply: usize,
+    file: String,
+    problem: crate::record::game::Problem,
+}
+
+impl Break {
+    /// `Record breaks at ply 7 (g.pgn:9:4): illegal move …`, and the help line.
+    fn lines(&self) -> Vec<String> {
+        let p = &self.problem;
+        let mut out = vec![format!(
+            "Record breaks at ply {} ({}:{}:{}): {}",
+            self.ply, self.file, p.span.line, p.span.column, p.message
+        )];
+        out.extend(p.help.as_ref().map(|h| format!("  help: {h}")));
+        out
+    }
+
+    fn json(&self) -> serde_json::Value {
+        let p = &self.problem;
+        serde_json::json!({
+            "ply": self.ply,
+            "file": self.file,
+            "line": p.span.line,
+            "column": p.span.column,
+            "token": p.token,
+            "message": p.message,
+            "help": p.help,
+        })
+    }
+}
+
 /// The game `file` names: a game file (its `game`th game, from 1), else a game id in the
-/// archive (`archive`, or the default one).
+/// archive (`archive`, or the default one); replayed as far as its main line is legal,
+/// with where it breaks.
 fn resolve_game(
     archive: Option<&std::path::Path>,
     file: &std::path::Path,
     game: usize,
-) -> Result<crate::record::game::Game, Failure> {
+) -> Result<(crate::record::game::Game, Option<Break>), Failure> {
     if game == 0 {
         return Err(Failure::input("--game counts from 1"));
     }
     let looks_like_file = file.extension().is_some_and(|e| e == "pgn") || file.components().count() > 1;
-    if file.is_file() {
-        files::load_game(file, game).map_err(Failure::input)
+    let (prefix, name) = if file.is_file() {
+        (files::load_game_prefix(file, game).map_err(Failure::input)?, file.display().to_string())
     } else if looks_like_file {
-        Err(Failure::input(format!("{}: no such file", file.display())))
+        return Err(Failure::input(format!("{}: no such file", file.display())));
     } else {
         let a = ops::open(archive, false)?;
         let path = ops::find(&a, &file.to_string_lossy())?;
         let text = a.read_file(&path.path())?.unwrap_or_default();
-        Ok(crate::record::load(&text)?)
-    }
+        (crate::record::load_prefix(&text)?, path.path())
+    };
+    let broken = prefix.broken.map(|(ply, problem)| Break { ply, file: name, problem });
+    Ok((prefix.game, broken))
 }
 
 fn plural(n: usize) -> &'static str {

@@ -43,10 +43,13 @@ pub(crate) struct Replay {
     game: Game,
     positions: Vec<Position>,
     sans: Vec<String>,
+    /// Where the record breaks after its last ply, if it does: the lines saying so, and
+    /// the same as JSON.
+    broken: Option<(Vec<String>, serde_json::Value)>,
 }
 
 impl Replay {
-    pub(crate) fn new(game: Game) -> Replay {
+    pub(crate) fn new(game: Game, broken: Option<(Vec<String>, serde_json::Value)>) -> Replay {
         let mut positions = vec![game.start.clone()];
         let mut sans = Vec::with_capacity(game.moves.len());
         for m in &game.moves {
@@ -54,7 +57,7 @@ impl Replay {
             sans.push(write_move(&game.variant, before, m));
             positions.push(game.variant.make(before, m));
         }
-        Replay { game, positions, sans }
+        Replay { game, positions, sans, broken }
     }
 
     /// Number of plies in the main line.
@@ -145,6 +148,9 @@ impl Replay {
         } else {
             format!("Result: {result} (after ply {})", self.plies())
         });
+        if end && let Some((said, _)) = &self.broken {
+            lines.extend(said.iter().cloned());
+        }
         if list_rows > 0 {
             lines.push("Moves:".into());
             let total = self.plies() + 1;
@@ -168,7 +174,7 @@ impl Replay {
         let v = &self.game.variant;
         let pos = &self.positions[ply];
         let last = ply.checked_sub(1).map(|i| self.game.moves[i]);
-        serde_json::json!({
+        let mut value = serde_json::json!({
             "ply": ply,
             "plies": self.plies(),
             "move": if ply > 0 { Some(format!("{} {}", self.number(ply), self.sans[ply - 1])) } else { None },
@@ -178,7 +184,12 @@ impl Replay {
             "position": write_position(v, pos),
             "result": if ply == self.plies() { self.result() } else { "*".to_string() },
             "diagram": crate::notation::diagram::diagram(v, pos, last.as_ref()),
-        })
+        });
+        // Only a broken record has the key, on every ply.
+        if let Some((_, broken)) = &self.broken {
+            value["broken"] = broken.clone();
+        }
+        value
     }
 }
 

@@ -170,11 +170,22 @@ pub(super) fn moves(
     file: Option<&Path>,
     pos: Option<&str>,
     options: &[String],
+    json: bool,
     out: &mut impl Write,
 ) -> Result<(), Failure> {
     let v = load(name, file, options, pos)?;
     let p = position(&v, pos)?;
-    for m in v.legal_moves(&p) {
+    let moves = v.legal_moves(&p);
+    if json {
+        let list: Vec<serde_json::Value> = moves
+            .iter()
+            .map(|m| serde_json::json!({ "san": write_move(&v, &p, m), "long": long_form(&v, m) }))
+            .collect();
+        let value = serde_json::json!({ "moves": list });
+        writeln!(out, "{}", serde_json::to_string_pretty(&value).expect("json")).map_err(io)?;
+        return Ok(());
+    }
+    for m in moves {
         writeln!(out, "{}", long_form(&v, &m)).map_err(io)?;
     }
     Ok(())

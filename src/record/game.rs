@@ -508,7 +508,20 @@ fn replay_with(text: GameText, prev: Option<&Game>) -> Result<Game, Vec<Problem>
     let built = match prev {
         // The same tags build the same variant.
         Some(g) => Ok(g.variant.clone()),
-        None => variants::by_name(vname, &options),
+        // A user definition pinned by its content hash (variant-files.md §8).
+        None => match (text.tag("VariantFile"), text.tag("VariantHash")) {
+            (file, Some(hash)) => variants::pinned_variant(vname, file.unwrap_or("?"), hash, &options),
+            (Some(file), None) => {
+                problems.push(problem(
+                    tag_span("VariantFile"),
+                    file,
+                    format!("VariantFile `{file}` without a VariantHash tag"),
+                    Some("a game pins its definition: add [VariantHash \"sha256:…\"]".into()),
+                ));
+                return Err(problems);
+            }
+            (None, None) => variants::by_name(vname, &options),
+        },
     };
     let variant = match built {
         Ok(v) => v,
@@ -657,6 +670,61 @@ fn check_variations(v: &Variant, before: &Position, node: &MoveNode, problems: &
             }
         }
     }
+}
+
+/// A game replayed as far as its main line is legal ([`replay_prefix`]).
+#[derive(Clone, Debug)]
+pub struct Prefix {
+    /// The game up to the last legal ply of its main line (its text's moves cut there,
+    /// without variations, its result that of the rules in that position or `*`).
+    pub game: Game,
+    /// Where the main line breaks, if it does: the 1-based ply of the first move that
+    /// cannot be played, and why.
+    pub broken: Option<(usize, Problem)>,
+}
+
+/// Replays `text` as far as its main line is legal, for showing a record that breaks at
+/// some ply (an imported record with a wrong move): the game up to the ply before the
+/// break, and the break. A record that [`replay`] accepts gives itself, unbroken.
+///
+/// # Errors
+/// The problems of [`replay`] when even the start cannot be set up (the tags: no or an
+/// unknown variant, a bad `FEN`, …), or when the main line is legal and the problems are
+/// elsewhere (a variation, the result).
+pub fn replay_prefix(text: GameText) -> Result<Prefix, Vec<Problem>> {
+    let problems = match replay(text.clone()) {
+        Ok(game) => return Ok(Prefix { game, broken: None }),
+        Err(ps) => ps,
+    };
+    let mut bare = text.clone();
+    bare.moves.clear();
+    bare.result = None;
+    bare.set_tag("Result", "*");
+    let start = replay(bare.clone())?;
+    let (v, mut p) = (start.variant.clone(), start.start.clone());
+    let mut broken = None;
+    for (i, node) in text.moves.iter().enumerate() {
+        if let Some(o) = v.outcome(&p) {
+            let message = format!("`{}`: a move after the end of the game ({})", node.token, describe(&v, o));
+            broken = Some((i, problem(node.span, &node.token, message, None)));
+            break;
+        }
+        match read_move(&v, &p, &node.token) {
+            Ok(m) => p = v.make(&p, &m),
+            Err(e) => {
+                broken = Some((i, move_problem(&v, &p, node, &e)));
+                break;
+            }
+        }
+    }
+    let Some((kept, why)) = broken else { return Err(problems) };
+    bare.moves =
+        text.moves[..kept].iter().map(|n| MoveNode { variations: Vec::new(), ..n.clone() }).collect();
+    let result = v.outcome(&p).map_or("*", result_token);
+    bare.set_tag("Result", result);
+    bare.result = Some((result.to_string(), text.span));
+    let game = replay(bare)?;
+    Ok(Prefix { game, broken: Some((kept + 1, why)) })
 }
 
 /// The plain diagram (as [`diagram`], no colour, not flipped) of `game` after its first

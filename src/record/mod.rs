@@ -189,6 +189,18 @@ pub fn load_after(prev: &Game, text: &str) -> Result<Game, Refusal> {
     self::game::replay_continuing(prev, gt).map_err(Refusal::Invalid)
 }
 
+/// As [`load`], as far as the main line is legal ([`game::replay_prefix`]): for showing
+/// a record that breaks at some ply up to that ply.
+///
+/// # Errors
+/// As [`load`], when not even a prefix replays.
+pub fn load_prefix(text: &str) -> Result<game::Prefix, Refusal> {
+    let mut games = GameReader::new(text.as_bytes());
+    let first = games.next().ok_or_else(|| Refusal::Invalid(vec![]))?;
+    let gt = first.map_err(|e| Refusal::Invalid(vec![e.into()]))?;
+    self::game::replay_prefix(gt).map_err(Refusal::Invalid)
+}
+
 /// The name of `side`'s player (`White`/`Black` tag; `?` if absent).
 pub fn player(game: &Game, side: Side) -> String {
     let tag = if side == Side::White { "White" } else { "Black" };

@@ -46,6 +46,15 @@ pub trait Evidence {
     /// # Errors
     /// When the tree cannot be read.
     fn game_exists(&self, id: &str) -> Result<bool, Self::Error>;
+    /// The text of the file at `path` in the judged commit's tree (a variant definition a
+    /// game pins); `None` when there is none. By default there is none.
+    ///
+    /// # Errors
+    /// When the tree cannot be read.
+    fn definition(&self, path: &str) -> Result<Option<String>, Self::Error> {
+        let _ = path;
+        Ok(None)
+    }
 }
 
 /// The judged commit's author name and time (Unix seconds).
@@ -73,6 +82,12 @@ pub fn judge_game_version<E: Evidence>(
     previous: Option<(&Game, &str)>,
     text: &str,
 ) -> Result<GameVerdict, E::Error> {
+    // A pinned definition must be in the judged commit, unchanged (variant-files.md §10).
+    if let Some(pin) = super::definitions::pin_of(text)
+        && let Err(p) = super::definitions::check_pin(&pin, evidence.definition(&pin.file)?.as_deref())
+    {
+        return Ok(Err(p));
+    }
     let loaded = match previous {
         Some((g0, _)) => crate::record::load_after(g0, text),
         None => load(text),
@@ -191,11 +206,14 @@ pub enum Changed<'a> {
     Game(GamePath, Option<&'a [u8]>),
     /// An army choice file of the game with this id, with its new bytes.
     Choice(String, Option<&'a [u8]>),
+    /// The variant definition with this name, with its new bytes
+    /// ([`super::definitions::check_definition_change`] judges it).
+    Definition(String, Option<&'a [u8]>),
 }
 
 /// What a commit changed (`changes`: each path with its new bytes, `None` for a
-/// deletion), by what a push may be: exactly one game file or army choice file; the
-/// settings file only in the root commit (`root`). The findings for anything else; the
+/// deletion), by what a push may be: exactly one game file, army choice file or variant
+/// definition; the settings file only in the root commit (`root`). The findings for anything else; the
 /// record changed, when there is exactly one.
 pub fn classify_changes<'a>(
     changes: &[(&str, Option<&'a [u8]>)],
@@ -208,6 +226,7 @@ pub fn classify_changes<'a>(
             PathKind::Config if root => {}
             PathKind::ArmyChoice(id) => records.push(Changed::Choice(id, *bytes)),
             PathKind::Game(g) => records.push(Changed::Game(g, *bytes)),
+            PathKind::Definition(name) => records.push(Changed::Definition(name, *bytes)),
             PathKind::Config | PathKind::Other => {
                 findings.push(Finding { subject: path.to_string(), problem: Problem::NotAGameFile })
             }
@@ -219,6 +238,7 @@ pub fn classify_changes<'a>(
             .map(|r| match r {
                 Changed::Game(g, _) => g.id().to_string(),
                 Changed::Choice(id, _) => format!("{id} (army choice)"),
+                Changed::Definition(name, _) => super::layout::definition_path(name),
             })
             .collect();
         findings.push(Finding { subject: files.join(","), problem: Problem::SeveralFiles { files } });

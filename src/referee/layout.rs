@@ -1,6 +1,7 @@
 //! Where records live in an archive: `games/<variant>/<id>.pgn` for a game
 //! ([`GamePath`]), `games/fantasy-grand/<id>.armies.yaml` for a secret army choice
-//! ([`crate::referee::ArmyChoice`]), and `ravenpost.yaml` at the root (the archive's
+//! ([`crate::referee::ArmyChoice`]), `variants/<name>.md` for a variant definition a
+//! game may pin ([`definition_path`]), and `ravenpost.yaml` at the root (the archive's
 //! settings). [`classify`] tells which a path is; what a commit may change follows from
 //! it ([`crate::referee::judge`]).
 
@@ -10,6 +11,21 @@ use super::army::ArmyChoice;
 
 /// The archive's settings file, at the root.
 pub const CONFIG_PATH: &str = "ravenpost.yaml";
+
+/// The folder of the archive's own variant definitions, at the root.
+pub const DEFINITIONS_DIR: &str = "variants";
+
+/// The path of the archive's definition `name`: `variants/<name>.md`.
+pub fn definition_path(name: &str) -> String {
+    format!("{DEFINITIONS_DIR}/{name}.md")
+}
+
+/// The name of the definition at `path` (`variants/<name>.md`, a name as a game id's);
+/// `None` for any other path.
+pub fn parse_definition_path(path: &str) -> Option<&str> {
+    let name = path.strip_prefix(DEFINITIONS_DIR)?.strip_prefix('/')?.strip_suffix(".md")?;
+    check_name(name).ok().map(|_| name)
+}
 
 /// A variant or game id that cannot be part of a game's path.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -105,6 +121,8 @@ pub enum PathKind {
     ArmyChoice(String),
     /// The archive's settings.
     Config,
+    /// A variant definition, with its name (`variants/<name>.md`).
+    Definition(String),
     /// Anything else.
     Other,
 }
@@ -117,6 +135,8 @@ pub fn classify(path: &str) -> PathKind {
         PathKind::ArmyChoice(id.to_string())
     } else if let Some(g) = GamePath::parse(path) {
         PathKind::Game(g)
+    } else if let Some(name) = parse_definition_path(path) {
+        PathKind::Definition(name.to_string())
     } else {
         PathKind::Other
     }

@@ -14,12 +14,14 @@
 //! - [`army`]: the secret army choice of Fantasy Grand Chess (commit–reveal).
 //! - [`layout`]: where records live in an archive ([`GamePath`]).
 //! - [`players`]: who plays a side (name, email, signing key).
+//! - [`definitions`]: the archive's variant definitions, pinned by games and never changed.
 //!
 //! Every verdict is a value: [`Problem`] is an enum whose variants carry what their
 //! message needs, and whose `Display` is the sentence users see.
 
 pub mod army;
 pub mod clock;
+pub mod definitions;
 pub mod judge;
 pub mod layout;
 pub mod players;

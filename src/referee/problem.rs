@@ -406,10 +406,66 @@ pub enum Problem {
     #[error("the game's tags differ from its army choice's tags")]
     GameTagsDifferFromChoice,
 
+    // ---- a game's pinned variant definition (variant-files.md §10) ------------------------
+    /// The `VariantFile` tag names no definition path.
+    #[error("VariantFile `{file}` is not a definition of the archive (variants/<name>.md)")]
+    NotADefinitionPath {
+        /// The tag's value.
+        file: String,
+    },
+    /// The pinned definition is not in the archive at the judged commit.
+    #[error("the game's variant definition {file} is not in the archive")]
+    DefinitionMissing {
+        /// The `VariantFile` tag.
+        file: String,
+    },
+    /// The definition at the pinned path is not the one the game pins.
+    #[error(
+        "{file} is not the definition the game pins: its hash is {found}, the game's VariantHash is {pinned} (a definition a game pins may not change)"
+    )]
+    DefinitionHashMismatch {
+        /// The `VariantFile` tag.
+        file: String,
+        /// The `VariantHash` tag.
+        pinned: String,
+        /// The content hash of the file in the archive.
+        found: String,
+    },
+    /// A definition in the archive that does not load.
+    #[error("{file} is not a playable variant definition: {why}")]
+    DefinitionInvalid {
+        /// The definition's path.
+        file: String,
+        /// `variant check`'s sentence, with line and column.
+        why: String,
+    },
+    /// A new definition whose slug is not its file name.
+    #[error("{file} defines `{slug}`: a definition's file is variants/<slug>.md")]
+    DefinitionMisnamed {
+        /// The definition's path.
+        file: String,
+        /// The slug it defines.
+        slug: String,
+    },
+    /// A committed definition was changed.
+    #[error(
+        "{file} was changed: a committed variant definition is never changed (games pin it by its hash); add the new rules as a new file"
+    )]
+    DefinitionChanged {
+        /// The definition's path.
+        file: String,
+    },
+    /// A committed definition was deleted.
+    #[error("{file} was deleted: a committed variant definition is never deleted (games pin it)")]
+    DefinitionDeleted {
+        /// The definition's path.
+        file: String,
+    },
+
     // ---- what a push may be --------------------------------------------------------------
     /// A commit changes a file that is no game file.
     #[error(
-        "a commit may change only one game file (games/<variant>/<id>.pgn, or a Fantasy Grand army choice)"
+        "a commit may change only one game file (games/<variant>/<id>.pgn, or a Fantasy Grand army choice) or add one variant definition (variants/<name>.md)"
     )]
     NotAGameFile,
     /// A commit changes several game files.

@@ -29,7 +29,9 @@ mod rules;
 mod user;
 
 pub use rules::{ChessRules, RulesKind, Stalemate};
-pub use user::{Definition, DefinitionError, content_hash, load_definition};
+pub use user::{
+    Definition, DefinitionError, content_hash, load_definition, pinned_variant, remember, remembered,
+};
 
 /// The Gygax Chess definition and rules document.
 pub const GYGAX_MD: &str = include_str!("gygax.md");
@@ -147,6 +149,26 @@ pub enum VariantError {
     /// move in check, a piece unpromoted in its promotion zone, …).
     #[error("start position: {0}")]
     Start(crate::engine::SetupError),
+    /// A game pins a user definition (`VariantHash`) that is not at hand.
+    #[error(
+        "the game's variant is defined by `{file}` ({hash}), which is not at hand: open the game in the archive that holds that file, unchanged"
+    )]
+    NotLoaded {
+        /// The `VariantFile` tag.
+        file: String,
+        /// The `VariantHash` tag.
+        hash: String,
+    },
+    /// The pinned definition has another slug than the game's `Variant` tag.
+    #[error("the Variant tag says `{slug}`, but `{file}` defines `{defined}`")]
+    PinnedSlug {
+        /// The `Variant` tag.
+        slug: String,
+        /// The definition's slug.
+        defined: String,
+        /// The `VariantFile` tag.
+        file: String,
+    },
 }
 
 #[derive(Deserialize)]

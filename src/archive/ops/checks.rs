@@ -60,6 +60,13 @@ impl<F: Fn() -> Result<Vec<FileVersion>, ArchiveError>> Evidence for CommitEvide
         let Ok(g) = GamePath::new(ArmyChoice::VARIANT, id) else { return Ok(false) };
         Ok(self.archive.read_file_at(self.commit, &g.path())?.is_some())
     }
+
+    fn definition(&self, path: &str) -> Result<Option<String>, ArchiveError> {
+        match self.archive.read_file_at(self.commit, path) {
+            Err(ArchiveError::NotText { .. }) => Ok(Some(String::new())),
+            other => other,
+        }
+    }
 }
 
 /// One line of `ravenpost status`.
@@ -518,6 +525,7 @@ fn judge_game_path(
 pub fn history(archive: &Archive, path: &GamePath) -> Result<Vec<LogLine>, Failure> {
     let index = archive.index()?;
     prefetch(archive, &index, std::slice::from_ref(path))?;
+    super::definitions::remember_history(archive, &index)?;
     let mut cache = archive.verdict_cache(VERDICTS);
     let lines = judge_game_path(archive, &index, path, &mut cache)?;
     // The cache only saves work; failing to write it changes no verdict.
@@ -623,6 +631,7 @@ pub fn verify(
     let total = games.len();
     let index = archive.index()?;
     prefetch(archive, &index, &games)?;
+    super::definitions::remember_history(archive, &index)?;
     // The verdicts per commit are read only when a game has changed since it was verified.
     let mut per_commit: Option<VerdictCache> = None;
     let mut summaries = archive.verdict_cache(GAME_VERDICTS);
@@ -695,6 +704,7 @@ pub fn verify(
     let _ = summaries.save();
     if game.is_none() {
         problems.extend(deletions(&index));
+        problems.extend(super::definitions::changed_definitions(archive, &index)?);
     }
     let shallow = index.shallow().map(|cut| ShallowBoundary {
         commit: cut.short(),

@@ -89,6 +89,9 @@ pub fn check_range(archive: &Archive, old: Option<CommitId>, new: CommitId) -> R
             index.since(old).iter().flat_map(|c| c.changes.iter().filter_map(|ch| ch.blob)).collect();
         archive.fetch_missing_blobs(&blobs, GamePath::DIR)?;
     }
+    // The definitions the games pin as the branch held them (the judge checks each
+    // pushed commit's own).
+    super::definitions::remember_at(archive, old)?;
     let mut problems = Vec::new();
     for c in archive.commits_between(old, new)? {
         for f in check_commit(archive, &c)? {
@@ -107,6 +110,17 @@ fn check_commit(archive: &Archive, c: &ArchiveCommit) -> Result<Vec<Finding>, Fa
     let info = CommitInfo { author: &c.author_name, time: c.time.unix_seconds() };
     match changed {
         None => {}
+        Some(Changed::Definition(name, bytes)) => {
+            let previous = match c.parent {
+                Some(p) => archive.read_bytes_at(p, &crate::referee::layout::definition_path(&name))?,
+                None => None,
+            };
+            if let Err(problem) =
+                crate::referee::definitions::check_definition_change(&name, previous.as_deref(), bytes)
+            {
+                findings.push(Finding { subject: crate::referee::layout::definition_path(&name), problem });
+            }
+        }
         Some(Changed::Choice(id, bytes)) => {
             let text = bytes.map(|b| String::from_utf8_lossy(b).into_owned());
             let previous = match c.parent {

@@ -33,6 +33,14 @@ pub fn now() -> Timestamp {
 /// the command runs in if it is an archive, else the per-user archive. Only with `create`
 /// (`ravenpost new`) is a missing default archive made; other commands say where none is.
 pub fn open(dir: Option<&Path>, create: bool) -> Result<Archive, Failure> {
+    let archive = open_archive(dir, create)?;
+    // The games pinning a definition the archive holds replay with it.
+    super::definitions::remember_at(&archive, archive.tip()?)?;
+    Ok(archive)
+}
+
+/// [`open`], without the definitions.
+fn open_archive(dir: Option<&Path>, create: bool) -> Result<Archive, Failure> {
     if let Some(d) = dir {
         return Ok(Archive::open(d)?);
     }
@@ -272,8 +280,11 @@ pub fn init(dir: Option<PathBuf>, diagrams: crate::archive::Diagrams) -> Result<
 
 /// Options of `ravenpost new`.
 pub struct NewGame {
-    /// Variant name.
+    /// Variant name: built-in, or a definition of the archive (`variants/<name>.md`).
     pub variant: String,
+    /// A definition file to play instead (`--variant-file`): committed as
+    /// `variants/<slug>.md` first unless the archive has it, and pinned by the game.
+    pub variant_file: Option<PathBuf>,
     /// First player.
     pub white: String,
     /// Second player.
@@ -361,8 +372,26 @@ pub fn new_game(
         options.push(("army-white".into(), w.clone()));
         options.push(("army-black".into(), b.clone()));
     }
-    let variant =
-        crate::variants::by_name(&n.variant, &options).map_err(|e| Failure::Usage(e.to_string()))?;
+    let tip = archive.tip()?;
+    let given = match &n.variant_file {
+        Some(f) => Some((
+            f.display().to_string(),
+            std::fs::read_to_string(f)
+                .map_err(|e| Failure::Usage(format!("--variant-file {}: {e}", f.display())))?,
+        )),
+        None => None,
+    };
+    let user = super::definitions::definition_for_new(
+        archive,
+        tip,
+        &n.variant,
+        given.as_ref().map(|(f, t)| (f.as_str(), t.as_str())),
+    )?;
+    let variant = match &user {
+        Some((d, _)) => d.variant(&options),
+        None => crate::variants::by_name(&n.variant, &options),
+    }
+    .map_err(|e| Failure::Usage(e.to_string()))?;
     let slug_v = variant.def().slug.clone();
     let time = now();
     let date =
@@ -379,6 +408,11 @@ pub fn new_game(
         ("Variant", slug_v.clone()),
         ("Ruleset", RULESET.into()),
     ];
+    if let Some((d, _)) = &user {
+        tags.push(("VariantFile", crate::referee::layout::definition_path(&slug_v)));
+        tags.push(("VariantHash", d.hash().to_string()));
+        crate::variants::remember(d.clone());
+    }
     if let Some((w, b)) = &n.armies {
         tags.push(("WhiteArmy", w.clone()));
         tags.push(("BlackArmy", b.clone()));
@@ -450,13 +484,24 @@ pub fn new_game(
         return Err(Failure::Usage(format!("--id {id}: the archive already has a game {id}")));
     }
     let path = GamePath::new(&slug_v, &id)?;
-    let tip = archive.tip()?;
     let message = format!("{id}: new {} game, {} v {}", variant.def().title, n.white, n.black);
     // Without a configured identity the game is created under the first player's name,
     // as their moves are.
     let creator = match archive.identity(author) {
         Ok(id) => id,
         Err(_) => player_identity(archive, &n.white, author),
+    };
+    // A definition given with --variant-file goes into the archive in a commit of its own.
+    let tip = match &user {
+        Some((d, true)) => Some(archive.create_file(
+            &crate::referee::layout::definition_path(&slug_v),
+            d.text(),
+            tip,
+            Some(&creator),
+            time,
+            &format!("variants: add {slug_v} ({})", d.hash()),
+        )?),
+        _ => tip,
     };
     let commit = if n.secret_armies {
         let choice = ArmyChoice::new(&n.white, &n.black, tags.into_iter().collect());
@@ -502,6 +547,7 @@ fn change_game(
     let path = find(archive, game)?;
     let _lock = archive.lock()?;
     let (text, tip) = read(archive, &path)?;
+    super::definitions::check_pinned_at(archive, tip, path.id(), &text)?;
     let game = record::load(&text)?;
     let who = acting_player(archive, &game, who, author);
     let applied = change(&text, &game, who.as_deref())?;
@@ -570,6 +616,7 @@ pub fn claim_timeout(
     let path = find(archive, game)?;
     let _lock = archive.lock()?;
     let (text, tip) = read(archive, &path)?;
+    super::definitions::check_pinned_at(archive, tip, path.id(), &text)?;
     let loaded = record::load(&text)?;
     let clock = super::checks::clock_of_game(archive, &path, &loaded, now().unix_seconds())?;
     let why = check_timeout_claim(path.id(), &loaded, who, clock.as_ref())?;

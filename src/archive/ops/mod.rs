@@ -10,6 +10,7 @@
 
 mod armies;
 mod checks;
+mod definitions;
 mod exchange;
 mod games;
 
@@ -80,6 +81,14 @@ pub enum Error {
     /// in the same game; nothing was changed.
     #[error(transparent)]
     Sync(Box<SyncRefusal>),
+    /// The game's pinned variant definition is missing or changed at the tip.
+    #[error("{id}: {problem}")]
+    Definition {
+        /// The game id.
+        id: String,
+        /// What is wrong with the definition.
+        problem: crate::referee::Problem,
+    },
     /// Bad input: an unknown game, a malformed name, id, key or address.
     #[error("{0}")]
     Usage(String),

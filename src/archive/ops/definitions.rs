@@ -1,0 +1,180 @@
+//! The archive's variant definitions (`variants/<name>.md`, `notation-spec/variant-files.md`
+//! §10): made known to the replay of the games that pin them ([`remember_at`],
+//! [`remember_history`]), added by `ravenpost new --variant-file` ([`definition_for_new`]),
+//! and the commits that changed or deleted one, for `verify` ([`changed_definitions`]).
+//!
+//! Which definition a game may use at a commit is the referee's decision
+//! ([`crate::referee::definitions`]); remembering a definition only makes it available,
+//! by its content hash.
+
+use crate::archive::{Archive, ArchiveError, CommitId, HistoryIndex};
+use crate::referee::Problem;
+use crate::referee::definitions::{check_definition_change, check_pin, pin_of};
+use crate::referee::layout::{DEFINITIONS_DIR, definition_path, parse_definition_path};
+use crate::variants::{self, Definition, load_definition};
+
+use super::Error as Failure;
+use super::checks::VerifyProblem;
+
+/// Remembers every definition in the folder `variants/` of commit `at` that loads (one
+/// that does not is left out: the games that pin it do not replay).
+///
+/// # Errors
+/// The archive's errors.
+pub(crate) fn remember_at(archive: &Archive, at: Option<CommitId>) -> Result<(), ArchiveError> {
+    let Some(at) = at else { return Ok(()) };
+    for path in archive.list_files_at(at, DEFINITIONS_DIR)? {
+        if parse_definition_path(&path).is_none() {
+            continue;
+        }
+        // A file that does not read (not text) is left out like one that does not load.
+        if let Ok(Some(text)) = archive.read_file_at(at, &path)
+            && let Ok(d) = load_definition(&text)
+        {
+            variants::remember(d);
+        }
+    }
+    Ok(())
+}
+
+/// Remembers every version of every definition the branch's history holds (for judging
+/// games whose definition was changed later: their earlier versions still replay).
+///
+/// # Errors
+/// The archive's errors.
+pub(crate) fn remember_history(archive: &Archive, index: &HistoryIndex) -> Result<(), ArchiveError> {
+    for path in index.paths() {
+        if parse_definition_path(path).is_none() {
+            continue;
+        }
+        for blob in index.versions(path).iter().filter_map(|v| v.blob) {
+            if let Ok(text) = archive.read_blob_text(blob, path)
+                && let Ok(d) = load_definition(&text)
+            {
+                variants::remember(d);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Checks the definition the game `id` (its file's `text` at `tip`) pins, if any, against
+/// the archive at `tip` ([`crate::referee::definitions::check_pin`]), before a player's
+/// change is made to it.
+///
+/// # Errors
+/// [`Failure::Definition`] with the referee's problem; the archive's errors.
+pub(crate) fn check_pinned_at(
+    archive: &Archive,
+    tip: Option<CommitId>,
+    id: &str,
+    text: &str,
+) -> Result<(), Failure> {
+    let (Some(pin), Some(tip)) = (pin_of(text), tip) else { return Ok(()) };
+    let found = archive.read_file_at(tip, &pin.file)?;
+    check_pin(&pin, found.as_deref()).map_err(|problem| Failure::Definition { id: id.to_string(), problem })
+}
+
+/// Every commit of the branch that changed or deleted a committed definition, or added
+/// one that is not playable (from the index; only the added versions are read).
+///
+/// # Errors
+/// The archive's errors.
+pub(crate) fn changed_definitions(
+    archive: &Archive,
+    index: &HistoryIndex,
+) -> Result<Vec<VerifyProblem>, ArchiveError> {
+    let mut found = Vec::new();
+    for path in index.paths() {
+        let Some(name) = parse_definition_path(path) else { continue };
+        let versions = index.versions(path);
+        for (i, v) in versions.iter().enumerate() {
+            let earlier = i.checked_sub(1).map(|e| versions[e]);
+            let problem = match (earlier.and_then(|e| e.blob), v.blob) {
+                (Some(_), None) => Some(Problem::DefinitionDeleted { file: path.to_string() }),
+                (Some(old), Some(new)) if old != new => Some(Problem::DefinitionChanged { file: path.to_string() }),
+                (None, Some(new)) => {
+                    let bytes = archive.read_blob_text(new, path).map(String::into_bytes);
+                    match bytes {
+                        Ok(b) => check_definition_change(name, None, Some(&b)).err(),
+                        Err(ArchiveError::NotText { .. }) => {
+                            check_definition_change(name, None, Some(&[0xff])).err()
+                        }
+                        Err(e) => return Err(e),
+                    }
+                }
+                _ => None,
+            };
+            if let Some(p) = problem {
+                found.push((v.position, path, p));
+            }
+        }
+    }
+    // In history order, as the commits made them.
+    found.sort_by_key(|(position, path, _)| (*position, *path));
+    let out = found
+        .into_iter()
+        .map(|(position, _, p)| {
+            let c = index.commit_at(position);
+            VerifyProblem {
+                game: String::new(),
+                commit: c.commit.short(),
+                author: c.author_name.to_string(),
+                problem: p.to_string(),
+            }
+        })
+        .collect();
+    Ok(out)
+}
+
+/// The definition a new game is played with, when `variant` is no built-in name: the
+/// file `given` (`--variant-file`: its text), or the archive's `variants/<variant>.md` at
+/// `tip`. Returns the definition and whether its file must first be committed (given,
+/// and not yet in the archive).
+///
+/// # Errors
+/// [`Failure::Usage`]: the file does not load, or the archive holds another definition at
+/// its path; the archive's errors.
+pub(crate) fn definition_for_new(
+    archive: &Archive,
+    tip: Option<CommitId>,
+    variant: &str,
+    given: Option<(&str, &str)>,
+) -> Result<Option<(Definition, bool)>, Failure> {
+    let in_archive = |name: &str| -> Result<Option<String>, Failure> {
+        Ok(match tip {
+            Some(t) => archive.read_file_at(t, &definition_path(name))?,
+            None => None,
+        })
+    };
+    match given {
+        Some((file, text)) => {
+            let d = load_definition(text).map_err(|e| Failure::Usage(format!("{file}:{e}")))?;
+            let slug = d.def().slug.clone();
+            let path = definition_path(&slug);
+            if parse_definition_path(&path).is_none() {
+                return Err(Failure::Usage(format!("{file}: the slug `{slug}` cannot be a file name")));
+            }
+            match in_archive(&slug)? {
+                None => Ok(Some((d, true))),
+                Some(t) if t == text => Ok(Some((d, false))),
+                Some(t) => Err(Failure::Usage(format!(
+                    "{file}: the archive already has another definition of `{slug}` ({path}, {}; yours is {}): committed definitions never change, so give yours another slug, or start the game with `ravenpost new {slug}` to play the archive's",
+                    variants::content_hash(&t),
+                    d.hash()
+                ))),
+            }
+        }
+        None => {
+            if variants::by_name(variant, &[]).is_ok()
+                || parse_definition_path(&definition_path(variant)).is_none()
+            {
+                return Ok(None);
+            }
+            let Some(text) = in_archive(variant)? else { return Ok(None) };
+            let path = definition_path(variant);
+            let d = load_definition(&text).map_err(|e| Failure::Usage(format!("{path}:{e}")))?;
+            Ok(Some((d, false)))
+        }
+    }
+}
