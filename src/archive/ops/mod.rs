@@ -17,9 +17,14 @@ pub use armies::{ArmyOutcome, army_commit, army_reveal};
 pub use checks::{
     LogLine, StatusLine, VerifyProblem, VerifyReport, choice_history, clock_of_game, history, status, verify,
 };
-pub use exchange::{HOOK_EXE_ENV, check_range, hook_check, hook_script, install_hook, open_for_sync, sync};
+pub use exchange::{
+    GITOLITE_HOOK_NAME, HOOK_EXE_ENV, HookTarget, PUSHER_VAR_ENV, PUSHER_VARIABLES, check_range,
+    check_range_pushed, hook_check, hook_explain, hook_script, hook_script_with, install_hook,
+    install_hook_to, open_for_sync, pusher_from, pusher_from_env, sync,
+};
 pub use games::{
-    NewGame, claim_timeout, draw, find, init, leave, new_game, now, open, play, resign, set_signing_key,
+    ClubSetup, NewGame, claim_timeout, draw, find, init, init_club, leave, new_game, now, open, play, resign,
+    set_signing_key,
 };
 
 use crate::record::Refusal;
