@@ -161,114 +161,209 @@ fn admin_sets_up(home: &Path, dir: &Path) {
     assert!(out.contains("Pushed"), "{out}");
 }
 
+/// A gitolite server behind a real sshd on a free loopback port, as this user: the
+/// gitolite account's HOME, host key and sshd config in the test's directory; the keys of
+/// the admin and of two players (`ann`, `bo`) in gitolite's keydir; the admin's clone of
+/// gitolite-admin. sshd is stopped when this is dropped.
+struct Gitolite {
+    _sshd: Server,
+    root: PathBuf,
+    home: PathBuf,
+    /// The gitolite account's HOME.
+    gl: PathBuf,
+    port: u16,
+    /// The admin's clone of gitolite-admin.
+    conf: PathBuf,
+}
+
+impl Gitolite {
+    /// Sets gitolite up with the admin key, edits its rc with `rc` (text in, text out),
+    /// starts sshd and adds the players' keys.
+    fn start(root: &Path, rc: impl Fn(String) -> String) -> Gitolite {
+        let sshd = sbin("sshd");
+        require(&sshd, &["-V"], "openssh-server");
+        require("gitolite", &["help"], "gitolite3");
+        let home = identity(&root.join("home"), "Admin", "admin@example.org");
+        let keys = root.join("keys");
+        std::fs::create_dir_all(&keys).unwrap();
+        for name in ["admin", "ann", "bo", "host"] {
+            keygen(&keys, name);
+        }
+        // The gitolite account: its own HOME in the temporary directory; admin's key.
+        let gl = root.join("gitolite");
+        std::fs::create_dir_all(&gl).unwrap();
+        let admin_pub = keys.join("admin.pub");
+        must(
+            Command::new("gitolite")
+                .arg("setup")
+                .arg("-pk")
+                .arg(&admin_pub)
+                .current_dir(&gl)
+                .env("HOME", &gl),
+        );
+        let rc_file = gl.join(".gitolite.rc");
+        std::fs::write(&rc_file, rc(std::fs::read_to_string(&rc_file).unwrap())).unwrap();
+
+        // sshd on a free loopback port, as this user, with its own host key and config.
+        let port = free_port();
+        let config = root.join("sshd_config");
+        std::fs::write(
+            &config,
+            format!(
+                "Port {port}\nListenAddress 127.0.0.1\nHostKey {host_key}\nPidFile {pid}\n\
+                 AuthorizedKeysFile {keys}\nStrictModes no\nUsePAM no\nPasswordAuthentication no\n\
+                 KbdInteractiveAuthentication no\nPermitRootLogin prohibit-password\n\
+                 SetEnv HOME={gl}\n",
+                host_key = keys.join("host").display(),
+                pid = root.join("sshd.pid").display(),
+                keys = gl.join(".ssh/authorized_keys").display(),
+                gl = gl.display(),
+            ),
+        )
+        .unwrap();
+        if user() == "root" {
+            // sshd's privilege separation directory (made by the service's start-up otherwise).
+            std::fs::create_dir_all("/run/sshd").unwrap();
+        }
+        let mut child = Command::new(&sshd)
+            .args(["-D", "-e", "-f"])
+            .arg(&config)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("{sshd}: {e}: install openssh-server (.ci/run does)"));
+        wait_for_port(&mut child, port, "sshd");
+        let g = Gitolite {
+            _sshd: Server(child),
+            root: root.to_path_buf(),
+            home,
+            gl,
+            port,
+            conf: root.join("gitolite-admin"),
+        };
+        // The admin adds the players' keys.
+        g.clone_as("gitolite-admin", &g.conf, "Admin", "admin");
+        for name in ["ann", "bo"] {
+            std::fs::copy(keys.join(format!("{name}.pub")), g.conf.join(format!("keydir/{name}.pub")))
+                .unwrap();
+        }
+        g
+    }
+
+    /// Clones the gitolite repository `repo` into `dir` as `name`, with `key`'s ssh key.
+    fn clone_as(&self, repo: &str, dir: &Path, name: &str, key: &str) {
+        let ssh = format!(
+            "core.sshCommand=ssh -F /dev/null -i {} -p {} -o IdentitiesOnly=yes -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile={}",
+            self.root.join("keys").join(key).display(),
+            self.port,
+            self.root.join("known_hosts").display()
+        );
+        clone_as(&self.home, &format!("{}@127.0.0.1:{repo}", user()), dir, name, &[ssh]);
+    }
+
+    /// Appends `text` to gitolite.conf and pushes gitolite-admin (with any new keys).
+    fn configure(&self, text: &str) {
+        let file = self.conf.join("conf/gitolite.conf");
+        let mut c = std::fs::read_to_string(&file).unwrap();
+        c.push_str(text);
+        std::fs::write(&file, c).unwrap();
+        git(&self.conf, &self.home, &["add", "-A"]);
+        git(&self.conf, &self.home, &["commit", "--quiet", "-m", "the chess club"]);
+        git(&self.conf, &self.home, &["push", "--quiet", "origin", "HEAD"]);
+    }
+
+    /// `ravenpost hook install ARGS` run by the gitolite account.
+    fn install(&self, args: &[&str]) -> String {
+        must(
+            ravenpost_at(&self.gl, &self.home, common::T0)
+                .args(["hook", "install"])
+                .args(args)
+                .env("HOME", &self.gl),
+        )
+    }
+
+    /// The admin's clone of `repo` with the archive and the game set up, and the players' clones.
+    fn club(&self, repo: &str) -> (PathBuf, Club<'static>) {
+        let admin = self.root.join(format!("{repo}-admin"));
+        self.clone_as(repo, &admin, "Admin", "admin");
+        admin_sets_up(&self.home, &admin);
+        let club = Club {
+            ann: Player { name: "Ann", dir: self.root.join(format!("{repo}-ann")) },
+            bo: Player { name: "Bo", dir: self.root.join(format!("{repo}-bo")) },
+            home: self.home.clone(),
+        };
+        self.clone_as(repo, &club.ann.dir, "Ann", "ann");
+        self.clone_as(repo, &club.bo.dir, "Bo", "bo");
+        (admin, club)
+    }
+}
+
 #[test]
 fn gitolite_over_ssh_refuses_a_move_pushed_by_the_opponents_account_and_a_game_is_played_to_the_end() {
-    let sshd = sbin("sshd");
-    require(&sshd, &["-V"], "openssh-server");
-    require("gitolite", &["help"], "gitolite3");
     let t = tempfile::tempdir().unwrap();
-    let root = t.path();
-    let home = identity(&root.join("home"), "Admin", "admin@example.org");
-    let keys = root.join("keys");
-    std::fs::create_dir_all(&keys).unwrap();
-    let key = |name: &str| keygen(&keys, name);
-    let (admin_key, admin_pub) = key("admin");
-    let (ann_key, ann_pub) = key("ann");
-    let (bo_key, bo_pub) = key("bo");
-    let (host_key, _) = key("host");
-
-    // The gitolite account: its own HOME in the temporary directory; admin's key.
-    let gl = root.join("gitolite");
-    std::fs::create_dir_all(&gl).unwrap();
-    must(Command::new("gitolite").args(["setup", "-pk", &admin_pub]).current_dir(&gl).env("HOME", &gl));
-
-    // sshd on a free loopback port, as this user, with its own host key and config.
-    let port = free_port();
-    let config = root.join("sshd_config");
-    std::fs::write(
-        &config,
-        format!(
-            "Port {port}\nListenAddress 127.0.0.1\nHostKey {host_key}\nPidFile {pid}\n\
-             AuthorizedKeysFile {keys}\nStrictModes no\nUsePAM no\nPasswordAuthentication no\n\
-             KbdInteractiveAuthentication no\nPermitRootLogin prohibit-password\n\
-             SetEnv HOME={gl}\n",
-            pid = root.join("sshd.pid").display(),
-            keys = gl.join(".ssh/authorized_keys").display(),
-            gl = gl.display(),
-        ),
-    )
-    .unwrap();
-    if user() == "root" {
-        // sshd's privilege separation directory (made by the service's start-up otherwise).
-        std::fs::create_dir_all("/run/sshd").unwrap();
-    }
-    let mut child = Command::new(&sshd)
-        .args(["-D", "-e", "-f"])
-        .arg(&config)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("{sshd}: {e}: install openssh-server (.ci/run does)"));
-    wait_for_port(&mut child, port, "sshd");
-    let _sshd = Server(child);
-
-    let ssh = |key: &str| {
-        format!(
-            "core.sshCommand=ssh -F /dev/null -i {key} -p {port} -o IdentitiesOnly=yes -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile={}",
-            root.join("known_hosts").display()
-        )
-    };
-    let url = |repo: &str| format!("{}@127.0.0.1:{repo}", user());
-
-    // The admin adds the players' keys and the club's repository.
-    let conf = root.join("gitolite-admin");
-    clone_as(&home, &url("gitolite-admin"), &conf, "Admin", &[ssh(&admin_key)]);
-    std::fs::copy(&ann_pub, conf.join("keydir/ann.pub")).unwrap();
-    std::fs::copy(&bo_pub, conf.join("keydir/bo.pub")).unwrap();
-    let mut c = std::fs::read_to_string(conf.join("conf/gitolite.conf")).unwrap();
-    c.push_str("\nrepo chess\n    RW = admin ann bo\n");
-    std::fs::write(conf.join("conf/gitolite.conf"), c).unwrap();
-    git(&conf, &home, &["add", "-A"]);
-    git(&conf, &home, &["commit", "--quiet", "-m", "the chess club"]);
-    git(&conf, &home, &["push", "--quiet", "origin", "HEAD"]);
-    let bare = gl.join("repositories/chess.git");
+    let g = Gitolite::start(t.path(), |rc| rc);
+    g.configure("\nrepo chess\n    RW = admin ann bo\n");
+    let bare = g.gl.join("repositories/chess.git");
     assert!(bare.is_dir(), "gitolite made no chess.git");
 
     // The hook, as gitolite's common hook, installed by the gitolite account.
-    let out = must(
-        ravenpost_at(&gl, &home, common::T0)
-            .args(["hook", "install", "--gitolite", "common"])
-            .env("HOME", &gl),
-    );
+    let out = g.install(&["--gitolite", "common"]);
     assert!(out.contains("gitolite's common pre-receive hook"), "{out}");
     let hook = std::fs::read_to_string(bare.join("hooks/pre-receive")).unwrap();
     assert!(hook.contains("hook check"), "{hook}");
     // gitolite-admin has it too, and is not checked: the admin can still push there.
-    git(&conf, &home, &["commit", "--quiet", "--allow-empty", "-m", "still the admin's"]);
-    git(&conf, &home, &["push", "--quiet", "origin", "HEAD"]);
+    let home = &g.home;
+    git(&g.conf, home, &["commit", "--quiet", "--allow-empty", "-m", "still the admin's"]);
+    git(&g.conf, home, &["push", "--quiet", "origin", "HEAD"]);
 
     // The admin starts the archive and the game; each player clones with their own key.
-    let admin = root.join("admin");
-    clone_as(&home, &url("chess"), &admin, "Admin", &[ssh(&admin_key)]);
-    admin_sets_up(&home, &admin);
-    let club = Club {
-        ann: Player { name: "Ann", dir: root.join("ann") },
-        bo: Player { name: "Bo", dir: root.join("bo") },
-        home: home.clone(),
-    };
-    clone_as(&home, &url("chess"), &club.ann.dir, "Ann", &[ssh(&ann_key)]);
-    clone_as(&home, &url("chess"), &club.bo.dir, "Bo", &[ssh(&bo_key)]);
-
-    let tip = || git(&bare, &home, &["rev-parse", "refs/heads/main"]);
+    let (admin, club) = g.club("chess");
+    let tip = || git(&bare, home, &["rev-parse", "refs/heads/main"]);
     club.play(0, 3);
     club.forged_move_is_refused(4, MOVES[3], "GL_USER", &tip);
     // The admin may set games up but not move in them.
-    ok(&admin, &home, &["sync"]);
-    ok(&admin, &home, &["move", "g", MOVES[3], "--as", "Bo"]);
-    let o = git_out(&admin, &home, &["push", "origin", "main"]);
+    ok(&admin, home, &["sync"]);
+    ok(&admin, home, &["move", "g", MOVES[3], "--as", "Bo"]);
+    let o = git_out(&admin, home, &["push", "origin", "main"]);
     assert!(text(&o).contains("but this push was authenticated as `admin` (GL_USER)"), "{}", text(&o));
-    git(&admin, &home, &["reset", "--quiet", "--hard", "origin/main"]);
-    club.finish(&|| git(&bare, &home, &["log", "--format=%an", "main"]));
+    git(&admin, home, &["reset", "--quiet", "--hard", "origin/main"]);
+    club.finish(&|| git(&bare, home, &["log", "--format=%an", "main"]));
+}
+
+#[test]
+fn gitolite_repo_specific_hook_checks_only_the_repositories_that_name_it() {
+    let t = tempfile::tempdir().unwrap();
+    // ~/.gitolite.rc as gitolite's docs say: LOCAL_CODE, and repo-specific-hooks enabled.
+    let g = Gitolite::start(t.path(), |rc| {
+        let rc = rc.replacen(
+            "# LOCAL_CODE                =>  \"$ENV{HOME}/local\",",
+            "LOCAL_CODE => \"$ENV{HOME}/local\",",
+            1,
+        );
+        assert!(rc.contains("\n        LOCAL_CODE => "), "gitolite's rc has no LOCAL_CODE line to uncomment");
+        let enabled = rc.replacen("# 'repo-specific-hooks',", "'repo-specific-hooks',", 1);
+        assert_ne!(enabled, rc, "gitolite's rc has no repo-specific-hooks line to uncomment");
+        enabled
+    });
+    let out = g.install(&["--gitolite", "repo-specific"]);
+    assert!(out.contains("option hook.pre-receive = ravenpost"), "{out}");
+    assert!(g.gl.join("local/hooks/repo-specific/ravenpost").is_file(), "{out}");
+    g.configure(
+        "\nrepo chess\n    RW = admin ann bo\n    option hook.pre-receive = ravenpost\nrepo notes\n    RW = admin ann bo\n",
+    );
+    let home = &g.home;
+    let bare = g.gl.join("repositories/chess.git");
+    let (_admin, club) = g.club("chess");
+    let tip = || git(&bare, home, &["rev-parse", "refs/heads/main"]);
+    club.play(0, 3);
+    club.forged_move_is_refused(4, MOVES[3], "GL_USER", &tip);
+    // A repository without the option is not checked: any commit goes.
+    let notes = g.root.join("notes");
+    g.clone_as("notes", &notes, "Ann", "ann");
+    std::fs::write(notes.join("README"), "not an archive\n").unwrap();
+    git(&notes, home, &["add", "README"]);
+    git(&notes, home, &["commit", "--quiet", "-m", "notes"]);
+    git(&notes, home, &["push", "--quiet", "origin", "HEAD:main"]);
 }
 
 #[test]
