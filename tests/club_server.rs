@@ -521,3 +521,38 @@ fn each_pusher_variable_reaches_the_hook_and_explain_says_who_pushed() {
     let out = explain(&[]);
     assert!(out.contains("No pusher variable is set") && out.contains("author name"), "{out}");
 }
+
+#[test]
+fn hook_install_keeps_a_servers_own_pre_receive_hook_and_prints_the_script_for_its_custom_hooks() {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path();
+    let home = identity(&root.join("home"), "Admin", "admin@example.org");
+    let bare = root.join("gitea.git");
+    git(root, &home, &["init", "--quiet", "--bare", "-b", "main", bare.to_str().unwrap()]);
+    // A server's own hook (Gitea's runs hooks/pre-receive.d/*) is never overwritten.
+    let theirs = "#!/bin/sh\n# the server's own hook\nexit 0\n";
+    std::fs::write(bare.join("hooks/pre-receive"), theirs).unwrap();
+    let err = common::fails(
+        root,
+        &home,
+        &["hook", "install", "--repo", bare.to_str().unwrap()],
+        2,
+        "is not ravenpost's",
+    );
+    assert!(err.contains("--print"), "{err}");
+    assert_eq!(std::fs::read_to_string(bare.join("hooks/pre-receive")).unwrap(), theirs);
+    // --print writes nothing and gives the script, with the pusher variable if named.
+    let script = ok(root, &home, &["hook", "install", "--print", "--pusher-var", "CLUB_USER"]);
+    assert!(script.starts_with("#!/bin/sh\n# ravenpost pre-receive hook"), "{script}");
+    assert!(script.contains("RAVENPOST_PUSHER_VAR='CLUB_USER'") && script.contains("hook check"), "{script}");
+    assert!(script.contains(env!("CARGO_BIN_EXE_ravenpost").rsplit('/').next().unwrap()), "{script}");
+    assert_eq!(std::fs::read_to_string(bare.join("hooks/pre-receive")).unwrap(), theirs);
+    // A bad variable name is refused.
+    common::fails(
+        root,
+        &home,
+        &["hook", "install", "--print", "--pusher-var", "A-B"],
+        2,
+        "an environment variable's name",
+    );
+}

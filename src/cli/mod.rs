@@ -423,14 +423,18 @@ enum HookCmd {
     /// every pushed ref and rejects the push with the engine's reason.
     Install {
         /// The repository (default: the current directory).
-        #[arg(long, value_name = "DIR", conflicts_with = "gitolite")]
+        #[arg(long, value_name = "DIR", conflicts_with_all = ["gitolite", "print"])]
         repo: Option<PathBuf>,
         /// Install into gitolite (run as the gitolite user): `common` writes gitolite's
         /// common pre-receive hook and links it into every repository; `repo-specific`
         /// writes $LOCAL_CODE/hooks/repo-specific/ravenpost, for `option hook.pre-receive =
         /// ravenpost` in gitolite.conf.
-        #[arg(long, value_enum, value_name = "HOW")]
+        #[arg(long, value_enum, value_name = "HOW", conflicts_with = "print")]
         gitolite: Option<GitoliteArg>,
+        /// Write nothing; print the hook script, for a server's own custom hook folder
+        /// (GitLab: custom_hooks/pre-receive; Gitea, Forgejo: hooks/pre-receive.d/).
+        #[arg(long)]
+        print: bool,
         /// The environment variable in which the git server names the pushing account,
         /// when it is none of GL_USER, REMOTE_USER, GL_USERNAME, GITEA_PUSHER_NAME
         /// (written into the hook as RAVENPOST_PUSHER_VAR).
@@ -1027,8 +1031,9 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                 writeln!(out, "{} (commit {})", outcome.summary, outcome.commits.join(", ")).map_err(io)?;
             }
         }
-        Command::Hook { action: HookCmd::Install { repo, gitolite, pusher_var } } => {
+        Command::Hook { action: HookCmd::Install { repo, gitolite, print, pusher_var } } => {
             let target = match gitolite {
+                None if print => ops::HookTarget::Print,
                 None => ops::HookTarget::Repository(repo),
                 Some(GitoliteArg::Common) => ops::HookTarget::GitoliteCommon,
                 Some(GitoliteArg::RepoSpecific) => ops::HookTarget::GitoliteRepoSpecific,

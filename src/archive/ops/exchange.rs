@@ -101,7 +101,7 @@ pub fn hook_script_with(exe: &Path, pusher_var: Option<&str>, gitolite_common: b
     }
     format!(
         "#!/bin/sh\n\
-         # ravenpost pre-receive hook (written by `ravenpost hook install`): every pushed\n\
+         {HOOK_MARK} (written by `ravenpost hook install`): every pushed\n\
          # commit must be one legal step of one game by the player who authored it, pushed\n\
          # by that player's account when the server names the pusher (`ravenpost hook check\n\
          # --explain` says how a push is judged). {HOOK_EXE_ENV} overrides the executable.\n\
@@ -130,7 +130,13 @@ pub enum HookTarget {
     /// gitolite installs into the repositories whose conf says `option hook.pre-receive =
     /// ravenpost` (needs `LOCAL_CODE` and `repo-specific-hooks` in `~/.gitolite.rc`).
     GitoliteRepoSpecific,
+    /// Nowhere: the script is returned, to be put where a server keeps its custom hooks
+    /// (GitLab's `custom_hooks/pre-receive`, Gitea's and Forgejo's `hooks/pre-receive.d/`).
+    Print,
 }
+
+/// The line every hook script `hook install` writes starts its comment with.
+const HOOK_MARK: &str = "# ravenpost pre-receive hook";
 
 /// The name of the repo-specific hook `hook install --gitolite repo-specific` writes.
 pub const GITOLITE_HOOK_NAME: &str = "ravenpost";
@@ -196,9 +202,18 @@ pub fn install_hook_to(target: HookTarget, pusher_var: Option<&str>) -> Result<S
                 Failure::Usage(format!("{}: not a git repository ({})", dir.display(), e.message()))
             })?;
             let file = git.path().join("hooks").join("pre-receive");
+            if let Ok(existing) = std::fs::read_to_string(&file)
+                && !existing.contains(HOOK_MARK)
+            {
+                return Err(Failure::Usage(format!(
+                    "{} exists and is not ravenpost's (a git server's own hook?): nothing was written. On GitLab, Gitea or Forgejo put the script of `ravenpost hook install --print` among the server's custom hooks instead (README \"Running a club server\"); elsewhere remove the file first",
+                    file.display()
+                )));
+            }
             write_hook(&file, &hook_script_with(&exe, pusher_var, false))?;
             Ok(format!("Installed {} (runs {})", file.display(), exe.display()))
         }
+        HookTarget::Print => Ok(hook_script_with(&exe, pusher_var, false).trim_end().to_string()),
         HookTarget::GitoliteCommon => {
             let base = match gitolite_rc("LOCAL_CODE")? {
                 Some(local) => PathBuf::from(local),
