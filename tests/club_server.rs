@@ -505,6 +505,11 @@ fn each_pusher_variable_reaches_the_hook_and_explain_says_who_pushed() {
     // Without any, the hook judges by author name as before: the two moves go through.
     let o = push_as(&ann, &[]);
     assert!(o.status.success(), "{}", text(&o));
+    // Regression (a_new_branch_charges_the_pusher_only_with_commits_no_branch_has): a new
+    // branch made from main holds Bo's move, which Ann did not push.
+    let mut cmd = git_command(&ann, &home);
+    let o = cmd.args(["push", "origin", "main:refs/heads/copy"]).env("GL_USER", "ann").output().unwrap();
+    assert!(o.status.success(), "{}", text(&o));
 
     // --explain says which it is.
     let explain = |vars: &[(&str, &str)]| {

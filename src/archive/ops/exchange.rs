@@ -298,6 +298,19 @@ pub fn check_range_pushed(
     new: CommitId,
     pusher: Option<&Pusher>,
 ) -> Result<Vec<String>, Failure> {
+    check_range_known(archive, old, new, pusher, &[])
+}
+
+/// As [`check_range_pushed`]; a commit that one of `known` (other branches' tips) already
+/// contains is not the pusher's doing (a new branch made from an existing one), so only
+/// the rules judge it.
+fn check_range_known(
+    archive: &Archive,
+    old: Option<CommitId>,
+    new: CommitId,
+    pusher: Option<&Pusher>,
+    known: &[CommitId],
+) -> Result<Vec<String>, Failure> {
     let club = match pusher {
         Some(p) => Some((p, club_accounts_at(archive, new)?)),
         None => None,
@@ -311,7 +324,16 @@ pub fn check_range_pushed(
     }
     let mut problems = Vec::new();
     for c in archive.commits_between(old, new)? {
-        for f in check_commit(archive, &c, pushed)? {
+        let mut by = pushed;
+        if by.is_some() && !known.is_empty() {
+            for k in known {
+                if archive.is_ancestor(c.commit, *k)? {
+                    by = None;
+                    break;
+                }
+            }
+        }
+        for f in check_commit(archive, &c, by)? {
             problems.push(format!("{} {}: {}", f.subject, c.commit.short(), f.problem));
         }
     }
@@ -417,7 +439,9 @@ pub fn hook_check(old: &str, new: &str, refname: &str) -> Result<Vec<String>, Fa
     if !refname.starts_with("refs/heads/") {
         return Ok(vec![Problem::NotABranch { refname: refname.to_string() }.to_string()]);
     }
-    check_range_pushed(&archive, old, new, pusher.as_ref())
+    // A new branch: what other branches already hold was pushed before, by others.
+    let known = if old.is_none() && pusher.is_some() { archive.branch_tips(refname)? } else { Vec::new() };
+    check_range_known(&archive, old, new, pusher.as_ref(), &known)
 }
 
 /// `ravenpost hook check --explain`: how the hook will judge a push made now, with this
