@@ -457,12 +457,16 @@ pub fn hook_explain() -> Result<String, Failure> {
         .and_then(|d| Archive::open_for_hook(&d).ok())
         .and_then(|a| a.tip().ok().flatten().map(|t| (a, t)))
         .and_then(|(a, t)| club_accounts_at(&a, t).ok())
-        .map(|c| c.admins)
-        .unwrap_or_default();
-    let admins = if admins.is_empty() {
-        "ravenpost.yaml lists no admins, so any account may push the archive's first commit".to_string()
-    } else {
-        format!("admins (ravenpost.yaml): {}", admins.join(", "))
+        .map(|c| c.admins);
+    let admins = match admins {
+        None => {
+            "the admins are listed in the archive's ravenpost.yaml (run this in the repository to see them)"
+                .to_string()
+        }
+        Some(a) if a.is_empty() => {
+            "ravenpost.yaml lists no admins, so any account may push the archive's first commit".to_string()
+        }
+        Some(a) => format!("admins (ravenpost.yaml): {}", a.join(", ")),
     };
     Ok(match pusher_from_env()? {
         Some(p) => {
