@@ -485,6 +485,15 @@ fn each_pusher_variable_reaches_the_hook_and_explain_says_who_pushed() {
         "{}",
         text(&o)
     );
+    // Only an admin may push the archive's set-up (ravenpost.yaml lists `admin`).
+    let o = push_as(&admin, &[("CLUB_USER", "ann")]);
+    let want = "ravenpost: ravenpost.yaml ";
+    assert!(!o.status.success() && text(&o).contains(want), "{}", text(&o));
+    assert!(
+        text(&o).contains("may be pushed only by an admin (the account `admin`, ravenpost.yaml admins), but this push was authenticated as `ann` (CLUB_USER)"),
+        "{}",
+        text(&o)
+    );
     let o = push_as(&admin, &[("CLUB_USER", "admin")]);
     assert!(o.status.success(), "{}", text(&o));
 
@@ -505,6 +514,18 @@ fn each_pusher_variable_reaches_the_hook_and_explain_says_who_pushed() {
     // Without any, the hook judges by author name as before: the two moves go through.
     let o = push_as(&ann, &[]);
     assert!(o.status.success(), "{}", text(&o));
+    // A game between others is not Ann's to push (nor anyone's but theirs or an admin's).
+    let args = ["new", "gygax", "--white", "Bo", "--black", "Cy", "--id", "h", "--white-account", "bo"];
+    ok(&ann, &home, &[&args[..], &["--black-account", "cy"]].concat());
+    let o = push_as(&ann, &[("GL_USER", "ann")]);
+    let want = "ravenpost: h ";
+    assert!(!o.status.success() && text(&o).contains(want), "{}", text(&o));
+    assert!(
+        text(&o).contains("a new game may be pushed by its players' or an admin's account (one of the accounts `bo`, `cy`, `admin`), but this push was authenticated as `ann` (GL_USER)"),
+        "{}",
+        text(&o)
+    );
+    git(&ann, &home, &["reset", "--quiet", "--hard", "origin/main"]);
     // Regression (a_new_branch_charges_the_pusher_only_with_commits_no_branch_has): a new
     // branch made from main holds Bo's move, which Ann did not push.
     let mut cmd = git_command(&ann, &home);
