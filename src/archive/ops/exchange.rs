@@ -41,6 +41,17 @@ pub const PUSHER_VARIABLES: [(&str, &str); 4] = [
     ("GITEA_PUSHER_NAME", "Gitea and Forgejo"),
 ];
 
+/// The variable [`PUSHER_VAR_ENV`] names is not set: the server was meant to name the
+/// pusher and did not, so the push is refused rather than judged by author names.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{PUSHER_VAR_ENV} names the variable {variable}, which is not set: the server did not say who pushed, so the push is refused"
+)]
+pub struct PusherUnnamed {
+    /// The variable named.
+    pub variable: String,
+}
+
 /// Who pushed, from the environment as `lookup` reads it: the variable
 /// [`PUSHER_VAR_ENV`] names if it is set (and then only that one), else the first of
 /// [`PUSHER_VARIABLES`] that is set and not empty. `None`: the server names no pusher.
@@ -48,14 +59,12 @@ pub const PUSHER_VARIABLES: [(&str, &str); 4] = [
 /// # Errors
 /// When [`PUSHER_VAR_ENV`] names a variable that is unset or empty (the server was meant
 /// to name the pusher and did not: the push must be refused, not judged by author names).
-pub fn pusher_from(lookup: impl Fn(&str) -> Option<String>) -> Result<Option<Pusher>, String> {
+pub fn pusher_from(lookup: impl Fn(&str) -> Option<String>) -> Result<Option<Pusher>, PusherUnnamed> {
     let set = |name: &str| lookup(name).map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
     if let Some(var) = set(PUSHER_VAR_ENV) {
         return match set(&var) {
             Some(account) => Ok(Some(Pusher { account, variable: var })),
-            None => Err(format!(
-                "{PUSHER_VAR_ENV} names the variable {var}, which is not set: the server did not say who pushed, so the push is refused"
-            )),
+            None => Err(PusherUnnamed { variable: var }),
         };
     }
     Ok(PUSHER_VARIABLES
@@ -68,7 +77,7 @@ pub fn pusher_from(lookup: impl Fn(&str) -> Option<String>) -> Result<Option<Pus
 /// # Errors
 /// As [`pusher_from`].
 pub fn pusher_from_env() -> Result<Option<Pusher>, Failure> {
-    pusher_from(|v| std::env::var(v).ok()).map_err(Failure::Usage)
+    pusher_from(|v| std::env::var(v).ok()).map_err(|e| Failure::Usage(e.to_string()))
 }
 
 fn shell_quote(s: &str) -> String {
@@ -664,7 +673,7 @@ mod tests {
     #[test]
     fn a_pusher_variable_named_but_unset_refuses_rather_than_trusting_author_names() {
         let err = pusher_from(env(&[(PUSHER_VAR_ENV, "CLUB_USER"), ("GL_USER", "ann")])).unwrap_err();
-        assert!(err.contains("CLUB_USER") && err.contains("not set"), "{err}");
+        assert_eq!(err, PusherUnnamed { variable: "CLUB_USER".into() });
     }
 
     #[test]

@@ -18,8 +18,8 @@ pub use checks::{
     LogLine, StatusLine, VerifyProblem, VerifyReport, choice_history, clock_of_game, history, status, verify,
 };
 pub use exchange::{
-    GITOLITE_HOOK_NAME, HOOK_EXE_ENV, HookTarget, PUSHER_VAR_ENV, PUSHER_VARIABLES, check_range,
-    check_range_pushed, hook_check, hook_explain, hook_script, hook_script_with, install_hook,
+    GITOLITE_HOOK_NAME, HOOK_EXE_ENV, HookTarget, PUSHER_VAR_ENV, PUSHER_VARIABLES, PusherUnnamed,
+    check_range, check_range_pushed, hook_check, hook_explain, hook_script, hook_script_with, install_hook,
     install_hook_to, open_for_sync, pusher_from, pusher_from_env, sync,
 };
 pub use games::{
