@@ -8,6 +8,10 @@
 //!   name: Ann Example
 //!   email: ann@example.com
 //! diagrams: every-move
+//! admins: [club-admin]       # git server accounts that may push the set-up: this file,
+//!                            # new games and army choices (README "Running a club server")
+//! accounts:                  # each player's git server accounts, for games without
+//!   Ann Example: [ann]       # WhiteAccount/BlackAccount tags
 //! mail:                      # playing by email (issue 7): how `ravenpost mail send` delivers
 //!   smtp:
 //!     host: smtp.example.com
@@ -50,6 +54,14 @@ pub struct ArchiveConfig {
     /// Board diagrams written into game files as `;|` comment lines (default: none).
     #[serde(default, skip_serializing_if = "Diagrams::is_none")]
     pub diagrams: Diagrams,
+    /// The git server accounts that may push the archive's set-up commits (its first
+    /// commit, new games, army choices), when the server names the pusher.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub admins: Vec<String>,
+    /// Player name → the git server accounts that may push that player's steps in games
+    /// without `WhiteAccount`/`BlackAccount` tags.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub accounts: std::collections::BTreeMap<String, Vec<String>>,
 }
 
 /// The `mail` section: how game messages are sent. Passwords are never stored here: they
@@ -141,6 +153,8 @@ impl Default for ArchiveConfig {
             author: None,
             mail: None,
             diagrams: Diagrams::None,
+            admins: Vec::new(),
+            accounts: std::collections::BTreeMap::new(),
         }
     }
 }
@@ -186,7 +200,21 @@ impl ArchiveConfig {
         if let Some(a) = &config.author {
             a.validate().map_err(|e| err(format!("author: {e}")))?;
         }
+        for a in &config.admins {
+            crate::referee::players::check_account(a).map_err(|e| err(format!("admins: `{a}`: {e}")))?;
+        }
+        for (player, accounts) in &config.accounts {
+            for a in accounts {
+                crate::referee::players::check_account(a)
+                    .map_err(|e| err(format!("accounts: {player}: `{a}`: {e}")))?;
+            }
+        }
         Ok(config)
+    }
+
+    /// The accounts this file lists, as the referee takes them.
+    pub fn club_accounts(&self) -> crate::referee::players::ClubAccounts {
+        crate::referee::players::ClubAccounts { admins: self.admins.clone(), players: self.accounts.clone() }
     }
 
     /// The file's text.

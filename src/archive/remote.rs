@@ -110,6 +110,27 @@ impl Archive {
             .map_err(|e| ArchiveError::git_oid("compare commits", descendant.0, e))
     }
 
+    /// The commits the repository's branches (`refs/heads/*`) point at, but `except`'s.
+    ///
+    /// # Errors
+    ///
+    /// Git failures.
+    pub fn branch_tips(&self, except: &str) -> Result<Vec<CommitId>, ArchiveError> {
+        let refs =
+            self.repo.references_glob("refs/heads/*").map_err(|e| ArchiveError::git("list branches", e))?;
+        let mut tips = Vec::new();
+        for r in refs {
+            let r = r.map_err(|e| ArchiveError::git("list branches", e))?;
+            if r.name().ok() == Some(except) {
+                continue;
+            }
+            if let Ok(c) = r.peel_to_commit() {
+                tips.push(CommitId(c.id()));
+            }
+        }
+        Ok(tips)
+    }
+
     /// The best common ancestor of two commits, if they have one.
     ///
     /// # Errors

@@ -196,6 +196,15 @@ enum Command {
         /// position after each move as `;|` comment lines (ravenpost.yaml `diagrams:`).
         #[arg(long, value_enum, default_value_t = DiagramsArg::None)]
         diagrams: DiagramsArg,
+        /// An account on the club's git server that may push the archive's set-up (this
+        /// first commit, new games, army choices) when the server names the pusher
+        /// (repeatable; ravenpost.yaml `admins`).
+        #[arg(long = "admin", value_name = "ACCOUNT")]
+        admins: Vec<String>,
+        /// A player's account on the club's git server, for games without
+        /// WhiteAccount/BlackAccount tags (repeatable; ravenpost.yaml `accounts`).
+        #[arg(long = "account", value_name = "NAME=ACCOUNT")]
+        accounts: Vec<String>,
     },
     /// Start a game: write its file with its tags and commit it.
     New {
@@ -249,6 +258,13 @@ enum Command {
         /// The second player's email address (the BlackEmail tag).
         #[arg(long, value_name = "ADDRESS")]
         black_email: Option<String>,
+        /// The first player's account(s) on the club's git server (comma-separated; the
+        /// WhiteAccount tag): when the server names the pusher, only these may push their steps.
+        #[arg(long, value_name = "ACCOUNT")]
+        white_account: Option<String>,
+        /// The same for the second player (the BlackAccount tag).
+        #[arg(long, value_name = "ACCOUNT")]
+        black_account: Option<String>,
     },
     /// Fantasy Grand Chess secret army choice: commit to an army unseen, then reveal it.
     Army {
@@ -413,6 +429,15 @@ enum ArmyCmd {
     },
 }
 
+/// `hook install --gitolite`: which of gitolite's hook folders.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum GitoliteArg {
+    /// gitolite's common hooks, linked into every repository (gitolite-admin is skipped).
+    Common,
+    /// A repo-specific hook named `ravenpost` (gitolite's repo-specific-hooks feature).
+    RepoSpecific,
+}
+
 /// `ravenpost hook` actions.
 #[derive(Debug, Subcommand)]
 enum HookCmd {
@@ -420,19 +445,44 @@ enum HookCmd {
     /// every pushed ref and rejects the push with the engine's reason.
     Install {
         /// The repository (default: the current directory).
-        #[arg(long, value_name = "DIR")]
+        #[arg(long, value_name = "DIR", conflicts_with_all = ["gitolite", "print"])]
         repo: Option<PathBuf>,
+        /// Install into gitolite (run as the gitolite user): `common` writes gitolite's
+        /// common pre-receive hook and links it into every repository; `repo-specific`
+        /// writes $LOCAL_CODE/hooks/repo-specific/ravenpost, for `option hook.pre-receive =
+        /// ravenpost` in gitolite.conf.
+        #[arg(long, value_enum, value_name = "HOW", conflicts_with = "print")]
+        gitolite: Option<GitoliteArg>,
+        /// Write nothing; print the hook script, for a server's own custom hook folder
+        /// (GitLab: custom_hooks/pre-receive; Gitea, Forgejo: hooks/pre-receive.d/).
+        #[arg(long)]
+        print: bool,
+        /// The environment variable in which the git server names the pushing account,
+        /// when it is none of GL_USER, REMOTE_USER, GL_USERNAME, GITEA_PUSHER_NAME
+        /// (written into the hook as RAVENPOST_PUSHER_VAR).
+        #[arg(long, value_name = "VAR")]
+        pusher_var: Option<String>,
     },
     /// Check one ref update in the repository at the current directory (or $GIT_DIR):
-    /// every new first-parent commit must be one legal step of one game by its author.
+    /// every new first-parent commit must be one legal step of one game by its author,
+    /// pushed by that player's account when the server names the pusher (GL_USER,
+    /// REMOTE_USER, GL_USERNAME, GITEA_PUSHER_NAME, or the variable RAVENPOST_PUSHER_VAR
+    /// names).
     Check {
+        /// Say who the hook takes the pusher to be (from which variable), or that the
+        /// server names nobody and steps are judged by author name; then check the ref
+        /// update, if one is given.
+        #[arg(long)]
+        explain: bool,
         /// The old commit (all zeros: a new branch).
-        old: String,
+        #[arg(required_unless_present = "explain")]
+        old: Option<String>,
         /// The new commit.
-        new: String,
+        #[arg(required_unless_present = "explain")]
+        new: Option<String>,
         /// The ref, e.g. refs/heads/main.
-        #[arg(value_name = "REF")]
-        refname: String,
+        #[arg(value_name = "REF", required_unless_present = "explain")]
+        refname: Option<String>,
     },
 }
 
@@ -824,12 +874,21 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                 replay::interactive(&r, 0, color, flip)?;
             }
         }
-        Command::Init { dir, diagrams } => {
+        Command::Init { dir, diagrams, admins, accounts } => {
             let diagrams = match diagrams {
                 DiagramsArg::None => crate::archive::Diagrams::None,
                 DiagramsArg::EveryMove => crate::archive::Diagrams::EveryMove,
             };
-            let msg = ops::init(dir, diagrams)?;
+            let mut club = ops::ClubSetup { admins, accounts: Vec::new() };
+            for a in &accounts {
+                let Some((name, account)) = a.split_once('=') else {
+                    return Err(Failure::input(format!(
+                        "--account `{a}`: expected NAME=ACCOUNT, e.g. --account \"Ann Example=ann\""
+                    )));
+                };
+                club.accounts.push((name.trim().to_string(), account.trim().to_string()));
+            }
+            let msg = ops::init_club(dir, diagrams, club)?;
             writeln!(out, "{msg}").map_err(io)?;
         }
         Command::New {
@@ -848,6 +907,8 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             secret_armies,
             white_email,
             black_email,
+            white_account,
+            black_account,
         } => {
             let a = ops::open(cli.archive.as_deref(), true)?;
             let armies = match (army_white, army_black) {
@@ -867,6 +928,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                 keys: [white_key, black_key],
                 secret_armies,
                 emails: [white_email, black_email],
+                accounts: [white_account, black_account],
             };
             let (path, commit) = ops::new_game(&a, n, author.as_ref())?;
             writeln!(out, "{} (commit {})", path.id(), commit.short()).map_err(io)?;
@@ -1062,10 +1124,22 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                 writeln!(out, "{} (commit {})", outcome.summary, outcome.commits.join(", ")).map_err(io)?;
             }
         }
-        Command::Hook { action: HookCmd::Install { repo } } => {
-            writeln!(out, "{}", ops::install_hook(repo)?).map_err(io)?;
+        Command::Hook { action: HookCmd::Install { repo, gitolite, print, pusher_var } } => {
+            let target = match gitolite {
+                None if print => ops::HookTarget::Print,
+                None => ops::HookTarget::Repository(repo),
+                Some(GitoliteArg::Common) => ops::HookTarget::GitoliteCommon,
+                Some(GitoliteArg::RepoSpecific) => ops::HookTarget::GitoliteRepoSpecific,
+            };
+            writeln!(out, "{}", ops::install_hook_to(target, pusher_var.as_deref())?).map_err(io)?;
         }
-        Command::Hook { action: HookCmd::Check { old, new, refname } } => {
+        Command::Hook { action: HookCmd::Check { explain, old, new, refname } } => {
+            if explain {
+                writeln!(out, "{}", ops::hook_explain()?).map_err(io)?;
+            }
+            let (Some(old), Some(new), Some(refname)) = (old, new, refname) else {
+                return Ok(());
+            };
             let problems = ops::hook_check(&old, &new, &refname)?;
             if !problems.is_empty() {
                 for p in &problems {

@@ -13,7 +13,8 @@
 //! - [`clock`]: the correspondence clock (typed [`Time`]s, leave, timeout claims).
 //! - [`army`]: the secret army choice of Fantasy Grand Chess (commit–reveal).
 //! - [`layout`]: where records live in an archive ([`GamePath`]).
-//! - [`players`]: who plays a side (name, email, signing key).
+//! - [`players`]: who plays a side (name, email, signing key, account on the club's git
+//!   server), and which account may push a step ([`players::push_problem`]).
 //! - [`definitions`]: the archive's variant definitions, pinned by games and never changed.
 //!
 //! Every verdict is a value: [`Problem`] is an enum whose variants carry what their

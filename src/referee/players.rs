@@ -1,8 +1,13 @@
 //! Who a game's players are: by name (`White`/`Black` tags), by email address
-//! (`WhiteEmail`/`BlackEmail`), and by SSH signing key (`WhiteSigningKey`/`BlackSigningKey`).
+//! (`WhiteEmail`/`BlackEmail`), by SSH signing key (`WhiteSigningKey`/`BlackSigningKey`),
+//! and by account on the club's git server (`WhiteAccount`/`BlackAccount`, or the
+//! archive's `ravenpost.yaml` accounts): when the server names the account that pushed,
+//! [`push_problem`] decides whether that account may push the step.
 
 use crate::engine::Side;
 use crate::record::{self, game::Game};
+
+use super::problem::Problem;
 
 /// The tag that holds `side`'s email address (`WhiteEmail` / `BlackEmail`).
 pub fn email_tag(side: Side) -> &'static str {
@@ -46,4 +51,209 @@ pub fn signed_game(game: &Game) -> Option<&'static str> {
 /// Why not, for the caller to put after the flag or tag.
 pub fn check_address(e: &str) -> Result<(), String> {
     e.parse::<lettre::Address>().map(|_| ()).map_err(|err| format!("not an email address ({err})"))
+}
+
+/// The tag that lists `side`'s accounts on the club's git server (`WhiteAccount` /
+/// `BlackAccount`): one or more account names, separated by spaces or commas. When the
+/// git server names the pusher, only these accounts may push that player's steps.
+pub fn account_tag(side: Side) -> &'static str {
+    if side == Side::White { "WhiteAccount" } else { "BlackAccount" }
+}
+
+/// The account names in an account tag's value (split on spaces and commas).
+pub fn split_accounts(value: &str) -> Vec<String> {
+    value.split([',', ' ', '\t']).filter(|a| !a.is_empty()).map(str::to_string).collect()
+}
+
+/// Whether `account` can be an account name in a tag or in `ravenpost.yaml`: not empty,
+/// no spaces, commas or control characters.
+///
+/// # Errors
+/// Why not, for the caller to put after the flag or key.
+pub fn check_account(account: &str) -> Result<(), String> {
+    if account.is_empty() {
+        return Err("an account name may not be empty".to_string());
+    }
+    if let Some(c) = account.chars().find(|c| c.is_whitespace() || c.is_control() || *c == ',') {
+        return Err(format!("an account name has no spaces, commas or control characters (found {c:?})"));
+    }
+    Ok(())
+}
+
+/// The server accounts an archive lists in its `ravenpost.yaml`: the admins (who may push
+/// the archive's set-up commits: its first commit, new games and army choices) and each
+/// player's accounts for games that have no account tags.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ClubAccounts {
+    /// Admin accounts.
+    pub admins: Vec<String>,
+    /// Player name → the accounts that may push that player's steps.
+    pub players: std::collections::BTreeMap<String, Vec<String>>,
+}
+
+/// The account the git server authenticated for a push, and the environment variable
+/// that named it (`GL_USER`, `REMOTE_USER`, …).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pusher {
+    /// The account.
+    pub account: String,
+    /// The variable it came from.
+    pub variable: String,
+}
+
+/// The accounts that may push `player`'s steps, and where they are listed: the game's
+/// account tag (`tag`: its name and value) if it has one, else the player's entry in
+/// `club`, else the account named like the player.
+pub fn player_accounts(
+    player: &str,
+    tag: (&str, Option<&str>),
+    club: &ClubAccounts,
+) -> (Vec<String>, String) {
+    if let (name, Some(value)) = tag {
+        return (split_accounts(value), format!("{name} tag"));
+    }
+    if let Some(accounts) = club.players.get(player) {
+        return (accounts.clone(), "ravenpost.yaml accounts".to_string());
+    }
+    (vec![player.to_string()], "no account listed for the player: the account of their name".to_string())
+}
+
+/// What is wrong with `pusher` pushing a step of the game or choice whose players and
+/// account tags are `players` (White, Black: name and tag value), done by `actor`
+/// (`None`: the game's or choice's creation, which its players and the admins may push).
+pub fn push_problem(
+    pusher: &Pusher,
+    club: &ClubAccounts,
+    players: [(&str, Option<&str>); 2],
+    actor: Option<&str>,
+) -> Option<Problem> {
+    let of = |side: Side| {
+        let (name, value) = players[usize::from(side != Side::White)];
+        (name, player_accounts(name, (account_tag(side), value), club))
+    };
+    match actor {
+        Some(who) => {
+            let side = Side::ALL.into_iter().find(|s| of(*s).0 == who)?;
+            let (_, (accounts, listed_in)) = of(side);
+            (!accounts.contains(&pusher.account)).then(|| Problem::PushedByOtherAccount {
+                player: who.to_string(),
+                pusher: pusher.account.clone(),
+                variable: pusher.variable.clone(),
+                accounts,
+                listed_in,
+            })
+        }
+        None => {
+            let mut allowed: Vec<String> = Side::ALL.into_iter().flat_map(|s| of(s).1.0).collect();
+            allowed.extend(club.admins.iter().cloned());
+            (!allowed.contains(&pusher.account)).then(|| Problem::CreatedByOutsider {
+                pusher: pusher.account.clone(),
+                variable: pusher.variable.clone(),
+                accounts: allowed,
+            })
+        }
+    }
+}
+
+/// [`push_problem`] for a game's step.
+pub fn game_push_problem(
+    pusher: &Pusher,
+    club: &ClubAccounts,
+    game: &Game,
+    actor: Option<&str>,
+) -> Option<Problem> {
+    let (w, b) = (record::player(game, Side::White), record::player(game, Side::Black));
+    let tag = |s: Side| game.text.tag(account_tag(s));
+    push_problem(pusher, club, [(&w, tag(Side::White)), (&b, tag(Side::Black))], actor)
+}
+
+/// [`push_problem`] for an army choice's step (its tags become the game's).
+pub fn choice_push_problem(
+    pusher: &Pusher,
+    club: &ClubAccounts,
+    choice: &super::army::ArmyChoice,
+    actor: Option<&str>,
+) -> Option<Problem> {
+    let tag = |s: Side| choice.tags.get(account_tag(s)).map(String::as_str);
+    push_problem(pusher, club, [(&choice.white, tag(Side::White)), (&choice.black, tag(Side::Black))], actor)
+}
+
+/// What is wrong with `pusher` pushing the archive's first commit (its `ravenpost.yaml`,
+/// whose admins are `club.admins`): only an admin may, when the file lists any.
+pub fn setup_push_problem(pusher: &Pusher, club: &ClubAccounts) -> Option<Problem> {
+    (!club.admins.is_empty() && !club.admins.contains(&pusher.account)).then(|| Problem::SetupByNonAdmin {
+        pusher: pusher.account.clone(),
+        variable: pusher.variable.clone(),
+        admins: club.admins.clone(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn by(account: &str) -> Pusher {
+        Pusher { account: account.into(), variable: "GL_USER".into() }
+    }
+
+    const TAGGED: [(&str, Option<&str>); 2] = [("Ann", Some("ann, ann-laptop")), ("Bo", Some("bo"))];
+
+    #[test]
+    fn a_step_pushed_by_one_of_the_players_accounts_is_accepted() {
+        let club = ClubAccounts::default();
+        assert_eq!(push_problem(&by("ann-laptop"), &club, TAGGED, Some("Ann")), None);
+        assert_eq!(push_problem(&by("bo"), &club, TAGGED, Some("Bo")), None);
+    }
+
+    #[test]
+    fn a_step_pushed_by_the_opponents_account_is_refused_naming_both() {
+        let p = push_problem(&by("ann"), &ClubAccounts::default(), TAGGED, Some("Bo")).unwrap();
+        assert_eq!(
+            p.to_string(),
+            "Bo's steps must be pushed by the account `bo` (BlackAccount tag), but this push was authenticated as `ann` (GL_USER)"
+        );
+    }
+
+    #[test]
+    fn an_admin_may_create_a_game_but_not_move_in_it() {
+        let club = ClubAccounts { admins: vec!["boss".into()], ..Default::default() };
+        assert_eq!(push_problem(&by("boss"), &club, TAGGED, None), None);
+        assert!(matches!(
+            push_problem(&by("boss"), &club, TAGGED, Some("Ann")),
+            Some(Problem::PushedByOtherAccount { .. })
+        ));
+        assert!(matches!(
+            push_problem(&by("eve"), &club, TAGGED, None),
+            Some(Problem::CreatedByOutsider { .. })
+        ));
+    }
+
+    #[test]
+    fn without_tags_the_club_accounts_then_the_players_name_are_the_account() {
+        let mut club = ClubAccounts::default();
+        club.players.insert("Ann".into(), vec!["ann".into()]);
+        let untagged = [("Ann", None), ("Bo", None)];
+        assert_eq!(push_problem(&by("ann"), &club, untagged, Some("Ann")), None);
+        assert_eq!(push_problem(&by("Bo"), &club, untagged, Some("Bo")), None);
+        assert!(push_problem(&by("bo"), &club, untagged, Some("Bo")).is_some());
+        assert!(push_problem(&by("Ann"), &club, untagged, Some("Ann")).is_some());
+    }
+
+    #[test]
+    fn the_set_up_commit_is_an_admins_when_admins_are_listed() {
+        let none = ClubAccounts::default();
+        assert_eq!(setup_push_problem(&by("anyone"), &none), None);
+        let club = ClubAccounts { admins: vec!["boss".into()], ..Default::default() };
+        assert_eq!(setup_push_problem(&by("boss"), &club), None);
+        assert!(matches!(setup_push_problem(&by("ann"), &club), Some(Problem::SetupByNonAdmin { .. })));
+    }
+
+    #[test]
+    fn account_names_have_no_spaces_or_commas() {
+        assert_eq!(split_accounts("ann, ann-laptop,bo"), ["ann", "ann-laptop", "bo"]);
+        assert!(check_account("ann").is_ok());
+        assert!(
+            check_account("ann bo").is_err() && check_account("a,b").is_err() && check_account("").is_err()
+        );
+    }
 }

@@ -20,6 +20,16 @@ pub fn time_from_unix(seconds: i64) -> Time {
     DateTime::from_timestamp(seconds, 0).unwrap_or_default()
 }
 
+/// Account names for a message: `` `ann` ``, `` `ann` or `ann2` ``.
+fn accounts_list(accounts: &[String]) -> String {
+    let quoted: Vec<String> = accounts.iter().map(|a| format!("`{a}`")).collect();
+    match quoted.len() {
+        0 => "no account".to_string(),
+        1 => format!("the account {}", quoted[0]),
+        _ => format!("one of the accounts {}", quoted.join(", ")),
+    }
+}
+
 /// A length of time as people read it: `3d 4h`, `5h 10m`, `12m`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Span(pub i64);
@@ -460,6 +470,50 @@ pub enum Problem {
     DefinitionDeleted {
         /// The definition's path.
         file: String,
+    },
+    // ---- who pushed (the git server's account) ---------------------------------------------
+    /// A player's step pushed by an account that is not one of theirs.
+    #[error(
+        "{player}'s steps must be pushed by {} ({listed_in}), but this push was authenticated as `{pusher}` ({variable})",
+        accounts_list(.accounts)
+    )]
+    PushedByOtherAccount {
+        /// The player who acted.
+        player: String,
+        /// The account that pushed.
+        pusher: String,
+        /// The environment variable that named it.
+        variable: String,
+        /// The accounts that may push this player's steps.
+        accounts: Vec<String>,
+        /// Where those are listed.
+        listed_in: String,
+    },
+    /// A new game or army choice pushed by an account that is neither a player's nor an admin's.
+    #[error(
+        "a new game may be pushed by its players' or an admin's account ({}), but this push was authenticated as `{pusher}` ({variable})",
+        accounts_list(.accounts)
+    )]
+    CreatedByOutsider {
+        /// The account that pushed.
+        pusher: String,
+        /// The environment variable that named it.
+        variable: String,
+        /// The accounts that may.
+        accounts: Vec<String>,
+    },
+    /// The archive's first commit pushed by an account that is no admin.
+    #[error(
+        "the archive's set-up commit may be pushed only by an admin ({}, ravenpost.yaml admins), but this push was authenticated as `{pusher}` ({variable})",
+        accounts_list(.admins)
+    )]
+    SetupByNonAdmin {
+        /// The account that pushed.
+        pusher: String,
+        /// The environment variable that named it.
+        variable: String,
+        /// The admin accounts.
+        admins: Vec<String>,
     },
 
     // ---- what a push may be --------------------------------------------------------------

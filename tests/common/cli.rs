@@ -4,8 +4,9 @@
 //! `XDG_DATA_HOME` and `XDG_CONFIG_HOME` inside a test's own directory, no system git
 //! config and a global git config of its own (`$HOME/gitconfig`, also written as
 //! `$HOME/.gitconfig`, which libgit2 reads), `NO_COLOR=1`, and none of the caller's
-//! `RAVENPOST_ARCHIVE`, `RAVENPOST_HOOK_EXE` or `RAVENPOST_SMTP_PASSWORD`: a test can
-//! never touch the archive of the person running it.
+//! `RAVENPOST_ARCHIVE`, `RAVENPOST_HOOK_EXE` or `RAVENPOST_SMTP_PASSWORD` (nor a git
+//! server's pusher variables, `GL_USER` …): a test can never touch the archive of the
+//! person running it.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -39,7 +40,13 @@ pub fn isolate(cmd: &mut Command, home: &Path) {
         .env_remove("RAVENPOST_ARCHIVE")
         .env_remove("RAVENPOST_HOOK_EXE")
         .env_remove("RAVENPOST_SMTP_PASSWORD")
-        .env_remove("SSH_AUTH_SOCK");
+        .env_remove("SSH_AUTH_SOCK")
+        // The variables git servers name the pusher in: a test sets them itself.
+        .env_remove("GL_USER")
+        .env_remove("REMOTE_USER")
+        .env_remove("GL_USERNAME")
+        .env_remove("GITEA_PUSHER_NAME")
+        .env_remove("RAVENPOST_PUSHER_VAR");
 }
 
 /// The binary, to run in `dir` at time `time` with home `home` (arguments still to add).

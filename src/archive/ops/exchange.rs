@@ -7,6 +7,14 @@
 //! `sync` also remembers the remote tip it last accepted, refuses a remote that rewrote
 //! it, and replays this archive's commits on top of the remote's when both moved in
 //! different games (see [`sync`]).
+//!
+//! On a git server that authenticates pushes, the hook also knows who pushed
+//! ([`pusher_from`]: gitolite's `GL_USER`, `REMOTE_USER` from `git http-backend` behind an
+//! authenticating web server, GitLab's `GL_USERNAME`, Gitea's and Forgejo's
+//! `GITEA_PUSHER_NAME`, or the variable `RAVENPOST_PUSHER_VAR` names), and refuses a step
+//! pushed by an account that is not the acting player's ([`check_range_pushed`],
+//! [`crate::referee::players::push_problem`]). `hook install` writes the hook into a
+//! repository, or into gitolite's common or repo-specific hook folders ([`HookTarget`]).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -16,6 +24,7 @@ use serde::Serialize;
 use crate::archive::{Archive, ArchiveCommit, ArmyChoice, CommitId, GamePath, PushOutcome};
 use crate::record;
 use crate::referee::judge::{self, Changed, CommitInfo, Finding};
+use crate::referee::players::{ClubAccounts, Pusher};
 use crate::referee::{Problem, Step};
 
 use super::Error as Failure;
@@ -24,17 +33,93 @@ use super::checks::CommitEvidence;
 /// The environment variable that overrides the ravenpost executable the hook runs.
 pub const HOOK_EXE_ENV: &str = "RAVENPOST_HOOK_EXE";
 
+/// The environment variable that names the variable holding the pusher's account, for a
+/// git server other than those of [`PUSHER_VARIABLES`] (it then is the only one read).
+pub const PUSHER_VAR_ENV: &str = "RAVENPOST_PUSHER_VAR";
+
+/// The variables git servers name the authenticated pusher in, read in this order, with
+/// the server that sets each.
+pub const PUSHER_VARIABLES: [(&str, &str); 4] = [
+    ("GL_USER", "gitolite"),
+    ("REMOTE_USER", "git http-backend behind an authenticating web server"),
+    ("GL_USERNAME", "GitLab"),
+    ("GITEA_PUSHER_NAME", "Gitea and Forgejo"),
+];
+
+/// The variable [`PUSHER_VAR_ENV`] names is not set: the server was meant to name the
+/// pusher and did not, so the push is refused rather than judged by author names.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{PUSHER_VAR_ENV} names the variable {variable}, which is not set: the server did not say who pushed, so the push is refused"
+)]
+pub struct PusherUnnamed {
+    /// The variable named.
+    pub variable: String,
+}
+
+/// Who pushed, from the environment as `lookup` reads it: the variable
+/// [`PUSHER_VAR_ENV`] names if it is set (and then only that one), else the first of
+/// [`PUSHER_VARIABLES`] that is set and not empty. `None`: the server names no pusher.
+///
+/// # Errors
+/// When [`PUSHER_VAR_ENV`] names a variable that is unset or empty (the server was meant
+/// to name the pusher and did not: the push must be refused, not judged by author names).
+pub fn pusher_from(lookup: impl Fn(&str) -> Option<String>) -> Result<Option<Pusher>, PusherUnnamed> {
+    let set = |name: &str| lookup(name).map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
+    if let Some(var) = set(PUSHER_VAR_ENV) {
+        return match set(&var) {
+            Some(account) => Ok(Some(Pusher { account, variable: var })),
+            None => Err(PusherUnnamed { variable: var }),
+        };
+    }
+    Ok(PUSHER_VARIABLES
+        .iter()
+        .find_map(|(var, _)| set(var).map(|account| Pusher { account, variable: (*var).to_string() })))
+}
+
+/// [`pusher_from`] this process's environment.
+///
+/// # Errors
+/// As [`pusher_from`].
+pub fn pusher_from_env() -> Result<Option<Pusher>, Failure> {
+    pusher_from(|v| std::env::var(v).ok()).map_err(|e| Failure::Usage(e.to_string()))
+}
+
 fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }
 
 /// The text of the pre-receive hook, running `exe`.
 pub fn hook_script(exe: &Path) -> String {
+    hook_script_with(exe, None, false)
+}
+
+/// The text of the pre-receive hook, running `exe`; `pusher_var`: the variable the server
+/// names the pusher in (set as [`PUSHER_VAR_ENV`]); `gitolite_common`: the hook is
+/// gitolite's common hook, linked into every repository, and lets pushes to
+/// `gitolite-admin` through unchecked.
+pub fn hook_script_with(exe: &Path, pusher_var: Option<&str>, gitolite_common: bool) -> String {
+    let mut extra = String::new();
+    if gitolite_common {
+        extra.push_str(
+            "# gitolite links its common hooks into every repository: its own admin repository\n\
+             # is no archive.\n\
+             if [ \"${GL_REPO:-}\" = gitolite-admin ]; then cat >/dev/null; exit 0; fi\n",
+        );
+    }
+    if let Some(var) = pusher_var {
+        extra.push_str(&format!(
+            "# The server names the pushing account in ${var}.\n{PUSHER_VAR_ENV}={}\nexport {PUSHER_VAR_ENV}\n",
+            shell_quote(var)
+        ));
+    }
     format!(
         "#!/bin/sh\n\
-         # ravenpost pre-receive hook (written by `ravenpost hook install`): every pushed\n\
-         # commit must be one legal step of one game by the player who authored it.\n\
-         # {HOOK_EXE_ENV} overrides the ravenpost executable.\n\
+         {HOOK_MARK} (written by `ravenpost hook install`): every pushed\n\
+         # commit must be one legal step of one game by the player who authored it, pushed\n\
+         # by that player's account when the server names the pusher (`ravenpost hook check\n\
+         # --explain` says how a push is judged). {HOOK_EXE_ENV} overrides the executable.\n\
+         {extra}\
          RAVENPOST={}\n\
          if [ -n \"${{{HOOK_EXE_ENV}:-}}\" ]; then RAVENPOST=\"${HOOK_EXE_ENV}\"; fi\n\
          status=0\n\
@@ -46,28 +131,152 @@ pub fn hook_script(exe: &Path) -> String {
     )
 }
 
-/// `ravenpost hook install [--repo DIR]`: writes `hooks/pre-receive` into the repository.
-pub fn install_hook(repo: Option<PathBuf>) -> Result<String, Failure> {
-    let dir = match repo {
-        Some(d) => d,
-        None => std::env::current_dir().map_err(|e| Failure::Usage(format!("current directory: {e}")))?,
-    };
-    let git = git2::Repository::open(&dir)
-        .map_err(|e| Failure::Usage(format!("{}: not a git repository ({})", dir.display(), e.message())))?;
-    let exe = std::env::current_exe().map_err(|e| Failure::Usage(format!("this executable's path: {e}")))?;
-    let exe = exe.canonicalize().unwrap_or(exe);
-    let hooks = git.path().join("hooks");
-    std::fs::create_dir_all(&hooks).map_err(|e| Failure::Usage(format!("{}: {e}", hooks.display())))?;
-    let file = hooks.join("pre-receive");
-    std::fs::write(&file, hook_script(&exe))
-        .map_err(|e| Failure::Usage(format!("{}: {e}", file.display())))?;
+/// Where `ravenpost hook install` writes the hook.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HookTarget {
+    /// `hooks/pre-receive` of this repository (`None`: the current directory).
+    Repository(Option<PathBuf>),
+    /// gitolite's common hooks (`$LOCAL_CODE/hooks/common`, else
+    /// `$GL_ADMIN_BASE/hooks/common`, i.e. `~/.gitolite/hooks/common`), which `gitolite
+    /// setup --hooks-only` links into every repository; run as the gitolite user.
+    GitoliteCommon,
+    /// A gitolite repo-specific hook, `$LOCAL_CODE/hooks/repo-specific/ravenpost`, which
+    /// gitolite installs into the repositories whose conf says `option hook.pre-receive =
+    /// ravenpost` (needs `LOCAL_CODE` and `repo-specific-hooks` in `~/.gitolite.rc`).
+    GitoliteRepoSpecific,
+    /// Nowhere: the script is returned, to be put where a server keeps its custom hooks
+    /// (GitLab's `custom_hooks/pre-receive`, Gitea's and Forgejo's `hooks/pre-receive.d/`).
+    Print,
+}
+
+/// The line every hook script `hook install` writes starts its comment with.
+const HOOK_MARK: &str = "# ravenpost pre-receive hook";
+
+/// The name of the repo-specific hook `hook install --gitolite repo-specific` writes.
+pub const GITOLITE_HOOK_NAME: &str = "ravenpost";
+
+/// `gitolite query-rc NAME`: the value of one rc setting (`None`: unset).
+fn gitolite_rc(name: &str) -> Result<Option<String>, Failure> {
+    let out = std::process::Command::new("gitolite").args(["query-rc", name]).output().map_err(|e| {
+        Failure::Usage(format!(
+            "running `gitolite query-rc {name}`: {e} (run `ravenpost hook install --gitolite …` as the gitolite user on the server, with gitolite on PATH)"
+        ))
+    })?;
+    let value = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    if !out.status.success() && !out.stderr.is_empty() {
+        return Err(Failure::Usage(format!(
+            "`gitolite query-rc {name}` failed: {} (is this the gitolite user, with gitolite set up?)",
+            String::from_utf8_lossy(&out.stderr).trim()
+        )));
+    }
+    Ok(Some(value).filter(|v| !v.is_empty()))
+}
+
+fn write_hook(file: &Path, text: &str) -> Result<(), Failure> {
+    if let Some(dir) = file.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| Failure::Usage(format!("{}: {e}", dir.display())))?;
+    }
+    std::fs::write(file, text).map_err(|e| Failure::Usage(format!("{}: {e}", file.display())))?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755))
+        std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o755))
             .map_err(|e| Failure::Usage(format!("{}: {e}", file.display())))?;
     }
-    Ok(format!("Installed {} (runs {})", file.display(), exe.display()))
+    Ok(())
+}
+
+/// `ravenpost hook install [--repo DIR | --gitolite common|repo-specific] [--pusher-var
+/// VAR]`: writes the pre-receive hook where `target` says; for gitolite's common hook,
+/// also runs `gitolite setup --hooks-only` so that every repository gets it. Returns
+/// what it did and what is left to do.
+///
+/// # Errors
+/// A repository that is not one, gitolite not set up (or no `LOCAL_CODE` for a
+/// repo-specific hook), a file that cannot be written, a bad `pusher_var`.
+pub fn install_hook_to(target: HookTarget, pusher_var: Option<&str>) -> Result<String, Failure> {
+    if let Some(v) = pusher_var
+        && (v.is_empty() || !v.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
+    {
+        return Err(Failure::Usage(format!(
+            "--pusher-var `{v}`: an environment variable's name (letters, digits, `_`)"
+        )));
+    }
+    let exe = std::env::current_exe().map_err(|e| Failure::Usage(format!("this executable's path: {e}")))?;
+    let exe = exe.canonicalize().unwrap_or(exe);
+    match target {
+        HookTarget::Repository(repo) => {
+            let dir = match repo {
+                Some(d) => d,
+                None => {
+                    std::env::current_dir().map_err(|e| Failure::Usage(format!("current directory: {e}")))?
+                }
+            };
+            let git = git2::Repository::open(&dir).map_err(|e| {
+                Failure::Usage(format!("{}: not a git repository ({})", dir.display(), e.message()))
+            })?;
+            let file = git.path().join("hooks").join("pre-receive");
+            if let Ok(existing) = std::fs::read_to_string(&file)
+                && !existing.contains(HOOK_MARK)
+            {
+                return Err(Failure::Usage(format!(
+                    "{} exists and is not ravenpost's (a git server's own hook?): nothing was written. On GitLab, Gitea or Forgejo put the script of `ravenpost hook install --print` among the server's custom hooks instead (README \"Running a club server\"); elsewhere remove the file first",
+                    file.display()
+                )));
+            }
+            write_hook(&file, &hook_script_with(&exe, pusher_var, false))?;
+            Ok(format!("Installed {} (runs {})", file.display(), exe.display()))
+        }
+        HookTarget::Print => Ok(hook_script_with(&exe, pusher_var, false).trim_end().to_string()),
+        HookTarget::GitoliteCommon => {
+            let base = match gitolite_rc("LOCAL_CODE")? {
+                Some(local) => PathBuf::from(local),
+                None => PathBuf::from(gitolite_rc("GL_ADMIN_BASE")?.ok_or_else(|| {
+                    Failure::Usage("gitolite's GL_ADMIN_BASE is not set: run `gitolite setup` first".into())
+                })?),
+            };
+            let file = base.join("hooks").join("common").join("pre-receive");
+            write_hook(&file, &hook_script_with(&exe, pusher_var, true))?;
+            let out = std::process::Command::new("gitolite")
+                .args(["setup", "--hooks-only"])
+                .output()
+                .map_err(|e| Failure::Usage(format!("running `gitolite setup --hooks-only`: {e}")))?;
+            if !out.status.success() {
+                return Err(Failure::Usage(format!(
+                    "wrote {}, but `gitolite setup --hooks-only` failed: {}",
+                    file.display(),
+                    String::from_utf8_lossy(&out.stderr).trim()
+                )));
+            }
+            Ok(format!(
+                "Installed {} (runs {}) as gitolite's common pre-receive hook and linked it into every repository (`gitolite setup --hooks-only`); pushes to gitolite-admin are not checked",
+                file.display(),
+                exe.display()
+            ))
+        }
+        HookTarget::GitoliteRepoSpecific => {
+            let Some(local) = gitolite_rc("LOCAL_CODE")? else {
+                return Err(Failure::Usage(
+                    "gitolite's LOCAL_CODE is not set: in ~/.gitolite.rc uncomment `LOCAL_CODE => \"$ENV{HOME}/local\",` and add 'repo-specific-hooks' to the ENABLE list, then run this again".into(),
+                ));
+            };
+            let file = PathBuf::from(local).join("hooks").join("repo-specific").join(GITOLITE_HOOK_NAME);
+            write_hook(&file, &hook_script_with(&exe, pusher_var, false))?;
+            Ok(format!(
+                "Installed {} (runs {}) as gitolite's repo-specific hook `{GITOLITE_HOOK_NAME}`. To use it for a repository: make sure 'repo-specific-hooks' is in the ENABLE list of ~/.gitolite.rc, add `option hook.pre-receive = {GITOLITE_HOOK_NAME}` under the repository in conf/gitolite.conf of gitolite-admin, and push gitolite-admin",
+                file.display(),
+                exe.display()
+            ))
+        }
+    }
+}
+
+/// `ravenpost hook install [--repo DIR]`: writes `hooks/pre-receive` into the repository.
+///
+/// # Errors
+/// As [`install_hook_to`].
+pub fn install_hook(repo: Option<PathBuf>) -> Result<String, Failure> {
+    install_hook_to(HookTarget::Repository(repo), None)
 }
 
 /// Checks the commits after `old` (exclusive; `None`: from the root) up to `new`: one
@@ -76,6 +285,51 @@ pub fn install_hook(repo: Option<PathBuf>) -> Result<String, Failure> {
 /// # Errors
 /// The archive's errors.
 pub fn check_range(archive: &Archive, old: Option<CommitId>, new: CommitId) -> Result<Vec<String>, Failure> {
+    check_range_pushed(archive, old, new, None)
+}
+
+/// The accounts the archive's `ravenpost.yaml` lists at `commit` (none when it has no
+/// readable settings file).
+fn club_accounts_at(archive: &Archive, commit: CommitId) -> Result<ClubAccounts, Failure> {
+    let text = archive.read_file_at(commit, crate::archive::ArchiveConfig::PATH)?;
+    Ok(text
+        .and_then(|t| crate::archive::ArchiveConfig::from_yaml(&t).ok())
+        .map(|c| c.club_accounts())
+        .unwrap_or_default())
+}
+
+/// As [`check_range`], for a push by `pusher` (as the git server authenticated it): each
+/// step must also be pushed by an account of the player who takes it, and the archive's
+/// set-up (its first commit, new games, army choices) by a player's or an admin's account
+/// ([`crate::referee::players::push_problem`]; the accounts are read from the game's
+/// `WhiteAccount`/`BlackAccount` tags and from `ravenpost.yaml` at `new`).
+///
+/// # Errors
+/// The archive's errors.
+pub fn check_range_pushed(
+    archive: &Archive,
+    old: Option<CommitId>,
+    new: CommitId,
+    pusher: Option<&Pusher>,
+) -> Result<Vec<String>, Failure> {
+    check_range_known(archive, old, new, pusher, &[])
+}
+
+/// As [`check_range_pushed`]; a commit that one of `known` (other branches' tips) already
+/// contains is not the pusher's doing (a new branch made from an existing one), so only
+/// the rules judge it.
+fn check_range_known(
+    archive: &Archive,
+    old: Option<CommitId>,
+    new: CommitId,
+    pusher: Option<&Pusher>,
+    known: &[CommitId],
+) -> Result<Vec<String>, Failure> {
+    let club = match pusher {
+        Some(p) => Some((p, club_accounts_at(archive, new)?)),
+        None => None,
+    };
+    let pushed = club.as_ref().map(|(p, c)| (*p, c));
     if let Some(o) = old
         && !archive.is_ancestor(o, new)?
     {
@@ -94,7 +348,16 @@ pub fn check_range(archive: &Archive, old: Option<CommitId>, new: CommitId) -> R
     super::definitions::remember_at(archive, old)?;
     let mut problems = Vec::new();
     for c in archive.commits_between(old, new)? {
-        for f in check_commit(archive, &c)? {
+        let mut by = pushed;
+        if by.is_some() && !known.is_empty() {
+            for k in known {
+                if archive.is_ancestor(c.commit, *k)? {
+                    by = None;
+                    break;
+                }
+            }
+        }
+        for f in check_commit(archive, &c, by)? {
             problems.push(format!("{} {}: {}", f.subject, c.commit.short(), f.problem));
         }
     }
@@ -103,10 +366,22 @@ pub fn check_range(archive: &Archive, old: Option<CommitId>, new: CommitId) -> R
 
 /// What is wrong with one incoming commit: what it changed, and whether the change is a
 /// step of the player who authored it.
-fn check_commit(archive: &Archive, c: &ArchiveCommit) -> Result<Vec<Finding>, Failure> {
+fn check_commit(
+    archive: &Archive,
+    c: &ArchiveCommit,
+    pushed: Option<(&Pusher, &ClubAccounts)>,
+) -> Result<Vec<Finding>, Failure> {
     let changes: Vec<(&str, Option<&[u8]>)> =
         c.changes.iter().map(|ch| (ch.path.as_str(), ch.contents.as_deref())).collect();
     let (mut findings, changed) = judge::classify_changes(&changes, c.parent.is_none());
+    let config = crate::archive::ArchiveConfig::PATH;
+    if let Some((p, club)) = pushed
+        && c.parent.is_none()
+        && c.changes.iter().any(|ch| ch.path == config)
+        && let Some(problem) = crate::referee::players::setup_push_problem(p, club)
+    {
+        findings.push(Finding { subject: config.to_string(), problem });
+    }
     let info = CommitInfo { author: &c.author_name, time: c.time.unix_seconds() };
     match changed {
         None => {}
@@ -128,10 +403,17 @@ fn check_commit(archive: &Archive, c: &ArchiveCommit) -> Result<Vec<Finding>, Fa
                 None => None,
             };
             let evidence = CommitEvidence { archive, commit: c.commit, earlier: || Ok(Vec::new()) };
-            if let Err(problem) =
-                judge::judge_choice_version(&evidence, &id, info, previous.as_deref(), text.as_deref())?
-            {
-                findings.push(Finding { subject: id, problem });
+            match judge::judge_choice_version(&evidence, &id, info, previous.as_deref(), text.as_deref())? {
+                Err(problem) => findings.push(Finding { subject: id, problem }),
+                Ok(step) => {
+                    if let Some((p, club)) = pushed
+                        && let Some(choice) = text.as_deref().and_then(|t| ArmyChoice::from_yaml(t).ok())
+                        && let Some(problem) =
+                            crate::referee::players::choice_push_problem(p, club, &choice, step.player())
+                    {
+                        findings.push(Finding { subject: id, problem });
+                    }
+                }
             }
         }
         Some(Changed::Game(game, bytes)) => {
@@ -160,16 +442,29 @@ fn check_commit(archive: &Archive, c: &ArchiveCommit) -> Result<Vec<Finding>, Fa
                     Err(e) => Err(Problem::PreviousUnreadable { why: e.to_string() }),
                 },
             };
-            if let Err(problem) = verdict {
-                findings.push(Finding { subject, problem });
+            match verdict {
+                Err(problem) => findings.push(Finding { subject, problem }),
+                Ok((step, game)) => {
+                    if let Some((p, club)) = pushed
+                        && let Some(problem) =
+                            crate::referee::players::game_push_problem(p, club, &game, step.actor())
+                    {
+                        findings.push(Finding { subject, problem });
+                    }
+                }
             }
         }
     }
     Ok(findings)
 }
 
-/// `ravenpost hook check <old> <new> <ref>`: the problems with one ref update.
+/// `ravenpost hook check <old> <new> <ref>`: the problems with one ref update, pushed by
+/// whoever the server names in the environment ([`pusher_from_env`]).
+///
+/// # Errors
+/// The archive's errors; a pusher variable that [`PUSHER_VAR_ENV`] names but is unset.
 pub fn hook_check(old: &str, new: &str, refname: &str) -> Result<Vec<String>, Failure> {
+    let pusher = pusher_from_env()?;
     let cwd = std::env::current_dir().map_err(|e| Failure::Usage(format!("current directory: {e}")))?;
     let archive = Archive::open_for_hook(&cwd)?;
     let old = archive.resolve(old)?;
@@ -179,7 +474,55 @@ pub fn hook_check(old: &str, new: &str, refname: &str) -> Result<Vec<String>, Fa
     if !refname.starts_with("refs/heads/") {
         return Ok(vec![Problem::NotABranch { refname: refname.to_string() }.to_string()]);
     }
-    check_range(&archive, old, new)
+    // A new branch: what other branches already hold was pushed before, by others.
+    let known = if old.is_none() && pusher.is_some() { archive.branch_tips(refname)? } else { Vec::new() };
+    check_range_known(&archive, old, new, pusher.as_ref(), &known)
+}
+
+/// `ravenpost hook check --explain`: how the hook will judge a push made now, with this
+/// environment: who it takes the pusher to be and from which variable, or that the server
+/// names nobody and steps are judged by the commits' author names only.
+///
+/// # Errors
+/// As [`pusher_from_env`].
+pub fn hook_explain() -> Result<String, Failure> {
+    let vars: Vec<&str> = PUSHER_VARIABLES.iter().map(|(v, _)| *v).collect();
+    let admins = std::env::current_dir()
+        .ok()
+        .and_then(|d| Archive::open_for_hook(&d).ok())
+        .and_then(|a| a.tip().ok().flatten().map(|t| (a, t)))
+        .and_then(|(a, t)| club_accounts_at(&a, t).ok())
+        .map(|c| c.admins);
+    let admins = match admins {
+        None => {
+            "the admins are listed in the archive's ravenpost.yaml (run this in the repository to see them)"
+                .to_string()
+        }
+        Some(a) if a.is_empty() => {
+            "ravenpost.yaml lists no admins, so any account may push the archive's first commit".to_string()
+        }
+        Some(a) => format!("admins (ravenpost.yaml): {}", a.join(", ")),
+    };
+    Ok(match pusher_from_env()? {
+        Some(p) => {
+            let server = PUSHER_VARIABLES
+                .iter()
+                .find(|(v, _)| *v == p.variable)
+                .map(|(_, s)| *s)
+                .unwrap_or("named by RAVENPOST_PUSHER_VAR");
+            format!(
+                "The git server names the pusher: account `{}` ({}, {server}).
+                 Each step (move, resignation, draw action, claim, leave, army choice step) must be pushed by an account of the player who takes it: the game's WhiteAccount/BlackAccount tag, else the player's entry under `accounts` in ravenpost.yaml, else the account named like the player.
+                 New games and army choices may be pushed by either player's account or an admin's; {admins}.
+                 The rules, author names and signatures are checked as always.",
+                p.account, p.variable
+            )
+        }
+        None => format!(
+            "No pusher variable is set ({}, or the one {PUSHER_VAR_ENV} names): the hook cannot tell who pushed, so it judges each step by its commit's author name (and signature, where the game lists the player's key), as without a git server that authenticates pushes. Account tags and ravenpost.yaml accounts are not used.",
+            vars.join(", ")
+        ),
+    })
 }
 
 /// The archive `sync` works on: as for the other commands, except that the repository
@@ -674,4 +1017,79 @@ fn verified(archive: &Archive, from: Option<CommitId>, to: CommitId, remote: &st
         return Ok(());
     }
     Err(SyncRefusal::Illegal { remote: remote.to_string(), problems }.into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An environment of these variables only.
+    fn env<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+        move |name| vars.iter().find(|(k, _)| *k == name).map(|(_, v)| (*v).to_string())
+    }
+
+    fn pusher(account: &str, variable: &str) -> Option<Pusher> {
+        Some(Pusher { account: account.into(), variable: variable.into() })
+    }
+
+    #[test]
+    fn gitolite_names_the_pusher_in_gl_user() {
+        assert_eq!(pusher_from(env(&[("GL_USER", "ann")])), Ok(pusher("ann", "GL_USER")));
+    }
+
+    #[test]
+    fn git_http_backend_names_the_pusher_in_remote_user() {
+        assert_eq!(pusher_from(env(&[("REMOTE_USER", "bo")])), Ok(pusher("bo", "REMOTE_USER")));
+    }
+
+    #[test]
+    fn gitlab_names_the_pusher_in_gl_username() {
+        assert_eq!(pusher_from(env(&[("GL_USERNAME", "cy")])), Ok(pusher("cy", "GL_USERNAME")));
+    }
+
+    #[test]
+    fn gitea_and_forgejo_name_the_pusher_in_gitea_pusher_name() {
+        assert_eq!(pusher_from(env(&[("GITEA_PUSHER_NAME", "di")])), Ok(pusher("di", "GITEA_PUSHER_NAME")));
+    }
+
+    #[test]
+    fn ravenpost_pusher_var_names_another_variable_and_only_that_one_is_read() {
+        let vars = [(PUSHER_VAR_ENV, "CLUB_USER"), ("CLUB_USER", "ed"), ("GL_USER", "ann")];
+        assert_eq!(pusher_from(env(&vars)), Ok(pusher("ed", "CLUB_USER")));
+    }
+
+    #[test]
+    fn a_pusher_variable_named_but_unset_refuses_rather_than_trusting_author_names() {
+        let err = pusher_from(env(&[(PUSHER_VAR_ENV, "CLUB_USER"), ("GL_USER", "ann")])).unwrap_err();
+        assert_eq!(err, PusherUnnamed { variable: "CLUB_USER".into() });
+    }
+
+    #[test]
+    fn without_any_pusher_variable_nobody_is_named() {
+        assert_eq!(pusher_from(env(&[("USER", "root"), ("HOME", "/root")])), Ok(None));
+    }
+
+    #[test]
+    fn an_empty_pusher_variable_is_not_a_pusher_and_the_next_one_is_read() {
+        assert_eq!(
+            pusher_from(env(&[("GL_USER", " "), ("REMOTE_USER", "bo")])),
+            Ok(pusher("bo", "REMOTE_USER"))
+        );
+    }
+
+    #[test]
+    fn gitolite_comes_before_remote_user() {
+        // gitolite served over smart HTTP sees both; GL_USER is gitolite's own word.
+        let vars = [("REMOTE_USER", "web"), ("GL_USER", "ann")];
+        assert_eq!(pusher_from(env(&vars)), Ok(pusher("ann", "GL_USER")));
+    }
+
+    #[test]
+    fn the_hook_script_exports_the_named_pusher_variable_and_skips_gitolite_admin_when_common() {
+        let text = hook_script_with(Path::new("/usr/bin/ravenpost"), Some("CLUB_USER"), true);
+        assert!(text.contains("RAVENPOST_PUSHER_VAR='CLUB_USER'\nexport RAVENPOST_PUSHER_VAR\n"), "{text}");
+        assert!(text.contains("\"${GL_REPO:-}\" = gitolite-admin"), "{text}");
+        let plain = hook_script(Path::new("/usr/bin/ravenpost"));
+        assert!(!plain.contains("RAVENPOST_PUSHER_VAR=") && !plain.contains("GL_REPO"), "{plain}");
+    }
 }

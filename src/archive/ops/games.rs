@@ -273,7 +273,50 @@ pub fn init(dir: Option<PathBuf>, diagrams: crate::archive::Diagrams) -> Result<
         Some(d) => d,
         None => std::env::current_dir().map_err(|e| Failure::Usage(e.to_string()))?,
     };
-    let config = crate::archive::ArchiveConfig { diagrams, ..Default::default() };
+    init_club(Some(dir), diagrams, ClubSetup::default())
+}
+
+/// The git server accounts `ravenpost init` writes into `ravenpost.yaml` (README "Running
+/// a club server").
+#[derive(Debug, Clone, Default)]
+pub struct ClubSetup {
+    /// `--admin ACCOUNT`: the accounts that may push the archive's set-up.
+    pub admins: Vec<String>,
+    /// `--account NAME=ACCOUNT`: a player's account(s), for games without account tags.
+    pub accounts: Vec<(String, String)>,
+}
+
+/// `ravenpost init [--admin ACCOUNT]… [--account NAME=ACCOUNT]…`: as [`init`], with the
+/// club's server accounts in `ravenpost.yaml`.
+///
+/// # Errors
+/// A bad account name, and [`init`]'s errors.
+pub fn init_club(
+    dir: Option<PathBuf>,
+    diagrams: crate::archive::Diagrams,
+    club: ClubSetup,
+) -> Result<String, Failure> {
+    let dir = match dir {
+        Some(d) => d,
+        None => std::env::current_dir().map_err(|e| Failure::Usage(e.to_string()))?,
+    };
+    let mut config = crate::archive::ArchiveConfig { diagrams, ..Default::default() };
+    for a in club.admins {
+        crate::referee::players::check_account(&a)
+            .map_err(|e| Failure::Usage(format!("--admin `{a}`: {e}")))?;
+        if !config.admins.contains(&a) {
+            config.admins.push(a);
+        }
+    }
+    for (name, account) in club.accounts {
+        check_player_name("--account", &name)?;
+        crate::referee::players::check_account(&account)
+            .map_err(|e| Failure::Usage(format!("--account {name}=`{account}`: {e}")))?;
+        let list = config.accounts.entry(name).or_default();
+        if !list.contains(&account) {
+            list.push(account);
+        }
+    }
     let a = Archive::init_with_config(&dir, &config, None, now(), Default::default())?;
     Ok(format!("Initialised a ravenpost archive in {}", a.dir().display()))
 }
@@ -307,6 +350,9 @@ pub struct NewGame {
     pub secret_armies: bool,
     /// `WhiteEmail` and `BlackEmail` tags: the players' email addresses.
     pub emails: [Option<String>; 2],
+    /// `WhiteAccount` and `BlackAccount` tags: the players' accounts on the club's git
+    /// server (one or more, separated by commas), the only ones that may push their steps.
+    pub accounts: [Option<String>; 2],
 }
 
 /// `--signing-key` for this run (None: git's `user.signingKey`).
@@ -445,6 +491,28 @@ pub fn new_game(
         if let Some(e) = e {
             tags.push((email_tag(side), e.clone()));
         }
+    }
+    for ((side, flag), given) in
+        Side::ALL.into_iter().zip(["--white-account", "--black-account"]).zip(&n.accounts)
+    {
+        if let Some(given) = given {
+            let accounts = crate::referee::players::split_accounts(given);
+            if accounts.is_empty() {
+                return Err(Failure::Usage(format!("{flag}: no account name given")));
+            }
+            for a in &accounts {
+                crate::referee::players::check_account(a)
+                    .map_err(|e| Failure::Usage(format!("{flag} `{a}`: {e}")))?;
+            }
+            tags.push((crate::referee::players::account_tag(side), accounts.join(", ")));
+        }
+    }
+    if let ([Some(w), Some(b)], split) = (&n.accounts, crate::referee::players::split_accounts)
+        && let Some(both) = split(w).into_iter().find(|a| split(b).contains(a))
+    {
+        return Err(Failure::Usage(format!(
+            "--white-account and --black-account both list `{both}`: each player pushes from their own account"
+        )));
     }
     let tags: Vec<(String, String)> = tags.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
     if n.secret_armies {

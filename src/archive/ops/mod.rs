@@ -20,11 +20,13 @@ pub use checks::{
     clock_of_game, history, status, verify,
 };
 pub use exchange::{
-    HOOK_EXE_ENV, SyncOutcome, SyncRefusal, SyncReport, SyncStep, check_range, hook_check, hook_script,
-    install_hook, open_for_sync, sync,
+    GITOLITE_HOOK_NAME, HOOK_EXE_ENV, HookTarget, PUSHER_VAR_ENV, PUSHER_VARIABLES, PusherUnnamed, SyncOutcome,
+    SyncRefusal, SyncReport, SyncStep, check_range, check_range_pushed, hook_check, hook_explain, hook_script,
+    hook_script_with, install_hook, install_hook_to, open_for_sync, pusher_from, pusher_from_env, sync,
 };
 pub use games::{
-    NewGame, claim_timeout, draw, find, init, leave, new_game, now, open, play, resign, set_signing_key,
+    ClubSetup, NewGame, claim_timeout, draw, find, init, init_club, leave, new_game, now, open, play, resign,
+    set_signing_key,
 };
 
 use crate::record::Refusal;
