@@ -191,21 +191,27 @@ pub enum Changed<'a> {
     Game(GamePath, Option<&'a [u8]>),
     /// An army choice file of the game with this id, with its new bytes.
     Choice(String, Option<&'a [u8]>),
+    /// A tournament file (its name and new bytes) and the records changed beside it (a
+    /// tournament's creation also creates its games).
+    Tournament(String, Option<&'a [u8]>, Vec<Changed<'a>>),
 }
 
 /// What a commit changed (`changes`: each path with its new bytes, `None` for a
 /// deletion), by what a push may be: exactly one game file or army choice file; the
-/// settings file only in the root commit (`root`). The findings for anything else; the
-/// record changed, when there is exactly one.
+/// settings file only in the root commit (`root`); or one tournament file with the
+/// records beside it (judged by [`crate::referee::tournament::check_created`]). The
+/// findings for anything else; the record changed, when there is exactly one.
 pub fn classify_changes<'a>(
     changes: &[(&str, Option<&'a [u8]>)],
     root: bool,
 ) -> (Vec<Finding>, Option<Changed<'a>>) {
     let mut findings = Vec::new();
     let mut records = Vec::new();
+    let mut tournaments = Vec::new();
     for (path, bytes) in changes {
         match classify(path) {
             PathKind::Config if root => {}
+            PathKind::Tournament(name) => tournaments.push((name, *bytes)),
             PathKind::ArmyChoice(id) => records.push(Changed::Choice(id, *bytes)),
             PathKind::Game(g) => records.push(Changed::Game(g, *bytes)),
             PathKind::Config | PathKind::Other => {
@@ -213,12 +219,19 @@ pub fn classify_changes<'a>(
             }
         }
     }
+    if let [(name, bytes)] = tournaments.as_slice() {
+        return (findings, Some(Changed::Tournament(name.clone(), *bytes, records)));
+    }
+    for (name, _) in &tournaments {
+        findings.push(Finding { subject: name.clone(), problem: Problem::TournamentChanged { name: name.clone() } });
+    }
     if records.len() > 1 {
         let files: Vec<String> = records
             .iter()
             .map(|r| match r {
                 Changed::Game(g, _) => g.id().to_string(),
                 Changed::Choice(id, _) => format!("{id} (army choice)"),
+                Changed::Tournament(name, _, _) => format!("{name} (tournament)"),
             })
             .collect();
         findings.push(Finding { subject: files.join(","), problem: Problem::SeveralFiles { files } });

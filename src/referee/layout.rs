@@ -1,6 +1,7 @@
 //! Where records live in an archive: `games/<variant>/<id>.pgn` for a game
 //! ([`GamePath`]), `games/fantasy-grand/<id>.armies.yaml` for a secret army choice
-//! ([`crate::referee::ArmyChoice`]), and `ravenpost.yaml` at the root (the archive's
+//! ([`crate::referee::ArmyChoice`]), `tournaments/<name>.yaml` for a tournament
+//! ([`crate::referee::tournament::Tournament`]), and `ravenpost.yaml` at the root (the archive's
 //! settings). [`classify`] tells which a path is; what a commit may change follows from
 //! it ([`crate::referee::judge`]).
 
@@ -103,6 +104,8 @@ pub enum PathKind {
     Game(GamePath),
     /// A Fantasy Grand army choice file, for the game with this id.
     ArmyChoice(String),
+    /// A tournament file (`tournaments/<name>.yaml`), of the tournament with this name.
+    Tournament(String),
     /// The archive's settings.
     Config,
     /// Anything else.
@@ -117,6 +120,8 @@ pub fn classify(path: &str) -> PathKind {
         PathKind::ArmyChoice(id.to_string())
     } else if let Some(g) = GamePath::parse(path) {
         PathKind::Game(g)
+    } else if let Some(name) = super::tournament::Tournament::parse_path(path) {
+        PathKind::Tournament(name.to_string())
     } else {
         PathKind::Other
     }

@@ -14,6 +14,8 @@
 //! - [`army`]: the secret army choice of Fantasy Grand Chess (commit–reveal).
 //! - [`layout`]: where records live in an archive ([`GamePath`]).
 //! - [`players`]: who plays a side (name, email, signing key).
+//! - [`tournament`]: round robins (Berger pairings), what a tournament file may hold, and
+//!   standings with the Sonneborn-Berger tie-break.
 //!
 //! Every verdict is a value: [`Problem`] is an enum whose variants carry what their
 //! message needs, and whose `Display` is the sentence users see.
@@ -25,6 +27,7 @@ pub mod layout;
 pub mod players;
 pub mod problem;
 pub mod step;
+pub mod tournament;
 
 pub use army::{ArmyChoice, ArmyReveal, COMMITMENT_TAGS, ChoiceStep, check_choice_step};
 pub use clock::{Clock, ClockRefusal, PlyTimes};

@@ -92,10 +92,46 @@ fn check_commit(archive: &Archive, c: &ArchiveCommit) -> Result<Vec<Finding>, Fa
     let changes: Vec<(&str, Option<&[u8]>)> =
         c.changes.iter().map(|ch| (ch.path.as_str(), ch.contents.as_deref())).collect();
     let (mut findings, changed) = judge::classify_changes(&changes, c.parent.is_none());
+    if let Some(changed) = changed {
+        findings.extend(check_record(archive, c, changed)?);
+    }
+    Ok(findings)
+}
+
+/// What is wrong with one record's change in the commit `c`.
+fn check_record(archive: &Archive, c: &ArchiveCommit, changed: Changed<'_>) -> Result<Vec<Finding>, Failure> {
+    let mut findings = Vec::new();
     let info = CommitInfo { author: &c.author_name, time: c.time.unix_seconds() };
     match changed {
-        None => {}
-        Some(Changed::Choice(id, bytes)) => {
+        Changed::Tournament(name, bytes, records) => {
+            let path = crate::referee::tournament::Tournament::path(&name);
+            let existed = match c.parent {
+                Some(p) => archive.read_bytes_at(p, &path)?.is_some(),
+                None => false,
+            };
+            let mut seen = Vec::new();
+            for r in &records {
+                let (p, bytes) = match r {
+                    Changed::Game(g, b) => (g.path(), *b),
+                    Changed::Choice(id, b) => (ArmyChoice::path(id), *b),
+                    Changed::Tournament(..) => continue,
+                };
+                let before = match c.parent {
+                    Some(parent) => archive.read_bytes_at(parent, &p)?.is_some(),
+                    None => false,
+                };
+                seen.push((p, before, bytes.and_then(|b| std::str::from_utf8(b).ok())));
+            }
+            let list: Vec<(&str, bool, Option<&str>)> = seen.iter().map(|(p, e, t)| (p.as_str(), *e, *t)).collect();
+            let text = bytes.and_then(|b| std::str::from_utf8(b).ok());
+            if let Some(problem) = crate::referee::tournament::judge_change(&name, existed, text, &list) {
+                findings.push(Finding { subject: name, problem });
+            }
+            for r in records {
+                findings.extend(check_record(archive, c, r)?);
+            }
+        }
+        Changed::Choice(id, bytes) => {
             let text = bytes.map(|b| String::from_utf8_lossy(b).into_owned());
             let previous = match c.parent {
                 Some(p) => archive.read_file_at(p, &ArmyChoice::path(&id))?,
@@ -108,7 +144,7 @@ fn check_commit(archive: &Archive, c: &ArchiveCommit) -> Result<Vec<Finding>, Fa
                 findings.push(Finding { subject: id, problem });
             }
         }
-        Some(Changed::Game(game, bytes)) => {
+        Changed::Game(game, bytes) => {
             let subject = game.id().to_string();
             let Some(bytes) = bytes else {
                 findings.push(Finding { subject, problem: Problem::DeletedInPush });
