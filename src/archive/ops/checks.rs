@@ -579,6 +579,7 @@ pub fn verify(
     let _ = cache.save();
     if game.is_none() {
         problems.extend(deletions(&index));
+        problems.extend(super::tournament::verify_tournaments(archive)?);
     }
     Ok(VerifyReport { games: games.len(), problems })
 }

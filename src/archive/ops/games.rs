@@ -328,12 +328,21 @@ fn read_public_key(what: &str, given: &str) -> Result<String, Failure> {
     Ok(line)
 }
 
-/// `ravenpost new`: writes the game file with its tags and commits it.
-pub fn new_game(
-    archive: &Archive,
-    n: NewGame,
-    author: Option<&Identity>,
-) -> Result<(GamePath, CommitId), Failure> {
+/// A new game's tags as `ravenpost new` writes them, checked: the variant's title and
+/// slug, the date, and the tag pairs (`Round` is `-`).
+pub(super) struct NewTags {
+    /// The variant's title, for the commit message.
+    pub title: String,
+    /// The variant's slug (its folder).
+    pub slug: String,
+    /// The `Date` tag.
+    pub date: String,
+    /// Every tag pair, in the order written.
+    pub tags: Vec<(String, String)>,
+}
+
+/// The checked tags of the game `n` would make, at `time`.
+pub(super) fn new_game_tags(archive: &Archive, n: &NewGame, time: Timestamp) -> Result<NewTags, Failure> {
     for (what, name) in [("--white", &n.white), ("--black", &n.black)] {
         check_player_name(what, name)?;
     }
@@ -364,7 +373,6 @@ pub fn new_game(
     let variant =
         crate::variants::by_name(&n.variant, &options).map_err(|e| Failure::Usage(e.to_string()))?;
     let slug_v = variant.def().slug.clone();
-    let time = now();
     let date =
         time.to_datetime().map(|d| d.format("%Y.%m.%d").to_string()).unwrap_or_else(|| "????.??.??".into());
     let config = archive.config()?;
@@ -429,6 +437,17 @@ pub fn new_game(
             return Err(Failure::Usage(format!("--secret-armies: {p}")));
         }
     }
+    Ok(NewTags { title: variant.def().title.clone(), slug: slug_v, date, tags })
+}
+
+/// `ravenpost new`: writes the game file with its tags and commits it.
+pub fn new_game(
+    archive: &Archive,
+    n: NewGame,
+    author: Option<&Identity>,
+) -> Result<(GamePath, CommitId), Failure> {
+    let time = now();
+    let NewTags { title, slug: slug_v, date, tags } = new_game_tags(archive, &n, time)?;
     let canonical = if n.secret_armies {
         String::new()
     } else {
@@ -451,7 +470,7 @@ pub fn new_game(
     }
     let path = GamePath::new(&slug_v, &id)?;
     let tip = archive.tip()?;
-    let message = format!("{id}: new {} game, {} v {}", variant.def().title, n.white, n.black);
+    let message = format!("{id}: new {} game, {} v {}", title, n.white, n.black);
     // Without a configured identity the game is created under the first player's name,
     // as their moves are.
     let creator = match archive.identity(author) {
@@ -462,7 +481,7 @@ pub fn new_game(
         let choice = ArmyChoice::new(&n.white, &n.black, tags.into_iter().collect());
         let message = format!(
             "{id}: new {} game, {} v {}, armies chosen in secret",
-            variant.def().title,
+            title,
             n.white,
             n.black
         );

@@ -12,12 +12,17 @@ mod armies;
 mod checks;
 mod exchange;
 mod games;
+mod tournament;
 
 pub use armies::{ArmyOutcome, army_commit, army_reveal};
 pub use checks::{
     LogLine, StatusLine, VerifyProblem, VerifyReport, choice_history, clock_of_game, history, status, verify,
 };
 pub use exchange::{HOOK_EXE_ENV, check_range, hook_check, hook_script, install_hook, open_for_sync, sync};
+pub use tournament::{
+    Created, ELO_K, ELO_START, NewTournament, PlayerRating, RatedGame, Ratings, identity_name, list_tournaments,
+    ratings, standings, to_move, tournament_new, verify_tournaments,
+};
 pub use games::{
     NewGame, claim_timeout, draw, find, init, leave, new_game, now, open, play, resign, set_signing_key,
 };
