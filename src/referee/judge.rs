@@ -223,7 +223,10 @@ pub fn classify_changes<'a>(
         return (findings, Some(Changed::Tournament(name.clone(), *bytes, records)));
     }
     for (name, _) in &tournaments {
-        findings.push(Finding { subject: name.clone(), problem: Problem::TournamentChanged { name: name.clone() } });
+        findings.push(Finding {
+            subject: name.clone(),
+            problem: Problem::TournamentChanged { name: name.clone() },
+        });
     }
     if records.len() > 1 {
         let files: Vec<String> = records

@@ -185,7 +185,8 @@ impl Tournament {
         time_control: Option<String>,
         army_choice: Option<ArmyPlan>,
     ) -> Result<Tournament, TournamentProblem> {
-        check_name(name).map_err(|why| TournamentProblem::BadPlayers(format!("tournament name `{name}`: {why}")))?;
+        check_name(name)
+            .map_err(|why| TournamentProblem::BadPlayers(format!("tournament name `{name}`: {why}")))?;
         check_players(&players)?;
         let names: Vec<&str> = players.iter().map(|p| p.name.as_str()).collect();
         let games = schedule(name, &names, double);
@@ -333,7 +334,11 @@ pub struct CreatedRecord<'a> {
 ///
 /// # Errors
 /// The first [`TournamentProblem`] found.
-pub fn check_created(path: &str, text: &str, records: &[CreatedRecord<'_>]) -> Result<Tournament, TournamentProblem> {
+pub fn check_created(
+    path: &str,
+    text: &str,
+    records: &[CreatedRecord<'_>],
+) -> Result<Tournament, TournamentProblem> {
     let t = Tournament::from_yaml(text).map_err(TournamentProblem::Unreadable)?;
     let file = Tournament::parse_path(path).unwrap_or_default();
     if file != t.name {
@@ -594,10 +599,8 @@ pub fn crosstable_text(s: &Standings) -> String {
     let name_w = s.rows.iter().map(|r| r.name.chars().count()).max().unwrap_or(4).max(6);
     let per = s.rows.iter().flat_map(|r| r.cells.iter().map(Vec::len)).max().unwrap_or(1).max(1);
     let col_w = per.max(n.to_string().len());
-    let mut out = format!(
-        "{} ({}), {} of {} games finished\n\n",
-        s.tournament, s.variant, s.finished, s.games
-    );
+    let mut out =
+        format!("{} ({}), {} of {} games finished\n\n", s.tournament, s.variant, s.finished, s.games);
     out.push_str(&format!("{:>3}  {:<name_w$}", "#", "Player"));
     for j in 1..=n {
         out.push_str(&format!(" {j:>col_w$}"));
@@ -643,13 +646,7 @@ mod tests {
     /// Annex 1), copied by hand.
     #[test]
     fn berger_tables_match_fide() {
-        let six = [
-            "1-6 2-5 3-4",
-            "6-4 5-3 1-2",
-            "2-6 3-1 4-5",
-            "6-5 1-4 2-3",
-            "3-6 4-2 5-1",
-        ];
+        let six = ["1-6 2-5 3-4", "6-4 5-3 1-2", "2-6 3-1 4-5", "6-5 1-4 2-3", "3-6 4-2 5-1"];
         let eight = [
             "1-8 2-7 3-6 4-5",
             "8-5 6-4 7-3 1-2",

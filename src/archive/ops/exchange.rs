@@ -41,8 +41,35 @@ pub fn hook_script(exe: &Path) -> String {
     )
 }
 
+/// The text of the post-receive hook, running `exe hook notify` for each updated ref;
+/// it always exits 0 (the push is in; a failed notification is logged, not an error).
+pub fn notify_hook_script(exe: &Path) -> String {
+    format!(
+        "#!/bin/sh\n\
+         # ravenpost post-receive hook (written by `ravenpost hook install --notify`): mails\n\
+         # the player to move after every pushed move; failures go to ravenpost/notify.log.\n\
+         # {HOOK_EXE_ENV} overrides the ravenpost executable.\n\
+         RAVENPOST={}\n\
+         if [ -n \"${{{HOOK_EXE_ENV}:-}}\" ]; then RAVENPOST=\"${HOOK_EXE_ENV}\"; fi\n\
+         while read -r old new ref; do\n\
+         \x20   \"$RAVENPOST\" hook notify \"$old\" \"$new\" \"$ref\" || true\n\
+         done\n\
+         exit 0\n",
+        shell_quote(&exe.to_string_lossy())
+    )
+}
+
+/// `ravenpost hook install --notify`: also writes `hooks/post-receive` ([`notify_hook_script`]).
+pub fn install_notify_hook(repo: Option<PathBuf>) -> Result<String, Failure> {
+    write_hook(repo, "post-receive", notify_hook_script)
+}
+
 /// `ravenpost hook install [--repo DIR]`: writes `hooks/pre-receive` into the repository.
 pub fn install_hook(repo: Option<PathBuf>) -> Result<String, Failure> {
+    write_hook(repo, "pre-receive", hook_script)
+}
+
+fn write_hook(repo: Option<PathBuf>, name: &str, script: fn(&Path) -> String) -> Result<String, Failure> {
     let dir = match repo {
         Some(d) => d,
         None => std::env::current_dir().map_err(|e| Failure::Usage(format!("current directory: {e}")))?,
@@ -53,9 +80,8 @@ pub fn install_hook(repo: Option<PathBuf>) -> Result<String, Failure> {
     let exe = exe.canonicalize().unwrap_or(exe);
     let hooks = git.path().join("hooks");
     std::fs::create_dir_all(&hooks).map_err(|e| Failure::Usage(format!("{}: {e}", hooks.display())))?;
-    let file = hooks.join("pre-receive");
-    std::fs::write(&file, hook_script(&exe))
-        .map_err(|e| Failure::Usage(format!("{}: {e}", file.display())))?;
+    let file = hooks.join(name);
+    std::fs::write(&file, script(&exe)).map_err(|e| Failure::Usage(format!("{}: {e}", file.display())))?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -122,7 +148,8 @@ fn check_record(archive: &Archive, c: &ArchiveCommit, changed: Changed<'_>) -> R
                 };
                 seen.push((p, before, bytes.and_then(|b| std::str::from_utf8(b).ok())));
             }
-            let list: Vec<(&str, bool, Option<&str>)> = seen.iter().map(|(p, e, t)| (p.as_str(), *e, *t)).collect();
+            let list: Vec<(&str, bool, Option<&str>)> =
+                seen.iter().map(|(p, e, t)| (p.as_str(), *e, *t)).collect();
             let text = bytes.and_then(|b| std::str::from_utf8(b).ok());
             if let Some(problem) = crate::referee::tournament::judge_change(&name, existed, text, &list) {
                 findings.push(Finding { subject: name, problem });

@@ -479,12 +479,7 @@ pub fn new_game(
     };
     let commit = if n.secret_armies {
         let choice = ArmyChoice::new(&n.white, &n.black, tags.into_iter().collect());
-        let message = format!(
-            "{id}: new {} game, {} v {}, armies chosen in secret",
-            title,
-            n.white,
-            n.black
-        );
+        let message = format!("{id}: new {} game, {} v {}, armies chosen in secret", title, n.white, n.black);
         archive.create_file(&ArmyChoice::path(&id), choice.to_yaml(), tip, Some(&creator), time, &message)?
     } else {
         archive.create_file(&path.path(), &canonical, tip, Some(&creator), time, &message)?

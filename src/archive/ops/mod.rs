@@ -18,13 +18,16 @@ pub use armies::{ArmyOutcome, army_commit, army_reveal};
 pub use checks::{
     LogLine, StatusLine, VerifyProblem, VerifyReport, choice_history, clock_of_game, history, status, verify,
 };
-pub use exchange::{HOOK_EXE_ENV, check_range, hook_check, hook_script, install_hook, open_for_sync, sync};
-pub use tournament::{
-    Created, ELO_K, ELO_START, NewTournament, PlayerRating, RatedGame, Ratings, identity_name, list_tournaments,
-    ratings, standings, to_move, tournament_new, verify_tournaments,
+pub use exchange::{
+    HOOK_EXE_ENV, check_range, hook_check, hook_script, install_hook, install_notify_hook,
+    notify_hook_script, open_for_sync, sync,
 };
 pub use games::{
     NewGame, claim_timeout, draw, find, init, leave, new_game, now, open, play, resign, set_signing_key,
+};
+pub use tournament::{
+    Created, ELO_K, ELO_START, NewTournament, PlayerRating, RatedGame, Ratings, identity_name,
+    list_tournaments, ratings, standings, to_move, tournament_new, verify_tournaments,
 };
 
 use crate::record::Refusal;

@@ -67,7 +67,9 @@ pub struct Created {
 fn entrant(spec: &str) -> Result<Entrant, Failure> {
     let spec = spec.trim();
     let (name, email) = match (spec.find('<'), spec.ends_with('>')) {
-        (Some(i), true) => (spec[..i].trim().to_string(), Some(spec[i + 1..spec.len() - 1].trim().to_string())),
+        (Some(i), true) => {
+            (spec[..i].trim().to_string(), Some(spec[i + 1..spec.len() - 1].trim().to_string()))
+        }
         _ => (spec.to_string(), None),
     };
     if let Some(e) = &email {
@@ -83,9 +85,14 @@ fn entrant(spec: &str) -> Result<Entrant, Failure> {
 ///
 /// # Errors
 /// [`Failure::Usage`] for bad input (with what would be legal); the archive's errors.
-pub fn tournament_new(archive: &Archive, n: NewTournament, author: Option<&Identity>) -> Result<Created, Failure> {
+pub fn tournament_new(
+    archive: &Archive,
+    n: NewTournament,
+    author: Option<&Identity>,
+) -> Result<Created, Failure> {
     let mut players: Vec<Entrant> = n.players.iter().map(|p| entrant(p)).collect::<Result<_, _>>()?;
-    let variant = crate::variants::by_name(&n.variant, &n.options).map_err(|e| Failure::Usage(e.to_string()))?;
+    let variant =
+        crate::variants::by_name(&n.variant, &n.options).map_err(|e| Failure::Usage(e.to_string()))?;
     let slug = variant.def().slug.clone();
     match &n.army_choice {
         Some(_) if slug != ArmyChoice::VARIANT => {
@@ -207,7 +214,9 @@ fn read_tournament(archive: &Archive, tip: Option<CommitId>, name: &str) -> Resu
         let known = list_tournaments(archive)?;
         return Err(Failure::Usage(format!(
             "no tournament `{name}` in the archive{}",
-            if known.is_empty() { " (it has none: make one with `ravenpost tournament new`)".to_string() } else {
+            if known.is_empty() {
+                " (it has none: make one with `ravenpost tournament new`)".to_string()
+            } else {
                 format!(" (tournaments: {})", known.join(", "))
             }
         )));
@@ -313,7 +322,13 @@ impl Pool {
         };
         let (nw, nb) = elo(&w.0, &b.0, &outcome, &config);
         let tally = |p: (EloRating, usize, usize, usize, usize), new: EloRating, halves: u32| {
-            (new, p.1 + 1, p.2 + usize::from(halves == 2), p.3 + usize::from(halves == 1), p.4 + usize::from(halves == 0))
+            (
+                new,
+                p.1 + 1,
+                p.2 + usize::from(halves == 2),
+                p.3 + usize::from(halves == 1),
+                p.4 + usize::from(halves == 0),
+            )
         };
         self.players.insert(white.to_string(), tally(w, nw, o.white_halves()));
         self.players.insert(black.to_string(), tally(b, nb, 2 - o.white_halves()));
@@ -358,7 +373,8 @@ pub fn ratings(archive: &Archive, from: Option<&str>, to: Option<&str>) -> Resul
         let Some(v) = index.versions(&path.path()).last() else { continue };
         let time = index.commits()[v.position].time;
         let day = time.to_datetime().map(|d| d.naive_utc().date());
-        if first.is_some_and(|f| day.is_none_or(|d| d < f)) || last.is_some_and(|t| day.is_none_or(|d| d > t)) {
+        if first.is_some_and(|f| day.is_none_or(|d| d < f)) || last.is_some_and(|t| day.is_none_or(|d| d > t))
+        {
             continue;
         }
         games.push((time.unix_seconds(), l, o, time));
@@ -420,7 +436,9 @@ pub fn to_move(archive: &Archive, player: &str) -> Result<Vec<StatusLine>, Failu
 /// [`Failure::Usage`] when there is no identity.
 pub fn identity_name(archive: &Archive, author: Option<&Identity>) -> Result<String, Failure> {
     archive.identity(author).map(|i| i.name).map_err(|e| {
-        Failure::Usage(format!("status --to-move: whose games? name the player (`--to-move NAME`) or set an identity ({e})"))
+        Failure::Usage(format!(
+            "status --to-move: whose games? name the player (`--to-move NAME`) or set an identity ({e})"
+        ))
     })
 }
 
@@ -432,7 +450,8 @@ pub fn identity_name(archive: &Archive, author: Option<&Identity>) -> Result<Str
 pub fn verify_tournaments(archive: &Archive) -> Result<Vec<VerifyProblem>, Failure> {
     let index = archive.index()?;
     let mut out = Vec::new();
-    let mut paths: Vec<&str> = index.paths().into_iter().filter(|p| Tournament::parse_path(p).is_some()).collect();
+    let mut paths: Vec<&str> =
+        index.paths().into_iter().filter(|p| Tournament::parse_path(p).is_some()).collect();
     paths.sort();
     for path in paths {
         let name = Tournament::parse_path(path).expect("filtered").to_string();
