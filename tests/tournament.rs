@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use common::smtp::{Smtp, free_port};
-use common::{DAY, T0, git, git_command, identity, ok_at, run_at, run_git, text};
+use common::{DAY, T0, git, git_command, identity, ok_at, run_at, text};
 use mail_parser::MessageParser;
 use skillratings::Outcomes;
 use skillratings::elo::{EloConfig, EloRating, elo};
@@ -371,10 +371,9 @@ fn a_double_round_robin_of_six_played_through_both_hooks() {
     finished.sort();
     let expected = |upto: i64| -> BTreeMap<String, f64> {
         let mut r: BTreeMap<String, EloRating> = BTreeMap::new();
-        for (t, id) in finished.iter().filter(|(t, _)| *t <= upto) {
+        for (_, id) in finished.iter().filter(|(t, _)| *t <= upto) {
             let g = games.iter().find(|g| g.id == *id).unwrap();
             let h = planned(&g.white, &g.black, cycle_of(g));
-            let _ = t;
             let outcome = match h {
                 2 => Outcomes::WIN,
                 1 => Outcomes::DRAW,
@@ -483,7 +482,6 @@ fn notifications_never_hold_up_a_push() {
     push(org, home, T0 + 420);
     let v = ok_at(org, home, T0 + 480, &["verify"]);
     assert!(v.contains("2 games verified, 0 problems"), "{v}");
-    let _ = run_git;
 }
 
 #[test]
@@ -527,4 +525,74 @@ fn status_to_move_lists_the_most_urgent_deadline_first() {
     assert_eq!(ids, ["g4", "g2", "g1", "g3"], "{text}");
     let none = at(now, &["status", "--to-move", "Zed"]);
     assert!(none.starts_with("No games waiting for Zed's move"), "{none}");
+}
+
+#[test]
+fn fantasy_grand_tournaments_choose_armies_as_the_tournament_says() {
+    let c = club(free_port());
+    let (org, home) = (&c.org, &c.home);
+    // Fixed: each player brings one army to every game.
+    let fixed = [
+        "tournament",
+        "new",
+        "fixed",
+        "fantasy-grand",
+        "--players",
+        "Ann,Bo,Cy",
+        "--army-choice",
+        "fixed",
+        "--army",
+        "Ann=elves",
+        "--army",
+        "Bo=giants",
+        "--army",
+        "Cy=dwarves",
+    ];
+    ok_at(org, home, T0 + 60, &fixed);
+    let g = git(org, home, &["show", "HEAD:games/fantasy-grand/fixed-r1-b1.pgn"]);
+    assert!(g.contains("[White \"Bo\"]") && g.contains("[WhiteArmy \"giants\"]"), "{g}");
+    assert!(g.contains("[Black \"Cy\"]") && g.contains("[BlackArmy \"dwarves\"]"), "{g}");
+    // Secret: every game starts as an army choice, created in the tournament's commit.
+    ok_at(
+        org,
+        home,
+        T0 + 120,
+        &["tournament", "new", "secret", "fantasy-grand", "--players", "Ann,Bo", "--army-choice", "secret"],
+    );
+    let files = git(org, home, &["show", "--name-only", "--format=", "HEAD"]);
+    assert_eq!(
+        files.lines().collect::<Vec<_>>(),
+        ["games/fantasy-grand/secret-r1-b1.armies.yaml", "tournaments/secret.yaml"]
+    );
+    push(org, home, T0 + 180);
+    let v = ok_at(org, home, T0 + 240, &["verify"]);
+    assert!(v.contains("3 games verified, 0 problems"), "{v}");
+    let s: serde_json::Value =
+        serde_json::from_str(&ok_at(org, home, T0 + 240, &["standings", "--json"])).unwrap();
+    let names: Vec<&str> = s.as_array().unwrap().iter().map(|t| t["tournament"].as_str().unwrap()).collect();
+    assert_eq!(names, ["fixed", "secret"]);
+    assert_eq!(s[1]["rows"][0]["left"], 1);
+    // Bad input says what would be legal.
+    let o = run_at(
+        org,
+        home,
+        T0 + 300,
+        &[
+            "tournament",
+            "new",
+            "x",
+            "fantasy-grand",
+            "--players",
+            "Ann,Bo",
+            "--army-choice",
+            "fixed",
+            "--army",
+            "Ann=elves",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("no army for Bo (give one per player: --army \"Bo=elves\")"), "{}", text(&o));
+    let o = run_at(org, home, T0 + 300, &["tournament", "new", "x", "gygax", "--players", "Ann"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("at least two players"), "{}", text(&o));
 }

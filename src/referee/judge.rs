@@ -222,12 +222,7 @@ pub fn classify_changes<'a>(
     if let [(name, bytes)] = tournaments.as_slice() {
         return (findings, Some(Changed::Tournament(name.clone(), *bytes, records)));
     }
-    for (name, _) in &tournaments {
-        findings.push(Finding {
-            subject: name.clone(),
-            problem: Problem::TournamentChanged { name: name.clone() },
-        });
-    }
+    records.extend(tournaments.into_iter().map(|(name, bytes)| Changed::Tournament(name, bytes, Vec::new())));
     if records.len() > 1 {
         let files: Vec<String> = records
             .iter()

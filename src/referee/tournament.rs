@@ -264,7 +264,7 @@ pub fn berger(n: usize) -> Vec<Vec<(usize, usize)>> {
     if n < 2 {
         return Vec::new();
     }
-    let m = if n % 2 == 0 { n } else { n + 1 };
+    let m = if n.is_multiple_of(2) { n } else { n + 1 };
     let q = m - 1;
     // Players 1..=q on residues mod q (player q is residue 0).
     let norm = |x: usize| {

@@ -1,9 +1,12 @@
-//! Correspondence over a git remote: `hook install`, `hook check` (the server's
+//! Correspondence over a git remote: `hook install` (with `--notify`, also the
+//! post-receive hook that runs [`crate::mail::notify`]), `hook check` (the server's
 //! pre-receive hook) and `sync`.
 //!
 //! The hook and `sync` judge incoming commits alike ([`check_range`]): every commit on the
 //! first-parent line changes one game file by one legal step of the player who authored
-//! it ([`crate::referee::judge`]), games are never deleted, and history is never rewritten.
+//! it ([`crate::referee::judge`]), or creates one tournament with exactly its games
+//! ([`crate::referee::tournament`]); games are never deleted, and history is never
+//! rewritten.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

@@ -2,7 +2,8 @@
 //! resignation, a draw action, a timeout claim, leave, an army choice step) read from the
 //! branch tip, decided by the [`crate::referee`] and the record rules, and committed on
 //! that tip with a compare-and-swap; and the questions asked of an archive (`status`,
-//! `log`, `verify`, what the pre-receive hook and `sync` accept), answered from the
+//! `log`, `verify`, what the pre-receive hook and `sync` accept; a tournament's
+//! standings, the ratings, the games waiting for one player), answered from the
 //! archive's history index.
 //!
 //! Each function here is what one `ravenpost` command runs; the command line only parses
