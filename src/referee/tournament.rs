@@ -690,6 +690,41 @@ mod tests {
     }
 
     #[test]
+    fn sonneborn_berger_breaks_a_constructed_tie() {
+        let players = ["A", "B", "C", "D"]
+            .iter()
+            .map(|n| Entrant { name: n.to_string(), email: None, army: None })
+            .collect();
+        let t = Tournament::new("t", "gygax", players, false, None, None).unwrap();
+        // A beats B, draws C, loses to D; B beats C and D; C beats D.
+        let won = |x: &str, y: &str| -> Option<u32> {
+            match (x, y) {
+                ("A", "B") | ("B", "C") | ("B", "D") | ("C", "D") | ("D", "A") => Some(2),
+                ("A", "C") | ("C", "A") => Some(1),
+                _ => None,
+            }
+        };
+        let outcome = |id: &str| {
+            let g = t.games.iter().find(|g| g.id == id)?;
+            let h = won(&g.white, &g.black).or_else(|| won(&g.black, &g.white).map(|h| 2 - h))?;
+            Some(match h {
+                2 => Outcome::WhiteWins,
+                1 => Outcome::Draw,
+                _ => Outcome::BlackWins,
+            })
+        };
+        let s = standings(&t, outcome);
+        let points: Vec<f64> = s.rows.iter().map(|r| r.points).collect();
+        // A 1+½+0 = 1½, B 0+1+1 = 2, C ½+0+1 = 1½, D 1+0+0 = 1.
+        assert_eq!(points, [1.5, 2.0, 1.5, 1.0]);
+        // SB(A) = 1×2 (B) + ½×1½ (C) + 0×1 (D) = 2¾; SB(C) = ½×1½ (A) + 0×2 (B) + 1×1 (D) = 1¾.
+        assert_eq!(s.rows[0].sonneborn_berger, 2.75);
+        assert_eq!(s.rows[2].sonneborn_berger, 1.75);
+        let ranks: Vec<usize> = s.rows.iter().map(|r| r.rank).collect();
+        assert_eq!(ranks, [2, 1, 3, 4]);
+    }
+
+    #[test]
     fn a_tournament_file_reads_back_and_checks() {
         let players = ["Ann", "Bo", "Cy"]
             .iter()

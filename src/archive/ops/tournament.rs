@@ -166,7 +166,7 @@ pub fn tournament_new(
             .map(|(k, v)| if k == "Round" { (k, g.round.to_string()) } else { (k, v) })
             .collect();
         let text = if game.secret_armies {
-            ArmyChoice::new(&g.white, &g.black, tags.into_iter().collect()).to_yaml().to_string()
+            ArmyChoice::new(&g.white, &g.black, tags.into_iter().collect()).to_yaml()
         } else {
             record::load(&game_text_from_tags(&tags))?.canonical_text()
         };
