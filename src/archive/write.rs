@@ -148,6 +148,77 @@ impl Archive {
         self.write_file(Mode::Create, path, contents.as_ref(), expected_tip, author, time, message, None)
     }
 
+    /// Creates several new files in one commit (a tournament and its games), as
+    /// [`Archive::create_file`] creates one: the branch moves only if it is still at
+    /// `expected_tip`, then the working copy gets every file.
+    ///
+    /// # Errors
+    ///
+    /// As [`Archive::create_file`] (for any of the files); nothing was changed unless the
+    /// error is [`ArchiveError::WorkingCopyUpdate`].
+    pub fn create_files(
+        &self,
+        files: &[(String, Vec<u8>)],
+        expected_tip: Option<CommitId>,
+        author: Option<&Identity>,
+        time: Timestamp,
+        message: &str,
+    ) -> Result<CommitId, ArchiveError> {
+        let Some((first, _)) = files.first() else {
+            return Err(ArchiveError::InvalidPath { path: String::new(), reason: "no files to commit" });
+        };
+        let _lock = self.lock()?;
+        let refname = self.branch()?;
+        let author = self.identity(author)?;
+        let sig = git2::Signature::new(&author.name, &author.email, &time.to_git())
+            .map_err(|e| ArchiveError::git("make signature", e))?;
+        let parent = expected_tip.map(|id| self.find_commit(id)).transpose()?;
+        let mut tree = parent.as_ref().map(|c| self.tree_of(c)).transpose()?;
+        for (path, contents) in files {
+            let parts = check_path(path)?;
+            if let Some(t) = &tree
+                && self.blob_at(t, path)?.is_some()
+            {
+                let err = ArchiveError::AlreadyExists { path: path.to_string() };
+                return Err(self.moved_or(&refname, path, expected_tip, err));
+            }
+            if let Err(err) = self.check_working_copy(path, &[]) {
+                return Err(self.moved_or(&refname, path, expected_tip, err));
+            }
+            let blob = self.repo.blob(contents).map_err(|e| ArchiveError::git_path("write blob", path, e))?;
+            let id = self.insert_blob(tree.as_ref(), &parts, blob, path)?;
+            tree = Some(self.repo.find_tree(id).map_err(|e| ArchiveError::git_oid("read tree", id, e))?);
+        }
+        let tree = tree.expect("at least one file was inserted");
+        let mut message = message.to_string();
+        if !message.ends_with('\n') {
+            message.push('\n');
+        }
+        let parents: Vec<&git2::Commit<'_>> = parent.iter().collect();
+        let commit = self
+            .repo
+            .commit(None, &sig, &sig, &message, &tree, &parents)
+            .map_err(|e| ArchiveError::git_path("write commit", first, e))?;
+        let summary = message.lines().next().unwrap_or_default();
+        self.swap_branch(&refname, commit, expected_tip, first, &format!("ravenpost: {summary}"))?;
+        let id = CommitId(commit);
+        if self.repo.workdir().is_some() {
+            for (path, contents) in files {
+                let synced = match self.lock_if(true) {
+                    Ok(_lock) => self.sync_working_copy(&refname, path, commit, contents),
+                    Err(e) => Err(e.to_string()),
+                };
+                synced.map_err(|message| ArchiveError::WorkingCopyUpdate {
+                    path: path.to_string(),
+                    commit: id,
+                    message,
+                })?;
+            }
+        }
+        self.pack_if_needed();
+        Ok(id)
+    }
+
     /// Commits new settings as `ravenpost.yaml`, as [`Archive::commit_file`] does.
     ///
     /// # Errors

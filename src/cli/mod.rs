@@ -18,6 +18,7 @@ use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
 
+mod club_cmds;
 mod files;
 mod import_cmds;
 mod progress;
@@ -333,7 +334,21 @@ enum Command {
         /// Print as JSON.
         #[arg(long)]
         json: bool,
+        /// Only the games waiting for this player's move (default: your identity's name),
+        /// the most urgent deadline first.
+        #[arg(long, value_name = "NAME", num_args = 0..=1, default_missing_value = "")]
+        to_move: Option<String>,
     },
+    /// Tournaments: create a (double) round robin of games in one commit.
+    Tournament {
+        #[command(subcommand)]
+        action: club_cmds::TournamentCmd,
+    },
+    /// A tournament's crosstable: each game's result, points, games left,
+    /// Sonneborn-Berger and place (as ICCF prints it).
+    Standings(club_cmds::StandingsArgs),
+    /// Elo ratings from the archive's finished games, overall and per variant.
+    Ratings(club_cmds::RatingsArgs),
     /// One line per change of a game, from the git history: ply, move, author, time.
     Log {
         /// The game id.
@@ -462,6 +477,22 @@ enum HookCmd {
         /// (written into the hook as RAVENPOST_PUSHER_VAR).
         #[arg(long, value_name = "VAR")]
         pusher_var: Option<String>,
+        /// Also write hooks/post-receive: after every pushed move it mails the player to
+        /// move (the game's email tags; the archive's mail settings); failures are logged
+        /// in ravenpost/notify.log of the git directory and never undo a push.
+        #[arg(long)]
+        notify: bool,
+    },
+    /// Mail the player to move for each move in one ref update (the post-receive hook
+    /// runs it); always exits 0 once the repository reads.
+    Notify {
+        /// The old commit (all zeros: a new branch).
+        old: String,
+        /// The new commit.
+        new: String,
+        /// The ref, e.g. refs/heads/main.
+        #[arg(value_name = "REF")]
+        refname: String,
     },
     /// Check one ref update in the repository at the current directory (or $GIT_DIR):
     /// every new first-parent commit must be one legal step of one game by its author,
@@ -985,11 +1016,21 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             let applied = ops::leave(&a, &game, &who, start, days, author.as_ref())?;
             writeln!(out, "{}", applied.summary).map_err(io)?;
         }
-        Command::Status { json } => {
+        Command::Status { json, to_move } => {
             let a = ops::open(cli.archive.as_deref(), false)?;
-            let lines = ops::status(&a)?;
+            let player = match to_move.as_deref() {
+                None => None,
+                Some("") => Some(ops::identity_name(&a, author.as_ref())?),
+                Some(name) => Some(name.to_string()),
+            };
+            let lines = match &player {
+                None => ops::status(&a)?,
+                Some(p) => ops::to_move(&a, p)?,
+            };
             if json {
                 writeln!(out, "{}", serde_json::to_string_pretty(&lines).expect("json")).map_err(io)?;
+            } else if let (Some(p), true) = (&player, lines.is_empty()) {
+                writeln!(out, "No games waiting for {p}'s move in {}", a.dir().display()).map_err(io)?;
             } else if lines.is_empty() {
                 writeln!(out, "No games in {} (start one with `ravenpost new`)", a.dir().display())
                     .map_err(io)?;
@@ -1124,15 +1165,39 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                 writeln!(out, "{} (commit {})", outcome.summary, outcome.commits.join(", ")).map_err(io)?;
             }
         }
-        Command::Hook { action: HookCmd::Install { repo, gitolite, print, pusher_var } } => {
+        Command::Hook { action: HookCmd::Install { repo, gitolite, print, pusher_var, notify } } => {
             let target = match gitolite {
                 None if print => ops::HookTarget::Print,
-                None => ops::HookTarget::Repository(repo),
+                None => ops::HookTarget::Repository(repo.clone()),
                 Some(GitoliteArg::Common) => ops::HookTarget::GitoliteCommon,
                 Some(GitoliteArg::RepoSpecific) => ops::HookTarget::GitoliteRepoSpecific,
             };
             writeln!(out, "{}", ops::install_hook_to(target, pusher_var.as_deref())?).map_err(io)?;
+            if notify {
+                writeln!(out, "{}", ops::install_notify_hook(repo)?).map_err(io)?;
+            }
         }
+        Command::Hook { action: HookCmd::Notify { old, new, refname } } => {
+            for n in crate::mail::notify::hook_notify(&old, &new, &refname)? {
+                match &n.failure {
+                    None => writeln!(
+                        out,
+                        "ravenpost: mailed {} ply {} to {}",
+                        n.game,
+                        n.ply,
+                        n.to.as_deref().unwrap_or_default()
+                    )
+                    .map_err(io)?,
+                    Some(f) => writeln!(out, "ravenpost: {} ply {}: not mailed ({f}; logged)", n.game, n.ply)
+                        .map_err(io)?,
+                }
+            }
+        }
+        Command::Tournament { action } => {
+            club_cmds::tournament(cli.archive.as_deref(), author.as_ref(), action, out)?;
+        }
+        Command::Standings(args) => club_cmds::standings(cli.archive.as_deref(), args, out)?,
+        Command::Ratings(args) => club_cmds::ratings(cli.archive.as_deref(), args, out)?,
         Command::Hook { action: HookCmd::Check { explain, old, new, refname } } => {
             if explain {
                 writeln!(out, "{}", ops::hook_explain()?).map_err(io)?;

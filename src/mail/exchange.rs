@@ -125,6 +125,7 @@ fn prepare(
         from: from.clone(),
         to: to.clone(),
         date: now().unix_seconds(),
+        deadline: None,
     })
     .map_err(|e| Failure::Declined(format!("{}: {e}", path.id())))?;
     Ok(Prepared { path, built, from, to, ply: g.moves.len() })
@@ -250,19 +251,44 @@ pub fn send(
     delivery: &Delivery,
     author: Option<&Identity>,
 ) -> Result<String, Failure> {
-    use lettre::Transport;
     let p = prepare(archive, game, who, to, author)?;
+    let via = deliver(archive, delivery, &p.from, &p.to, &p.built.bytes)?;
+    Ok(format!(
+        "Sent {} ply {} to {} <{}> via {via}: {} (Message-ID <{}>)",
+        p.path.id(),
+        p.ply,
+        p.to.name,
+        p.to.email,
+        p.built.subject,
+        p.built.message_id
+    ))
+}
+
+/// Delivers the message `bytes` from `from` to `to` as `delivery` and the archive's mail
+/// settings say (SMTP, else sendmail); returns how it went (`SMTP host:port (STARTTLS)`).
+///
+/// # Errors
+/// [`Failure::Declined`] when the server or command fails; [`Failure::Usage`] when no
+/// way to send is configured or an address is malformed.
+pub fn deliver(
+    archive: &Archive,
+    delivery: &Delivery,
+    from: &Mailbox,
+    to: &Mailbox,
+    bytes: &[u8],
+) -> Result<String, Failure> {
+    use lettre::Transport;
     let addr = |m: &Mailbox| {
         lettre::Address::from_str(&m.email).map_err(|e| Failure::Usage(format!("{}: {e}", m.email)))
     };
-    let envelope = lettre::address::Envelope::new(Some(addr(&p.from)?), vec![addr(&p.to)?])
+    let envelope = lettre::address::Envelope::new(Some(addr(from)?), vec![addr(to)?])
         .map_err(|e| Failure::Usage(format!("envelope: {e}")))?;
     let configured_sendmail = archive.config()?.mail.and_then(|m| m.sendmail);
     let smtp = if delivery.sendmail.is_some() { None } else { smtp_settings(archive, delivery)? };
     let via = match (smtp, delivery.sendmail.clone().or(configured_sendmail)) {
         (Some(c), _) => {
             let port = c.port.unwrap_or(c.security.default_port());
-            smtp_transport(&c)?.send_raw(&envelope, &p.built.bytes).map_err(|e| {
+            smtp_transport(&c)?.send_raw(&envelope, bytes).map_err(|e| {
                 Failure::Declined(format!(
                     "SMTP server {}:{port} refused or failed: {e}; nothing was sent",
                     c.host
@@ -277,7 +303,7 @@ pub fn send(
         }
         (None, Some(cmd)) => {
             lettre::SendmailTransport::new_with_command(&cmd)
-                .send_raw(&envelope, &p.built.bytes)
+                .send_raw(&envelope, bytes)
                 .map_err(|e| Failure::Declined(format!("sendmail ({cmd}) failed: {e}; nothing was sent")))?;
             format!("sendmail ({cmd})")
         }
@@ -287,15 +313,7 @@ pub fn send(
             ));
         }
     };
-    Ok(format!(
-        "Sent {} ply {} to {} <{}> via {via}: {} (Message-ID <{}>)",
-        p.path.id(),
-        p.ply,
-        p.to.name,
-        p.to.email,
-        p.built.subject,
-        p.built.message_id
-    ))
+    Ok(via)
 }
 
 /// What became of one message of `mail import`.

@@ -1,7 +1,8 @@
 //! Games by email: the message that carries a game to the opponent, and reading such
 //! messages back (this module: no I/O, no git); [`exchange`] sends them (SMTP or
 //! `sendmail`) and imports received ones into the archive, each step judged by the
-//! [`crate::referee`] before it is committed.
+//! [`crate::referee`] before it is committed; [`notify`] mails the player to move after
+//! each pushed move (the server's `post-receive` hook).
 //!
 //! A game message is an RFC 5322 message with
 //! - `Subject: [ravenpost] <id>: <N>. <move>` (`<N>... <move>` for the second side's ply,
@@ -27,6 +28,7 @@ use crate::notation::san::write_move;
 use crate::record;
 
 pub mod exchange;
+pub mod notify;
 
 /// The MIME type of the attached game file (IANA's registered type for PGN).
 pub const PGN_TYPE: &str = "application/vnd.chess-pgn";
@@ -76,6 +78,9 @@ pub struct Outgoing<'a> {
     pub to: Mailbox,
     /// The `Date` header, Unix seconds.
     pub date: i64,
+    /// The deadline of the player to move, when the message should say it (a server's
+    /// notification of the opponent's move).
+    pub deadline: Option<crate::referee::Time>,
 }
 
 /// A built message.
@@ -187,6 +192,12 @@ pub fn build(o: &Outgoing<'_>) -> Result<Built, MailError> {
         body.push_str(&format!("{}: {to_move}.\n", diagram::side_line(&game.variant, &pos)));
         if let Some(side) = record::pending_offer(&game) {
             body.push_str(&format!("{side} offers a draw.\n"));
+        }
+        if let Some(d) = &o.deadline {
+            body.push_str(&format!(
+                "Deadline for {to_move}'s move: {}.\n",
+                crate::referee::problem::rfc3339(d)
+            ));
         }
     } else {
         body.push_str(&format!("The game has ended: {result} ({what}).\n"));

@@ -209,21 +209,27 @@ pub enum Changed<'a> {
     /// The variant definition with this name, with its new bytes
     /// ([`super::definitions::check_definition_change`] judges it).
     Definition(String, Option<&'a [u8]>),
+    /// A tournament file (its name and new bytes) and the records changed beside it (a
+    /// tournament's creation also creates its games).
+    Tournament(String, Option<&'a [u8]>, Vec<Changed<'a>>),
 }
 
 /// What a commit changed (`changes`: each path with its new bytes, `None` for a
 /// deletion), by what a push may be: exactly one game file, army choice file or variant
-/// definition; the settings file only in the root commit (`root`). The findings for anything else; the
-/// record changed, when there is exactly one.
+/// definition; the settings file only in the root commit (`root`); or one tournament file
+/// with the records beside it (judged by [`crate::referee::tournament::check_created`]).
+/// The findings for anything else; the record changed, when there is exactly one.
 pub fn classify_changes<'a>(
     changes: &[(&str, Option<&'a [u8]>)],
     root: bool,
 ) -> (Vec<Finding>, Option<Changed<'a>>) {
     let mut findings = Vec::new();
     let mut records = Vec::new();
+    let mut tournaments = Vec::new();
     for (path, bytes) in changes {
         match classify(path) {
             PathKind::Config if root => {}
+            PathKind::Tournament(name) => tournaments.push((name, *bytes)),
             PathKind::ArmyChoice(id) => records.push(Changed::Choice(id, *bytes)),
             PathKind::Game(g) => records.push(Changed::Game(g, *bytes)),
             PathKind::Definition(name) => records.push(Changed::Definition(name, *bytes)),
@@ -232,6 +238,10 @@ pub fn classify_changes<'a>(
             }
         }
     }
+    if let [(name, bytes)] = tournaments.as_slice() {
+        return (findings, Some(Changed::Tournament(name.clone(), *bytes, records)));
+    }
+    records.extend(tournaments.into_iter().map(|(name, bytes)| Changed::Tournament(name, bytes, Vec::new())));
     if records.len() > 1 {
         let files: Vec<String> = records
             .iter()
@@ -239,6 +249,7 @@ pub fn classify_changes<'a>(
                 Changed::Game(g, _) => g.id().to_string(),
                 Changed::Choice(id, _) => format!("{id} (army choice)"),
                 Changed::Definition(name, _) => super::layout::definition_path(name),
+                Changed::Tournament(name, _, _) => format!("{name} (tournament)"),
             })
             .collect();
         findings.push(Finding { subject: files.join(","), problem: Problem::SeveralFiles { files } });

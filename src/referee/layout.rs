@@ -1,8 +1,9 @@
 //! Where records live in an archive: `games/<variant>/<id>.pgn` for a game
 //! ([`GamePath`]), `games/fantasy-grand/<id>.armies.yaml` for a secret army choice
 //! ([`crate::referee::ArmyChoice`]), `variants/<name>.md` for a variant definition a
-//! game may pin ([`definition_path`]), and `ravenpost.yaml` at the root (the archive's
-//! settings). [`classify`] tells which a path is; what a commit may change follows from
+//! game may pin ([`definition_path`]), `tournaments/<name>.yaml` for a tournament
+//! ([`crate::referee::tournament::Tournament`]), and `ravenpost.yaml` at the root (the
+//! archive's settings). [`classify`] tells which a path is; what a commit may change follows from
 //! it ([`crate::referee::judge`]).
 
 use std::fmt;
@@ -119,6 +120,8 @@ pub enum PathKind {
     Game(GamePath),
     /// A Fantasy Grand army choice file, for the game with this id.
     ArmyChoice(String),
+    /// A tournament file (`tournaments/<name>.yaml`), of the tournament with this name.
+    Tournament(String),
     /// The archive's settings.
     Config,
     /// A variant definition, with its name (`variants/<name>.md`).
@@ -137,6 +140,8 @@ pub fn classify(path: &str) -> PathKind {
         PathKind::Game(g)
     } else if let Some(name) = parse_definition_path(path) {
         PathKind::Definition(name.to_string())
+    } else if let Some(name) = super::tournament::Tournament::parse_path(path) {
+        PathKind::Tournament(name.to_string())
     } else {
         PathKind::Other
     }

@@ -16,6 +16,8 @@
 //! - [`players`]: who plays a side (name, email, signing key, account on the club's git
 //!   server), and which account may push a step ([`players::push_problem`]).
 //! - [`definitions`]: the archive's variant definitions, pinned by games and never changed.
+//! - [`tournament`]: round robins (Berger pairings), what a tournament file may hold, and
+//!   standings with the Sonneborn-Berger tie-break.
 //!
 //! Every verdict is a value: [`Problem`] is an enum whose variants carry what their
 //! message needs, and whose `Display` is the sentence users see.
@@ -28,6 +30,7 @@ pub mod layout;
 pub mod players;
 pub mod problem;
 pub mod step;
+pub mod tournament;
 
 pub use army::{ArmyChoice, ArmyReveal, COMMITMENT_TAGS, ChoiceStep, check_choice_step};
 pub use clock::{Clock, ClockRefusal, PlyTimes};

@@ -553,4 +553,20 @@ pub enum Problem {
         /// The ref.
         refname: String,
     },
+
+    // ---- tournaments ---------------------------------------------------------------------
+    /// A tournament's creation is not what `ravenpost tournament new` makes.
+    #[error("tournament {name}: {why}")]
+    TournamentInvalid {
+        /// The tournament's name (from its path).
+        name: String,
+        /// The referee's sentence ([`crate::referee::tournament::TournamentProblem`]).
+        why: String,
+    },
+    /// A tournament file changed or deleted after its creation.
+    #[error("tournament {name}: a tournament file never changes after the commit that creates it")]
+    TournamentChanged {
+        /// The tournament's name.
+        name: String,
+    },
 }

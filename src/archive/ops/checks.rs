@@ -705,6 +705,7 @@ pub fn verify(
     if game.is_none() {
         problems.extend(deletions(&index));
         problems.extend(super::definitions::changed_definitions(archive, &index)?);
+        problems.extend(super::tournament::verify_tournaments(archive)?);
     }
     let shallow = index.shallow().map(|cut| ShallowBoundary {
         commit: cut.short(),

@@ -1,9 +1,12 @@
-//! Correspondence over a git remote: `hook install`, `hook check` (the server's
+//! Correspondence over a git remote: `hook install` (with `--notify`, also the
+//! post-receive hook that runs [`crate::mail::notify`]), `hook check` (the server's
 //! pre-receive hook) and `sync`.
 //!
 //! The hook and `sync` judge incoming commits alike ([`check_range`]): every commit on the
 //! first-parent line changes one game file by one legal step of the player who authored
-//! it ([`crate::referee::judge`]), games are never deleted, and history is never rewritten.
+//! it ([`crate::referee::judge`]), or creates one tournament with exactly its games
+//! ([`crate::referee::tournament`]); games are never deleted, and history is never
+//! rewritten.
 //! `sync` also remembers the remote tip it last accepted, refuses a remote that rewrote
 //! it, and replays this archive's commits on top of the remote's when both moved in
 //! different games (see [`sync`]).
@@ -129,6 +132,43 @@ pub fn hook_script_with(exe: &Path, pusher_var: Option<&str>, gitolite_common: b
          exit $status\n",
         shell_quote(&exe.to_string_lossy())
     )
+}
+
+/// The text of the post-receive hook, running `exe hook notify` for each updated ref;
+/// it always exits 0 (the push is in; a failed notification is logged, not an error).
+pub fn notify_hook_script(exe: &Path) -> String {
+    format!(
+        "#!/bin/sh\n\
+         # ravenpost post-receive hook (written by `ravenpost hook install --notify`): mails\n\
+         # the player to move after every pushed move; failures go to ravenpost/notify.log.\n\
+         # {HOOK_EXE_ENV} overrides the ravenpost executable.\n\
+         RAVENPOST={}\n\
+         if [ -n \"${{{HOOK_EXE_ENV}:-}}\" ]; then RAVENPOST=\"${HOOK_EXE_ENV}\"; fi\n\
+         while read -r old new ref; do\n\
+         \x20   \"$RAVENPOST\" hook notify \"$old\" \"$new\" \"$ref\" || true\n\
+         done\n\
+         exit 0\n",
+        shell_quote(&exe.to_string_lossy())
+    )
+}
+
+/// `ravenpost hook install --notify`: also writes `hooks/post-receive` ([`notify_hook_script`])
+/// into the repository `repo` (`None`: the current directory).
+///
+/// # Errors
+/// A repository that is not one, a file that cannot be written.
+pub fn install_notify_hook(repo: Option<PathBuf>) -> Result<String, Failure> {
+    let dir = match repo {
+        Some(d) => d,
+        None => std::env::current_dir().map_err(|e| Failure::Usage(format!("current directory: {e}")))?,
+    };
+    let git = git2::Repository::open(&dir)
+        .map_err(|e| Failure::Usage(format!("{}: not a git repository ({})", dir.display(), e.message())))?;
+    let exe = std::env::current_exe().map_err(|e| Failure::Usage(format!("this executable's path: {e}")))?;
+    let exe = exe.canonicalize().unwrap_or(exe);
+    let file = git.path().join("hooks").join("post-receive");
+    write_hook(&file, &notify_hook_script(&exe))?;
+    Ok(format!("Installed {} (runs {})", file.display(), exe.display()))
 }
 
 /// Where `ravenpost hook install` writes the hook.
@@ -382,10 +422,24 @@ fn check_commit(
     {
         findings.push(Finding { subject: config.to_string(), problem });
     }
+    if let Some(changed) = changed {
+        findings.extend(check_record(archive, c, changed, pushed)?);
+    }
+    Ok(findings)
+}
+
+/// What is wrong with one record's change in the commit `c` (pushed by `pushed`, when the
+/// server names the pusher).
+fn check_record(
+    archive: &Archive,
+    c: &ArchiveCommit,
+    changed: Changed<'_>,
+    pushed: Option<(&Pusher, &ClubAccounts)>,
+) -> Result<Vec<Finding>, Failure> {
+    let mut findings = Vec::new();
     let info = CommitInfo { author: &c.author_name, time: c.time.unix_seconds() };
     match changed {
-        None => {}
-        Some(Changed::Definition(name, bytes)) => {
+        Changed::Definition(name, bytes) => {
             let previous = match c.parent {
                 Some(p) => archive.read_bytes_at(p, &crate::referee::layout::definition_path(&name))?,
                 None => None,
@@ -396,7 +450,36 @@ fn check_commit(
                 findings.push(Finding { subject: crate::referee::layout::definition_path(&name), problem });
             }
         }
-        Some(Changed::Choice(id, bytes)) => {
+        Changed::Tournament(name, bytes, records) => {
+            let path = crate::referee::tournament::Tournament::path(&name);
+            let existed = match c.parent {
+                Some(p) => archive.read_bytes_at(p, &path)?.is_some(),
+                None => false,
+            };
+            let mut seen = Vec::new();
+            for r in &records {
+                let (p, bytes) = match r {
+                    Changed::Game(g, b) => (g.path(), *b),
+                    Changed::Choice(id, b) => (ArmyChoice::path(id), *b),
+                    Changed::Tournament(..) | Changed::Definition(..) => continue,
+                };
+                let before = match c.parent {
+                    Some(parent) => archive.read_bytes_at(parent, &p)?.is_some(),
+                    None => false,
+                };
+                seen.push((p, before, bytes.and_then(|b| std::str::from_utf8(b).ok())));
+            }
+            let list: Vec<(&str, bool, Option<&str>)> =
+                seen.iter().map(|(p, e, t)| (p.as_str(), *e, *t)).collect();
+            let text = bytes.and_then(|b| std::str::from_utf8(b).ok());
+            if let Some(problem) = crate::referee::tournament::judge_change(&name, existed, text, &list) {
+                findings.push(Finding { subject: name, problem });
+            }
+            for r in records {
+                findings.extend(check_record(archive, c, r, pushed)?);
+            }
+        }
+        Changed::Choice(id, bytes) => {
             let text = bytes.map(|b| String::from_utf8_lossy(b).into_owned());
             let previous = match c.parent {
                 Some(p) => archive.read_file_at(p, &ArmyChoice::path(&id))?,
@@ -416,7 +499,7 @@ fn check_commit(
                 }
             }
         }
-        Some(Changed::Game(game, bytes)) => {
+        Changed::Game(game, bytes) => {
             let subject = game.id().to_string();
             let Some(bytes) = bytes else {
                 findings.push(Finding { subject, problem: Problem::DeletedInPush });

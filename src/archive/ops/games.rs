@@ -385,12 +385,24 @@ fn read_public_key(what: &str, given: &str) -> Result<String, Failure> {
     Ok(line)
 }
 
-/// `ravenpost new`: writes the game file with its tags and commits it.
-pub fn new_game(
-    archive: &Archive,
-    n: NewGame,
-    author: Option<&Identity>,
-) -> Result<(GamePath, CommitId), Failure> {
+/// A new game's tags as `ravenpost new` writes them, checked: the variant's title and
+/// slug, the date, and the tag pairs (`Round` is `-`).
+pub(super) struct NewTags {
+    /// The variant's title, for the commit message.
+    pub title: String,
+    /// The variant's slug (its folder).
+    pub slug: String,
+    /// The `Date` tag.
+    pub date: String,
+    /// Every tag pair, in the order written.
+    pub tags: Vec<(String, String)>,
+    /// A user-defined variant's definition, and whether its file must first be committed
+    /// (given with `--variant-file` and not yet in the archive).
+    pub user: Option<(crate::variants::Definition, bool)>,
+}
+
+/// The checked tags of the game `n` would make, at `time`.
+pub(super) fn new_game_tags(archive: &Archive, n: &NewGame, time: Timestamp) -> Result<NewTags, Failure> {
     for (what, name) in [("--white", &n.white), ("--black", &n.black)] {
         check_player_name(what, name)?;
     }
@@ -439,7 +451,6 @@ pub fn new_game(
     }
     .map_err(|e| Failure::Usage(e.to_string()))?;
     let slug_v = variant.def().slug.clone();
-    let time = now();
     let date =
         time.to_datetime().map(|d| d.format("%Y.%m.%d").to_string()).unwrap_or_else(|| "????.??.??".into());
     let config = archive.config()?;
@@ -531,6 +542,17 @@ pub fn new_game(
             return Err(Failure::Usage(format!("--secret-armies: {p}")));
         }
     }
+    Ok(NewTags { title: variant.def().title.clone(), slug: slug_v, date, tags, user })
+}
+
+/// `ravenpost new`: writes the game file with its tags and commits it.
+pub fn new_game(
+    archive: &Archive,
+    n: NewGame,
+    author: Option<&Identity>,
+) -> Result<(GamePath, CommitId), Failure> {
+    let time = now();
+    let NewTags { title, slug: slug_v, date, tags, user } = new_game_tags(archive, &n, time)?;
     let canonical = if n.secret_armies {
         String::new()
     } else {
@@ -552,7 +574,8 @@ pub fn new_game(
         return Err(Failure::Usage(format!("--id {id}: the archive already has a game {id}")));
     }
     let path = GamePath::new(&slug_v, &id)?;
-    let message = format!("{id}: new {} game, {} v {}", variant.def().title, n.white, n.black);
+    let tip = archive.tip()?;
+    let message = format!("{id}: new {} game, {} v {}", title, n.white, n.black);
     // Without a configured identity the game is created under the first player's name,
     // as their moves are.
     let creator = match archive.identity(author) {
@@ -573,12 +596,7 @@ pub fn new_game(
     };
     let commit = if n.secret_armies {
         let choice = ArmyChoice::new(&n.white, &n.black, tags.into_iter().collect());
-        let message = format!(
-            "{id}: new {} game, {} v {}, armies chosen in secret",
-            variant.def().title,
-            n.white,
-            n.black
-        );
+        let message = format!("{id}: new {} game, {} v {}, armies chosen in secret", title, n.white, n.black);
         archive.create_file(&ArmyChoice::path(&id), choice.to_yaml(), tip, Some(&creator), time, &message)?
     } else {
         archive.create_file(&path.path(), &canonical, tip, Some(&creator), time, &message)?

@@ -2,7 +2,8 @@
 //! resignation, a draw action, a timeout claim, leave, an army choice step) read from the
 //! branch tip, decided by the [`crate::referee`] and the record rules, and committed on
 //! that tip with a compare-and-swap; and the questions asked of an archive (`status`,
-//! `log`, `verify`, what the pre-receive hook and `sync` accept), answered from the
+//! `log`, `verify`, what the pre-receive hook and `sync` accept; a tournament's
+//! standings, the ratings, the games waiting for one player), answered from the
 //! archive's history index.
 //!
 //! Each function here is what one `ravenpost` command runs; the command line only parses
@@ -13,6 +14,7 @@ mod checks;
 mod definitions;
 mod exchange;
 mod games;
+mod tournament;
 
 pub use armies::{ArmyOutcome, army_commit, army_reveal};
 pub use checks::{
@@ -22,11 +24,15 @@ pub use checks::{
 pub use exchange::{
     GITOLITE_HOOK_NAME, HOOK_EXE_ENV, HookTarget, PUSHER_VAR_ENV, PUSHER_VARIABLES, PusherUnnamed, SyncOutcome,
     SyncRefusal, SyncReport, SyncStep, check_range, check_range_pushed, hook_check, hook_explain, hook_script,
-    hook_script_with, install_hook, install_hook_to, open_for_sync, pusher_from, pusher_from_env, sync,
+    hook_script_with, install_hook, install_hook_to, install_notify_hook, notify_hook_script, open_for_sync, pusher_from, pusher_from_env, sync,
 };
 pub use games::{
     ClubSetup, NewGame, claim_timeout, draw, find, init, init_club, leave, new_game, now, open, play, resign,
     set_signing_key,
+};
+pub use tournament::{
+    Created, ELO_K, ELO_START, NewTournament, PlayerRating, RatedGame, Ratings, identity_name,
+    list_tournaments, ratings, standings, to_move, tournament_new, verify_tournaments,
 };
 
 use crate::record::Refusal;

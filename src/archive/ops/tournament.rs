@@ -1,0 +1,493 @@
+//! Club play: `tournament new` (every game of a round robin in one commit), `standings`
+//! (the crosstable of a tournament from its games' files), `ratings` (Elo over the
+//! archive's finished games, per variant and overall) and `status --to-move` (the games
+//! waiting for one player, most urgent deadline first), and the check `verify` makes of
+//! each tournament file.
+//!
+//! The rules (pairings, what a tournament file may hold, standings and tie-breaks) are
+//! the referee's ([`crate::referee::tournament`]); this module reads the archive, asks
+//! the referee and commits. Results and whose turn it is come from the games' current
+//! files through `status`'s standings cache ([`super::status`]).
+//!
+//! Ratings are Elo as the `skillratings` crate computes it ([`ELO_K`], [`ELO_START`]): every
+//! finished game (decisive or drawn) rated once, in the order its result was committed
+//! (then by game id), each player starting at [`ELO_START`]; one list over all variants
+//! and one per variant.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use skillratings::Outcomes;
+use skillratings::elo::{EloConfig, EloRating, elo};
+
+use crate::archive::{Archive, ArmyChoice, CommitId, GamePath, Identity};
+use crate::record::{self, game_text_from_tags};
+use crate::referee::Problem;
+use crate::referee::tournament::{self, ArmyPlan, Entrant, Outcome, Standings, Tournament};
+
+use super::Error as Failure;
+use super::checks::{StatusLine, VerifyProblem, status};
+use super::games::{NewGame, NewTags, new_game_tags, now};
+
+/// The Elo K-factor: the largest rating change one game can make.
+pub const ELO_K: f64 = 20.0;
+/// Every player's rating before their first rated game.
+pub const ELO_START: f64 = 1500.0;
+
+/// What `ravenpost tournament new` was given.
+#[derive(Debug, Clone, Default)]
+pub struct NewTournament {
+    /// The name: the file name and every game's `Event` tag.
+    pub name: String,
+    /// The variant.
+    pub variant: String,
+    /// The players in table order: `Name` or `Name <email>`.
+    pub players: Vec<String>,
+    /// A double round robin.
+    pub double: bool,
+    /// The games' time control.
+    pub time_control: Option<String>,
+    /// How Fantasy Grand armies are chosen.
+    pub army_choice: Option<ArmyPlan>,
+    /// With [`ArmyPlan::Fixed`]: each player's army, `(player, army)`.
+    pub armies: Vec<(String, String)>,
+    /// Game options K=V for every game.
+    pub options: Vec<(String, String)>,
+}
+
+/// What `tournament new` made.
+#[derive(Debug, Clone, Serialize)]
+pub struct Created {
+    /// The tournament, as committed.
+    pub tournament: Tournament,
+    /// The commit (short id).
+    pub commit: String,
+}
+
+fn entrant(spec: &str) -> Result<Entrant, Failure> {
+    let spec = spec.trim();
+    let (name, email) = match (spec.find('<'), spec.ends_with('>')) {
+        (Some(i), true) => {
+            (spec[..i].trim().to_string(), Some(spec[i + 1..spec.len() - 1].trim().to_string()))
+        }
+        _ => (spec.to_string(), None),
+    };
+    if let Some(e) = &email {
+        crate::referee::players::check_address(e)
+            .map_err(|why| Failure::Usage(format!("--players: {name}'s address `{e}`: {why}")))?;
+    }
+    Ok(Entrant { name, email, army: None })
+}
+
+/// `ravenpost tournament new`: pairs the players by the Berger tables and creates the
+/// tournament file and every game (or, with secret armies, every army choice) in one
+/// commit.
+///
+/// # Errors
+/// [`Failure::Usage`] for bad input (with what would be legal); the archive's errors.
+pub fn tournament_new(
+    archive: &Archive,
+    n: NewTournament,
+    author: Option<&Identity>,
+) -> Result<Created, Failure> {
+    let mut players: Vec<Entrant> = n.players.iter().map(|p| entrant(p)).collect::<Result<_, _>>()?;
+    let variant =
+        crate::variants::by_name(&n.variant, &n.options).map_err(|e| Failure::Usage(e.to_string()))?;
+    let slug = variant.def().slug.clone();
+    match &n.army_choice {
+        Some(_) if slug != ArmyChoice::VARIANT => {
+            return Err(Failure::Usage(format!(
+                "--army-choice: only Fantasy Grand Chess has armies, not {slug}"
+            )));
+        }
+        Some(ArmyPlan::Fixed) => {
+            for p in &mut players {
+                let Some((_, army)) = n.armies.iter().find(|(who, _)| *who == p.name) else {
+                    return Err(Failure::Usage(format!(
+                        "--army-choice fixed: no army for {} (give one per player: --army \"{}=elves\")",
+                        p.name, p.name
+                    )));
+                };
+                p.army = Some(army.clone());
+            }
+            if let Some((who, _)) = n.armies.iter().find(|(who, _)| !players.iter().any(|p| p.name == *who)) {
+                return Err(Failure::Usage(format!("--army {who}=…: {who} is not one of the players")));
+            }
+        }
+        _ if !n.armies.is_empty() => {
+            return Err(Failure::Usage("--army needs --army-choice fixed".into()));
+        }
+        _ => {}
+    }
+    let config = archive.config()?;
+    let time_control = n.time_control.clone().or(config.time_control.clone());
+    let t = Tournament::new(&n.name, &slug, players, n.double, time_control.clone(), n.army_choice.clone())
+        .map_err(|e| Failure::Usage(format!("tournament {}: {e}", n.name)))?;
+    let _lock = archive.lock()?;
+    let tip = archive.tip()?;
+    let path = Tournament::path(&t.name);
+    if let Some(tip) = tip
+        && archive.read_bytes_at(tip, &path)?.is_some()
+    {
+        return Err(Failure::Usage(format!("the archive already has a tournament {} ({path})", t.name)));
+    }
+    let mut existing: Vec<String> = archive.list_games()?.iter().map(|g| g.id().to_string()).collect();
+    existing.extend(archive.list_army_choices()?);
+    let time = now();
+    let mut files = vec![(path.clone(), t.to_yaml().into_bytes())];
+    let person = |name: &str| t.players.iter().find(|p| p.name == name).expect("a scheduled player");
+    for g in &t.games {
+        if existing.contains(&g.id) {
+            return Err(Failure::Usage(format!(
+                "the archive already has a game {}: choose another tournament name",
+                g.id
+            )));
+        }
+        let (w, b) = (person(&g.white), person(&g.black));
+        let game = NewGame {
+            variant: slug.clone(),
+            white: g.white.clone(),
+            black: g.black.clone(),
+            options: n.options.clone(),
+            armies: match (&w.army, &b.army) {
+                (Some(x), Some(y)) => Some((x.clone(), y.clone())),
+                _ => None,
+            },
+            id: Some(g.id.clone()),
+            event: Some(t.name.clone()),
+            time_control: time_control.clone(),
+            keys: [None, None],
+            secret_armies: t.army_choice == Some(ArmyPlan::Secret),
+            emails: [w.email.clone(), b.email.clone()],
+            accounts: [None, None],
+            variant_file: None,
+        };
+        let NewTags { tags, .. } = new_game_tags(archive, &game, time)?;
+        let tags: Vec<(String, String)> = tags
+            .into_iter()
+            .map(|(k, v)| if k == "Round" { (k, g.round.to_string()) } else { (k, v) })
+            .collect();
+        let text = if game.secret_armies {
+            ArmyChoice::new(&g.white, &g.black, tags.into_iter().collect()).to_yaml()
+        } else {
+            record::load(&game_text_from_tags(&tags))?.canonical_text()
+        };
+        files.push((t.record_path(&g.id), text.into_bytes()));
+    }
+    let message = format!(
+        "{}: new tournament, {} {}round robin of {} players, {} games",
+        t.name,
+        variant.def().title,
+        if t.double { "double " } else { "" },
+        t.players.len(),
+        t.games.len()
+    );
+    let creator = archive.identity(author).unwrap_or_else(|_| Identity::ravenpost());
+    let commit = archive.create_files(&files, tip, Some(&creator), time, &message)?;
+    Ok(Created { tournament: t, commit: commit.short() })
+}
+
+/// The names of the tournaments at the tip, sorted.
+///
+/// # Errors
+/// The archive's errors.
+pub fn list_tournaments(archive: &Archive) -> Result<Vec<String>, Failure> {
+    let Some(tip) = archive.tip()? else { return Ok(Vec::new()) };
+    let _ = tip;
+    let index = archive.index()?;
+    let mut out = Vec::new();
+    for p in index.paths() {
+        if let Some(name) = Tournament::parse_path(p)
+            && index.versions(p).last().is_some_and(|v| v.blob.is_some())
+        {
+            out.push(name.to_string());
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+fn read_tournament(archive: &Archive, tip: Option<CommitId>, name: &str) -> Result<Tournament, Failure> {
+    let text = match tip {
+        Some(t) => archive.read_file_at(t, &Tournament::path(name))?,
+        None => None,
+    };
+    let Some(text) = text else {
+        let known = list_tournaments(archive)?;
+        return Err(Failure::Usage(format!(
+            "no tournament `{name}` in the archive{}",
+            if known.is_empty() {
+                " (it has none: make one with `ravenpost tournament new`)".to_string()
+            } else {
+                format!(" (tournaments: {})", known.join(", "))
+            }
+        )));
+    };
+    Tournament::from_yaml(&text).map_err(|e| Failure::Declined(format!("{}: {e}", Tournament::path(name))))
+}
+
+/// `ravenpost standings [TOURNAMENT]`: the standings of one tournament, or of each.
+///
+/// # Errors
+/// An unknown tournament; the archive's errors.
+pub fn standings(archive: &Archive, name: Option<&str>) -> Result<Vec<Standings>, Failure> {
+    let tip = archive.tip()?;
+    let names = match name {
+        Some(n) => vec![n.to_string()],
+        None => list_tournaments(archive)?,
+    };
+    let lines = status(archive)?;
+    let mut out = Vec::new();
+    for n in names {
+        let t = read_tournament(archive, tip, &n)?;
+        let result = |id: &str| {
+            lines
+                .iter()
+                .find(|l| l.id == id && l.variant == t.variant && l.problem.is_none())
+                .and_then(|l| Outcome::from_token(&l.result))
+        };
+        out.push(tournament::standings(&t, result));
+    }
+    Ok(out)
+}
+
+/// One player's rating.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PlayerRating {
+    /// The player.
+    pub name: String,
+    /// The Elo rating after their last rated game, rounded to a whole number.
+    pub rating: f64,
+    /// Rated games.
+    pub games: usize,
+    /// Wins.
+    pub wins: usize,
+    /// Draws.
+    pub draws: usize,
+    /// Losses.
+    pub losses: usize,
+}
+
+/// What `ravenpost ratings` computed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Ratings {
+    /// `elo`.
+    pub method: &'static str,
+    /// The K-factor.
+    pub k: f64,
+    /// The starting rating.
+    pub start: f64,
+    /// The first day counted (YYYY-MM-DD, UTC), if limited.
+    pub from: Option<String>,
+    /// The last day counted, if limited.
+    pub to: Option<String>,
+    /// The games rated, in the order rated.
+    pub games: Vec<RatedGame>,
+    /// Over every variant, best first.
+    pub overall: Vec<PlayerRating>,
+    /// By variant slug, best first.
+    pub variants: BTreeMap<String, Vec<PlayerRating>>,
+}
+
+/// A game that counted for the ratings.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RatedGame {
+    /// The game id.
+    pub id: String,
+    /// The variant.
+    pub variant: String,
+    /// White.
+    pub white: String,
+    /// Black.
+    pub black: String,
+    /// The result token.
+    pub result: String,
+    /// When the result was committed (RFC 3339).
+    pub finished: String,
+}
+
+#[derive(Default)]
+struct Pool {
+    players: BTreeMap<String, (EloRating, usize, usize, usize, usize)>,
+}
+
+impl Pool {
+    fn rate(&mut self, white: &str, black: &str, o: Outcome) {
+        let config = EloConfig { k: ELO_K };
+        let start = (EloRating { rating: ELO_START }, 0, 0, 0, 0);
+        let w = self.players.get(white).copied().unwrap_or(start);
+        let b = self.players.get(black).copied().unwrap_or(start);
+        let outcome = match o {
+            Outcome::WhiteWins => Outcomes::WIN,
+            Outcome::BlackWins => Outcomes::LOSS,
+            Outcome::Draw => Outcomes::DRAW,
+        };
+        let (nw, nb) = elo(&w.0, &b.0, &outcome, &config);
+        let tally = |p: (EloRating, usize, usize, usize, usize), new: EloRating, halves: u32| {
+            (
+                new,
+                p.1 + 1,
+                p.2 + usize::from(halves == 2),
+                p.3 + usize::from(halves == 1),
+                p.4 + usize::from(halves == 0),
+            )
+        };
+        self.players.insert(white.to_string(), tally(w, nw, o.white_halves()));
+        self.players.insert(black.to_string(), tally(b, nb, 2 - o.white_halves()));
+    }
+
+    fn list(self) -> Vec<PlayerRating> {
+        let mut v: Vec<PlayerRating> = self
+            .players
+            .into_iter()
+            .map(|(name, (r, games, wins, draws, losses))| PlayerRating {
+                name,
+                rating: r.rating.round(),
+                games,
+                wins,
+                draws,
+                losses,
+            })
+            .collect();
+        v.sort_by(|a, b| b.rating.total_cmp(&a.rating).then_with(|| a.name.cmp(&b.name)));
+        v
+    }
+}
+
+fn parse_day(flag: &str, day: &str) -> Result<chrono::NaiveDate, Failure> {
+    chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d")
+        .map_err(|e| Failure::Usage(format!("{flag} `{day}`: {e} (expected YYYY-MM-DD)")))
+}
+
+/// `ravenpost ratings [--from DAY] [--to DAY]`: Elo ratings from every finished game whose
+/// result was committed on those days (UTC, both included).
+///
+/// # Errors
+/// A malformed day; the archive's errors.
+pub fn ratings(archive: &Archive, from: Option<&str>, to: Option<&str>) -> Result<Ratings, Failure> {
+    let first = from.map(|d| parse_day("--from", d)).transpose()?;
+    let last = to.map(|d| parse_day("--to", d)).transpose()?;
+    let index = archive.index()?;
+    let mut games = Vec::new();
+    for l in status(archive)? {
+        let Some(o) = Outcome::from_token(&l.result).filter(|_| l.problem.is_none()) else { continue };
+        let Ok(path) = GamePath::new(&l.variant, &l.id) else { continue };
+        let Some(v) = index.versions(&path.path()).last() else { continue };
+        let time = index.commits()[v.position].time;
+        let day = time.to_datetime().map(|d| d.naive_utc().date());
+        if first.is_some_and(|f| day.is_none_or(|d| d < f)) || last.is_some_and(|t| day.is_none_or(|d| d > t))
+        {
+            continue;
+        }
+        games.push((time.unix_seconds(), l, o, time));
+    }
+    games.sort_by(|a, b| (a.0, &a.1.id).cmp(&(b.0, &b.1.id)));
+    let mut overall = Pool::default();
+    let mut by_variant: BTreeMap<String, Pool> = BTreeMap::new();
+    let mut rated = Vec::new();
+    for (_, l, o, time) in games {
+        overall.rate(&l.white, &l.black, o);
+        by_variant.entry(l.variant.clone()).or_default().rate(&l.white, &l.black, o);
+        rated.push(RatedGame {
+            id: l.id,
+            variant: l.variant,
+            white: l.white,
+            black: l.black,
+            result: l.result,
+            finished: time.to_datetime().map(|d| d.to_rfc3339()).unwrap_or_default(),
+        });
+    }
+    Ok(Ratings {
+        method: "elo",
+        k: ELO_K,
+        start: ELO_START,
+        from: first.map(|d| d.to_string()),
+        to: last.map(|d| d.to_string()),
+        games: rated,
+        overall: overall.list(),
+        variants: by_variant.into_iter().map(|(k, p)| (k, p.list())).collect(),
+    })
+}
+
+/// `ravenpost status --to-move [NAME]`: the games in which `player` is to move, the most
+/// urgent deadline first (games without a clock last, then by id).
+///
+/// # Errors
+/// The archive's errors.
+pub fn to_move(archive: &Archive, player: &str) -> Result<Vec<StatusLine>, Failure> {
+    let mut lines: Vec<StatusLine> = status(archive)?
+        .into_iter()
+        .filter(|l| l.problem.is_none() && l.to_move.as_deref() == Some(player))
+        .collect();
+    lines.sort_by(|a, b| {
+        let key = |l: &StatusLine| l.clock.as_ref().map(|c| c.deadline.timestamp());
+        match (key(a), key(b)) {
+            (Some(x), Some(y)) => x.cmp(&y),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => std::cmp::Ordering::Equal,
+        }
+        .then_with(|| a.id.cmp(&b.id))
+    });
+    Ok(lines)
+}
+
+/// The player `status --to-move` lists for when no name is given: the identity's name.
+///
+/// # Errors
+/// [`Failure::Usage`] when there is no identity.
+pub fn identity_name(archive: &Archive, author: Option<&Identity>) -> Result<String, Failure> {
+    archive.identity(author).map(|i| i.name).map_err(|e| {
+        Failure::Usage(format!(
+            "status --to-move: whose games? name the player (`--to-move NAME`) or set an identity ({e})"
+        ))
+    })
+}
+
+/// What `verify` finds wrong with the tournament files: each must be created once, by a
+/// commit that creates exactly its games ([`tournament::judge_change`]), and never change.
+///
+/// # Errors
+/// The archive's errors.
+pub fn verify_tournaments(archive: &Archive) -> Result<Vec<VerifyProblem>, Failure> {
+    let index = archive.index()?;
+    let mut out = Vec::new();
+    let mut paths: Vec<&str> =
+        index.paths().into_iter().filter(|p| Tournament::parse_path(p).is_some()).collect();
+    paths.sort();
+    for path in paths {
+        let name = Tournament::parse_path(path).expect("filtered").to_string();
+        for (k, v) in index.versions(path).iter().enumerate() {
+            let c = &index.commit_at(v.position);
+            let problem = if k > 0 {
+                Some(Problem::TournamentChanged { name: name.clone() })
+            } else {
+                let text = match v.blob {
+                    Some(b) => archive.read_blob_text(b, path).ok(),
+                    None => None,
+                };
+                let mut records = Vec::new();
+                for ch in c.changes.iter().filter(|ch| &*ch.path != path) {
+                    let existed = index.versions(&ch.path).first().is_some_and(|f| f.position < v.position);
+                    let text = match ch.blob {
+                        Some(b) => archive.read_blob_text(b, &ch.path).ok(),
+                        None => None,
+                    };
+                    records.push((ch.path.to_string(), existed, text));
+                }
+                let list: Vec<(&str, bool, Option<&str>)> =
+                    records.iter().map(|(p, e, t)| (p.as_str(), *e, t.as_deref())).collect();
+                tournament::judge_change(&name, false, text.as_deref(), &list)
+            };
+            if let Some(p) = problem {
+                out.push(VerifyProblem {
+                    game: name.clone(),
+                    commit: c.commit.short(),
+                    author: c.author_name.to_string(),
+                    problem: p.to_string(),
+                });
+            }
+        }
+    }
+    Ok(out)
+}
