@@ -648,11 +648,58 @@ impl Archive {
     pub(crate) fn lock_if(&self, take_file: bool) -> Result<WriteLock<'_>, ArchiveError> {
         if take_file && self.lock_file.borrow().is_none() {
             let path = self.lock_path();
-            let file = lock::acquire(&path, &self.options)?;
-            *self.lock_file.borrow_mut() = Some(file);
+            let acquired = lock::acquire(&path, &self.options)?;
+            *self.lock_file.borrow_mut() = Some(acquired.lock);
+            if let Some(journal) = acquired.interrupted {
+                // A writer died holding the lock: finish what it left half done first.
+                if let Err(e) = self.recover(&journal) {
+                    let mut held = self.lock_file.borrow_mut();
+                    if let Some(lock) = held.as_mut() {
+                        // Keep its journal for the next try.
+                        lock.note(&journal);
+                        lock.keep();
+                    }
+                    held.take();
+                    return Err(e);
+                }
+            }
         }
         self.lock_depth.set(self.lock_depth.get() + 1);
         Ok(WriteLock { archive: self })
+    }
+
+    /// Finishes a write that a ravenpost process left half done when it died (killed
+    /// between moving the branch and updating the working copy, say), if one did and
+    /// nobody holds the lock now: see [`Archive::lock`]. Every write does this itself
+    /// when it takes the lock; commands call it first so that `git status` is right
+    /// again at once.
+    ///
+    /// # Errors
+    ///
+    /// As [`Archive::lock`] (except that a held lock is not waited for: nothing is done).
+    pub fn recover_interrupted_write(&self) -> Result<(), ArchiveError> {
+        if self.lock_file.borrow().is_some() || !self.lock_path().exists() {
+            return Ok(());
+        }
+        let mut options = self.options.clone();
+        options.lock_timeout = Duration::ZERO;
+        let acquired = match lock::acquire(&self.lock_path(), &options) {
+            Ok(a) => a,
+            Err(ArchiveError::Locked { .. } | ArchiveError::StaleLock { .. }) => return Ok(()),
+            Err(e) => return Err(e),
+        };
+        *self.lock_file.borrow_mut() = Some(acquired.lock);
+        let result = match &acquired.interrupted {
+            Some(journal) => self.recover(journal),
+            None => Ok(()),
+        };
+        let mut held = self.lock_file.borrow_mut();
+        if let (Err(_), Some(lock), Some(journal)) = (&result, held.as_mut(), &acquired.interrupted) {
+            lock.note(journal);
+            lock.keep();
+        }
+        held.take();
+        result
     }
 
     /// The lock file's path: `ravenpost.lock` in the (common) git directory.

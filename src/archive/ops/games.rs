@@ -33,6 +33,27 @@ pub fn now() -> Timestamp {
 /// the command runs in if it is an archive, else the per-user archive. Only with `create`
 /// (`ravenpost new`) is a missing default archive made; other commands say where none is.
 pub fn open(dir: Option<&Path>, create: bool) -> Result<Archive, Failure> {
+    let mut archive = open_archive(dir, create)?;
+    if BREAK_LOCK.get().copied().unwrap_or(false) {
+        let mut options = archive.options().clone();
+        options.break_locks_older_than = Some(std::time::Duration::ZERO);
+        archive.set_options(options);
+    }
+    // A write a killed ravenpost left half done is finished before anything else (a
+    // failure here is left for the next write, which reports it).
+    let _ = archive.recover_interrupted_write();
+    Ok(archive)
+}
+
+/// `--break-lock` for this run.
+static BREAK_LOCK: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+
+/// Sets `--break-lock` (remove a lock file left by ravenpost 0.1.0), once per run.
+pub fn set_break_lock(on: bool) {
+    let _ = BREAK_LOCK.set(on);
+}
+
+fn open_archive(dir: Option<&Path>, create: bool) -> Result<Archive, Failure> {
     if let Some(d) = dir {
         return Ok(Archive::open(d)?);
     }

@@ -19,7 +19,8 @@ pub use checks::{
 };
 pub use exchange::{HOOK_EXE_ENV, check_range, hook_check, hook_script, install_hook, open_for_sync, sync};
 pub use games::{
-    NewGame, claim_timeout, draw, find, init, leave, new_game, now, open, play, resign, set_signing_key,
+    NewGame, claim_timeout, draw, find, init, leave, new_game, now, open, play, resign, set_break_lock,
+    set_signing_key,
 };
 
 use crate::record::Refusal;
@@ -84,6 +85,12 @@ impl From<crate::referee::InvalidGamePath> for Error {
 }
 
 impl Error {
+    /// Whether the change was committed all the same: only the working copy could not be
+    /// brought up to date ([`ArchiveError::WorkingCopyUpdate`]).
+    pub fn is_saved(&self) -> bool {
+        matches!(self, Error::Archive(ArchiveError::WorkingCopyUpdate { .. }))
+    }
+
     /// Whether the command was given bad input (exit code 2) rather than refused
     /// (exit code 1).
     pub fn is_usage(&self) -> bool {
