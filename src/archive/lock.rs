@@ -63,7 +63,8 @@ pub(crate) struct LockFile {
 /// A write step as noted in the lock file's journal.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Journal {
-    /// The step about to be taken: `ref`, `worktree`, `index` or `done`.
+    /// The step about to be taken: `objects` (none yet: the commit is made), `ref`,
+    /// `worktree`, `index` or `done` (all taken).
     pub step: String,
     /// The branch, e.g. `refs/heads/main`.
     pub refname: String,
@@ -234,7 +235,7 @@ fn try_once(path: &Path, options: &ArchiveOptions) -> Result<Try, ArchiveError> 
     let _ = f.read_to_string(&mut text);
     let interrupted = if text.starts_with(HEADER) {
         // A v2 file nobody holds: its owner died. Its last step, if it was mid-write.
-        text.lines().filter_map(Journal::parse).last()
+        text.lines().rev().find_map(Journal::parse)
     } else if text.trim().is_empty() {
         None
     } else {

@@ -265,6 +265,7 @@ impl Archive {
             expected: expected.map_or_else(|| "-".to_string(), |c| c.hex()),
             new: commit.to_string(),
         };
+        self.note(&journal("objects"));
         test_pause("objects");
         // From the ref update to the index entry: an interrupt (Ctrl-C, SIGTERM, SIGHUP)
         // waits until the working copy has the commit, so the move is everywhere or
