@@ -319,3 +319,100 @@ fn a_held_lock_names_its_owner_and_break_lock_exists() {
     assert!(o.status.success(), "{}", text(&o));
     assert_working_copy_is_the_branch(&dir, &home, "after --break-lock");
 }
+
+// ---------------------------------------------------------------- line endings
+
+/// An archive as ravenpost 0.1.0 made it: `ravenpost.yaml` alone in the first commit,
+/// no `.gitattributes`; one game with two moves. Returns the bare repository to clone.
+fn old_style_archive(t: &Path, home: &Path) -> std::path::PathBuf {
+    let made = t.join("made");
+    std::fs::create_dir_all(&made).unwrap();
+    git(&made, home, &["init", "-q", "-b", "main"]);
+    let (_t2, modern, _) = archive();
+    std::fs::write(made.join("ravenpost.yaml"), git(&modern, home, &["show", "main:ravenpost.yaml"]))
+        .unwrap();
+    git(&made, home, &["add", "ravenpost.yaml"]);
+    git(&made, home, &["commit", "-q", "-m", "Start a ravenpost archive"]);
+    ok(&made, home, &["new", "grand", "--white", "Ann", "--black", "Bo", "--id", "g"]);
+    let bare = t.join("origin.git");
+    git(t, home, &["clone", "-q", "--bare", made.to_str().unwrap(), bare.to_str().unwrap()]);
+    bare
+}
+
+/// Plays a game in a clone of `bare` made with `core.autocrlf=<autocrlf>`: moves, a draw
+/// offer, a resignation, each committed with `git status` clean, then synced back.
+fn play_with_autocrlf(autocrlf: &str, bare: &Path, t: &Path, home: &Path) {
+    let clone = t.join(format!("clone-{autocrlf}"));
+    let setting = format!("core.autocrlf={autocrlf}");
+    git(t, home, &["clone", "-q", "-c", &setting, bare.to_str().unwrap(), clone.to_str().unwrap()]);
+    let file = std::fs::read(clone.join(GAME)).unwrap();
+    let crlf = file.windows(2).any(|w| w == b"\r\n");
+    let line = long_game::random_game("grand", 4, 11);
+    for (i, token) in line.tokens.iter().enumerate() {
+        let who = if i % 2 == 0 { "Ann" } else { "Bo" };
+        ok(&clone, home, &["move", "g", token, "--as", who]);
+        assert_eq!(git(&clone, home, &["status", "--porcelain"]), "", "{autocrlf}: after {token}");
+    }
+    ok(&clone, home, &["draw", "offer", "g", "--as", "Ann"]);
+    ok(&clone, home, &["resign", "g", "--as", "Ann"]);
+    assert_eq!(git(&clone, home, &["status", "--porcelain"]), "", "{autocrlf}: after the resignation");
+    ok(&clone, home, &["verify"]);
+    ok(&clone, home, &["sync"]);
+    let on_remote = git(bare, home, &["show", &format!("main:{GAME}")]);
+    assert!(on_remote.contains("[Result \"0-1\"]") && !on_remote.contains('\r'), "{autocrlf}: {on_remote}");
+    eprintln!("core.autocrlf={autocrlf}: checked out with CRLF: {crlf}");
+}
+
+/// Regression (issue 13): with `core.autocrlf=true` (Git for Windows' default) git checks
+/// game files out with CRLF, and `move`, `resign` and `draw offer` said "the working copy
+/// has changes" while `git status` was clean; now the working copy is compared as git
+/// sees it after its filters. Older archives (no `.gitattributes`) are the hard case.
+#[test]
+fn autocrlf_true_move_works() {
+    let t = tempfile::tempdir().unwrap();
+    let home = common::identity(&t.path().join("home"), "Referee", "referee@example.org");
+    let bare = old_style_archive(t.path(), &home);
+    // The case the issue is about: the clone really holds CRLF files.
+    let probe = t.path().join("probe");
+    git(
+        t.path(),
+        &home,
+        &["clone", "-q", "-c", "core.autocrlf=true", bare.to_str().unwrap(), probe.to_str().unwrap()],
+    );
+    assert!(std::fs::read(probe.join(GAME)).unwrap().windows(2).any(|w| w == b"\r\n"), "no CRLF checkout");
+    play_with_autocrlf("true", &bare, t.path(), &home);
+}
+
+/// `core.autocrlf=input` (git converts CRLF to LF on the way in only) plays a game too.
+#[test]
+fn autocrlf_input_move_works() {
+    let t = tempfile::tempdir().unwrap();
+    let home = common::identity(&t.path().join("home"), "Referee", "referee@example.org");
+    let bare = old_style_archive(t.path(), &home);
+    play_with_autocrlf("input", &bare, t.path(), &home);
+}
+
+/// `init` pins the line endings of game files in a `.gitattributes` committed with
+/// `ravenpost.yaml` (which the hook accepts in the first commit), so a clone with
+/// `core.autocrlf=true` checks game files out with LF.
+#[test]
+fn init_writes_gitattributes_pinning_game_files() {
+    let (t, dir, home) = archive();
+    let attributes = git(&dir, &home, &["show", "main:.gitattributes"]);
+    assert!(attributes.lines().any(|l| l == "games/** text eol=lf"), "{attributes}");
+    assert_eq!(git(&dir, &home, &["rev-list", "--count", "main"]).trim(), "1");
+    assert_eq!(git(&dir, &home, &["status", "--porcelain"]), "");
+    ok(&dir, &home, &["new", "grand", "--white", "Ann", "--black", "Bo", "--id", "g"]);
+    let bare = t.path().join("pinned.git");
+    git(t.path(), &home, &["init", "-q", "--bare", "-b", "main", bare.to_str().unwrap()]);
+    ok(t.path(), &home, &["hook", "install", "--repo", bare.to_str().unwrap()]);
+    git(&dir, &home, &["push", "-q", bare.to_str().unwrap(), "main"]);
+    let clone = t.path().join("pinned");
+    git(
+        t.path(),
+        &home,
+        &["clone", "-q", "-c", "core.autocrlf=true", bare.to_str().unwrap(), clone.to_str().unwrap()],
+    );
+    assert!(!std::fs::read(clone.join(GAME)).unwrap().contains(&b'\r'), "a CRLF checkout");
+    play_with_autocrlf("true", &bare, t.path(), &home);
+}

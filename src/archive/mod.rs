@@ -68,6 +68,15 @@ pub use signing::{
 pub use types::{ArchiveCommit, BlobId, CommitId, FileChange, FileVersion, Identity, Timestamp};
 pub use verdicts::VerdictCache;
 
+/// The attributes file `init` commits beside `ravenpost.yaml`.
+pub const ATTRIBUTES_PATH: &str = crate::referee::layout::ATTRIBUTES_PATH;
+
+/// What `init` writes there: game files and the settings are text with LF line endings
+/// in every clone (so `core.autocrlf=true`, Git for Windows' default, changes nothing).
+pub const ATTRIBUTES: &str = "# Written by `ravenpost init`: game files keep LF line endings in every clone.\n\
+games/** text eol=lf\n\
+ravenpost.yaml text eol=lf\n";
+
 /// Where an archive looks for git's `user.name` and `user.email`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
@@ -279,14 +288,25 @@ impl Archive {
                 None => archive.git_identity()?.unwrap_or_else(Identity::ravenpost),
             },
         };
-        archive.create_file(
-            ArchiveConfig::PATH,
-            config.to_yaml(),
-            tip,
-            Some(&author),
-            time,
-            "Start a ravenpost archive",
-        )?;
+        let yaml = config.to_yaml();
+        let message = "Start a ravenpost archive";
+        // Game files keep LF endings in every clone, whatever `core.autocrlf` says; a
+        // repository that has its own `.gitattributes` keeps it.
+        let attributes_there = archive.read_bytes(ATTRIBUTES_PATH)?.is_some()
+            || archive.repo.workdir().is_some_and(|w| fs::symlink_metadata(w.join(ATTRIBUTES_PATH)).is_ok());
+        if attributes_there {
+            archive.create_file(ArchiveConfig::PATH, yaml, tip, Some(&author), time, message)?;
+        } else {
+            archive.create_two_files(
+                ArchiveConfig::PATH,
+                yaml.as_bytes(),
+                (ATTRIBUTES_PATH, ATTRIBUTES.as_bytes()),
+                tip,
+                Some(&author),
+                time,
+                message,
+            )?;
+        }
         Ok(archive)
     }
 

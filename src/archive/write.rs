@@ -99,7 +99,17 @@ impl Archive {
         time: Timestamp,
         message: &str,
     ) -> Result<CommitId, ArchiveError> {
-        self.write_file(Mode::Upsert, path, contents.as_ref(), expected_tip, author, time, message, None)
+        self.write_file(
+            Mode::Upsert,
+            path,
+            contents.as_ref(),
+            expected_tip,
+            author,
+            time,
+            message,
+            None,
+            None,
+        )
     }
 
     /// As [`Archive::commit_file`], and the commit is signed with `signer` (an SSH
@@ -128,6 +138,7 @@ impl Archive {
             time,
             message,
             Some(signer),
+            None,
         )
     }
 
@@ -146,7 +157,32 @@ impl Archive {
         time: Timestamp,
         message: &str,
     ) -> Result<CommitId, ArchiveError> {
-        self.write_file(Mode::Create, path, contents.as_ref(), expected_tip, author, time, message, None)
+        self.write_file(
+            Mode::Create,
+            path,
+            contents.as_ref(),
+            expected_tip,
+            author,
+            time,
+            message,
+            None,
+            None,
+        )
+    }
+
+    /// As [`Archive::create_file`], with a second new file `extra` in the same commit.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn create_two_files(
+        &self,
+        path: &str,
+        contents: &[u8],
+        extra: (&str, &[u8]),
+        expected_tip: Option<CommitId>,
+        author: Option<&Identity>,
+        time: Timestamp,
+        message: &str,
+    ) -> Result<CommitId, ArchiveError> {
+        self.write_file(Mode::Create, path, contents, expected_tip, author, time, message, None, Some(extra))
     }
 
     /// Commits new settings as `ravenpost.yaml`, as [`Archive::commit_file`] does.
@@ -195,6 +231,7 @@ impl Archive {
         time: Timestamp,
         message: &str,
         signer: Option<&SshSigner>,
+        extra: Option<(&str, &[u8])>,
     ) -> Result<CommitId, ArchiveError> {
         let parts = check_path(path)?;
         let _lock = self.lock()?;
@@ -228,9 +265,20 @@ impl Archive {
             return Err(self.moved_or(&refname, path, expected, err));
         }
         let blob = self.repo.blob(contents).map_err(|e| ArchiveError::git_path("write blob", path, e))?;
-        let tree = self.insert_blob(base.as_ref(), &parts, blob, path)?;
+        let mut tree = self.insert_blob(base.as_ref(), &parts, blob, path)?;
         if let Err(err) = self.check_working_copy(path, &[Some(new), old, grandparent_blob]) {
             return Err(self.moved_or(&refname, path, expected, err));
+        }
+        if let Some((extra_path, extra_contents)) = extra {
+            // A second new file in the same commit (`init`'s `.gitattributes`).
+            let extra_parts = check_path(extra_path)?;
+            let b = self
+                .repo
+                .blob(extra_contents)
+                .map_err(|e| ArchiveError::git_path("write blob", extra_path, e))?;
+            self.check_working_copy(extra_path, &[Some(b)])?;
+            let with = self.repo.find_tree(tree).map_err(|e| ArchiveError::git_oid("read tree", tree, e))?;
+            tree = self.insert_blob(Some(&with), &extra_parts, b, extra_path)?;
         }
         let tree = self.repo.find_tree(tree).map_err(|e| ArchiveError::git_oid("read tree", tree, e))?;
         let mut message = message.to_string();
@@ -287,6 +335,10 @@ impl Archive {
                         self.note(&journal("index"));
                         test_pause("index");
                     });
+                    let written = match (written, extra) {
+                        (Ok(()), Some((p, c))) => self.sync_working_copy(&refname, p, commit, c, &|| {}),
+                        (w, _) => w,
+                    };
                     if written.is_err() {
                         // The next command brings the working copy up to date.
                         self.keep_journal();

@@ -195,8 +195,8 @@ pub enum Changed<'a> {
 
 /// What a commit changed (`changes`: each path with its new bytes, `None` for a
 /// deletion), by what a push may be: exactly one game file or army choice file; the
-/// settings file only in the root commit (`root`). The findings for anything else; the
-/// record changed, when there is exactly one.
+/// settings file and `.gitattributes` only in the root commit (`root`). The findings
+/// for anything else; the record changed, when there is exactly one.
 pub fn classify_changes<'a>(
     changes: &[(&str, Option<&'a [u8]>)],
     root: bool,
@@ -205,10 +205,10 @@ pub fn classify_changes<'a>(
     let mut records = Vec::new();
     for (path, bytes) in changes {
         match classify(path) {
-            PathKind::Config if root => {}
+            PathKind::Config | PathKind::Attributes if root => {}
             PathKind::ArmyChoice(id) => records.push(Changed::Choice(id, *bytes)),
             PathKind::Game(g) => records.push(Changed::Game(g, *bytes)),
-            PathKind::Config | PathKind::Other => {
+            PathKind::Config | PathKind::Attributes | PathKind::Other => {
                 findings.push(Finding { subject: path.to_string(), problem: Problem::NotAGameFile })
             }
         }

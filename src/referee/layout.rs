@@ -11,6 +11,10 @@ use super::army::ArmyChoice;
 /// The archive's settings file, at the root.
 pub const CONFIG_PATH: &str = "ravenpost.yaml";
 
+/// The git attributes file at the root, which `ravenpost init` writes in the same first
+/// commit as the settings (it pins the line endings of game files).
+pub const ATTRIBUTES_PATH: &str = ".gitattributes";
+
 /// A variant or game id that cannot be part of a game's path.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{path}: {reason}")]
@@ -105,6 +109,8 @@ pub enum PathKind {
     ArmyChoice(String),
     /// The archive's settings.
     Config,
+    /// The git attributes file at the root.
+    Attributes,
     /// Anything else.
     Other,
 }
@@ -113,6 +119,8 @@ pub enum PathKind {
 pub fn classify(path: &str) -> PathKind {
     if path == CONFIG_PATH {
         PathKind::Config
+    } else if path == ATTRIBUTES_PATH {
+        PathKind::Attributes
     } else if let Some(id) = ArmyChoice::parse_path(path) {
         PathKind::ArmyChoice(id.to_string())
     } else if let Some(g) = GamePath::parse(path) {
