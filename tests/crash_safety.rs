@@ -416,3 +416,203 @@ fn init_writes_gitattributes_pinning_game_files() {
     assert!(!std::fs::read(clone.join(GAME)).unwrap().contains(&b'\r'), "a CRLF checkout");
     play_with_autocrlf("true", &bare, t.path(), &home);
 }
+
+// ---------------------------------------------------------------- who a move is for
+
+/// Regression (issue 13): two identical `move` commands (no `--as`, no `--expect-ply`,
+/// an identity that plays no side) both succeeded, the second for the opponent. Now the
+/// second is refused, saying how to play the move meant; another identity (a referee's
+/// archive shared by several) still plays for the side to move.
+#[test]
+fn same_move_twice_does_not_play_other_side() {
+    let (_t, dir, home) = archive();
+    ok(&dir, &home, &["new", "grand", "--white", "Ann", "--black", "Bo", "--id", "g"]);
+    let line = long_game::random_game("grand", 3, 21);
+    let first = ok(&dir, &home, &["move", "g", &line.tokens[0]]);
+    assert!(first.contains("(ply 1)"), "{first}");
+    let o = run(&dir, &home, &["move", "g", &line.tokens[0]]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("--as Bo") && err.contains("--expect-ply 2") && err.contains("nothing was written"),
+        "{err}"
+    );
+    assert_eq!(branch_moves(&dir, &home), line.tokens[..1].to_vec());
+    // Said whose it is, it plays.
+    ok(&dir, &home, &["move", "g", &line.tokens[1], "--expect-ply", "2"]);
+    // Another non-player identity plays for the side to move, as before.
+    ok(&dir, &home, &["--author", "Judge <judge@example.org>", "move", "g", &line.tokens[2]]);
+    assert_eq!(branch_moves(&dir, &home), line.tokens[..3].to_vec());
+}
+
+// ---------------------------------------------------------------- odd files
+
+/// Regression (issue 13): the hook accepted a symbolic link as a new game (which then
+/// could not be played, and `verify` contradicted itself about it). A symbolic link
+/// under games/, in a commit or in the working tree, is refused by the hook, `verify`
+/// and `move`, each saying what it is.
+#[test]
+fn symlink_game_refused_by_hook_and_verify() {
+    let (t, dir, home) = archive();
+    ok(&dir, &home, &["new", "grand", "--white", "Ann", "--black", "Bo", "--id", "g"]);
+    let bare = t.path().join("server.git");
+    git(t.path(), &home, &["init", "-q", "--bare", "-b", "main", bare.to_str().unwrap()]);
+    ok(t.path(), &home, &["hook", "install", "--repo", bare.to_str().unwrap()]);
+    git(&dir, &home, &["push", "-q", bare.to_str().unwrap(), "main"]);
+    std::os::unix::fs::symlink("g.pgn", dir.join("games/grand/s.pgn")).unwrap();
+    git(&dir, &home, &["add", "games/grand/s.pgn"]);
+    git(&dir, &home, &["commit", "-q", "--author", "Ann <ann@example.org>", "-m", "s: new game"]);
+    assert_eq!(git(&dir, &home, &["ls-files", "-s", "games/grand/s.pgn"]).split(' ').next(), Some("120000"));
+    let push = git_out(&dir, &home, &["push", bare.to_str().unwrap(), "main"]);
+    assert!(!push.status.success(), "the hook took a symbolic link: {}", text(&push));
+    assert!(
+        text(&push).contains("games/grand/s.pgn is a symbolic link, not a regular file"),
+        "{}",
+        text(&push)
+    );
+    let o = run(&dir, &home, &["verify"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("is a symbolic link, not a regular file"),
+        "{}",
+        text(&o)
+    );
+    let line = long_game::random_game("grand", 1, 4);
+    let o = run(&dir, &home, &["move", "s", &line.tokens[0], "--as", "Ann"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("symbolic link"), "{}", text(&o));
+    // A symbolic link in the working tree where a game file belongs is not followed.
+    let tip = git(&dir, &home, &["rev-parse", "main"]);
+    let copy = t.path().join("copy.pgn");
+    std::fs::copy(dir.join(GAME), &copy).unwrap();
+    std::fs::remove_file(dir.join(GAME)).unwrap();
+    std::os::unix::fs::symlink(&copy, dir.join(GAME)).unwrap();
+    let o = run(&dir, &home, &["move", "g", &line.tokens[0], "--as", "Ann"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("a symbolic link in the working tree"),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(git(&dir, &home, &["rev-parse", "main"]), tip, "nothing was committed");
+}
+
+/// Regression (issue 13): a move committed whose working-copy write then failed exited 2
+/// and advised `git checkout -- <file>`, which restores the old file. Now it says the
+/// move is saved and how to refresh the working copy (exit 3, documented), and the next
+/// command brings the working copy up to date by itself.
+#[test]
+fn committed_move_whose_working_copy_write_fails_says_saved() {
+    let (_t, dir, home) = archive();
+    ok(&dir, &home, &["new", "grand", "--white", "Ann", "--black", "Bo", "--id", "g"]);
+    let line = long_game::random_game("grand", 1, 8);
+    let mut child = move_command(&dir, &home, &line.tokens[0], 1)
+        .env("RAVENPOST_TEST_PAUSE_AT", "worktree")
+        .env("RAVENPOST_TEST_PAUSE_MS", "500")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_step(&dir, &mut child, "worktree");
+    // The game's folder becomes a file: the working copy cannot be written.
+    let folder = dir.join("games/grand");
+    let aside = dir.join("aside");
+    std::fs::rename(&folder, &aside).unwrap();
+    std::fs::write(&folder, "in the way\n").unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("the change is saved") && err.contains(&format!("git checkout HEAD -- {GAME}")),
+        "{err}"
+    );
+    assert!(!err.contains(&format!("git checkout -- {GAME}")), "{err}");
+    assert_eq!(branch_moves(&dir, &home), line.tokens[..1].to_vec(), "the move is on the branch");
+    std::fs::remove_file(&folder).unwrap();
+    std::fs::rename(&aside, &folder).unwrap();
+    ok(&dir, &home, &["status"]);
+    assert_working_copy_is_the_branch(&dir, &home, "after the next command");
+}
+
+/// Regression (issue 13): `new` inside a plain git repository silently wrote to the
+/// per-user archive. Now it refuses there, saying how to make the repository an archive;
+/// outside any repository it says which archive it used.
+#[test]
+fn new_inside_plain_git_repository_refused() {
+    let t = tempfile::tempdir().unwrap();
+    let home = common::identity(&t.path().join("home"), "Referee", "referee@example.org");
+    let plain = t.path().join("plain");
+    std::fs::create_dir_all(&plain).unwrap();
+    git(&plain, &home, &["init", "-q"]);
+    let o = run(&plain, &home, &["new", "grand", "--white", "Ann", "--black", "Bo"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("not a ravenpost archive") && err.contains("ravenpost init"), "{err}");
+    let user_archive = home.join("data/ravenpost/archive");
+    assert!(!user_archive.exists(), "the per-user archive was made");
+    let outside = t.path().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    let o = run(&outside, &home, &["new", "grand", "--white", "Ann", "--black", "Bo", "--id", "g"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr)
+            .contains(&format!("per-user archive at {}", user_archive.display())),
+        "{}",
+        text(&o)
+    );
+    assert!(user_archive.join(GAME).exists());
+}
+
+// ---------------------------------------------------------------- messages
+
+/// Regression (issue 13): a promotion that must be chosen said "no Pawn can go to e10"
+/// while listing `e10=R+`; now it says the pawn must promote and names the choices.
+#[test]
+fn required_promotion_names_choices() {
+    let v = ravenpost::variants::by_name("grand", &[]).unwrap();
+    let p =
+        ravenpost::notation::position_string::parse_position(&v, "k9/4P5/10/10/10/10/10/10/10/9K w - - 0 1")
+            .unwrap();
+    match ravenpost::notation::san::read_move(&v, &p, "e10") {
+        Err(ravenpost::notation::san::SanError::Illegal { reason, legal }) => {
+            assert!(reason.contains("must promote: name the piece, one of"), "{reason}");
+            assert!(!legal.is_empty() && legal.iter().all(|m| m.starts_with("e10=")), "{legal:?}");
+            for m in &legal {
+                assert!(reason.contains(m.as_str()), "{reason} lacks {m}");
+            }
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+/// Regression (issue 13): a move token with its correct move number (`17... Mbh8`) gave
+/// "cannot read the origin"; now the number is read and checked against the ply.
+#[test]
+fn move_number_in_token_is_read() {
+    let (_t, dir, home) = archive();
+    ok(&dir, &home, &["new", "grand", "--white", "Ann", "--black", "Bo", "--id", "g"]);
+    let line = long_game::random_game("grand", 3, 17);
+    ok(&dir, &home, &["move", "g", &format!("1. {}", line.tokens[0]), "--as", "Ann"]);
+    ok(&dir, &home, &["move", "g", &format!("1...{}", line.tokens[1]), "--as", "Bo"]);
+    let o = run(&dir, &home, &["move", "g", &format!("5. {}", line.tokens[2]), "--as", "Ann"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("the move number 5. is not the next ply's: ply 3 is White's move 2."), "{err}");
+    let o = run(&dir, &home, &["move", "g", &format!("2... {}", line.tokens[2]), "--as", "Ann"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    ok(&dir, &home, &["move", "g", &format!("2. {}", line.tokens[2]), "--as", "Ann"]);
+    assert_eq!(branch_moves(&dir, &home), line.tokens[..3].to_vec());
+}
+
+/// Regression (issue 13): a byte order mark in the middle of a file was shown as an
+/// invisible character; now it is named.
+#[test]
+fn bom_in_mid_file_is_named() {
+    let t = tempfile::tempdir().unwrap();
+    let file = t.path().join("two.pgn");
+    let game = "[Event \"?\"]\n[Variant \"grand\"]\n[Result \"*\"]\n\n*\n";
+    std::fs::write(&file, format!("{game}\n\u{feff}{game}")).unwrap();
+    let (code, _, err) = common::cli(&["validate", file.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("byte order mark (U+FEFF) in the middle of the file"), "{err}");
+}

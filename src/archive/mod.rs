@@ -107,6 +107,9 @@ pub struct ArchiveOptions {
     pub write_lock: bool,
     /// Where to look for git's identity settings.
     pub git_config: GitConfigScope,
+    /// [`Archive::init_with_config`] also commits [`ATTRIBUTES`] as `.gitattributes`
+    /// (default false; `ravenpost init` sets it).
+    pub pin_line_endings: bool,
 }
 
 impl Default for ArchiveOptions {
@@ -117,6 +120,7 @@ impl Default for ArchiveOptions {
             break_locks_older_than: None,
             write_lock: true,
             git_config: GitConfigScope::All,
+            pin_line_endings: false,
         }
     }
 }
@@ -231,8 +235,9 @@ impl Archive {
     /// The commit is made as `author`, else the settings' author, else git's
     /// `user.name`/`user.email`, else [`Identity::ravenpost`]. With
     /// [`GitConfigScope::RepositoryOnly`] in `options`, the user's and system's git config
-    /// are not read (a new repository's branch is then `main`). The archive keeps
-    /// `options`.
+    /// are not read (a new repository's branch is then `main`). With
+    /// [`ArchiveOptions::pin_line_endings`], the first commit also has a `.gitattributes`
+    /// ([`ATTRIBUTES`]) unless the repository has one. The archive keeps `options`.
     ///
     /// # Errors
     ///
@@ -292,7 +297,8 @@ impl Archive {
         let message = "Start a ravenpost archive";
         // Game files keep LF endings in every clone, whatever `core.autocrlf` says; a
         // repository that has its own `.gitattributes` keeps it.
-        let attributes_there = archive.read_bytes(ATTRIBUTES_PATH)?.is_some()
+        let attributes_there = !archive.options.pin_line_endings
+            || archive.read_bytes(ATTRIBUTES_PATH)?.is_some()
             || archive.repo.workdir().is_some_and(|w| fs::symlink_metadata(w.join(ATTRIBUTES_PATH)).is_ok());
         if attributes_there {
             archive.create_file(ArchiveConfig::PATH, yaml, tip, Some(&author), time, message)?;
@@ -372,6 +378,36 @@ impl Archive {
 
     fn tree_of<'r>(&self, commit: &git2::Commit<'r>) -> Result<git2::Tree<'r>, ArchiveError> {
         commit.tree().map_err(|e| ArchiveError::git_oid("read tree", commit.id(), e))
+    }
+
+    /// The git file mode of the entry at `path` in commit `at`'s tree (`0o100644` a
+    /// file, `0o120000` a symbolic link, …); `None` if there is none.
+    ///
+    /// # Errors
+    ///
+    /// [`ArchiveError::InvalidPath`], [`ArchiveError::UnknownCommit`], git failures.
+    pub fn entry_mode_at(&self, at: CommitId, path: &str) -> Result<Option<u32>, ArchiveError> {
+        write::check_path(path)?;
+        let tree = self.tree_of(&self.find_commit(at)?)?;
+        match tree.get_path(Path::new(path)) {
+            Ok(entry) => Ok(Some(entry.filemode() as u32)),
+            Err(e) if not_found(&e) => Ok(None),
+            Err(e) => Err(ArchiveError::git_path("read tree", path, e)),
+        }
+    }
+
+    /// The problem of the entry at `path` in commit `at` if it is not a regular file
+    /// under `games/` ([`crate::referee::layout::entry_problem`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`Archive::entry_mode_at`].
+    pub fn entry_problem_at(
+        &self,
+        at: CommitId,
+        path: &str,
+    ) -> Result<Option<crate::referee::Problem>, ArchiveError> {
+        Ok(self.entry_mode_at(at, path)?.and_then(|m| crate::referee::layout::entry_problem(path, m)))
     }
 
     fn check_is_archive(&self) -> Result<(), ArchiveError> {

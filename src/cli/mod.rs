@@ -804,6 +804,9 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             };
             let (path, commit) = ops::new_game(&a, n, author.as_ref())?;
             writeln!(out, "{} (commit {})", path.id(), commit.short()).map_err(io)?;
+            if let Some(dir) = ops::per_user_dir(&a) {
+                errln!("ravenpost: the game is in your per-user archive at {}", dir.display());
+            }
             if secret_armies {
                 writeln!(
                     out,

@@ -92,6 +92,13 @@ fn check_commit(archive: &Archive, c: &ArchiveCommit) -> Result<Vec<Finding>, Fa
     let changes: Vec<(&str, Option<&[u8]>)> =
         c.changes.iter().map(|ch| (ch.path.as_str(), ch.contents.as_deref())).collect();
     let (mut findings, changed) = judge::classify_changes(&changes, c.parent.is_none());
+    // A symbolic link or submodule under games/ is no game, whatever it holds.
+    for ch in c.changes.iter().filter(|ch| ch.contents.is_some()) {
+        if let Some(problem) = archive.entry_problem_at(c.commit, &ch.path)? {
+            findings.push(Finding { subject: ch.path.clone(), problem });
+            return Ok(findings);
+        }
+    }
     let info = CommitInfo { author: &c.author_name, time: c.time.unix_seconds() };
     match changed {
         None => {}

@@ -19,8 +19,8 @@ pub use checks::{
 };
 pub use exchange::{HOOK_EXE_ENV, check_range, hook_check, hook_script, install_hook, open_for_sync, sync};
 pub use games::{
-    NewGame, claim_timeout, draw, find, init, leave, new_game, now, open, play, resign, set_break_lock,
-    set_signing_key,
+    NewGame, claim_timeout, draw, find, init, leave, new_game, now, open, per_user_dir, play, resign,
+    set_break_lock, set_signing_key,
 };
 
 use crate::record::Refusal;
