@@ -609,7 +609,8 @@ fn move_token_for<'t>(game: &Game, token: &'t str) -> Result<&'t str, Failure> {
 /// plays for the side to move, unless that identity made the game's last step: then the
 /// same command given twice would play both sides, so it is refused, saying how to
 /// play the move meant. (Without any identity, steps are committed under the players'
-/// `@ravenpost.invalid` addresses: one such last step counts as this identity's.)
+/// `@ravenpost.invalid` addresses: one such last step counts as this identity's.) A game
+/// whose mover must sign needs no more: the key says whose step it is.
 fn check_unknown_actor(
     archive: &Archive,
     path: &GamePath,
@@ -623,10 +624,11 @@ fn check_unknown_actor(
         Ok(me) => last.author_email == me.email,
         Err(_) => last.author_email.ends_with("@ravenpost.invalid"),
     };
-    if !mine || game.moves.is_empty() {
+    let side = game.position().side_to_move();
+    // A step that must be signed by the mover's key says whose it is by that key.
+    if !mine || game.moves.is_empty() || game.text.tag(signing_key_tag(side)).is_some() {
         return Ok(());
     }
-    let side = game.position().side_to_move();
     let player = record::player(game, side);
     let next = game.moves.len() + 1;
     Err(Failure::Declined(format!(
