@@ -130,7 +130,7 @@ pub enum ArchiveError {
     /// The commit was recorded, but the working tree or index could not be brought up to
     /// date with it.
     #[error(
-        "{path}: committed as {commit}, but updating the working copy failed: {message} (run `git checkout -- {path}`)"
+        "{path}: the change is saved (commit {commit}), but the working copy could not be brought up to date: {message}; the next ravenpost command tries again, or run `git checkout HEAD -- {path}`"
     )]
     WorkingCopyUpdate {
         /// The path.
@@ -139,6 +139,24 @@ pub enum ArchiveError {
         commit: CommitId,
         /// What failed.
         message: String,
+    },
+    /// A file under `games/` in the working tree that is not a regular file (a symbolic
+    /// link, a device, a pipe): ravenpost neither reads nor replaces it.
+    #[error(
+        "{path}: a {what} in the working tree, not a regular file: ravenpost reads and writes only regular files under games/ (remove it, then run `git checkout HEAD -- {path}`); nothing was written"
+    )]
+    NotARegularFile {
+        /// The path.
+        path: String,
+        /// What it is: `"symbolic link"`, `"special file"`.
+        what: &'static str,
+    },
+    /// Another git command holds the branch's ref lock (`refs/heads/<b>.lock`) for longer
+    /// than a write takes; nothing was written.
+    #[error("{}: another git command is updating the branch (it holds the ref lock); nothing was written: retry when it has finished, or remove that file if no git command is running", path.display())]
+    RefLocked {
+        /// The ref lock file.
+        path: PathBuf,
     },
     /// No author identity: none given, none in `ravenpost.yaml`, none in git's config.
     #[error(
@@ -231,8 +249,13 @@ impl ArchiveError {
             ArchiveError::DirectoryNotEmpty { .. } => "run `git init` there first".to_string(),
             ArchiveError::DetachedHead { .. } => "check out a branch, e.g. `git switch main`".to_string(),
             ArchiveError::Moved { .. } => "read the game again and retry".to_string(),
-            ArchiveError::DirtyWorkingCopy { path } | ArchiveError::WorkingCopyUpdate { path, .. } => {
-                format!("run `git checkout -- {path}`")
+            ArchiveError::DirtyWorkingCopy { path } => format!("run `git checkout -- {path}`"),
+            ArchiveError::WorkingCopyUpdate { path, .. } => format!("run `git checkout HEAD -- {path}`"),
+            ArchiveError::NotARegularFile { path, .. } => {
+                format!("remove it, then run `git checkout HEAD -- {path}`")
+            }
+            ArchiveError::RefLocked { path } => {
+                format!("retry when it has finished; if no git command is running, remove {}", path.display())
             }
             ArchiveError::MissingIdentity => "pass --author \"Your Name <you@example.com>\", or run `git config --global user.name \"Your Name\"` and `git config --global user.email you@example.com`".to_string(),
             ArchiveError::StaleLock { path, .. } => {

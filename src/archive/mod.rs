@@ -70,6 +70,15 @@ pub use signing::{
 pub use types::{ArchiveCommit, BlobId, CommitId, FileChange, FileVersion, Identity, Timestamp};
 pub use verdicts::VerdictCache;
 
+/// The attributes file `init` commits beside `ravenpost.yaml`.
+pub const ATTRIBUTES_PATH: &str = crate::referee::layout::ATTRIBUTES_PATH;
+
+/// What `init` writes there: game files and the settings are text with LF line endings
+/// in every clone (so `core.autocrlf=true`, Git for Windows' default, changes nothing).
+pub const ATTRIBUTES: &str = "# Written by `ravenpost init`: game files keep LF line endings in every clone.\n\
+games/** text eol=lf\n\
+ravenpost.yaml text eol=lf\n";
+
 /// Where an archive looks for git's `user.name` and `user.email`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
@@ -100,6 +109,9 @@ pub struct ArchiveOptions {
     pub write_lock: bool,
     /// Where to look for git's identity settings.
     pub git_config: GitConfigScope,
+    /// [`Archive::init_with_config`] also commits [`ATTRIBUTES`] as `.gitattributes`
+    /// (default false; `ravenpost init` sets it).
+    pub pin_line_endings: bool,
 }
 
 impl Default for ArchiveOptions {
@@ -110,6 +122,7 @@ impl Default for ArchiveOptions {
             break_locks_older_than: None,
             write_lock: true,
             git_config: GitConfigScope::All,
+            pin_line_endings: false,
         }
     }
 }
@@ -230,8 +243,9 @@ impl Archive {
     /// The commit is made as `author`, else the settings' author, else git's
     /// `user.name`/`user.email`, else [`Identity::ravenpost`]. With
     /// [`GitConfigScope::RepositoryOnly`] in `options`, the user's and system's git config
-    /// are not read (a new repository's branch is then `main`). The archive keeps
-    /// `options`.
+    /// are not read (a new repository's branch is then `main`). With
+    /// [`ArchiveOptions::pin_line_endings`], the first commit also has a `.gitattributes`
+    /// ([`ATTRIBUTES`]) unless the repository has one. The archive keeps `options`.
     ///
     /// # Errors
     ///
@@ -287,14 +301,26 @@ impl Archive {
                 None => archive.git_identity()?.unwrap_or_else(Identity::ravenpost),
             },
         };
-        archive.create_file(
-            ArchiveConfig::PATH,
-            config.to_yaml(),
-            tip,
-            Some(&author),
-            time,
-            "Start a ravenpost archive",
-        )?;
+        let yaml = config.to_yaml();
+        let message = "Start a ravenpost archive";
+        // Game files keep LF endings in every clone, whatever `core.autocrlf` says; a
+        // repository that has its own `.gitattributes` keeps it.
+        let attributes_there = !archive.options.pin_line_endings
+            || archive.read_bytes(ATTRIBUTES_PATH)?.is_some()
+            || archive.repo.workdir().is_some_and(|w| fs::symlink_metadata(w.join(ATTRIBUTES_PATH)).is_ok());
+        if attributes_there {
+            archive.create_file(ArchiveConfig::PATH, yaml, tip, Some(&author), time, message)?;
+        } else {
+            archive.create_two_files(
+                ArchiveConfig::PATH,
+                yaml.as_bytes(),
+                (ATTRIBUTES_PATH, ATTRIBUTES.as_bytes()),
+                tip,
+                Some(&author),
+                time,
+                message,
+            )?;
+        }
         Ok(archive)
     }
 
@@ -360,6 +386,36 @@ impl Archive {
 
     fn tree_of<'r>(&self, commit: &git2::Commit<'r>) -> Result<git2::Tree<'r>, ArchiveError> {
         commit.tree().map_err(|e| ArchiveError::git_oid("read tree", commit.id(), e))
+    }
+
+    /// The git file mode of the entry at `path` in commit `at`'s tree (`0o100644` a
+    /// file, `0o120000` a symbolic link, …); `None` if there is none.
+    ///
+    /// # Errors
+    ///
+    /// [`ArchiveError::InvalidPath`], [`ArchiveError::UnknownCommit`], git failures.
+    pub fn entry_mode_at(&self, at: CommitId, path: &str) -> Result<Option<u32>, ArchiveError> {
+        write::check_path(path)?;
+        let tree = self.tree_of(&self.find_commit(at)?)?;
+        match tree.get_path(Path::new(path)) {
+            Ok(entry) => Ok(Some(entry.filemode() as u32)),
+            Err(e) if not_found(&e) => Ok(None),
+            Err(e) => Err(ArchiveError::git_path("read tree", path, e)),
+        }
+    }
+
+    /// The problem of the entry at `path` in commit `at` if it is not a regular file
+    /// under `games/` ([`crate::referee::layout::entry_problem`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`Archive::entry_mode_at`].
+    pub fn entry_problem_at(
+        &self,
+        at: CommitId,
+        path: &str,
+    ) -> Result<Option<crate::referee::Problem>, ArchiveError> {
+        Ok(self.entry_mode_at(at, path)?.and_then(|m| crate::referee::layout::entry_problem(path, m)))
     }
 
     fn check_is_archive(&self) -> Result<(), ArchiveError> {
@@ -684,11 +740,58 @@ impl Archive {
     pub(crate) fn lock_if(&self, take_file: bool) -> Result<WriteLock<'_>, ArchiveError> {
         if take_file && self.lock_file.borrow().is_none() {
             let path = self.lock_path();
-            let file = lock::acquire(&path, &self.options)?;
-            *self.lock_file.borrow_mut() = Some(file);
+            let acquired = lock::acquire(&path, &self.options)?;
+            *self.lock_file.borrow_mut() = Some(acquired.lock);
+            if let Some(journal) = acquired.interrupted {
+                // A writer died holding the lock: finish what it left half done first.
+                if let Err(e) = self.recover(&journal) {
+                    let mut held = self.lock_file.borrow_mut();
+                    if let Some(lock) = held.as_mut() {
+                        // Keep its journal for the next try.
+                        lock.note(&journal);
+                        lock.keep();
+                    }
+                    held.take();
+                    return Err(e);
+                }
+            }
         }
         self.lock_depth.set(self.lock_depth.get() + 1);
         Ok(WriteLock { archive: self })
+    }
+
+    /// Finishes a write that a ravenpost process left half done when it died (killed
+    /// between moving the branch and updating the working copy, say), if one did and
+    /// nobody holds the lock now: see [`Archive::lock`]. Every write does this itself
+    /// when it takes the lock; commands call it first so that `git status` is right
+    /// again at once.
+    ///
+    /// # Errors
+    ///
+    /// As [`Archive::lock`] (except that a held lock is not waited for: nothing is done).
+    pub fn recover_interrupted_write(&self) -> Result<(), ArchiveError> {
+        if self.lock_file.borrow().is_some() || !self.lock_path().exists() {
+            return Ok(());
+        }
+        let mut options = self.options.clone();
+        options.lock_timeout = Duration::ZERO;
+        let acquired = match lock::acquire(&self.lock_path(), &options) {
+            Ok(a) => a,
+            Err(ArchiveError::Locked { .. } | ArchiveError::StaleLock { .. }) => return Ok(()),
+            Err(e) => return Err(e),
+        };
+        *self.lock_file.borrow_mut() = Some(acquired.lock);
+        let result = match &acquired.interrupted {
+            Some(journal) => self.recover(journal),
+            None => Ok(()),
+        };
+        let mut held = self.lock_file.borrow_mut();
+        if let (Err(_), Some(lock), Some(journal)) = (&result, held.as_mut(), &acquired.interrupted) {
+            lock.note(journal);
+            lock.keep();
+        }
+        held.take();
+        result
     }
 
     /// The lock file's path: `ravenpost.lock` in the (common) git directory.

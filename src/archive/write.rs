@@ -17,6 +17,7 @@ use std::time::Duration;
 
 use git2::{ErrorCode, ObjectType, Oid};
 
+use super::lock::Journal;
 use super::{Archive, ArchiveConfig, ArchiveError, CommitId, Identity, SshSigner, Timestamp};
 
 /// Blob file mode in a tree.
@@ -98,7 +99,17 @@ impl Archive {
         time: Timestamp,
         message: &str,
     ) -> Result<CommitId, ArchiveError> {
-        self.write_file(Mode::Upsert, path, contents.as_ref(), expected_tip, author, time, message, None)
+        self.write_file(
+            Mode::Upsert,
+            path,
+            contents.as_ref(),
+            expected_tip,
+            author,
+            time,
+            message,
+            None,
+            None,
+        )
     }
 
     /// As [`Archive::commit_file`], and the commit is signed with `signer` (an SSH
@@ -127,6 +138,7 @@ impl Archive {
             time,
             message,
             Some(signer),
+            None,
         )
     }
 
@@ -145,7 +157,32 @@ impl Archive {
         time: Timestamp,
         message: &str,
     ) -> Result<CommitId, ArchiveError> {
-        self.write_file(Mode::Create, path, contents.as_ref(), expected_tip, author, time, message, None)
+        self.write_file(
+            Mode::Create,
+            path,
+            contents.as_ref(),
+            expected_tip,
+            author,
+            time,
+            message,
+            None,
+            None,
+        )
+    }
+
+    /// As [`Archive::create_file`], with a second new file `extra` in the same commit.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn create_two_files(
+        &self,
+        path: &str,
+        contents: &[u8],
+        extra: (&str, &[u8]),
+        expected_tip: Option<CommitId>,
+        author: Option<&Identity>,
+        time: Timestamp,
+        message: &str,
+    ) -> Result<CommitId, ArchiveError> {
+        self.write_file(Mode::Create, path, contents, expected_tip, author, time, message, None, Some(extra))
     }
 
     /// Creates several new files in one commit (a tournament and its games), as
@@ -205,7 +242,7 @@ impl Archive {
         if self.repo.workdir().is_some() {
             for (path, contents) in files {
                 let synced = match self.lock_if(true) {
-                    Ok(_lock) => self.sync_working_copy(&refname, path, commit, contents),
+                    Ok(_lock) => self.sync_working_copy(&refname, path, commit, contents, &|| {}),
                     Err(e) => Err(e.to_string()),
                 };
                 synced.map_err(|message| ArchiveError::WorkingCopyUpdate {
@@ -265,6 +302,7 @@ impl Archive {
         time: Timestamp,
         message: &str,
         signer: Option<&SshSigner>,
+        extra: Option<(&str, &[u8])>,
     ) -> Result<CommitId, ArchiveError> {
         let parts = check_path(path)?;
         let _lock = self.lock()?;
@@ -298,9 +336,20 @@ impl Archive {
             return Err(self.moved_or(&refname, path, expected, err));
         }
         let blob = self.repo.blob(contents).map_err(|e| ArchiveError::git_path("write blob", path, e))?;
-        let tree = self.insert_blob(base.as_ref(), &parts, blob, path)?;
+        let mut tree = self.insert_blob(base.as_ref(), &parts, blob, path)?;
         if let Err(err) = self.check_working_copy(path, &[Some(new), old, grandparent_blob]) {
             return Err(self.moved_or(&refname, path, expected, err));
+        }
+        if let Some((extra_path, extra_contents)) = extra {
+            // A second new file in the same commit (`init`'s `.gitattributes`).
+            let extra_parts = check_path(extra_path)?;
+            let b = self
+                .repo
+                .blob(extra_contents)
+                .map_err(|e| ArchiveError::git_path("write blob", extra_path, e))?;
+            self.check_working_copy(extra_path, &[Some(b)])?;
+            let with = self.repo.find_tree(tree).map_err(|e| ArchiveError::git_oid("read tree", tree, e))?;
+            tree = self.insert_blob(Some(&with), &extra_parts, b, extra_path)?;
         }
         let tree = self.repo.find_tree(tree).map_err(|e| ArchiveError::git_oid("read tree", tree, e))?;
         let mut message = message.to_string();
@@ -328,6 +377,21 @@ impl Archive {
             }
         };
         let summary = message.lines().next().unwrap_or_default();
+        let journal = |step: &str| Journal {
+            step: step.to_string(),
+            refname: refname.clone(),
+            path: path.to_string(),
+            expected: expected.map_or_else(|| "-".to_string(), |c| c.hex()),
+            new: commit.to_string(),
+        };
+        self.note(&journal("objects"));
+        test_pause("objects");
+        // From the ref update to the index entry: an interrupt (Ctrl-C, SIGTERM, SIGHUP)
+        // waits until the working copy has the commit, so the move is everywhere or
+        // nowhere. A SIGKILL cannot wait: the journal lets the next command finish.
+        let _hold = HoldSignals::new();
+        self.note(&journal("ref"));
+        test_pause("ref");
         self.swap_branch(&refname, commit, expected, path, &format!("ravenpost: {summary}"))?;
         let id = CommitId(commit);
         if self.repo.workdir().is_some() {
@@ -335,7 +399,23 @@ impl Archive {
             // won (one after the other) must not leave the older version in the working tree.
             // Any failure from here on is reported with the commit, which has been made.
             let synced = match self.lock_if(true) {
-                Ok(_lock) => self.sync_working_copy(&refname, path, commit, contents),
+                Ok(_lock) => {
+                    self.note(&journal("worktree"));
+                    test_pause("worktree");
+                    let written = self.sync_working_copy(&refname, path, commit, contents, &|| {
+                        self.note(&journal("index"));
+                        test_pause("index");
+                    });
+                    let written = match (written, extra) {
+                        (Ok(()), Some((p, c))) => self.sync_working_copy(&refname, p, commit, c, &|| {}),
+                        (w, _) => w,
+                    };
+                    if written.is_err() {
+                        // The next command brings the working copy up to date.
+                        self.keep_journal();
+                    }
+                    written
+                }
                 Err(e) => Err(e.to_string()),
             };
             synced.map_err(|message| ArchiveError::WorkingCopyUpdate {
@@ -344,6 +424,9 @@ impl Archive {
                 message,
             })?;
         }
+        self.note(&journal("done"));
+        test_pause("done");
+        drop(_hold);
         self.pack_if_needed();
         Ok(id)
     }
@@ -421,6 +504,10 @@ impl Archive {
             if actual != expected {
                 return Err(ArchiveError::Moved { path: path.to_string(), expected, actual });
             }
+            if err.code() == ErrorCode::Locked {
+                let path = self.repo.commondir().join(format!("{refname}.lock"));
+                return Err(ArchiveError::RefLocked { path });
+            }
             return Err(ArchiveError::Git {
                 op: "update branch",
                 path: Some(refname.to_string()),
@@ -449,6 +536,9 @@ impl Archive {
             pause = (pause * 2).min(Duration::from_millis(20));
         }
         let file = workdir.join(path);
+        if let Some(what) = not_a_regular_file(&file) {
+            return Err(ArchiveError::NotARegularFile { path: path.to_string(), what });
+        }
         let bytes = match fs::read(&file) {
             Ok(b) => b,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
@@ -466,13 +556,29 @@ impl Archive {
             }
             Err(e) => return Err(ArchiveError::io("read", file, e)),
         };
-        let on_disk = Oid::hash_object(ObjectType::Blob, &bytes)
-            .map_err(|e| ArchiveError::git_path("hash", path, e))?;
-        if ours.contains(&Some(on_disk)) {
+        if ours.contains(&Some(self.working_blob(path, &bytes)?)) {
             Ok(())
         } else {
             Err(ArchiveError::DirtyWorkingCopy { path: path.to_string() })
         }
+    }
+
+    /// The blob `git add` would make of the working-tree file `path` holding `bytes`: the
+    /// bytes as they are, or, when they hold a carriage return, as git's filters
+    /// (`core.autocrlf`, `.gitattributes`) clean them on the way in.
+    fn working_blob(&self, path: &str, bytes: &[u8]) -> Result<Oid, ArchiveError> {
+        let raw =
+            Oid::hash_object(ObjectType::Blob, bytes).map_err(|e| ArchiveError::git_path("hash", path, e))?;
+        if !bytes.contains(&b'\r') || self.repo.find_blob(raw).is_ok() {
+            return Ok(raw);
+        }
+        // libgit2 applies the filters only on the way into the object database: the
+        // object written is the one the index would hold (an unreferenced one is garbage
+        // for `git gc`, as any `git add` of an edit that is then undone).
+        let git = |e| ArchiveError::git_path("hash the working copy", path, e);
+        let mut writer = self.repo.blob_writer(Some(Path::new(path))).map_err(git)?;
+        writer.write_all(bytes).map_err(|e| ArchiveError::io("hash the working copy", path, e))?;
+        writer.commit().map_err(git)
     }
 
     /// Brings the working-tree file at `path` and its index entry to the branch tip's
@@ -484,6 +590,7 @@ impl Archive {
         path: &str,
         commit: Oid,
         contents: &[u8],
+        before_index: &dyn Fn(),
     ) -> Result<(), String> {
         let Some(workdir) = self.repo.workdir() else { return Ok(()) };
         let tip = self.ref_target(refname).map_err(|e| e.to_string())?;
@@ -514,6 +621,13 @@ impl Archive {
             let _ = fs::remove_file(&tmp);
             return Err(format!("write {}: {e}", file.display()));
         }
+        before_index();
+        self.update_index_entry(path)
+    }
+
+    /// The index entry of `path` made from the working-tree file (git's filters apply),
+    /// waiting a little for a git command that holds the index lock.
+    fn update_index_entry(&self, path: &str) -> Result<(), String> {
         let mut index = self.repo.index().map_err(|e| format!("open index: {}", e.message()))?;
         index.read(true).map_err(|e| format!("read index: {}", e.message()))?;
         index.add_path(Path::new(path)).map_err(|e| format!("update index entry: {}", e.message()))?;
@@ -530,5 +644,224 @@ impl Archive {
             }
         }
         Ok(())
+    }
+}
+
+/// What the working-tree entry at `file` is when it is neither missing nor a regular
+/// file: `"symbolic link"`, `"folder"` or `"special file"`.
+pub(crate) fn not_a_regular_file(file: &Path) -> Option<&'static str> {
+    let meta = fs::symlink_metadata(file).ok()?;
+    let kind = meta.file_type();
+    if kind.is_symlink() {
+        Some("symbolic link")
+    } else if kind.is_dir() {
+        // A folder where a file belongs has its own message (`InvalidPath`).
+        None
+    } else if kind.is_file() {
+        None
+    } else {
+        Some("special file")
+    }
+}
+
+/// The test-only pause of the crash tests: when `RAVENPOST_TEST_PAUSE_AT` names `step`,
+/// the write stops there for `RAVENPOST_TEST_PAUSE_MS` milliseconds (default 60 000), so
+/// that a test can interrupt it at that exact point (the lock file's journal says which
+/// step it is at). Steps, in order: `objects` (commit made, branch not yet moved), `ref`
+/// (about to move the branch), `worktree` (branch moved, about to write the working-tree
+/// file), `index` (file written, about to write the index entry), `done` (all written,
+/// lock still held). Not for use outside tests.
+fn test_pause(step: &str) {
+    if std::env::var_os("RAVENPOST_TEST_PAUSE_AT").is_some_and(|s| s == step) {
+        let ms = std::env::var("RAVENPOST_TEST_PAUSE_MS").ok().and_then(|s| s.parse().ok()).unwrap_or(60_000);
+        std::thread::sleep(Duration::from_millis(ms));
+    }
+}
+
+/// While one lives (in any thread), SIGINT, SIGTERM and SIGHUP are held back: one that
+/// arrives is acted on (its default action: the process ends) when the last one goes.
+/// Outside, they act at once as usual.
+pub(crate) struct HoldSignals(());
+
+#[cfg(unix)]
+mod hold {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Arc, Mutex, OnceLock};
+
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+
+    pub(super) struct State {
+        /// Whether a signal acts at once (no holder).
+        pub act: Arc<AtomicBool>,
+        /// A signal that arrived while held, per signal.
+        pub pending: Vec<(i32, Arc<AtomicBool>)>,
+        /// How many holders live.
+        pub holders: Mutex<usize>,
+    }
+
+    pub(super) fn state() -> Option<&'static State> {
+        static STATE: OnceLock<Option<State>> = OnceLock::new();
+        STATE
+            .get_or_init(|| {
+                let act = Arc::new(AtomicBool::new(true));
+                let mut pending = Vec::new();
+                for sig in [SIGINT, SIGTERM, SIGHUP] {
+                    let flag = Arc::new(AtomicBool::new(false));
+                    signal_hook::flag::register(sig, Arc::clone(&flag)).ok()?;
+                    signal_hook::flag::register_conditional_default(sig, Arc::clone(&act)).ok()?;
+                    pending.push((sig, flag));
+                }
+                Some(State { act, pending, holders: Mutex::new(0) })
+            })
+            .as_ref()
+    }
+
+    pub(super) fn enter() {
+        let Some(s) = state() else { return };
+        let mut n = s.holders.lock().unwrap_or_else(|e| e.into_inner());
+        if *n == 0 {
+            for (_, flag) in &s.pending {
+                flag.store(false, Ordering::SeqCst);
+            }
+            s.act.store(false, Ordering::SeqCst);
+        }
+        *n += 1;
+    }
+
+    pub(super) fn leave() {
+        let Some(s) = state() else { return };
+        let mut n = s.holders.lock().unwrap_or_else(|e| e.into_inner());
+        *n -= 1;
+        if *n == 0 {
+            s.act.store(true, Ordering::SeqCst);
+            for (sig, flag) in &s.pending {
+                if flag.swap(false, Ordering::SeqCst) {
+                    let _ = signal_hook::low_level::emulate_default_handler(*sig);
+                }
+            }
+        }
+    }
+}
+
+impl HoldSignals {
+    pub(crate) fn new() -> HoldSignals {
+        #[cfg(unix)]
+        hold::enter();
+        HoldSignals(())
+    }
+}
+
+impl Drop for HoldSignals {
+    fn drop(&mut self) {
+        #[cfg(unix)]
+        hold::leave();
+    }
+}
+
+impl Archive {
+    /// Notes the step a write is about to take in the lock file's journal (when this
+    /// archive holds the lock file).
+    fn note(&self, journal: &Journal) {
+        if let Some(lock) = self.lock_file.borrow().as_ref() {
+            lock.note(journal);
+        }
+    }
+
+    /// Leaves the lock file's journal behind when the lock goes, so that the next
+    /// command finishes the write (a working copy that could not be updated).
+    fn keep_journal(&self) {
+        if let Some(lock) = self.lock_file.borrow_mut().as_mut() {
+            lock.keep();
+        }
+    }
+
+    /// Finishes or undoes what a writer that died while holding the lock left half done,
+    /// from the last step its journal names:
+    ///
+    /// - `ref`: it was moving the branch; the ref's lock file (`refs/heads/<b>.lock`) is
+    ///   its own and is removed. Whether the branch moved or not, both are consistent.
+    /// - `index`: it was writing the index; `index.lock` is its own and is removed.
+    /// - `ref` to `index`: when the branch holds its commit, the working-tree file (if it
+    ///   is one of the versions the writer knew, not someone's edit) and its index entry
+    ///   are brought to the branch's version; its temporary file is removed.
+    ///
+    /// Called with the lock held.
+    pub(crate) fn recover(&self, journal: &Journal) -> Result<(), ArchiveError> {
+        let step = journal.step.as_str();
+        if !["ref", "worktree", "index"].contains(&step) {
+            return Ok(());
+        }
+        if step == "ref" {
+            let ref_lock = self.repo.commondir().join(format!("{}.lock", journal.refname));
+            remove_if_there(&ref_lock)?;
+        }
+        if step == "index" {
+            remove_if_there(&self.repo.path().join("index.lock"))?;
+        }
+        let Some(workdir) = self.repo.workdir() else { return Ok(()) };
+        if check_path(&journal.path).is_err() {
+            return Ok(());
+        }
+        let file = workdir.join(&journal.path);
+        if let (Some(dir), Some(name)) = (file.parent(), file.file_name()) {
+            let prefix = format!(".{}.ravenpost-", name.to_string_lossy());
+            if let Ok(entries) = fs::read_dir(dir) {
+                for e in entries.flatten() {
+                    let n = e.file_name().to_string_lossy().into_owned();
+                    if n.starts_with(&prefix) && n.ends_with(".tmp") {
+                        let _ = fs::remove_file(e.path());
+                    }
+                }
+            }
+        }
+        let (Ok(new), Some(tip)) = (journal.new.parse::<Oid>(), self.ref_target(&journal.refname)?) else {
+            return Ok(());
+        };
+        if tip != new {
+            // Not committed (or moved on since): the working copy was not touched.
+            return Ok(());
+        }
+        let blob_in = |c: Oid| -> Result<Option<Oid>, ArchiveError> {
+            let commit = self.find_commit(CommitId(c))?;
+            self.blob_at(&self.tree_of(&commit)?, &journal.path)
+        };
+        let new_blob = blob_in(new)?;
+        let old_blob = match journal.expected.parse::<Oid>() {
+            Ok(e) => blob_in(e)?,
+            Err(_) => None,
+        };
+        let Some(new_blob) = new_blob else { return Ok(()) };
+        let on_disk = match fs::read(&file) {
+            Ok(bytes) if not_a_regular_file(&file).is_none() => {
+                Some(self.working_blob(&journal.path, &bytes)?)
+            }
+            Ok(_) => return Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(ArchiveError::io("read", file, e)),
+        };
+        if on_disk.is_some() && on_disk != Some(new_blob) && on_disk != old_blob {
+            // Someone's own edit: leave it (the next write refuses with the reason).
+            return Ok(());
+        }
+        let contents = self.blob_bytes(new_blob, &journal.path)?;
+        let fail = |message: String| ArchiveError::WorkingCopyUpdate {
+            path: journal.path.clone(),
+            commit: CommitId(new),
+            message,
+        };
+        if on_disk != Some(new_blob) {
+            self.sync_working_copy(&journal.refname, &journal.path, new, &contents, &|| {}).map_err(fail)?;
+        } else {
+            self.update_index_entry(&journal.path).map_err(fail)?;
+        }
+        Ok(())
+    }
+}
+
+fn remove_if_there(path: &Path) -> Result<(), ArchiveError> {
+    match fs::remove_file(path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(ArchiveError::io("remove the lock file of an interrupted write", path, e)),
     }
 }

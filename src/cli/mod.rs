@@ -1,7 +1,9 @@
 //! The `ravenpost` command line. Only this module prints or exits.
 //!
 //! Exit codes: 0 success; 1 the command ran but found problems (e.g. an invalid game);
-//! 2 bad input (unknown variant, malformed position string, bad arguments).
+//! 2 bad input (unknown variant, malformed position string, bad arguments); 3 the change
+//! was committed (it is saved and counts) but the working copy could not be brought up
+//! to date (the message says how; the next command tries again).
 
 /// `eprintln!` that ignores a closed standard error (`ravenpost … 2>&1 | head` must not
 /// panic when the reader has gone).
@@ -51,6 +53,11 @@ pub struct Cli {
     /// git's user.signingKey).
     #[arg(long, global = true, value_name = "KEY")]
     signing_key: Option<String>,
+    /// Remove the archive's lock file left by an older ravenpost (0.1.0) and go on: only
+    /// when no ravenpost is running on the archive. (A lock of this version whose owner
+    /// has died is taken over without it.)
+    #[arg(long, global = true)]
+    break_lock: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -652,7 +659,14 @@ impl Failure {
 
 impl From<ops::Error> for Failure {
     fn from(e: ops::Error) -> Failure {
-        Failure { code: if e.is_usage() { 2 } else { 1 }, message: e.to_string() }
+        let code = if e.is_saved() {
+            3
+        } else if e.is_usage() {
+            2
+        } else {
+            1
+        };
+        Failure { code, message: e.to_string() }
     }
 }
 
@@ -706,6 +720,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
         Some(a) => Some(a.parse().map_err(|e| Failure::input(format!("--author: {e}")))?),
     };
     ops::set_signing_key(cli.signing_key.clone());
+    ops::set_break_lock(cli.break_lock);
     match cli.command {
         Command::Perft { args, variant_file, position: pos, divide, options } => {
             variant_cmds::perft(&args, variant_file.as_deref(), pos.as_deref(), divide, &options, out)?;
@@ -963,6 +978,9 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             };
             let (path, commit) = ops::new_game(&a, n, author.as_ref())?;
             writeln!(out, "{} (commit {})", path.id(), commit.short()).map_err(io)?;
+            if let Some(dir) = ops::per_user_dir(&a) {
+                errln!("ravenpost: the game is in your per-user archive at {}", dir.display());
+            }
             if secret_armies {
                 writeln!(
                     out,

@@ -474,8 +474,10 @@ fn parse_game(lines: Lines) -> Result<GameText, SyntaxError> {
                     "malformed tag pair: expected [Name \"value\"]".to_string()
                 } else if rest.starts_with('$') {
                     "a NAG is `$` and a number from 0 to 255".to_string()
+                } else if rest.starts_with('\u{feff}') {
+                    "a byte order mark (U+FEFF) in the middle of the file: only a file's first character may be one; remove it (two files pasted together?)".to_string()
                 } else {
-                    format!("unexpected `{bad}`")
+                    format!("unexpected `{}`", visible(&bad))
                 };
                 return Err(SyntaxError { line: span.line, column: span.column, token: bad, reason });
             }
@@ -760,4 +762,16 @@ fn wrap(words: &[String], out: &mut String) {
         out.push_str(&line);
         out.push('\n');
     }
+}
+
+/// `text` with invisible characters (controls, byte order marks, zero-width and other
+/// format characters) written as `\u{..}` escapes, so a message shows them.
+fn visible(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            let invisible = c.is_control()
+                || matches!(c, '\u{feff}' | '\u{00ad}' | '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2060}'..='\u{2064}');
+            if invisible { c.escape_unicode().to_string() } else { c.to_string() }
+        })
+        .collect()
 }

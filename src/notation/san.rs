@@ -432,6 +432,26 @@ fn explain_illegal(v: &Variant, pos: &Position, legal: &[Move], parts: &Parts) -
             legal: vec![],
         };
     }
+    // A promotion that must be chosen: the moves that name a piece.
+    if parts.promotion.is_none() {
+        let choices: Vec<&Move> = legal
+            .iter()
+            .filter(|m| {
+                m.promotion().is_some() && agrees(v, &Parts { promotion: m.promotion(), ..*parts }, m)
+            })
+            .collect();
+        if !choices.is_empty() {
+            let choices = write(choices);
+            return SanError::Illegal {
+                reason: format!(
+                    "the {kind_name} that goes to {} must promote: name the piece, one of {}",
+                    dims.name(dest),
+                    choices.join(", ")
+                ),
+                legal: choices,
+            };
+        }
+    }
     let reason = if kind.is_some() && own.is_empty() && !matches!(parts.body, Body::Drop(_)) {
         format!("{} has no {kind_name} {}", def.side_name(side), describe_origin(&origin))
     } else {
@@ -582,4 +602,32 @@ fn origins(v: &Variant, from: Square) -> Vec<String> {
         let r = from.rank().number().to_string();
         vec![String::new(), f.clone(), r.clone(), format!("{f}{r}")]
     }
+}
+
+/// A move number written before a move token, as game text has it: `17.` (White's move
+/// 17) or `17...` (Black's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MoveNumber {
+    /// The number.
+    pub number: u32,
+    /// `...`: the second player's move.
+    pub second: bool,
+}
+
+/// Splits a move number off the front of `token` (`17... Mbh8`, `17...Mbh8`, `3. e5`):
+/// the number, if there is one, and the move token after it.
+pub fn split_move_number(token: &str) -> (Option<MoveNumber>, &str) {
+    let t = token.trim();
+    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+    let rest = &t[digits..];
+    let dots = rest.bytes().take_while(|&b| b == b'.').count();
+    if digits == 0 || dots == 0 || (dots != 1 && dots != 3) {
+        return (None, t);
+    }
+    let Ok(number) = t[..digits].parse() else { return (None, t) };
+    let move_token = rest[dots..].trim_start();
+    if move_token.is_empty() {
+        return (None, t);
+    }
+    (Some(MoveNumber { number, second: dots == 3 }), move_token)
 }

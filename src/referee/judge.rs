@@ -216,7 +216,7 @@ pub enum Changed<'a> {
 
 /// What a commit changed (`changes`: each path with its new bytes, `None` for a
 /// deletion), by what a push may be: exactly one game file, army choice file or variant
-/// definition; the settings file only in the root commit (`root`); or one tournament file
+/// definition; the settings file and `.gitattributes` only in the root commit (`root`); or one tournament file
 /// with the records beside it (judged by [`crate::referee::tournament::check_created`]).
 /// The findings for anything else; the record changed, when there is exactly one.
 pub fn classify_changes<'a>(
@@ -228,12 +228,12 @@ pub fn classify_changes<'a>(
     let mut tournaments = Vec::new();
     for (path, bytes) in changes {
         match classify(path) {
-            PathKind::Config if root => {}
+            PathKind::Config | PathKind::Attributes if root => {}
             PathKind::Tournament(name) => tournaments.push((name, *bytes)),
             PathKind::ArmyChoice(id) => records.push(Changed::Choice(id, *bytes)),
             PathKind::Game(g) => records.push(Changed::Game(g, *bytes)),
             PathKind::Definition(name) => records.push(Changed::Definition(name, *bytes)),
-            PathKind::Config | PathKind::Other => {
+            PathKind::Config | PathKind::Attributes | PathKind::Other => {
                 findings.push(Finding { subject: path.to_string(), problem: Problem::NotAGameFile })
             }
         }

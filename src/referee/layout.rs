@@ -28,6 +28,10 @@ pub fn parse_definition_path(path: &str) -> Option<&str> {
     check_name(name).ok().map(|_| name)
 }
 
+/// The git attributes file at the root, which `ravenpost init` writes in the same first
+/// commit as the settings (it pins the line endings of game files).
+pub const ATTRIBUTES_PATH: &str = ".gitattributes";
+
 /// A variant or game id that cannot be part of a game's path.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{path}: {reason}")]
@@ -126,6 +130,8 @@ pub enum PathKind {
     Config,
     /// A variant definition, with its name (`variants/<name>.md`).
     Definition(String),
+    /// The git attributes file at the root.
+    Attributes,
     /// Anything else.
     Other,
 }
@@ -134,6 +140,8 @@ pub enum PathKind {
 pub fn classify(path: &str) -> PathKind {
     if path == CONFIG_PATH {
         PathKind::Config
+    } else if path == ATTRIBUTES_PATH {
+        PathKind::Attributes
     } else if let Some(id) = ArmyChoice::parse_path(path) {
         PathKind::ArmyChoice(id.to_string())
     } else if let Some(g) = GamePath::parse(path) {
@@ -144,5 +152,40 @@ pub fn classify(path: &str) -> PathKind {
         PathKind::Tournament(name.to_string())
     } else {
         PathKind::Other
+    }
+}
+
+/// What is wrong with the tree entry at `path` of git file mode `mode` (as git writes
+/// it: `0o100644` a file, `0o120000` a symbolic link, `0o160000` a submodule): under
+/// `games/` only regular files (executable or not) may be; anything else is
+/// [`Problem::NotARegularFile`](super::Problem::NotARegularFile). `None` for a regular
+/// file, a folder, or a path outside `games/`.
+pub fn entry_problem(path: &str, mode: u32) -> Option<super::Problem> {
+    let under_games = path.strip_prefix(GamePath::DIR).is_some_and(|r| r.starts_with('/'));
+    let what = match mode {
+        0o100_644 | 0o100_755 | 0o040_000 => return None,
+        _ if !under_games => return None,
+        0o120_000 => "symbolic link".to_string(),
+        0o160_000 => "submodule".to_string(),
+        m => format!("file of git mode {m:06o}"),
+    };
+    Some(super::Problem::NotARegularFile { path: path.to_string(), what })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_regular_files_under_games() {
+        assert_eq!(entry_problem("games/gygax/g.pgn", 0o100_644), None);
+        assert_eq!(entry_problem("games/gygax/g.pgn", 0o100_755), None);
+        assert_eq!(entry_problem("README", 0o120_000), None);
+        let p = entry_problem("games/gygax/g.pgn", 0o120_000).unwrap();
+        assert_eq!(
+            p.to_string(),
+            "games/gygax/g.pgn is a symbolic link, not a regular file: game files are regular files (git mode 100644), never links to elsewhere"
+        );
+        assert!(entry_problem("games/x", 0o160_000).unwrap().to_string().contains("submodule"));
     }
 }

@@ -522,6 +522,17 @@ pub enum Problem {
         "a commit may change only one game file (games/<variant>/<id>.pgn, or a Fantasy Grand army choice) or add one variant definition (variants/<name>.md)"
     )]
     NotAGameFile,
+    /// A path under `games/` that is a symbolic link or a submodule, not a regular file
+    /// ([`crate::referee::layout::entry_problem`]).
+    #[error(
+        "{path} is a {what}, not a regular file: game files are regular files (git mode 100644), never links to elsewhere"
+    )]
+    NotARegularFile {
+        /// The path in the archive.
+        path: String,
+        /// What it is: `symbolic link`, `submodule`, `file of git mode NNNNNN`.
+        what: String,
+    },
     /// A commit changes several game files.
     #[error("a commit may change only one game file, this one changes {}", .files.len())]
     SeveralFiles {

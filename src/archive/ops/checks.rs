@@ -455,6 +455,13 @@ fn judge_game_path(
             before = Some(Before { blob, known: None });
             continue;
         }
+        if let Some(problem) = archive.entry_problem_at(v.commit, &file)? {
+            let line = Cached { what: "invalid".into(), ply: None, san: None, problem: Some(problem) };
+            cache.put(v.commit, &file, serde_json::to_string(&line).expect("a verdict serialises"));
+            out.push(LogLine::from_cached(c, line));
+            before = None;
+            continue;
+        }
         let text = match text_of(blob) {
             Ok(t) => t,
             Err(ArchiveError::NotText { .. }) => {

@@ -414,6 +414,13 @@ fn check_commit(
     let changes: Vec<(&str, Option<&[u8]>)> =
         c.changes.iter().map(|ch| (ch.path.as_str(), ch.contents.as_deref())).collect();
     let (mut findings, changed) = judge::classify_changes(&changes, c.parent.is_none());
+    // A symbolic link or submodule under games/ is no game, whatever it holds.
+    for ch in c.changes.iter().filter(|ch| ch.contents.is_some()) {
+        if let Some(problem) = archive.entry_problem_at(c.commit, &ch.path)? {
+            findings.push(Finding { subject: ch.path.clone(), problem });
+            return Ok(findings);
+        }
+    }
     let config = crate::archive::ArchiveConfig::PATH;
     if let Some((p, club)) = pushed
         && c.parent.is_none()

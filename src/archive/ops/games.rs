@@ -33,10 +33,36 @@ pub fn now() -> Timestamp {
 /// the command runs in if it is an archive, else the per-user archive. Only with `create`
 /// (`ravenpost new`) is a missing default archive made; other commands say where none is.
 pub fn open(dir: Option<&Path>, create: bool) -> Result<Archive, Failure> {
-    let archive = open_archive(dir, create)?;
+    let mut archive = open_archive(dir, create)?;
+    if BREAK_LOCK.get().copied().unwrap_or(false) {
+        let mut options = archive.options().clone();
+        options.break_locks_older_than = Some(std::time::Duration::ZERO);
+        archive.set_options(options);
+    }
+    // A write a killed ravenpost left half done is finished before anything else (a
+    // failure here is left for the next write, which reports it).
+    let _ = archive.recover_interrupted_write();
     // The games pinning a definition the archive holds replay with it.
     super::definitions::remember_at(&archive, archive.tip()?)?;
     Ok(archive)
+}
+
+/// The per-user archive's directory, if `archive` is it (`new` then says so).
+pub fn per_user_dir(archive: &Archive) -> Option<PathBuf> {
+    let user = platform_data_dir()?.join("archive");
+    let same = match (user.canonicalize(), archive.dir().canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    same.then_some(user)
+}
+
+/// `--break-lock` for this run.
+static BREAK_LOCK: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+
+/// Sets `--break-lock` (remove a lock file left by ravenpost 0.1.0), once per run.
+pub fn set_break_lock(on: bool) {
+    let _ = BREAK_LOCK.set(on);
 }
 
 /// [`open`], without the definitions.
@@ -53,6 +79,15 @@ fn open_archive(dir: Option<&Path>, create: bool) -> Result<Archive, Failure> {
             cwd.ancestors().find(|d| d.join(".git").exists() && d.join("ravenpost.yaml").exists())
         {
             return Ok(Archive::open(dir)?);
+        }
+        if create && let Some(repo) = Archive::discover_repository(&cwd)? {
+            // `new` in a git repository that is no archive: never the per-user archive
+            // behind the user's back.
+            return Err(Failure::Usage(format!(
+                "{} is a git repository but not a ravenpost archive: run `ravenpost init` there to make it one, \
+                 or name an archive with --archive DIR",
+                repo.dir().display()
+            )));
         }
     }
     let data = platform_data_dir();
@@ -122,6 +157,11 @@ pub fn find(archive: &Archive, game: &str) -> Result<GamePath, Failure> {
 /// The game's text and the tip it was read at.
 fn read(archive: &Archive, path: &GamePath) -> Result<(String, Option<CommitId>), Failure> {
     let tip = archive.tip()?;
+    if let Some(t) = tip
+        && let Some(problem) = archive.entry_problem_at(t, &path.path())?
+    {
+        return Err(Failure::Declined(format!("{}: {problem}; nothing was written", path.id())));
+    }
     let text = match tip {
         Some(t) => archive.read_file_at(t, &path.path())?,
         None => None,
@@ -317,7 +357,8 @@ pub fn init_club(
             list.push(account);
         }
     }
-    let a = Archive::init_with_config(&dir, &config, None, now(), Default::default())?;
+    let options = crate::archive::ArchiveOptions { pin_line_endings: true, ..Default::default() };
+    let a = Archive::init_with_config(&dir, &config, None, now(), options)?;
     Ok(format!("Initialised a ravenpost archive in {}", a.dir().display()))
 }
 
@@ -657,9 +698,73 @@ pub fn play(
         diagram: archive.config()?.diagrams == crate::archive::Diagrams::EveryMove,
         at: Some(now().unix_seconds()),
     };
+    let path = find(archive, game)?;
     change_game(archive, game, who, author, |_, game, who| {
+        let token = move_token_for(game, token)?;
+        if who.is_none() && expect_ply.is_none() {
+            check_unknown_actor(archive, &path, game, author)?;
+        }
         Ok(record::play_move_on(game, token, who, expect_ply, options)?.0)
     })
+}
+
+/// The move token of `token`, read without its move number (`17... Mbh8`) when the
+/// number is that of the game's next ply; a number for another ply is refused, saying
+/// which number the next ply has.
+fn move_token_for<'t>(game: &Game, token: &'t str) -> Result<&'t str, Failure> {
+    let (number, rest) = crate::notation::san::split_move_number(token);
+    let Some(n) = number else { return Ok(token) };
+    let position = game.position();
+    let side = position.side_to_move();
+    let expected = u32::from(position.fullmove_number());
+    let second = side == Side::Black;
+    if n.number == expected && n.second == second {
+        return Ok(rest);
+    }
+    let write = |number: u32, second: bool| format!("{number}{}", if second { "..." } else { "." });
+    Err(Failure::Declined(format!(
+        "`{token}`: the move number {} is not the next ply's: ply {} is {}'s move {} (write `{} {rest}`, or the move alone); nothing was written",
+        write(n.number, n.second),
+        game.moves.len() + 1,
+        game.variant.def().side_name(side),
+        write(expected, second),
+        write(expected, second),
+    )))
+}
+
+/// A `move` with no `--as` and no `--expect-ply` whose committing identity is no player
+/// plays for the side to move, unless that identity made the game's last step: then the
+/// same command given twice would play both sides, so it is refused, saying how to
+/// play the move meant. (Without any identity, steps are committed under the players'
+/// `@ravenpost.invalid` addresses: one such last step counts as this identity's.) A game
+/// whose mover must sign needs no more: the key says whose step it is.
+fn check_unknown_actor(
+    archive: &Archive,
+    path: &GamePath,
+    game: &Game,
+    author: Option<&Identity>,
+) -> Result<(), Failure> {
+    let index = archive.index()?;
+    let Some(last) = index.versions(&path.path()).last() else { return Ok(()) };
+    let last = index.commit_at(last.position);
+    let mine = match archive.identity(author) {
+        Ok(me) => *last.author_email == *me.email,
+        Err(_) => last.author_email.ends_with("@ravenpost.invalid"),
+    };
+    let side = game.position().side_to_move();
+    // A step that must be signed by the mover's key says whose it is by that key.
+    if !mine || game.moves.is_empty() || game.text.tag(signing_key_tag(side)).is_some() {
+        return Ok(());
+    }
+    let player = record::player(game, side);
+    let next = game.moves.len() + 1;
+    Err(Failure::Declined(format!(
+        "{}: whose move is this? You are not a player of this game and made its last step ({}), so this \
+         would play for the other side too: to play {player}'s ply {next}, say so with `--as {player}` \
+         or `--expect-ply {next}`; nothing was written",
+        path.id(),
+        last.message.lines().next().unwrap_or_default().trim_start_matches(&format!("{}: ", path.id())),
+    )))
 }
 
 /// `ravenpost resign`.

@@ -27,8 +27,8 @@ pub use exchange::{
     hook_script_with, install_hook, install_hook_to, install_notify_hook, notify_hook_script, open_for_sync, pusher_from, pusher_from_env, sync,
 };
 pub use games::{
-    ClubSetup, NewGame, claim_timeout, draw, find, init, init_club, leave, new_game, now, open, play, resign,
-    set_signing_key,
+    ClubSetup, NewGame, claim_timeout, draw, find, init, init_club, leave, new_game, now, open, per_user_dir, play,
+    resign, set_break_lock, set_signing_key,
 };
 pub use tournament::{
     Created, ELO_K, ELO_START, NewTournament, PlayerRating, RatedGame, Ratings, identity_name,
@@ -115,6 +115,12 @@ impl From<crate::referee::InvalidGamePath> for Error {
 }
 
 impl Error {
+    /// Whether the change was committed all the same: only the working copy could not be
+    /// brought up to date ([`ArchiveError::WorkingCopyUpdate`]).
+    pub fn is_saved(&self) -> bool {
+        matches!(self, Error::Archive(ArchiveError::WorkingCopyUpdate { .. }))
+    }
+
     /// Whether the command was given bad input (exit code 2) rather than refused
     /// (exit code 1).
     pub fn is_usage(&self) -> bool {
