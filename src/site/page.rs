@@ -15,7 +15,7 @@ use crate::notation::diagram::piece_label;
 use crate::notation::pgn::VERBATIM_MARK;
 use crate::notation::position_string::{piece_token, write_position};
 use crate::record::game::Game;
-use crate::record::{player, result_of};
+use crate::record::{TIME_PREFIX, player, result_of};
 
 /// One ply's position, as the page's script reads it (JSON, short field names).
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
@@ -71,8 +71,10 @@ pub struct MoveItem {
     pub number: String,
     /// The move as written (SAN).
     pub san: String,
-    /// Its comments (diagram lines left out).
+    /// Its comments (diagram lines and the time comment left out).
     pub comments: Vec<String>,
+    /// When it was played, from its time comment (`2026-11-29T16:40:00Z`), if it has one.
+    pub time: Option<String>,
 }
 
 /// One tag pair.
@@ -125,7 +127,11 @@ pub struct GamePage {
 }
 
 fn comments(list: &[String]) -> Vec<String> {
-    list.iter().filter(|c| !c.starts_with(VERBATIM_MARK)).cloned().collect()
+    list.iter().filter(|c| !c.starts_with(VERBATIM_MARK) && !c.starts_with(TIME_PREFIX)).cloned().collect()
+}
+
+fn move_time(list: &[String]) -> Option<String> {
+    list.iter().find_map(|c| c.strip_prefix(TIME_PREFIX)).map(|t| t.trim().to_string())
 }
 
 fn hands(v: &Variant, pos: &Position) -> [Vec<(String, u8)>; 2] {
@@ -198,6 +204,7 @@ pub fn game_page(id: &str, game: &Game) -> GamePage {
             number,
             san: node.map(|n| n.token.clone()).unwrap_or_default(),
             comments: node.map(|n| comments(&n.comments)).unwrap_or_default(),
+            time: node.and_then(|n| move_time(&n.comments)),
         });
         plies.push(PlyData { d, l, s: side_line(game, &next, i + 1), f: write_position(v, &next), h });
         pos = next;
