@@ -64,3 +64,26 @@ pub fn install_site_hook(git_dir: &Path, exe: &Path, site: &Path) -> Result<Path
     }
     Ok(file)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn installing_again_replaces_the_site_line_and_keeps_the_others() {
+        let t = tempfile::tempdir().unwrap();
+        let hooks = t.path().join("hooks");
+        std::fs::create_dir_all(&hooks).unwrap();
+        std::fs::write(hooks.join("post-receive"), "#!/bin/sh\nother --notify\n").unwrap();
+        let exe = Path::new("/opt/raven post/ravenpost");
+        install_site_hook(t.path(), exe, Path::new("/srv/site-a")).unwrap();
+        let file = install_site_hook(t.path(), exe, Path::new("/srv/it's b")).unwrap();
+        let text = std::fs::read_to_string(file).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[..2], ["#!/bin/sh", "other --notify"]);
+        assert_eq!(lines.len(), 3, "{text}");
+        assert!(lines[2].contains(r"site '/srv/it'\''s b' --archive"), "{text}");
+        assert!(lines[2].contains("'/opt/raven post/ravenpost'"), "{text}");
+        assert!(lines[2].ends_with(POST_RECEIVE_MARK));
+    }
+}

@@ -263,3 +263,38 @@ pub fn script_json<T: Serialize>(value: &T) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn script_json_cannot_close_the_script_element() {
+        let s = script_json(&vec!["</script><!-- & \u{2028}"]);
+        assert_eq!(s, r#"["\u003c/script\u003e\u003c!-- \u0026 \u2028"]"#);
+        let back: Vec<String> = serde_json::from_str(&s).unwrap();
+        assert_eq!(back, ["</script><!-- & \u{2028}"]);
+    }
+
+    #[test]
+    fn a_page_has_one_ply_entry_per_position_and_the_start_pieces() {
+        let game = crate::record::load(
+            "[Variant \"grand\"]\n[White \"A\"]\n[Black \"B\"]\n[Result \"*\"]\n\ne4 {ravenpost: at 2025-11-29T08:00:00Z} {good} e7 *\n",
+        )
+        .unwrap();
+        let page = game_page("g", &game);
+        assert_eq!(page.board.plies.len(), 3);
+        // Grand Chess starts with 40 pieces; a pawn move changes two squares.
+        assert_eq!(page.board.plies[0].d.len(), 40);
+        assert_eq!(
+            page.board.plies[1].d,
+            [("e3".to_string(), String::new()), ("e4".to_string(), "P".to_string())]
+        );
+        assert_eq!(page.board.plies[1].l, ["e3", "e4"]);
+        assert_eq!(page.moves[0].number, "1.");
+        assert_eq!(page.moves[0].comments, ["good"]);
+        assert_eq!(page.moves[0].time.as_deref(), Some("2025-11-29T08:00:00Z"));
+        assert_eq!(page.moves[1].number, "");
+        assert_eq!(page.to_move.as_deref(), Some("A"));
+    }
+}
