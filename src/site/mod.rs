@@ -4,7 +4,8 @@
 //!
 //! - `index.html`: one row per game (variant, id, players, result, ply, whose turn),
 //!   sortable by any column in the browser, plus the army choices still secret and the
-//!   game files that could not be read (with the reason: nothing is left out silently);
+//!   game files that could not be read (with the reason: nothing is left out silently;
+//!   such a game has no page until its file reads again);
 //! - `games/<variant>/<id>.html`: the game's board, its move list with comments, its tags,
 //!   and controls to step through it (buttons, the arrow keys, a click on a move,
 //!   `#ply=N` in the address, flipping the board);
@@ -25,8 +26,8 @@
 //! `<`, `>` and `&` as `\u` escapes, [`page::script_json`]).
 //!
 //! **Incremental**: the manifest keeps the SHA-256 of each game file the pages were made
-//! from, and of the generator (this version's templates and script). A re-run replays and
-//! rewrites only the games whose file changed, removes the pages of games no longer in the
+//! from (with the game's index row), and of the generator (this version's templates and
+//! script). A re-run replays and rewrites only the games whose file changed, removes the pages of games no longer in the
 //! archive, and writes any other file only when its contents differ. Files are replaced
 //! atomically (written beside, then renamed), so a host serving the folder never sees half
 //! a page. [`install_site_hook`] makes a repository regenerate the site after each
@@ -120,9 +121,17 @@ pub struct SiteReport {
 pub struct Manifest {
     /// SHA-256 (hex) of the generator: ravenpost's version, the templates and the script.
     pub generator: String,
-    /// Each game page (relative path) and the SHA-256 (hex) of the game file it was made
-    /// from.
-    pub pages: BTreeMap<String, String>,
+    /// Each game page (relative path), what it was made from and its index row.
+    pub pages: BTreeMap<String, PageRecord>,
+}
+
+/// One game page in the [`Manifest`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PageRecord {
+    /// SHA-256 (hex) of the game file the page was made from.
+    pub source: String,
+    /// The game's row of the index (kept so that an unchanged game is not replayed).
+    pub row: IndexRow,
 }
 
 fn sha256_hex(parts: &[&[u8]]) -> String {
@@ -147,7 +156,7 @@ pub fn generator_hash() -> String {
 }
 
 /// One row of the index.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IndexRow {
     /// The game id.
     pub id: String,
@@ -294,6 +303,12 @@ pub fn generate(archive: &Archive, out: &Path) -> Result<SiteReport, SiteError> 
         let rel = format!("games/{}/{}.html", path.variant(), path.id());
         let text = archive.read_file(&file)?.unwrap_or_default();
         let hash = sha256_hex(&[text.as_bytes()]);
+        if let Some(kept) = old.pages.get(&rel).filter(|p| p.source == hash && out.join(&rel).is_file()) {
+            rows.push(kept.row.clone());
+            manifest.pages.insert(rel.clone(), kept.clone());
+            report.unchanged += 1;
+            continue;
+        }
         let game = match record::load(&text) {
             Ok(g) => g,
             Err(e) => {
@@ -315,7 +330,7 @@ pub fn generate(archive: &Archive, out: &Path) -> Result<SiteReport, SiteError> 
         };
         let result = record::result_of(&game);
         let side = game.position().side_to_move();
-        rows.push(IndexRow {
+        let row = IndexRow {
             id: path.id().to_string(),
             variant: game.variant.def().title.clone(),
             href: Some(rel.clone()),
@@ -329,13 +344,9 @@ pub fn generate(archive: &Archive, out: &Path) -> Result<SiteReport, SiteError> 
             },
             result,
             problem: None,
-        });
-        let unchanged = old.pages.get(&rel) == Some(&hash) && out.join(&rel).is_file();
-        manifest.pages.insert(rel.clone(), hash);
-        if unchanged {
-            report.unchanged += 1;
-            continue;
-        }
+        };
+        rows.push(row.clone());
+        manifest.pages.insert(rel.clone(), PageRecord { source: hash, row });
         let page = game_page(path.id(), &game);
         let html = game_html_with(&env, &page, "../../")?;
         if write_if_changed(out, &rel, html.as_bytes())? {
