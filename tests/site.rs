@@ -770,7 +770,7 @@ fn the_post_receive_hook_regenerates_the_site_after_a_push() {
     let index = std::fs::read_to_string(out.join("index.html")).unwrap();
     // minijinja escapes `/` in attribute values too (`&#x2f;`).
     assert!(index.contains(r#"<a href="games&#x2f;gygax&#x2f;ab.html">ab</a>"#), "{index}");
-    assert!(!page.metadata().unwrap().permissions().readonly());
+
     ok(&clone, &home, &["move", "ab", "2e3", "--as", "Ann Example"]);
     let pushed = common::git::git_out(&clone, &home, &["push", "-q", "origin", "main"]);
     assert!(pushed.status.success(), "push: {}", common::cli::text(&pushed));
@@ -779,4 +779,19 @@ fn the_post_receive_hook_regenerates_the_site_after_a_push() {
         html.contains(r#"data-ply="1" title="played "#) && html.contains(">2e3</a>"),
         "the page has the pushed move"
     );
+}
+
+/// Regression: pages were written with a temporary file's mode (0600), unreadable by a web
+/// server running as another user.
+#[test]
+fn published_pages_are_readable_by_everyone() {
+    use std::os::unix::fs::PermissionsExt;
+    let (t, dir, home) = archive();
+    ok(&dir, &home, &["new", "gygax", "--white", "Ann Example", "--black", "Bo Example", "--id", "ab"]);
+    let out = t.path().join("site");
+    site(&dir, &home, &out);
+    for f in ["games/gygax/ab.html", "index.html", "site.js", "site.css"] {
+        let mode = out.join(f).metadata().unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o644, "{f}: mode {mode:o}");
+    }
 }

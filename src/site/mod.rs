@@ -258,6 +258,12 @@ fn write_file(path: &Path, bytes: &[u8]) -> Result<(), SiteError> {
     std::fs::create_dir_all(dir).map_err(io_error(dir))?;
     let mut tmp = tempfile::Builder::new().prefix(".ravenpost-").tempfile_in(dir).map_err(io_error(dir))?;
     tmp.write_all(bytes).map_err(io_error(path))?;
+    // A temporary file is private (0600); a published page is for everyone to read.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        tmp.as_file().set_permissions(std::fs::Permissions::from_mode(0o644)).map_err(io_error(path))?;
+    }
     tmp.persist(path).map_err(|e| SiteError::Io { path: path.to_path_buf(), source: e.error })?;
     Ok(())
 }
