@@ -11,7 +11,8 @@
 //! `ravenpost verify` must find no problem in it (the bench aborts otherwise).
 //!
 //! Then each command runs in a scratch copy and its median time is printed, one table for
-//! all sizes. Commands slower than 5 s run once.
+//! all sizes (`ravenpost site` among them: the whole web site, then after one move).
+//! Commands slower than 5 s run once.
 //!
 //! ```sh
 //! cargo bench --bench archive_scale                       # 30 and 300 games
@@ -484,6 +485,21 @@ fn measure(base: &Path, games: usize, reps: usize) -> BTreeMap<&'static str, Str
         },
     );
     t("hook check (one new move)", d);
+
+    // The web site (issue 18): every page from nothing, then after one new move (one
+    // game's page and the index rewritten).
+    let site = scratch.path().join("site");
+    let site_arg = site.to_str().expect("a UTF-8 path").to_string();
+    let d = time(
+        cached_reps,
+        || {
+            let _ = fs::remove_dir_all(&site);
+        },
+        |()| drop(ravenpost(&dir, &["site", &site_arg])),
+    );
+    t("site (all games, cold)", d);
+    let d = time(cached_reps, &mut one_more, |()| drop(ravenpost(&dir, &["site", &site_arg])));
+    t("site after one new move", d);
     row.insert("archive: index cache size", format!("{:.1} MB", cache_size as f64 / 1e6));
     row
 }

@@ -9,7 +9,8 @@
 //! correspondence rules as decisions: what a step, a clock, a commit or a push may be;
 //! typed verdicts) ← [`archive`] (games kept as files in a git repository; every change
 //! judged by the referee before it is committed), [`mail`] (game messages by email) ←
-//! [`cli`] (the `ravenpost` command: parses, calls one library function, formats).
+//! [`site`] (an archive as a static web site) ← [`cli`] (the `ravenpost` command: parses,
+//! calls one library function, formats).
 //!
 //! ```
 //! let gygax = ravenpost::variants::by_name("gygax", &[]).unwrap();
@@ -26,4 +27,5 @@ pub mod notation;
 pub mod record;
 pub mod referee;
 pub mod render;
+pub mod site;
 pub mod variants;

@@ -339,6 +339,11 @@ impl Archive {
         self.repo.workdir().unwrap_or_else(|| self.repo.path())
     }
 
+    /// The repository's git directory (`.git` of a working copy, or the bare repository).
+    pub fn git_dir(&self) -> &Path {
+        self.repo.path()
+    }
+
     /// Whether the repository is bare (no working tree to keep up to date).
     pub fn is_bare(&self) -> bool {
         self.repo.is_bare()

@@ -400,6 +400,17 @@ enum Command {
         #[command(subcommand)]
         action: MailCmd,
     },
+    /// Write the archive as a static web site into OUT_DIR: an index of the games and one
+    /// page per game to step through in a browser (works opened from disk). Re-running
+    /// rewrites only what changed.
+    Site {
+        /// The output directory (new, empty, or made by `ravenpost site`).
+        #[arg(value_name = "OUT_DIR")]
+        out: PathBuf,
+        /// Print what was done as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Rewrite game files in canonical form (notation-spec/movetext.md §4).
     ///
     /// A file with any problem is left as it is, and its problems are reported.
@@ -489,6 +500,10 @@ enum HookCmd {
         /// in ravenpost/notify.log of the git directory and never undo a push.
         #[arg(long)]
         notify: bool,
+        /// Also write hooks/post-receive to regenerate the web site in DIR (`ravenpost
+        /// site DIR`) after each accepted push.
+        #[arg(long, value_name = "DIR")]
+        site: Option<PathBuf>,
     },
     /// Mail the player to move for each move in one ref update (the post-receive hook
     /// runs it); always exits 0 once the repository reads.
@@ -680,6 +695,20 @@ impl From<crate::record::Refusal> for Failure {
     fn from(e: crate::record::Refusal) -> Failure {
         Failure { message: e.to_string(), code: 1 }
     }
+}
+
+/// `hook install --site DIR`: the post-receive line that regenerates the site.
+fn install_site_hook(repo: Option<PathBuf>, site: &std::path::Path) -> Result<String, Failure> {
+    let dir = match repo {
+        Some(d) => d,
+        None => std::env::current_dir().map_err(|e| Failure::input(format!("current directory: {e}")))?,
+    };
+    let a = crate::archive::Archive::open_for_hook(&dir)?;
+    let exe = std::env::current_exe().map_err(|e| Failure::input(format!("this executable's path: {e}")))?;
+    let exe = exe.canonicalize().unwrap_or(exe);
+    let file = crate::site::install_site_hook(a.git_dir(), &exe, site)
+        .map_err(|e| Failure { message: e.to_string(), code: 1 })?;
+    Ok(format!("Installed {} (regenerates the site in {})", file.display(), site.display()))
 }
 
 fn parse_options(raw: &[String]) -> Result<Vec<(String, String)>, Failure> {
@@ -1183,7 +1212,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                 writeln!(out, "{} (commit {})", outcome.summary, outcome.commits.join(", ")).map_err(io)?;
             }
         }
-        Command::Hook { action: HookCmd::Install { repo, gitolite, print, pusher_var, notify } } => {
+        Command::Hook { action: HookCmd::Install { repo, gitolite, print, pusher_var, notify, site } } => {
             let target = match gitolite {
                 None if print => ops::HookTarget::Print,
                 None => ops::HookTarget::Repository(repo.clone()),
@@ -1192,7 +1221,36 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             };
             writeln!(out, "{}", ops::install_hook_to(target, pusher_var.as_deref())?).map_err(io)?;
             if notify {
-                writeln!(out, "{}", ops::install_notify_hook(repo)?).map_err(io)?;
+                writeln!(out, "{}", ops::install_notify_hook(repo.clone())?).map_err(io)?;
+            }
+            // After --notify, which writes the post-receive hook whole: this adds one line.
+            if let Some(site) = site {
+                writeln!(out, "{}", install_site_hook(repo, &site)?).map_err(io)?;
+            }
+        }
+        Command::Site { out: dir, json } => {
+            let a = ops::open(cli.archive.as_deref(), false)?;
+            let report =
+                crate::site::generate(&a, &dir).map_err(|e| Failure { message: e.to_string(), code: 1 })?;
+            if json {
+                writeln!(out, "{}", serde_json::to_string_pretty(&report).expect("json")).map_err(io)?;
+            } else {
+                for (path, problem) in &report.unreadable {
+                    errln!("ravenpost: {path}: {problem} (listed on the index without a page)");
+                }
+                writeln!(
+                    out,
+                    "{} game{}: wrote {} file{}, {} page{} unchanged, {} removed ({})",
+                    report.games,
+                    plural(report.games),
+                    report.written.len(),
+                    plural(report.written.len()),
+                    report.unchanged,
+                    plural(report.unchanged),
+                    report.removed.len(),
+                    dir.join("index.html").display()
+                )
+                .map_err(io)?;
             }
         }
         Command::Hook { action: HookCmd::Notify { old, new, refname } } => {

@@ -38,6 +38,16 @@ pub fn escape(s: &str) -> String {
 
 /// Draws `pos` as an SVG document; `last` outlines the last move's squares.
 pub fn svg(v: &Variant, pos: &Position, last: Option<&Move>) -> String {
+    draw(v, Some(pos), last)
+}
+
+/// Draws the empty board of `v` (squares, coordinates, level names, portals) as an SVG
+/// document: the picture [`svg`] puts pieces on, for a page that places them itself.
+pub fn board_svg(v: &Variant) -> String {
+    draw(v, None, None)
+}
+
+fn draw(v: &Variant, pos: Option<&Position>, last: Option<&Move>) -> String {
     let def = v.def();
     let dims = def.dims;
     let c = if def.render.cell_size > 0 { def.render.cell_size } else { DEFAULT_CELL_SIZE };
@@ -114,7 +124,7 @@ pub fn svg(v: &Variant, pos: &Position, last: Option<&Move>) -> String {
                         (c / 12).max(1)
                     );
                 }
-                if let Some(p) = pos.piece_at(sq) {
+                if let Some(p) = pos.and_then(|pos| pos.piece_at(sq)) {
                     let (disc, ink) =
                         if p.side == Side::White { ("#ffffff", "#000000") } else { ("#000000", "#ffffff") };
                     let label = piece_label(v, p);

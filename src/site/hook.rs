@@ -1,0 +1,89 @@
+//! The post-receive hook line that regenerates a site after each accepted push
+//! (`ravenpost hook install --site DIR`).
+//!
+//! The line is one line of `hooks/post-receive`, ending in [`POST_RECEIVE_MARK`]: installing
+//! again replaces it, and other lines of the hook (other tools' or ravenpost's own) are
+//! kept. It reads nothing from the hook's standard input (the pushed refs), so other
+//! lines can, and a failure only prints a warning (the push has been accepted already).
+
+use std::path::{Path, PathBuf};
+
+use super::SiteError;
+
+/// The comment that ends the site's line in `hooks/post-receive`.
+pub const POST_RECEIVE_MARK: &str = "# ravenpost site";
+
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// The hook line that runs `exe site <site> --archive <the repository>` (the hook runs
+/// in the repository's git directory; `$RAVENPOST_HOOK_EXE` overrides `exe`).
+pub fn site_hook_line(exe: &Path, site: &Path) -> String {
+    let env = crate::archive::ops::HOOK_EXE_ENV;
+    format!(
+        "ravenpost_site={exe}; [ -n \"${{{env}:-}}\" ] && ravenpost_site=\"${env}\"; \"$ravenpost_site\" site {site} --archive \"$PWD\" </dev/null >/dev/null || echo 'ravenpost: the site {shown} was not regenerated' >&2 {POST_RECEIVE_MARK}",
+        exe = shell_quote(&exe.to_string_lossy()),
+        site = shell_quote(&site.to_string_lossy()),
+        shown = site.to_string_lossy().replace('\'', ""),
+    )
+}
+
+/// Puts [`site_hook_line`] into `git_dir/hooks/post-receive` (made executable; created
+/// with a `#!/bin/sh` line when missing), replacing an earlier site line and keeping the
+/// others. `site` is made absolute first. Returns the hook's path.
+///
+/// # Errors
+/// [`SiteError::Io`]: the hook or the current directory could not be read or written.
+pub fn install_site_hook(git_dir: &Path, exe: &Path, site: &Path) -> Result<PathBuf, SiteError> {
+    let site = if site.is_absolute() {
+        site.to_path_buf()
+    } else {
+        let cwd =
+            std::env::current_dir().map_err(|source| SiteError::Io { path: site.to_path_buf(), source })?;
+        cwd.join(site)
+    };
+    let hooks = git_dir.join("hooks");
+    std::fs::create_dir_all(&hooks).map_err(super::io_error(&hooks))?;
+    let file = hooks.join("post-receive");
+    let old = match std::fs::read_to_string(&file) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => "#!/bin/sh\n".to_string(),
+        Err(e) => return Err(SiteError::Io { path: file, source: e }),
+    };
+    let mut text: String =
+        old.lines().filter(|l| !l.ends_with(POST_RECEIVE_MARK)).flat_map(|l| [l, "\n"]).collect();
+    text.push_str(&site_hook_line(exe, &site));
+    text.push('\n');
+    std::fs::write(&file, text).map_err(super::io_error(&file))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755))
+            .map_err(super::io_error(&file))?;
+    }
+    Ok(file)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn installing_again_replaces_the_site_line_and_keeps_the_others() {
+        let t = tempfile::tempdir().unwrap();
+        let hooks = t.path().join("hooks");
+        std::fs::create_dir_all(&hooks).unwrap();
+        std::fs::write(hooks.join("post-receive"), "#!/bin/sh\nother --notify\n").unwrap();
+        let exe = Path::new("/opt/raven post/ravenpost");
+        install_site_hook(t.path(), exe, Path::new("/srv/site-a")).unwrap();
+        let file = install_site_hook(t.path(), exe, Path::new("/srv/it's b")).unwrap();
+        let text = std::fs::read_to_string(file).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[..2], ["#!/bin/sh", "other --notify"]);
+        assert_eq!(lines.len(), 3, "{text}");
+        assert!(lines[2].contains(r"site '/srv/it'\''s b' --archive"), "{text}");
+        assert!(lines[2].contains("'/opt/raven post/ravenpost'"), "{text}");
+        assert!(lines[2].ends_with(POST_RECEIVE_MARK));
+    }
+}
