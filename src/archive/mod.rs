@@ -40,6 +40,7 @@
 mod config;
 mod error;
 mod gc;
+pub mod hook_input;
 mod index;
 mod locate;
 mod lock;
@@ -60,6 +61,7 @@ use git2::{ErrorCode, ObjectType, Oid, Repository};
 pub use crate::referee::{ArmyChoice, ArmyReveal, COMMITMENT_TAGS, ChoiceStep, GamePath, check_choice_step};
 pub use config::{ArchiveConfig, Diagrams, MailConfig, SmtpConfig, SmtpSecurity};
 pub use error::ArchiveError;
+pub use hook_input::{HookLineError, RefUpdate, read_ref_updates};
 pub use index::{HistoryIndex, IndexedChange, IndexedCommit, PathVersion};
 pub use locate::{ArchiveSource, RAVENPOST_ARCHIVE, default_archive, platform_data_dir};
 pub use signing::{

@@ -145,15 +145,14 @@ fn check_commit(archive: &Archive, c: &ArchiveCommit) -> Result<Vec<Finding>, Fa
 /// `ravenpost hook check <old> <new> <ref>`: the problems with one ref update.
 pub fn hook_check(old: &str, new: &str, refname: &str) -> Result<Vec<String>, Failure> {
     let cwd = std::env::current_dir().map_err(|e| Failure::Usage(format!("current directory: {e}")))?;
+    let update = crate::archive::RefUpdate::from_fields(old, new, refname)?;
     let archive = Archive::open_for_hook(&cwd)?;
     let old = archive.resolve(old)?;
-    let Some(new) = archive.resolve(new)? else {
-        return Ok(vec![Problem::BranchDeleted { refname: refname.to_string() }.to_string()]);
-    };
-    if !refname.starts_with("refs/heads/") {
-        return Ok(vec![Problem::NotABranch { refname: refname.to_string() }.to_string()]);
+    let new = archive.resolve(new)?;
+    match (new, update.problem()) {
+        (Some(new), None) => check_range(&archive, old, new),
+        (_, problem) => Ok(problem.into_iter().map(|p| p.to_string()).collect()),
     }
-    check_range(&archive, old, new)
 }
 
 /// The archive `sync` works on: as for the other commands, except that the repository
