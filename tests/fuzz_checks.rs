@@ -75,7 +75,7 @@ fn parse_game_holds_on_the_third_party_corpus() {
     // Read in place (not copied into fuzz/corpus): a real game site's export.
     let pgn = std::fs::read("../shared/corpus/grand/pychess-2024-12-26.pgn").unwrap();
     checks::parse_game(&pgn);
-    checks::parse_mail(&[b"Subject: [ravenpost] g: 1. e5\n\n".as_slice(), &pgn].concat());
+    checks::parse_mail(&[b"Subject: [ravenpost] g: 1. e5\n\n".as_slice(), pgn.as_slice()].concat());
 }
 
 #[test]
@@ -119,7 +119,9 @@ fn parse_hook_input_holds_on_the_corpus_and_the_regressions() {
 /// returned early on every seed would prove nothing).
 #[test]
 fn the_seeds_are_inputs_their_readers_accept() {
-    let text = |p: &std::path::Path| std::fs::read_to_string(p).unwrap();
+    fn text(p: &std::path::Path) -> String {
+        std::fs::read_to_string(p).unwrap()
+    }
     for p in files_in("fuzz/corpus/parse_time_control") {
         ravenpost::notation::time_control::parse(&text(&p))
             .unwrap_or_else(|e| panic!("{}: {e}", p.display()));

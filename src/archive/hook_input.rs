@@ -76,9 +76,8 @@ impl RefUpdate {
     ///
     /// [`HookLineError`]: too few fields, or a malformed id.
     pub fn parse_line(text: &str, line: usize) -> Result<RefUpdate, HookLineError> {
-        let rest = text.trim_matches(is_ifs);
+        let mut rest = text.trim_matches(is_ifs);
         let mut fields = Vec::with_capacity(2);
-        let mut rest = rest;
         while fields.len() < 2 {
             let Some((field, after)) = rest.split_once(is_ifs) else { break };
             fields.push(field);
