@@ -174,22 +174,27 @@ mod tests {
 pub fn allowance(periods: &[Period], m: u32) -> Option<u64> {
     let mut total: u64 = 0;
     let mut covered: u32 = 0;
-    let mut i = 0;
     let mut increment: u64 = 0;
-    while covered < m {
-        let p = periods.get(i).or(periods.last())?;
-        match *p {
-            Period::PerMove { .. } => return None,
-            Period::Moves { moves, seconds, increment: inc } => {
-                total = total.saturating_add(seconds);
-                increment = inc.unwrap_or(0);
-                match moves {
-                    Some(n) if n > 0 => covered = covered.saturating_add(n),
-                    _ => covered = u32::MAX,
-                }
-            }
+    for (i, p) in periods.iter().enumerate() {
+        if covered >= m {
+            break;
         }
-        i += 1;
+        let Period::Moves { moves, seconds, increment: inc } = *p else { return None };
+        increment = inc.unwrap_or(0);
+        // The last period repeats: as many times as the moves still to cover need, counted
+        // at once (a loop over the repeats would run m / moves times).
+        let times = match moves {
+            Some(n) if n > 0 && i + 1 == periods.len() => (m - covered).div_ceil(n),
+            _ => 1,
+        };
+        total = total.saturating_add(seconds.saturating_mul(u64::from(times)));
+        covered = match moves {
+            Some(n) if n > 0 => covered.saturating_add(n.saturating_mul(times)),
+            _ => u32::MAX,
+        };
+    }
+    if covered < m {
+        return None;
     }
     // Increments are earned by the moves already made (m - 1 of them).
     Some(total.saturating_add(increment.saturating_mul(u64::from(m.saturating_sub(1)))))
@@ -231,6 +236,22 @@ mod clock_tests {
         assert_eq!(allowance(&p, 3), Some(32 * 86_400), "one day per move made");
         let TimeControl::Periods(p) = tc("10/30d:1/3d") else { panic!() };
         assert_eq!(allowance(&p, 11), Some(33 * 86_400));
+    }
+
+    /// Found by the `parse_time_control` fuzz target: the allowance at move `u32::MAX`
+    /// repeated the last period once per move (four billion turns of a loop).
+    #[test]
+    fn allowance_at_the_largest_move_number_counts_the_repeats_at_once() {
+        let TimeControl::Periods(p) = tc("1/3d") else { panic!() };
+        assert_eq!(allowance(&p, u32::MAX), Some(u64::from(u32::MAX) * 3 * 86_400));
+        let TimeControl::Periods(p) = tc("10/30d:7/1d+1h") else { panic!() };
+        // 30 days for moves 1-10, then 1 day per 7 moves: moves 11..=4294967295 are
+        // 4294967285 moves, exactly 613566755 periods of 7; 1 hour per move made.
+        let want = 30 * 86_400 + 613_566_755 * 86_400 + (u64::from(u32::MAX) - 1) * 3_600;
+        assert_eq!(allowance(&p, u32::MAX), Some(want));
+        let TimeControl::Periods(p) = tc("10/30d:*1d") else { panic!() };
+        assert_eq!(allowance(&p, u32::MAX), None, "a per-move period sets no cumulative limit");
+        assert_eq!(allowance(&p, 10), Some(30 * 86_400));
     }
 
     #[test]

@@ -556,14 +556,14 @@ fn check_record(
 pub fn hook_check(old: &str, new: &str, refname: &str) -> Result<Vec<String>, Failure> {
     let pusher = pusher_from_env()?;
     let cwd = std::env::current_dir().map_err(|e| Failure::Usage(format!("current directory: {e}")))?;
+    let update = crate::archive::RefUpdate::from_fields(old, new, refname)?;
     let archive = Archive::open_for_hook(&cwd)?;
     let old = archive.resolve(old)?;
-    let Some(new) = archive.resolve(new)? else {
-        return Ok(vec![Problem::BranchDeleted { refname: refname.to_string() }.to_string()]);
+    let new = archive.resolve(new)?;
+    let new = match (new, update.problem()) {
+        (Some(new), None) => new,
+        (_, problem) => return Ok(problem.into_iter().map(|p| p.to_string()).collect()),
     };
-    if !refname.starts_with("refs/heads/") {
-        return Ok(vec![Problem::NotABranch { refname: refname.to_string() }.to_string()]);
-    }
     // A new branch: what other branches already hold was pushed before, by others.
     let known = if old.is_none() && pusher.is_some() { archive.branch_tips(refname)? } else { Vec::new() };
     check_range_known(&archive, old, new, pusher.as_ref(), &known)
