@@ -298,6 +298,8 @@ fn play_game(a: &Archive, variant: &str, id: &str, armies: Option<(&str, &str)>,
         keys: [None, None],
         secret_armies: false,
         emails: [None, None],
+        accounts: [None, None],
+        variant_file: None,
     };
     let (path, _) = ops::new_game(a, n, Some(&referee)).unwrap();
     let mut rng = Lcg(seed);

@@ -44,7 +44,7 @@ pub enum HookLineError {
         /// The line's number, from 1.
         line: usize,
         /// What is wrong with the id.
-        source: ArchiveError,
+        source: Box<ArchiveError>,
     },
 }
 
@@ -88,7 +88,7 @@ impl RefUpdate {
             return Err(HookLineError::Fields { line, found });
         }
         RefUpdate::from_fields(fields[0], fields[1], rest)
-            .map_err(|source| HookLineError::Id { line, source })
+            .map_err(|source| HookLineError::Id { line, source: Box::new(source) })
     }
 
     /// The line git would write for this update (without its line feed).

@@ -72,7 +72,8 @@ pub(crate) fn check_pinned_at(
 ) -> Result<(), Failure> {
     let (Some(pin), Some(tip)) = (pin_of(text), tip) else { return Ok(()) };
     let found = archive.read_file_at(tip, &pin.file)?;
-    check_pin(&pin, found.as_deref()).map_err(|problem| Failure::Definition { id: id.to_string(), problem })
+    check_pin(&pin, found.as_deref())
+        .map_err(|problem| Failure::Definition { id: id.to_string(), problem: Box::new(problem) })
 }
 
 /// Every commit of the branch that changed or deleted a committed definition, or added
@@ -92,7 +93,9 @@ pub(crate) fn changed_definitions(
             let earlier = i.checked_sub(1).map(|e| versions[e]);
             let problem = match (earlier.and_then(|e| e.blob), v.blob) {
                 (Some(_), None) => Some(Problem::DefinitionDeleted { file: path.to_string() }),
-                (Some(old), Some(new)) if old != new => Some(Problem::DefinitionChanged { file: path.to_string() }),
+                (Some(old), Some(new)) if old != new => {
+                    Some(Problem::DefinitionChanged { file: path.to_string() })
+                }
                 (None, Some(new)) => {
                     let bytes = archive.read_blob_text(new, path).map(String::into_bytes);
                     match bytes {

@@ -22,13 +22,14 @@ pub use checks::{
     clock_of_game, history, status, verify,
 };
 pub use exchange::{
-    GITOLITE_HOOK_NAME, HOOK_EXE_ENV, HookTarget, PUSHER_VAR_ENV, PUSHER_VARIABLES, PusherUnnamed, SyncOutcome,
-    SyncRefusal, SyncReport, SyncStep, check_range, check_range_pushed, hook_check, hook_explain, hook_script,
-    hook_script_with, install_hook, install_hook_to, install_notify_hook, notify_hook_script, open_for_sync, pusher_from, pusher_from_env, sync,
+    GITOLITE_HOOK_NAME, HOOK_EXE_ENV, HookTarget, PUSHER_VAR_ENV, PUSHER_VARIABLES, PusherUnnamed,
+    SyncOutcome, SyncRefusal, SyncReport, SyncStep, check_range, check_range_pushed, hook_check,
+    hook_explain, hook_script, hook_script_with, install_hook, install_hook_to, install_notify_hook,
+    notify_hook_script, open_for_sync, pusher_from, pusher_from_env, sync,
 };
 pub use games::{
-    ClubSetup, NewGame, claim_timeout, draw, find, init, init_club, leave, new_game, now, open, per_user_dir, play,
-    resign, set_break_lock, set_signing_key,
+    ClubSetup, NewGame, claim_timeout, draw, find, init, init_club, leave, new_game, now, open, per_user_dir,
+    play, resign, set_break_lock, set_signing_key,
 };
 pub use tournament::{
     Created, ELO_K, ELO_START, NewTournament, PlayerRating, RatedGame, Ratings, identity_name,
@@ -95,7 +96,7 @@ pub enum Error {
         /// The game id.
         id: String,
         /// What is wrong with the definition.
-        problem: crate::referee::Problem,
+        problem: Box<crate::referee::Problem>,
     },
     /// Bad input: an unknown game, a malformed name, id, key or address.
     #[error("{0}")]
