@@ -151,7 +151,8 @@ fn the_seeds_are_inputs_their_readers_accept() {
     }
     for p in files_in("fuzz/corpus/parse_position") {
         let t = text(&p);
-        let read = ["gygax", "fidchell", "fantasy-grand"].iter().any(|name| {
+        // The four built-in variants the parse_position target reads each input as.
+        let read = ["gygax", "fidchell", "fantasy-grand", "grand"].iter().any(|name| {
             let options = ravenpost::variants::options_for_position(name, &[], &t);
             ravenpost::variants::by_name(name, &options)
                 .is_ok_and(|v| ravenpost::notation::position_string::parse_position(&v, &t).is_ok())
