@@ -95,6 +95,9 @@ pub struct IndexedChange {
     pub path: Arc<str>,
     /// The blob the commit left there; `None` if it deleted the file.
     pub blob: Option<BlobId>,
+    /// The git mode of the entry the commit left (`0o100644` a file, `0o100755` an
+    /// executable one, `0o120000` a symbolic link, `0o160000` a submodule; 0 if deleted).
+    pub mode: u32,
 }
 
 /// One commit of a first-parent line, with what it changed.
@@ -127,6 +130,8 @@ pub struct PathVersion {
     pub commit: CommitId,
     /// The blob the commit left at the path; `None` if it deleted the file.
     pub blob: Option<BlobId>,
+    /// The git mode of the entry it left (see [`IndexedChange::mode`]).
+    pub mode: u32,
 }
 
 /// The first-parent line ending at one commit, with every commit's changes; see the
@@ -181,14 +186,21 @@ impl HistoryIndex {
     }
 
     /// Records that the commit at `position` left `blob` at `path`.
-    fn add_version(&mut self, position: usize, commit: CommitId, path: &Arc<str>, blob: Option<BlobId>) {
+    fn add_version(
+        &mut self,
+        position: usize,
+        commit: CommitId,
+        path: &Arc<str>,
+        blob: Option<BlobId>,
+        mode: u32,
+    ) {
         let versions = match self.paths.get_mut(path) {
             Some(v) => v,
             None => self.paths.entry(path.clone()).or_default(),
         };
         // A change of mode alone leaves the contents as they were: no new version.
         if versions.last().and_then(|v| v.blob) != blob {
-            versions.push(PathVersion { position, commit, blob });
+            versions.push(PathVersion { position, commit, blob, mode });
         }
     }
 
@@ -201,7 +213,7 @@ impl HistoryIndex {
             let position = self.entries.len();
             self.positions.insert(c.commit, position);
             for change in &c.changes {
-                self.add_version(position, c.commit, &change.path, change.blob);
+                self.add_version(position, c.commit, &change.path, change.blob, change.mode);
             }
             self.entries.push(Entry::Owned(Box::new(c)));
         }
@@ -431,11 +443,14 @@ impl Archive {
                 .deltas()
                 .filter_map(|d| {
                     let path = d.new_file().path_bytes().or_else(|| d.old_file().path_bytes())?;
-                    let blob = match d.status() {
-                        git2::Delta::Deleted => None,
-                        _ => Some(BlobId(d.new_file().id())),
+                    let (blob, mode) = match d.status() {
+                        git2::Delta::Deleted => (None, 0),
+                        _ => (
+                            Some(BlobId(d.new_file().id())),
+                            u32::try_from(i32::from(d.new_file().mode())).unwrap_or(0),
+                        ),
                     };
-                    Some(IndexedChange { path: strings.get(&String::from_utf8_lossy(path)), blob })
+                    Some(IndexedChange { path: strings.get(&String::from_utf8_lossy(path)), blob, mode })
                 })
                 .collect();
             changes.sort_by(|a, b| a.path.cmp(&b.path));
@@ -631,7 +646,9 @@ pub(crate) fn unescape(s: &str) -> Option<String> {
 /// paths <n>            then n lines: an escaped path
 /// authors <n>          then n lines: escaped name TAB escaped email
 /// commits <n>          then n lines: id TAB parent|- TAB author# TAB seconds TAB offset
-///                      TAB escaped message TAB changes (path#:blob|path#:- joined by spaces)
+///                      TAB escaped message TAB changes (path#:blob, path#:blob:mode in
+///                      octal for an entry that is not a plain file, path#:- for a
+///                      deletion; joined by spaces)
 /// end <16 hex digits>  the checksum of the block up to this line
 /// ```
 fn encode_block(commits: &[IndexedCommit], shallow: Option<CommitId>) -> Vec<u8> {
@@ -691,8 +708,11 @@ fn encode_block(commits: &[IndexedCommit], shallow: Option<CommitId>) -> Vec<u8>
             }
             let _ = write!(s, "{}:", path_ids[&*ch.path]);
             match ch.blob {
-                Some(b) => {
+                Some(b) if ch.mode == REGULAR => {
                     let _ = write!(s, "{b}");
+                }
+                Some(b) => {
+                    let _ = write!(s, "{b}:{:o}", ch.mode);
                 }
                 None => s.push('-'),
             }
@@ -777,20 +797,27 @@ fn escapes_are_valid(s: &str) -> bool {
     true
 }
 
+/// The git mode of a plain file, which the cache file leaves unsaid.
+const REGULAR: u32 = 0o100_644;
+
 /// Calls `f` with each change of a commit line: the path's number in the block's table
-/// (below `paths`) and its blob. `None` for a malformed field.
-fn for_each_change(field: &str, paths: usize, mut f: impl FnMut(usize, Option<BlobId>)) -> Option<()> {
+/// (below `paths`), its blob and its mode. `None` for a malformed field.
+fn for_each_change(field: &str, paths: usize, mut f: impl FnMut(usize, Option<BlobId>, u32)) -> Option<()> {
     for ch in field.split(' ').filter(|c| !c.is_empty()) {
         let (p, b) = ch.split_once(':')?;
         let p: usize = p.parse().ok()?;
         if p >= paths {
             return None;
         }
-        let blob = match b {
-            "-" => None,
-            hex => Some(BlobId(oid(hex)?)),
+        let (blob, mode) = match b.split_once(':') {
+            None if b == "-" => (None, 0),
+            None => (Some(BlobId(oid(b)?)), REGULAR),
+            Some((hex, mode)) => {
+                let mode = u32::from_str_radix(mode, 8).ok().filter(|&m| m != REGULAR && m != 0)?;
+                (Some(BlobId(oid(hex)?)), mode)
+            }
         };
-        f(p, blob);
+        f(p, blob, mode);
     }
     Some(())
 }
@@ -811,8 +838,8 @@ fn decode_line(line: &str, tables: &BlockTables) -> Option<IndexedCommit> {
         message: unescape(message)?,
         changes: {
             let mut out = Vec::new();
-            for_each_change(changes, tables.paths.len(), |p, blob| {
-                out.push(IndexedChange { path: tables.paths[p].clone(), blob });
+            for_each_change(changes, tables.paths.len(), |p, blob, mode| {
+                out.push(IndexedChange { path: tables.paths[p].clone(), blob, mode });
             })?;
             out
         },
@@ -879,8 +906,8 @@ fn decode_block(lines: &mut Lines<'_>, index: &mut HistoryIndex) -> Option<()> {
             return None;
         }
         let position = index.entries.len();
-        for_each_change(changes, tables.paths.len(), |p, blob| {
-            index.add_version(position, commit, &tables.paths[p], blob);
+        for_each_change(changes, tables.paths.len(), |p, blob, mode| {
+            index.add_version(position, commit, &tables.paths[p], blob, mode);
         })?;
         index.positions.insert(commit, position);
         index.entries.push(Entry::Stored { commit, block, start: line_start, end: lines.at - 1 });
@@ -971,7 +998,17 @@ mod tests {
                 message: message.into(),
                 changes: changes
                     .into_iter()
-                    .map(|(p, blob)| IndexedChange { path: p.into(), blob })
+                    .map(|(p, blob)| {
+                        // An executable file and a symbolic link beside plain files: modes
+                        // other than a plain file's are written out.
+                        let mode = match (blob, p) {
+                            (None, _) => 0,
+                            (_, "ravenpost.yaml") if n == 1 => 0o100_755,
+                            (_, "games/grand/g 1.pgn") if n == 4 => 0o120_000,
+                            _ => REGULAR,
+                        };
+                        IndexedChange { path: p.into(), blob, mode }
+                    })
                     .collect(),
             }
         };

@@ -455,7 +455,8 @@ fn judge_game_path(
             before = Some(Before { blob, known: None });
             continue;
         }
-        if let Some(problem) = archive.entry_problem_at(v.commit, &file)? {
+        // The entry's mode is in the index: a symbolic link or submodule is no game.
+        if let Some(problem) = crate::referee::layout::entry_problem(&file, v.mode) {
             let line = Cached { what: "invalid".into(), ply: None, san: None, problem: Some(problem) };
             cache.put(v.commit, &file, serde_json::to_string(&line).expect("a verdict serialises"));
             out.push(LogLine::from_cached(c, line));
@@ -712,7 +713,7 @@ pub fn verify(
     if game.is_none() {
         problems.extend(deletions(&index));
         problems.extend(super::definitions::changed_definitions(archive, &index)?);
-        problems.extend(super::tournament::verify_tournaments(archive)?);
+        problems.extend(super::tournament::verify_tournaments(archive, &index)?);
     }
     let shallow = index.shallow().map(|cut| ShallowBoundary {
         commit: cut.short(),

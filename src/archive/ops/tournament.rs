@@ -20,7 +20,7 @@ use serde::Serialize;
 use skillratings::Outcomes;
 use skillratings::elo::{EloConfig, EloRating, elo};
 
-use crate::archive::{Archive, ArmyChoice, CommitId, GamePath, Identity};
+use crate::archive::{Archive, ArmyChoice, CommitId, GamePath, HistoryIndex, Identity};
 use crate::record::{self, game_text_from_tags};
 use crate::referee::Problem;
 use crate::referee::tournament::{self, ArmyPlan, Entrant, Outcome, Standings, Tournament};
@@ -449,8 +449,7 @@ pub fn identity_name(archive: &Archive, author: Option<&Identity>) -> Result<Str
 ///
 /// # Errors
 /// The archive's errors.
-pub fn verify_tournaments(archive: &Archive) -> Result<Vec<VerifyProblem>, Failure> {
-    let index = archive.index()?;
+pub fn verify_tournaments(archive: &Archive, index: &HistoryIndex) -> Result<Vec<VerifyProblem>, Failure> {
     let mut out = Vec::new();
     let mut paths: Vec<&str> =
         index.paths().into_iter().filter(|p| Tournament::parse_path(p).is_some()).collect();
