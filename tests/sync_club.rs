@@ -278,7 +278,8 @@ fn racing_syncs_in_different_games_both_land() {
     eprintln!("racing syncs: {outcomes:?}");
     let tip = club.server_tip();
     let files = git(&club.server, home, &["ls-tree", "-r", "--name-only", "main"]);
-    assert_eq!(files, "games/gygax/a1.pgn\ngames/gygax/b1.pgn\nravenpost.yaml\n");
+    // `ravenpost init` commits the archive's `.gitattributes` beside `ravenpost.yaml`.
+    assert_eq!(files, ".gitattributes\ngames/gygax/a1.pgn\ngames/gygax/b1.pgn\nravenpost.yaml\n");
     club.sync(0);
     club.sync(1);
     for dir in [ann, bo] {
