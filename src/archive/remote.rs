@@ -453,6 +453,7 @@ impl Archive {
             .map_err(|e| ArchiveError::git("make signature", e))?;
             let message = String::from_utf8_lossy(original.message_bytes()).into_owned();
             let signed = self.commit_signature(c.commit)?.is_some();
+            let git_error = |op, e| ArchiveError::git_oid(op, c.commit.0, e);
             let id = if signed {
                 let Some(signer) = signer else {
                     return Err(ArchiveError::Signing {
@@ -462,21 +463,9 @@ impl Archive {
                         ),
                     });
                 };
-                let buf = self
-                    .repo
-                    .commit_create_buffer(&author, &committer, &message, &tree, &[&parent])
-                    .map_err(|e| ArchiveError::git_oid("write commit", c.commit.0, e))?;
-                let text = buf.as_str().map_err(|_| ArchiveError::Signing {
-                    message: "the commit text is not UTF-8".to_string(),
-                })?;
-                let signature = signer.sign(text.as_bytes())?;
-                self.repo
-                    .commit_signed(text, &signature, None)
-                    .map_err(|e| ArchiveError::git_oid("write signed commit", c.commit.0, e))?
+                self.write_commit(&author, &committer, &message, &tree, &[&parent], Some(signer), git_error)?
             } else {
-                self.repo
-                    .commit(None, &author, &committer, &message, &tree, &[&parent])
-                    .map_err(|e| ArchiveError::git_oid("write commit", c.commit.0, e))?
+                self.write_commit(&author, &committer, &message, &tree, &[&parent], None, git_error)?
             };
             out.push(CommitId(id));
             parent = self.find_commit(CommitId(id))?;

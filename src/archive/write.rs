@@ -357,25 +357,9 @@ impl Archive {
             message.push('\n');
         }
         let parents: Vec<&git2::Commit<'_>> = parent.iter().collect();
-        let commit = match signer {
-            None => self
-                .repo
-                .commit(None, &sig, &sig, &message, &tree, &parents)
-                .map_err(|e| ArchiveError::git_path("write commit", path, e))?,
-            Some(signer) => {
-                let buf = self
-                    .repo
-                    .commit_create_buffer(&sig, &sig, &message, &tree, &parents)
-                    .map_err(|e| ArchiveError::git_path("write commit", path, e))?;
-                let text = buf.as_str().map_err(|_| ArchiveError::Signing {
-                    message: "the commit text is not UTF-8".to_string(),
-                })?;
-                let signature = signer.sign(text.as_bytes())?;
-                self.repo
-                    .commit_signed(text, &signature, None)
-                    .map_err(|e| ArchiveError::git_path("write signed commit", path, e))?
-            }
-        };
+        let commit = self.write_commit(&sig, &sig, &message, &tree, &parents, signer, |op, e| {
+            ArchiveError::git_path(op, path, e)
+        })?;
         let summary = message.lines().next().unwrap_or_default();
         let journal = |step: &str| Journal {
             step: step.to_string(),
@@ -863,5 +847,38 @@ fn remove_if_there(path: &Path) -> Result<(), ArchiveError> {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(ArchiveError::io("remove the lock file of an interrupted write", path, e)),
+    }
+}
+
+impl Archive {
+    /// Writes a commit object (not moving any ref), signed by `signer` when given (an SSH
+    /// signature in the `gpgsig` header, as `git commit -S` with `gpg.format=ssh` makes).
+    /// `git_error` gives libgit2's failures their context.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn write_commit(
+        &self,
+        author: &git2::Signature<'_>,
+        committer: &git2::Signature<'_>,
+        message: &str,
+        tree: &git2::Tree<'_>,
+        parents: &[&git2::Commit<'_>],
+        signer: Option<&SshSigner>,
+        git_error: impl Fn(&'static str, git2::Error) -> ArchiveError,
+    ) -> Result<Oid, ArchiveError> {
+        let Some(signer) = signer else {
+            return self
+                .repo
+                .commit(None, author, committer, message, tree, parents)
+                .map_err(|e| git_error("write commit", e));
+        };
+        let buf = self
+            .repo
+            .commit_create_buffer(author, committer, message, tree, parents)
+            .map_err(|e| git_error("write commit", e))?;
+        let text = buf
+            .as_str()
+            .map_err(|_| ArchiveError::Signing { message: "the commit text is not UTF-8".to_string() })?;
+        let signature = signer.sign(text.as_bytes())?;
+        self.repo.commit_signed(text, &signature, None).map_err(|e| git_error("write signed commit", e))
     }
 }

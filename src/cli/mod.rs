@@ -828,14 +828,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             let (g, broken) = resolve_game(cli.archive.as_deref(), &file, game)?;
             let n = ply.unwrap_or(g.moves.len());
             if let Some(b) = broken.as_ref().filter(|b| n >= b.ply) {
-                return Err(Failure {
-                    message: format!(
-                        "ply {n}: the record breaks before it; plies 0 to {} can be shown\n{}",
-                        b.ply - 1,
-                        b.lines().join("\n")
-                    ),
-                    code: 1,
-                });
+                return Err(b.refuse(n));
             }
             if n > g.moves.len() {
                 return Err(Failure::input(format!("ply {n}: the game has {} plies", g.moves.len())));
@@ -918,14 +911,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             if let (Some(b), Some(n)) = (&broken, ply)
                 && n >= b.ply
             {
-                return Err(Failure {
-                    message: format!(
-                        "ply {n}: the record breaks before it; plies 0 to {} can be shown\n{}",
-                        b.ply - 1,
-                        b.lines().join("\n")
-                    ),
-                    code: 1,
-                });
+                return Err(b.refuse(n));
             }
             let r = replay::Replay::new(g, broken.as_ref().map(|b| (b.lines(), b.json())));
             if let Some(n) = ply {
@@ -1497,6 +1483,18 @@ impl Break {
         )];
         out.extend(p.help.as_ref().map(|h| format!("  help: {h}")));
         out
+    }
+
+    /// The refusal of a ply `n` at or past the break.
+    fn refuse(&self, n: usize) -> Failure {
+        Failure {
+            message: format!(
+                "ply {n}: the record breaks before it; plies 0 to {} can be shown\n{}",
+                self.ply - 1,
+                self.lines().join("\n")
+            ),
+            code: 1,
+        }
     }
 
     fn json(&self) -> serde_json::Value {

@@ -351,12 +351,6 @@ const VERDICTS: &str = concat!("referee-", env!("CARGO_PKG_VERSION"), "-1");
 /// version, so that verifying an unchanged game reads one entry, not one per commit.
 const GAME_VERDICTS: &str = concat!("referee-", env!("CARGO_PKG_VERSION"), "-1-games");
 
-/// Whether the verdict of `path` at `commit` was kept (a verdict that depends on the
-/// machine, such as a signature that could not be checked, is not).
-fn cache_has(cache: &VerdictCache, commit: CommitId, path: &str) -> bool {
-    cache.get(commit, path).is_some()
-}
-
 /// A judged version as the verdict cache keeps it.
 #[derive(Debug, Serialize, Deserialize)]
 struct Cached {
@@ -666,7 +660,8 @@ pub fn verify(
                 // that could not be checked) or a shallow boundary.
                 let mut machine_dependent = false;
                 for (l, v) in lines.into_iter().zip(index.versions(&file)) {
-                    machine_dependent |= !cache_has(cache, v.commit, &file);
+                    // A verdict that depends on the machine was not kept in the cache.
+                    machine_dependent |= cache.get(v.commit, &file).is_none();
                     if let Some(p) = l.problem {
                         found.push(VerifyProblem {
                             game: g.id().to_string(),

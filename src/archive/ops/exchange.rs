@@ -152,21 +152,31 @@ pub fn notify_hook_script(exe: &Path) -> String {
     )
 }
 
-/// `ravenpost hook install --notify`: also writes `hooks/post-receive` ([`notify_hook_script`])
-/// into the repository `repo` (`None`: the current directory).
-///
-/// # Errors
-/// A repository that is not one, a file that cannot be written.
-pub fn install_notify_hook(repo: Option<PathBuf>) -> Result<String, Failure> {
+/// The executable a hook runs: this one, its path resolved.
+fn hook_exe() -> Result<PathBuf, Failure> {
+    let exe = std::env::current_exe().map_err(|e| Failure::Usage(format!("this executable's path: {e}")))?;
+    Ok(exe.canonicalize().unwrap_or(exe))
+}
+
+/// The file of hook `name` in the repository at `repo` (default: the current directory).
+fn repository_hook(repo: Option<PathBuf>, name: &str) -> Result<PathBuf, Failure> {
     let dir = match repo {
         Some(d) => d,
         None => std::env::current_dir().map_err(|e| Failure::Usage(format!("current directory: {e}")))?,
     };
     let git = git2::Repository::open(&dir)
         .map_err(|e| Failure::Usage(format!("{}: not a git repository ({})", dir.display(), e.message())))?;
-    let exe = std::env::current_exe().map_err(|e| Failure::Usage(format!("this executable's path: {e}")))?;
-    let exe = exe.canonicalize().unwrap_or(exe);
-    let file = git.path().join("hooks").join("post-receive");
+    Ok(git.path().join("hooks").join(name))
+}
+
+/// `ravenpost hook install --notify`: also writes `hooks/post-receive` ([`notify_hook_script`])
+/// into the repository `repo` (`None`: the current directory).
+///
+/// # Errors
+/// A repository that is not one, a file that cannot be written.
+pub fn install_notify_hook(repo: Option<PathBuf>) -> Result<String, Failure> {
+    let exe = hook_exe()?;
+    let file = repository_hook(repo, "post-receive")?;
     write_hook(&file, &notify_hook_script(&exe))?;
     Ok(format!("Installed {} (runs {})", file.display(), exe.display()))
 }
@@ -242,20 +252,10 @@ pub fn install_hook_to(target: HookTarget, pusher_var: Option<&str>) -> Result<S
             "--pusher-var `{v}`: an environment variable's name (letters, digits, `_`)"
         )));
     }
-    let exe = std::env::current_exe().map_err(|e| Failure::Usage(format!("this executable's path: {e}")))?;
-    let exe = exe.canonicalize().unwrap_or(exe);
+    let exe = hook_exe()?;
     match target {
         HookTarget::Repository(repo) => {
-            let dir = match repo {
-                Some(d) => d,
-                None => {
-                    std::env::current_dir().map_err(|e| Failure::Usage(format!("current directory: {e}")))?
-                }
-            };
-            let git = git2::Repository::open(&dir).map_err(|e| {
-                Failure::Usage(format!("{}: not a git repository ({})", dir.display(), e.message()))
-            })?;
-            let file = git.path().join("hooks").join("pre-receive");
+            let file = repository_hook(repo, "pre-receive")?;
             if let Ok(existing) = std::fs::read_to_string(&file)
                 && !existing.contains(HOOK_MARK)
             {
