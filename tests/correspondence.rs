@@ -627,6 +627,29 @@ fn sync_with_a_named_remote_and_unreachable_ones() {
     assert_eq!(git(&s.ann, &s.home, &["status", "--porcelain"]), "");
 }
 
+/// Regression, `sync_named_no_missing_branch` (a new club admin hit it): a gitolite
+/// repository's `HEAD` names `master` while the archive's branch is `main`, so a player's
+/// clone checks out nothing, and `sync` said "Nothing to sync: neither this archive nor
+/// origin has commits". It now names the remote's branch to switch to.
+#[test]
+fn sync_in_a_clone_whose_server_head_names_another_branch_says_which_to_switch_to() {
+    let s = setup();
+    git(&s.server, &s.home, &["symbolic-ref", "HEAD", "refs/heads/master"]);
+    let cy = s.server.with_file_name("cy");
+    git(&s.home, &s.home, &["clone", "--quiet", s.server.to_str().unwrap(), cy.to_str().unwrap()]);
+    let err = fails(&cy, &s.home, &["sync"], 1, "");
+    assert_eq!(
+        err,
+        "ravenpost: origin has no branch `master`, and this archive has no commits on it yet; origin has \
+         `main`. Switch to the archive's branch and sync again: `git switch main` (or `git checkout main`), \
+         then `ravenpost sync`.\n"
+    );
+    git(&cy, &s.home, &["switch", "--quiet", "main"]);
+    ok(&cy, &s.home, &["sync"]);
+    assert_eq!(git(&cy, &s.home, &["rev-parse", "HEAD"]), git(&s.ann, &s.home, &["rev-parse", "HEAD"]));
+    assert!(ok(&cy, &s.home, &["status"]).contains("Ann v Bo"));
+}
+
 /// Two players' `sync` push at the same moment (the hook made slow, so that both fetch
 /// before either push lands): one wins, the other is refused with nothing changed on
 /// either side, and its next `sync` says that both moved on.

@@ -84,6 +84,24 @@ impl Hasher for IdHasher {
     }
 }
 
+#[cfg(test)]
+thread_local! {
+    /// Tests: walk with libgit2 even when the walk is long.
+    static WALK_WITH_LIBGIT2: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Tests: how many walks took their changes from git's log.
+    static WALKS_THROUGH_GIT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+#[cfg(test)]
+fn tests_walk_with_libgit2() -> bool {
+    WALK_WITH_LIBGIT2.with(std::cell::Cell::get)
+}
+
+#[cfg(not(test))]
+fn tests_walk_with_libgit2() -> bool {
+    false
+}
+
 /// Maps keyed by object ids.
 pub(crate) type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<IdHasher>>;
 
@@ -428,31 +446,57 @@ impl Archive {
             }
         }
         let mut out = Vec::with_capacity(line.len());
-        let mut parent_tree = match &base {
-            Some((_, c)) => Some(self.tree_of(c)?),
-            None => None,
+        // A long walk takes the changes from git's log when it names the same commits.
+        let mut bulk = (line.len() >= super::gitlog::BULK && !tests_walk_with_libgit2())
+            .then(|| super::gitlog::first_parent_changes(self.repo.path(), at.0, line.len()))
+            .flatten()
+            .filter(|b| b.len() == line.len() && b.iter().zip(&line).all(|((id, _), (c, _))| *id == c.id()));
+        #[cfg(test)]
+        if bulk.is_some() {
+            WALKS_THROUGH_GIT.with(|w| w.set(w.get() + 1));
+        }
+        let mut parent_tree = match (&base, &bulk) {
+            (Some((_, c)), None) => Some(self.tree_of(c)?),
+            _ => None,
         };
         let mut strings = Interner::default();
         for (commit, parent) in line.into_iter().rev() {
-            let tree = self.tree_of(&commit)?;
-            let diff = self
-                .repo
-                .diff_tree_to_tree(parent_tree.as_ref(), Some(&tree), None)
-                .map_err(|e| ArchiveError::git_oid("diff commit", commit.id(), e))?;
-            let mut changes: Vec<IndexedChange> = diff
-                .deltas()
-                .filter_map(|d| {
-                    let path = d.new_file().path_bytes().or_else(|| d.old_file().path_bytes())?;
-                    let (blob, mode) = match d.status() {
-                        git2::Delta::Deleted => (None, 0),
-                        _ => (
-                            Some(BlobId(d.new_file().id())),
-                            u32::try_from(i32::from(d.new_file().mode())).unwrap_or(0),
-                        ),
-                    };
-                    Some(IndexedChange { path: strings.get(&String::from_utf8_lossy(path)), blob, mode })
-                })
-                .collect();
+            let mut changes: Vec<IndexedChange> = if let Some(b) = bulk.as_mut() {
+                let (_, raw) = b.pop().expect("as many as the line");
+                raw.into_iter()
+                    .map(|(path, blob, mode)| IndexedChange {
+                        path: strings.get(&String::from_utf8_lossy(&path)),
+                        blob: blob.map(BlobId),
+                        mode,
+                    })
+                    .collect()
+            } else {
+                let tree = self.tree_of(&commit)?;
+                let diff = self
+                    .repo
+                    // A type change (a file become a symbolic link) is one change, as git
+                    // lists it, not a deletion and an addition.
+                    .diff_tree_to_tree(
+                        parent_tree.as_ref(),
+                        Some(&tree),
+                        Some(git2::DiffOptions::new().include_typechange(true)),
+                    )
+                    .map_err(|e| ArchiveError::git_oid("diff commit", commit.id(), e))?;
+                parent_tree = Some(tree);
+                diff.deltas()
+                    .filter_map(|d| {
+                        let path = d.new_file().path_bytes().or_else(|| d.old_file().path_bytes())?;
+                        let (blob, mode) = match d.status() {
+                            git2::Delta::Deleted => (None, 0),
+                            _ => (
+                                Some(BlobId(d.new_file().id())),
+                                u32::try_from(i32::from(d.new_file().mode())).unwrap_or(0),
+                            ),
+                        };
+                        Some(IndexedChange { path: strings.get(&String::from_utf8_lossy(path)), blob, mode })
+                    })
+                    .collect()
+            };
             changes.sort_by(|a, b| a.path.cmp(&b.path));
             let (author_name, author_email, time, message) = commit_meta(&commit);
             let parent = parent.map(CommitId);
@@ -465,7 +509,6 @@ impl Archive {
                 message,
                 changes,
             });
-            parent_tree = Some(tree);
         }
         Ok(match (known, base) {
             (Some(known), Some((i, _))) => {
@@ -983,6 +1026,85 @@ mod tests {
         assert_eq!(oid(&hex.replace('f', "g")), None);
         assert_eq!(oid(&hex[..39]), None);
         assert_eq!(oid(&format!("{hex}0")), None);
+    }
+
+    /// The walk through git's log and the walk through libgit2's tree diffs give the same
+    /// index: additions, changes, deletions, a mode change, a file become a symbolic link, a
+    /// submodule entry, empty commits, nested folders, a path that is not UTF-8.
+    #[test]
+    fn a_long_walk_through_git_log_equals_the_libgit2_walk() {
+        use git2::FileMode;
+        let dir = tempfile::tempdir().unwrap();
+        let ann = crate::archive::Identity::new("Ann Example", "ann@example.com");
+        let archive = Archive::init(dir.path(), Some(&ann), Timestamp::from_unix(1_740_830_400, 0)).unwrap();
+        let repo = &archive.repo;
+        let sig = git2::Signature::new("Ann Example", "ann@example.com", &git2::Time::new(1_740_830_400, 0))
+            .unwrap();
+        let mut head = repo.head().unwrap().peel_to_commit().unwrap();
+        for i in 0..(super::super::gitlog::BULK + 40) {
+            let base = head.tree().unwrap();
+            let mut update = git2::build::TreeUpdateBuilder::new();
+            let blob = |text: String| repo.blob(text.as_bytes()).unwrap();
+            let game = format!("games/grand/g{:02}.pgn", i % 7);
+            match i % 11 {
+                0 | 3 | 5 | 8 => {
+                    update.upsert(&game, blob(format!("move {i}\n")), FileMode::Blob);
+                }
+                1 => {
+                    update.upsert(format!("games/gygax/deep/h{i}.pgn"), blob(format!("{i}")), FileMode::Blob);
+                }
+                2 if base.get_path(std::path::Path::new(&game)).is_ok() => {
+                    update.remove(&game);
+                }
+                4 => {
+                    update.upsert(
+                        "notes/run.sh",
+                        blob(format!("echo {}\n", i / 11)),
+                        FileMode::BlobExecutable,
+                    );
+                }
+                6 => {
+                    // The same bytes, now a symbolic link (a type change), and back.
+                    let mode = if (i / 11) % 2 == 0 { FileMode::Link } else { FileMode::Blob };
+                    update.upsert("games/grand/link.pgn", blob("g00.pgn".into()), mode);
+                }
+                7 => {
+                    update.upsert("vendor/sub", head.id(), FileMode::Commit);
+                }
+                9 => {
+                    let mut name = b"odd/odd-\xff-".to_vec();
+                    name.extend(i.to_string().bytes());
+                    update.upsert(name, blob("x".into()), FileMode::Blob);
+                }
+                _ => {} // an empty commit
+            }
+            let tree = repo.find_tree(update.create_updated(repo, &base).unwrap()).unwrap();
+            let id = repo.commit(Some("HEAD"), &sig, &sig, &format!("step {i}"), &tree, &[&head]).unwrap();
+            head = repo.find_commit(id).unwrap();
+        }
+        let tip = CommitId(head.id());
+        let through_git = archive.walk_index(tip, None).unwrap();
+        assert_eq!(WALKS_THROUGH_GIT.with(std::cell::Cell::get), 1, "git's log answered");
+        WALK_WITH_LIBGIT2.with(|w| w.set(true));
+        let through_libgit2 = archive.walk_index(tip, None).unwrap();
+        WALK_WITH_LIBGIT2.with(|w| w.set(false));
+        assert_eq!(WALKS_THROUGH_GIT.with(std::cell::Cell::get), 1);
+        assert_eq!(through_git.len(), super::super::gitlog::BULK + 41);
+        assert_eq!(through_git.commits(), through_libgit2.commits());
+        let mut paths = through_git.paths();
+        paths.sort_unstable();
+        let mut other = through_libgit2.paths();
+        other.sort_unstable();
+        assert_eq!(paths, other);
+        for p in paths {
+            assert_eq!(through_git.versions(p), through_libgit2.versions(p), "{p}");
+        }
+        // A type change alone is no new version of the path (its bytes are the same).
+        assert_eq!(through_git.versions("games/grand/link.pgn").len(), 1);
+        // A continued walk from a known prefix agrees too.
+        let half = through_git.clone().truncate(100);
+        let continued = archive.walk_index(tip, Some(half)).unwrap();
+        assert_eq!(continued.commits(), through_git.commits());
     }
 
     fn sample() -> HistoryIndex {

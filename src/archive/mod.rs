@@ -41,6 +41,7 @@ mod blobs;
 mod config;
 mod error;
 mod gc;
+mod gitlog;
 pub mod hook_input;
 mod index;
 mod locate;
@@ -180,6 +181,21 @@ impl Archive {
             cat_file: RefCell::new(None),
             cat_file_failed: Cell::new(false),
         }
+    }
+
+    /// The same repository opened again, with the same options: for another thread
+    /// (an `Archive` is not `Sync`).
+    ///
+    /// # Errors
+    ///
+    /// Git failures.
+    pub fn reopen(&self) -> Result<Archive, ArchiveError> {
+        let repo = Repository::open(self.repo.path()).map_err(|e| {
+            ArchiveError::git_path("open repository", self.repo.path().display().to_string(), e)
+        })?;
+        let mut archive = Archive::from_repo(repo);
+        archive.options = self.options.clone();
+        Ok(archive)
     }
 
     /// Opens the archive whose repository is exactly `dir` (its working tree, or its git

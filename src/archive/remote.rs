@@ -288,6 +288,33 @@ impl Archive {
         Ok(missing.len())
     }
 
+    /// The branches the remote `name` has (short names), as `git ls-remote` lists them.
+    ///
+    /// # Errors
+    ///
+    /// When git cannot be run or cannot reach the remote.
+    pub fn remote_branches(&self, name: &str) -> Result<Vec<String>, ArchiveError> {
+        let out = Command::new("git")
+            .arg("-C")
+            .arg(self.dir())
+            .args(["ls-remote", "--heads", name])
+            .stdin(std::process::Stdio::null())
+            .output()
+            .map_err(|e| ArchiveError::io("run git ls-remote", self.dir(), e))?;
+        if !out.status.success() {
+            return Err(ArchiveError::Git {
+                op: "git ls-remote",
+                path: Some(name.to_string()),
+                oid: None,
+                message: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+            });
+        }
+        Ok(String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| l.split_once('\t')?.1.strip_prefix("refs/heads/").map(str::to_string))
+            .collect())
+    }
+
     /// Fetches our branch from the remote `name` and returns the remote's tip (`None` if
     /// the remote has no such branch). No ref of ours moves ([`Archive::accept_remote_tip`]
     /// does that once the commits are accepted): the branch lands in a ref of ravenpost's

@@ -385,12 +385,14 @@ struct Before {
 /// Judges each version of the game file `path`, oldest first, from the history `index`:
 /// verdicts already in `cache` are taken from it (no blob is read for them); each other
 /// version is replayed once, the game before it reused from the step before.
+/// Returns the lines and the verdicts to add to the cache (commit, verdict), oldest first.
 fn judge_game_path(
     archive: &Archive,
     index: &HistoryIndex,
     path: &GamePath,
-    cache: &mut VerdictCache,
-) -> Result<Vec<LogLine>, Failure> {
+    cache: &VerdictCache,
+) -> JudgedGame {
+    let mut judged = Vec::new();
     let file = path.path();
     let versions: &[PathVersion] = index.versions(&file);
     let hits: Vec<Option<Cached>> = versions
@@ -452,7 +454,7 @@ fn judge_game_path(
         // The entry's mode is in the index: a symbolic link or submodule is no game.
         if let Some(problem) = crate::referee::layout::entry_problem(&file, v.mode) {
             let line = Cached { what: "invalid".into(), ply: None, san: None, problem: Some(problem) };
-            cache.put(v.commit, &file, serde_json::to_string(&line).expect("a verdict serialises"));
+            judged.push((v.commit, serde_json::to_string(&line).expect("a verdict serialises")));
             out.push(LogLine::from_cached(c, line));
             before = None;
             continue;
@@ -492,7 +494,7 @@ fn judge_game_path(
             }
             None => judge::judge_game_version(&evidence, path, info, None, &text)?,
         };
-        let judged = match &verdict {
+        let verdict_line = match &verdict {
             Ok((Step::Created, _)) => Cached { what: "created".into(), ply: None, san: None, problem: None },
             Ok((Step::Moved { ply, san, .. }, _)) => Cached {
                 what: format!("ply {ply} {san}"),
@@ -506,10 +508,10 @@ fn judge_game_path(
             Err(p) => Cached { what: "invalid".into(), ply: None, san: None, problem: Some(p.clone()) },
         };
         // A bad signature may be the machine's fault (no ssh-keygen): judged again next time.
-        if !matches!(judged.problem, Some(Problem::BadSignature { .. })) {
-            cache.put(v.commit, &file, serde_json::to_string(&judged).expect("a verdict serialises"));
+        if !matches!(verdict_line.problem, Some(Problem::BadSignature { .. })) {
+            judged.push((v.commit, serde_json::to_string(&verdict_line).expect("a verdict serialises")));
         }
-        out.push(LogLine::from_cached(c, judged));
+        out.push(LogLine::from_cached(c, verdict_line));
         // A version that is not a legal step is still what the next one follows.
         let game = match verdict {
             Ok((_, game)) => Ok(game),
@@ -517,7 +519,7 @@ fn judge_game_path(
         };
         before = Some(Before { blob, known: Some((game, text)) });
     }
-    Ok(out)
+    Ok((out, judged))
 }
 
 /// The history of one game, each commit judged (`log` shows it, `verify` judges it).
@@ -529,7 +531,11 @@ pub fn history(archive: &Archive, path: &GamePath) -> Result<Vec<LogLine>, Failu
     prefetch(archive, &index, std::slice::from_ref(path))?;
     super::definitions::remember_history(archive, &index)?;
     let mut cache = archive.verdict_cache(VERDICTS);
-    let lines = judge_game_path(archive, &index, path, &mut cache)?;
+    let (lines, judged) = judge_game_path(archive, &index, path, &cache)?;
+    let file = path.path();
+    for (commit, verdict) in judged {
+        cache.put(commit, &file, verdict);
+    }
     // The cache only saves work; failing to write it changes no verdict.
     let _ = cache.save();
     Ok(lines)
@@ -634,24 +640,44 @@ pub fn verify(
     let index = archive.index()?;
     prefetch(archive, &index, &games)?;
     super::definitions::remember_history(archive, &index)?;
-    // The verdicts per commit are read only when a game has changed since it was verified.
-    let mut per_commit: Option<VerdictCache> = None;
+    // A game whose latest version was verified before: its problems, as found then.
     let mut summaries = archive.verdict_cache(GAME_VERDICTS);
-    for (k, g) in games.iter().enumerate() {
-        // A game whose latest version was verified before: its problems, as found then.
-        let file = g.path();
-        let last = index.versions(&file).last().map(|v| v.commit);
-        let known = last
-            .and_then(|c| summaries.get(c, &file))
-            .and_then(|s| serde_json::from_str::<Vec<VerifyProblem>>(s).ok());
+    let known: Vec<Option<Vec<VerifyProblem>>> = games
+        .iter()
+        .map(|g| {
+            let file = g.path();
+            let last = index.versions(&file).last().map(|v| v.commit)?;
+            summaries.get(last, &file).and_then(|s| serde_json::from_str::<Vec<VerifyProblem>>(s).ok())
+        })
+        .collect();
+    let pending: Vec<usize> = (0..games.len()).filter(|&k| known[k].is_none()).collect();
+    let mut done = games.len() - pending.len();
+    if done > 0 {
+        progress(done, total);
+    }
+    // The verdicts per commit are read only when a game has changed since it was verified.
+    let mut per_commit = (!pending.is_empty()).then(|| archive.verdict_cache(VERDICTS));
+    let mut judged: Vec<Option<JudgedGame>> = (0..games.len()).map(|_| None).collect();
+    if let Some(cache) = per_commit.as_ref() {
+        judge_games(archive, &index, &games, &pending, cache, &mut |k, result| {
+            judged[k] = Some(result);
+            done += 1;
+            progress(done, total);
+        });
+    }
+    for ((g, known), judged) in games.iter().zip(known).zip(judged) {
         if let Some(known) = known {
             problems.extend(known);
-            progress(k + 1, total);
             continue;
         }
-        let cache = per_commit.get_or_insert_with(|| archive.verdict_cache(VERDICTS));
-        match judge_game_path(archive, &index, g, cache) {
-            Ok(lines) => {
+        let file = g.path();
+        let last = index.versions(&file).last().map(|v| v.commit);
+        let cache = per_commit.as_mut().expect("loaded when a game is judged");
+        match judged.expect("every pending game is judged") {
+            Ok((lines, verdicts)) => {
+                for (commit, verdict) in verdicts {
+                    cache.put(commit, &file, verdict);
+                }
                 if let Some(plies) = lines.first().and_then(|l| l.shallow_boundary) {
                     unchecked.push((g.id().to_string(), plies));
                 }
@@ -683,7 +709,6 @@ pub fn verify(
                 problem: e.to_string(),
             }),
         }
-        progress(k + 1, total);
     }
     let choices: Vec<String> = match game {
         Some(g) => choices_all.into_iter().filter(|id| id == g).collect(),
@@ -715,6 +740,64 @@ pub fn verify(
         games: unchecked.into_iter().map(|(game, plies)| UncheckedGame { game, plies }).collect(),
     });
     Ok(VerifyReport { games: games.len(), problems, shallow })
+}
+
+/// A game's lines judged, with the verdicts to add to the cache.
+type JudgedGame = Result<(Vec<LogLine>, Vec<(CommitId, String)>), Failure>;
+
+/// How many threads judge games at most (each reads blobs through its own git).
+const MAX_JUDGES: usize = 4;
+
+/// Judges the games `pending` (positions in `games`), telling `done` each game's result as
+/// it is judged (in any order). Games are independent: with more than a few to judge and
+/// more than one core, each thread judges games in its own opening of the repository.
+fn judge_games(
+    archive: &Archive,
+    index: &HistoryIndex,
+    games: &[GamePath],
+    pending: &[usize],
+    cache: &VerdictCache,
+    done: &mut dyn FnMut(usize, JudgedGame),
+) {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_JUDGES);
+    let extra: Vec<Archive> = if threads > 1 && pending.len() >= 4 * threads {
+        (1..threads).map_while(|_| archive.reopen().ok()).collect()
+    } else {
+        Vec::new()
+    };
+    if extra.is_empty() {
+        for &k in pending {
+            done(k, judge_game_path(archive, index, &games[k], cache));
+        }
+        return;
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let take = || pending.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)).copied();
+    std::thread::scope(|scope| {
+        let (send, receive) = std::sync::mpsc::channel::<(usize, JudgedGame)>();
+        for mine in extra {
+            let send = send.clone();
+            let take = &take;
+            scope.spawn(move || {
+                while let Some(k) = take() {
+                    if send.send((k, judge_game_path(&mine, index, &games[k], cache))).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(send);
+        // This thread judges too, and passes on what the others have judged.
+        while let Some(k) = take() {
+            done(k, judge_game_path(archive, index, &games[k], cache));
+            while let Ok((k, r)) = receive.try_recv() {
+                done(k, r);
+            }
+        }
+        for (k, r) in receive {
+            done(k, r);
+        }
+    });
 }
 
 /// In a partial clone, fetches the versions of `games` it lacks, all at once (reading

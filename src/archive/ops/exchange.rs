@@ -802,6 +802,22 @@ pub enum SyncRefusal {
         /// The remote's commits since the last commit both still share, oldest first.
         replaced_by: Vec<SyncStep>,
     },
+    /// Neither side has the branch, but the remote has other branches (a server whose
+    /// `HEAD` names another branch than the archive's: a clone of it checks out nothing).
+    #[error(
+        "{remote} has no branch `{branch}`, and this archive has no commits on it yet; {remote} has {}. Switch to the archive's branch and sync again: `git switch {}` (or `git checkout {}`), then `ravenpost sync`.",
+        others.iter().map(|b| format!("`{b}`")).collect::<Vec<_>>().join(", "),
+        others[0],
+        others[0]
+    )]
+    NoSuchBranch {
+        /// The remote.
+        remote: String,
+        /// This archive's branch (short name).
+        branch: String,
+        /// The remote's branches (short names; not empty).
+        others: Vec<String>,
+    },
     /// The remote has commits that are not legal steps.
     #[error(
         "{remote} has commits that are not legal steps; nothing was changed here:\n{}",
@@ -1013,6 +1029,15 @@ fn sync_once(archive: &Archive, remote: &str, report: &mut SyncReport) -> Result
     };
     let (ours, theirs) = match (ours, theirs) {
         (None, None) => {
+            let mut others = archive.remote_branches(remote).unwrap_or_default();
+            others.retain(|b| *b != short);
+            // `main` first: the branch `ravenpost init` makes.
+            others.sort_by_key(|b| (b != "main", b.clone()));
+            if !others.is_empty() {
+                return Err(
+                    SyncRefusal::NoSuchBranch { remote: remote.to_string(), branch: short, others }.into()
+                );
+            }
             report.outcome = SyncOutcome::Empty;
             return Ok(true);
         }
