@@ -12,13 +12,15 @@
 //! **The cache.** [`Archive::index`] keeps the index of the branch tip in
 //! `<common git dir>/ravenpost/index-v2` (never committed, never pushed): a sequence of
 //! blocks, each a run of commits continuing the one before, with its own checksum. New
-//! commits on the branch become one more block after the file's bytes as they were read
-//! (no commit is decoded or encoded again); anything else (a reset, another history, more
-//! than [`MAX_BLOCKS`] blocks) writes the whole line as one block. The new file is always
-//! written beside the old one and renamed into place, so a reader sees the old file or the
-//! new one, never half of one. A reader takes the blocks up to the first that is cut
-//! short, fails its checksum or does not continue the line: what it keeps is still the
-//! first-parent line of the last commit kept, only shorter, and the file is written again. A commit id is the hash of
+//! commits on the branch become one more block appended to the file in place, when the
+//! file is still as long as when it was read (no commit is decoded or encoded again, and
+//! the file is not copied); anything else (a reset, another history, more than
+//! [`MAX_BLOCKS`] blocks, a file changed meanwhile) writes the whole line as one block, in
+//! a new file beside the old one renamed into place. A reader takes the blocks up to the
+//! first that is cut short (half-appended, or torn by a crash), fails its checksum or does
+//! not continue the line (two processes appending the same commits): what it keeps is
+//! still the first-parent line of the last commit kept, only shorter, and the file is
+//! written again. A commit id is the hash of
 //! the commit, which names its parent, which names its own parent, and so on: the first
 //! parent line ending at a commit, and what each of its commits changed, can never change
 //! while the id stays the same. So the cache can only be *incomplete*, never wrong:
@@ -61,6 +63,17 @@ const MAGIC: &str = "ravenpost history index v2";
 
 /// A cache file with more blocks than this is rewritten as one block.
 pub const MAX_BLOCKS: usize = 64;
+
+/// Appends `block` to the cache file at `path` in place, if the file is still `len` bytes
+/// long (as read). A reader that catches the block half-written, or finds it torn by a
+/// crash, takes the blocks before it and writes the file again.
+fn append_block(path: &std::path::Path, len: u64, block: &[u8]) -> std::io::Result<()> {
+    let mut file = fs::OpenOptions::new().append(true).open(path)?;
+    if file.metadata()?.len() != len {
+        return Err(std::io::Error::other("the cache file changed since it was read"));
+    }
+    file.write_all(block)
+}
 
 /// A hasher for object ids, which are already uniformly distributed (SHA-1 or SHA-256):
 /// their first eight bytes are the hash.
@@ -165,7 +178,7 @@ pub struct HistoryIndex {
     paths: HashMap<Arc<str>, Vec<PathVersion>>,
     shallow: Option<CommitId>,
     /// The cache file the stored entries are read from, and its blocks' tables.
-    file: Arc<[u8]>,
+    file: Arc<Vec<u8>>,
     blocks: Vec<Arc<BlockTables>>,
     /// Every commit decoded, made when [`HistoryIndex::commits`] is first called.
     all: std::sync::OnceLock<Vec<IndexedCommit>>,
@@ -548,7 +561,8 @@ impl Archive {
     /// what the file holds.
     fn load_index(&self) -> Option<(HistoryIndex, Stored)> {
         let bytes = fs::read(self.index_path()).ok()?;
-        let (index, blocks, whole) = decode(&bytes)?;
+        let size = bytes.len();
+        let (index, blocks, whole) = decode(bytes)?;
         // The tip must be in the repository (a cache copied from elsewhere is not ours),
         // and a shallow cut must still be one.
         let odb = self.repo.odb().ok()?;
@@ -559,15 +573,14 @@ impl Archive {
                 return None;
             }
         }
-        let stored = Stored { tip, len: index.len(), blocks, whole, bytes: bytes.len() };
+        let stored = Stored { tip, len: index.len(), blocks, whole, bytes: size };
         Some((index, stored))
     }
 
     /// Stores the line up to position `upto` (inclusive). When that continues what
-    /// `on_disk` says the file holds (and `index` was read from it), the file's bytes are
-    /// kept and one block is added; else the line is written as one block. Either way the
-    /// new file is written beside the old one and renamed into place, so that readers see
-    /// one whole file or the other. Failures are ignored (the cache is only a cache).
+    /// `on_disk` says the file holds (and `index` was read from it), one block is appended
+    /// to the file in place; else the line is written as one block, in a new file beside the
+    /// old one renamed into place. Failures are ignored (the cache is only a cache).
     fn store_index(&self, index: &HistoryIndex, upto: usize, on_disk: Option<Stored>) {
         if upto >= index.len() {
             return;
@@ -582,7 +595,11 @@ impl Archive {
                     && index.position(d.tip) == Some(d.len - 1) =>
             {
                 let new: Vec<IndexedCommit> = (d.len..=upto).map(|i| index.commit_at(i)).collect();
-                [&index.file[..], &encode_block(&new, None)[..]].concat()
+                let block = encode_block(&new, None);
+                if append_block(&dir.join(INDEX_FILE), d.bytes as u64, &block).is_ok() {
+                    return;
+                }
+                [&index.file[..], &block[..]].concat()
             }
             _ => encode_block(&index.commits()[..=upto], index.shallow),
         };
@@ -786,9 +803,10 @@ impl<'a> Lines<'a> {
 
 /// Reads a cache file: the line of its good blocks, how many there were, and whether
 /// every byte belonged to one; `None` when not even the first block is good.
-fn decode(bytes: &[u8]) -> Option<(HistoryIndex, usize, bool)> {
-    let text = std::str::from_utf8(bytes).ok()?;
-    let mut index = HistoryIndex { file: Arc::from(bytes), ..HistoryIndex::default() };
+fn decode(bytes: Vec<u8>) -> Option<(HistoryIndex, usize, bool)> {
+    let file = Arc::new(bytes);
+    let text = std::str::from_utf8(&file[..]).ok()?;
+    let mut index = HistoryIndex { file: file.clone(), ..HistoryIndex::default() };
     let mut lines = Lines { bytes: text, at: 0 };
     while lines.at < text.len() {
         let start = lines.at;
@@ -1107,6 +1125,49 @@ mod tests {
         assert_eq!(continued.commits(), through_git.commits());
     }
 
+    /// New commits are appended to the cache file in place (the same file, longer); a block
+    /// torn by a crash is dropped by the next reader, which writes the file again whole.
+    #[test]
+    fn new_commits_are_appended_in_place_and_a_torn_block_is_dropped() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().unwrap();
+        let ann = crate::archive::Identity::new("Ann Example", "ann@example.com");
+        let t = |s| Timestamp::from_unix(1_740_830_400 + s, 0);
+        let archive = Archive::init(dir.path(), Some(&ann), t(0)).unwrap();
+        let mut tip = archive.tip().unwrap();
+        let mut commit = |i: i64| {
+            tip = Some(
+                archive.commit_file("notes.txt", format!("{i}\n"), tip, Some(&ann), t(i), "note").unwrap(),
+            );
+        };
+        commit(1);
+        let first = archive.index().unwrap();
+        let path = archive.index_path();
+        let (inode, len) = (fs::metadata(&path).unwrap().ino(), fs::metadata(&path).unwrap().len());
+        commit(2);
+        let second = archive.index().unwrap();
+        assert_eq!(second.len(), first.len() + 1);
+        let meta = fs::metadata(&path).unwrap();
+        assert_eq!(meta.ino(), inode, "the same file");
+        assert!(meta.len() > len);
+        let (_, blocks, whole) = decode(fs::read(&path).unwrap()).unwrap();
+        assert_eq!((blocks, whole), (2, true));
+        // A crash halfway through appending the next block.
+        commit(3);
+        let full = fs::read(&path).unwrap();
+        let torn_at = full.len();
+        let block = encode_block(&[archive.index().unwrap().commit_at(second.len())], None);
+        fs::write(&path, [&full[..torn_at], &block[..block.len() / 2]].concat()).unwrap();
+        let third = archive.index().unwrap();
+        assert_eq!(third.len(), second.len() + 1);
+        assert_eq!(
+            third.commits(),
+            archive.walk_index(archive.tip().unwrap().unwrap(), None).unwrap().commits()
+        );
+        let (_, _, whole) = decode(fs::read(&path).unwrap()).unwrap();
+        assert!(whole, "written again without the torn tail");
+    }
+
     fn sample() -> HistoryIndex {
         let id = |n: u8| CommitId(Oid::from_bytes(&[n; 20]).unwrap());
         let blob = |n: u8| Some(BlobId(Oid::from_bytes(&[n; 20]).unwrap()));
@@ -1151,13 +1212,13 @@ mod tests {
     }
 
     fn decoded(bytes: &[u8]) -> Option<HistoryIndex> {
-        decode(bytes).map(|(index, _, _)| index)
+        decode(bytes.to_vec()).map(|(index, _, _)| index)
     }
 
     #[test]
     fn encode_then_decode_gives_the_same_index() {
         let index = sample();
-        let (back, blocks, whole) = decode(&encode(&index)).expect("decodes");
+        let (back, blocks, whole) = decode(encode(&index)).expect("decodes");
         assert_eq!((blocks, whole), (1, true));
         assert_eq!(back.commits(), index.commits());
         assert_eq!(back.paths(), ["games/grand/g 1.pgn", "ravenpost.yaml", "x\ny"]);
@@ -1190,22 +1251,22 @@ mod tests {
         bytes.extend(encode_block(&all[2..4], None));
         let second = bytes.len();
         bytes.extend(encode_block(&all[4..], None));
-        let (back, blocks, whole) = decode(&bytes).unwrap();
+        let (back, blocks, whole) = decode(bytes.clone()).unwrap();
         assert_eq!((back.commits(), blocks, whole), (all, 3, true));
         assert_eq!(back.versions("games/grand/g 1.pgn").len(), 2);
         for len in first..second {
-            let (back, blocks, whole) = decode(&bytes[..len]).unwrap();
+            let (back, blocks, whole) = decode(bytes[..len].to_vec()).unwrap();
             assert_eq!((back.len(), blocks, whole), (2, 1, len == first), "cut at {len}");
         }
         // The same block twice (two appenders at once): the second does not continue.
         let mut twice = bytes[..second].to_vec();
         twice.extend_from_slice(&bytes[first..second]);
-        let (back, blocks, whole) = decode(&twice).unwrap();
+        let (back, blocks, whole) = decode(twice.clone()).unwrap();
         assert_eq!((back.len(), blocks, whole), (4, 2, false));
         // A shallow mark is only for the first block.
         let mut late = bytes[..first].to_vec();
         late.extend(encode_block(&all[2..], Some(all[2].commit)));
-        assert_eq!(decode(&late).map(|(i, b, w)| (i.len(), b, w)), Some((2, 1, false)));
+        assert_eq!(decode(late.clone()).map(|(i, b, w)| (i.len(), b, w)), Some((2, 1, false)));
     }
 
     #[test]
