@@ -54,13 +54,25 @@ pub fn redact_url_passwords(text: &str) -> String {
     out
 }
 
+/// The line `hook check` prints for a ref update it accepts:
+/// `ravenpost: refs/heads/main 1a2b3c4d5e6f..7a8b9c0d1e2f: accepted` (the ids as given,
+/// at most 12 digits each). A push relays it with the hook's other lines; it is never a
+/// reason for a refusal.
+pub fn hook_accepted_line(refname: &str, old: &str, new: &str) -> String {
+    let short = |id: &str| id.get(..12).unwrap_or(id).to_string();
+    format!("ravenpost: {refname} {}..{}{HOOK_ACCEPTED}", short(old), short(new))
+}
+
+/// How [`hook_accepted_line`] ends.
+const HOOK_ACCEPTED: &str = ": accepted";
+
 /// One line a server's hook printed for a refused push, as git relays it (`remote: `
 /// first, padded with spaces at the end): the line alone, without git's padding or the
 /// hook's own `ravenpost: ` prefix (the refusal is shown under ravenpost's own); `None`
 /// for a line that is not the hook's.
 fn hook_reason(line: &str) -> Option<&str> {
     let line = line.strip_prefix("remote: ")?.trim_end();
-    if !line.starts_with("ravenpost") {
+    if !line.starts_with("ravenpost") || line.ends_with(HOOK_ACCEPTED) {
         return None;
     }
     Some(line.strip_prefix("ravenpost:").map_or(line, str::trim_start))
@@ -620,6 +632,9 @@ mod tests {
             Some("ravenpost history rewritten")
         );
         assert_eq!(hook_reason("remote: other hook said no"), None);
+        // Another ref's acceptance (or this one's, before the ref update failed) is none.
+        let accepted = format!("remote: {}   ", super::hook_accepted_line("refs/heads/main", "1a2b", "3c4d"));
+        assert_eq!(hook_reason(&accepted), None);
         assert_eq!(hook_reason("error: failed to push some refs"), None);
     }
 }

@@ -1278,8 +1278,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                 return Err(Failure { message: String::new(), code: 1 });
             }
             // One line on success, so that a check run by hand says it passed.
-            writeln!(out, "ravenpost: {refname} {}..{}: accepted", short_id(&old), short_id(&new))
-                .map_err(io)?;
+            writeln!(out, "{}", crate::archive::hook_accepted_line(&refname, &old, &new)).map_err(io)?;
         }
         Command::Sync { remote, json } => {
             let a = ops::open_for_sync(cli.archive.as_deref())?;
@@ -1539,11 +1538,6 @@ fn resolve_game(
     };
     let broken = prefix.broken.map(|(ply, problem)| Break { ply, file: name, problem });
     Ok((prefix.game, broken))
-}
-
-/// The first 12 characters of a commit id as given (`hook check`'s line).
-fn short_id(id: &str) -> &str {
-    id.get(..12).unwrap_or(id)
 }
 
 fn plural(n: usize) -> &'static str {
