@@ -596,3 +596,130 @@ fn detached_head_is_reported() {
     assert_eq!(git(&dir, &home, &["rev-parse", "HEAD"]), tip);
     assert_eq!(git(&dir, &home, &["status", "--porcelain"]), "");
 }
+
+/// Regression (s4 fresh-user report (a)6 and (c)18): a move that cannot be read (`2z3`,
+/// `9e3`, `e3` without its level, `Xx3b6`) exited 1, as a refusal does, though the README
+/// says bad input exits 2; and the messages did not name the bad file letter or piece
+/// code, nor give a level example that fits the board. Now such a move exits 2 and says
+/// what is wrong; a well-formed move the rules refuse still exits 1.
+#[test]
+fn unreadable_move_exited_1_like_a_refused_one() {
+    let (_t, dir, home) = archive();
+    ok(&dir, &home, &["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "g"]);
+    let tip = git(&dir, &home, &["rev-parse", "main"]);
+    let bad = [
+        ("2z3", "`z` is not a file: the files are a to l"),
+        ("9e3", "`9e3` is not a square of this board"),
+        ("e3", "the square `e3` needs its level digit, 1 to 3: `1e3`, `2e3` or `3e3`"),
+        ("Xx3b6", "unknown piece code `X` (codes:"),
+    ];
+    for (token, why) in bad {
+        fails(&dir, &home, &["move", "g", token, "--as", "Ann"], 2, why);
+    }
+    // Well formed, refused by the rules: exit 1.
+    fails(&dir, &home, &["move", "g", "2e5", "--as", "Ann"], 1, "illegal move");
+    assert_eq!(git(&dir, &home, &["rev-parse", "main"]), tip, "nothing was committed");
+    // On a board of two levels, the example is that board's.
+    let loft = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/variants/loft.md");
+    ok(
+        &dir,
+        &home,
+        &["new", "--variant-file", loft.to_str().unwrap(), "--white", "Ann", "--black", "Bo", "--id", "l"],
+    );
+    fails(
+        &dir,
+        &home,
+        &["move", "l", "c3", "--as", "Ann"],
+        2,
+        "the square `c3` needs its level digit, 1 to 2: `1c3` or `2c3`",
+    );
+}
+
+/// Regression (s4 fresh-user report (c)15 and (c)17): answering a draw offer before its
+/// maker's move said only "not Bo's turn", and leave over the limit did not name the days
+/// asked for. Now both say what stands and what would be allowed.
+#[test]
+fn draw_answered_before_the_offerers_move_said_only_not_your_turn() {
+    let (_t, dir, home) = archive();
+    ok(
+        &dir,
+        &home,
+        &["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "g", "--time-control", "1/3d"],
+    );
+    ok(&dir, &home, &["draw", "offer", "g", "--as", "Ann"]);
+    fails(
+        &dir,
+        &home,
+        &["draw", "accept", "g", "--as", "Bo"],
+        1,
+        "Ann's draw offer goes with Ann's next move and stands until then: Bo answers it after that move",
+    );
+    ok(&dir, &home, &["move", "g", "2e3", "--as", "Ann"]);
+    assert_eq!(ok(&dir, &home, &["draw", "accept", "g", "--as", "Bo"]).trim(), "Scarlet accepts the draw");
+
+    ok(
+        &dir,
+        &home,
+        &["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "tc", "--time-control", "1/3d"],
+    );
+    ok(&dir, &home, &["leave", "tc", "--as", "Ann", "--from", "2026-12-01", "--days", "10"]);
+    fails(
+        &dir,
+        &home,
+        &["leave", "tc", "--as", "Ann", "--from", "2026-12-24", "--days", "40"],
+        1,
+        "40 days requested, but Ann has booked 10 days of leave in this game already, and the two would make 50: at most 45 in all (35 days left to book)",
+    );
+}
+
+/// Regression (s4 fresh-user report (c)16): choosing the Druid in a game created without
+/// `druid=allowed` said "add the option druid=allowed", which a player cannot do to an
+/// existing game. Now it says the game was created without it and to choose another
+/// army; a game created with the option takes the Druid.
+#[test]
+fn druid_refusal_told_a_player_to_add_an_option_to_an_existing_game() {
+    let (_t, dir, home) = archive();
+    ok(
+        &dir,
+        &home,
+        &["new", "fantasy-grand", "--white", "Ann", "--black", "Bo", "--id", "fg", "--secret-armies"],
+    );
+    let err = fails(&dir, &home, &["army", "commit", "fg", "druid", "--as", "Ann"], 1, "druid=allowed");
+    assert!(
+        err.contains("this game was created without the option druid=allowed")
+            && err.contains("choose another army"),
+        "{err}"
+    );
+    assert!(!err.contains("add the option"), "{err}");
+    let with = ["--id", "fd", "--secret-armies", "--option", "druid=allowed"];
+    ok(&dir, &home, &[&["new", "fantasy-grand", "--white", "Ann", "--black", "Bo"][..], &with[..]].concat());
+    ok(&dir, &home, &["army", "commit", "fd", "druid", "--as", "Ann"]);
+}
+
+/// Regression (s4 fresh-user report (a)5): `verify`'s line about a changed variant
+/// definition started with a space where a game's line has the game id. Now it starts
+/// with the definition's path, as the hook's line does.
+#[test]
+fn verify_line_of_a_changed_definition_started_with_a_space() {
+    let (_t, dir, home) = archive();
+    let loft = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/variants/loft.md");
+    ok(
+        &dir,
+        &home,
+        &["new", "--variant-file", loft.to_str().unwrap(), "--white", "Ann", "--black", "Bo", "--id", "l"],
+    );
+    let file = dir.join("variants/loft.md");
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, format!("{text}\nA note.\n")).unwrap();
+    git(&dir, &home, &["commit", "--quiet", "-am", "loft: a note"]);
+    let commit = git(&dir, &home, &["rev-parse", "--short=12", "HEAD"]);
+    let err = fails(&dir, &home, &["verify"], 1, "variants/loft.md was changed");
+    let line = err.lines().find(|l| l.contains("variants/loft.md was changed")).unwrap();
+    assert!(
+        line.starts_with(&format!(
+            "variants/loft.md commit {} by Referee: variants/loft.md was changed",
+            commit.trim()
+        )),
+        "{err}"
+    );
+}

@@ -867,3 +867,101 @@ fn hook_and_sync_refuse_a_new_game_file_with_moves() {
     assert_eq!(git(&s.bo, &s.home, &["rev-parse", "HEAD"]), head);
     assert!(!s.bo.join("games/gygax/p.pgn").exists());
 }
+
+/// Regression (s4 admin report (c)8 and (c)9): a refusal relayed by `sync` (and its
+/// `--json` `"why"`) carried git's padding after each `remote:` line and the hook's own
+/// `ravenpost:` prefix inside ravenpost's, and did not say how to drop the refused
+/// commit. Now the reason is the hook's line alone, and the message gives the commands
+/// (a branch that keeps the commit, then a reset to the remote's branch), which work.
+#[test]
+fn push_refusal_relayed_by_sync_kept_git_padding_and_a_doubled_prefix() {
+    let s = setup();
+    let before = s.server_tip();
+    // An illegal first move, committed by hand.
+    let pgn = s.ann.join(GAME);
+    let current = std::fs::read_to_string(&pgn).unwrap();
+    std::fs::write(&pgn, format!("{} 1. 2a9 *\n", current.trim_end().trim_end_matches('*').trim_end()))
+        .unwrap();
+    git(&s.ann, &s.home, &["commit", "--quiet", "-am", "g: ply 1 2a9"]);
+    let o = run(&s.ann, &s.home, &["sync", "--json"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON on standard output");
+    assert_eq!(v["refused"], "push-refused", "{v}");
+    assert_eq!(v["branch"], "main", "{v}");
+    let why = v["why"].as_str().unwrap();
+    assert!(why.starts_with("g "), "the hook's line alone: {why:?}");
+    assert!(why.contains("2a9"), "{why:?}");
+    assert_eq!(why, why.trim_end(), "no padding: {why:?}");
+    assert!(!why.contains("ravenpost:") && !why.contains("  "), "{why:?}");
+    let err = fails(&s.ann, &s.home, &["sync"], 1, "origin refused the push (nothing changed there): g ");
+    assert!(!err.contains("): ravenpost:") && !err.contains("  "), "{err}");
+    assert!(
+        err.contains(
+            "to drop them: `git branch ravenpost-refused` (keeps them), then `git reset --hard origin/main`"
+        ),
+        "{err}"
+    );
+    // The advice works: the refused commit is kept on a branch, the clone is the server's.
+    let refused_commit = git(&s.ann, &s.home, &["rev-parse", "HEAD"]);
+    git(&s.ann, &s.home, &["branch", "ravenpost-refused"]);
+    git(&s.ann, &s.home, &["reset", "--quiet", "--hard", "origin/main"]);
+    assert_eq!(git(&s.ann, &s.home, &["rev-parse", "HEAD"]).trim(), before);
+    assert_eq!(git(&s.ann, &s.home, &["rev-parse", "ravenpost-refused"]), refused_commit);
+    assert!(ok(&s.ann, &s.home, &["sync"]).contains("Up to date with origin/main"), "the clone syncs again");
+}
+
+/// Regression (s4 admin report (a)1): a password in a remote's URL
+/// (`http://bo:secret@host/…`) was printed in clear when `sync` failed. Now every
+/// message shows such a URL with the password hidden, as git does.
+#[test]
+fn password_in_a_remote_url_was_printed_in_clear() {
+    let s = setup();
+    // Nothing listens on this loopback port: the fetch fails and names the remote.
+    let port = common::smtp::free_port();
+    let url = format!("http://bo:s3cr3t-pw@127.0.0.1:{port}/git/chess.git");
+    git(&s.bo, &s.home, &["remote", "set-url", "origin", &url]);
+    for args in [&["sync"][..], &["sync", "--json"]] {
+        let o = run(&s.bo, &s.home, args);
+        assert!(!o.status.success(), "{}", text(&o));
+        let all = text(&o);
+        assert!(!all.contains("s3cr3t-pw"), "{args:?}: the password shows: {all}");
+        assert!(
+            all.contains(&format!("http://bo:<redacted>@127.0.0.1:{port}/git/chess.git")),
+            "{args:?}: {all}"
+        );
+    }
+}
+
+/// Regression (s4 admin report (c)10, (c)11 and fresh-user report (c)22): `hook check`
+/// run by hand called a short commit id "malformed", printed nothing when the push would
+/// be accepted, and `--explain` indented its continuation lines by the source's 17
+/// spaces. Now a unique abbreviation is resolved (one no commit has is named as such),
+/// success prints one line, and every `--explain` line starts flush left.
+#[test]
+fn hook_check_by_hand_said_malformed_for_a_short_id() {
+    let s = setup();
+    ok(&s.ann, &s.home, &["move", "g", "2e3", "--as", "Ann"]);
+    ok(&s.ann, &s.home, &["sync"]);
+    let tip = s.server_tip();
+    let parent = git(&s.server, &s.home, &["rev-parse", "main~1"]).trim().to_string();
+    let out = ok(&s.server, &s.home, &["hook", "check", &parent[..8], &tip[..10], "refs/heads/main"]);
+    assert_eq!(out, format!("ravenpost: refs/heads/main {}..{}: accepted\n", &parent[..8], &tip[..10]));
+    let out = ok(&s.server, &s.home, &["hook", "check", &parent, &tip, "refs/heads/main"]);
+    assert_eq!(out, format!("ravenpost: refs/heads/main {}..{}: accepted\n", &parent[..12], &tip[..12]));
+    // An abbreviation no commit has: said so, as bad input.
+    let absent = if tip.starts_with("0000") { "ffff0000" } else { "00000000" };
+    let o = run(&s.server, &s.home, &["hook", "check", absent, &tip, "refs/heads/main"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains(&format!("commit {absent}: no commit of the repository starts so")),
+        "{}",
+        text(&o)
+    );
+    // --explain: one paragraph a line, none indented.
+    let mut cmd = ravenpost_at(&s.server, &s.home, T0);
+    let out = run_git(cmd.args(["hook", "check", "--explain"]).env("REMOTE_USER", "ann"));
+    assert!(out.lines().count() >= 4, "{out}");
+    for line in out.lines() {
+        assert!(!line.starts_with(' '), "an indented line: {line:?} in {out}");
+    }
+}

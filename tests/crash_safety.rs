@@ -445,6 +445,79 @@ fn same_move_twice_does_not_play_other_side() {
     assert_eq!(branch_moves(&dir, &home), line.tokens[..3].to_vec());
 }
 
+/// Regression (s4 fresh-user report (a)2): `resign`, `draw offer|accept|decline|claim`
+/// and `claim timeout` skipped the "who moves" guard `move` has: right after its own
+/// move, a referee's identity (or no identity at all) resigned or offered a draw for the
+/// other side. Now every step has the one guard: refused, asking for `--as` (a step its
+/// own rules refuse anyway is refused for that); said whose it is, it plays; a step for
+/// the side whose step the last one was (a move after one's own draw offer) and another
+/// identity's steps still play.
+#[test]
+fn resign_and_draw_skipped_the_who_moves_guard() {
+    let (_t, dir, home) = archive();
+    ok(&dir, &home, &["new", "grand", "--white", "Ann", "--black", "Bo", "--id", "g"]);
+    let line = long_game::random_game("grand", 3, 21);
+    ok(&dir, &home, &["move", "g", &line.tokens[0]]);
+    let tip = git(&dir, &home, &["rev-parse", "main"]);
+    for step in [&["resign", "g"][..], &["draw", "offer", "g"]] {
+        let o = run(&dir, &home, step);
+        assert_eq!(o.status.code(), Some(1), "{step:?}: {}", text(&o));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("g: whose step is this? Referee <referee@example.org> is not a player of this game")
+                && err.contains("--as Bo")
+                && err.contains("nothing was written"),
+            "{step:?}: {err}"
+        );
+    }
+    // A claim the position does not support is refused as such, before the guard.
+    let o = run(&dir, &home, &["draw", "claim", "g"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("claim refused: no draw"), "{}", text(&o));
+    assert_eq!(git(&dir, &home, &["rev-parse", "main"]), tip, "nothing was committed");
+    // A timeout claim is the waiting side's: Ann's, whose move the last step was, so the
+    // guard lets it through to the clock (this game has none).
+    let o = run(&dir, &home, &["claim", "timeout", "g"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(!text(&o).contains("whose step"), "{}", text(&o));
+    // Said whose it is, Bo offers a draw; the move after it is Bo's too, so it plays.
+    assert_eq!(ok(&dir, &home, &["draw", "offer", "g", "--as", "Bo"]).trim(), "Black offers a draw");
+    assert!(ok(&dir, &home, &["move", "g", &line.tokens[1]]).contains("(ply 2)"));
+    // Ann's answer, by the identity that made Bo's move: refused; by another: played.
+    let o = run(&dir, &home, &["draw", "decline", "g"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("to decline the draw for Ann, say so with `--as Ann`"), "{}", text(&o));
+    let judge = ["--author", "Judge <judge@example.org>"];
+    assert_eq!(
+        ok(&dir, &home, &[&judge[..], &["draw", "decline", "g"]].concat()).trim(),
+        "White declines the draw"
+    );
+    assert_eq!(branch_moves(&dir, &home), line.tokens[..2].to_vec());
+
+    // Without any identity, every step is committed under the players' names, and the
+    // guard says that no identity is set rather than "you".
+    let t = tempfile::tempdir().unwrap();
+    let bare_home = t.path().join("home");
+    std::fs::create_dir_all(&bare_home).unwrap();
+    let config = "[init]\n\tdefaultBranch = main\n";
+    std::fs::write(bare_home.join("gitconfig"), config).unwrap();
+    std::fs::write(bare_home.join(".gitconfig"), config).unwrap();
+    let dir = t.path().join("arc");
+    ok(t.path(), &bare_home, &["init", dir.to_str().unwrap()]);
+    ok(&dir, &bare_home, &["new", "grand", "--white", "Ann", "--black", "Bo", "--id", "g"]);
+    ok(&dir, &bare_home, &["move", "g", &line.tokens[0]]);
+    let o = run(&dir, &bare_home, &["resign", "g"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        text(&o).contains("no identity is set")
+            && text(&o).contains("`--as Bo`")
+            && !text(&o).contains("You "),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(ok(&dir, &bare_home, &["resign", "g", "--as", "Bo"]).trim(), "Black resigns");
+}
+
 // ---------------------------------------------------------------- odd files
 
 /// Regression (issue 13): the hook accepted a symbolic link as a new game (which then

@@ -739,3 +739,84 @@ fn send_with_tls_from_the_start() {
     assert_eq!((p.message_id.as_str(), p.to.as_str()), ("tls.1@example.org", "bo@example.net"));
     assert_eq!(p.attachment.2, ann.game("tls"));
 }
+
+/// A home with no git identity at all (a fresh machine's).
+fn home_without_identity(root: &Path, who: &str) -> PathBuf {
+    let home = root.join(format!("home-{who}"));
+    std::fs::create_dir_all(&home).unwrap();
+    let config = "[init]\n\tdefaultBranch = main\n";
+    std::fs::write(home.join("gitconfig"), config).unwrap();
+    std::fs::write(home.join(".gitconfig"), config).unwrap();
+    home
+}
+
+/// Regression (s4 fresh-user report (a)3): on a fresh machine (no archive, no identity)
+/// `mail import` of the first move refused, saying to start a game with `new`; with an
+/// archive it refused again with "you is not one of its players". Now the first import
+/// makes the per-user archive, the receiving player is the one whose `WhiteEmail` or
+/// `BlackEmail` tag the message was sent `To:`, and when no player can be told the
+/// refusal says that no identity is set.
+#[test]
+fn mail_import_on_a_fresh_machine_found_no_archive_and_no_player() {
+    let t = tempfile::tempdir().unwrap();
+    let ann = Player::new(t.path(), "ann", "Ann Example", "ann@example.org");
+    let new = ["new", "gygax", "--white", "Ann Example", "--black", "Bo Example", "--id", "ab"];
+    ann.ok(
+        T0,
+        &[&new[..], &["--white-email", "ann@example.org", "--black-email", "bo@example.net"]].concat(),
+    );
+    ann.ok(T0 + 10, &["move", "ab", "2e3"]);
+    let m1 = t.path().join("move1.eml");
+    ann.ok(T0 + 20, &["mail", "export", "ab", "-o", m1.to_str().unwrap()]);
+
+    let bo = home_without_identity(t.path(), "bo");
+    let o = ravenpost_at(&bo, &bo, T0 + 30).args(["mail", "import", m1.to_str().unwrap()]).output().unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("game ab: imported new game; ply 1 2e3 by Ann Example"), "{}", text(&o));
+    // In the per-user archive, as the game Ann has.
+    let archive = bo.join("data/ravenpost/archive");
+    assert_eq!(git(&archive, &bo, &["show", "HEAD:games/gygax/ab.pgn"]), ann.game("ab"));
+    // Bo plays on from there: the side to move is his, and Ann made the last step.
+    let o = ravenpost_at(&bo, &bo, T0 + 40).args(["move", "ab", "Sa3b6"]).output().unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+
+    // A game whose tags name no address of the message's recipient: said why.
+    ann.ok(T0 + 50, &["new", "gygax", "--white", "Ann Example", "--black", "Cy", "--id", "ac"]);
+    ann.ok(T0 + 60, &["move", "ac", "2e3"]);
+    let m2 = t.path().join("move2.eml");
+    ann.ok(T0 + 70, &["mail", "export", "ac", "--to", "Cy <cy@example.com>", "-o", m2.to_str().unwrap()]);
+    let cy = home_without_identity(t.path(), "cy");
+    let o = ravenpost_at(&cy, &cy, T0 + 80).args(["mail", "import", m2.to_str().unwrap()]).output().unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("unknown game ac: it is not in this archive, and no identity is set to say which of its players (Ann Example and Cy) you are"),
+        "{err}"
+    );
+    assert!(err.contains("`--as NAME`") && !err.contains("you is"), "{err}");
+    // Said who, it is imported.
+    let o = ravenpost_at(&cy, &cy, T0 + 90)
+        .args(["mail", "import", m2.to_str().unwrap(), "--as", "Cy"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+}
+
+/// Regression (s4 fresh-user report (b)10): sending to a local server without STARTTLS
+/// failed with lettre's bare "internal client error" and no way out. Now the message drops
+/// that prefix and suggests `--security none` for a local or test server.
+#[test]
+fn starttls_refused_by_a_local_server_said_internal_client_error() {
+    let t = tempfile::tempdir().unwrap();
+    let ann = Player::new(t.path(), "ann", "Ann Example", "ann@example.org");
+    ann.ok(T0, &["new", "gygax", "--white", "Ann Example", "--black", "Bo Example", "--id", "e"]);
+    let smtp = Smtp::start(t.path(), "maildir", None);
+    let server = smtp.addr();
+    let err = ann.refused(T0, &["mail", "send", "e", "--to", "bo@example.net", "--smtp", server.as_str()]);
+    assert!(
+        err.contains(&format!("SMTP server {server} refused or failed: STARTTLS is not supported")),
+        "{err}"
+    );
+    assert!(err.contains("pass `--security none`") && !err.contains("internal client error"), "{err}");
+    assert!(err.contains("nothing was sent"), "{err}");
+}

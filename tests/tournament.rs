@@ -596,3 +596,33 @@ fn fantasy_grand_tournaments_choose_armies_as_the_tournament_says() {
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(text(&o).contains("at least two players"), "{}", text(&o));
 }
+
+/// Regression (s4 fresh-user report (c)22): the pairings `tournament new` printed for an
+/// odd number of players did not say who has the bye in each round. Now each round ends
+/// with its bye line: the one player of no board that round, each player once.
+#[test]
+fn odd_tournament_pairings_did_not_name_the_bye() {
+    let t = tempfile::tempdir().unwrap();
+    let home = identity(&t.path().join("home"), "Org", "org@example.org");
+    let dir = t.path().join("arc");
+    ok_at(t.path(), &home, T0, &["init", dir.to_str().unwrap()]);
+    let out = ok_at(&dir, &home, T0 + 60, &["tournament", "new", "trio", "gygax", "--players", "Ann,Bo,Cy"]);
+    let players = ["Ann", "Bo", "Cy"];
+    let mut byes = Vec::new();
+    for round in 1..=3 {
+        let tag = format!("  round {round:>2} ");
+        let lines: Vec<&str> = out.lines().filter(|l| l.starts_with(&tag)).collect();
+        assert_eq!(lines.len(), 2, "one board and one bye in round {round}: {out}");
+        let board = lines[0];
+        let bye = lines[1].strip_prefix(&format!("{tag}bye: ")).unwrap_or_else(|| panic!("{out}"));
+        let idle: Vec<&str> = players
+            .iter()
+            .copied()
+            .filter(|p| !board.contains(&format!(" {p} ")) && !board.ends_with(&format!(" {p}")))
+            .collect();
+        assert_eq!(idle, [bye], "round {round}: {out}");
+        byes.push(bye.to_string());
+    }
+    byes.sort();
+    assert_eq!(byes, players, "each player sits out once: {out}");
+}

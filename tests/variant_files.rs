@@ -462,3 +462,31 @@ fn a_game_pinning_another_hash_than_its_definition_is_refused_by_the_hook() {
     assert!(common::text(&o).contains("already has another definition of `loft`"), "{}", common::text(&o));
     assert!(ok(&c.ann, &c.home, &["verify"]).contains("0 problems"));
 }
+
+/// Regression (s4 fresh-user report (c)19): the Betza token `Xq` was refused as "range
+/// must be a number" though `X` is no atom, and the same error was placed `v.md:31:21:`
+/// by `variant check` but `v.md:line 31, column 21:` by `new --variant-file`. Now the
+/// unknown atom is named as such, in one `file:line:column` format for both commands.
+#[test]
+fn unknown_betza_atom_was_called_a_bad_range() {
+    let good = data("shatranj.md");
+    let bad = good.replace("betza: \"A\"", "betza: \"Xq\"");
+    let line = bad.lines().position(|l| l.contains("\"Xq\"")).unwrap() + 1;
+    let (code, err) = check(&bad);
+    assert_eq!(code, 1, "{err}");
+    let place = format!("v.md:{line}:21: Alfil: movement `Xq`: unknown atom `X`");
+    assert!(err.contains(&place), "{err}");
+    let (_t, dir, home) = common::archive();
+    std::fs::write(dir.join("v.md"), &bad).unwrap();
+    let err = common::fails(
+        &dir,
+        &home,
+        &["new", "--variant-file", "v.md", "--white", "Ann", "--black", "Bo"],
+        2,
+        &place,
+    );
+    assert!(!err.contains("line "), "{err}");
+    // A range that is no number, after a known atom: said so, naming it.
+    let (_, err) = check(&good.replace("betza: \"A\"", "betza: \"Aq\""));
+    assert!(err.contains("movement `Aq`: `q` after the atoms: a range must be a number"), "{err}");
+}

@@ -26,6 +26,58 @@ use git2::{FetchOptions, Repository};
 
 use super::{Archive, ArchiveCommit, ArchiveError, BlobId, CommitId, SshSigner, Timestamp};
 
+/// `text` with the password of every URL in it hidden, as git shows such URLs:
+/// `http://bo:secret@host/chess.git` becomes `http://bo:<redacted>@host/chess.git` (a
+/// user name alone is kept). Every message that may show a remote's URL goes through it.
+pub fn redact_url_passwords(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("://") {
+        let (head, tail) = rest.split_at(at + 3);
+        out.push_str(head);
+        // The authority: up to the path, query, fragment, or the end of the URL in text.
+        let end = tail
+            .find(|c: char| matches!(c, '/' | '?' | '#' | '\'' | '"' | '<' | '>') || c.is_whitespace())
+            .unwrap_or(tail.len());
+        let authority = &tail[..end];
+        match authority.rfind('@').and_then(|a| authority[..a].find(':').map(|c| (c, a))) {
+            Some((colon, a)) => {
+                out.push_str(&authority[..=colon]);
+                out.push_str("<redacted>");
+                out.push_str(&authority[a..]);
+            }
+            None => out.push_str(authority),
+        }
+        rest = &tail[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The line `hook check` prints for a ref update it accepts:
+/// `ravenpost: refs/heads/main 1a2b3c4d5e6f..7a8b9c0d1e2f: accepted` (the ids as given,
+/// at most 12 digits each). A push relays it with the hook's other lines; it is never a
+/// reason for a refusal.
+pub fn hook_accepted_line(refname: &str, old: &str, new: &str) -> String {
+    let short = |id: &str| id.get(..12).unwrap_or(id).to_string();
+    format!("ravenpost: {refname} {}..{}{HOOK_ACCEPTED}", short(old), short(new))
+}
+
+/// How [`hook_accepted_line`] ends.
+const HOOK_ACCEPTED: &str = ": accepted";
+
+/// One line a server's hook printed for a refused push, as git relays it (`remote: `
+/// first, padded with spaces at the end): the line alone, without git's padding or the
+/// hook's own `ravenpost: ` prefix (the refusal is shown under ravenpost's own); `None`
+/// for a line that is not the hook's.
+fn hook_reason(line: &str) -> Option<&str> {
+    let line = line.strip_prefix("remote: ")?.trim_end();
+    if !line.starts_with("ravenpost") || line.ends_with(HOOK_ACCEPTED) {
+        return None;
+    }
+    Some(line.strip_prefix("ravenpost:").map_or(line, str::trim_start))
+}
+
 /// What became of a push.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -94,6 +146,30 @@ impl Archive {
         }
         self.find_commit(id)?;
         Ok(Some(id))
+    }
+
+    /// The full 40-hex id of the commit a unique abbreviation (4 to 39 hex digits) names,
+    /// for ids typed by hand (`hook check 165e352f …`); a full id or anything else is
+    /// returned as it is, for [`Archive::resolve`] to judge.
+    ///
+    /// # Errors
+    ///
+    /// [`ArchiveError::UnknownCommit`] for an abbreviation no commit has, or more than one.
+    pub fn expand_abbreviated(&self, hex: &str) -> Result<String, ArchiveError> {
+        if !(4..40).contains(&hex.len()) || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Ok(hex.to_string());
+        }
+        match self.repo.find_commit_by_prefix(hex) {
+            Ok(c) => Ok(c.id().to_string()),
+            Err(e) if e.code() == git2::ErrorCode::Ambiguous => Err(ArchiveError::UnknownCommit {
+                oid: hex.to_string(),
+                reason: "ambiguous: more than one commit starts so; give more digits or the full 40-hex id",
+            }),
+            Err(_) => Err(ArchiveError::UnknownCommit {
+                oid: hex.to_string(),
+                reason: "no commit of the repository starts so (a full id is 40 hex digits)",
+            }),
+        }
     }
 
     /// Whether `ancestor` is `descendant` or one of its ancestors.
@@ -354,7 +430,13 @@ impl Archive {
                 Err(e) if e.message().contains("not find remote ref") || super::not_found(&e) => {
                     return Ok(None);
                 }
-                Err(e) => return Err(ArchiveError::git_path("fetch", url, e)),
+                Err(e) => {
+                    let mut e = ArchiveError::git_path("fetch", redact_url_passwords(&url), e);
+                    if let ArchiveError::Git { message, .. } = &mut e {
+                        *message = redact_url_passwords(message);
+                    }
+                    return Err(e);
+                }
             }
         } else {
             let out = Command::new("git")
@@ -370,9 +452,9 @@ impl Archive {
                 }
                 return Err(ArchiveError::Git {
                     op: "git fetch",
-                    path: Some(url),
+                    path: Some(redact_url_passwords(&url)),
                     oid: None,
-                    message: err.trim().to_string(),
+                    message: redact_url_passwords(err.trim()),
                 });
             }
         }
@@ -400,11 +482,8 @@ impl Archive {
         }
         let err = String::from_utf8_lossy(&out.stderr);
         let report = String::from_utf8_lossy(&out.stdout);
-        let reasons: Vec<&str> = err
-            .lines()
-            .filter_map(|l| l.strip_prefix("remote: "))
-            .filter(|l| l.starts_with("ravenpost"))
-            .collect();
+        let err = redact_url_passwords(&err);
+        let reasons: Vec<&str> = err.lines().filter_map(hook_reason).collect();
         let stale = [
             "(fetch first)",
             "(non-fast-forward)",
@@ -549,5 +628,40 @@ impl Archive {
         };
         result.map_err(|e| ArchiveError::git_path("move branch", branch.clone(), e))?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{hook_reason, redact_url_passwords};
+
+    #[test]
+    fn passwords_in_urls_are_hidden_and_nothing_else_changes() {
+        assert_eq!(
+            redact_url_passwords("git fetch http://bo:secret@127.0.0.1:8080/git/chess.git: fatal: x"),
+            "git fetch http://bo:<redacted>@127.0.0.1:8080/git/chess.git: fatal: x"
+        );
+        // A password with `@` and `:` in it; two URLs; quotes around one.
+        assert_eq!(
+            redact_url_passwords("'https://ann:p@ss:w0rd@host/a' and ssh://git@host/b"),
+            "'https://ann:<redacted>@host/a' and ssh://git@host/b"
+        );
+        for kept in ["http://127.0.0.1/x", "no url here", "file:///srv/git/chess.git", "https://bo@host/"] {
+            assert_eq!(redact_url_passwords(kept), kept);
+        }
+    }
+
+    #[test]
+    fn a_relayed_hook_line_loses_gits_padding_and_the_hooks_prefix() {
+        assert_eq!(hook_reason("remote: ravenpost: g 1a2b: illegal        "), Some("g 1a2b: illegal"));
+        assert_eq!(
+            hook_reason("remote: ravenpost history rewritten   "),
+            Some("ravenpost history rewritten")
+        );
+        assert_eq!(hook_reason("remote: other hook said no"), None);
+        // Another ref's acceptance (or this one's, before the ref update failed) is none.
+        let accepted = format!("remote: {}   ", super::hook_accepted_line("refs/heads/main", "1a2b", "3c4d"));
+        assert_eq!(hook_reason(&accepted), None);
+        assert_eq!(hook_reason("error: failed to push some refs"), None);
     }
 }

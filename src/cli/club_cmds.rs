@@ -145,13 +145,20 @@ pub fn tournament(
                     created.commit
                 )
                 .map_err(io)?;
-                for g in &t.games {
+                let byes = t.byes();
+                for (i, g) in t.games.iter().enumerate() {
                     writeln!(
                         out,
                         "  round {:>2} board {}: {}  {} v {}",
                         g.round, g.board, g.id, g.white, g.black
                     )
                     .map_err(io)?;
+                    // After a round's last board, who sits it out.
+                    if t.games.get(i + 1).is_none_or(|next| next.round != g.round) {
+                        for (_, p) in byes.iter().filter(|(r, _)| *r == g.round) {
+                            writeln!(out, "  round {:>2} bye: {p}", g.round).map_err(io)?;
+                        }
+                    }
                 }
             }
         }

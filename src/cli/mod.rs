@@ -684,7 +684,7 @@ impl From<ops::Error> for Failure {
         } else {
             1
         };
-        Failure { code, message: e.to_string() }
+        Failure { code, message: crate::archive::redact_url_passwords(&e.to_string()) }
     }
 }
 
@@ -1277,6 +1277,8 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                 }
                 return Err(Failure { message: String::new(), code: 1 });
             }
+            // One line on success, so that a check run by hand says it passed.
+            writeln!(out, "{}", crate::archive::hook_accepted_line(&refname, &old, &new)).map_err(io)?;
         }
         Command::Sync { remote, json } => {
             let a = ops::open_for_sync(cli.archive.as_deref())?;
@@ -1334,7 +1336,8 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             writeln!(out, "{line}").map_err(io)?;
         }
         Command::Mail { action: MailCmd::Import { paths, who, json } } => {
-            let a = ops::open(cli.archive.as_deref(), false)?;
+            // The first import on a machine makes the per-user archive, as `new` does.
+            let a = ops::open(cli.archive.as_deref(), true)?;
             let lines = crate::mail::exchange::import(&a, &paths, who.as_deref(), author.as_ref())?;
             let refused = lines.iter().filter(|l| l.status == "refused").count();
             if json {

@@ -64,11 +64,7 @@ fn read_file(path: &Path) -> Result<variants::Definition, Failure> {
 
 /// `FILE:LINE:COLUMN: message`, as compilers write it.
 fn located(path: &Path, e: &variants::DefinitionError) -> String {
-    match (e.line, e.column) {
-        (Some(l), Some(c)) => format!("{}:{l}:{c}: {}", path.display(), e.error),
-        (Some(l), None) => format!("{}:{l}: {}", path.display(), e.error),
-        _ => format!("{}: {}", path.display(), e.error),
-    }
+    e.located(&path.display().to_string())
 }
 
 /// The variant of a command: a built-in by name, or the one defined in `file`.
@@ -271,8 +267,8 @@ pub(super) fn diagnostic(
             format!("ambiguous move `{token}` ({side}, move {number})"),
             Some(format!("write one of: {}", candidates.join(", "))),
         ),
-        SanError::UnknownCode { known } => (
-            format!("unknown piece code in `{token}` ({side}, move {number})"),
+        SanError::UnknownCode { code, known } => (
+            format!("unknown piece code `{code}` in `{token}` ({side}, move {number})"),
             Some(format!("codes: {}", known.join(" "))),
         ),
         SanError::Syntax { reason } => {

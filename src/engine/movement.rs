@@ -279,10 +279,20 @@ pub fn parse_betza(
         // Split the rest into atom letters and an optional range number.
         let letters: String = rest.chars().take_while(|c| c.is_ascii_uppercase()).collect();
         let number = &rest[letters.len()..];
+        // An unknown atom is named as such before what follows it is read.
+        if let Some(c) =
+            letters.chars().find(|&c| !matches!(c, 'K' | 'R' | 'B' | 'Q') && base_step(c).is_none())
+        {
+            return Err(err(&format!("unknown atom `{c}`")));
+        }
         let range_limit: Option<u8> = if number.is_empty() {
             None
         } else {
-            Some(number.parse().map_err(|_| err("range must be a number"))?)
+            Some(
+                number
+                    .parse()
+                    .map_err(|_| err(&format!("`{number}` after the atoms: a range must be a number")))?,
+            )
         };
         let mode = match (mods.contains('m'), mods.contains('c')) {
             (true, false) => Mode::Move,

@@ -288,12 +288,9 @@ pub fn deliver(
     let via = match (smtp, delivery.sendmail.clone().or(configured_sendmail)) {
         (Some(c), _) => {
             let port = c.port.unwrap_or(c.security.default_port());
-            smtp_transport(&c)?.send_raw(&envelope, bytes).map_err(|e| {
-                Failure::Declined(format!(
-                    "SMTP server {}:{port} refused or failed: {e}; nothing was sent",
-                    c.host
-                ))
-            })?;
+            smtp_transport(&c)?
+                .send_raw(&envelope, bytes)
+                .map_err(|e| Failure::Declined(smtp_failure(&c.host, port, c.security, &e)))?;
             let how = match c.security {
                 SmtpSecurity::None => "no TLS",
                 SmtpSecurity::Starttls => "STARTTLS",
@@ -375,6 +372,22 @@ fn message_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
     Ok(out)
 }
 
+/// Why an SMTP delivery failed, in words: lettre's "internal client error" prefix (it
+/// means the client gave up, not that it crashed) dropped, and a server without STARTTLS
+/// told how to send to a local or test server without TLS.
+fn smtp_failure(host: &str, port: u16, security: SmtpSecurity, e: &lettre::transport::smtp::Error) -> String {
+    let said = e.to_string();
+    let said = said.strip_prefix("internal client error: ").unwrap_or(&said);
+    let hint = if security == SmtpSecurity::Starttls && said.contains("STARTTLS is not supported") {
+        " (STARTTLS is required by default; for a local or test server without TLS pass `--security none`, \
+         or set `security: none` under mail.smtp in ravenpost.yaml)"
+            .to_string()
+    } else {
+        String::new()
+    };
+    format!("SMTP server {host}:{port} refused or failed: {said}{hint}; nothing was sent")
+}
+
 /// `ravenpost mail import FILE|MBOX|DIR...`: one line per message.
 pub fn import(
     archive: &Archive,
@@ -428,6 +441,21 @@ fn truncated(game: &Game, k: usize) -> String {
     g.canonical_text()
 }
 
+/// The side of the player a message was sent to: the one whose `WhiteEmail`/`BlackEmail`
+/// tag is one of its `To:` addresses (compared without case), if exactly one is.
+fn addressed_side(game: &Game, m: &Incoming) -> Option<Side> {
+    let to = |side: Side| {
+        game.text
+            .tag(email_tag(side))
+            .is_some_and(|tag| m.to.iter().any(|t| t.email.eq_ignore_ascii_case(tag.trim())))
+    };
+    match Side::ALL.map(to) {
+        [true, false] => Some(Side::White),
+        [false, true] => Some(Side::Black),
+        _ => None,
+    }
+}
+
 /// A version of the game file to commit: text, author, commit message, and the ply it
 /// adds `(ply, move, player)`, if any.
 type Version = (String, Identity, String, Option<ImportedPly>);
@@ -477,6 +505,15 @@ fn import_one(
             Err(_) => (None, None),
         },
     };
+    // Without a name, the player the message was sent to: its `To:` address is their
+    // WhiteEmail/BlackEmail tag.
+    let (me, my_side) = match (me, my_side) {
+        (me, None) if who.is_none() => match addressed_side(&received, m) {
+            Some(s) => (Some(players[s.index()].clone()), Some(s)),
+            None => (me, None),
+        },
+        found => found,
+    };
 
     let _lock = archive.lock()?;
     let tip = archive.tip()?;
@@ -504,14 +541,18 @@ fn import_one(
             );
         }
         if my_side.is_none() {
+            let whom = match me.as_deref() {
+                Some(name) => format!("{name} is not one of its players ({} and {})", players[0], players[1]),
+                None => format!(
+                    "no identity is set to say which of its players ({} and {}) you are, and the message's To: \
+                     address is neither player's (WhiteEmail/BlackEmail tags): name yourself with `--as NAME`, \
+                     or set git's user.name and user.email",
+                    players[0], players[1]
+                ),
+            };
             return refuse(
                 Some(id.clone()),
-                format!(
-                    "unknown game {id}: it is not in this archive, and {} is not one of its players ({} and {})",
-                    me.as_deref().unwrap_or("you"),
-                    players[0],
-                    players[1]
-                ),
+                format!("unknown game {id}: it is not in this archive, and {whom}"),
             );
         }
     }

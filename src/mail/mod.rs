@@ -237,6 +237,8 @@ pub struct Incoming {
     pub in_reply_to: Option<String>,
     /// The sender.
     pub from: Option<Mailbox>,
+    /// The recipients (`To:`), in order.
+    pub to: Vec<Mailbox>,
     /// The subject.
     pub subject: Option<String>,
     /// The game id: the attachment's file name without `.pgn`, else the `X-Ravenpost-Game`
@@ -309,6 +311,7 @@ fn read_one(bytes: &[u8], place: String) -> Incoming {
             message_id: None,
             in_reply_to: None,
             from: None,
+            to: Vec::new(),
             subject: None,
             game_id: None,
             game: Err("not an email message (no headers could be read)".into()),
@@ -320,6 +323,19 @@ fn read_one(bytes: &[u8], place: String) -> Incoming {
             email: a.address()?.to_string(),
         })
     });
+    let to = m
+        .to()
+        .map(|a| {
+            a.iter()
+                .filter_map(|a| {
+                    Some(Mailbox {
+                        name: a.name().map(str::to_string).unwrap_or_default(),
+                        email: a.address()?.to_string(),
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default();
     let subject = m.subject().map(str::to_string);
     let attachment = m.attachments().find(|p| {
         let named_pgn = p.attachment_name().is_some_and(|n| n.to_ascii_lowercase().ends_with(".pgn"));
@@ -353,6 +369,7 @@ fn read_one(bytes: &[u8], place: String) -> Incoming {
         message_id: m.message_id().map(str::to_string),
         in_reply_to: first_id(m.in_reply_to()),
         from,
+        to,
         subject,
         game_id,
         game,

@@ -21,6 +21,8 @@ pub enum SanError {
     },
     /// It names a code the mover's piece table does not have.
     UnknownCode {
+        /// The code as written (the token's leading capitals).
+        code: String,
         /// The codes that exist.
         known: Vec<String>,
     },
@@ -42,7 +44,9 @@ impl fmt::Display for SanError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             SanError::Syntax { reason } => write!(f, "not a move: {reason}"),
-            SanError::UnknownCode { known } => write!(f, "unknown piece code (codes: {})", known.join(" ")),
+            SanError::UnknownCode { code, known } => {
+                write!(f, "unknown piece code `{code}` (codes: {})", known.join(" "))
+            }
             SanError::Illegal { reason, legal } => {
                 write!(f, "illegal move: {reason}")?;
                 if !legal.is_empty() {
@@ -135,13 +139,25 @@ fn split_destination(v: &Variant, text: &str) -> Result<(String, Square), SanErr
     if i == b.len() {
         return Err(syntax("no destination rank"));
     }
+    let last_file = char::from(b'a' + dims.files() - 1);
     if i == 0 || !(b'a'..=b'l').contains(&b[i - 1]) {
-        return Err(syntax("no destination file"));
+        return Err(syntax(match text[..i].chars().next_back() {
+            Some(c) => format!("`{c}` is not a file: the files are a to {last_file}"),
+            None => format!("no destination file (a to {last_file})"),
+        }));
     }
     let mut start = i - 1;
     if dims.levels() > 1 {
         if start == 0 || !b[start - 1].is_ascii_digit() {
-            return Err(syntax("a square needs its level digit (e.g. 2e4)"));
+            // What fits this board: the square as written, on each of its levels.
+            let square = &text[start..];
+            let mut on: Vec<String> = (1..=dims.levels()).map(|l| format!("`{l}{square}`")).collect();
+            let last = on.pop().unwrap_or_default();
+            return Err(syntax(format!(
+                "the square `{square}` needs its level digit, 1 to {}: {} or {last}",
+                dims.levels(),
+                on.join(", ")
+            )));
         }
         start -= 1;
     }
@@ -201,6 +217,7 @@ fn split(v: &Variant, side: Side, token: &str) -> Result<Parts, SanError> {
             Some(x) => (Some(x.0), x.1),
             None => {
                 return Err(SanError::UnknownCode {
+                    code: token.chars().take_while(char::is_ascii_uppercase).collect(),
                     known: table(v, side).map(|(_, c)| c.to_string()).collect(),
                 });
             }

@@ -638,7 +638,7 @@ fn move_problem(v: &Variant, p: &Position, node: &MoveNode, e: &crate::notation:
     let help = match e {
         SanError::Illegal { legal, .. } if !legal.is_empty() => Some(format!("legal: {}", legal.join(" "))),
         SanError::Ambiguous { candidates } => Some(format!("write one of: {}", candidates.join(", "))),
-        SanError::UnknownCode { known } => Some(format!("codes: {}", known.join(" "))),
+        SanError::UnknownCode { known, .. } => Some(format!("codes: {}", known.join(" "))),
         _ => None,
     };
     let message = match e {
@@ -646,8 +646,8 @@ fn move_problem(v: &Variant, p: &Position, node: &MoveNode, e: &crate::notation:
             format!("illegal move `{}` ({side}, move {number}): {reason}", node.token)
         }
         SanError::Ambiguous { .. } => format!("ambiguous move `{}` ({side}, move {number})", node.token),
-        SanError::UnknownCode { .. } => {
-            format!("unknown piece code in `{}` ({side}, move {number})", node.token)
+        SanError::UnknownCode { code, .. } => {
+            format!("unknown piece code `{code}` in `{}` ({side}, move {number})", node.token)
         }
         SanError::Syntax { reason } => {
             format!("`{}` is not a move ({side}, move {number}): {reason}", node.token)

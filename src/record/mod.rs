@@ -109,6 +109,13 @@ pub enum Refusal {
     ClaimRefused(String),
     /// Leave that cannot be booked (none, or over the limit).
     LeaveRefused(String),
+    /// A draw offer answered before its maker's move, which it goes with.
+    OfferNotYetMade {
+        /// Who offered (and is to move).
+        offerer: String,
+        /// Who tried to answer.
+        answering: String,
+    },
 }
 
 impl fmt::Display for Refusal {
@@ -140,6 +147,10 @@ impl fmt::Display for Refusal {
             }
             Refusal::ClaimRefused(why) => write!(f, "claim refused: {why}"),
             Refusal::LeaveRefused(why) => write!(f, "leave refused: {why}"),
+            Refusal::OfferNotYetMade { offerer, answering } => write!(
+                f,
+                "{offerer}'s draw offer goes with {offerer}'s next move and stands until then: {answering} answers it after that move (`draw accept` or `draw decline`, or by moving on)"
+            ),
         }
     }
 }
@@ -456,7 +467,18 @@ pub enum DrawAction {
 /// the position does not support (the engine counts repetitions and the ply clock).
 pub fn draw(text: &str, who: Option<&str>, action: DrawAction) -> Result<Applied, Refusal> {
     let mut game = load(text)?;
-    let (side, name) = check_turn(&game, who)?;
+    let (side, name) = match check_turn(&game, who) {
+        // Answering an offer its maker has not yet moved with: say when it can be.
+        Err(Refusal::NotYourTurn { player: answering, .. })
+            if matches!(action, DrawAction::Accept | DrawAction::Decline)
+                && pending_offer(&game).as_deref()
+                    == Some(game.variant.def().side_name(game.position().side_to_move())) =>
+        {
+            let offerer = player(&game, game.position().side_to_move());
+            return Err(Refusal::OfferNotYetMade { offerer, answering });
+        }
+        other => other?,
+    };
     let side_name = game.variant.def().side_name(side).to_string();
     let opponent = game.variant.def().side_name(side.opponent()).to_string();
     let (summary, result) = match action {
@@ -648,9 +670,16 @@ pub fn book_leave(text: &str, who: &str, from: i64, days: u32) -> Result<Applied
     let booked: i64 =
         leaves(&game).iter().filter(|(p, _, _)| p == who).map(|(_, a, b)| (b - a) / 86_400).sum();
     if booked + i64::from(days) > MAX_LEAVE_DAYS {
+        let plural = |n: i64| if n == 1 { "" } else { "s" };
         return Err(Refusal::LeaveRefused(format!(
-            "{who} has booked {booked} day{} of leave in this game; at most {MAX_LEAVE_DAYS} in all",
-            if booked == 1 { "" } else { "s" }
+            "{days} day{} requested, but {who} has booked {booked} day{} of leave in this game already, and \
+             {} would make {}: at most {MAX_LEAVE_DAYS} in all ({} day{} left to book)",
+            plural(days.into()),
+            plural(booked),
+            if booked == 0 { "these" } else { "the two" },
+            booked + i64::from(days),
+            (MAX_LEAVE_DAYS - booked).max(0),
+            plural((MAX_LEAVE_DAYS - booked).max(0)),
         )));
     }
     let start = chrono::DateTime::from_timestamp(from, 0)

@@ -271,6 +271,16 @@ impl ArmyChoice {
         let (w, b) = if side == Side::White { (name, other) } else { (other, name) };
         options.push(("army-white".into(), w.into()));
         options.push(("army-black".into(), b.into()));
+        let druid_allowed = options.iter().any(|(k, v)| k == "druid" && v == "allowed");
+        if name == "druid" && !druid_allowed {
+            // The option is the game's, set when it was created: a player cannot add it.
+            return Err(
+                "the Druid army is played only when both players agreed to allow it (rulings §4.2), and this game \
+                 was created without the option druid=allowed (a game's options are set by `ravenpost new … \
+                 --option druid=allowed`): choose another army"
+                    .into(),
+            );
+        }
         crate::variants::by_name(Self::VARIANT, &options).map_err(|e| e.to_string())?;
         Ok(name)
     }

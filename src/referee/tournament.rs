@@ -207,6 +207,19 @@ impl Tournament {
         self.games.iter().map(|g| g.round).max().unwrap_or(0)
     }
 
+    /// Who has the bye in each round (an odd number of players: the one who plays no
+    /// game of that round), as (round, player), round by round.
+    pub fn byes(&self) -> Vec<(u32, String)> {
+        let mut out = Vec::new();
+        for round in 1..=self.rounds() {
+            let playing = |name: &str| {
+                self.games.iter().any(|g| g.round == round && (g.white == name || g.black == name))
+            };
+            out.extend(self.players.iter().filter(|p| !playing(&p.name)).map(|p| (round, p.name.clone())));
+        }
+        out
+    }
+
     /// The path of a scheduled game's record as the tournament's commit creates it: its
     /// game file, or its army choice file ([`ArmyPlan::Secret`]).
     pub fn record_path(&self, id: &str) -> String {

@@ -57,6 +57,18 @@ impl std::fmt::Display for DefinitionError {
     }
 }
 
+impl DefinitionError {
+    /// The error in the one location format compilers use: `FILE:LINE:COLUMN: message`
+    /// (`FILE:LINE: message`, `FILE: message` when less is known).
+    pub fn located(&self, file: &str) -> String {
+        match (self.line, self.column) {
+            (Some(l), Some(c)) => format!("{file}:{l}:{c}: {}", self.error),
+            (Some(l), None) => format!("{file}:{l}: {}", self.error),
+            _ => format!("{file}: {}", self.error),
+        }
+    }
+}
+
 impl std::error::Error for DefinitionError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         Some(&self.error)

@@ -117,10 +117,11 @@ pub(crate) fn changed_definitions(
     found.sort_by_key(|(position, path, _)| (*position, *path));
     let out = found
         .into_iter()
-        .map(|(position, _, p)| {
+        .map(|(position, path, p)| {
             let c = index.commit_at(position);
             VerifyProblem {
-                game: String::new(),
+                // The definition's path is the line's subject, as in the hook's lines.
+                game: path.to_string(),
                 commit: c.commit.short(),
                 author: c.author_name.to_string(),
                 problem: p.to_string(),
@@ -152,7 +153,7 @@ pub(crate) fn definition_for_new(
     };
     match given {
         Some((file, text)) => {
-            let d = load_definition(text).map_err(|e| Failure::Usage(format!("{file}:{e}")))?;
+            let d = load_definition(text).map_err(|e| Failure::Usage(e.located(file)))?;
             let slug = d.def().slug.clone();
             let path = definition_path(&slug);
             if parse_definition_path(&path).is_none() {
@@ -176,7 +177,7 @@ pub(crate) fn definition_for_new(
             }
             let Some(text) = in_archive(variant)? else { return Ok(None) };
             let path = definition_path(variant);
-            let d = load_definition(&text).map_err(|e| Failure::Usage(format!("{path}:{e}")))?;
+            let d = load_definition(&text).map_err(|e| Failure::Usage(e.located(&path)))?;
             Ok(Some((d, false)))
         }
     }

@@ -556,8 +556,11 @@ fn check_record(
 pub fn hook_check(old: &str, new: &str, refname: &str) -> Result<Vec<String>, Failure> {
     let pusher = pusher_from_env()?;
     let cwd = std::env::current_dir().map_err(|e| Failure::Usage(format!("current directory: {e}")))?;
-    let update = crate::archive::RefUpdate::from_fields(old, new, refname)?;
     let archive = Archive::open_for_hook(&cwd)?;
+    // By hand, a commit may be named by a unique abbreviation (git passes full ids).
+    let (old, new) = (archive.expand_abbreviated(old)?, archive.expand_abbreviated(new)?);
+    let (old, new) = (old.as_str(), new.as_str());
+    let update = crate::archive::RefUpdate::from_fields(old, new, refname)?;
     let old = archive.resolve(old)?;
     let new = archive.resolve(new)?;
     let new = match (new, update.problem()) {
@@ -600,10 +603,11 @@ pub fn hook_explain() -> Result<String, Failure> {
                 .find(|(v, _)| *v == p.variable)
                 .map(|(_, s)| *s)
                 .unwrap_or("named by RAVENPOST_PUSHER_VAR");
+            // One paragraph a line, each flush left.
             format!(
-                "The git server names the pusher: account `{}` ({}, {server}).
-                 Each step (move, resignation, draw action, claim, leave, army choice step) must be pushed by an account of the player who takes it: the game's WhiteAccount/BlackAccount tag, else the player's entry under `accounts` in ravenpost.yaml, else the account named like the player.
-                 New games and army choices may be pushed by either player's account or an admin's; {admins}.
+                "The git server names the pusher: account `{}` ({}, {server}).\n\
+                 Each step (move, resignation, draw action, claim, leave, army choice step) must be pushed by an account of the player who takes it: the game's WhiteAccount/BlackAccount tag, else the player's entry under `accounts` in ravenpost.yaml, else the account named like the player.\n\
+                 New games and army choices may be pushed by either player's account or an admin's; {admins}.\n\
                  The rules, author names and signatures are checked as always.",
                 p.account, p.variable
             )
@@ -863,12 +867,16 @@ pub enum SyncRefusal {
         problems: Vec<String>,
     },
     /// The remote refused the push.
-    #[error("{remote} refused the push (nothing changed there): {why}")]
+    #[error("{remote} refused the push (nothing changed there): {why}{}", drop_refused(remote, branch.as_deref()))]
     PushRefused {
         /// The remote.
         remote: String,
-        /// Its reasons.
+        /// Its reasons (the server hook's lines, without git's padding and the hook's
+        /// `ravenpost:` prefix).
         why: String,
+        /// The remote's branch (short name) when it exists, with its remote-tracking
+        /// branch at the remote's tip: the refused commits are dropped by a reset to it.
+        branch: Option<String>,
     },
     /// Other clones kept pushing between this one's fetch and push.
     #[error(
@@ -880,6 +888,16 @@ pub enum SyncRefusal {
         /// How many attempts were made.
         attempts: usize,
     },
+}
+
+/// After a refused push: how to drop the refused commits, keeping them on a branch.
+fn drop_refused(remote: &str, branch: Option<&str>) -> String {
+    match branch {
+        Some(b) => format!(
+            ". The refused commits stay in this archive; to drop them: `git branch ravenpost-refused` (keeps them), then `git reset --hard {remote}/{b}`"
+        ),
+        None => String::new(),
+    }
 }
 
 /// Steps for a message: at most 20, then how many more.
@@ -916,7 +934,9 @@ const ATTEMPTS: usize = 8;
 ///
 /// Refusals change nothing here: neither the branch, the working copy, nor the accepted
 /// tip or remote-tracking branch (except that a diverged remote whose commits are legal
-/// is accepted as the remote's history, so that `git reset --hard REMOTE/BRANCH` takes it).
+/// is accepted as the remote's history, so that `git reset --hard REMOTE/BRANCH` takes it;
+/// so is the remote's tip when the remote's hook refuses the push, for the same reset to
+/// drop the refused commits).
 ///
 /// # Errors
 /// [`Failure::Sync`] for a refusal; the archive's errors.
@@ -1014,7 +1034,13 @@ fn sync_once(archive: &Archive, remote: &str, report: &mut SyncReport) -> Result
         }
     }
     let push = |report: &mut SyncReport, commit: CommitId, n: usize| -> Result<bool, Failure> {
-        match archive.push(remote, commit)? {
+        let outcome = archive.push(remote, commit)?;
+        if let (PushOutcome::Refused { .. }, Some(t)) = (&outcome, theirs) {
+            // The remote's tip (checked, and an ancestor of what was pushed or replayed
+            // on) is where a reset drops the refused commits.
+            archive.accept_remote_tip(remote, t)?;
+        }
+        match outcome {
             PushOutcome::Pushed => {
                 archive.accept_remote_tip(remote, commit)?;
                 report.pushed = n;
@@ -1023,7 +1049,8 @@ fn sync_once(archive: &Archive, remote: &str, report: &mut SyncReport) -> Result
             }
             PushOutcome::Stale { .. } => Ok(false),
             PushOutcome::Refused { why } => {
-                Err(SyncRefusal::PushRefused { remote: remote.to_string(), why }.into())
+                let branch = theirs.map(|_| report.branch.clone());
+                Err(SyncRefusal::PushRefused { remote: remote.to_string(), why, branch }.into())
             }
         }
     };

@@ -31,7 +31,8 @@ pub fn now() -> Timestamp {
 
 /// The archive to work on: `--archive DIR`, else `RAVENPOST_ARCHIVE`, else the repository
 /// the command runs in if it is an archive, else the per-user archive. Only with `create`
-/// (`ravenpost new`) is a missing default archive made; other commands say where none is.
+/// (`ravenpost new`, and `mail import`, whose first message may be the first game) is a
+/// missing default archive made; other commands say where none is.
 pub fn open(dir: Option<&Path>, create: bool) -> Result<Archive, Failure> {
     let mut archive = open_archive(dir, create)?;
     if BREAK_LOCK.get().copied().unwrap_or(false) {
@@ -662,12 +663,15 @@ fn acting_player(
 }
 
 /// One player's change to a game at the tip, under the write lock: finds the game, reads
-/// and replays it once, lets `change` decide (given the text, the game, and who acts:
-/// `--as`, else the committing identity if it is a player), and commits the result.
+/// and replays it once, checks that a step with no player named is not played for the
+/// other side by the identity that made the game's last step ([`check_unknown_actor`]),
+/// lets `change` decide (given the text, the game, and who acts: `--as`, else the
+/// committing identity if it is a player), and commits the result.
 fn change_game(
     archive: &Archive,
     game: &str,
     who: Option<&str>,
+    step: StepKind,
     author: Option<&Identity>,
     change: impl FnOnce(&str, &Game, Option<&str>) -> Result<Applied, Failure>,
 ) -> Result<Applied, Failure> {
@@ -677,7 +681,17 @@ fn change_game(
     super::definitions::check_pinned_at(archive, tip, path.id(), &text)?;
     let game = record::load(&text)?;
     let who = acting_player(archive, &game, who, author);
+    let guarded = who.is_none() && !step.said_whose();
+    // A move is guarded first (the same move typed twice is refused as such, not as an
+    // illegal move for the other side); another step is first judged by its own rules,
+    // so that a claim or answer refused anyway says why.
+    if guarded && matches!(step, StepKind::Move { .. }) {
+        check_unknown_actor(archive, &path, &game, step, author)?;
+    }
     let applied = change(&text, &game, who.as_deref())?;
+    if guarded && !matches!(step, StepKind::Move { .. }) {
+        check_unknown_actor(archive, &path, &game, step, author)?;
+    }
     commit_applied(archive, &path, tip, &applied, &game, author)?;
     Ok(applied)
 }
@@ -698,12 +712,8 @@ pub fn play(
         diagram: archive.config()?.diagrams == crate::archive::Diagrams::EveryMove,
         at: Some(now().unix_seconds()),
     };
-    let path = find(archive, game)?;
-    change_game(archive, game, who, author, |_, game, who| {
+    change_game(archive, game, who, StepKind::Move { expect_ply }, author, |_, game, who| {
         let token = move_token_for(game, token)?;
-        if who.is_none() && expect_ply.is_none() {
-            check_unknown_actor(archive, &path, game, author)?;
-        }
         Ok(record::play_move_on(game, token, who, expect_ply, options)?.0)
     })
 }
@@ -732,38 +742,110 @@ fn move_token_for<'t>(game: &Game, token: &'t str) -> Result<&'t str, Failure> {
     )))
 }
 
-/// A `move` with no `--as` and no `--expect-ply` whose committing identity is no player
-/// plays for the side to move, unless that identity made the game's last step: then the
-/// same command given twice would play both sides, so it is refused, saying how to
-/// play the move meant. (Without any identity, steps are committed under the players'
-/// `@ravenpost.invalid` addresses: one such last step counts as this identity's.) A game
-/// whose mover must sign needs no more: the key says whose step it is.
+/// Which step a game command takes, for [`check_unknown_actor`]: whose step it is when
+/// no player is named, and how the refusal says to name one.
+#[derive(Debug, Clone, Copy)]
+enum StepKind {
+    /// `move`, with its `--expect-ply` if given.
+    Move {
+        /// The ply the mover means to play.
+        expect_ply: Option<usize>,
+    },
+    /// `resign`.
+    Resign,
+    /// `draw offer|accept|decline|claim`.
+    Draw(DrawAction),
+    /// `claim timeout`: the waiting player's step.
+    ClaimTimeout,
+    /// `leave`: its player is always named.
+    Leave,
+}
+
+impl StepKind {
+    /// Whether the command itself says whose step it is (`--expect-ply`, or leave's
+    /// `--as`), so no guard is needed.
+    fn said_whose(self) -> bool {
+        matches!(self, StepKind::Move { expect_ply: Some(_) } | StepKind::Leave)
+    }
+
+    /// The side this step acts for when no player is named.
+    fn side(self, game: &Game) -> Side {
+        let to_move = game.position().side_to_move();
+        match self {
+            StepKind::ClaimTimeout => to_move.opponent(),
+            _ => to_move,
+        }
+    }
+
+    /// What the step does for `player`, e.g. `play Bo's ply 2`.
+    fn doing(self, player: &str, next: usize) -> String {
+        match self {
+            StepKind::Move { .. } => format!("play {player}'s ply {next}"),
+            StepKind::Resign => format!("resign for {player}"),
+            StepKind::Draw(DrawAction::Offer) => format!("offer a draw for {player}"),
+            StepKind::Draw(DrawAction::Accept) => format!("accept the draw for {player}"),
+            StepKind::Draw(DrawAction::Decline) => format!("decline the draw for {player}"),
+            StepKind::Draw(DrawAction::Claim) => format!("claim a draw for {player}"),
+            StepKind::ClaimTimeout => format!("claim on time for {player}"),
+            StepKind::Leave => format!("book leave for {player}"),
+        }
+    }
+}
+
+/// The one "who moves" guard of every step (`move`, `resign`, `draw`, `claim timeout`)
+/// given with no `--as` (and, for a move, no `--expect-ply`) by a committing identity
+/// that is no player: the step acts for the side whose step it is (the side to move; for
+/// a timeout claim the waiting side), unless that identity made the game's last step and
+/// that step was the other side's: then the same command given twice, or a referee's
+/// command after its own step, would play both sides, so it is refused, saying how to
+/// name the player meant. (Without any identity, steps are committed under the players'
+/// `@ravenpost.invalid` addresses: one such last step counts as this identity's. A
+/// step's author name is always its player's.) A game whose acting side must sign needs
+/// no more: the key says whose step it is.
 fn check_unknown_actor(
     archive: &Archive,
     path: &GamePath,
     game: &Game,
+    step: StepKind,
     author: Option<&Identity>,
 ) -> Result<(), Failure> {
     let index = archive.index()?;
     let Some(last) = index.versions(&path.path()).last() else { return Ok(()) };
     let last = index.commit_at(last.position);
-    let mine = match archive.identity(author) {
-        Ok(me) => *last.author_email == *me.email,
-        Err(_) => last.author_email.ends_with("@ravenpost.invalid"),
+    let me = archive.identity(author).ok();
+    let mine = match &me {
+        Some(me) => *last.author_email == *me.email,
+        None => last.author_email.ends_with("@ravenpost.invalid"),
     };
-    let side = game.position().side_to_move();
-    // A step that must be signed by the mover's key says whose it is by that key.
-    if !mine || game.moves.is_empty() || game.text.tag(signing_key_tag(side)).is_some() {
+    let side = step.side(game);
+    let player = record::player(game, side);
+    // A step that must be signed by the acting side's key says whose it is by that key.
+    if !mine
+        || game.moves.is_empty()
+        || *last.author_name == *player
+        || game.text.tag(signing_key_tag(side)).is_some()
+    {
         return Ok(());
     }
-    let player = record::player(game, side);
     let next = game.moves.len() + 1;
+    let id = path.id();
+    let last_step = last.message.lines().next().unwrap_or_default().trim_start_matches(&format!("{id}: "));
+    let who = match &me {
+        Some(me) => format!(
+            "{} <{}> is not a player of this game and made its last step ({last_step})",
+            me.name, me.email
+        ),
+        None => format!(
+            "no identity is set (git's user.name and user.email, or --author), and the game's last step ({last_step}) was made without one too"
+        ),
+    };
+    let (question, how) = match step {
+        StepKind::Move { .. } => ("move", format!("`--as {player}` or `--expect-ply {next}`")),
+        _ => ("step", format!("`--as {player}`")),
+    };
     Err(Failure::Declined(format!(
-        "{}: whose move is this? You are not a player of this game and made its last step ({}), so this \
-         would play for the other side too: to play {player}'s ply {next}, say so with `--as {player}` \
-         or `--expect-ply {next}`; nothing was written",
-        path.id(),
-        last.message.lines().next().unwrap_or_default().trim_start_matches(&format!("{}: ", path.id())),
+        "{id}: whose {question} is this? {who}, so this would act for the other side too: to {}, say so with {how}; nothing was written",
+        step.doing(&player, next),
     )))
 }
 
@@ -777,7 +859,7 @@ pub fn resign(
     who: Option<&str>,
     author: Option<&Identity>,
 ) -> Result<Applied, Failure> {
-    change_game(archive, game, who, author, |text, _, who| Ok(record::resign(text, who)?))
+    change_game(archive, game, who, StepKind::Resign, author, |text, _, who| Ok(record::resign(text, who)?))
 }
 
 /// `ravenpost draw`.
@@ -791,7 +873,9 @@ pub fn draw(
     action: DrawAction,
     author: Option<&Identity>,
 ) -> Result<Applied, Failure> {
-    change_game(archive, game, who, author, |text, _, who| Ok(record::draw(text, who, action)?))
+    change_game(archive, game, who, StepKind::Draw(action), author, |text, _, who| {
+        Ok(record::draw(text, who, action)?)
+    })
 }
 
 /// `ravenpost claim timeout`: the waiting player wins if the player to move is over time.
@@ -809,9 +893,14 @@ pub fn claim_timeout(
     let (text, tip) = read(archive, &path)?;
     super::definitions::check_pinned_at(archive, tip, path.id(), &text)?;
     let loaded = record::load(&text)?;
+    let acting = acting_player(archive, &loaded, who, author);
+    let who = acting.as_deref();
     let clock = super::checks::clock_of_game(archive, &path, &loaded, now().unix_seconds())?;
     let why = check_timeout_claim(path.id(), &loaded, who, clock.as_ref())?;
     let applied = record::time_forfeit(&text, who, &why)?;
+    if who.is_none() {
+        check_unknown_actor(archive, &path, &loaded, StepKind::ClaimTimeout, author)?;
+    }
     commit_applied(archive, &path, tip, &applied, &loaded, author)?;
     Ok(applied)
 }
@@ -825,7 +914,7 @@ pub fn leave(
     days: u32,
     author: Option<&Identity>,
 ) -> Result<Applied, Failure> {
-    change_game(archive, game, Some(who), author, |text, _, _| {
+    change_game(archive, game, Some(who), StepKind::Leave, author, |text, _, _| {
         check_leave_start(from, now().unix_seconds())?;
         Ok(record::book_leave(text, who, from, days)?)
     })

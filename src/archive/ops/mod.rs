@@ -36,6 +36,7 @@ pub use tournament::{
     list_tournaments, ratings, standings, to_move, tournament_new, verify_tournaments,
 };
 
+use crate::notation::san::SanError;
 use crate::record::Refusal;
 use crate::referee::ClockRefusal;
 
@@ -127,6 +128,9 @@ impl Error {
     pub fn is_usage(&self) -> bool {
         match self {
             Error::Usage(_) => true,
+            // A move that cannot be read (not a square, an unknown piece code) is bad
+            // input; a well-formed move the rules refuse is a refusal.
+            Error::Refused(Refusal::Illegal(SanError::Syntax { .. } | SanError::UnknownCode { .. })) => true,
             Error::Archive(e) => !matches!(
                 e,
                 ArchiveError::Moved { .. }
