@@ -155,7 +155,7 @@ pub fn find(archive: &Archive, game: &str) -> Result<GamePath, Failure> {
 }
 
 /// The game's text and the tip it was read at.
-fn read(archive: &Archive, path: &GamePath) -> Result<(String, Option<CommitId>), Failure> {
+pub(super) fn read(archive: &Archive, path: &GamePath) -> Result<(String, Option<CommitId>), Failure> {
     let tip = archive.tip()?;
     if let Some(t) = tip
         && let Some(problem) = archive.entry_problem_at(t, &path.path())?
@@ -664,7 +664,7 @@ fn acting_player(
 /// One player's change to a game at the tip, under the write lock: finds the game, reads
 /// and replays it once, lets `change` decide (given the text, the game, and who acts:
 /// `--as`, else the committing identity if it is a player), and commits the result.
-fn change_game(
+pub(super) fn change_game(
     archive: &Archive,
     game: &str,
     who: Option<&str>,
@@ -697,6 +697,7 @@ pub fn play(
     let options = record::MoveOptions {
         diagram: archive.config()?.diagrams == crate::archive::Diagrams::EveryMove,
         at: Some(now().unix_seconds()),
+        prepared: false,
     };
     let path = find(archive, game)?;
     change_game(archive, game, who, author, |_, game, who| {
