@@ -683,7 +683,7 @@ mod tests {
         assert_eq!((tree.owner, tree.after_ply, tree.first_number), (Side::White, 1, 1));
         assert_eq!(
             tree.movetext(),
-            "1... e7 (1... f7 2. g4) (1... j7 2. i4 2... i7 3. h4) 2. d4 d7 (2... a7 3. j4) 3. c4"
+            "1... e7 (1... f7 2. g4) (1... j7 2. i4 i7 3. h4) 2. d4 d7 (2... a7 3. j4) 3. c4"
         );
         assert_eq!(
             tree.paths(),
@@ -696,7 +696,7 @@ mod tests {
         );
         assert_eq!(tree.depth(), 4);
         // The same expected move twice with the same reply: one line, merged.
-        let merged = enter(&g, Side::White, "1... e7 2. d4 (1... e7 2. d4 2... a7 3. j4)").unwrap();
+        let merged = enter(&g, Side::White, "1... e7 (1... e7 2. d4 2... a7 3. j4) 2. d4").unwrap();
         assert_eq!(merged.movetext(), "1... e7 2. d4 a7 3. j4");
         // Stored and read back: the same tree.
         let stored = tree.stored("g", "Ann");
@@ -710,7 +710,7 @@ mod tests {
     #[test]
     fn following_a_tree_gives_the_reply_then_drops_on_a_deviation() {
         let g = game("1. e4");
-        let tree = enter(&g, Side::White, "1... e7 2. d4 (1... f7 2. g4) 2... d7 3. c4").unwrap();
+        let tree = enter(&g, Side::White, "1... e7 (1... f7 2. g4) 2. d4 2... d7 3. c4").unwrap();
         assert_eq!(tree.follow(&g), Followed::Waiting);
         let Followed::Reply { ply, san, answers, rest } = tree.follow(&game("1. e4 e7")) else { panic!() };
         assert_eq!((ply, san.as_str(), answers.as_str()), (3, "d4", "e7"));
