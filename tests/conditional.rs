@@ -10,14 +10,13 @@ use std::path::{Path, PathBuf};
 
 use common::smtp::Smtp;
 use common::tools::keygen;
-use common::{T0, fails, git, git_command, git_out, identity, ok, ok_at, run, run_git, text};
+use common::{T0, fails, git, git_command, identity, ok, ok_at, text};
 
 /// A bare repository with the hook, and Ann's and Bo's clones (one home, an identity per
 /// clone). Ann starts the archive and the Fantasy Grand Chess game `id` (`new_args`
 /// added), syncs; Bo syncs.
 struct Setup {
     _t: tempfile::TempDir,
-    root: PathBuf,
     home: PathBuf,
     server: PathBuf,
     ann: PathBuf,
@@ -49,7 +48,7 @@ impl Setup {
         ok(&ann, &home, &args);
         assert!(ok(&ann, &home, &["sync"]).contains("Pushed"));
         assert!(ok(&bo, &home, &["sync"]).contains("Fetched"));
-        Setup { _t: t, root, home, server, ann, bo }
+        Setup { _t: t, home, server, ann, bo }
     }
 
     fn server_tip(&self) -> String {

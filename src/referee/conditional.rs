@@ -519,8 +519,8 @@ impl ConditionalTree {
     /// The number of the `k`th ply of the tree (0: the first expected move).
     fn number_at(&self, k: usize) -> String {
         let first_black = self.owner == Side::White;
-        let n = usize::from(self.first_number) + if first_black { (k + 1) / 2 } else { k / 2 };
-        let black = (k % 2 == 0) == first_black;
+        let n = usize::from(self.first_number) + if first_black { k.div_ceil(2) } else { k / 2 };
+        let black = k.is_multiple_of(2) == first_black;
         format!("{n}{}", if black { "..." } else { "." })
     }
 

@@ -246,6 +246,9 @@ pub fn conditional_add(
     Ok(prepared(path.id(), &owner, &tree, file))
 }
 
+/// A game's id, the game, and the files of its trees in this clone (by owner's side).
+type GameTrees = (String, Game, Vec<(Side, PathBuf)>);
+
 /// The trees of `game` in this clone (the owner's, or every one when `who` and the
 /// identity name no player), each read again against the game.
 fn trees_of(
@@ -253,7 +256,7 @@ fn trees_of(
     game: &str,
     who: Option<&str>,
     author: Option<&Identity>,
-) -> Result<(String, Game, Vec<(Side, PathBuf)>), Failure> {
+) -> Result<GameTrees, Failure> {
     let path = find(archive, game)?;
     let (text, _) = read(archive, &path)?;
     let g = record::load(&text)?;
