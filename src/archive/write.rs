@@ -712,6 +712,15 @@ mod hold {
         *n += 1;
     }
 
+    pub(super) fn take_arrived() -> bool {
+        let Some(s) = state() else { return false };
+        let mut any = false;
+        for (_, flag) in &s.pending {
+            any |= flag.swap(false, Ordering::SeqCst);
+        }
+        any
+    }
+
     pub(super) fn leave() {
         let Some(s) = state() else { return };
         let mut n = s.holders.lock().unwrap_or_else(|e| e.into_inner());
@@ -732,6 +741,20 @@ impl HoldSignals {
         #[cfg(unix)]
         hold::enter();
         HoldSignals(())
+    }
+
+    /// Whether a held signal (Ctrl-C, say) has arrived since the last call; it is taken,
+    /// so that it does not act when the last holder goes: for a loop that holds signals
+    /// throughout and stops cleanly when one arrives (`sync --watch`).
+    #[cfg(unix)]
+    pub(crate) fn take_arrived(&self) -> bool {
+        hold::take_arrived()
+    }
+
+    /// As on unix: no signal is held elsewhere.
+    #[cfg(not(unix))]
+    pub(crate) fn take_arrived(&self) -> bool {
+        false
     }
 }
 

@@ -145,6 +145,13 @@ pub fn stdout_color() -> bool {
 /// Renders a problem as a compiler-style diagnostic, quoting its line of the file.
 pub fn render(p: &FileProblem, color: bool) -> String {
     let line_text = read_line(Path::new(&p.file), p.line).unwrap_or_default();
+    render_line(p, &line_text, color)
+}
+
+/// Renders a problem as [`render`] does, quoting `line_text` as its line (text that is
+/// not in a file: a conditional tree given on the command line).
+pub fn render_line(p: &FileProblem, line_text: &str, color: bool) -> String {
+    let line_text = line_text.to_string();
     let title = p.message.clone();
     let start =
         line_text.char_indices().nth(p.column.saturating_sub(1)).map(|(i, _)| i).unwrap_or(line_text.len());

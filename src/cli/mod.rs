@@ -21,6 +21,7 @@ use std::sync::Arc;
 use clap::{Parser, Subcommand};
 
 mod club_cmds;
+mod conditional_cmds;
 mod files;
 mod import_cmds;
 mod progress;
@@ -397,6 +398,17 @@ enum Command {
         /// Print as JSON: what was fetched, replayed and pushed (or why nothing was).
         #[arg(long)]
         json: bool,
+        /// Keep syncing every INTERVAL (30s, 5m, 1h; default 5m), playing prepared
+        /// replies as the opponent's moves arrive, one line per round, until Ctrl-C.
+        #[arg(long, value_name = "INTERVAL", num_args = 0..=1, default_missing_value = "5m", conflicts_with = "json")]
+        watch: Option<String>,
+    },
+    /// Conditional moves: prepared replies to the opponent's next moves, as a tree kept
+    /// in this clone only and played when the opponent's move arrives (by sync, mail
+    /// import or a move in this archive).
+    Conditional {
+        #[command(subcommand)]
+        action: conditional_cmds::ConditionalCmd,
     },
     /// Play by email: write a game's message, send it, or import a received one.
     Mail {
@@ -1016,11 +1028,13 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             if let Some(r) = applied.result {
                 writeln!(out, "Result: {r}").map_err(io)?;
             }
+            conditional_cmds::answer(&a, author.as_ref(), out)?;
         }
         Command::Resign { game, who } => {
             let a = ops::open(cli.archive.as_deref(), false)?;
             let applied = ops::resign(&a, &game, who.as_deref(), author.as_ref())?;
             writeln!(out, "{}", applied.summary).map_err(io)?;
+            conditional_cmds::answer(&a, author.as_ref(), out)?;
         }
         Command::Draw { action, game, who } => {
             let a = ops::open(cli.archive.as_deref(), false)?;
@@ -1032,6 +1046,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             };
             let applied = ops::draw(&a, &game, who.as_deref(), action, author.as_ref())?;
             writeln!(out, "{}", applied.summary).map_err(io)?;
+            conditional_cmds::answer(&a, author.as_ref(), out)?;
         }
         Command::Claim { what: ClaimWhat::Timeout { game, who } } => {
             let a = ops::open(cli.archive.as_deref(), false)?;
@@ -1094,6 +1109,9 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                     if let Some(side) = &l.draw_offer {
                         state.push_str(&format!(", draw offered by {side}"));
                     }
+                    if !l.prepared.is_empty() {
+                        state.push_str(&format!(", prepared replies ({})", l.prepared.join(", ")));
+                    }
                     if let Some(c) = &l.clock {
                         if c.overdue {
                             state.push_str(&format!(
@@ -1141,6 +1159,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                 for l in &lines {
                     let what = match &l.problem {
                         Some(p) => format!("INVALID: {p}"),
+                        None if l.prepared => format!("{} (prepared reply)", l.what),
                         None => l.what.clone(),
                     };
                     writeln!(out, "{}  {}  {:<16} {}", l.commit, l.time, l.author, what).map_err(io)?;
@@ -1280,19 +1299,15 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             // One line on success, so that a check run by hand says it passed.
             writeln!(out, "{}", crate::archive::hook_accepted_line(&refname, &old, &new)).map_err(io)?;
         }
-        Command::Sync { remote, json } => {
+        Command::Sync { remote, json, watch } => {
             let a = ops::open_for_sync(cli.archive.as_deref())?;
-            match ops::sync(&a, &remote) {
-                Ok(report) if json => {
-                    writeln!(out, "{}", serde_json::to_string_pretty(&report).expect("json")).map_err(io)?;
-                }
-                Ok(report) => writeln!(out, "{report}").map_err(io)?,
-                Err(ops::Error::Sync(refusal)) if json => {
-                    writeln!(out, "{}", serde_json::to_string_pretty(&refusal).expect("json")).map_err(io)?;
-                    return Err(ops::Error::Sync(refusal).into());
-                }
-                Err(e) => return Err(e.into()),
+            match watch {
+                Some(every) => conditional_cmds::watch(&a, &remote, author.as_ref(), &every, out)?,
+                None => conditional_cmds::sync(&a, &remote, author.as_ref(), json, out)?,
             }
+        }
+        Command::Conditional { action } => {
+            conditional_cmds::conditional(cli.archive.as_deref(), author.as_ref(), action, out)?;
         }
         Command::Mail { action: MailCmd::Export { game, output, who } } => {
             let a = ops::open(cli.archive.as_deref(), false)?;
@@ -1340,9 +1355,17 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             let a = ops::open(cli.archive.as_deref(), true)?;
             let lines = crate::mail::exchange::import(&a, &paths, who.as_deref(), author.as_ref())?;
             let refused = lines.iter().filter(|l| l.status == "refused").count();
+            // The opponent's moves are in: play the prepared replies that are now due.
+            let answers = ops::answer_prepared(&a, author.as_ref())?;
             if json {
                 writeln!(out, "{}", serde_json::to_string_pretty(&lines).expect("json")).map_err(io)?;
+                for answer in &answers {
+                    errln!("ravenpost: {answer}");
+                }
             } else {
+                for answer in &answers {
+                    writeln!(out, "{answer}").map_err(io)?;
+                }
                 for l in &lines {
                     let msg = l.message_id.as_ref().map(|m| format!(" <{m}>")).unwrap_or_default();
                     let game = l.game.as_deref().unwrap_or("?");

@@ -649,7 +649,10 @@ fn import_one(
                 base
             };
             let at = times.get(k - 1).copied().flatten();
-            match record::play_move_at(&base, &san, None, None, at) {
+            // A prepared reply keeps its note (`{ravenpost: prepared}`).
+            let prepared = record::is_prepared(&received.text, k);
+            let options = record::MoveOptions { at, prepared, ..record::MoveOptions::default() };
+            match record::play_move_with(&base, &san, None, None, options) {
                 Ok(a) => a.text,
                 Err(e) => return refuse(Some(id), format!("ply {k} ({san}): {e}")),
             }

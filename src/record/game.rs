@@ -631,7 +631,15 @@ fn describe(v: &Variant, o: Outcome) -> String {
     }
 }
 
-fn move_problem(v: &Variant, p: &Position, node: &MoveNode, e: &crate::notation::san::SanError) -> Problem {
+/// The problem of a move token `node` that cannot be played in `p` (illegal, ambiguous,
+/// unknown piece code, not a move), with the legal moves or candidates as help: what
+/// `validate` reports for a move.
+pub fn move_problem(
+    v: &Variant,
+    p: &Position,
+    node: &MoveNode,
+    e: &crate::notation::san::SanError,
+) -> Problem {
     use crate::notation::san::SanError;
     let side = v.def().side_name(p.side_to_move());
     let number = p.fullmove_number();

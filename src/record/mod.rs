@@ -27,6 +27,18 @@ pub const DRAW_OFFER_PREFIX: &str = "ravenpost: draw offered by ";
 /// move times this way; files without them fall back to commit times.
 pub const TIME_PREFIX: &str = "ravenpost: at ";
 
+/// The comment that notes a move played from its player's conditional tree (a prepared
+/// reply, see `referee::conditional`): `{ravenpost: prepared}`, after the move's time
+/// (`notation-spec/movetext.md`, "Prepared replies").
+pub const PREPARED_COMMENT: &str = "ravenpost: prepared";
+
+/// Whether ply `ply` (1-based) of `text`'s main line is noted as a prepared reply.
+pub fn is_prepared(text: &GameText, ply: usize) -> bool {
+    ply.checked_sub(1)
+        .and_then(|i| text.moves.get(i))
+        .is_some_and(|m| m.comments.iter().any(|c| c == PREPARED_COMMENT))
+}
+
 /// How far (seconds) a recorded move time may lie after the time of the commit that adds
 /// the move: clocks of correspondence players' machines differ a little.
 pub const MAX_CLOCK_SKEW: i64 = 900;
@@ -297,6 +309,9 @@ pub struct MoveOptions {
     pub diagram: bool,
     /// Record the move's time (Unix seconds, UTC) in the comment [`TIME_PREFIX`].
     pub at: Option<i64>,
+    /// Note that the move was a prepared reply, played from a conditional tree
+    /// ([`PREPARED_COMMENT`], after the time).
+    pub prepared: bool,
 }
 
 /// Plays `token` for `who` (if given, it must be the player to move) in the game `text`.
@@ -390,6 +405,9 @@ pub fn play_move_unwritten(
     let own_offer = pending_offer(&game).filter(|s| s == game.variant.def().side_name(side));
     clear_offer(&mut game.text);
     let mut comments: Vec<String> = options.at.map(time_comment).into_iter().collect();
+    if options.prepared {
+        comments.push(PREPARED_COMMENT.to_string());
+    }
     comments.extend(own_offer.map(|s| format!("{DRAW_OFFER_PREFIX}{s}")));
     let after = game.variant.make(&pos, &mv);
     if options.diagram {

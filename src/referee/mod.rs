@@ -10,6 +10,8 @@
 //!   lists their key, a win on time only past the deadline ([`judge::judge_game_version`],
 //!   [`judge::judge_choice_version`]); what it needs from the repository it asks of an
 //!   [`judge::Evidence`].
+//! - [`conditional`]: conditional moves: a player's prepared replies as a tree, checked
+//!   at entry and followed when the opponent's move arrives.
 //! - [`clock`]: the correspondence clock (typed [`Time`]s, leave, timeout claims).
 //! - [`army`]: the secret army choice of Fantasy Grand Chess (commit–reveal).
 //! - [`layout`]: where records live in an archive ([`GamePath`]).
@@ -24,6 +26,7 @@
 
 pub mod army;
 pub mod clock;
+pub mod conditional;
 pub mod definitions;
 pub mod judge;
 pub mod layout;

@@ -197,7 +197,9 @@ pub fn check_step_from(
             // game (a resignation or agreement is a step of its own). Diagram comment
             // lines (`;|`, archive option) are not compared.
             let at = t1.get(g0.moves.len()).copied().flatten();
-            let options = MoveOptions { at, ..MoveOptions::default() };
+            // A prepared reply carries its note (`{ravenpost: prepared}`) after the time.
+            let prepared = crate::record::is_prepared(&g1.text, ply);
+            let options = MoveOptions { at, prepared, ..MoveOptions::default() };
             let (_, expected) = play_move_unwritten(g0, &san, None, None, options)
                 .map_err(|e| Problem::IllegalMove { ply, why: e.to_string() })?;
             if !same_game(&expected, g1) {

@@ -98,6 +98,10 @@ pub struct StatusLine {
     /// choice waits for (e.g. `waiting for Bo's army commitment`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub army_choice: Option<String>,
+    /// The players with prepared replies (a conditional tree) in this clone: only the
+    /// owner's clone holds a tree.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub prepared: Vec<String>,
 }
 
 /// `ravenpost status`: every game at the tip, from the game files (the clock also needs
@@ -136,6 +140,7 @@ pub fn status(archive: &Archive) -> Result<Vec<StatusLine>, Failure> {
             }),
             _ => None,
         };
+        let prepared = super::conditional::prepared_owners(archive, g.id(), &standing.white, &standing.black);
         out.push(StatusLine {
             id: g.id().to_string(),
             variant: g.variant().to_string(),
@@ -147,6 +152,7 @@ pub fn status(archive: &Archive) -> Result<Vec<StatusLine>, Failure> {
             result: standing.result,
             draw_offer: standing.draw_offer,
             clock,
+            prepared,
             problem: standing.problem,
             army_choice: None,
         });
@@ -176,6 +182,7 @@ pub fn status(archive: &Archive) -> Result<Vec<StatusLine>, Failure> {
             clock: None,
             problem: choice.as_ref().err().cloned(),
             army_choice: choice.ok().map(|c| c.waiting_for()),
+            prepared: Vec::new(),
         });
     }
     Ok(out)
@@ -321,6 +328,10 @@ pub struct LogLine {
     /// plies the game had there, played before it and not checked.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shallow_boundary: Option<usize>,
+    /// Whether the move was a prepared reply, played from its player's conditional tree
+    /// (the record's `{ravenpost: prepared}` note).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub prepared: bool,
 }
 
 impl LogLine {
@@ -339,6 +350,7 @@ impl LogLine {
             san: step.map(|s| s.1),
             problem: problem.as_ref().map(ToString::to_string),
             shallow_boundary: None,
+            prepared: false,
         }
     }
 }
@@ -371,6 +383,7 @@ impl LogLine {
             san: v.san,
             problem: v.problem.as_ref().map(ToString::to_string),
             shallow_boundary: None,
+            prepared: false,
         }
     }
 }
@@ -531,13 +544,21 @@ pub fn history(archive: &Archive, path: &GamePath) -> Result<Vec<LogLine>, Failu
     prefetch(archive, &index, std::slice::from_ref(path))?;
     super::definitions::remember_history(archive, &index)?;
     let mut cache = archive.verdict_cache(VERDICTS);
-    let (lines, judged) = judge_game_path(archive, &index, path, &cache)?;
+    let (mut lines, judged) = judge_game_path(archive, &index, path, &cache)?;
     let file = path.path();
     for (commit, verdict) in judged {
         cache.put(commit, &file, verdict);
     }
     // The cache only saves work; failing to write it changes no verdict.
     let _ = cache.save();
+    // Prepared replies are noted in the record (earlier plies never change): one read.
+    if lines.iter().any(|l| l.ply.is_some())
+        && let Some(game) = archive.read_file(&path.path())?.and_then(|t| record::load(&t).ok())
+    {
+        for l in &mut lines {
+            l.prepared = l.ply.is_some_and(|p| record::is_prepared(&game.text, p));
+        }
+    }
     Ok(lines)
 }
 

@@ -156,7 +156,7 @@ pub fn find(archive: &Archive, game: &str) -> Result<GamePath, Failure> {
 }
 
 /// The game's text and the tip it was read at.
-fn read(archive: &Archive, path: &GamePath) -> Result<(String, Option<CommitId>), Failure> {
+pub(super) fn read(archive: &Archive, path: &GamePath) -> Result<(String, Option<CommitId>), Failure> {
     let tip = archive.tip()?;
     if let Some(t) = tip
         && let Some(problem) = archive.entry_problem_at(t, &path.path())?
@@ -667,7 +667,7 @@ fn acting_player(
 /// other side by the identity that made the game's last step ([`check_unknown_actor`]),
 /// lets `change` decide (given the text, the game, and who acts: `--as`, else the
 /// committing identity if it is a player), and commits the result.
-fn change_game(
+pub(super) fn change_game(
     archive: &Archive,
     game: &str,
     who: Option<&str>,
@@ -711,6 +711,7 @@ pub fn play(
     let options = record::MoveOptions {
         diagram: archive.config()?.diagrams == crate::archive::Diagrams::EveryMove,
         at: Some(now().unix_seconds()),
+        prepared: false,
     };
     change_game(archive, game, who, StepKind::Move { expect_ply }, author, |_, game, who| {
         let token = move_token_for(game, token)?;
@@ -745,7 +746,7 @@ fn move_token_for<'t>(game: &Game, token: &'t str) -> Result<&'t str, Failure> {
 /// Which step a game command takes, for [`check_unknown_actor`]: whose step it is when
 /// no player is named, and how the refusal says to name one.
 #[derive(Debug, Clone, Copy)]
-enum StepKind {
+pub(super) enum StepKind {
     /// `move`, with its `--expect-ply` if given.
     Move {
         /// The ply the mover means to play.

@@ -11,6 +11,7 @@
 
 mod armies;
 mod checks;
+mod conditional;
 mod definitions;
 mod exchange;
 mod games;
@@ -20,6 +21,10 @@ pub use armies::{ArmyOutcome, army_commit, army_reveal};
 pub use checks::{
     LogLine, ShallowBoundary, StatusLine, UncheckedGame, VerifyProblem, VerifyReport, choice_history,
     clock_of_game, history, status, verify,
+};
+pub use conditional::{
+    Answer, AnswerOutcome, Prepared, SyncAnswered, TreeRefused, WatchRound, answer_prepared, conditional_add,
+    conditional_clear, conditional_show, prepared_owners, sync_answering, sync_watch,
 };
 pub use exchange::{
     GITOLITE_HOOK_NAME, HOOK_EXE_ENV, HookTarget, PUSHER_VAR_ENV, PUSHER_VARIABLES, PusherUnnamed,
@@ -99,6 +104,9 @@ pub enum Error {
         /// What is wrong with the definition.
         problem: Box<crate::referee::Problem>,
     },
+    /// A conditional tree refused at entry (`conditional add`).
+    #[error(transparent)]
+    Tree(Box<TreeRefused>),
     /// Bad input: an unknown game, a malformed name, id, key or address.
     #[error("{0}")]
     Usage(String),
