@@ -85,12 +85,12 @@ pub const ATTRIBUTES_PATH: &str = crate::referee::layout::ATTRIBUTES_PATH;
 pub const ATTRIBUTES: &str = "# Written by `ravenpost init`: game files keep LF line endings in every clone.\n\
 games/** text eol=lf\n\
 ravenpost.yaml text eol=lf\n\
-# Diffs of games as text; `git config diff.pgn.xfuncname '^[0-9]+\\.'` heads each hunk with its move.\n\
+# Diffs of games as text; `git config diff.pgn.xfuncname '^[0-9]+\\..*$'` heads each hunk with its move line.\n\
 games/**/*.pgn diff=pgn\n";
 
 /// The `diff.pgn.xfuncname` that `init` sets: a hunk header is the last line before it
-/// that starts with a move number.
-pub const PGN_FUNCNAME: &str = r"^[0-9]+\.";
+/// that starts with a move number, whole.
+pub const PGN_FUNCNAME: &str = r"^[0-9]+\..*$";
 
 /// Where an archive looks for git's `user.name` and `user.email`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
