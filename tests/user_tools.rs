@@ -109,6 +109,7 @@ fn init_writes_attributes_that_diff_games_as_text_by_move() {
     assert_eq!(git(&dir, &home, &["config", "diff.pgn.xfuncname"]), "^[0-9]+\\..*$\n");
     // A long game's last line changed: the hunk is headed by the move line before it.
     let game = std::fs::read_to_string(sample("gygax/gygax-sample-1.pgn")).unwrap();
+    std::fs::create_dir_all(dir.join("games/gygax")).unwrap();
     std::fs::write(dir.join("games/gygax/s.pgn"), &game).unwrap();
     git(&dir, &home, &["add", "games/gygax/s.pgn"]);
     git(&dir, &home, &["commit", "--quiet", "-m", "s"]);
