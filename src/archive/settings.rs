@@ -168,10 +168,11 @@ mod tests {
 
     #[test]
     fn bad_settings_say_which_file_and_where() {
-        let e = UserSettings::from_yaml("identiy:\n  name: x\n", Path::new("/c.yaml")).unwrap_err();
+        let e =
+            UserSettings::from_yaml("version: 1\nidentiy:\n  name: x\n", Path::new("/c.yaml")).unwrap_err();
         let m = e.to_string();
         assert!(m.starts_with("/c.yaml: unknown field `identiy`"), "{m}");
-        assert!(m.contains("line 1"), "{m}");
+        assert!(m.contains("line 2"), "{m}");
         let e = UserSettings::from_yaml("version: 2\n", Path::new("/c.yaml")).unwrap_err();
         assert_eq!(
             e.to_string(),
