@@ -1,5 +1,7 @@
 //! PNG pictures of positions: the SVG of [`crate::notation::svg`] rasterised with resvg
-//! (pure Rust), one image pixel per SVG user unit.
+//! (pure Rust), one image pixel per SVG user unit, or `scale` pixels per unit
+//! ([`svg_to_png_scaled`], [`png_styled`]: Gygax Chess's 996×240 picture at scale 2 is
+//! 1992×480).
 //!
 //! Text (piece labels, coordinates, level names) needs a font: [`Fonts::System`] loads the
 //! system's fonts (fontconfig's directories) and uses the first of a few common sans-serif
@@ -38,6 +40,14 @@ pub enum RenderError {
         /// Height in pixels (rounded up).
         height: u32,
     },
+    /// A scale that is not a number from [`MIN_SCALE`] to [`MAX_SCALE`].
+    #[error(
+        "scale {scale}: a PNG is drawn at a scale from {MIN_SCALE} to {MAX_SCALE} (1: one pixel per SVG unit)"
+    )]
+    Scale {
+        /// The scale asked for.
+        scale: f32,
+    },
     /// PNG encoding failed.
     #[error("PNG encoding failed: {0}")]
     Png(String),
@@ -49,6 +59,23 @@ pub enum RenderError {
 /// # Errors
 /// [`RenderError`]: unreadable SVG, a zero or oversized picture, or a PNG encoder failure.
 pub fn svg_to_png(svg: &str, fonts: Fonts) -> Result<Vec<u8>, RenderError> {
+    svg_to_png_scaled(svg, fonts, 1.0)
+}
+
+/// The smallest scale [`svg_to_png_scaled`] draws at.
+pub const MIN_SCALE: f32 = 0.25;
+/// The largest scale [`svg_to_png_scaled`] draws at.
+pub const MAX_SCALE: f32 = 8.0;
+
+/// As [`svg_to_png`], at `scale` pixels per SVG unit: the image is the SVG's `width` and
+/// `height` times `scale`, rounded up.
+///
+/// # Errors
+/// As [`svg_to_png`], and [`RenderError::Scale`] outside [`MIN_SCALE`]..=[`MAX_SCALE`].
+pub fn svg_to_png_scaled(svg: &str, fonts: Fonts, scale: f32) -> Result<Vec<u8>, RenderError> {
+    if !(MIN_SCALE..=MAX_SCALE).contains(&scale) {
+        return Err(RenderError::Scale { scale });
+    }
     let mut options = usvg::Options::default();
     if fonts == Fonts::System {
         let db = options.fontdb_mut();
@@ -64,10 +91,10 @@ pub fn svg_to_png(svg: &str, fonts: Fonts) -> Result<Vec<u8>, RenderError> {
         }
     }
     let tree = usvg::Tree::from_str(svg, &options).map_err(|e| RenderError::Svg(e.to_string()))?;
-    let size = tree.size().to_int_size();
-    let mut pixmap = Pixmap::new(size.width(), size.height())
-        .ok_or(RenderError::Size { width: size.width(), height: size.height() })?;
-    resvg::render(&tree, Transform::identity(), &mut pixmap.as_mut());
+    let size = tree.size();
+    let (width, height) = ((size.width() * scale).ceil() as u32, (size.height() * scale).ceil() as u32);
+    let mut pixmap = Pixmap::new(width, height).ok_or(RenderError::Size { width, height })?;
+    resvg::render(&tree, Transform::from_scale(scale, scale), &mut pixmap.as_mut());
     pixmap.encode_png().map_err(|e| RenderError::Png(e.to_string()))
 }
 
@@ -78,4 +105,20 @@ pub fn svg_to_png(svg: &str, fonts: Fonts) -> Result<Vec<u8>, RenderError> {
 /// As [`svg_to_png`].
 pub fn png(v: &Variant, pos: &Position, last: Option<&Move>, fonts: Fonts) -> Result<Vec<u8>, RenderError> {
     svg_to_png(&crate::notation::svg::svg(v, pos, last), fonts)
+}
+
+/// Draws `pos` as [`crate::notation::svg::svg_styled`] describes it (flipped, captioned),
+/// as a PNG at `scale` pixels per SVG unit.
+///
+/// # Errors
+/// As [`svg_to_png_scaled`].
+pub fn png_styled(
+    v: &Variant,
+    pos: &Position,
+    last: Option<&Move>,
+    style: &crate::notation::svg::PictureStyle,
+    fonts: Fonts,
+    scale: f32,
+) -> Result<Vec<u8>, RenderError> {
+    svg_to_png_scaled(&crate::notation::svg::svg_styled(v, pos, last, style), fonts, scale)
 }

@@ -216,6 +216,24 @@ pub enum ArchiveError {
         /// What went wrong, with ssh-keygen's words.
         message: String,
     },
+    /// The working tree's `ravenpost.yaml` differs from the committed one: the archive's
+    /// settings are the committed file's, so a command that reads them refuses rather than
+    /// ignore the edit.
+    #[error(
+        "{path}: the working copy has edits that are not committed, and the archive's settings are the committed file's (every clone and the hook read those); nothing was done: commit the edit (`git commit {path}`) or undo it (`git checkout -- {path}`); your own settings (SMTP server, identity, signing key) belong in your settings file ($RAVENPOST_CONFIG, else ravenpost/config.yaml in your config directory)"
+    )]
+    UncommittedSettings {
+        /// The settings file's path in the archive.
+        path: String,
+    },
+    /// The user's own settings file could not be read.
+    #[error("{}: {message}", path.display())]
+    UserSettings {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, and where.
+        message: String,
+    },
     /// No per-user data directory could be found (no home directory).
     #[error("no per-user data directory (HOME is not set); set RAVENPOST_ARCHIVE to an archive directory")]
     NoDataDirectory,
@@ -257,7 +275,7 @@ impl ArchiveError {
             ArchiveError::RefLocked { path } => {
                 format!("retry when it has finished; if no git command is running, remove {}", path.display())
             }
-            ArchiveError::MissingIdentity => "pass --author \"Your Name <you@example.com>\", or run `git config --global user.name \"Your Name\"` and `git config --global user.email you@example.com`".to_string(),
+            ArchiveError::MissingIdentity => "pass --author \"Your Name <you@example.com>\", or run `git config --global user.name \"Your Name\"` and `git config --global user.email you@example.com`, or set `identity:` in your user settings file".to_string(),
             ArchiveError::StaleLock { path, .. } => {
                 format!("if no ravenpost is running, remove it with `rm {}` or retry with --break-lock", path.display())
             }
@@ -266,6 +284,10 @@ impl ArchiveError {
                 format!("retry when it has finished; if no git command is running, remove {}", path.display())
             }
             ArchiveError::NoDataDirectory => "set RAVENPOST_ARCHIVE to an archive directory".to_string(),
+            ArchiveError::UncommittedSettings { path } => format!(
+                "commit the edit (`git commit {path}`) or undo it (`git checkout -- {path}`); your own settings (SMTP server, identity, signing key) go in your user settings file, {}",
+                super::settings::UserSettings::path().map_or_else(|| super::settings::CONFIG_ENV.to_string(), |p| p.display().to_string())
+            ),
             _ => return None,
         };
         Some(s)

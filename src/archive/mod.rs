@@ -48,6 +48,7 @@ mod locate;
 mod lock;
 pub mod ops;
 mod remote;
+pub mod settings;
 mod signing;
 mod types;
 mod verdicts;
@@ -78,9 +79,19 @@ pub const ATTRIBUTES_PATH: &str = crate::referee::layout::ATTRIBUTES_PATH;
 
 /// What `init` writes there: game files and the settings are text with LF line endings
 /// in every clone (so `core.autocrlf=true`, Git for Windows' default, changes nothing).
+/// Game files are diffed as text by the `pgn` driver: with [`PGN_FUNCNAME`] as its
+/// `xfuncname` (which `init` sets in the repository's config) each hunk of `git diff` and
+/// `git log -p` is headed by the movetext line it is in; a clone without the setting
+/// diffs them as plain text.
 pub const ATTRIBUTES: &str = "# Written by `ravenpost init`: game files keep LF line endings in every clone.\n\
 games/** text eol=lf\n\
-ravenpost.yaml text eol=lf\n";
+ravenpost.yaml text eol=lf\n\
+# Diffs of games as text; `git config diff.pgn.xfuncname '^[0-9]+\\..*$'` heads each hunk with its move line.\n\
+games/**/*.pgn diff=pgn\n";
+
+/// The `diff.pgn.xfuncname` that `init` sets: a hunk header is the last line before it
+/// that starts with a move number, whole.
+pub const PGN_FUNCNAME: &str = r"^[0-9]+\..*$";
 
 /// Where an archive looks for git's `user.name` and `user.email`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -329,6 +340,10 @@ impl Archive {
         if attributes_there {
             archive.create_file(ArchiveConfig::PATH, yaml, tip, Some(&author), time, message)?;
         } else {
+            // The diff driver the attributes name, in this repository's own config.
+            if let Ok(mut c) = archive.repo.config().and_then(|c| c.open_level(git2::ConfigLevel::Local)) {
+                let _ = c.set_str("diff.pgn.xfuncname", PGN_FUNCNAME);
+            }
             archive.create_two_files(
                 ArchiveConfig::PATH,
                 yaml.as_bytes(),
@@ -397,6 +412,20 @@ impl Archive {
         Ok(self.ref_target(&self.branch()?)?.map(CommitId))
     }
 
+    /// The committer of `commit` (who ran the command that made it; the author is whose
+    /// step it is), name and email as lossy UTF-8.
+    ///
+    /// # Errors
+    /// [`ArchiveError::UnknownCommit`], git failures.
+    pub fn committer_of(&self, commit: CommitId) -> Result<Identity, ArchiveError> {
+        let c = self.find_commit(commit)?;
+        let who = c.committer();
+        Ok(Identity::new(
+            String::from_utf8_lossy(who.name_bytes()).into_owned(),
+            String::from_utf8_lossy(who.email_bytes()).into_owned(),
+        ))
+    }
+
     fn find_commit(&self, id: CommitId) -> Result<git2::Commit<'_>, ArchiveError> {
         self.repo.find_commit(id.0).map_err(|e| {
             if not_found(&e) {
@@ -449,13 +478,35 @@ impl Archive {
         }
     }
 
+    /// The committed `ravenpost.yaml` at the tip, refused when the working tree's copy
+    /// differs from it (an edit not committed would otherwise be silently ignored: the
+    /// archive's settings are the committed file's, the ones every clone and the hook
+    /// read). Line endings are not compared.
+    fn settings_text(&self) -> Result<Option<String>, ArchiveError> {
+        let text = self.read_file(ArchiveConfig::PATH)?;
+        if let (Some(t), Some(w)) = (&text, self.repo.workdir()) {
+            let file = w.join(ArchiveConfig::PATH);
+            let differs = match fs::read(&file) {
+                Ok(b) => String::from_utf8_lossy(&b).replace("\r\n", "\n") != t.replace("\r\n", "\n"),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => true,
+                Err(e) => return Err(ArchiveError::io("read", file, e)),
+            };
+            if differs {
+                return Err(ArchiveError::UncommittedSettings { path: ArchiveConfig::PATH.to_string() });
+            }
+        }
+        Ok(text)
+    }
+
     /// The archive's settings, from `ravenpost.yaml` at the tip.
     ///
     /// # Errors
     ///
-    /// [`ArchiveError::NotAnArchive`], [`ArchiveError::Config`], git failures.
+    /// [`ArchiveError::NotAnArchive`], [`ArchiveError::Config`],
+    /// [`ArchiveError::UncommittedSettings`] when the working tree's `ravenpost.yaml` is not
+    /// the committed one, git failures.
     pub fn config(&self) -> Result<ArchiveConfig, ArchiveError> {
-        match self.read_file(ArchiveConfig::PATH)? {
+        match self.settings_text()? {
             None => Err(ArchiveError::NotAnArchive { dir: self.dir().to_path_buf(), branch: self.branch()? }),
             Some(text) => ArchiveConfig::from_yaml(&text),
         }
@@ -857,8 +908,10 @@ impl Archive {
         Ok(name.zip(email).map(|(n, e)| Identity::new(n, e)))
     }
 
-    /// The identity a commit is made under: `given`, else the author in `ravenpost.yaml`,
-    /// else git's `user.name` and `user.email` (see [`ArchiveOptions::git_config`]).
+    /// The identity a commit is made under: `given` (the command line's `--author`, else
+    /// the identity of the user's settings, [`settings::UserSettings::identity`]), else the
+    /// author in `ravenpost.yaml`, else git's `user.name` and `user.email` (see
+    /// [`ArchiveOptions::git_config`]).
     ///
     /// # Errors
     ///
@@ -868,7 +921,7 @@ impl Archive {
         let id = match given {
             Some(g) => g.clone(),
             None => {
-                let configured = match self.read_file(ArchiveConfig::PATH)? {
+                let configured = match self.settings_text()? {
                     Some(text) => ArchiveConfig::from_yaml(&text)?.author,
                     None => None,
                 };

@@ -109,6 +109,7 @@ impl Archive {
             message,
             None,
             None,
+            None,
         )
     }
 
@@ -139,6 +140,41 @@ impl Archive {
             message,
             Some(signer),
             None,
+            None,
+        )
+    }
+
+    /// As [`Archive::commit_file`] (signed with `signer` when given, as
+    /// [`Archive::commit_file_signed`]), with `author` as the commit's author and
+    /// `committer` as its committer: a step made for a player by someone else (`move --as`
+    /// from another's clone) is the player's as author, the one who ran it's as committer.
+    ///
+    /// # Errors
+    ///
+    /// As [`Archive::commit_file_signed`]; [`ArchiveError::InvalidIdentity`] for either.
+    #[allow(clippy::too_many_arguments)]
+    pub fn commit_file_as(
+        &self,
+        path: &str,
+        contents: impl AsRef<[u8]>,
+        expected_tip: Option<CommitId>,
+        author: &Identity,
+        committer: &Identity,
+        time: Timestamp,
+        message: &str,
+        signer: Option<&SshSigner>,
+    ) -> Result<CommitId, ArchiveError> {
+        self.write_file(
+            Mode::Upsert,
+            path,
+            contents.as_ref(),
+            expected_tip,
+            Some(author),
+            time,
+            message,
+            signer,
+            None,
+            Some(committer),
         )
     }
 
@@ -167,6 +203,7 @@ impl Archive {
             message,
             None,
             None,
+            None,
         )
     }
 
@@ -182,7 +219,18 @@ impl Archive {
         time: Timestamp,
         message: &str,
     ) -> Result<CommitId, ArchiveError> {
-        self.write_file(Mode::Create, path, contents, expected_tip, author, time, message, None, Some(extra))
+        self.write_file(
+            Mode::Create,
+            path,
+            contents,
+            expected_tip,
+            author,
+            time,
+            message,
+            None,
+            Some(extra),
+            None,
+        )
     }
 
     /// Creates several new files in one commit (a tournament and its games), as
@@ -227,10 +275,7 @@ impl Archive {
             tree = Some(self.repo.find_tree(id).map_err(|e| ArchiveError::git_oid("read tree", id, e))?);
         }
         let tree = tree.expect("at least one file was inserted");
-        let mut message = message.to_string();
-        if !message.ends_with('\n') {
-            message.push('\n');
-        }
+        let message = capped_message(message);
         let parents: Vec<&git2::Commit<'_>> = parent.iter().collect();
         let commit = self
             .repo
@@ -303,6 +348,7 @@ impl Archive {
         message: &str,
         signer: Option<&SshSigner>,
         extra: Option<(&str, &[u8])>,
+        committer: Option<&Identity>,
     ) -> Result<CommitId, ArchiveError> {
         let parts = check_path(path)?;
         let _lock = self.lock()?;
@@ -310,6 +356,14 @@ impl Archive {
         let author = self.identity(author)?;
         let sig = git2::Signature::new(&author.name, &author.email, &time.to_git())
             .map_err(|e| ArchiveError::git("make signature", e))?;
+        let committer = match committer {
+            Some(c) => {
+                c.validate()?;
+                git2::Signature::new(&c.name, &c.email, &time.to_git())
+                    .map_err(|e| ArchiveError::git("make signature", e))?
+            }
+            None => sig.clone(),
+        };
 
         let parent = expected.map(|id| self.find_commit(id)).transpose()?;
         let base = parent.as_ref().map(|c| self.tree_of(c)).transpose()?;
@@ -352,12 +406,9 @@ impl Archive {
             tree = self.insert_blob(Some(&with), &extra_parts, b, extra_path)?;
         }
         let tree = self.repo.find_tree(tree).map_err(|e| ArchiveError::git_oid("read tree", tree, e))?;
-        let mut message = message.to_string();
-        if !message.ends_with('\n') {
-            message.push('\n');
-        }
+        let message = capped_message(message);
         let parents: Vec<&git2::Commit<'_>> = parent.iter().collect();
-        let commit = self.write_commit(&sig, &sig, &message, &tree, &parents, signer, |op, e| {
+        let commit = self.write_commit(&sig, &committer, &message, &tree, &parents, signer, |op, e| {
             ArchiveError::git_path(op, path, e)
         })?;
         let summary = message.lines().next().unwrap_or_default();
@@ -903,5 +954,61 @@ impl Archive {
             .map_err(|_| ArchiveError::Signing { message: "the commit text is not UTF-8".to_string() })?;
         let signature = signer.sign(text.as_bytes())?;
         self.repo.commit_signed(text, &signature, None).map_err(|e| git_error("write signed commit", e))
+    }
+}
+
+/// The longest commit subject ravenpost writes, in characters (git's and the forges'
+/// customary limit).
+pub const SUBJECT_LIMIT: usize = 72;
+
+/// `message` with its first line (the subject) at most [`SUBJECT_LIMIT`] characters: a
+/// longer one is cut at the last space that keeps it within the limit with `…`, and the
+/// whole line opens the body, so nothing is lost. Ends with a line break.
+pub fn capped_message(message: &str) -> String {
+    let (subject, body) = match message.split_once('\n') {
+        Some((s, b)) => (s, Some(b)),
+        None => (message, None),
+    };
+    let mut out = if subject.chars().count() <= SUBJECT_LIMIT {
+        message.to_string()
+    } else {
+        let room: usize = subject.char_indices().nth(SUBJECT_LIMIT - 1).map_or(subject.len(), |(i, _)| i);
+        let head = &subject[..room];
+        let cut = head.rfind(' ').filter(|&i| i > 0).map_or(head, |i| &head[..i]);
+        let mut out = format!("{}…\n\n{subject}\n", cut.trim_end());
+        if let Some(b) = body {
+            out.push_str(b.trim_start_matches('\n'));
+        }
+        out
+    };
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod subject_tests {
+    use super::*;
+
+    #[test]
+    fn long_subjects_are_cut_at_a_word_and_kept_whole_in_the_body() {
+        assert_eq!(capped_message("g: ply 3 2e3"), "g: ply 3 2e3\n");
+        let long = format!("g: new gygax game, {} v Bo", "Zoë Ünal-Longname ".repeat(5).trim_end());
+        assert!(long.chars().count() > 72);
+        let m = capped_message(&long);
+        let (subject, rest) = m.split_once('\n').unwrap();
+        assert!(subject.chars().count() <= 72, "{subject}");
+        assert!(subject.ends_with('…'));
+        assert_eq!(subject, "g: new gygax game, Zoë Ünal-Longname Zoë Ünal-Longname Zoë…");
+        assert_eq!(rest, format!("\n{long}\n"));
+        let with_body = capped_message(&format!("{long}\n\nmore"));
+        assert!(with_body.ends_with(&format!("\n\n{long}\nmore\n")), "{with_body}");
+        // 72 characters exactly stay as they are.
+        let exact = "x".repeat(72);
+        assert_eq!(capped_message(&exact), format!("{exact}\n"));
+        // No space to cut at: cut at the limit.
+        let m = capped_message(&"y".repeat(100));
+        assert_eq!(m.lines().next().unwrap().chars().count(), 72);
     }
 }

@@ -41,17 +41,20 @@ use crate::variants;
 #[command(name = "ravenpost", version, about, long_about = None)]
 pub struct Cli {
     /// The archive to use (default: $RAVENPOST_ARCHIVE, else the repository you are in if
-    /// it is an archive, else your per-user archive, which `new` makes on first use).
+    /// it is an archive, else the `archive` of your settings file ($RAVENPOST_CONFIG, else
+    /// config.yaml in your config directory), else your per-user archive, which `new`
+    /// makes on first use).
     #[arg(long, global = true, value_name = "DIR")]
     archive: Option<PathBuf>,
-    /// Commit as this identity, "Name <email>" (default: the archive's ravenpost.yaml
-    /// author, else git's user.name and user.email). Moves are always authored under the
-    /// player's name; this gives the email.
+    /// Commit as this identity, "Name <email>" (default: the `identity` of your settings
+    /// file, else the archive's ravenpost.yaml author, else git's user.name and
+    /// user.email). Moves are authored under the player's name (with their email from the
+    /// game's WhiteEmail/BlackEmail tags) and committed by this identity.
     #[arg(long, global = true, value_name = "NAME <EMAIL>")]
     author: Option<String>,
     /// Sign commits with this SSH key where the game requires signed moves: a private key
     /// file, or a public key file or line whose private half is in ssh-agent (default:
-    /// git's user.signingKey).
+    /// the `signing-key` of your settings file, else git's user.signingKey).
     #[arg(long, global = true, value_name = "KEY")]
     signing_key: Option<String>,
     /// Remove the archive's lock file left by an older ravenpost (0.1.0) and go on: only
@@ -167,6 +170,14 @@ enum Command {
         /// standard output).
         #[arg(long, value_name = "OUT.png", conflicts_with = "json")]
         png: Option<PathBuf>,
+        /// Turn the board half a turn, in the diagram and the pictures: rank 1 on top,
+        /// files from right to left (the second player's view).
+        #[arg(long)]
+        flip: bool,
+        /// Draw the PNG at this many pixels per SVG unit, from 0.25 to 8 (Gygax Chess at 1
+        /// is 996 pixels wide; 2 doubles it).
+        #[arg(long, default_value_t = 1.0, requires = "png")]
+        scale: f32,
     },
     /// Step through a game in the terminal: the board, the side to move, the result and
     /// the move list with comments around the current ply.
@@ -759,11 +770,15 @@ fn position(v: &Variant, text: Option<&str>) -> Result<Position, Failure> {
 
 fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
     let io = |e: std::io::Error| Failure { message: format!("writing output: {e}"), code: 1 };
+    // The user's own settings: defaults below the command line's (archive::settings).
+    let settings =
+        crate::archive::settings::UserSettings::load().map_err(|e| Failure::input(e.to_string()))?;
     let author: Option<crate::archive::Identity> = match &cli.author {
-        None => None,
+        None => settings.identity.clone(),
         Some(a) => Some(a.parse().map_err(|e| Failure::input(format!("--author: {e}")))?),
     };
-    ops::set_signing_key(cli.signing_key.clone());
+    ops::set_signing_key(cli.signing_key.clone().or_else(|| settings.signing_key.clone()));
+    ops::set_user_settings(settings);
     ops::set_break_lock(cli.break_lock);
     match cli.command {
         Command::Perft { args, variant_file, position: pos, divide, options } => {
@@ -836,7 +851,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                 return Err(Failure { message: String::new(), code: 1 });
             }
         }
-        Command::Show { file, ply, game, json, color, svg, png } => {
+        Command::Show { file, ply, game, json, color, svg, png, flip, scale } => {
             let (g, broken) = resolve_game(cli.archive.as_deref(), &file, game)?;
             let n = ply.unwrap_or(g.moves.len());
             if let Some(b) = broken.as_ref().filter(|b| n >= b.ply) {
@@ -871,8 +886,14 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                 }
                 writeln!(out, "{}", serde_json::to_string_pretty(&v).expect("json")).map_err(io)?;
             } else if svg.is_some() || png.is_some() {
+                if !(crate::render::MIN_SCALE..=crate::render::MAX_SCALE).contains(&scale) {
+                    let e = crate::render::RenderError::Scale { scale };
+                    return Err(Failure::input(format!("--scale: {e}; nothing was written")));
+                }
+                let style =
+                    crate::notation::svg::PictureStyle { flip, caption: crate::record::caption(&g, n) };
                 if let Some(path) = svg {
-                    let picture = crate::notation::svg::svg(&g.variant, &pos, last.as_ref());
+                    let picture = crate::notation::svg::svg_styled(&g.variant, &pos, last.as_ref(), &style);
                     if path.as_os_str() == "-" {
                         out.write_all(picture.as_bytes()).map_err(io)?;
                     } else {
@@ -882,8 +903,9 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                     }
                 }
                 if let Some(path) = png {
+                    let fonts = crate::render::Fonts::System;
                     let picture =
-                        crate::render::png(&g.variant, &pos, last.as_ref(), crate::render::Fonts::System)
+                        crate::render::png_styled(&g.variant, &pos, last.as_ref(), &style, fonts, scale)
                             .map_err(|e| Failure { message: e.to_string(), code: 1 })?;
                     if path.as_os_str() == "-" {
                         out.write_all(&picture).map_err(io)?;
@@ -895,7 +917,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                 }
             } else {
                 let style = crate::notation::diagram::DiagramStyle {
-                    flip: false,
+                    flip,
                     color: match color {
                         ColorChoice::Always => true,
                         ColorChoice::Never => false,

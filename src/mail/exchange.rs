@@ -160,7 +160,8 @@ pub fn export(
     Ok((p.built.bytes, line))
 }
 
-/// How `mail send` delivers: flags over `ravenpost.yaml`'s `mail` section.
+/// How `mail send` delivers: flags over the user's settings' `mail` section, over
+/// `ravenpost.yaml`'s.
 #[derive(Debug, Default)]
 pub struct Delivery {
     /// `--smtp HOST[:PORT]`.
@@ -175,8 +176,17 @@ pub struct Delivery {
     pub sendmail: Option<String>,
 }
 
+/// The `mail` section that applies: the user's own settings' (all of it), else the
+/// archive's `ravenpost.yaml`'s.
+fn mail_section(archive: &Archive) -> Result<Option<crate::archive::MailConfig>, Failure> {
+    match &crate::archive::ops::user_settings().mail {
+        Some(m) => Ok(Some(m.clone())),
+        None => Ok(archive.config()?.mail),
+    }
+}
+
 fn smtp_settings(archive: &Archive, d: &Delivery) -> Result<Option<SmtpConfig>, Failure> {
-    let configured = archive.config()?.mail.and_then(|m| m.smtp);
+    let configured = mail_section(archive)?.and_then(|m| m.smtp);
     let Some(server) = &d.smtp else {
         return Ok(configured.map(|mut c| {
             if let Some(s) = d.security {
@@ -283,7 +293,7 @@ pub fn deliver(
     };
     let envelope = lettre::address::Envelope::new(Some(addr(from)?), vec![addr(to)?])
         .map_err(|e| Failure::Usage(format!("envelope: {e}")))?;
-    let configured_sendmail = archive.config()?.mail.and_then(|m| m.sendmail);
+    let configured_sendmail = mail_section(archive)?.and_then(|m| m.sendmail);
     let smtp = if delivery.sendmail.is_some() { None } else { smtp_settings(archive, delivery)? };
     let via = match (smtp, delivery.sendmail.clone().or(configured_sendmail)) {
         (Some(c), _) => {
@@ -306,7 +316,7 @@ pub fn deliver(
         }
         (None, None) => {
             return Err(Failure::Usage(
-                "no way to send mail: pass --smtp HOST[:PORT] or --sendmail, or add a `mail:` section to ravenpost.yaml (README, \"Playing by email\")".into(),
+                "no way to send mail: pass --smtp HOST[:PORT] or --sendmail, or add a `mail:` section to your settings file or to ravenpost.yaml (README, \"Playing by email\")".into(),
             ));
         }
     };

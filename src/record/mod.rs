@@ -12,7 +12,7 @@ pub mod game;
 
 use std::fmt;
 
-use crate::engine::{Move, Side};
+use crate::engine::{EndReason, Move, Outcome, Side};
 
 use self::game::{Game, Problem, replay, result_token};
 use crate::notation::pgn::{GameReader, GameText, MoveNode};
@@ -228,6 +228,40 @@ pub fn load_prefix(text: &str) -> Result<game::Prefix, Refusal> {
 pub fn player(game: &Game, side: Side) -> String {
     let tag = if side == Side::White { "White" } else { "Black" };
     game.text.tag(tag).unwrap_or("?").to_string()
+}
+
+/// The caption of a picture of `game` after `ply` plies: the players with their sides
+/// (and armies, in a game of armies), then the ply, the side to move, check or mate, and
+/// the result once the last ply is reached. E.g.
+/// `Ann Example (Gold) v Bo Example (Scarlet)` and `Ply 3: Scarlet to move, check`, or
+/// `Ply 40: Gold is checkmated; result 0-1`.
+pub fn caption(game: &Game, ply: usize) -> Vec<String> {
+    let def = game.variant.def();
+    let army = |side: Side| {
+        let key = if side == Side::White { "army-white" } else { "army-black" };
+        game.options.iter().find(|(k, _)| k == key).map(|(_, a)| format!(", {a}")).unwrap_or_default()
+    };
+    let who = |side: Side| format!("{} ({}{})", player(game, side), def.side_name(side), army(side));
+    let players = format!("{} v {}", who(Side::White), who(Side::Black));
+    let ply = ply.min(game.moves.len());
+    let pos = game.position_at(ply);
+    let mover = def.side_name(pos.side_to_move());
+    let v = &game.variant;
+    let state = match v.outcome(&pos).map(|o| match o {
+        Outcome::Win { reason, .. } | Outcome::Draw { reason } => reason,
+    }) {
+        Some(EndReason::Checkmate) => format!("{mover} is checkmated"),
+        Some(EndReason::Stalemate) => format!("{mover} is stalemated"),
+        Some(EndReason::RoyalCaptured) => format!("{mover} has lost the royal piece"),
+        None if v.in_check(&pos) => format!("{mover} to move, check"),
+        None => format!("{mover} to move"),
+    };
+    let mut line = format!("Ply {ply}: {state}");
+    let result = result_of(game);
+    if ply == game.moves.len() && result != "*" {
+        line.push_str(&format!("; result {result}"));
+    }
+    vec![players, line]
 }
 
 /// The game's result token (`*` while it goes on).

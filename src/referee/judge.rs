@@ -214,11 +214,32 @@ pub enum Changed<'a> {
     Tournament(String, Option<&'a [u8]>, Vec<Changed<'a>>),
 }
 
+/// What is wrong with a commit (the root commit when `root`) changing `path` by what the
+/// path holds alone: the settings file outside the root commit, and any path that is
+/// neither a record nor one of the [`ALLOWED_FILES`](super::layout::ALLOWED_FILES), are
+/// [`Problem::NotAGameFile`]. `None` for a record's path (judged by what it holds), an
+/// allowed file, and the settings in the root commit. The hook (through
+/// [`classify_changes`]) and `verify` (for every path of the history) both ask this.
+pub fn path_finding(path: &str, root: bool) -> Option<Finding> {
+    let refused = match classify(path) {
+        PathKind::Config => !root,
+        PathKind::Other => true,
+        PathKind::Attributes
+        | PathKind::Allowed
+        | PathKind::Game(_)
+        | PathKind::ArmyChoice(_)
+        | PathKind::Tournament(_)
+        | PathKind::Definition(_) => false,
+    };
+    refused.then(|| Finding { subject: path.to_string(), problem: Problem::NotAGameFile })
+}
+
 /// What a commit changed (`changes`: each path with its new bytes, `None` for a
 /// deletion), by what a push may be: exactly one game file, army choice file or variant
-/// definition; the settings file and `.gitattributes` only in the root commit (`root`); or one tournament file
-/// with the records beside it (judged by [`crate::referee::tournament::check_created`]).
-/// The findings for anything else; the record changed, when there is exactly one.
+/// definition, or one tournament file
+/// with the records beside it (judged by [`crate::referee::tournament::check_created`]);
+/// beside them any of the allowed files, and the settings file in the root commit
+/// (`root`) ([`path_finding`]). The findings for anything else; the record changed, when there is exactly one.
 pub fn classify_changes<'a>(
     changes: &[(&str, Option<&'a [u8]>)],
     root: bool,
@@ -228,13 +249,12 @@ pub fn classify_changes<'a>(
     let mut tournaments = Vec::new();
     for (path, bytes) in changes {
         match classify(path) {
-            PathKind::Config | PathKind::Attributes if root => {}
             PathKind::Tournament(name) => tournaments.push((name, *bytes)),
             PathKind::ArmyChoice(id) => records.push(Changed::Choice(id, *bytes)),
             PathKind::Game(g) => records.push(Changed::Game(g, *bytes)),
             PathKind::Definition(name) => records.push(Changed::Definition(name, *bytes)),
-            PathKind::Config | PathKind::Attributes | PathKind::Other => {
-                findings.push(Finding { subject: path.to_string(), problem: Problem::NotAGameFile })
+            PathKind::Config | PathKind::Attributes | PathKind::Allowed | PathKind::Other => {
+                findings.extend(path_finding(path, root))
             }
         }
     }

@@ -3,8 +3,10 @@
 //! ([`crate::referee::ArmyChoice`]), `variants/<name>.md` for a variant definition a
 //! game may pin ([`definition_path`]), `tournaments/<name>.yaml` for a tournament
 //! ([`crate::referee::tournament::Tournament`]), and `ravenpost.yaml` at the root (the
-//! archive's settings). [`classify`] tells which a path is; what a commit may change follows from
-//! it ([`crate::referee::judge`]).
+//! archive's settings). Beside them an archive may hold the files of [`ALLOWED_FILES`]
+//! (a README, git's own `.gitattributes`, `.gitignore`, `.mailmap`), which describe the
+//! archive and are never judged. [`classify`] tells which a path is; what a commit may
+//! change follows from it ([`crate::referee::judge`]), for the hook and `verify` alike.
 
 use std::fmt;
 
@@ -31,6 +33,14 @@ pub fn parse_definition_path(path: &str) -> Option<&str> {
 /// The git attributes file at the root, which `ravenpost init` writes in the same first
 /// commit as the settings (it pins the line endings of game files).
 pub const ATTRIBUTES_PATH: &str = ".gitattributes";
+
+/// The files other than records and settings that an archive may hold, at its root, in
+/// any commit (alone or beside a record's change): a description of the archive
+/// (`README.md`, `README`, `LICENSE`) and git's own files (`.gitattributes`, which
+/// `ravenpost init` writes, `.gitignore`, `.mailmap`). Their contents are never judged;
+/// any other path outside the records is [`Problem::NotAGameFile`](super::Problem::NotAGameFile).
+pub const ALLOWED_FILES: &[&str] =
+    &["README.md", "README", "LICENSE", ATTRIBUTES_PATH, ".gitignore", ".mailmap"];
 
 /// A variant or game id that cannot be part of a game's path.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -132,6 +142,9 @@ pub enum PathKind {
     Definition(String),
     /// The git attributes file at the root.
     Attributes,
+    /// Another file of [`ALLOWED_FILES`] (a README, `.gitignore`, `.mailmap`): allowed,
+    /// never judged.
+    Allowed,
     /// Anything else.
     Other,
 }
@@ -142,6 +155,8 @@ pub fn classify(path: &str) -> PathKind {
         PathKind::Config
     } else if path == ATTRIBUTES_PATH {
         PathKind::Attributes
+    } else if ALLOWED_FILES.contains(&path) {
+        PathKind::Allowed
     } else if let Some(id) = ArmyChoice::parse_path(path) {
         PathKind::ArmyChoice(id.to_string())
     } else if let Some(g) = GamePath::parse(path) {
@@ -175,6 +190,16 @@ pub fn entry_problem(path: &str, mode: u32) -> Option<super::Problem> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_allowed_files_are_no_records() {
+        assert_eq!(classify("README.md"), PathKind::Allowed);
+        assert_eq!(classify(".mailmap"), PathKind::Allowed);
+        assert_eq!(classify(".gitattributes"), PathKind::Attributes);
+        assert_eq!(classify("docs/README.md"), PathKind::Other);
+        assert_eq!(classify("readme.md"), PathKind::Other);
+        assert_eq!(classify("notes.txt"), PathKind::Other);
+    }
 
     #[test]
     fn only_regular_files_under_games() {

@@ -519,7 +519,7 @@ pub enum Problem {
     // ---- what a push may be --------------------------------------------------------------
     /// A commit changes a file that is no game file.
     #[error(
-        "a commit may change only one game file (games/<variant>/<id>.pgn, or a Fantasy Grand army choice) or add one variant definition (variants/<name>.md)"
+        "a commit may change only one game file (games/<variant>/<id>.pgn, or a Fantasy Grand army choice) or add one variant definition (variants/<name>.md); beside them an archive holds only README.md, README, LICENSE, .gitattributes, .gitignore and .mailmap at its root"
     )]
     NotAGameFile,
     /// A path under `games/` that is a symbolic link or a submodule, not a regular file

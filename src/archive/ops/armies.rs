@@ -101,7 +101,8 @@ fn commit_choice(
     let tag = signing_key_tag(side);
     let required_key = choice.tags.get(tag).cloned();
     let file = ArmyChoice::path(id);
-    let step = PlayerStep { file: &file, id, player, side, required_key };
+    let email = choice.tags.get(crate::referee::players::email_tag(side)).cloned();
+    let step = PlayerStep { file: &file, id, player, side, required_key, email };
     commit_player_step(archive, &step, &choice.to_yaml(), tip, message, author)
 }
 

@@ -753,6 +753,7 @@ pub fn verify(
     let _ = summaries.save();
     if game.is_none() {
         problems.extend(deletions(&index));
+        problems.extend(unallowed_paths(&index));
         problems.extend(super::definitions::changed_definitions(archive, &index)?);
         problems.extend(super::tournament::verify_tournaments(archive, &index)?);
     }
@@ -831,6 +832,28 @@ fn prefetch(archive: &Archive, index: &HistoryIndex, games: &[GamePath]) -> Resu
         games.iter().flat_map(|g| index.versions(&g.path()).iter().filter_map(|v| v.blob)).collect();
     archive.fetch_missing_blobs(&blobs, crate::referee::GamePath::DIR)?;
     Ok(())
+}
+
+/// The commits that change a path an archive may not hold (neither a record nor one of
+/// [`crate::referee::layout::ALLOWED_FILES`], or the settings after the root commit),
+/// judged by [`judge::path_finding`] as the hook judges them (from the index: no file is
+/// read). A shallow clone's boundary commit is taken as given.
+fn unallowed_paths(index: &HistoryIndex) -> Vec<VerifyProblem> {
+    let boundary = index.shallow();
+    let mut out = Vec::new();
+    for c in index.commits().iter().filter(|c| Some(c.commit) != boundary) {
+        for ch in &c.changes {
+            if let Some(f) = judge::path_finding(&ch.path, c.parent.is_none()) {
+                out.push(VerifyProblem {
+                    game: f.subject,
+                    commit: c.commit.short(),
+                    author: c.author_name.to_string(),
+                    problem: f.problem.to_string(),
+                });
+            }
+        }
+    }
+    out
 }
 
 /// Game files and army choice files deleted anywhere in the archive's history (from the

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use crate::archive::{
     Archive, ArchiveError, ArmyChoice, CommitId, GamePath, Identity, SshSigner, Timestamp, default_archive,
-    is_public_key, platform_data_dir,
+    is_public_key, platform_data_dir, settings::UserSettings,
 };
 use crate::engine::Side;
 use crate::record::game::{Game, RULESET};
@@ -90,6 +90,23 @@ fn open_archive(dir: Option<&Path>, create: bool) -> Result<Archive, Failure> {
                 repo.dir().display()
             )));
         }
+    }
+    // The archive the user's settings name, outside any archive's repository.
+    if env.as_ref().is_none_or(|v| v.is_empty())
+        && let Some(dir) = &user_settings().archive
+    {
+        let empty = std::fs::read_dir(dir).map(|mut d| d.next().is_none()).unwrap_or(true);
+        return match (empty, create) {
+            (false, _) => Ok(Archive::open(dir)?),
+            (true, true) => Ok(Archive::init(dir, None, now())?),
+            (true, false) => Err(Failure::Usage(format!(
+                "no archive at {} (`archive` in your settings, {}): start a game with `ravenpost new`, \
+                 or make one with `ravenpost init {}`",
+                dir.display(),
+                UserSettings::path().map(|p| p.display().to_string()).unwrap_or_default(),
+                dir.display()
+            ))),
+        };
     }
     let data = platform_data_dir();
     if !create {
@@ -171,19 +188,36 @@ pub(super) fn read(archive: &Archive, path: &GamePath) -> Result<(String, Option
     Ok((text, tip))
 }
 
-/// The author of a player's commit: their name, with the email of the configured
-/// identity when the names agree, else `name@ravenpost.invalid`.
-fn player_identity(archive: &Archive, player: &str, given: Option<&Identity>) -> Identity {
-    match archive.identity(given) {
-        Ok(id) if id.name == player => id,
-        Ok(id) => Identity::new(player, id.email),
-        Err(_) => Identity::new(player, format!("{}@ravenpost.invalid", slug(player))),
+/// The author of a player's commit: the configured identity when its name is the
+/// player's; else the player's name with their email from the game (`email`: its
+/// `WhiteEmail`/`BlackEmail` tag), else with the configured identity's email, else
+/// `name@ravenpost.invalid`.
+fn player_identity(
+    archive: &Archive,
+    player: &str,
+    given: Option<&Identity>,
+    email: Option<&str>,
+) -> Identity {
+    let email = email.filter(|e| Identity::new(player, *e).validate().is_ok());
+    match (archive.identity(given), email) {
+        (Ok(id), _) if id.name == player => id,
+        (_, Some(e)) => Identity::new(player, e),
+        (Ok(id), None) => Identity::new(player, id.email),
+        (Err(_), None) => Identity::new(player, format!("{}@ravenpost.invalid", slug(player))),
     }
 }
 
+/// Who commits a player's step: the configured identity (the one who ran the command),
+/// else [`Identity::ravenpost`] (a step committed without any identity says so).
+fn step_committer(archive: &Archive, given: Option<&Identity>) -> Identity {
+    archive.identity(given).unwrap_or_else(|_| Identity::ravenpost())
+}
+
+/// `s` as a part of a game id or an address: transliterated to ASCII (`Zoë Ünal` →
+/// `zoe-unal`, by deunicode), lower case, each run of other characters one `-`.
 fn slug(s: &str) -> String {
     let mut out = String::new();
-    for c in s.chars() {
+    for c in deunicode::deunicode(s).chars() {
         if c.is_ascii_alphanumeric() {
             out.push(c.to_ascii_lowercase());
         } else if !out.ends_with('-') && !out.is_empty() {
@@ -214,6 +248,7 @@ fn commit_applied(
         player: &a.player,
         side: a.side,
         required_key: required,
+        email: game.text.tag(crate::referee::players::email_tag(a.side)).map(str::to_string),
     };
     commit_player_step(archive, &step, &a.text, tip, &message, given)
 }
@@ -231,6 +266,8 @@ pub(super) struct PlayerStep<'a> {
     pub side: Side,
     /// The public key the commit must be signed by.
     pub required_key: Option<String>,
+    /// The player's email from the game (`WhiteEmail`/`BlackEmail`), for the author.
+    pub email: Option<String>,
 }
 
 /// Commits `text` as `step.player`'s step (author: the player), signed when required.
@@ -243,9 +280,10 @@ pub(super) fn commit_player_step(
     message: &str,
     given: Option<&Identity>,
 ) -> Result<CommitId, Failure> {
-    let author = player_identity(archive, step.player, given);
+    let author = player_identity(archive, step.player, given, step.email.as_deref());
+    let committer = step_committer(archive, given);
     let written = match &step.required_key {
-        None => archive.commit_file(step.file, text, tip, Some(&author), now(), message),
+        None => archive.commit_file_as(step.file, text, tip, &author, &committer, now(), message, None),
         Some(public_key) => {
             let key = match SIGNING_KEY.get().cloned().flatten() {
                 Some(k) => k,
@@ -260,7 +298,7 @@ pub(super) fn commit_player_step(
                 step.player,
                 signing_key_tag(step.side)
             ));
-            archive.commit_file_signed(step.file, text, tip, Some(&author), now(), message, &signer)
+            archive.commit_file_as(step.file, text, tip, &author, &committer, now(), message, Some(&signer))
         }
     };
     match written {
@@ -403,6 +441,19 @@ static SIGNING_KEY: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::n
 /// Sets the key `--signing-key` names, once per run.
 pub fn set_signing_key(key: Option<String>) {
     let _ = SIGNING_KEY.set(key);
+}
+
+/// The user's own settings for this run ([`crate::archive::settings`]).
+static USER_SETTINGS: std::sync::OnceLock<UserSettings> = std::sync::OnceLock::new();
+
+/// Sets the user's settings for this run, once (the command line reads them first).
+pub fn set_user_settings(settings: UserSettings) {
+    let _ = USER_SETTINGS.set(settings);
+}
+
+/// The user's settings for this run: those [`set_user_settings`] set, else none.
+pub fn user_settings() -> &'static UserSettings {
+    USER_SETTINGS.get_or_init(UserSettings::default)
 }
 
 /// A public key given on the command line: a key line, or the path of a file holding one.
@@ -622,7 +673,7 @@ pub fn new_game(
     // as their moves are.
     let creator = match archive.identity(author) {
         Ok(id) => id,
-        Err(_) => player_identity(archive, &n.white, author),
+        Err(_) => player_identity(archive, &n.white, author, n.emails[0].as_deref()),
     };
     // A definition given with --variant-file goes into the archive in a commit of its own.
     let tip = match &user {
@@ -801,8 +852,10 @@ impl StepKind {
 /// command after its own step, would play both sides, so it is refused, saying how to
 /// name the player meant. (Without any identity, steps are committed under the players'
 /// `@ravenpost.invalid` addresses: one such last step counts as this identity's. A
-/// step's author name is always its player's.) A game whose acting side must sign needs
-/// no more: the key says whose step it is.
+/// step's author name is always its player's.) The last step is this identity's when its
+/// committer is (the author is the player it was played for; without any identity steps
+/// are committed by [`Identity::ravenpost`]; ravenpost 0.1 made author and committer the
+/// same). A game whose acting side must sign needs no more: the key says whose step it is.
 fn check_unknown_actor(
     archive: &Archive,
     path: &GamePath,
@@ -814,9 +867,15 @@ fn check_unknown_actor(
     let Some(last) = index.versions(&path.path()).last() else { return Ok(()) };
     let last = index.commit_at(last.position);
     let me = archive.identity(author).ok();
+    // Whose command made the last step: its committer (the author is the player it was
+    // played for); ravenpost 0.1 made them the same.
+    let committer = archive.committer_of(last.commit)?;
     let mine = match &me {
-        Some(me) => *last.author_email == *me.email,
-        None => last.author_email.ends_with("@ravenpost.invalid"),
+        Some(me) => committer.email == me.email,
+        None => {
+            committer.email == Identity::ravenpost().email
+                || last.author_email.ends_with("@ravenpost.invalid")
+        }
     };
     let side = step.side(game);
     let player = record::player(game, side);
@@ -919,4 +978,16 @@ pub fn leave(
         check_leave_start(from, now().unix_seconds())?;
         Ok(record::book_leave(text, who, from, days)?)
     })
+}
+
+#[cfg(test)]
+mod slug_tests {
+    #[test]
+    fn default_ids_transliterate_names() {
+        assert_eq!(super::slug("Zoë Ünal"), "zoe-unal");
+        assert_eq!(super::slug("Ann Example"), "ann-example");
+        assert_eq!(super::slug("Łukasz Żółć"), "lukasz-zolc");
+        assert_eq!(super::slug("Søren O'Brien"), "soren-o-brien");
+        assert_eq!(super::slug("Ярослав"), "iaroslav");
+    }
 }

@@ -34,7 +34,7 @@ pub use exchange::{
 };
 pub use games::{
     ClubSetup, NewGame, claim_timeout, draw, find, init, init_club, leave, new_game, now, open, per_user_dir,
-    play, resign, set_break_lock, set_signing_key,
+    play, resign, set_break_lock, set_signing_key, set_user_settings, user_settings,
 };
 pub use tournament::{
     Created, ELO_K, ELO_START, NewTournament, PlayerRating, RatedGame, Ratings, identity_name,

@@ -91,7 +91,7 @@
         if (!r) return;
         el('rect', {
           'class': 'last', 'data-square': name, x: Number(r.getAttribute('x')) + w / 2, y: Number(r.getAttribute('y')) + w / 2,
-          width: cell - w, height: cell - w, fill: 'none', stroke: '#d03020', 'stroke-width': w
+          width: cell - w, height: cell - w, fill: 'none', stroke: '#1a0033', 'stroke-width': w
         }, layer);
       });
     }
