@@ -57,16 +57,16 @@ fn legal(dir: &Path, home: &Path, game: &str) -> Vec<String> {
     ok(dir, home, &["moves", game]).lines().map(str::to_string).collect()
 }
 
-/// Plays `plies` moves in `game`, each the first legal move that does not end the game
-/// (checked by `moves` after it); returns the moves played.
+/// Plays `plies` moves in `game` (a new game), each the first legal move that is no
+/// capture (so a long game keeps its pieces) and must not end the game; the referee's
+/// identity plays both sides, so each move names its ply. Returns the moves played.
 fn play_first_moves(dir: &Path, home: &Path, game: &str, plies: usize) -> Vec<String> {
     let mut played = Vec::new();
-    for _ in 0..plies {
+    for ply in 1..=plies {
         let moves = legal(dir, home, game);
         assert!(!moves.is_empty(), "{game} is over after {played:?}");
-        // Captures last: a long game keeps its pieces (and does not end).
         let mv = moves.iter().find(|m| !m.contains('x') && !m.contains('#')).unwrap_or(&moves[0]).clone();
-        let out = ok(dir, home, &["move", game, &mv]);
+        let out = ok(dir, home, &["move", game, &mv, "--expect-ply", &ply.to_string()]);
         assert!(!out.contains("Result:"), "{mv} ended {game}: {out}");
         played.push(mv);
     }
@@ -75,7 +75,7 @@ fn play_first_moves(dir: &Path, home: &Path, game: &str, plies: usize) -> Vec<St
 
 // ---------------------------------------------------------------- diagrams at 80 columns
 
-/// A game of each variant after a few first moves: (variant, game id, moves played).
+/// A game of each variant after two first moves: (variant, game id).
 fn games_of_each_variant(dir: &Path, home: &Path) -> Vec<(&'static str, String)> {
     let mut out = Vec::new();
     for (variant, extra) in [
@@ -188,17 +188,18 @@ fn mail_bodies_stay_within_78_columns_and_carry_the_moves() {
     let mut cases = Vec::new();
     for variant in ["gygax", "fidchell", "grand", "fantasy-grand"] {
         let id = format!("{variant}-mail-game-with-a-long-identifier");
-        ok(&dir, &home, &["new", variant, "--white", white, "--black", black, "--id", &id]);
+        let emails = ["--white-email", "annabel@example.org", "--black-email", "bart@example.net"];
+        ok(
+            &dir,
+            &home,
+            &[&["new", variant, "--white", white, "--black", black, "--id", &id][..], &emails].concat(),
+        );
         play_first_moves(&dir, &home, &id, if variant == "gygax" { 48 } else { 4 });
         cases.push(id);
     }
     for id in &cases {
         let file = dir.parent().unwrap().join(format!("{id}.eml"));
-        ok(
-            &dir,
-            &home,
-            &["mail", "export", id, "--to", "Bart <bart@example.net>", "-o", file.to_str().unwrap()],
-        );
+        ok(&dir, &home, &["mail", "export", id, "--as", white, "-o", file.to_str().unwrap()]);
         let bytes = std::fs::read(&file).unwrap();
         let body = body_of(&bytes);
         for line in body.lines() {
@@ -218,7 +219,8 @@ fn mail_bodies_stay_within_78_columns_and_carry_the_moves() {
             let score = body.split("\nMoves:\n").nth(1).unwrap();
             assert!(score.lines().take_while(|l| !l.is_empty()).count() >= 3, "{body}");
             assert!(body.lines().any(|l| l.trim() == "Air (3)"), "{body}");
-            assert!(body.contains("ravenpost mail import -"), "{body}");
+            let words = body.split_whitespace().collect::<Vec<_>>().join(" ");
+            assert!(words.contains("pipe this message into `ravenpost mail import -`"), "{body}");
         }
     }
 }
@@ -413,7 +415,8 @@ fn the_manual_pages_render_with_man() {
             .args(["-l", "-P", "cat"])
             .arg(page)
             .env("MANWIDTH", "80")
-            .env("LC_ALL", "C")
+            // The pages are UTF-8 (`…`): groff's ASCII device would warn about them.
+            .env("LC_ALL", "C.UTF-8")
             .env("HOME", &home)
             .output()
             .unwrap();

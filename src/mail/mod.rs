@@ -250,10 +250,10 @@ pub fn build_answer(o: &Outgoing<'_>, answer: Option<&Answer>) -> Result<Built, 
     body.push_str("\nMoves:\n");
     body.push_str(&score(&game));
     body.push_str(&format!(
-        "\nThe game file is attached as {id}.pgn. To take the move into your\n\
-         archive, pipe this message into `ravenpost mail import -` (or save\n\
-         it and run `ravenpost mail import FILE`); then play with\n\
-         `ravenpost move {id} MOVE` and answer with `ravenpost mail send {id}`.\n",
+        "\nThe game file is attached as {id}.pgn. To take the move into your archive, \
+         pipe this message into `ravenpost mail import -` (or save it and run \
+         `ravenpost mail import FILE`); then play with `ravenpost move {id} MOVE` \
+         and answer with `ravenpost mail send {id}`.\n",
         id = o.game_id
     ));
     let body = fit_lines(&body, BODY_WIDTH);
@@ -290,11 +290,14 @@ fn score(game: &crate::record::game::Game) -> String {
     crate::notation::pgn::write_moves_only(&text, first_number, first_side, BODY_WIDTH)
 }
 
-/// `text` with every line longer than `width` characters broken at spaces (a player's
-/// long name or game id in a sentence), so no body line passes `width` (a word longer
-/// than that stays whole); shorter lines (the diagram's) stay as they are.
+/// `text` with every line longer than `width` characters filled to lines of at most
+/// `width` (a paragraph written as one line, a player's long name), broken at spaces
+/// only (a word longer than that stays whole); shorter lines (the diagram's) stay as
+/// they are.
 fn fit_lines(text: &str, width: usize) -> String {
-    let options = textwrap::Options::new(width).break_words(false);
+    // Never at a hyphen: a game id in a command must stay whole.
+    let options =
+        textwrap::Options::new(width).break_words(false).word_splitter(textwrap::WordSplitter::NoHyphenation);
     let mut out = String::with_capacity(text.len());
     for line in text.split_inclusive('\n') {
         let (body, end) = match line.strip_suffix('\n') {
