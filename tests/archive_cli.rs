@@ -489,7 +489,9 @@ fn log_and_verify_as_json_agree_with_git() {
     assert_eq!(
         log[1],
         serde_json::json!({
-            "commit": expected[1].0, "author": "Ann", "time": "2025-11-29T07:06:40+00:00",
+            "commit": expected[1].0,
+            "hash": git(&dir, &home, &["rev-parse", &expected[1].0]).trim(),
+            "author": "Ann", "time": "2025-11-29T07:06:40+00:00",
             "what": "ply 1 2e3", "ply": 1, "san": "2e3", "problem": null,
         })
     );

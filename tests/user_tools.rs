@@ -444,7 +444,7 @@ fn the_last_move_outline_stands_out_on_every_board() {
     assert!(contrast("#d03020", "#6d9450") < 1.6);
     assert!(contrast(LAST_MOVE_OUTLINE, "#6d9450") > 5.0);
     let svg = show_svg(&[&sample("gygax/gygax-sample-1.pgn"), "--ply", "2"]);
-    assert_eq!(svg.matches(&format!(r#"class="last" "#)).count(), 2);
+    assert_eq!(svg.matches(r#"class="last" "#).count(), 2);
     assert!(svg.contains(&format!(r#"stroke="{LAST_MOVE_OUTLINE}""#)));
 }
 

@@ -66,7 +66,7 @@ fn diagnostic(r: &ops::TreeRefused) -> String {
         help: refusal.help(),
     };
     let line = r.movetext.lines().nth(span.line.saturating_sub(1)).unwrap_or_default();
-    files::render_line(&p, line, files::stderr_color())
+    files::render_line(&p, line, super::ColorChoice::Auto.stderr())
 }
 
 /// Runs one `conditional` action.

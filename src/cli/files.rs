@@ -1,8 +1,59 @@
 //! `ravenpost validate` and `ravenpost fmt`: game files in, diagnostics and canonical
-//! files out.
+//! files out; and standard input for every command that reads a file: a path `-` is
+//! standard input, read once and named [`STDIN_NAME`] in messages.
 
-use std::io::{BufReader, IsTerminal};
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// How messages name standard input (as compilers do).
+pub const STDIN_NAME: &str = "<stdin>";
+
+/// Standard input, read whole the first time a command asks for it.
+static STDIN: OnceLock<Result<Vec<u8>, String>> = OnceLock::new();
+
+/// Whether `path` means standard input (`-`).
+pub fn is_stdin(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// Standard input's bytes (read once; later calls get the same bytes).
+///
+/// # Errors
+/// The read error, as a sentence.
+pub fn stdin_bytes() -> Result<&'static [u8], String> {
+    let read = STDIN.get_or_init(|| {
+        let mut buf = Vec::new();
+        std::io::stdin().lock().read_to_end(&mut buf).map(|_| buf).map_err(|e| format!("{STDIN_NAME}: {e}"))
+    });
+    read.as_deref().map_err(Clone::clone)
+}
+
+/// The text of `path`, or of standard input for `-`.
+///
+/// # Errors
+/// The read error, or text that is not UTF-8, with the file's name.
+pub fn read_text(path: &Path) -> Result<String, String> {
+    if is_stdin(path) {
+        let bytes = stdin_bytes()?;
+        return String::from_utf8(bytes.to_vec()).map_err(|_| format!("{STDIN_NAME}: not UTF-8 text"));
+    }
+    std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// How messages name `path`: [`STDIN_NAME`] for `-`.
+pub fn display_name(path: &Path) -> String {
+    if is_stdin(path) { STDIN_NAME.to_string() } else { path.display().to_string() }
+}
+
+/// A reader of `path` (standard input for `-`).
+fn open(path: &Path) -> std::io::Result<Box<dyn BufRead>> {
+    if is_stdin(path) {
+        let bytes = stdin_bytes().map_err(std::io::Error::other)?;
+        return Ok(Box::new(bytes));
+    }
+    Ok(Box::new(BufReader::new(std::fs::File::open(path)?)))
+}
 
 use annotate_snippets::{AnnotationKind, Level, Renderer, Snippet};
 use serde::Serialize;
@@ -40,8 +91,8 @@ pub struct Report {
     pub problems: Vec<FileProblem>,
 }
 
-/// Every `.pgn` file under `paths` (files as given; directories searched recursively,
-/// in name order).
+/// Every `.pgn` file under `paths` (files as given, `-` for standard input; directories
+/// searched recursively, in name order).
 ///
 /// # Errors
 /// A path that does not exist or a directory that cannot be read.
@@ -50,7 +101,7 @@ pub fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     for p in paths {
         if p.is_dir() {
             walk(p, &mut out).map_err(|e| format!("{}: {e}", p.display()))?;
-        } else if p.exists() {
+        } else if p.exists() || is_stdin(p) {
             out.push(p.clone());
         } else {
             return Err(format!("{}: no such file or directory", p.display()));
@@ -78,7 +129,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
 
 fn file_problem(file: &Path, p: Problem) -> FileProblem {
     FileProblem {
-        file: file.display().to_string(),
+        file: display_name(file),
         line: p.span.line,
         column: p.span.column,
         token: p.token,
@@ -115,9 +166,9 @@ pub fn validate(files: &[PathBuf], progress: &mut dyn FnMut(usize, usize)) -> Re
     for (k, f) in files.iter().enumerate() {
         progress(k, files.len());
         remember_definitions_near(f);
-        let file = std::fs::File::open(f).map_err(|e| format!("{}: {e}", f.display()))?;
+        let file = open(f).map_err(|e| format!("{}: {e}", display_name(f)))?;
         report.files += 1;
-        for game in GameReader::new(BufReader::new(file)) {
+        for game in GameReader::new(file) {
             report.games += 1;
             match game {
                 Err(e) => report.problems.push(file_problem(f, e.into())),
@@ -130,16 +181,6 @@ pub fn validate(files: &[PathBuf], progress: &mut dyn FnMut(usize, usize)) -> Re
     }
     progress(files.len(), files.len());
     Ok(report)
-}
-
-/// Whether diagnostics on standard error may use colour: a terminal and no `NO_COLOR`.
-pub fn stderr_color() -> bool {
-    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-}
-
-/// Whether to colour standard output: it is a terminal and `NO_COLOR` is unset or empty.
-pub fn stdout_color() -> bool {
-    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
 
 /// Renders a problem as a compiler-style diagnostic, quoting its line of the file.
@@ -173,14 +214,24 @@ pub fn render_line(p: &FileProblem, line_text: &str, color: bool) -> String {
         group = group.element(Level::HELP.message(h.as_str()));
     }
     let renderer = if color { Renderer::styled() } else { Renderer::plain() };
-    renderer.render(&[group]).to_string()
+    let rendered = renderer.render(&[group]).to_string();
+    // The first line in the shape of every error (`ravenpost: FILE:LINE:COLUMN: what`),
+    // then the quoted line and the help as annotate-snippets draws them.
+    let mut out = format!("ravenpost: {}:{}:{}: {}", p.file, p.line, p.column, p.message);
+    for line in rendered.lines().skip(1) {
+        out.push('\n');
+        out.push_str(line);
+    }
+    out
 }
 
 fn read_line(path: &Path, line: usize) -> Option<String> {
-    use std::io::BufRead;
-    let f = std::fs::File::open(path).ok()?;
+    let mut r: Box<dyn BufRead> = if path.as_os_str() == STDIN_NAME {
+        Box::new(stdin_bytes().ok()?)
+    } else {
+        Box::new(BufReader::new(std::fs::File::open(path).ok()?))
+    };
     let mut buf = Vec::new();
-    let mut r = BufReader::new(f);
     for _ in 0..line {
         buf.clear();
         if r.read_until(b'\n', &mut buf).ok()? == 0 {
@@ -203,9 +254,9 @@ fn read_line(path: &Path, line: usize) -> Option<String> {
 /// The problems of its games (a file with problems is never rewritten), or a read error.
 pub fn canonical_file(path: &Path) -> Result<String, Vec<FileProblem>> {
     remember_definitions_near(path);
-    let file = std::fs::File::open(path).map_err(|e| {
+    let file = open(path).map_err(|e| {
         vec![FileProblem {
-            file: path.display().to_string(),
+            file: display_name(path),
             line: 0,
             column: 0,
             token: String::new(),
@@ -215,7 +266,7 @@ pub fn canonical_file(path: &Path) -> Result<String, Vec<FileProblem>> {
     })?;
     let mut out = Vec::new();
     let mut problems = Vec::new();
-    for game in GameReader::new(BufReader::new(file)) {
+    for game in GameReader::new(file) {
         match game {
             Err(e) => problems.push(file_problem(path, e.into())),
             Ok(text) => match replay(text) {
@@ -262,7 +313,7 @@ pub fn write_atomically(path: &Path, contents: impl AsRef<[u8]>) -> std::io::Res
     Ok(())
 }
 
-/// The `n`th game (from 1) of a file, replayed as far as its main line is legal
+/// The `n`th game (from 1) of a file (`-`: standard input), replayed as far as its main line is legal
 /// ([`crate::record::game::replay_prefix`]).
 ///
 /// # Errors
@@ -270,13 +321,14 @@ pub fn write_atomically(path: &Path, contents: impl AsRef<[u8]>) -> std::io::Res
 /// first problem is given with its line and column).
 pub fn load_game_prefix(path: &Path, n: usize) -> Result<crate::record::game::Prefix, String> {
     remember_definitions_near(path);
-    let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let text = GameReader::new(BufReader::new(file))
+    let name = display_name(path);
+    let file = open(path).map_err(|e| format!("{name}: {e}"))?;
+    let text = GameReader::new(file)
         .nth(n.saturating_sub(1))
-        .ok_or_else(|| format!("{}: no game {n}", path.display()))?
-        .map_err(|e| format!("{}:{}:{}: {}", path.display(), e.line, e.column, e.reason))?;
+        .ok_or_else(|| format!("{name}: no game {n}"))?
+        .map_err(|e| format!("{name}:{}:{}: {}", e.line, e.column, e.reason))?;
     crate::record::game::replay_prefix(text).map_err(|ps| {
         let p = &ps[0];
-        format!("{}:{}:{}: {}", path.display(), p.span.line, p.span.column, p.message)
+        format!("{name}:{}:{}: {}", p.span.line, p.span.column, p.message)
     })
 }

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 
 use super::Failure;
-use super::files::{FileProblem, render, stderr_color};
+use super::files::{FileProblem, render};
 use crate::notation::pgn::read_games;
 use crate::record::game::{Problem, replay};
 use crate::variants::import::{ImportChoices, Letters, Levels, convert};
@@ -35,7 +35,7 @@ enum LevelsArg {
 /// `ravenpost import`.
 #[derive(Debug, Args)]
 pub(super) struct ImportArgs {
-    /// The record (PGN, one or more games).
+    /// The record (PGN, one or more games; `-`: standard input).
     file: PathBuf,
     /// The piece letters the record uses.
     #[arg(long, value_enum, default_value_t = LettersArg::Ravenpost)]
@@ -46,13 +46,16 @@ pub(super) struct ImportArgs {
     /// Write the canonical record to this file (default: standard output).
     #[arg(short, long, value_name = "OUT.pgn")]
     output: Option<PathBuf>,
+    /// Colour the diagnostics: `auto` when standard error is a terminal and NO_COLOR is
+    /// unset or empty.
+    #[arg(long, value_enum, default_value_t = super::ColorChoice::Auto)]
+    color: super::ColorChoice,
 }
 
 /// Converts, replays and writes every game; on any problem writes nothing and reports
 /// each, as `validate` does, at its place in the file as given.
 pub(super) fn import(a: ImportArgs, out: &mut impl Write) -> Result<(), Failure> {
-    let text =
-        std::fs::read_to_string(&a.file).map_err(|e| Failure::input(format!("{}: {e}", a.file.display())))?;
+    let text = super::files::read_text(&a.file).map_err(Failure::input)?;
     let choices = ImportChoices {
         letters: match a.letters {
             LettersArg::Ravenpost => Letters::Ravenpost,
@@ -83,10 +86,10 @@ pub(super) fn import(a: ImportArgs, out: &mut impl Write) -> Result<(), Failure>
         }
     }
     if !problems.is_empty() {
-        let color = stderr_color();
+        let color = a.color.stderr();
         for p in &problems {
             let fp = FileProblem {
-                file: a.file.display().to_string(),
+                file: super::files::display_name(&a.file),
                 line: p.span.line,
                 column: p.span.column,
                 token: p.token.clone(),

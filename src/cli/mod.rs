@@ -26,6 +26,7 @@ mod files;
 mod import_cmds;
 mod progress;
 mod replay;
+mod terminal;
 mod variant_cmds;
 
 use std::path::PathBuf;
@@ -92,6 +93,9 @@ enum Command {
         /// army-white=elves, army-black=evil-horde, druid=allowed.
         #[arg(long = "option", value_name = "K=V")]
         options: Vec<String>,
+        /// Print JSON: variant, position, depth, node count (and with --divide each move's).
+        #[arg(long)]
+        json: bool,
     },
     /// List every legal move of a position, one a line, in long form; or of a game (a
     /// game id in the archive, or a game file) at its current position, in SAN.
@@ -134,18 +138,22 @@ enum Command {
     /// Prints one diagnostic per problem and a summary; exits 0 only if every game is
     /// valid.
     Validate {
-        /// Game files or directories.
+        /// Game files or directories (`-`: standard input).
         #[arg(required = true, value_name = "FILES|DIRS")]
         paths: Vec<PathBuf>,
         /// Print the report as JSON on standard output.
         #[arg(long)]
         json: bool,
+        /// Colour the diagnostics: `auto` when standard error is a terminal and NO_COLOR
+        /// is unset or empty.
+        #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+        color: ColorChoice,
     },
     /// Show a game's position as a text diagram (all levels for Gygax Chess), with the side
     /// to move, the last move and the result.
     Show {
         /// A game id in the archive, or a game file (the first game in it, or the one
-        /// chosen with --game).
+        /// chosen with --game; `-`: standard input).
         #[arg(value_name = "GAME|FILE")]
         file: PathBuf,
         /// Show the position after this many plies (default: the end).
@@ -161,6 +169,10 @@ enum Command {
         /// unset or empty.
         #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
         color: ColorChoice,
+        /// Where Gygax Chess's three levels go: `auto` puts them side by side when that
+        /// fits the terminal (its width, else $COLUMNS), else one above the other.
+        #[arg(long, value_enum, default_value_t = terminal::LayoutArg::Auto)]
+        layout: terminal::LayoutArg,
         /// Write an SVG picture of the position to this file instead of printing it (`-`:
         /// standard output).
         #[arg(long, value_name = "OUT.svg", conflicts_with = "json")]
@@ -187,7 +199,7 @@ enum Command {
     #[command(after_help = replay::KEYS_HELP)]
     Replay {
         /// A game id in the archive, or a game file (the first game in it, or the one
-        /// chosen with --game).
+        /// chosen with --game; `-`: standard input).
         #[arg(value_name = "GAME|FILE")]
         file: PathBuf,
         /// Print the screen after this many plies (0: the start position) and exit.
@@ -209,6 +221,10 @@ enum Command {
         /// unset or empty.
         #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
         color: ColorChoice,
+        /// Where Gygax Chess's three levels go: `auto` puts them side by side when that
+        /// fits the terminal (its width, else $COLUMNS), else one above the other.
+        #[arg(long, value_enum, default_value_t = terminal::LayoutArg::Auto)]
+        layout: terminal::LayoutArg,
     },
     /// Create an archive: a git repository for game files (an empty or new directory, an
     /// existing repository, or one with no commit yet).
@@ -371,11 +387,13 @@ enum Command {
     Standings(club_cmds::StandingsArgs),
     /// Elo ratings from the archive's finished games, overall and per variant.
     Ratings(club_cmds::RatingsArgs),
-    /// One line per change of a game, from the git history: ply, move, author, time.
+    /// One line per change of a game, from the git history: ply, move, author, time; without
+    /// a game, every game's changes in time order.
     Log {
-        /// The game id.
-        game: String,
-        /// Print as JSON.
+        /// The game id (default: every game of the archive).
+        game: Option<String>,
+        /// Print as JSON (`commit`: 12 hex digits; `hash`: the full 40; with no game, each
+        /// entry names its `game`).
         #[arg(long)]
         json: bool,
     },
@@ -437,16 +455,35 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Print a shell completion script: `ravenpost completions bash > ~/.local/share/bash-completion/completions/ravenpost`
+    /// (zsh: a file `_ravenpost` in a folder of $fpath; fish: ~/.config/fish/completions/ravenpost.fish).
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff; `man -l` shows it), or with --out write one page per
+    /// command into a folder (ravenpost.1, ravenpost-move.1, …).
+    Man {
+        /// Write the pages into this folder (made if missing) instead.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
     /// Rewrite game files in canonical form (notation-spec/movetext.md §4).
     ///
     /// A file with any problem is left as it is, and its problems are reported.
     Fmt {
-        /// Game files or directories.
+        /// Game files or directories (`-`: standard input, written canonical to standard
+        /// output).
         #[arg(required = true, value_name = "FILES|DIRS")]
         paths: Vec<PathBuf>,
         /// Change nothing; list the files that are not canonical and exit 1 if any.
         #[arg(long)]
         check: bool,
+        /// Colour the diagnostics: `auto` when standard error is a terminal and NO_COLOR
+        /// is unset or empty.
+        #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+        color: ColorChoice,
     },
 }
 
@@ -605,7 +642,8 @@ enum MailCmd {
     /// Read received messages (.eml files, mbox files, or directories such as a Maildir),
     /// check that each game extends ours by the opponent's legal moves, and commit them.
     Import {
-        /// Message files, mbox files or directories.
+        /// Message files, mbox files or directories (`-`: a message or mbox on standard
+        /// input, as a mail client pipes it).
         #[arg(required = true, value_name = "FILE.eml|MBOX|DIR")]
         paths: Vec<PathBuf>,
         /// Who you are (default: the archive's identity).
@@ -781,8 +819,8 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
     ops::set_user_settings(settings);
     ops::set_break_lock(cli.break_lock);
     match cli.command {
-        Command::Perft { args, variant_file, position: pos, divide, options } => {
-            variant_cmds::perft(&args, variant_file.as_deref(), pos.as_deref(), divide, &options, out)?;
+        Command::Perft { args, variant_file, position: pos, divide, options, json } => {
+            variant_cmds::perft(&args, variant_file.as_deref(), pos.as_deref(), divide, &options, json, out)?;
         }
         Command::Moves { variant, variant_file, position: pos, options, game, json } => {
             match variant.as_deref() {
@@ -819,7 +857,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
         Command::Variant { action } => variant_cmds::variant(action, out)?,
         Command::Position(args) => variant_cmds::position_cmd(args, out)?,
         Command::Import(args) => import_cmds::import(args, out)?,
-        Command::Validate { paths, json } => {
+        Command::Validate { paths, json, color } => {
             let list = files::collect(&paths).map_err(Failure::input)?;
             // A bar only for many files (one long file is over before a bar would help).
             let mut bar = progress::Bar::new(json || list.len() < 20, "validating");
@@ -830,7 +868,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                 let text = serde_json::to_string_pretty(&report).expect("report serialises");
                 writeln!(out, "{text}").map_err(io)?;
             } else {
-                let color = files::stderr_color();
+                let color = color.stderr();
                 for p in &report.problems {
                     errln!("{}", files::render(p, color));
                 }
@@ -851,7 +889,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                 return Err(Failure { message: String::new(), code: 1 });
             }
         }
-        Command::Show { file, ply, game, json, color, svg, png, flip, scale } => {
+        Command::Show { file, ply, game, json, color, layout, svg, png, flip, scale } => {
             let (g, broken) = resolve_game(cli.archive.as_deref(), &file, game)?;
             let n = ply.unwrap_or(g.moves.len());
             if let Some(b) = broken.as_ref().filter(|b| n >= b.ply) {
@@ -918,16 +956,19 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             } else {
                 let style = crate::notation::diagram::DiagramStyle {
                     flip,
-                    color: match color {
-                        ColorChoice::Always => true,
-                        ColorChoice::Never => false,
-                        ColorChoice::Auto => files::stdout_color(),
-                    },
+                    color: color.colors(std::io::IsTerminal::is_terminal(&std::io::stdout())),
                 };
+                let layout = terminal::layout(&g.variant, layout);
                 write!(
                     out,
                     "{}",
-                    crate::notation::diagram::diagram_styled(&g.variant, &pos, last.as_ref(), style)
+                    crate::notation::diagram::diagram_laid_out(
+                        &g.variant,
+                        &pos,
+                        last.as_ref(),
+                        style,
+                        layout
+                    )
                 )
                 .map_err(io)?;
                 writeln!(out, "{}", crate::notation::diagram::side_line(&g.variant, &pos)).map_err(io)?;
@@ -940,22 +981,19 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                 }
             }
         }
-        Command::Replay { file, ply, all, json, game, flip, color } => {
+        Command::Replay { file, ply, all, json, game, flip, color, layout } => {
             let (g, broken) = resolve_game(cli.archive.as_deref(), &file, game)?;
             if let (Some(b), Some(n)) = (&broken, ply)
                 && n >= b.ply
             {
                 return Err(b.refuse(n));
             }
-            let r = replay::Replay::new(g, broken.as_ref().map(|b| (b.lines(), b.json())));
+            let mut r = replay::Replay::new(g, broken.as_ref().map(|b| (b.lines(), b.json())));
+            r.set_layout(layout);
             if let Some(n) = ply {
                 r.check(n)?;
             }
-            let color = match color {
-                ColorChoice::Always => true,
-                ColorChoice::Never => false,
-                ColorChoice::Auto => files::stdout_color(),
-            };
+            let color = color.colors(std::io::IsTerminal::is_terminal(&std::io::stdout()));
             let style = crate::notation::diagram::DiagramStyle { color, flip };
             if json {
                 let v = match ply {
@@ -1158,7 +1196,11 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                 }
             }
         }
-        Command::Log { game, json } => {
+        Command::Log { game: None, json } => {
+            let a = ops::open(cli.archive.as_deref(), false)?;
+            archive_log(&a, json, out)?;
+        }
+        Command::Log { game: Some(game), json } => {
             let a = ops::open(cli.archive.as_deref(), false)?;
             // A Fantasy Grand game with a secret army choice: the choice comes first (and is
             // all there is until both armies are revealed).
@@ -1375,7 +1417,21 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
         Command::Mail { action: MailCmd::Import { paths, who, json } } => {
             // The first import on a machine makes the per-user archive, as `new` does.
             let a = ops::open(cli.archive.as_deref(), true)?;
-            let lines = crate::mail::exchange::import(&a, &paths, who.as_deref(), author.as_ref())?;
+            let mut lines = Vec::new();
+            for p in &paths {
+                lines.extend(if files::is_stdin(p) {
+                    let bytes = files::stdin_bytes().map_err(Failure::input)?;
+                    let name = std::path::Path::new(files::STDIN_NAME);
+                    crate::mail::exchange::import_bytes(&a, name, bytes, who.as_deref(), author.as_ref())?
+                } else {
+                    crate::mail::exchange::import(
+                        &a,
+                        std::slice::from_ref(p),
+                        who.as_deref(),
+                        author.as_ref(),
+                    )?
+                });
+            }
             let refused = lines.iter().filter(|l| l.status == "refused").count();
             // The opponent's moves are in: play the prepared replies that are now due.
             let answers = ops::answer_prepared(&a, author.as_ref())?;
@@ -1433,9 +1489,25 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                 });
             }
         }
-        Command::Fmt { paths, check } => {
+        Command::Completions { shell } => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            // Into memory first: clap_complete panics on a failed write (a closed pipe).
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut cmd, "ravenpost", &mut script);
+            out.write_all(&script).map_err(io)?;
+        }
+        Command::Man { out: None } => {
+            let cmd = <Cli as clap::CommandFactory>::command();
+            clap_mangen::Man::new(cmd).render(out).map_err(io)?;
+        }
+        Command::Man { out: Some(dir) } => {
+            let written = terminal::man_pages(&dir)
+                .map_err(|e| Failure { message: format!("{}: {e}", dir.display()), code: 1 })?;
+            writeln!(out, "Wrote {} manual pages into {}", written, dir.display()).map_err(io)?;
+        }
+        Command::Fmt { paths, check, color } => {
             let list = files::collect(&paths).map_err(Failure::input)?;
-            let color = files::stderr_color();
+            let color = color.stderr();
             let mut failed = false;
             let mut changed = 0;
             for f in &list {
@@ -1444,6 +1516,17 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                         failed = true;
                         for p in &problems {
                             errln!("{}", files::render(p, color));
+                        }
+                    }
+                    Ok(text) if files::is_stdin(f) => {
+                        let old = files::stdin_bytes().unwrap_or_default();
+                        if old != text.as_bytes() {
+                            changed += 1;
+                        }
+                        if check && old != text.as_bytes() {
+                            writeln!(out, "{}", files::STDIN_NAME).map_err(io)?;
+                        } else if !check {
+                            out.write_all(text.as_bytes()).map_err(io)?;
                         }
                     }
                     Ok(text) => {
@@ -1475,6 +1558,39 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                 });
             }
         }
+    }
+    Ok(())
+}
+
+/// `ravenpost log` without a game: every game's history, merged in time order (games in
+/// path order at equal times), one line each, or as JSON.
+fn archive_log(a: &crate::archive::Archive, json: bool, out: &mut impl Write) -> Result<(), Failure> {
+    let io = |e: std::io::Error| Failure { message: format!("writing output: {e}"), code: 1 };
+    /// One entry of `log --json` without a game (docs/schemas/log.schema.json).
+    #[derive(serde::Serialize)]
+    struct Entry {
+        game: String,
+        #[serde(flatten)]
+        line: ops::LogLine,
+    }
+    let mut entries = Vec::new();
+    for path in a.list_games()? {
+        let id = format!("{}/{}", path.variant(), path.id());
+        entries.extend(ops::history(a, &path)?.into_iter().map(|line| Entry { game: id.clone(), line }));
+    }
+    entries.sort_by(|x, y| x.line.time.cmp(&y.line.time));
+    if json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&entries).expect("json")).map_err(io)?;
+        return Ok(());
+    }
+    let width = entries.iter().map(|e| e.game.chars().count()).max().unwrap_or(0);
+    for e in &entries {
+        let l = &e.line;
+        let what = match &l.problem {
+            Some(p) => format!("INVALID: {p}"),
+            None => l.what.clone(),
+        };
+        writeln!(out, "{}  {}  {:<width$}  {:<16} {what}", l.commit, l.time, e.game, l.author).map_err(io)?;
     }
     Ok(())
 }
@@ -1571,8 +1687,8 @@ fn resolve_game(
         return Err(Failure::input("--game counts from 1"));
     }
     let looks_like_file = file.extension().is_some_and(|e| e == "pgn") || file.components().count() > 1;
-    let (prefix, name) = if file.is_file() {
-        (files::load_game_prefix(file, game).map_err(Failure::input)?, file.display().to_string())
+    let (prefix, name) = if file.is_file() || files::is_stdin(file) {
+        (files::load_game_prefix(file, game).map_err(Failure::input)?, files::display_name(file))
     } else if looks_like_file {
         return Err(Failure::input(format!("{}: no such file", file.display())));
     } else {
@@ -1590,8 +1706,30 @@ fn plural(n: usize) -> &'static str {
 }
 
 /// Runs the command line; returns the process exit code.
+///
+/// Every error goes to standard error as `ravenpost: <what went wrong>` (lines after the
+/// first may add a diagnostic's quoted line, a help or the usage), with exit code 2 for
+/// bad input and usage, 1 for a refusal or a problem found, 3 for a change saved but not
+/// checked out; `--help` and `--version` go to standard output with exit code 0.
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => {
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            let rendered = e.render().to_string();
+            match usage_error(&rendered) {
+                Some(text) => errln!("{text}"),
+                // Help shown for a missing subcommand (`ravenpost mail`): as clap writes it.
+                None => {
+                    let _ = e.print();
+                }
+            }
+            return ExitCode::from(2);
+        }
+    };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let result = run(cli, &mut out);
@@ -1600,9 +1738,27 @@ pub fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(f) => {
             if !f.message.is_empty() {
-                errln!("ravenpost: {}", f.message);
+                errln!("{}", error_text(&f.message));
             }
             ExitCode::from(f.code)
         }
     }
+}
+
+/// The text printed for a failure with `message`: `ravenpost: ` before it, unless the
+/// message already starts so (a message never says it twice).
+fn error_text(message: &str) -> String {
+    let message = message.trim_end_matches('\n');
+    if message.starts_with(PREFIX) { message.to_string() } else { format!("{PREFIX}{message}") }
+}
+
+/// The prefix of every error line.
+const PREFIX: &str = "ravenpost: ";
+
+/// clap's message for a usage error (`error: unexpected argument …`, then the usage and
+/// a tip) in ravenpost's shape: `ravenpost: unexpected argument …`, the rest as clap
+/// wrote it; `None` for what is no error message (help shown for a missing subcommand).
+fn usage_error(rendered: &str) -> Option<String> {
+    let rest = rendered.trim_end_matches('\n').strip_prefix("error: ")?;
+    Some(format!("{PREFIX}{rest}"))
 }

@@ -13,7 +13,7 @@ use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use crossterm::{cursor, execute, queue, terminal};
 
 use crate::engine::{Position, Side};
-use crate::notation::diagram::{DiagramStyle, diagram_styled, side_line};
+use crate::notation::diagram::{DiagramStyle, diagram_laid_out, side_line};
 use crate::notation::position_string::write_position;
 use crate::notation::san::write_move;
 use crate::record::game::Game;
@@ -46,6 +46,8 @@ pub(crate) struct Replay {
     /// Where the record breaks after its last ply, if it does: the lines saying so, and
     /// the same as JSON.
     broken: Option<(Vec<String>, serde_json::Value)>,
+    /// Where the levels go (`auto`: fitted to the terminal's width when drawn).
+    layout: super::terminal::LayoutArg,
 }
 
 impl Replay {
@@ -57,7 +59,12 @@ impl Replay {
             sans.push(write_move(&game.variant, before, m));
             positions.push(game.variant.make(before, m));
         }
-        Replay { game, positions, sans, broken }
+        Replay { game, positions, sans, broken, layout: super::terminal::LayoutArg::Auto }
+    }
+
+    /// Sets where the levels go (`--layout`).
+    pub(crate) fn set_layout(&mut self, layout: super::terminal::LayoutArg) {
+        self.layout = layout;
     }
 
     /// Number of plies in the main line.
@@ -127,7 +134,8 @@ impl Replay {
         let pos = &self.positions[ply];
         let last = ply.checked_sub(1).map(|i| self.game.moves[i]);
         let mut lines = vec![self.title(ply)];
-        lines.extend(diagram_styled(v, pos, last.as_ref(), style).lines().map(str::to_string));
+        let layout = super::terminal::layout(v, self.layout);
+        lines.extend(diagram_laid_out(v, pos, last.as_ref(), style, layout).lines().map(str::to_string));
         let end = ply == self.plies();
         let result = self.result();
         if end && result != "*" {

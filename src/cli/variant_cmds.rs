@@ -49,6 +49,10 @@ pub(super) struct PositionArgs {
     /// Print as JSON (position string, side to move, plies, last move, result).
     #[arg(long)]
     json: bool,
+    /// Where Gygax Chess's three levels go: `auto` puts them side by side when that fits
+    /// the terminal (its width, else $COLUMNS), else one above the other.
+    #[arg(long, value_enum, default_value_t = super::terminal::LayoutArg::Auto)]
+    layout: super::terminal::LayoutArg,
 }
 
 fn io(e: std::io::Error) -> Failure {
@@ -57,8 +61,7 @@ fn io(e: std::io::Error) -> Failure {
 
 /// Reads a definition file: unreadable → exit 2; refused → exit 1 with its place.
 fn read_file(path: &Path) -> Result<variants::Definition, Failure> {
-    let text =
-        std::fs::read_to_string(path).map_err(|e| Failure::input(format!("{}: {e}", path.display())))?;
+    let text = super::files::read_text(path).map_err(Failure::input)?;
     variants::load_definition(&text).map_err(|e| Failure { message: located(path, &e), code: 1 })
 }
 
@@ -125,6 +128,27 @@ pub(super) fn variant(cmd: VariantCmd, out: &mut impl Write) -> Result<(), Failu
     Ok(())
 }
 
+/// `ravenpost perft --json`: the count, and each move's with `--divide`
+/// (`docs/schemas/perft.schema.json`).
+#[derive(Debug, serde::Serialize)]
+struct PerftReport {
+    variant: String,
+    position: String,
+    depth: u32,
+    nodes: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    divide: Option<Vec<PerftMove>>,
+}
+
+/// One move of `perft --divide --json`.
+#[derive(Debug, serde::Serialize)]
+struct PerftMove {
+    #[serde(rename = "move")]
+    long: String,
+    san: String,
+    nodes: u64,
+}
+
 /// `ravenpost perft [VARIANT] DEPTH`.
 pub(super) fn perft(
     args: &[String],
@@ -132,6 +156,7 @@ pub(super) fn perft(
     pos: Option<&str>,
     divide: bool,
     options: &[String],
+    json: bool,
     out: &mut impl Write,
 ) -> Result<(), Failure> {
     let (name, depth) = match (args, file) {
@@ -144,6 +169,28 @@ pub(super) fn perft(
         depth.parse().map_err(|_| Failure::input(format!("depth `{depth}`: expected a number")))?;
     let v = load(name, file, options, pos)?;
     let p = position(&v, pos)?;
+    if json {
+        let (nodes, list) = if divide {
+            let list: Vec<PerftMove> = v
+                .perft_divide(&p, depth)
+                .into_iter()
+                .map(|(m, nodes)| PerftMove { long: long_form(&v, &m), san: write_move(&v, &p, &m), nodes })
+                .collect();
+            let total = if depth == 0 { 1 } else { list.iter().map(|m| m.nodes).sum() };
+            (total, Some(list))
+        } else {
+            (v.perft(&p, depth), None)
+        };
+        let report = PerftReport {
+            variant: v.def().slug.to_string(),
+            position: crate::notation::position_string::write_position(&v, &p),
+            depth,
+            nodes,
+            divide: list,
+        };
+        writeln!(out, "{}", serde_json::to_string_pretty(&report).expect("json")).map_err(io)?;
+        return Ok(());
+    }
     if divide {
         let mut total = 0;
         for (m, n) in v.perft_divide(&p, depth) {
@@ -229,7 +276,10 @@ pub(super) fn position_cmd(a: PositionArgs, out: &mut impl Write) -> Result<(), 
         writeln!(out, "{}", serde_json::to_string_pretty(&j).expect("json")).map_err(io)?;
     } else {
         writeln!(out, "{text}").map_err(io)?;
-        write!(out, "{}", crate::notation::diagram::diagram(&v, &p, last.as_ref())).map_err(io)?;
+        let layout = super::terminal::layout(&v, a.layout);
+        let style = crate::notation::diagram::DiagramStyle::default();
+        let diagram = crate::notation::diagram::diagram_laid_out(&v, &p, last.as_ref(), style, layout);
+        write!(out, "{diagram}").map_err(io)?;
         writeln!(out, "{}", crate::notation::diagram::side_line(&v, &p)).map_err(io)?;
         if let Some(o) = outcome {
             writeln!(out, "Game over: {o}").map_err(io)?;

@@ -118,17 +118,43 @@ fn prepare(
             }
         },
     };
-    let built = mail::build(&Outgoing {
-        game_id: path.id(),
-        text: &text,
-        sender,
-        from: from.clone(),
-        to: to.clone(),
-        date: now().unix_seconds(),
-        deadline: None,
-    })
+    let answer = answer_of(archive, &path, &g, sender)?;
+    let built = mail::build_answer(
+        &Outgoing {
+            game_id: path.id(),
+            text: &text,
+            sender,
+            from: from.clone(),
+            to: to.clone(),
+            date: now().unix_seconds(),
+            deadline: None,
+        },
+        answer.as_ref(),
+    )
     .map_err(|e| Failure::Declined(format!("{}: {e}", path.id())))?;
     Ok(Prepared { path, built, from, to, ply: g.moves.len() })
+}
+
+/// The step `sender` took without a move after the last ply of a game still going (a
+/// declined or offered draw, booked leave): the game's last commit, when it is such a
+/// step by the sender, with no move since.
+fn answer_of(
+    archive: &Archive,
+    path: &GamePath,
+    g: &Game,
+    sender: Side,
+) -> Result<Option<mail::Answer>, Failure> {
+    if record::result_of(g) != "*" {
+        return Ok(None);
+    }
+    let history = crate::archive::ops::history(archive, path)?;
+    let Some(last) = history.last() else { return Ok(None) };
+    let by_sender = last.author == record::player(g, sender);
+    let recorded = last.ply.is_none() && last.problem.is_none() && last.what != "created";
+    Ok((by_sender && recorded).then(|| mail::Answer {
+        summary: last.what.strip_suffix(" (*)").unwrap_or(&last.what).to_string(),
+        commit: last.commit.chars().take(12).collect(),
+    }))
 }
 
 /// The signing-key tag of a game whose moves must be signed, if any (signed moves are
@@ -408,16 +434,30 @@ pub fn import(
     let mut out = Vec::new();
     for file in message_files(paths)? {
         let bytes = std::fs::read(&file).map_err(|e| Failure::Usage(format!("{}: {e}", file.display())))?;
-        let messages = match mail::read_messages(&bytes) {
-            Ok(m) => m,
-            Err(e) => {
-                out.push(refused(&file, None, None, e.to_string()));
-                continue;
-            }
-        };
-        for m in messages {
-            out.push(import_one(archive, &file, &m, who, author)?);
-        }
+        out.extend(import_bytes(archive, &file, &bytes, who, author)?);
+    }
+    Ok(out)
+}
+
+/// [`import`] of one message or mbox already read (`mail import -`: standard input),
+/// named `name` in the report.
+///
+/// # Errors
+/// As [`import`].
+pub fn import_bytes(
+    archive: &Archive,
+    name: &Path,
+    bytes: &[u8],
+    who: Option<&str>,
+    author: Option<&Identity>,
+) -> Result<Vec<ImportLine>, Failure> {
+    let messages = match mail::read_messages(bytes) {
+        Ok(m) => m,
+        Err(e) => return Ok(vec![refused(name, None, None, e.to_string())]),
+    };
+    let mut out = Vec::new();
+    for m in messages {
+        out.push(import_one(archive, name, &m, who, author)?);
     }
     Ok(out)
 }

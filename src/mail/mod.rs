@@ -7,7 +7,9 @@
 //! A game message is an RFC 5322 message with
 //! - `Subject: [ravenpost] <id>: <N>. <move>` (`<N>... <move>` for the second side's ply,
 //!   the result appended when the game has ended);
-//! - a plain text body: the players, the last move, a text diagram and whose turn it is;
+//! - a plain text body of lines of at most [`BODY_WIDTH`] columns: the players, the last
+//!   move, a text diagram (Gygax Chess's levels stacked), whose turn it is and the moves
+//!   so far (the game score, wrapped);
 //! - the whole game file as an attachment `<id>.pgn` of type [`PGN_TYPE`], so the message
 //!   alone is enough to replay the game;
 //! - `Message-ID: <id.PLY@domain>` ([`message_id`]), `In-Reply-To` and `References` naming
@@ -38,6 +40,20 @@ pub const PGN_TYPES_ACCEPTED: [&str; 3] = [PGN_TYPE, "application/x-chess-pgn", 
 
 /// The header naming the game as `<variant>/<id>`.
 pub const GAME_HEADER: &str = "X-Ravenpost-Game";
+
+/// The widest line of a message body, in columns (RFC 5322 §2.1.1's 78).
+pub const BODY_WIDTH: usize = 78;
+
+/// A step the sender took without a move after the game's last ply (a declined or
+/// offered draw, booked leave): the message says what it was and gets a `Message-ID` of
+/// its own, so it never repeats the message of that ply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
+    /// What was done, as the history says it, e.g. `Scarlet declines the draw`.
+    pub summary: String,
+    /// The commit that recorded it (its short id), which makes the `Message-ID` unique.
+    pub commit: String,
+}
 
 /// A name and an email address.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -137,6 +153,17 @@ fn numbered(game: &crate::record::game::Game, ply: usize) -> Option<String> {
 /// [`MailError::Game`] when the text does not replay; [`MailError::Write`] should the
 /// message writer fail.
 pub fn build(o: &Outgoing<'_>) -> Result<Built, MailError> {
+    build_answer(o, None)
+}
+
+/// [`build`], for a message that also reports `answer`, a step the sender took without a
+/// move after the last ply (ignored once the game has ended): its `Message-ID` is
+/// `<id>.<ply>.<commit>@<sender's domain>`, in reply to the message of the last ply, and
+/// the subject and body say what was done.
+///
+/// # Errors
+/// As [`build`].
+pub fn build_answer(o: &Outgoing<'_>, answer: Option<&Answer>) -> Result<Built, MailError> {
     let game = record::load(o.text).map_err(|e| MailError::Game(e.to_string()))?;
     let plies = game.moves.len();
     let result = game.text.result.as_ref().map(|r| r.0.clone()).unwrap_or_else(|| "*".into());
@@ -145,8 +172,14 @@ pub fn build(o: &Outgoing<'_>) -> Result<Built, MailError> {
     // The player who sent the message of ply k: the one not to move after it.
     let sender_of = |k: usize| game.position_at(k).side_to_move().opponent();
     let id_of = |k: usize| message_id(o.game_id, k, false, &domain(address(sender_of(k))));
-    let this = if ended { message_id(o.game_id, plies, true, &domain(&o.from.email)) } else { id_of(plies) };
-    let previous: Vec<usize> = if ended { (0..=plies).collect() } else { (0..plies).collect() };
+    let answer = answer.filter(|_| result == "*");
+    let this = match (ended, answer) {
+        (true, _) => message_id(o.game_id, plies, true, &domain(&o.from.email)),
+        (false, Some(a)) => format!("{}.{plies}.{}@{}", o.game_id, a.commit, domain(&o.from.email)),
+        (false, None) => id_of(plies),
+    };
+    let previous: Vec<usize> =
+        if ended || answer.is_some() { (0..=plies).collect() } else { (0..plies).collect() };
     let in_reply_to = previous.last().map(|&k| id_of(k));
     let mut references: Vec<String> = Vec::new();
     if let Some(&first) = previous.first() {
@@ -167,8 +200,14 @@ pub fn build(o: &Outgoing<'_>) -> Result<Built, MailError> {
             .last()
             .and_then(|m| m.comments.iter().rev().find(|c| !c.starts_with("ravenpost: ")).cloned())
             .unwrap_or_else(|| format!("result {result}")),
-        (Some(l), false) => l.clone(),
-        (None, false) => format!("new {} game, {white} v {black}", def.title),
+        (Some(l), false) => match answer {
+            Some(a) => format!("{} after {l}", a.summary),
+            None => l.clone(),
+        },
+        (None, false) => match answer {
+            Some(a) => format!("{} (new {} game, {white} v {black})", a.summary, def.title),
+            None => format!("new {} game, {white} v {black}", def.title),
+        },
     };
     let mut subject = format!("[ravenpost] {}: {what}", o.game_id);
     if result != "*" {
@@ -181,11 +220,17 @@ pub fn build(o: &Outgoing<'_>) -> Result<Built, MailError> {
     match &last {
         Some(l) => {
             let mover = record::player(&game, sender_of(plies));
-            body.push_str(&format!("Last move: {l} by {mover} (ply {plies})\n\n"));
+            body.push_str(&format!("Last move: {l} by {mover} (ply {plies})\n"));
         }
-        None => body.push_str("No move has been played yet.\n\n"),
+        None => body.push_str("No move has been played yet.\n"),
     }
-    body.push_str(&diagram::diagram(&game.variant, &pos, last_move.as_ref()));
+    if let Some(a) = answer {
+        body.push_str(&format!("Then: {} ({}).\n", a.summary, o.from.name));
+    }
+    body.push('\n');
+    let layout = diagram::Layout::fitting(&game.variant, BODY_WIDTH);
+    let style = diagram::DiagramStyle::default();
+    body.push_str(&diagram::diagram_laid_out(&game.variant, &pos, last_move.as_ref(), style, layout));
     body.push('\n');
     if result == "*" {
         let to_move = record::player(&game, pos.side_to_move());
@@ -202,12 +247,16 @@ pub fn build(o: &Outgoing<'_>) -> Result<Built, MailError> {
     } else {
         body.push_str(&format!("The game has ended: {result} ({what}).\n"));
     }
+    body.push_str("\nMoves:\n");
+    body.push_str(&score(&game));
     body.push_str(&format!(
-        "\nThe game file is attached as {id}.pgn. To take the move into your archive, save this\n\
-         message and run `ravenpost mail import FILE`; then play with `ravenpost move {id} MOVE`\n\
+        "\nThe game file is attached as {id}.pgn. To take the move into your archive, \
+         pipe this message into `ravenpost mail import -` (or save it and run \
+         `ravenpost mail import FILE`); then play with `ravenpost move {id} MOVE` \
          and answer with `ravenpost mail send {id}`.\n",
         id = o.game_id
     ));
+    let body = fit_lines(&body, BODY_WIDTH);
 
     let mut b = MessageBuilder::new()
         .from(Address::new_address(Some(o.from.name.clone()), o.from.email.clone()))
@@ -223,6 +272,46 @@ pub fn build(o: &Outgoing<'_>) -> Result<Built, MailError> {
     }
     let bytes = b.write_to_vec().map_err(|e| MailError::Write(e.to_string()))?;
     Ok(Built { bytes, message_id: this, in_reply_to, subject })
+}
+
+/// The game score: the main line's moves in canonical form with their numbers, then the
+/// result, in lines of at most [`BODY_WIDTH`] columns.
+fn score(game: &crate::record::game::Game) -> String {
+    let mut pos = game.start.clone();
+    let mut text = crate::notation::pgn::GameText::default();
+    for m in &game.moves {
+        let token = write_move(&game.variant, &pos, m);
+        text.moves.push(crate::notation::pgn::MoveNode { token, ..Default::default() });
+        pos = game.variant.make(&pos, m);
+    }
+    text.result = game.text.result.clone();
+    let first_number = u32::from(game.start.fullmove_number());
+    let first_side = game.start.side_to_move() == Side::White;
+    crate::notation::pgn::write_moves_only(&text, first_number, first_side, BODY_WIDTH)
+}
+
+/// `text` with every line longer than `width` characters filled to lines of at most
+/// `width` (a paragraph written as one line, a player's long name), broken at spaces
+/// only (a word longer than that stays whole); shorter lines (the diagram's) stay as
+/// they are.
+fn fit_lines(text: &str, width: usize) -> String {
+    // Never at a hyphen: a game id in a command must stay whole.
+    let options =
+        textwrap::Options::new(width).break_words(false).word_splitter(textwrap::WordSplitter::NoHyphenation);
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let (body, end) = match line.strip_suffix('\n') {
+            Some(b) => (b, "\n"),
+            None => (line, ""),
+        };
+        if body.chars().count() <= width {
+            out.push_str(line);
+        } else {
+            out.push_str(&textwrap::fill(body, &options));
+            out.push_str(end);
+        }
+    }
+    out
 }
 
 /// A game message as read by [`read_messages`].

@@ -1,5 +1,7 @@
 //! Text diagrams of positions: one board per level, side by side (Gygax Chess: Air,
-//! Land, Subterranean from left to right), files along the bottom, ranks on both sides.
+//! Land, Subterranean from left to right) or stacked (Air on top), files along the
+//! bottom, ranks on both sides. [`Layout::fitting`] picks the layout for a width in
+//! columns (a terminal's, a mail body's 78).
 //!
 //! Pieces are their position-string tokens (upper case for the first side); empty light
 //! squares are `.`, empty dark squares `:` (square `a1` of each level is dark). The last
@@ -21,6 +23,40 @@ pub struct DiagramStyle {
     /// Turn each board half a turn: the second side's view, the highest rank at the bottom
     /// and files from right to left (levels stay in their order).
     pub flip: bool,
+}
+
+/// Where the levels of a many-level board go.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Layout {
+    /// Side by side, the highest level on the left (Gygax Chess: 134 columns).
+    #[default]
+    SideBySide,
+    /// One above the other, the highest level on top (Gygax Chess: 42 columns).
+    Stacked,
+}
+
+/// Columns of one level's board: rank numbers on both sides, 3 per file.
+fn board_width(v: &Variant) -> usize {
+    3 + v.def().dims.files() as usize * 3 + 3
+}
+
+/// The gap between levels side by side.
+const GAP: &str = "    ";
+
+impl Layout {
+    /// The widest line of `v`'s diagram in this layout, in columns.
+    pub fn width(self, v: &Variant) -> usize {
+        let levels = v.def().dims.levels() as usize;
+        match self {
+            Layout::SideBySide => levels * board_width(v) + (levels - 1) * GAP.len(),
+            Layout::Stacked => board_width(v),
+        }
+    }
+
+    /// Side by side when that fits in `columns`, else stacked.
+    pub fn fitting(v: &Variant, columns: usize) -> Layout {
+        if Layout::SideBySide.width(v) <= columns { Layout::SideBySide } else { Layout::Stacked }
+    }
 }
 
 /// Light and dark square colours used when a variant's render data has none for a level.
@@ -83,8 +119,20 @@ pub fn diagram(v: &Variant, pos: &Position, last: Option<&Move>) -> String {
     diagram_styled(v, pos, last, DiagramStyle::default())
 }
 
-/// Draws `pos` in `style`; `last` marks the last move's squares.
+/// Draws `pos` in `style`, levels side by side; `last` marks the last move's squares.
 pub fn diagram_styled(v: &Variant, pos: &Position, last: Option<&Move>, style: DiagramStyle) -> String {
+    diagram_laid_out(v, pos, last, style, Layout::SideBySide)
+}
+
+/// Draws `pos` in `style`, the levels placed as `layout` says (one-level boards look the
+/// same either way); `last` marks the last move's squares.
+pub fn diagram_laid_out(
+    v: &Variant,
+    pos: &Position,
+    last: Option<&Move>,
+    style: DiagramStyle,
+    layout: Layout,
+) -> String {
     let def = v.def();
     let dims = def.dims;
     let marked = move_squares(last);
@@ -127,8 +175,29 @@ pub fn diagram_styled(v: &Variant, pos: &Position, last: Option<&Move>, style: D
         format!("\x1b[48;2;{r};{g};{b}m\x1b[{fg}m{text}\x1b[0m")
     };
     let levels: Vec<u8> = (0..dims.levels()).rev().collect();
+    let groups: Vec<Vec<u8>> = match layout {
+        Layout::SideBySide => vec![levels],
+        Layout::Stacked => levels.into_iter().map(|l| vec![l]).collect(),
+    };
+    let blocks: Vec<String> = groups
+        .iter()
+        .map(|group| {
+            let lines = boards(v, group, style.flip, &cell);
+            lines.join("\n")
+        })
+        .collect();
+    let mut out = blocks.join("\n\n");
+    out.push('\n');
+    out
+}
+
+/// The lines of the boards of `levels` side by side (a heading naming each level when
+/// the variant has more than one), each cell drawn by `cell`.
+fn boards(v: &Variant, levels: &[u8], flip: bool, cell: &dyn Fn(Square) -> String) -> Vec<String> {
+    let def = v.def();
+    let dims = def.dims;
     let width = dims.files() as usize * 3;
-    let gap = "    ";
+    let gap = GAP;
     let mut lines = Vec::new();
     if dims.levels() > 1 {
         let mut head = String::new();
@@ -141,10 +210,9 @@ pub fn diagram_styled(v: &Variant, pos: &Position, last: Option<&Move>, style: D
         }
         lines.push(head.trim_end().to_string());
     }
-    let ranks: Vec<u8> =
-        if style.flip { (0..dims.ranks()).collect() } else { (0..dims.ranks()).rev().collect() };
+    let ranks: Vec<u8> = if flip { (0..dims.ranks()).collect() } else { (0..dims.ranks()).rev().collect() };
     let file_order: Vec<u8> =
-        if style.flip { (0..dims.files()).rev().collect() } else { (0..dims.files()).collect() };
+        if flip { (0..dims.files()).rev().collect() } else { (0..dims.files()).collect() };
     for r in ranks {
         let mut line = String::new();
         for (i, l) in levels.iter().enumerate() {
@@ -172,9 +240,7 @@ pub fn diagram_styled(v: &Variant, pos: &Position, last: Option<&Move>, style: D
         files.push_str("   ");
     }
     lines.push(files.trim_end().to_string());
-    let mut out = lines.join("\n");
-    out.push('\n');
-    out
+    lines
 }
 
 /// One line saying whose move it is, e.g. `Gold to move (move 12)`.

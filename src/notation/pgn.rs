@@ -632,6 +632,26 @@ pub fn write_game(game: &GameText, first_number: u32, first_side_to_move: bool) 
     out
 }
 
+/// The main line of `game` as plain movetext for people to read (a mail body): move
+/// numbers and moves only (no comments, NAGs or variations), then the result, in lines
+/// of at most `width` characters. `first_number` and `first_side_to_move` as in
+/// [`write_game`].
+pub fn write_moves_only(
+    game: &GameText,
+    first_number: u32,
+    first_side_to_move: bool,
+    width: usize,
+) -> String {
+    let moves: Vec<MoveNode> =
+        game.moves.iter().map(|m| MoveNode { token: m.token.clone(), ..MoveNode::default() }).collect();
+    let mut words = Vec::new();
+    write_line(&moves, first_number, first_side_to_move, false, &mut words);
+    words.push(game.result.as_ref().map(|r| r.0.clone()).unwrap_or_else(|| "*".into()));
+    let mut out = String::new();
+    wrap_to(&words, width, &mut out);
+    out
+}
+
 /// Pushes a comment as words (so long comments wrap), as a `;` comment ending its line
 /// when its text holds a `}`, or as a `;` line of its own when it is a verbatim line.
 fn push_comment(c: &str, words: &mut Vec<String>) {
@@ -716,6 +736,11 @@ fn write_line(
 /// Joins `words` with single spaces into lines of at most 80 characters (a word ending in
 /// a line break, a `;` comment, ends its line; one starting with a line break starts one).
 fn wrap(words: &[String], out: &mut String) {
+    wrap_to(words, 80, out);
+}
+
+/// [`wrap`] to lines of at most `width` characters.
+fn wrap_to(words: &[String], width: usize, out: &mut String) {
     let mut line = String::new();
     // The characters of `line`, kept as it grows (counting it again per word would cost
     // its length each time).
@@ -739,7 +764,7 @@ fn wrap(words: &[String], out: &mut String) {
         };
         // A move number and its move stay together; other words break at spaces.
         let w_chars = w.chars().count();
-        if !line.is_empty() && chars + 1 + w_chars > 80 {
+        if !line.is_empty() && chars + 1 + w_chars > width {
             out.push_str(&line);
             out.push('\n');
             line.clear();

@@ -37,6 +37,8 @@ pub fn isolate(cmd: &mut Command, home: &Path) {
         .env("TZ", "UTC")
         .env("LC_ALL", "C")
         .env("NO_COLOR", "1")
+        // Diagrams fit $COLUMNS when it is set: the caller's terminal width is not the test's.
+        .env_remove("COLUMNS")
         .env_remove("RAVENPOST_ARCHIVE")
         .env_remove("RAVENPOST_HOOK_EXE")
         .env_remove("RAVENPOST_SMTP_PASSWORD")

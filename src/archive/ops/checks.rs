@@ -310,8 +310,11 @@ fn clock_with_index(
 /// One line of `ravenpost log`, and what `verify` checks per commit.
 #[derive(Debug, Clone, Serialize)]
 pub struct LogLine {
-    /// Short commit id.
+    /// Short commit id (12 hex digits).
     pub commit: String,
+    /// The full commit hash (40 hex digits), for scripts that pass it to git.
+    #[serde(default)]
+    pub hash: String,
     /// Author name.
     pub author: String,
     /// Commit time (RFC 3339).
@@ -343,6 +346,7 @@ impl LogLine {
     ) -> LogLine {
         LogLine {
             commit: v.commit.short(),
+            hash: v.commit.hex(),
             author: v.author_name.clone(),
             time: v.time.to_datetime().map(|d| d.to_rfc3339()).unwrap_or_default(),
             what,
@@ -376,6 +380,7 @@ impl LogLine {
     fn from_cached(c: &IndexedCommit, v: Cached) -> LogLine {
         LogLine {
             commit: c.commit.short(),
+            hash: c.commit.hex(),
             author: c.author_name.to_string(),
             time: c.time.to_datetime().map(|d| d.to_rfc3339()).unwrap_or_default(),
             what: v.what,
