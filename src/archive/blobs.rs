@@ -145,6 +145,165 @@ impl Archive {
     }
 }
 
+/// How many versions in a row may fail to be rebuilt before [`Archive::read_versions`]
+/// reads the rest in one batch (a file not written as ravenpost writes it).
+const MISSES_BEFORE_BATCH: usize = 4;
+
+/// Where a game file's text can be cut after each main-line move: the first `j` moves
+/// with everything after them (comments, NAGs, variations) but nothing of the next one
+/// end at byte `ends[j]`.
+struct Cuts {
+    ends: Vec<usize>,
+}
+
+impl Cuts {
+    /// The cuts of `text`, or `None` when it is no readable game (nothing to rebuild from).
+    fn of(text: &[u8]) -> Option<Cuts> {
+        let s = std::str::from_utf8(text).ok()?;
+        let game = crate::notation::pgn::GameReader::new(text).next()?.ok()?;
+        let starts = crate::notation::pgn::line_starts(text);
+        let offset = |line: usize, column: usize| {
+            crate::notation::pgn::byte_offset(s, &starts, crate::notation::pgn::Span { line, column })
+        };
+        let mut ends = Vec::with_capacity(game.moves.len() + 1);
+        for node in &game.moves {
+            let at = offset(node.span.line, node.span.column)?;
+            if !s[at..].starts_with(node.token.as_str()) {
+                return None;
+            }
+            ends.push(end_before(text, at));
+        }
+        // The text of every move: up to the result token, or to the end.
+        let all = match &game.result {
+            Some((_, span)) => end_before(text, offset(span.line, span.column)?),
+            None => text.trim_ascii_end().len(),
+        };
+        ends.push(all);
+        Some(Cuts { ends })
+    }
+
+    /// The number of main-line moves of the text cut.
+    fn moves(&self) -> usize {
+        self.ends.len() - 1
+    }
+
+    /// The first `j` moves of `text` (the text these are the cuts of) as ravenpost writes
+    /// a game going on: then the result `*`, on the same line or on a line of its own. The
+    /// candidate whose git blob id is `blob`, if one is.
+    fn rebuild(&self, text: &[u8], j: usize, blob: BlobId) -> Option<Vec<u8>> {
+        let cut = text.get(..*self.ends.get(j)?)?;
+        // The result goes on the last line when it fits in the writer's 80 columns.
+        let last_line = cut.len() - memchr::memrchr(b'\n', cut).map_or(0, |i| i + 1);
+        let tails: &[&[u8]] = match j {
+            0 => &[b"\n\n*\n"],
+            _ if last_line + 2 <= 80 => &[b" *\n", b"\n*\n"],
+            _ => &[b"\n*\n", b" *\n"],
+        };
+        tails.iter().find_map(|tail| {
+            let mut candidate = Vec::with_capacity(cut.len() + tail.len());
+            candidate.extend_from_slice(cut);
+            candidate.extend_from_slice(tail);
+            let id = git2::Oid::hash_object(git2::ObjectType::Blob, &candidate).ok()?;
+            (id == blob.0).then_some(candidate)
+        })
+    }
+}
+
+/// Where the text before the token at `at` ends: white space and the token's move number
+/// (`12.` or `12...`) left out.
+fn end_before(text: &[u8], at: usize) -> usize {
+    let mut end = text[..at].trim_ascii_end().len();
+    if end > 0 && text[end - 1] == b'.' {
+        let dots = end - text[..end].iter().rev().take_while(|b| **b == b'.').count();
+        let digits = dots - text[..dots].iter().rev().take_while(|b| b.is_ascii_digit()).count();
+        if digits < dots && (digits == 0 || text[digits - 1].is_ascii_whitespace()) {
+            end = text[..digits].trim_ascii_end().len();
+        }
+    }
+    end
+}
+
+impl Archive {
+    /// The contents of `blobs`, versions of the game file at `path` oldest first, exactly
+    /// as [`Archive::read_blobs`] gives them, most of them without reading the object store.
+    ///
+    /// A pack stores each version as a delta against some other blob, often another game's
+    /// (all game files look alike), in chains some 25 deep on average: reading every
+    /// version of every game was most of git's work in a cold `verify`. But a game file
+    /// that grows by one move at a time is, version after version, a prefix of its newest
+    /// text followed by the result `*`. So the newest version is read, and each older one
+    /// is first rebuilt from the last version read, one move shorter; it is taken only when
+    /// its git blob id, the SHA-1 of its bytes, is the version's id: the same bytes as
+    /// the object store holds, or no rebuild at all. A version that is not such a prefix
+    /// (a draw offer, a resignation, a finished game's last move, a hand-made edit) is
+    /// read, and rebuilding goes on from it; after [`MISSES_BEFORE_BATCH`] misses in a row
+    /// the rest are read in one batch.
+    ///
+    /// # Errors
+    ///
+    /// As [`Archive::read_blobs`].
+    pub fn read_versions(&self, blobs: &[BlobId], path: &str) -> Result<Vec<Vec<u8>>, ArchiveError> {
+        self.read_versions_counted(blobs, path).map(|(texts, _)| texts)
+    }
+
+    /// [`Archive::read_versions`], and how many of the blobs were read from the object store.
+    fn read_versions_counted(
+        &self,
+        blobs: &[BlobId],
+        path: &str,
+    ) -> Result<(Vec<Vec<u8>>, usize), ArchiveError> {
+        if blobs.len() < BULK {
+            return Ok((self.read_blobs(blobs, path)?, blobs.len()));
+        }
+        let mut read_count = 0;
+        let mut out: Vec<Option<Vec<u8>>> = vec![None; blobs.len()];
+        let mut seen: std::collections::HashMap<BlobId, usize> = std::collections::HashMap::new();
+        // The last version read (its index and cuts), and the moves of the version before.
+        let mut reference: Option<(usize, Cuts)> = None;
+        let mut moves: Option<usize> = None;
+        let mut misses = 0;
+        let mut read_any = false;
+        for i in (0..blobs.len()).rev() {
+            if let Some(&j) = seen.get(&blobs[i]) {
+                out[i] = out[j].clone();
+                continue;
+            }
+            seen.insert(blobs[i], i);
+            let rebuilt = match (&reference, moves) {
+                (Some((r, cuts)), Some(m)) if m > 0 => {
+                    cuts.rebuild(out[*r].as_deref().unwrap_or_default(), m - 1, blobs[i])
+                }
+                _ => None,
+            };
+            if let Some(text) = rebuilt {
+                out[i] = Some(text);
+                moves = moves.map(|m| m - 1);
+                misses = 0;
+                continue;
+            }
+            if read_any {
+                misses += 1;
+            }
+            read_any = true;
+            if misses >= MISSES_BEFORE_BATCH {
+                let read = self.read_blobs(&blobs[..=i], path)?;
+                read_count += i + 1;
+                for (slot, bytes) in out.iter_mut().zip(read) {
+                    slot.get_or_insert(bytes);
+                }
+                break;
+            }
+            let bytes = self.read_blobs(std::slice::from_ref(&blobs[i]), path)?.pop().unwrap_or_default();
+            read_count += 1;
+            let cuts = Cuts::of(&bytes);
+            moves = cuts.as_ref().map(Cuts::moves);
+            out[i] = Some(bytes);
+            reference = cuts.map(|c| (i, c));
+        }
+        Ok((out.into_iter().map(Option::unwrap_or_default).collect(), read_count))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -171,5 +330,61 @@ mod tests {
         let mut with_missing = ids.clone();
         with_missing.push(BlobId(git2::Oid::from_str("0123456789abcdef0123456789abcdef01234567").unwrap()));
         assert!(matches!(archive.read_blobs(&with_missing, "x"), Err(ArchiveError::Git { .. })));
+    }
+
+    /// The versions of a game as ravenpost writes them (moves with their times, a draw
+    /// offer and its decline, a resignation) and one edited by hand: each version read
+    /// through [`Archive::read_versions`] is the object store's bytes, and only the newest
+    /// and the versions that are no prefix of a later one were read from the store.
+    #[test]
+    fn versions_rebuilt_from_a_later_text_are_the_stored_bytes() {
+        use crate::record::{self, DrawAction};
+        let dir = tempfile::tempdir().unwrap();
+        let ann = Identity::new("Ann Example", "ann@example.com");
+        let archive = Archive::init(dir.path(), Some(&ann), Timestamp::from_unix(1_740_830_400, 0)).unwrap();
+        let tags: Vec<(String, String)> = [("White", "Ann"), ("Black", "Bo"), ("Variant", "grand")]
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let mut text = record::game_text_from_tags(&tags);
+        let mut versions = vec![text.clone()];
+        for ply in 0..40_i64 {
+            if ply == 12 {
+                text = record::draw(&text, None, DrawAction::Offer).unwrap().text;
+                versions.push(text.clone());
+            }
+            if ply == 13 {
+                text = record::draw(&text, None, DrawAction::Decline).unwrap().text;
+                versions.push(text.clone());
+            }
+            let game = record::load(&text).unwrap();
+            let pos = game.position();
+            let legal = game.variant.legal_moves(&pos);
+            let mv = legal[(ply as usize * 7) % legal.len()];
+            let san = crate::notation::san::write_move(&game.variant, &pos, &mv);
+            text = record::play_move_at(&text, &san, None, None, Some(1_740_830_400 + ply * 3_601))
+                .unwrap()
+                .text;
+            versions.push(text.clone());
+            if ply == 25 {
+                // A hand-made edit: the same game with its lines ending in CR LF.
+                versions.push(text.replace('\n', "\r\n"));
+            }
+        }
+        text = record::resign(&text, Some("Bo")).unwrap().text;
+        versions.push(text);
+        let ids: Vec<BlobId> =
+            versions.iter().map(|v| BlobId(archive.repo.blob(v.as_bytes()).unwrap())).collect();
+        let (read, from_store) = archive.read_versions_counted(&ids, "games/grand/g.pgn").unwrap();
+        for (i, (got, want)) in read.iter().zip(&versions).enumerate() {
+            assert_eq!(String::from_utf8_lossy(got), *want, "version {i}");
+        }
+        assert_eq!(read.len(), versions.len());
+        // Read, newest first: the resignation; the last move (its Result tag is `*`, so no
+        // prefix of the resignation); the CR LF version and the move before it (no prefix of
+        // CR LF text); the decline, the move with the offer and the offer itself (the offer
+        // moved to the new move), and the move before the offer (an offer has as many moves
+        // as the version before it, and its offer comment). The other 37 were rebuilt.
+        assert_eq!(from_store, 8, "of {} versions", versions.len());
     }
 }

@@ -252,6 +252,96 @@ pub fn read_games(text: &str) -> Vec<Result<GameText, SyntaxError>> {
     GameReader::new(text.as_bytes()).collect()
 }
 
+/// Where each line of `text` starts (byte offsets: 0, then after each LF): the lines a
+/// [`Span`] counts.
+pub fn line_starts(text: &[u8]) -> Vec<usize> {
+    let mut starts = vec![0];
+    starts.extend(memchr::memchr_iter(b'\n', text).map(|i| i + 1));
+    starts
+}
+
+/// The length of the longest common prefix of `a` and `b`, in bytes.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    const CHUNK: usize = 64;
+    let whole = a.chunks(CHUNK).zip(b.chunks(CHUNK)).take_while(|(x, y)| x == y).count() * CHUNK;
+    let whole = whole.min(a.len()).min(b.len());
+    whole + a[whole..].iter().zip(&b[whole..]).take_while(|(x, y)| x == y).count()
+}
+
+/// The byte offset in `text` (whose [`line_starts`] are `starts`) of the place `span`
+/// names, as [`GameReader`] counts lines and columns (a byte order mark opening the text
+/// is not counted); `None` when `text` has no such place.
+pub fn byte_offset(text: &str, starts: &[usize], span: Span) -> Option<usize> {
+    let mut start = *starts.get(span.line.checked_sub(1)?)?;
+    if span.line == 1 && text.starts_with('\u{feff}') {
+        start += '\u{feff}'.len_utf8();
+    }
+    let column = span.column.checked_sub(1)?;
+    let within = text.get(start..)?.char_indices().nth(column).map(|(i, _)| i)?;
+    Some(start + within)
+}
+
+/// Reads `text`, a new version of the game file `prev_text` that was read as `prev`, from
+/// where the two first differ: the tag pairs, the comments before the first move and the
+/// main-line moves that stand wholly before that place are taken from `prev`; the rest is
+/// read as a game's movetext would be, and its places are counted in `text`. The game, as
+/// [`GameReader`] would read `text` (the same tags, moves, comments and places), and how
+/// many main-line moves were taken from `prev`.
+///
+/// `None` when that cannot be done: the versions differ in the tags or before the first
+/// move, or the rest cannot be read (read the whole text to get the error and its place).
+/// This is what makes judging a game's next version cost the new moves, not the game.
+pub fn read_continuation(prev: &GameText, prev_text: &str, text: &str) -> Option<(GameText, usize)> {
+    let common = common_prefix(prev_text.as_bytes(), text.as_bytes());
+    let starts = line_starts(prev_text.as_bytes());
+    // The last main-line move whose token starts within the common part, after white space
+    // (so that the token before it ended there too).
+    let (shared, at, span) = prev.moves.iter().enumerate().rev().find_map(|(i, node)| {
+        let at = byte_offset(prev_text, &starts, node.span)?;
+        let fits = at <= common
+            && at > 0
+            && prev_text.as_bytes()[at - 1].is_ascii_whitespace()
+            && prev_text[at..].starts_with(node.token.as_str());
+        fits.then_some((i, at, node.span))
+    })?;
+    let rest = GameReader::new(&text.as_bytes()[at..]).next()?.ok()?;
+    if !rest.tags.is_empty() || !rest.leading_comments.is_empty() {
+        return None;
+    }
+    // The rest's first line is part of line `span.line`, from column `span.column`.
+    let place = |s: &mut Span| {
+        if s.line == 1 {
+            s.column += span.column - 1;
+        }
+        s.line += span.line - 1;
+    };
+    fn shift(nodes: &mut [MoveNode], place: &dyn Fn(&mut Span)) {
+        for n in nodes {
+            place(&mut n.span);
+            for v in &mut n.variations {
+                shift(v, place);
+            }
+        }
+    }
+    let mut moves = Vec::with_capacity(shared + rest.moves.len());
+    moves.extend_from_slice(&prev.moves[..shared]);
+    let mut new_moves = rest.moves;
+    shift(&mut new_moves, &place);
+    moves.extend(new_moves);
+    let result = rest.result.map(|(r, mut s)| {
+        place(&mut s);
+        (r, s)
+    });
+    let game = GameText {
+        tags: prev.tags.clone(),
+        leading_comments: prev.leading_comments.clone(),
+        moves,
+        result,
+        span: prev.span,
+    };
+    Some((game, shared))
+}
+
 // ---------------------------------------------------------------------------------------
 // The nom grammar of one game. Inputs are `&str` slices of the game's text; positions are
 // recovered from slice offsets.

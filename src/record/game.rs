@@ -348,7 +348,7 @@ fn problem(span: Span, token: &str, message: impl Into<String>, help: Option<Str
 /// (later moves cannot be judged) and of each variation, then a result that contradicts
 /// the final position.
 pub fn replay(text: GameText) -> Result<Game, Vec<Problem>> {
-    replay_with(text, None)
+    replay_with(text, None, 0)
 }
 
 /// Replays `text`, the next version of the game `prev` was replayed from, reusing
@@ -366,8 +366,20 @@ pub fn replay(text: GameText) -> Result<Game, Vec<Problem>> {
 /// # Errors
 /// As [`replay`].
 pub fn replay_continuing(prev: &Game, text: GameText) -> Result<Game, Vec<Problem>> {
+    replay_continuing_read(prev, text, 0)
+}
+
+/// As [`replay_continuing`], for a `text` whose first `shared` main-line moves were read
+/// from the same bytes as `prev.text`'s ([`crate::notation::pgn::read_continuation`]):
+/// their move times, checked when `prev` was replayed, are not checked again. The answer
+/// is still exactly [`replay`]'s.
+///
+/// # Errors
+/// As [`replay`].
+pub fn replay_continuing_read(prev: &Game, text: GameText, shared: usize) -> Result<Game, Vec<Problem>> {
     let reuse = continues(prev, &text);
-    replay_with(text, reuse.then_some(prev))
+    let shared = if reuse { shared.min(prev.moves.len()) } else { 0 };
+    replay_with(text, reuse.then_some(prev), shared)
 }
 
 /// Whether `text` continues `prev`: the same tags (names and values, in order), and its
@@ -386,7 +398,9 @@ fn continues(prev: &Game, text: &GameText) -> bool {
 
 /// [`replay`], taking the variant and the first `prev.moves.len()` plies from `prev`
 /// when given (the caller has checked that `text` has `prev`'s tags and those tokens).
-fn replay_with(text: GameText, prev: Option<&Game>) -> Result<Game, Vec<Problem>> {
+/// The move times of the first `checked` main-line moves (the same as `prev.text`'s, which
+/// replayed without problems) are not checked again.
+fn replay_with(text: GameText, prev: Option<&Game>, checked: usize) -> Result<Game, Vec<Problem>> {
     let mut problems = Vec::new();
     let tag_span =
         |name: &str| text.tags.iter().find(|t| t.name == name).map(|t| t.span).unwrap_or(text.span);
@@ -430,8 +444,14 @@ fn replay_with(text: GameText, prev: Option<&Game>) -> Result<Game, Vec<Problem>
         }
     }
     // Move times (movetext.md, "Move times"): readable, one per ply, never going back.
-    let mut last_time: Option<(i64, usize)> = None;
-    for (i, m) in text.moves.iter().enumerate() {
+    let checked = if prev.is_some() { checked.min(text.moves.len()) } else { 0 };
+    // The last time among the moves not checked again: where the check goes on from.
+    let mut last_time: Option<(i64, usize)> =
+        text.moves[..checked].iter().enumerate().rev().find_map(|(i, m)| {
+            let t = m.comments.iter().find_map(|c| c.strip_prefix(super::TIME_PREFIX))?;
+            Some((chrono::DateTime::parse_from_rfc3339(t.trim()).ok()?.timestamp(), i + 1))
+        });
+    for (i, m) in text.moves.iter().enumerate().skip(checked) {
         let times: Vec<&str> = m.comments.iter().filter_map(|c| c.strip_prefix(super::TIME_PREFIX)).collect();
         if times.len() > 1 {
             problems.push(problem(

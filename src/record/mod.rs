@@ -60,23 +60,109 @@ fn rfc3339(t: i64) -> String {
 /// # Errors
 /// `ply N: …` for a time comment that is not an RFC 3339 time, or a ply with two.
 pub fn move_times(text: &GameText) -> Result<Vec<Option<i64>>, String> {
-    let mut out = Vec::with_capacity(text.moves.len());
-    for (i, m) in text.moves.iter().enumerate() {
+    times_of(&text.moves, 0)
+}
+
+/// The times of `moves`, the main-line moves from index `first` on.
+fn times_of(moves: &[MoveNode], first: usize) -> Result<Vec<Option<i64>>, String> {
+    let mut out = Vec::with_capacity(moves.len());
+    for (i, m) in moves.iter().enumerate() {
+        let ply = first + i + 1;
         let mut found = None;
         for c in &m.comments {
             let Some(t) = c.strip_prefix(TIME_PREFIX) else { continue };
             let secs = chrono::DateTime::parse_from_rfc3339(t.trim())
-                .map_err(|e| {
-                    format!("ply {} ({}): the time `{t}` is not an RFC 3339 time: {e}", i + 1, m.token)
-                })?
+                .map_err(|e| format!("ply {ply} ({}): the time `{t}` is not an RFC 3339 time: {e}", m.token))?
                 .timestamp();
             if found.replace(secs).is_some() {
-                return Err(format!("ply {} ({}): two recorded times", i + 1, m.token));
+                return Err(format!("ply {ply} ({}): two recorded times", m.token));
             }
         }
         out.push(found);
     }
     Ok(out)
+}
+
+/// As [`move_times`], for the main-line moves from index `from` on (0-based): their times,
+/// in order.
+///
+/// # Errors
+/// As [`move_times`], for those moves.
+pub fn move_times_from(text: &GameText, from: usize) -> Result<Vec<Option<i64>>, String> {
+    times_of(text.moves.get(from..).unwrap_or_default(), from)
+}
+
+/// The time recorded for the last of the first `before` main-line moves that has one
+/// (Unix seconds); `None` when none has a readable one.
+pub fn last_move_time(text: &GameText, before: usize) -> Option<i64> {
+    text.moves[..before.min(text.moves.len())].iter().rev().find_map(|m| {
+        let t = m.comments.iter().find_map(|c| c.strip_prefix(TIME_PREFIX))?;
+        Some(chrono::DateTime::parse_from_rfc3339(t.trim()).ok()?.timestamp())
+    })
+}
+
+/// Whether `g1` is what [`play_move_unwritten`] makes of `g0` with `san`, `g1`'s one new
+/// main-line move, written with `options` (no diagram), as [`same_game`] compares games,
+/// told from the new move alone when the first `shared` main-line moves of both texts
+/// were read from the same bytes: the same tags, comments before the first move and
+/// result; the moves after the shared ones as `g0` has them, its draw offer cleared; and
+/// the new move written as ravenpost writes it (its time, the prepared note, the mover's
+/// own offer carried along). `false` when that does not settle it (the move ends the game,
+/// a shared move holds an offer, anything differs): then compare whole games.
+pub fn adds_just_the_move(g0: &Game, g1: &Game, shared: usize, san: &str, options: MoveOptions) -> bool {
+    fn kept(c: &[String]) -> impl Iterator<Item = &String> {
+        c.iter().filter(|c| !c.starts_with('|'))
+    }
+    fn offer(c: &str) -> bool {
+        c.starts_with(DRAW_OFFER_PREFIX)
+    }
+    fn cleared(c: &[String]) -> impl Iterator<Item = &String> {
+        kept(c).filter(|c| !offer(c.as_str()))
+    }
+    let (t0, t1) = (&g0.text, &g1.text);
+    let k0 = t0.moves.len();
+    if options.diagram
+        || g1.outcome.is_some()
+        || k0 != g0.moves.len()
+        || t1.moves.len() != k0 + 1
+        || shared > k0
+        || g1.moves.len() != k0 + 1
+    {
+        return false;
+    }
+    let same_tags = t0.tags.len() == t1.tags.len()
+        && t0.tags.iter().zip(&t1.tags).all(|(x, y)| x.name == y.name && x.value == y.value);
+    let same_frame = g0.variant.def().slug == g1.variant.def().slug
+        && g0.options == g1.options
+        && g0.start == g1.start
+        && same_tags
+        && cleared(&t0.leading_comments).eq(kept(&t1.leading_comments))
+        && t0.result.as_ref().map(|r| &r.0) == t1.result.as_ref().map(|r| &r.0);
+    if !same_frame || t0.moves[..shared].iter().any(|m| m.comments.iter().any(|c| offer(c))) {
+        return false;
+    }
+    let same_after_clearing = t0.moves[shared..].iter().zip(&t1.moves[shared..k0]).all(|(m, n)| {
+        m.token == n.token
+            && m.nags == n.nags
+            && m.variations.is_empty()
+            && n.variations.is_empty()
+            && cleared(&m.comments).eq(kept(&n.comments))
+    });
+    if !same_after_clearing {
+        return false;
+    }
+    let side = g0.position().side_to_move();
+    let own_offer = pending_offer(g0).filter(|s| s == g0.variant.def().side_name(side));
+    let mut comments: Vec<String> = options.at.map(time_comment).into_iter().collect();
+    if options.prepared {
+        comments.push(PREPARED_COMMENT.to_string());
+    }
+    comments.extend(own_offer.map(|s| format!("{DRAW_OFFER_PREFIX}{s}")));
+    let new = &t1.moves[k0];
+    new.token == san
+        && new.nags.is_empty()
+        && new.variations.is_empty()
+        && comments.iter().eq(kept(&new.comments))
 }
 
 /// Why a change to a game was refused. Nothing was changed.
@@ -210,6 +296,23 @@ pub fn load_after(prev: &Game, text: &str) -> Result<Game, Refusal> {
     let first = games.next().ok_or_else(|| Refusal::Invalid(vec![]))?;
     let gt = first.map_err(|e| Refusal::Invalid(vec![e.into()]))?;
     self::game::replay_continuing(prev, gt).map_err(Refusal::Invalid)
+}
+
+/// As [`load_after`], for `text`, the next version of `prev_text`, from which `prev` was
+/// loaded: the text is read only from where the two versions first differ
+/// ([`crate::notation::pgn::read_continuation`]), and the moves before that place are not
+/// checked again. The game (what [`load`] gives) and how many main-line moves were taken
+/// from `prev` as read (0 when `text` was read whole).
+///
+/// # Errors
+/// As [`load`].
+pub fn load_continuing(prev: &Game, prev_text: &str, text: &str) -> Result<(Game, usize), Refusal> {
+    match crate::notation::pgn::read_continuation(&prev.text, prev_text, text) {
+        Some((gt, shared)) => self::game::replay_continuing_read(prev, gt, shared)
+            .map(|g| (g, shared))
+            .map_err(Refusal::Invalid),
+        None => load_after(prev, text).map(|g| (g, 0)),
+    }
 }
 
 /// As [`load`], as far as the main line is legal ([`game::replay_prefix`]): for showing

@@ -18,7 +18,7 @@ use super::clock::{PlyTimes, TimedVersion, is_timeout_claim, timeout_claim_probl
 use super::layout::{GamePath, PathKind, classify};
 use super::players::required_key;
 use super::problem::Problem;
-use super::step::{Step, check_created, check_step_from};
+use super::step::{Step, check_created, check_step_read};
 
 /// What the referee may ask about the commit it judges (implemented by the archive).
 pub trait Evidence {
@@ -88,11 +88,12 @@ pub fn judge_game_version<E: Evidence>(
     {
         return Ok(Err(p));
     }
+    // Only what the new version adds to the previous one is read, replayed and compared.
     let loaded = match previous {
-        Some((g0, _)) => crate::record::load_after(g0, text),
-        None => load(text),
+        Some((g0, old)) => crate::record::load_continuing(g0, old, text),
+        None => load(text).map(|g| (g, 0)),
     };
-    let game = match loaded {
+    let (game, shared) = match loaded {
         Ok(g) => g,
         Err(e) => return Ok(Err(Problem::Unreadable { why: e.to_string() })),
     };
@@ -103,7 +104,7 @@ pub fn judge_game_version<E: Evidence>(
             }
             check_created(path.variant(), &game)
         }
-        Some((g0, old)) => check_step_from(g0, old, &game, Some(info.author), Some(info.time)),
+        Some((g0, old)) => check_step_read(g0, old, &game, shared, Some(info.author), Some(info.time)),
     };
     let step = match step {
         Ok(s) => s,

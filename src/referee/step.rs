@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 use crate::notation::pgn::GameText;
 use crate::record::game::Game;
 use crate::record::{
-    MAX_CLOCK_SKEW, MoveOptions, load, move_times, play_move_unwritten, player, recognise_action, result_of,
-    same_game,
+    MAX_CLOCK_SKEW, MoveOptions, adds_just_the_move, last_move_time, load, move_times, move_times_from,
+    play_move_unwritten, player, recognise_action, result_of, same_game,
 };
 
 use super::problem::{Problem, time_from_unix};
@@ -101,8 +101,28 @@ pub fn check_step_from(
     author: Option<&str>,
     commit_time: Option<i64>,
 ) -> Result<Step, Problem> {
-    let t1 = move_times(&g1.text).map_err(|why| Problem::BadMoveTime { why })?;
-    let t0 = move_times(&g0.text).map_err(|why| Problem::PreviousUnreadable { why })?;
+    check_step_read(g0, old, g1, 0, author, commit_time)
+}
+
+/// As [`check_step_from`], when the first `shared` main-line moves of `g1.text` were read
+/// from the same bytes as `g0.text`'s ([`crate::record::load_continuing`]): what they hold
+/// is not compared again, so that the step costs what it adds. The verdict is
+/// [`check_step_from`]'s.
+///
+/// # Errors
+/// The [`Problem`].
+pub fn check_step_read(
+    g0: &Game,
+    old: &str,
+    g1: &Game,
+    shared: usize,
+    author: Option<&str>,
+    commit_time: Option<i64>,
+) -> Result<Step, Problem> {
+    let shared = shared.min(g0.text.moves.len()).min(g1.text.moves.len());
+    // The times of the moves after the shared ones (those before are the same in both).
+    let t1 = move_times_from(&g1.text, shared).map_err(|why| Problem::BadMoveTime { why })?;
+    let t0 = move_times_from(&g0.text, shared).map_err(|why| Problem::PreviousUnreadable { why })?;
     let fixed = |t: &GameText| -> Vec<(String, String)> {
         t.tags
             .iter()
@@ -127,17 +147,21 @@ pub fn check_step_from(
         return Err(Problem::MoveRewritten { ply: at + 1 });
     }
     if let Some(k) = t0.iter().zip(&t1).position(|(a, b)| a != b) {
-        return Err(Problem::MoveTimeRewritten { ply: k + 1 });
+        return Err(Problem::MoveTimeRewritten { ply: shared + k + 1 });
     }
-    if let Some(Some(at)) = t1.get(g0.moves.len()) {
+    if let Some(Some(at)) = g0.moves.len().checked_sub(shared).and_then(|i| t1.get(i)) {
         let ply = g0.moves.len() + 1;
-        if let Some(before) = t0.iter().rev().flatten().next()
-            && at < before
+        let before = match t0.iter().rev().flatten().next() {
+            Some(t) => Some(*t),
+            None => last_move_time(&g0.text, shared),
+        };
+        if let Some(before) = before
+            && *at < before
         {
             return Err(Problem::TimedBeforePrevious {
                 ply,
                 at: time_from_unix(*at),
-                previous: time_from_unix(*before),
+                previous: time_from_unix(before),
             });
         }
         if let Some(c) = commit_time
@@ -196,10 +220,13 @@ pub fn check_step_from(
             // mover's own draw offer carried along, and a result only if the rules end the
             // game (a resignation or agreement is a step of its own). Diagram comment
             // lines (`;|`, archive option) are not compared.
-            let at = t1.get(g0.moves.len()).copied().flatten();
+            let at = g0.moves.len().checked_sub(shared).and_then(|i| t1.get(i)).copied().flatten();
             // A prepared reply carries its note (`{ravenpost: prepared}`) after the time.
             let prepared = crate::record::is_prepared(&g1.text, ply);
             let options = MoveOptions { at, prepared, ..MoveOptions::default() };
+            if adds_just_the_move(g0, g1, shared, &san, options) {
+                return Ok(Step::Moved { ply, san, player: who });
+            }
             let (_, expected) = play_move_unwritten(g0, &san, None, None, options)
                 .map_err(|e| Problem::IllegalMove { ply, why: e.to_string() })?;
             if !same_game(&expected, g1) {
@@ -230,4 +257,169 @@ pub fn check_created(folder: &str, game: &Game) -> Result<Step, Problem> {
         return Err(Problem::CreatedWithMoves { plies: game.moves.len() });
     }
     Ok(Step::Created)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{self, DrawAction, load_continuing};
+
+    /// The versions of a Grand Chess game as ravenpost writes them: moves with their
+    /// times, a draw offer carried with a move, a declined offer, a resignation.
+    fn played() -> Vec<String> {
+        let tags: Vec<(String, String)> =
+            [("White", "Ann"), ("Black", "Bo"), ("Variant", "grand"), ("Event", "Le Tournoi d'été")]
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+        let mut text = record::game_text_from_tags(&tags);
+        let mut versions = vec![text.clone()];
+        for ply in 0..30_i64 {
+            if ply == 8 || ply == 15 {
+                text = record::draw(&text, None, DrawAction::Offer).unwrap().text;
+                versions.push(text.clone());
+            }
+            if ply == 16 {
+                text = record::draw(&text, None, DrawAction::Decline).unwrap().text;
+                versions.push(text.clone());
+            }
+            let game = record::load(&text).unwrap();
+            let pos = game.position();
+            let legal = game.variant.legal_moves(&pos);
+            let mv = legal[(ply as usize * 5 + 3) % legal.len()];
+            let san = crate::notation::san::write_move(&game.variant, &pos, &mv);
+            text = record::play_move_at(&text, &san, None, None, Some(1_740_830_400 + ply * 3_601))
+                .unwrap()
+                .text;
+            versions.push(text.clone());
+        }
+        text = record::resign(&text, Some("Bo")).unwrap().text;
+        versions.push(text);
+        versions
+    }
+
+    /// Edits of a next version that a hand, another tool or a cheat could make, each from
+    /// the text of one version (`prev`) and the next (`next`).
+    fn edits(prev: &str, next: &str) -> Vec<String> {
+        let mut out = vec![next.to_string()];
+        let body = next.trim_end().trim_end_matches('*').trim_end().to_string();
+        let replace_first = |from: &str, to: &str| next.replacen(from, to, 1);
+        out.push(replace_first("ravenpost: at 2025-03-01T00:00:00Z", "ravenpost: at 2025-03-01T00:00:01Z"));
+        out.push(next.replace('\n', "\r\n"));
+        out.push(format!("{body} {{a comment}} *\n"));
+        out.push(format!("{body} $1 *\n"));
+        out.push(format!("{body} (1... a3) *\n"));
+        out.push(format!("{body} {{ravenpost: at 2020-01-01T00:00:00Z}} *\n"));
+        out.push(format!("{body} {{ravenpost: at 2099-01-01T00:00:00Z}} *\n"));
+        out.push(format!("{body} {{ravenpost: at not a time}} *\n"));
+        out.push(format!("{body} {{été, naïve}} *\n"));
+        out.push(format!("{body} 1-0\n"));
+        out.push(format!("{body} Zz9 *\n"));
+        out.push(format!("{body} {{never closed *\n"));
+        out.push(format!("{body}\n% an escape line\n*\n"));
+        out.push(format!("{body} ) *\n"));
+        out.push(format!("{body}\n[Event \"next game\"]\n\n*\n"));
+        out.push(next.replacen("[Black \"Bo\"]", "[Black \"Bob\"]", 1));
+        out.push(next.replacen(" {ravenpost: at", "  {ravenpost:  at", 1));
+        out.push(prev.to_string());
+        // The new move timed before the one before it; the new move with a result.
+        if let Some(at) = next.rfind("ravenpost: at") {
+            let t = at + "ravenpost: at".len() + 1;
+            out.push(format!("{}2020-01-01T00:00:00Z{}", &next[..t], &next[t + 20..]));
+        }
+        out.push(format!("{} 1-0\n", body.replacen("[Result \"*\"]", "[Result \"1-0\"]", 1)));
+        // The previous version with its last move taken back, and an earlier move changed.
+        if let Some(cut) = prev.rfind(" {ravenpost: at") {
+            out.push(format!("{} *\n", &prev[..cut]));
+        }
+        let mut words: Vec<&str> = next.split(' ').collect();
+        if let Some(w) =
+            words.iter_mut().rev().find(|w| w.len() == 2 && w.chars().all(|c| c.is_ascii_alphanumeric()))
+        {
+            *w = "a4";
+        }
+        out.push(words.join(" "));
+        out
+    }
+
+    /// The name of a verdict's kind: `Moved`, `Recorded`, or the problem's variant.
+    fn kind(verdict: &Result<Step, Problem>) -> String {
+        match verdict {
+            Ok(Step::Created) => "Created".into(),
+            Ok(Step::Moved { .. }) => "Moved".into(),
+            Ok(Step::Recorded { .. }) => "Recorded".into(),
+            Err(p) => format!("{p:?}").split([' ', '{', '(']).next().unwrap_or_default().to_string(),
+        }
+    }
+
+    /// Reading a next version from where it differs (`load_continuing`) and judging the step
+    /// from the shared moves (`check_step_read`) give exactly what reading and judging the
+    /// whole text give: the same game (places included) or the same problems, and the same
+    /// verdict, for every step of a played game and for each of some 20 edits of every step.
+    #[test]
+    fn a_step_read_from_where_it_differs_is_judged_as_the_whole_text() {
+        let versions = played();
+        let mut compared = 0;
+        let mut continued = 0;
+        let mut kinds = Vec::new();
+        for pair in versions.windows(2) {
+            let (old, _) = (&pair[0], &pair[1]);
+            let g0 = record::load(old).unwrap();
+            for new in edits(old, &pair[1]) {
+                let whole = record::load_after(&g0, &new);
+                assert_eq!(whole, record::load(&new), "load_after and load agree on:\n{new}");
+                let read = load_continuing(&g0, old, &new);
+                match (&whole, &read) {
+                    (Ok(w), Ok((r, shared))) => {
+                        assert!(w == r, "the same game for:\n{new}\n{:?}\n{:?}", w.text, r.text);
+                        if *shared > 0 {
+                            continued += 1;
+                        }
+                        for author in [None, Some("Ann"), Some("Bo")] {
+                            for time in [None, Some(1_740_830_400 + 40 * 3_601), Some(1_600_000_000)] {
+                                let verdict = check_step_read(&g0, old, r, *shared, author, time);
+                                assert_eq!(
+                                    verdict,
+                                    check_step_from(&g0, old, w, author, time),
+                                    "the same verdict for {author:?} at {time:?} on:\n{new}"
+                                );
+                                kinds.push(kind(&verdict));
+                            }
+                        }
+                    }
+                    (Err(w), Err(r)) => {
+                        assert_eq!(w, r, "the same problems for:\n{new}");
+                        kinds.push("Unreadable".into());
+                    }
+                    _ => panic!(
+                        "one read failed, the other did not: {:?} / {:?}\n{new}",
+                        whole.is_ok(),
+                        read.is_ok()
+                    ),
+                }
+                compared += 1;
+            }
+        }
+        // Many steps were read from where they differ, not whole, and the edits gave both
+        // legal steps and every kind of refusal below (a move timed before the one before
+        // it is already a problem of the file: `Unreadable`).
+        assert!(continued > compared / 3, "{continued} of {compared} read from where they differ");
+        let kinds: std::collections::BTreeSet<String> = kinds.into_iter().collect();
+        for kind in [
+            "Moved",
+            "Recorded",
+            "Unreadable",
+            "MoveTimeRewritten",
+            "TimedInFuture",
+            "MoreThanTheMove",
+            "TagsChanged",
+            "MoveRewritten",
+            "NotAStep",
+            "OutOfTurn",
+            "NotEntitled",
+            "ResultWithMove",
+        ] {
+            assert!(kinds.contains(kind), "no {kind} among {kinds:?}");
+        }
+    }
 }

@@ -431,7 +431,7 @@ fn judge_game_path(
     }
     wanted.dedup();
     let mut texts: std::collections::HashMap<crate::archive::BlobId, Vec<u8>> =
-        wanted.iter().copied().zip(archive.read_blobs(&wanted, &file)?).collect();
+        wanted.iter().copied().zip(archive.read_versions(&wanted, &file)?).collect();
     let mut text_of = |blob: crate::archive::BlobId| -> Result<String, ArchiveError> {
         match texts.remove(&blob) {
             Some(bytes) => String::from_utf8(bytes)
