@@ -1034,3 +1034,33 @@ fn hook_check_by_hand_said_malformed_for_a_short_id() {
         assert!(!line.starts_with(' '), "an indented line: {line:?} in {out}");
     }
 }
+
+/// Regression (s5 NeoMutt play-through item 16): `sync` printed `git1: Scarlet offers a
+/// draw` (the side) next to `git1: Bo's ply 6 Se3f6` (the player). Now a draw action
+/// names its player too, with the side: `Ann (Gold) offers a draw`.
+#[test]
+fn sync_named_the_side_for_draw_actions_and_the_player_for_moves() {
+    let s = setup();
+    ok(&s.ann, &s.home, &["draw", "offer", "g", "--as", "Ann"]);
+    ok(&s.ann, &s.home, &["move", "g", "2e3", "--as", "Ann"]);
+    ok(&s.ann, &s.home, &["sync"]);
+    let ids = git(&s.ann, &s.home, &["log", "--reverse", "--format=%h", "--abbrev=12", "-2"]);
+    let ids: Vec<&str> = ids.lines().collect();
+    assert_eq!(
+        ok(&s.bo, &s.home, &["sync"]),
+        format!(
+            "Fetched 2 commit(s) from origin/main:\n  g: Ann (Gold) offers a draw ({})\n  g: Ann's ply 1 2e3 ({})\n",
+            ids[0], ids[1]
+        )
+    );
+    ok(&s.bo, &s.home, &["draw", "decline", "g", "--as", "Bo"]);
+    ok(&s.bo, &s.home, &["sync"]);
+    let id = git(&s.bo, &s.home, &["log", "--format=%h", "--abbrev=12", "-1"]);
+    assert_eq!(
+        ok(&s.ann, &s.home, &["sync"]),
+        format!(
+            "Fetched 1 commit(s) from origin/main:\n  g: Bo (Scarlet) declines the draw ({})\n",
+            id.trim()
+        )
+    );
+}

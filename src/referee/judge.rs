@@ -94,7 +94,7 @@ pub fn judge_game_version<E: Evidence>(
     };
     let game = match loaded {
         Ok(g) => g,
-        Err(e) => return Ok(Err(Problem::Unreadable { why: e.in_file(&path.path()) })),
+        Err(e) => return Ok(Err(Problem::Unreadable { why: e.to_string() })),
     };
     let step = match previous {
         None => {

@@ -533,6 +533,15 @@ fn check_record(
                     Err(e) => Err(Problem::PreviousUnreadable { why: e.to_string() }),
                 },
             };
+            // A record that does not read: its place with the file's name (`games/gygax/
+            // g.pgn:15:28: illegal move …`), as `sync` and the hook relay it.
+            let verdict = match verdict {
+                Err(Problem::Unreadable { why }) => match record::load(text) {
+                    Err(e) => Err(Problem::Unreadable { why: e.in_file(&game.path()) }),
+                    Ok(_) => Err(Problem::Unreadable { why }),
+                },
+                v => v,
+            };
             match verdict {
                 Err(problem) => findings.push(Finding { subject, problem }),
                 Ok((step, game)) => {
