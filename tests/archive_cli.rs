@@ -370,7 +370,8 @@ fn without_as_a_player_acts_as_themself() {
     assert!(git(&dir, &home, &["log", "-1", "--format=%an"]).starts_with("Ann"));
     // `log` says what recorded commits did.
     ok(&dir, &home, &["draw", "offer", "g", "--as", "Bo"]);
-    assert!(ok(&dir, &home, &["log", "g"]).contains("Scarlet offers a draw (*)"));
+    // (s5 item 14: without the unchanged result `(*)`, which said nothing.)
+    assert!(ok(&dir, &home, &["log", "g"]).contains("Scarlet offers a draw\n"));
 }
 
 #[test]

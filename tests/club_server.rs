@@ -118,7 +118,8 @@ impl Club<'_> {
         let out = ok(&self.ann.dir, &self.home, &["sync"]);
         assert!(out.contains("Pushed 1 commit"), "{out}");
         let out = ok(&self.bo.dir, &self.home, &["sync"]);
-        assert!(out.contains("Gold resigns"), "{out}");
+        // (s5 item 16: a draw action or resignation names its player, as a move does.)
+        assert!(out.contains("Ann (Gold) resigns"), "{out}");
         for p in [&self.ann, &self.bo] {
             let v = ok(&p.dir, &self.home, &["verify"]);
             assert!(v.contains("0 problems"), "{v}");

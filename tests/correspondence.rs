@@ -872,35 +872,38 @@ fn hook_and_sync_refuse_a_new_game_file_with_moves() {
 /// `--json` `"why"`) carried git's padding after each `remote:` line and the hook's own
 /// `ravenpost:` prefix inside ravenpost's, and did not say how to drop the refused
 /// commit. Now the reason is the hook's line alone, and the message gives the commands
-/// (a branch that keeps the commit, then a reset to the remote's branch), which work.
+/// (a branch that keeps the commit, then a reset to the remote's branch), each on a line
+/// of its own (s5 NeoMutt play-through item 14), and they work. The server refuses what
+/// only it can judge: Ann's legal move pushed by the account `bo` (the hook reads the
+/// pusher from `GL_USER`, which a local push hands it).
 #[test]
 fn push_refusal_relayed_by_sync_kept_git_padding_and_a_doubled_prefix() {
     let s = setup();
     let before = s.server_tip();
-    // An illegal first move, committed by hand.
-    let pgn = s.ann.join(GAME);
-    let current = std::fs::read_to_string(&pgn).unwrap();
-    std::fs::write(&pgn, format!("{} 1. 2a9 *\n", current.trim_end().trim_end_matches('*').trim_end()))
-        .unwrap();
-    git(&s.ann, &s.home, &["commit", "--quiet", "-am", "g: ply 1 2a9"]);
-    let o = run(&s.ann, &s.home, &["sync", "--json"]);
+    ok(&s.ann, &s.home, &["move", "g", "2e3", "--as", "Ann"]);
+    let as_bo =
+        |args: &[&str]| ravenpost_at(&s.ann, &s.home, T0).env("GL_USER", "bo").args(args).output().unwrap();
+    let o = as_bo(&["sync", "--json"]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON on standard output");
     assert_eq!(v["refused"], "push-refused", "{v}");
     assert_eq!(v["branch"], "main", "{v}");
     let why = v["why"].as_str().unwrap();
     assert!(why.starts_with("g "), "the hook's line alone: {why:?}");
-    assert!(why.contains("2a9"), "{why:?}");
+    assert!(why.contains("authenticated as `bo`"), "{why:?}");
     assert_eq!(why, why.trim_end(), "no padding: {why:?}");
     assert!(!why.contains("ravenpost:") && !why.contains("  "), "{why:?}");
-    let err = fails(&s.ann, &s.home, &["sync"], 1, "origin refused the push (nothing changed there): g ");
-    assert!(!err.contains("): ravenpost:") && !err.contains("  "), "{err}");
+    let o = as_bo(&["sync"]);
+    let err = expect_failure(&o, "sync as bo", 1, "origin refused the push (nothing changed there): g ");
+    assert!(!err.contains("): ravenpost:"), "{err}");
     assert!(
-        err.contains(
-            "to drop them: `git branch ravenpost-refused` (keeps them), then `git reset --hard origin/main`"
+        err.ends_with(
+            "\nThe refused commits stay in this archive. To drop them, keeping a copy on the\n\
+             branch ravenpost-refused, run:\n    git branch ravenpost-refused\n    git reset --hard origin/main\n"
         ),
         "{err}"
     );
+    assert_eq!(s.server_tip(), before);
     // The advice works: the refused commit is kept on a branch, the clone is the server's.
     let refused_commit = git(&s.ann, &s.home, &["rev-parse", "HEAD"]);
     git(&s.ann, &s.home, &["branch", "ravenpost-refused"]);
@@ -908,6 +911,72 @@ fn push_refusal_relayed_by_sync_kept_git_padding_and_a_doubled_prefix() {
     assert_eq!(git(&s.ann, &s.home, &["rev-parse", "HEAD"]).trim(), before);
     assert_eq!(git(&s.ann, &s.home, &["rev-parse", "ravenpost-refused"]), refused_commit);
     assert!(ok(&s.ann, &s.home, &["sync"]).contains("Up to date with origin/main"), "the clone syncs again");
+}
+
+/// Regression (s5 NeoMutt play-through item 14): `sync` pushed an illegal move committed
+/// by hand (plain `git commit`) without judging it, so the server's hook was the first to
+/// refuse it; the relayed position `15:28` had no file name. Now `sync` judges its own
+/// commits as the hook does before it pushes, refuses them with the file, line and
+/// column and the same recovery commands (each on its own line, and they work), and the
+/// server is never asked. Both for a clone ahead of the remote and for a first push.
+#[test]
+fn sync_pushed_a_hand_made_illegal_commit_without_judging_it() {
+    let s = setup();
+    let before = s.server_tip();
+    let pgn = s.ann.join(GAME);
+    let current = std::fs::read_to_string(&pgn).unwrap();
+    let body = current.trim_end().trim_end_matches('*').trim_end();
+    // Three legal plies, then an illegal one: the a-file's Sylph went to 3b6 at ply 2.
+    std::fs::write(&pgn, format!("{body} 1. 2e3 Sa3b6 2. 2d3 Sa3b5 *\n")).unwrap();
+    git(&s.ann, &s.home, &["commit", "--quiet", "-am", "g: plies 1 to 4"]);
+    let line = std::fs::read_to_string(&pgn).unwrap().lines().position(|l| l.contains("Sa3b5")).unwrap() + 1;
+    let column =
+        std::fs::read_to_string(&pgn).unwrap().lines().nth(line - 1).unwrap().find("Sa3b5").unwrap() + 1;
+    let commit = git(&s.ann, &s.home, &["rev-parse", "--short=12", "HEAD"]).trim().to_string();
+    let o = run(&s.ann, &s.home, &["sync", "--json"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON on standard output");
+    assert_eq!(v["refused"], "unpushed-illegal", "{v}");
+    assert_eq!(v["branch"], "main", "{v}");
+    let problem = format!(
+        "g {commit}: games/gygax/g.pgn:{line}:{column}: illegal move `Sa3b5` (Scarlet, move 2): \
+         Scarlet has no Sylph on the a-file"
+    );
+    assert_eq!(v["problems"], serde_json::json!([problem]), "{v}");
+    let err = fails(&s.ann, &s.home, &["sync"], 1, "");
+    assert_eq!(
+        err,
+        format!(
+            "ravenpost: this archive's commits are not legal steps; nothing was pushed to origin:\n\
+             ravenpost: {problem}\n\
+             The refused commits stay in this archive. To drop them, keeping a copy on the\n\
+             branch ravenpost-refused, run:\n    git branch ravenpost-refused\n    git reset --hard origin/main\n"
+        )
+    );
+    assert_eq!(s.server_tip(), before, "the server was not asked");
+    // The advice works.
+    let refused_commit = git(&s.ann, &s.home, &["rev-parse", "HEAD"]);
+    git(&s.ann, &s.home, &["branch", "ravenpost-refused"]);
+    git(&s.ann, &s.home, &["reset", "--quiet", "--hard", "origin/main"]);
+    assert_eq!(git(&s.ann, &s.home, &["rev-parse", "HEAD"]).trim(), before);
+    assert_eq!(git(&s.ann, &s.home, &["rev-parse", "ravenpost-refused"]), refused_commit);
+    assert!(ok(&s.ann, &s.home, &["sync"]).contains("Up to date with origin/main"));
+
+    // A first push to an empty remote is judged too (no branch there to reset to).
+    let empty = s.server.with_file_name("empty.git");
+    git(&s.ann, &s.home, &["init", "--quiet", "--bare", "-b", "main", empty.to_str().unwrap()]);
+    git(&s.ann, &s.home, &["remote", "add", "empty", empty.to_str().unwrap()]);
+    git(&s.ann, &s.home, &["reset", "--quiet", "--hard", "ravenpost-refused"]);
+    let err = fails(&s.ann, &s.home, &["sync", "empty"], 1, "");
+    assert_eq!(
+        err,
+        format!(
+            "ravenpost: this archive's commits are not legal steps; nothing was pushed to empty:\nravenpost: {problem}\n"
+        )
+    );
+    assert!(
+        git_out(&empty, &s.home, &["rev-parse", "--verify", "--quiet", "refs/heads/main"]).stdout.is_empty()
+    );
 }
 
 /// Regression (s4 admin report (a)1): a password in a remote's URL
@@ -964,4 +1033,34 @@ fn hook_check_by_hand_said_malformed_for_a_short_id() {
     for line in out.lines() {
         assert!(!line.starts_with(' '), "an indented line: {line:?} in {out}");
     }
+}
+
+/// Regression (s5 NeoMutt play-through item 16): `sync` printed `git1: Scarlet offers a
+/// draw` (the side) next to `git1: Bo's ply 6 Se3f6` (the player). Now a draw action
+/// names its player too, with the side: `Ann (Gold) offers a draw`.
+#[test]
+fn sync_named_the_side_for_draw_actions_and_the_player_for_moves() {
+    let s = setup();
+    ok(&s.ann, &s.home, &["draw", "offer", "g", "--as", "Ann"]);
+    ok(&s.ann, &s.home, &["move", "g", "2e3", "--as", "Ann"]);
+    ok(&s.ann, &s.home, &["sync"]);
+    let ids = git(&s.ann, &s.home, &["log", "--reverse", "--format=%h", "--abbrev=12", "-2"]);
+    let ids: Vec<&str> = ids.lines().collect();
+    assert_eq!(
+        ok(&s.bo, &s.home, &["sync"]),
+        format!(
+            "Fetched 2 commit(s) from origin/main:\n  g: Ann (Gold) offers a draw ({})\n  g: Ann's ply 1 2e3 ({})\n",
+            ids[0], ids[1]
+        )
+    );
+    ok(&s.bo, &s.home, &["draw", "decline", "g", "--as", "Bo"]);
+    ok(&s.bo, &s.home, &["sync"]);
+    let id = git(&s.bo, &s.home, &["log", "--format=%h", "--abbrev=12", "-1"]);
+    assert_eq!(
+        ok(&s.ann, &s.home, &["sync"]),
+        format!(
+            "Fetched 1 commit(s) from origin/main:\n  g: Bo (Scarlet) declines the draw ({})\n",
+            id.trim()
+        )
+    );
 }

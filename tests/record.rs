@@ -53,7 +53,8 @@ fn moves_are_checked_and_written_canonically() {
     assert_eq!(e, Refusal::WrongPly { expected: 1, next: 2 });
     // Illegal, with the engine's reason.
     let e = play_move(&a.text, "Sa3a6", Some("Bo"), None).unwrap_err();
-    assert!(e.to_string().contains("illegal move: no Sylph of Scarlet can go to 3a6"), "{e}");
+    // (s5 item 15: it says what the origin was read as.)
+    assert!(e.to_string().contains("illegal move: no Sylph of Scarlet on the a-file can go to 3a6"), "{e}");
     let b = play_move(&a.text, "Sa3b6", Some("Bo"), Some(2)).unwrap();
     assert!(b.text.contains("1. 2e3 Sa3b6 *"));
 }

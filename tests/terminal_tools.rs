@@ -149,6 +149,92 @@ fn diagrams_fit_80_columns_in_each_variant() {
     }
 }
 
+/// Runs the shell command `command` inside a pseudo-terminal of `cols` columns (util-linux
+/// `script`), with `COLUMNS` unset and the ravenpost binary as `$RAVENPOST`; returns what
+/// reached the terminal (newlines untranslated). Fails unless the command succeeds.
+fn in_terminal(dir: &Path, home: &Path, cols: u16, command: &str) -> String {
+    require("script", &["--version"], "bsdutils (util-linux's script)");
+    let script = format!("stty rows 40 cols {cols} -onlcr && {command}");
+    let mut cmd = Command::new("script");
+    cmd.current_dir(dir).env("RAVENPOST_TIME", T0.to_string());
+    common::isolate(&mut cmd, home);
+    let o = cmd
+        .env("SHELL", "/bin/sh")
+        .env("RAVENPOST", env!("CARGO_BIN_EXE_ravenpost"))
+        .args(["-q", "-e", "-c", &script, "/dev/null"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("script runs");
+    assert!(o.status.success(), "script -c {script:?}: {}", text(&o));
+    String::from_utf8(o.stdout).unwrap()
+}
+
+/// Regression (s5 NeoMutt play-through item 1): `ravenpost show GAME | less` in an 80-column
+/// terminal drew Gygax Chess side by side, 134 columns, every line wrapping: with standard
+/// output piped and `COLUMNS` not exported (bash does not export it) the width was unknown.
+/// Now the terminal on standard error, else standard input, gives it. Checked in a real
+/// pseudo-terminal: stacked at 80 columns, side by side at 200, and side by side (width
+/// unknown) when all three streams are redirected.
+#[test]
+fn show_piped_in_an_80_column_terminal_stacks_the_levels_without_columns() {
+    let (_t, dir, home) = archive();
+    ok(&dir, &home, &["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "g"]);
+    ok(&dir, &home, &["move", "g", "2e3"]);
+    let stacked = ok_env(&dir, &home, &[("COLUMNS", "80")], &["show", "g"]);
+    let wide = ok_env(&dir, &home, &[("COLUMNS", "200")], &["show", "g"]);
+    assert_ne!(stacked, wide);
+    let out = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap();
+    // Standard output a pipe, standard error and input the terminal.
+    in_terminal(&dir, &home, 80, r#""$RAVENPOST" show g | cat >piped.txt"#);
+    assert_eq!(out("piped.txt"), stacked);
+    assert!(widest(&out("piped.txt")) <= 80);
+    // Standard error redirected too: standard input is still the terminal.
+    in_terminal(&dir, &home, 80, r#""$RAVENPOST" show g 2>err.txt | cat >stdin.txt"#);
+    assert_eq!(out("stdin.txt"), stacked);
+    assert_eq!(out("err.txt"), "");
+    // A wide terminal: side by side.
+    in_terminal(&dir, &home, 200, r#""$RAVENPOST" show g | cat >wide.txt"#);
+    assert_eq!(out("wide.txt"), wide);
+    // All three redirected (a script's): the width is unknown, side by side as before.
+    in_terminal(&dir, &home, 80, r#""$RAVENPOST" show g </dev/null 2>/dev/null | cat >none.txt"#);
+    assert_eq!(out("none.txt"), wide);
+    // $COLUMNS, when exported, is what was asked for.
+    in_terminal(&dir, &home, 80, r#"COLUMNS=200 "$RAVENPOST" show g | cat >columns.txt"#);
+    assert_eq!(out("columns.txt"), wide);
+    // The terminal on standard output is the output's own width, whatever $COLUMNS says.
+    assert_eq!(in_terminal(&dir, &home, 80, r#"COLUMNS=200 "$RAVENPOST" show g"#), stacked);
+}
+
+/// Regression (s5 NeoMutt play-through item 17): `show --layout side-by-side` in an
+/// 80-column terminal printed 134-column lines without a word. Now a one-line note on
+/// standard error says so (standard output, which may be piped, is unchanged); none when
+/// the width is unknown or the layout fits.
+#[test]
+fn side_by_side_wider_than_the_terminal_says_so_on_standard_error() {
+    let (_t, dir, home) = archive();
+    ok(&dir, &home, &["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "g"]);
+    let wide = ok_env(&dir, &home, &[], &["show", "g"]);
+    let o = run_env(&dir, &home, &[("COLUMNS", "80")], &["show", "g", "--layout", "side-by-side"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(String::from_utf8_lossy(&o.stdout), wide);
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        "ravenpost: note: side by side is 134 columns wide, the terminal 80\n"
+    );
+    for env in [&[][..], &[("COLUMNS", "134")][..]] {
+        let o = run_env(&dir, &home, env, &["show", "g", "--layout", "side-by-side"]);
+        assert!(o.status.success() && o.stderr.is_empty(), "{env:?}: {}", text(&o));
+        assert_eq!(String::from_utf8_lossy(&o.stdout), wide);
+    }
+    // In a real 80-column terminal, output piped: the note reaches the terminal's file.
+    in_terminal(&dir, &home, 80, r#""$RAVENPOST" show g --layout side-by-side 2>note.txt | cat >out.txt"#);
+    assert_eq!(std::fs::read_to_string(dir.join("out.txt")).unwrap(), wide);
+    assert_eq!(
+        std::fs::read_to_string(dir.join("note.txt")).unwrap(),
+        "ravenpost: note: side by side is 134 columns wide, the terminal 80\n"
+    );
+}
+
 // ------------------------------------------------------------------------- mail bodies
 
 /// The body (the text part) of a message.
@@ -627,4 +713,113 @@ fn errors_have_one_shape_across_the_binary() {
         assert_eq!(o.status.code(), Some(0), "{args:?}");
         assert!(o.stderr.is_empty() && !o.stdout.is_empty(), "{args:?}: {}", text(&o));
     }
+}
+
+// ------------------------------------------------- everyday messages at 80 columns
+
+/// Runs `ravenpost args`, which must fail with exit code 1; standard error.
+fn refused(dir: &Path, home: &Path, args: &[&str]) -> String {
+    let o = run(dir, home, args);
+    assert_eq!(o.status.code(), Some(1), "ravenpost {args:?}: {}", text(&o));
+    assert!(o.stdout.is_empty(), "{}", text(&o));
+    String::from_utf8(o.stderr).unwrap()
+}
+
+/// Regression (s5 NeoMutt play-through item 15): `move ann-bo Sa3b5` said `no Sylph of
+/// Scarlet can go to 3b5; legal: Sa3b6`: the `a` was read as the origin file without a
+/// word, and the list read as "the only legal Sylph move"; a long list wrapped mid-word.
+/// Now the message says what it read (the a-file), the list is wrapped within 80
+/// columns, and it says how to see every legal move (whose list it checks against).
+#[test]
+fn move_sa3b5_read_the_a_as_the_file_without_saying_so() {
+    let (_t, dir, home) = archive();
+    ok(&dir, &home, &["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "g"]);
+    ok(&dir, &home, &["move", "g", "2e3"]);
+    assert_eq!(
+        refused(&dir, &home, &["move", "g", "Sa3b5", "--as", "Bo"]),
+        "ravenpost: illegal move `Sa3b5`: no Sylph of Scarlet on the a-file can go to 3b5\n\
+         legal: Sa3b6\n\
+         every legal move: `ravenpost moves g`\n"
+    );
+    // No Warrior reaches 2e4 at once: every Warrior move is listed, within 80 columns.
+    let err = refused(&dir, &home, &["move", "g", "2e4", "--as", "Bo"]);
+    assert!(
+        err.starts_with("ravenpost: illegal move `2e4`: no Warrior of Scarlet can go to 2e4\nlegal: "),
+        "{err}"
+    );
+    assert!(err.ends_with("\nevery legal move: `ravenpost moves g`\n"), "{err}");
+    assert!(widest(&err) <= 80, "{err}");
+    let listed: Vec<&str> = err
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.starts_with("every legal move"))
+        .flat_map(|l| l.trim_start_matches("legal:").split_whitespace())
+        .collect();
+    let warriors: Vec<String> =
+        legal(&dir, &home, "g").into_iter().filter(|m| m.starts_with(|c: char| c.is_ascii_digit())).collect();
+    assert!(warriors.len() > 8, "{warriors:?}");
+    let mut listed: Vec<String> = listed.into_iter().map(str::to_string).collect();
+    let mut warriors = warriors;
+    listed.sort();
+    warriors.sort();
+    assert_eq!(listed, warriors);
+}
+
+/// Regression (s5 NeoMutt play-through item 7): `ravenpost move git1 2c3 && ravenpost draw
+/// offer git1 --as Ann` said only `not Ann's turn`: an offer is made before one's move, in
+/// the same turn, and goes with it. Now the refusal says so with the two commands in
+/// their order, which work.
+#[test]
+fn draw_offer_after_ones_own_move_said_only_not_your_turn() {
+    let (_t, dir, home) = archive();
+    ok(&dir, &home, &["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "g"]);
+    ok(&dir, &home, &["move", "g", "2e3", "--as", "Ann"]);
+    let err = refused(&dir, &home, &["draw", "offer", "g", "--as", "Ann"]);
+    assert_eq!(
+        err,
+        "ravenpost: not Ann's turn: Bo (Scarlet) is to move\n\
+         A draw offer goes with a move: make it in your turn, before you move:\n    \
+         ravenpost draw offer g\n    ravenpost move g MOVE\n"
+    );
+    assert!(widest(&err) <= 80, "{err}");
+    // The order it gives works, for Bo now.
+    assert_eq!(ok(&dir, &home, &["draw", "offer", "g", "--as", "Bo"]), "Scarlet offers a draw\n");
+    ok(&dir, &home, &["move", "g", "Sa3b6", "--as", "Bo"]);
+    let log = ok(&dir, &home, &["log", "g"]);
+    assert!(log.contains("Scarlet offers a draw\n") && log.contains("ply 2 Sa3b6\n"), "{log}");
+    // Bo, having moved, is told the same.
+    let err = refused(&dir, &home, &["draw", "offer", "g", "--as", "Bo"]);
+    assert!(err.contains("A draw offer goes with a move"), "{err}");
+}
+
+/// Regression (s5 NeoMutt play-through item 14): `log` printed `Scarlet declines the draw
+/// (*)`, the `(*)` (the result, unchanged) unexplained. Now a draw action's line says the
+/// result only when it changed, in words; `log --json` keeps its `what` as it was.
+#[test]
+fn log_printed_an_unexplained_result_after_each_draw_action() {
+    let (_t, dir, home) = archive();
+    ok(&dir, &home, &["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "g"]);
+    ok(&dir, &home, &["draw", "offer", "g", "--as", "Ann"]);
+    ok(&dir, &home, &["move", "g", "2e3", "--as", "Ann"]);
+    ok(&dir, &home, &["draw", "decline", "g", "--as", "Bo"]);
+    ok(&dir, &home, &["resign", "g", "--as", "Bo"]);
+    let log = ok(&dir, &home, &["log", "g"]);
+    // `commit  time  author (16 columns) what`.
+    let what: Vec<&str> = log.lines().map(|l| &l.splitn(3, "  ").nth(2).unwrap()[17..]).collect();
+    assert_eq!(
+        what,
+        [
+            "created",
+            "Gold offers a draw",
+            "ply 1 2e3",
+            "Scarlet declines the draw",
+            "Scarlet resigns, result 1-0"
+        ],
+        "{log}"
+    );
+    assert!(!log.contains("(*)"), "{log}");
+    let json: serde_json::Value = serde_json::from_str(&ok(&dir, &home, &["log", "g", "--json"])).unwrap();
+    let whats: Vec<&str> = json.as_array().unwrap().iter().map(|e| e["what"].as_str().unwrap()).collect();
+    assert_eq!(whats[3], "Scarlet declines the draw (*)");
+    assert_eq!(whats[4], "Scarlet resigns (1-0)");
 }

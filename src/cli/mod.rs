@@ -958,6 +958,9 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                     flip,
                     color: color.colors(std::io::IsTerminal::is_terminal(&std::io::stdout())),
                 };
+                if let Some(note) = terminal::too_wide_note(&g.variant, layout, terminal::columns()) {
+                    errln!("{note}");
+                }
                 let layout = terminal::layout(&g.variant, layout);
                 write!(
                     out,
@@ -1083,7 +1086,14 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
         }
         Command::Move { game, mv, who, expect_ply } => {
             let a = ops::open(cli.archive.as_deref(), false)?;
-            let applied = ops::play(&a, &game, &mv, who.as_deref(), expect_ply, author.as_ref())?;
+            let applied = match ops::play(&a, &game, &mv, who.as_deref(), expect_ply, author.as_ref()) {
+                Err(ops::Error::Refused(crate::record::Refusal::Illegal(
+                    crate::notation::san::SanError::Illegal { reason, legal },
+                ))) => {
+                    return Err(Failure { message: illegal_move_text(&game, &mv, &reason, &legal), code: 1 });
+                }
+                other => other?,
+            };
             writeln!(out, "{} (ply {})", applied.summary, applied.ply).map_err(io)?;
             if let Some(r) = applied.result {
                 writeln!(out, "Result: {r}").map_err(io)?;
@@ -1104,7 +1114,20 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                 DrawArg::Decline => crate::record::DrawAction::Decline,
                 DrawArg::Claim => crate::record::DrawAction::Claim,
             };
-            let applied = ops::draw(&a, &game, who.as_deref(), action, author.as_ref())?;
+            let applied = match ops::draw(&a, &game, who.as_deref(), action, author.as_ref()) {
+                // An offer after one's own move: the commands, in the order they go.
+                Err(ops::Error::Refused(crate::record::Refusal::OfferAfterMove { player, to_move })) => {
+                    return Err(Failure {
+                        message: format!(
+                            "not {player}'s turn: {to_move} is to move\n\
+                             A draw offer goes with a move: make it in your turn, before you move:\n    \
+                             ravenpost draw offer {game}\n    ravenpost move {game} MOVE"
+                        ),
+                        code: 1,
+                    });
+                }
+                other => other?,
+            };
             writeln!(out, "{}", applied.summary).map_err(io)?;
             conditional_cmds::answer(&a, author.as_ref(), out)?;
         }
@@ -1224,7 +1247,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                     let what = match &l.problem {
                         Some(p) => format!("INVALID: {p}"),
                         None if l.prepared => format!("{} (prepared reply)", l.what),
-                        None => l.what.clone(),
+                        None => log_what(l),
                     };
                     writeln!(out, "{}  {}  {:<16} {}", l.commit, l.time, l.author, what).map_err(io)?;
                 }
@@ -1699,6 +1722,40 @@ fn resolve_game(
     };
     let broken = prefix.broken.map(|(ply, problem)| Break { ply, file: name, problem });
     Ok((prefix.game, broken))
+}
+
+/// What a `log` line says a commit did, for reading: a recorded action (`log --json`'s
+/// `Scarlet declines the draw (*)`) without the result when it stays `*`, and with the
+/// word when it changed (`Scarlet resigns, result 1-0`).
+fn log_what(l: &ops::LogLine) -> String {
+    if l.ply.is_none() {
+        for result in ["*", "1-0", "0-1", "1/2-1/2"] {
+            if let Some(action) = l.what.strip_suffix(&format!(" ({result})")) {
+                return match result {
+                    "*" => action.to_string(),
+                    r => format!("{action}, result {r}"),
+                };
+            }
+        }
+    }
+    l.what.clone()
+}
+
+/// `move`'s refusal of an illegal move `token` in `game`: the reason, then the nearest
+/// legal moves (`legal`, those of the piece the token names, else those to its square)
+/// wrapped within 80 columns, then where to see every legal move.
+fn illegal_move_text(game: &str, token: &str, reason: &str, legal: &[String]) -> String {
+    let mut text = format!("illegal move `{token}`: {reason}");
+    if !legal.is_empty() {
+        let list = format!("legal: {}", legal.join(" "));
+        let options = textwrap::Options::new(80).subsequent_indent("       ");
+        for line in textwrap::wrap(&list, options) {
+            text.push('\n');
+            text.push_str(&line);
+        }
+    }
+    text.push_str(&format!("\nevery legal move: `ravenpost moves {game}`"));
+    text
 }
 
 fn plural(n: usize) -> &'static str {

@@ -2,8 +2,13 @@
 //! many-level diagrams) and whether to colour (`--color`, `NO_COLOR`); and the manual
 //! pages (`ravenpost man --out DIR`).
 //!
-//! The width is the terminal's when standard output is one, else `$COLUMNS`, else
-//! unknown; a diagram too wide for a known width is drawn with its levels stacked.
+//! The width ([`columns`]) is that of the terminal on standard output, else `$COLUMNS`,
+//! else that of the terminal on standard error or standard input (the one the command
+//! was typed in, when its output is piped to `less` or `head`), else unknown; a diagram
+//! too wide for a known width is drawn with its levels stacked, and one asked for side by
+//! side that does not fit gets a note on standard error ([`too_wide_note`]). A command
+//! whose three streams are all redirected is a script's: its layout does not depend on
+//! whichever terminal started it (so `/dev/tty` is not asked).
 
 use std::io::IsTerminal;
 
@@ -41,16 +46,28 @@ impl super::ColorChoice {
     }
 }
 
-/// The width of the output in columns: the terminal's when standard output is one, else
-/// a positive `$COLUMNS`, else `None`.
+/// The width of the output in columns: that of the terminal on standard output, else a
+/// positive `$COLUMNS` (bash sets it but does not export it: set, it was asked for), else
+/// that of the terminal on standard error, else on standard input, else `None`.
 pub(crate) fn columns() -> Option<usize> {
-    if std::io::stdout().is_terminal()
-        && let Ok((cols, _)) = crossterm::terminal::size()
-        && cols > 0
-    {
-        return Some(cols as usize);
+    let width = |size: Option<(terminal_size::Width, terminal_size::Height)>| size.map(|(w, _)| w.0 as usize);
+    width(terminal_size::terminal_size_of(std::io::stdout()))
+        .or_else(|| columns_from_env(std::env::var("COLUMNS").ok().as_deref()))
+        .or_else(|| width(terminal_size::terminal_size_of(std::io::stderr())))
+        .or_else(|| width(terminal_size::terminal_size_of(std::io::stdin())))
+}
+
+/// The note for a diagram of `v` laid out as `arg` asks that is wider than the known width
+/// (`columns`): `--layout side-by-side` in a narrower terminal. `None` when it fits, when
+/// the width is unknown, or for a layout chosen to fit.
+pub(crate) fn too_wide_note(v: &Variant, arg: LayoutArg, columns: Option<usize>) -> Option<String> {
+    let width = Layout::SideBySide.width(v);
+    match (arg, columns) {
+        (LayoutArg::SideBySide, Some(c)) if width > c => {
+            Some(format!("ravenpost: note: side by side is {width} columns wide, the terminal {c}"))
+        }
+        _ => None,
     }
-    columns_from_env(std::env::var("COLUMNS").ok().as_deref())
 }
 
 /// `$COLUMNS` as a width: a positive number, else `None`.
@@ -94,6 +111,20 @@ mod tests {
         assert_eq!(columns_from_env(Some("0")), None);
         assert_eq!(columns_from_env(Some("wide")), None);
         assert_eq!(columns_from_env(None), None);
+    }
+
+    #[test]
+    fn only_an_explicit_side_by_side_wider_than_a_known_width_gets_a_note() {
+        let gygax = crate::variants::by_name("gygax", &[]).unwrap();
+        let note = too_wide_note(&gygax, LayoutArg::SideBySide, Some(80)).unwrap();
+        assert_eq!(note, "ravenpost: note: side by side is 134 columns wide, the terminal 80");
+        assert!(note.chars().count() <= 80, "{note}");
+        assert_eq!(too_wide_note(&gygax, LayoutArg::SideBySide, Some(134)), None);
+        assert_eq!(too_wide_note(&gygax, LayoutArg::SideBySide, None), None);
+        assert_eq!(too_wide_note(&gygax, LayoutArg::Auto, Some(80)), None);
+        assert_eq!(too_wide_note(&gygax, LayoutArg::Stacked, Some(80)), None);
+        let fidchell = crate::variants::by_name("fidchell", &[]).unwrap();
+        assert_eq!(too_wide_note(&fidchell, LayoutArg::SideBySide, Some(80)), None);
     }
 
     #[test]

@@ -276,6 +276,9 @@ pub(super) fn position_cmd(a: PositionArgs, out: &mut impl Write) -> Result<(), 
         writeln!(out, "{}", serde_json::to_string_pretty(&j).expect("json")).map_err(io)?;
     } else {
         writeln!(out, "{text}").map_err(io)?;
+        if let Some(note) = super::terminal::too_wide_note(&v, a.layout, super::terminal::columns()) {
+            errln!("{note}");
+        }
         let layout = super::terminal::layout(&v, a.layout);
         let style = crate::notation::diagram::DiagramStyle::default();
         let diagram = crate::notation::diagram::diagram_laid_out(&v, &p, last.as_ref(), style, layout);

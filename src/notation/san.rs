@@ -472,7 +472,9 @@ fn explain_illegal(v: &Variant, pos: &Position, legal: &[Move], parts: &Parts) -
     let reason = if kind.is_some() && own.is_empty() && !matches!(parts.body, Body::Drop(_)) {
         format!("{} has no {kind_name} {}", def.side_name(side), describe_origin(&origin))
     } else {
-        format!("no {kind_name} of {} can go to {}", def.side_name(side), dims.name(dest))
+        // Say what the origin was read as: `Sa3b5` is a Sylph on the a-file going to 3b5.
+        let from = if origin.is_empty() { String::new() } else { format!(" {}", describe_origin(&origin)) };
+        format!("no {kind_name} of {}{from} can go to {}", def.side_name(side), dims.name(dest))
     };
     let mut near: Vec<&Move> = legal
         .iter()
@@ -484,24 +486,23 @@ fn explain_illegal(v: &Variant, pos: &Position, legal: &[Move], parts: &Parts) -
     SanError::Illegal { reason, legal: write(near) }
 }
 
+/// Where the origin part of a token says the piece stands, for a message: `on a3`, `on
+/// the a-file`, `on rank 3`, each `of level 2` when the level is given too, `on level 2`.
 fn describe_origin(o: &Origin) -> String {
-    if o.is_empty() {
-        return "on the board".into();
+    let file = o.file.map(|f| ((b'a' + f) as char).to_string());
+    let rank = o.rank.map(|r| (r + 1).to_string());
+    let place = match (file, rank) {
+        (Some(f), Some(r)) => Some(format!("{f}{r}")),
+        (Some(f), None) => Some(format!("the {f}-file")),
+        (None, Some(r)) => Some(format!("rank {r}")),
+        (None, None) => None,
+    };
+    match (place, o.level) {
+        (Some(p), Some(l)) => format!("on {p} of level {}", l + 1),
+        (Some(p), None) => format!("on {p}"),
+        (None, Some(l)) => format!("on level {}", l + 1),
+        (None, None) => "on the board".into(),
     }
-    let mut s = String::from("on ");
-    if let Some(l) = o.level {
-        s.push_str(&format!("level {}", l + 1));
-        if o.file.is_some() {
-            s.push(' ');
-        }
-    }
-    if let Some(f) = o.file {
-        s.push((b'a' + f) as char);
-    }
-    if let Some(r) = o.rank {
-        s.push_str(&(r + 1).to_string());
-    }
-    s
 }
 
 /// The check mark `mv` earns: `#` if it ends the game by checkmate, `+` if it attacks the

@@ -214,6 +214,14 @@ pub enum Refusal {
         /// Who tried to answer.
         answering: String,
     },
+    /// A draw offer by the player who has just moved: an offer is made in one's own turn,
+    /// before one's move, and goes with it.
+    OfferAfterMove {
+        /// Who tried to offer.
+        player: String,
+        /// Whose turn it is (name and side).
+        to_move: String,
+    },
 }
 
 impl fmt::Display for Refusal {
@@ -245,6 +253,10 @@ impl fmt::Display for Refusal {
             }
             Refusal::ClaimRefused(why) => write!(f, "claim refused: {why}"),
             Refusal::LeaveRefused(why) => write!(f, "leave refused: {why}"),
+            Refusal::OfferAfterMove { player, to_move } => write!(
+                f,
+                "not {player}'s turn: {to_move} is to move; a draw offer goes with a move: offer in your turn, before you move"
+            ),
             Refusal::OfferNotYetMade { offerer, answering } => write!(
                 f,
                 "{offerer}'s draw offer goes with {offerer}'s next move and stands until then: {answering} answers it after that move (`draw accept` or `draw decline`, or by moving on)"
@@ -254,6 +266,21 @@ impl fmt::Display for Refusal {
 }
 
 impl std::error::Error for Refusal {}
+
+impl Refusal {
+    /// As its `Display`, with a problem's line and column after the name of the game file
+    /// `file` (`games/gygax/g.pgn:15:28: illegal move …`), as compilers and editors write
+    /// a place.
+    pub fn in_file(&self, file: &str) -> String {
+        match self {
+            Refusal::Invalid(ps) if !ps.is_empty() => {
+                let p = &ps[0];
+                format!("{file}:{}:{}: {}", p.span.line, p.span.column, p.message)
+            }
+            other => other.to_string(),
+        }
+    }
+}
 
 /// What a successful change did, for commit messages and output.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -631,6 +658,10 @@ pub fn draw(text: &str, who: Option<&str>, action: DrawAction) -> Result<Applied
         {
             let offerer = player(&game, game.position().side_to_move());
             return Err(Refusal::OfferNotYetMade { offerer, answering });
+        }
+        // Offering after one's own move: say that the offer comes before it.
+        Err(Refusal::NotYourTurn { player, to_move }) if action == DrawAction::Offer => {
+            return Err(Refusal::OfferAfterMove { player, to_move });
         }
         other => other?,
     };

@@ -2,7 +2,8 @@
 //! post-receive hook that runs [`crate::mail::notify`]), `hook check` (the server's
 //! pre-receive hook) and `sync`.
 //!
-//! The hook and `sync` judge incoming commits alike ([`check_range`]): every commit on the
+//! The hook and `sync` judge incoming commits alike ([`check_range`]), and `sync` judges
+//! its own before it pushes them: every commit on the
 //! first-parent line changes one game file by one legal step of the player who authored
 //! it ([`crate::referee::judge`]), or creates one tournament with exactly its games
 //! ([`crate::referee::tournament`]); games are never deleted, and history is never
@@ -532,6 +533,15 @@ fn check_record(
                     Err(e) => Err(Problem::PreviousUnreadable { why: e.to_string() }),
                 },
             };
+            // A record that does not read: its place with the file's name (`games/gygax/
+            // g.pgn:15:28: illegal move …`), as `sync` and the hook relay it.
+            let verdict = match verdict {
+                Err(Problem::Unreadable { why }) => match record::load(text) {
+                    Err(e) => Err(Problem::Unreadable { why: e.in_file(&game.path()) }),
+                    Ok(_) => Err(Problem::Unreadable { why }),
+                },
+                v => v,
+            };
             match verdict {
                 Err(problem) => findings.push(Finding { subject, problem }),
                 Ok((step, game)) => {
@@ -687,13 +697,29 @@ fn describe(archive: &Archive, commits: &[ArchiveCommit]) -> Vec<SyncStep> {
                     (format!("{player}'s ply {ply} {san}"), Some((ply, san, player)))
                 }
                 Ok(Step::Created) => ("the new game".to_string(), None),
-                Ok(Step::Recorded { summary, .. }) => (summary, None),
+                Ok(Step::Recorded { summary, player, .. }) => (with_player(text, &player, &summary), None),
                 Err(_) => (format!("{}'s change", c.author_name), None),
             };
             out.push(step(g.id(), what, moved));
         }
     }
     out
+}
+
+/// A recorded action's summary, which names the side (`Scarlet offers a draw`), with the
+/// player's name before it, as a move names its player: `Bo (Scarlet) offers a draw`.
+fn with_player(text: &str, player: &str, summary: &str) -> String {
+    let Ok(game) = record::load(text) else { return summary.to_string() };
+    let def = game.variant.def();
+    for side in [crate::engine::Side::White, crate::engine::Side::Black] {
+        let name = def.side_name(side);
+        if let Some(rest) = summary.strip_prefix(name)
+            && rest.starts_with(' ')
+        {
+            return format!("{player} ({name}){rest}");
+        }
+    }
+    summary.to_string()
 }
 
 /// What `sync` did.
@@ -786,7 +812,7 @@ pub enum SyncRefusal {
     /// The remote's branch no longer contains the tip `sync` last accepted from it: its
     /// history was rewritten (a force push: a takeback, a changed move).
     #[error(
-        "{remote}/{branch} no longer contains {accepted}, the commit this archive last accepted from it: its history was rewritten (a force push). {} commit{} vanished: {}.{} Nothing was changed here. If the rewrite is not agreed, restore the remote from this clone: `git push --force {remote} {accepted}:{branch}` (your copy of the vanished commits is kept). To accept the rewritten history instead: `git update-ref -d refs/ravenpost/accepted/{remote}/{branch}`, `git fetch {remote}`, `git reset --hard {remote}/{branch}`, then `ravenpost sync`.",
+        "{remote}/{branch} no longer contains {accepted}, the commit this archive last accepted from it: its history was rewritten (a force push). {} commit{} vanished: {}.{} Nothing was changed here.\nIf the rewrite is not agreed, restore the remote from this clone (your copy of the\nvanished commits is kept):\n    git push --force {remote} {accepted}:{branch}\nTo accept the rewritten history instead:\n    git update-ref -d refs/ravenpost/accepted/{remote}/{branch}\n    git fetch {remote}\n    git reset --hard {remote}/{branch}\n    ravenpost sync",
         vanished.len(),
         if vanished.len() == 1 { "" } else { "s" },
         steps(vanished),
@@ -835,7 +861,7 @@ pub enum SyncRefusal {
     },
     /// Both sides moved in the same game: the remote's move came first and stands.
     #[error(
-        "{remote}/{branch} and this archive have both moved on since {}: {remote} has {}; this archive has {}. In {} the move on {remote} came first and stands; yours was made on the older position. Nothing was changed and your commits stay here. To continue from {remote}: `git branch ravenpost-unsent` (keeps them), `git reset --hard {remote}/{branch}`, then replay your moves with `ravenpost move` and `ravenpost sync`.",
+        "{remote}/{branch} and this archive have both moved on since {}: {remote} has {}; this archive has {}. In {} the move on {remote} came first and stands; yours was made on the older position. Nothing was changed and your commits stay here.\nTo continue from {remote}, keeping your commits on the branch ravenpost-unsent:\n    git branch ravenpost-unsent\n    git reset --hard {remote}/{branch}\nthen replay your moves with `ravenpost move` and `ravenpost sync`.",
         base.as_deref().unwrap_or("the start"),
         list(theirs),
         list(ours),
@@ -878,6 +904,22 @@ pub enum SyncRefusal {
         /// branch at the remote's tip: the refused commits are dropped by a reset to it.
         branch: Option<String>,
     },
+    /// This archive's own commits, about to be pushed, are not legal steps (judged here as
+    /// the remote's hook judges a push: a move committed by hand with `git commit`).
+    #[error(
+        "this archive's commits are not legal steps; nothing was pushed to {remote}:\n{}{}",
+        problems.iter().map(|p| format!("ravenpost: {p}")).collect::<Vec<_>>().join("\n"),
+        drop_refused(remote, branch.as_deref())
+    )]
+    UnpushedIllegal {
+        /// The remote.
+        remote: String,
+        /// One line a problem: `<game> <commit>: <reason>`.
+        problems: Vec<String>,
+        /// The remote's branch (short name) when it exists, with its remote-tracking
+        /// branch at the remote's tip: the refused commits are dropped by a reset to it.
+        branch: Option<String>,
+    },
     /// Other clones kept pushing between this one's fetch and push.
     #[error(
         "{remote} moved on again between fetch and push {attempts} times (other clones pushing): nothing was pushed; run `ravenpost sync` again"
@@ -890,11 +932,13 @@ pub enum SyncRefusal {
     },
 }
 
-/// After a refused push: how to drop the refused commits, keeping them on a branch.
+/// After a refused push: how to drop the refused commits, keeping them on a branch; each
+/// command on a line of its own, indented, to copy.
 fn drop_refused(remote: &str, branch: Option<&str>) -> String {
     match branch {
         Some(b) => format!(
-            ". The refused commits stay in this archive; to drop them: `git branch ravenpost-refused` (keeps them), then `git reset --hard {remote}/{b}`"
+            "\nThe refused commits stay in this archive. To drop them, keeping a copy on the\n\
+             branch ravenpost-refused, run:\n    git branch ravenpost-refused\n    git reset --hard {remote}/{b}"
         ),
         None => String::new(),
     }
@@ -925,7 +969,9 @@ const ATTEMPTS: usize = 8;
 ///    names the commits that vanished.
 /// 2. Every remote commit not in this archive is judged as the hook judges a push
 ///    ([`check_range`]); one illegal step refuses all ([`SyncRefusal::Illegal`]).
-/// 3. Behind: fast-forward. Ahead: push. Both moved: this archive's commits that the
+/// 3. Behind: fast-forward. Ahead: this archive's new commits are judged as the hook
+///    will judge them (one made by hand that breaks the rules is refused here,
+///    [`SyncRefusal::UnpushedIllegal`]), then pushed. Both moved: this archive's commits that the
 ///    remote already has (a sync interrupted after its push) are dropped; if the others
 ///    change games the remote's commits did not, they are replayed on top of the remote's
 ///    ([`Archive::replay_onto`]), judged again, and pushed; if both changed a game, the
@@ -1070,6 +1116,7 @@ fn sync_once(archive: &Archive, remote: &str, report: &mut SyncReport) -> Result
         }
         (Some(o), None) => {
             report.outcome = SyncOutcome::PushedArchive;
+            unpushed_legal(archive, None, o, remote, None)?;
             let n = archive.index()?.len();
             return push(report, o, n);
         }
@@ -1092,6 +1139,11 @@ fn sync_once(archive: &Archive, remote: &str, report: &mut SyncReport) -> Result
     if archive.is_ancestor(theirs, ours)? {
         let n = archive.commits_between(Some(theirs), ours)?.len();
         report.outcome = SyncOutcome::Pushed;
+        if let Err(e) = unpushed_legal(archive, Some(theirs), ours, remote, Some(&short)) {
+            // The remote's tip (this archive's own ancestor) is where a reset drops them.
+            archive.accept_remote_tip(remote, theirs)?;
+            return Err(e);
+        }
         return push(report, ours, n);
     }
     if archive.is_ancestor(ours, theirs)? {
@@ -1151,6 +1203,25 @@ fn sync_once(archive: &Archive, remote: &str, report: &mut SyncReport) -> Result
     archive.fast_forward(Some(ours), new_tip)?;
     report.rebased = describe(archive, &archive.commits_between(Some(theirs), new_tip)?);
     Ok(true)
+}
+
+/// This archive's commits after `from` up to `to`, about to be pushed, judged as the
+/// remote's hook judges a push ([`check_range`]): a commit made by hand that breaks the
+/// rules is refused here, before the server is asked ([`SyncRefusal::UnpushedIllegal`];
+/// `branch`: the remote's, to reset to).
+fn unpushed_legal(
+    archive: &Archive,
+    from: Option<CommitId>,
+    to: CommitId,
+    remote: &str,
+    branch: Option<&str>,
+) -> Result<(), Failure> {
+    let problems = check_range(archive, from, to)?;
+    if problems.is_empty() {
+        return Ok(());
+    }
+    let branch = branch.map(str::to_string);
+    Err(SyncRefusal::UnpushedIllegal { remote: remote.to_string(), problems, branch }.into())
 }
 
 fn verified(archive: &Archive, from: Option<CommitId>, to: CommitId, remote: &str) -> Result<(), Failure> {
