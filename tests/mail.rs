@@ -949,6 +949,24 @@ fn a_decline_imported_after_the_next_move_vanished() {
     git(t.path(), &ann.home, &["clone", "-q", ann.archive.to_str().unwrap(), copy.to_str().unwrap()]);
     let ann2 = Player { home: ann.home.clone(), archive: copy };
 
+    // A third copy gets the move's message as an older ravenpost sent it, without the
+    // header: the late decline is then nothing new, and said why.
+    let copy = t.path().join("archive-ann-old");
+    git(t.path(), &ann.home, &["clone", "-q", ann.archive.to_str().unwrap(), copy.to_str().unwrap()]);
+    let ann3 = Player { home: ann.home.clone(), archive: copy };
+    let old = t.path().join("moved-old.eml");
+    std::fs::write(&old, raw.replace("X-Ravenpost-Declined-Before: 2\r\n", "")).unwrap();
+    let out = ann3.ok(T0 + 900, &["mail", "import", old.to_str().unwrap()]);
+    assert!(out.contains("game nm: imported ply 2 Sa3b6 by Bo Example\n"), "{out}");
+    let out = ann3.ok(T0 + 910, &["mail", "import", decline.to_str().unwrap()]);
+    assert!(
+        out.contains(
+            "game nm: nothing new (Scarlet (Bo Example) declines the draw after ply 1, but the archive is at \
+             ply 2: the move that followed ended the offer too)"
+        ),
+        "{out}"
+    );
+
     // The move first, then the decline.
     let out = ann.ok(T0 + 1000, &["mail", "import", moved.to_str().unwrap()]);
     assert!(

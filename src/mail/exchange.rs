@@ -4,7 +4,12 @@
 //! bytes (SMTP through lettre, or a `sendmail` command) and commits what an import
 //! accepts. An import checks the received game against ours ply by ply with the rules
 //! the pre-receive hook applies ([`crate::referee::check_step_at`]) before it commits anything,
-//! so a refused message leaves the archive as it was.
+//! so a refused message leaves the archive as it was. Each ply is judged at the message's
+//! arrival (a move dated later is refused) and committed with the move's recorded time as
+//! its author time (the committer's time is the arrival), so both players' histories date
+//! a move alike; steps without a move keep the arrival time, which the referee trusts for
+//! leave and claims. `mail send` sends only the sender's own step ([`Failure::NothingToSend`]
+//! otherwise).
 
 use std::path::{Path, PathBuf};
 use std::str::FromStr;

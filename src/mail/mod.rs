@@ -293,8 +293,10 @@ pub fn build_steps(o: &Outgoing<'_>, steps: &Steps) -> Result<Built, MailError> 
                  answer with `ravenpost mail send {id}`.\n",
                 named(o.sender)
             ));
-        } else if let Some(side) = record::pending_offer(&game) {
-            body.push_str(&format!("{side} offers a draw.\n"));
+        } else if let Some(side) = record::pending_offer(&game)
+            && let Some(side) = Side::ALL.into_iter().find(|s| def.side_name(*s) == side)
+        {
+            body.push_str(&format!("{} offers a draw.\n", named(side)));
         }
         body.push('\n');
         if to_move == o.sender {
