@@ -1134,3 +1134,29 @@ fn a_declined_draws_mail_told_the_receiver_to_move() {
     assert!(body.contains("Moves:\n1. 2e3 (=) Sa3b6 *\n"), "{body}");
     assert_eq!(moved.subject, "[ravenpost] nm: 1... Sa3b6");
 }
+
+/// Regression (found fixing item 3 of the s4 NeoMutt report): Ann offered a draw on its
+/// own and mailed it; Bo imported it; the message of Ann's next move, which carries the
+/// offer, was then refused ("you have already offered a draw"), the import making the
+/// offer a second time. Now an offer the archive already has is not made again.
+#[test]
+fn an_offer_mailed_alone_made_the_next_moves_message_refused() {
+    let t = tempfile::tempdir().unwrap();
+    let (ann, bo) = two_players(t.path());
+    ann.ok(T0 + 10, &["move", "nm", "2e3"]);
+    bo.ok(T0 + 20, &["mail", "import", export(&ann, t.path(), T0 + 15, "m1").to_str().unwrap()]);
+    bo.ok(T0 + 30, &["move", "nm", "Sa3b6"]);
+    ann.ok(T0 + 40, &["mail", "import", export(&bo, t.path(), T0 + 35, "m2").to_str().unwrap()]);
+    ann.ok(T0 + 50, &["draw", "offer", "nm"]);
+    let offer = export(&ann, t.path(), T0 + 55, "offer");
+    let out = bo.ok(T0 + 60, &["mail", "import", offer.to_str().unwrap()]);
+    assert!(out.contains("game nm: imported: Gold (Ann Example) offers a draw\n"), "{out}");
+    ann.ok(T0 + 70, &["move", "nm", "2f3"]);
+    let moved = export(&ann, t.path(), T0 + 75, "moved");
+    let out = bo.ok(T0 + 80, &["mail", "import", moved.to_str().unwrap()]);
+    assert!(out.contains("game nm: imported ply 3 2f3 by Ann Example\n"), "{out}");
+    assert_eq!(bo.game("nm"), ann.game("nm"));
+    assert!(bo.ok(T0 + 90, &["status"]).contains("draw offered by Gold"));
+    let whats = |p: &Player| log_of(p, T0 + 90).into_iter().map(|(_, w, _)| w).collect::<Vec<_>>();
+    assert_eq!(whats(&bo), whats(&ann));
+}
