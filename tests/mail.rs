@@ -820,3 +820,343 @@ fn starttls_refused_by_a_local_server_said_internal_client_error() {
     assert!(err.contains("pass `--security none`") && !err.contains("internal client error"), "{err}");
     assert!(err.contains("nothing was sent"), "{err}");
 }
+
+// ------------------------------------------------- the NeoMutt play-through (issue 19)
+
+/// Ann (Gold) and Bo (Scarlet) with a game `nm` between them, mailed as files.
+fn two_players(root: &Path) -> (Player, Player) {
+    let ann = Player::new(root, "ann", "Ann Example", "ann@example.org");
+    let bo = Player::new(root, "bo", "Bo Example", "bo@example.net");
+    let new = ["new", "gygax", "--white", "Ann Example", "--black", "Bo Example", "--id", "nm"];
+    ann.ok(
+        T0,
+        &[&new[..], &["--white-email", "ann@example.org", "--black-email", "bo@example.net"]].concat(),
+    );
+    (ann, bo)
+}
+
+/// `mail export` of `p` into `root/<name>.eml`.
+fn export(p: &Player, root: &Path, time: i64, name: &str) -> PathBuf {
+    let f = root.join(format!("{name}.eml"));
+    p.ok(time, &["mail", "export", "nm", "-o", f.to_str().unwrap()]);
+    f
+}
+
+/// `log nm --json` as (author, what, time) per commit.
+fn log_of(p: &Player, time: i64) -> Vec<(String, String, String)> {
+    let log: serde_json::Value = serde_json::from_str(&p.ok(time, &["log", "nm", "--json"])).unwrap();
+    log.as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            let s = |k: &str| l[k].as_str().unwrap_or_default().to_string();
+            (s("author"), s("what"), s("time"))
+        })
+        .collect()
+}
+
+/// Regression (s4 NeoMutt report, item 3): with the opponent's move the newest ply,
+/// `mail send` sent that move back to him under his own Message-ID. Now it refuses (exit
+/// code 1, nothing sent) and says whose step is last and what to do; the sender's own
+/// steps without a move (a draw offer, a decline) are still theirs to send, also after
+/// `mail export`.
+#[test]
+fn mail_send_after_the_opponents_move_resent_his_message() {
+    let t = tempfile::tempdir().unwrap();
+    let (ann, bo) = two_players(t.path());
+    let smtp = Smtp::start(t.path(), "maildir", None);
+    let server = smtp.addr();
+    let send = ["mail", "send", "nm", "--smtp", server.as_str(), "--security", "none"];
+    ann.ok(T0 + 10, &["move", "nm", "2e3"]);
+    let out = ann.ok(T0 + 20, &send);
+    for line in out.lines() {
+        assert!(line.chars().count() <= 80, "a line of the report wider than 80 columns: {line:?}");
+    }
+    assert!(out.contains("\n  [ravenpost] nm: 1. 2e3\n  (Message-ID <nm.1@example.org>)"), "{out}");
+    bo.ok(T0 + 30, &["mail", "import", smtp.newest(0).to_str().unwrap()]);
+    bo.ok(T0 + 40, &["move", "nm", "Sa3b6"]);
+    bo.ok(T0 + 50, &send);
+    ann.ok(T0 + 60, &["mail", "import", smtp.newest(1).to_str().unwrap()]);
+
+    // Bo's move is the newest step in Ann's archive: nothing of hers to send.
+    let err = ann.refused(T0 + 70, &send);
+    assert_eq!(
+        err,
+        "ravenpost: nm: nothing of Ann Example's to send: the last step is Bo Example's (ply 2 Sa3b6); \
+         play your move first (`ravenpost move nm MOVE`), then `ravenpost mail send nm`\n",
+    );
+    assert_eq!(smtp.messages().len(), 2, "nothing was sent");
+    // The same in Bo's archive, asked as Ann; Bo himself still may (his move is the last).
+    let err = bo.refused(T0 + 70, &[&send[..], &["--as", "Ann Example"]].concat());
+    assert!(err.contains("nothing of Ann Example's to send: the last step is Bo Example's"), "{err}");
+    assert_eq!(smtp.messages().len(), 2);
+    // The help says so, with the exit code.
+    let help = ann.ok(T0, &["mail", "send", "--help"]);
+    assert!(
+        help.contains("the last step is the opponent's, nothing is sent and the exit code is 1"),
+        "{help}"
+    );
+
+    // Ann's own draw offer (before her move) is hers to send, after `mail export` too, and
+    // goes under an id of its own.
+    ann.ok(T0 + 80, &["draw", "offer", "nm"]);
+    export(&ann, t.path(), T0 + 85, "offer");
+    ann.ok(T0 + 90, &send);
+    let offer = parse(&smtp.newest(2));
+    assert_ne!(offer.message_id, "nm.2@example.net", "never the opponent's id");
+    assert!(offer.subject.contains("Gold offers a draw"), "{}", offer.subject);
+    // In Bo's archive the offer is Ann's, the last step: nothing of his to send; he waits.
+    bo.ok(T0 + 100, &["mail", "import", smtp.newest(2).to_str().unwrap()]);
+    let err = bo.refused(T0 + 105, &send);
+    assert!(
+        err.contains("nothing of Bo Example's to send: the last step is Ann Example's (Gold offers a draw); wait for Ann Example's move"),
+        "{err}"
+    );
+    // Ann moves with her offer; Bo declines it: his decline is his to send.
+    ann.ok(T0 + 110, &["move", "nm", "2f3"]);
+    ann.ok(T0 + 115, &send);
+    bo.ok(T0 + 120, &["mail", "import", smtp.newest(3).to_str().unwrap()]);
+    bo.ok(T0 + 125, &["draw", "decline", "nm"]);
+    bo.ok(T0 + 130, &send);
+    let decline = parse(&smtp.newest(4));
+    assert!(decline.subject.contains("Scarlet declines the draw"), "{}", decline.subject);
+}
+
+/// Regression (s4 NeoMutt report, item 5): Bo declined Ann's draw offer (one message),
+/// then moved (a second); Ann imported the move first and the decline then was "nothing
+/// new", so her history lacked the decline that Bo's has. Now the move's message names
+/// the decline (`X-Ravenpost-Declined-Before`), the import records it first, as Bo's
+/// archive has it, and the late decline is "already in the archive"; in the other order
+/// both are imported. Either way the three histories are the same steps by the same
+/// players at the same move times.
+#[test]
+fn a_decline_imported_after_the_next_move_vanished() {
+    let t = tempfile::tempdir().unwrap();
+    let (ann, bo) = two_players(t.path());
+    ann.ok(T0 + 10, &["draw", "offer", "nm"]);
+    ann.ok(T0 + 20, &["move", "nm", "2e3"]);
+    let offer = export(&ann, t.path(), T0 + 30, "offer");
+    bo.ok(T0 + 40, &["mail", "import", offer.to_str().unwrap()]);
+    bo.ok(T0 + 50, &["draw", "decline", "nm"]);
+    let decline = export(&bo, t.path(), T0 + 60, "decline");
+    bo.ok(T0 + 70, &["move", "nm", "Sa3b6"]);
+    let moved = export(&bo, t.path(), T0 + 80, "moved");
+    let raw = std::fs::read_to_string(&moved).unwrap();
+    assert!(raw.contains("\r\nX-Ravenpost-Declined-Before: 2\r\n"), "{raw}");
+
+    // A second copy of Ann's archive as it is now, for the other order.
+    let copy = t.path().join("archive-ann-copy");
+    git(t.path(), &ann.home, &["clone", "-q", ann.archive.to_str().unwrap(), copy.to_str().unwrap()]);
+    let ann2 = Player { home: ann.home.clone(), archive: copy };
+
+    // A third copy gets the move's message as an older ravenpost sent it, without the
+    // header: the late decline is then nothing new, and said why.
+    let copy = t.path().join("archive-ann-old");
+    git(t.path(), &ann.home, &["clone", "-q", ann.archive.to_str().unwrap(), copy.to_str().unwrap()]);
+    let ann3 = Player { home: ann.home.clone(), archive: copy };
+    let old = t.path().join("moved-old.eml");
+    std::fs::write(&old, raw.replace("X-Ravenpost-Declined-Before: 2\r\n", "")).unwrap();
+    let out = ann3.ok(T0 + 900, &["mail", "import", old.to_str().unwrap()]);
+    assert!(out.contains("game nm: imported ply 2 Sa3b6 by Bo Example\n"), "{out}");
+    let out = ann3.ok(T0 + 910, &["mail", "import", decline.to_str().unwrap()]);
+    assert!(
+        out.contains(
+            "game nm: nothing new (Scarlet (Bo Example) declines the draw after ply 1, but the archive is at \
+             ply 2: the move that followed ended the offer too)"
+        ),
+        "{out}"
+    );
+
+    // The move first, then the decline.
+    let out = ann.ok(T0 + 1000, &["mail", "import", moved.to_str().unwrap()]);
+    assert!(
+        out.contains("game nm: imported Scarlet (Bo Example) declines the draw, ply 2 Sa3b6 by Bo Example\n"),
+        "{out}"
+    );
+    let out = ann.ok(T0 + 1100, &["mail", "import", decline.to_str().unwrap()]);
+    assert!(
+        out.contains("game nm: nothing new (already in the archive: Scarlet (Bo Example) declines the draw, before ply 2)"),
+        "{out}"
+    );
+    // The decline first, then the move.
+    let out = ann2.ok(T0 + 2000, &["mail", "import", decline.to_str().unwrap()]);
+    assert!(out.contains("game nm: imported: Scarlet (Bo Example) declines the draw\n"), "{out}");
+    let out = ann2.ok(T0 + 2100, &["mail", "import", moved.to_str().unwrap()]);
+    assert!(out.contains("game nm: imported ply 2 Sa3b6 by Bo Example\n"), "{out}");
+
+    let steps = |p: &Player| -> Vec<(String, String)> {
+        log_of(p, T0 + 3000).into_iter().map(|(who, what, _)| (who, what)).collect()
+    };
+    let bos = steps(&bo);
+    assert_eq!(
+        bos.iter().map(|(_, w)| w.as_str()).collect::<Vec<_>>(),
+        ["created", "Gold offers a draw (*)", "ply 1 2e3", "Scarlet declines the draw (*)", "ply 2 Sa3b6"],
+    );
+    assert_eq!(steps(&ann), bos, "the move first: the same history as Bo's");
+    assert_eq!(steps(&ann2), bos, "the decline first: the same history as Bo's");
+    // The moves' commits carry the move times both players' logs show.
+    let ply_times = |p: &Player| -> Vec<String> {
+        log_of(p, T0 + 3000)
+            .into_iter()
+            .filter(|(_, w, _)| w.starts_with("ply "))
+            .map(|(_, _, t)| t)
+            .collect()
+    };
+    assert_eq!(ply_times(&ann), ply_times(&bo));
+    assert_eq!(ply_times(&ann2), ply_times(&bo));
+    for p in [&ann, &ann2, &bo] {
+        assert!(p.ok(T0 + 3000, &["verify"]).contains("1 game verified, 0 problems"));
+        assert_eq!(p.game("nm"), bo.game("nm"));
+    }
+}
+
+/// Regression (s4 NeoMutt report, item 16): an imported move's commit was dated at the
+/// import, so the two players' `log`s gave different times for the same move. Now the
+/// commit's author time is the move's recorded time (what the clock already uses); the
+/// committer's time stays the arrival, and a move dated after its arrival is still
+/// refused (the tampered cases of `a_game_by_email_through_a_local_smtp_server`).
+#[test]
+fn an_imported_moves_commit_time_was_the_import_time() {
+    let t = tempfile::tempdir().unwrap();
+    let (ann, bo) = two_players(t.path());
+    ann.ok(T0 + 100, &["move", "nm", "2e3"]);
+    let m = export(&ann, t.path(), T0 + 200, "m1");
+    bo.ok(T0 + 5000, &["mail", "import", m.to_str().unwrap()]);
+    let times = bo.git(&["log", "-1", "--format=%at %ct", "main"]);
+    assert_eq!(
+        times.trim(),
+        format!("{} {}", T0 + 100, T0 + 5000),
+        "author: the move; committer: the arrival"
+    );
+    let ann_log = ann.git(&["log", "-1", "--format=%at", "main"]);
+    assert_eq!(ann_log.trim(), (T0 + 100).to_string());
+    let last = |p: &Player| log_of(p, T0 + 6000).pop().unwrap();
+    assert_eq!(last(&bo), last(&ann), "the same ply, author and time in both logs");
+}
+
+/// Regression (s4 NeoMutt report, item 4): NeoMutt started outside the archive piped a
+/// message into `mail import -`; the import was refused, yet the per-user archive was
+/// made, and the refusal spoke of "your archive" without saying which. Now nothing is left
+/// on disk when nothing is committed, and the refusal names the archive's directory.
+#[test]
+fn a_refused_import_made_the_per_user_archive() {
+    let t = tempfile::tempdir().unwrap();
+    let (ann, bo) = two_players(t.path());
+    ann.ok(T0 + 10, &["move", "nm", "2e3"]);
+    let m1 = export(&ann, t.path(), T0 + 20, "m1");
+    bo.ok(T0 + 30, &["mail", "import", m1.to_str().unwrap()]);
+    bo.ok(T0 + 40, &["move", "nm", "Sa3b6"]);
+    let m2 = export(&bo, t.path(), T0 + 50, "m2");
+    ann.ok(T0 + 60, &["mail", "import", m2.to_str().unwrap()]);
+    ann.ok(T0 + 70, &["move", "nm", "2f3"]);
+    let m3 = export(&ann, t.path(), T0 + 80, "m3");
+
+    // Bo's mail client, started in his home: no archive there, no per-user archive yet.
+    let per_user = bo.home.join("data/ravenpost/archive");
+    assert!(!per_user.exists());
+    let o = ravenpost_at(&bo.home, &bo.home, T0 + 90)
+        .args(["mail", "import", m3.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(&format!(
+            "ply 2 (Sa3b6) is played for Bo Example, you, but your archive ({}) does not have it",
+            per_user.display()
+        )),
+        "{err}"
+    );
+    assert!(err.contains(&format!("no archive was made at {}", per_user.display())), "{err}");
+    assert!(!per_user.exists(), "nothing on disk: {:?}", std::fs::read_dir(bo.home.join("data")).ok());
+    assert!(!bo.home.join("data/ravenpost").exists(), "not even its parent");
+    // In his own archive the same message is imported.
+    let out = bo.ok(T0 + 100, &["mail", "import", m3.to_str().unwrap()]);
+    assert!(out.contains("imported ply 3 2f3 by Ann Example"), "{out}");
+}
+
+/// Regressions (s4 NeoMutt report, items 9, 10, 11 and 16): the body put the boards first
+/// (46 lines: the essentials on a second 40-row pager screen); a declined draw's message
+/// told the reader to move, though the decliner is still to move; a draw offer's message
+/// said nowhere how to answer it, nor did its subject or the moves mention it; the body
+/// said `Gold offers a draw.` where the rest of it names the players. Now the essentials
+/// come first, the decline says to wait, the offer says how to answer, is in the subject
+/// and marked `(=)` in the moves, and sides are named with their players.
+#[test]
+fn a_declined_draws_mail_told_the_receiver_to_move() {
+    let t = tempfile::tempdir().unwrap();
+    let (ann, bo) = two_players(t.path());
+    ann.ok(T0 + 10, &["draw", "offer", "nm"]);
+    ann.ok(T0 + 20, &["move", "nm", "2e3"]);
+    let offer = export(&ann, t.path(), T0 + 30, "offer");
+    let p = parse(&offer);
+    assert_eq!(p.subject, "[ravenpost] nm: 1. 2e3 (draw offered)");
+    let words = p.body.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        words.contains(
+            "Gold (Ann Example) offers a draw: accept it with `ravenpost draw accept nm` or \
+             decline it with `ravenpost draw decline nm` (playing a move instead declines it \
+             too), then answer with `ravenpost mail send nm`."
+        ),
+        "{}",
+        p.body
+    );
+    let body = p.body.replace("\r\n", "\n");
+    assert!(body.contains("Moves:\n1. 2e3 (=) *\n(=): a draw offer made with the move\n"), "{body}");
+    let raw = std::fs::read_to_string(&offer).unwrap();
+    assert!(raw.contains("\r\nList-Id: <nm.gygax.ravenpost>\r\n"), "{raw}");
+    // The essentials before the boards, within a 40-row screen.
+    let lines: Vec<&str> = p.body.lines().collect();
+    let at =
+        |s: &str| lines.iter().position(|l| l.starts_with(s)).unwrap_or_else(|| panic!("{s}: {}", p.body));
+    let first_board = lines.iter().position(|l| l.trim() == "Air (3)").expect("a board");
+    for essential in
+        ["Last move: 1. 2e3 by Ann Example (ply 1)", "Scarlet to move (move 1): Bo Example.", "Moves:"]
+    {
+        assert!(at(essential) < first_board && at(essential) < 38, "{essential}\n{}", p.body);
+    }
+    assert!(at("To take the move into your archive, pipe this message") < first_board, "{}", p.body);
+
+    bo.ok(T0 + 40, &["mail", "import", offer.to_str().unwrap()]);
+    bo.ok(T0 + 50, &["draw", "decline", "nm"]);
+    let decline = parse(&export(&bo, t.path(), T0 + 60, "decline"));
+    let words = decline.body.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        words.contains("then wait for Bo Example's move: Scarlet (Bo Example) is to move, not you."),
+        "{}",
+        decline.body
+    );
+    assert!(!words.contains("then play with"), "{}", decline.body);
+    // Past the offer, Bo's next move message still shows where it was made.
+    bo.ok(T0 + 70, &["move", "nm", "Sa3b6"]);
+    let moved = parse(&export(&bo, t.path(), T0 + 80, "moved"));
+    let body = moved.body.replace("\r\n", "\n");
+    assert!(body.contains("Moves:\n1. 2e3 (=) Sa3b6 *\n"), "{body}");
+    assert_eq!(moved.subject, "[ravenpost] nm: 1... Sa3b6");
+}
+
+/// Regression (found fixing item 3 of the s4 NeoMutt report): Ann offered a draw on its
+/// own and mailed it; Bo imported it; the message of Ann's next move, which carries the
+/// offer, was then refused ("you have already offered a draw"), the import making the
+/// offer a second time. Now an offer the archive already has is not made again.
+#[test]
+fn an_offer_mailed_alone_made_the_next_moves_message_refused() {
+    let t = tempfile::tempdir().unwrap();
+    let (ann, bo) = two_players(t.path());
+    ann.ok(T0 + 10, &["move", "nm", "2e3"]);
+    bo.ok(T0 + 20, &["mail", "import", export(&ann, t.path(), T0 + 15, "m1").to_str().unwrap()]);
+    bo.ok(T0 + 30, &["move", "nm", "Sa3b6"]);
+    ann.ok(T0 + 40, &["mail", "import", export(&bo, t.path(), T0 + 35, "m2").to_str().unwrap()]);
+    ann.ok(T0 + 50, &["draw", "offer", "nm"]);
+    let offer = export(&ann, t.path(), T0 + 55, "offer");
+    let out = bo.ok(T0 + 60, &["mail", "import", offer.to_str().unwrap()]);
+    assert!(out.contains("game nm: imported: Gold (Ann Example) offers a draw\n"), "{out}");
+    ann.ok(T0 + 70, &["move", "nm", "2f3"]);
+    let moved = export(&ann, t.path(), T0 + 75, "moved");
+    let out = bo.ok(T0 + 80, &["mail", "import", moved.to_str().unwrap()]);
+    assert!(out.contains("game nm: imported ply 3 2f3 by Ann Example\n"), "{out}");
+    assert_eq!(bo.game("nm"), ann.game("nm"));
+    assert!(bo.ok(T0 + 90, &["status"]).contains("draw offered by Gold"));
+    let whats = |p: &Player| log_of(p, T0 + 90).into_iter().map(|(_, w, _)| w).collect::<Vec<_>>();
+    assert_eq!(whats(&bo), whats(&ann));
+}

@@ -110,6 +110,40 @@ impl Archive {
             None,
             None,
             None,
+            None,
+        )
+    }
+
+    /// As [`Archive::commit_file`], with the author's time `author_time` (when the step was
+    /// made, e.g. a mailed move's recorded time) and the committer's time `time` (when it
+    /// was committed here, e.g. on the message's arrival).
+    ///
+    /// # Errors
+    ///
+    /// As [`Archive::commit_file`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn commit_file_dated(
+        &self,
+        path: &str,
+        contents: impl AsRef<[u8]>,
+        expected_tip: Option<CommitId>,
+        author: Option<&Identity>,
+        author_time: Timestamp,
+        time: Timestamp,
+        message: &str,
+    ) -> Result<CommitId, ArchiveError> {
+        self.write_file(
+            Mode::Upsert,
+            path,
+            contents.as_ref(),
+            expected_tip,
+            author,
+            author_time,
+            message,
+            None,
+            None,
+            None,
+            Some(time),
         )
     }
 
@@ -139,6 +173,7 @@ impl Archive {
             time,
             message,
             Some(signer),
+            None,
             None,
             None,
         )
@@ -175,6 +210,7 @@ impl Archive {
             signer,
             None,
             Some(committer),
+            None,
         )
     }
 
@@ -204,6 +240,7 @@ impl Archive {
             None,
             None,
             None,
+            None,
         )
     }
 
@@ -229,6 +266,7 @@ impl Archive {
             message,
             None,
             Some(extra),
+            None,
             None,
         )
     }
@@ -349,6 +387,7 @@ impl Archive {
         signer: Option<&SshSigner>,
         extra: Option<(&str, &[u8])>,
         committer: Option<&Identity>,
+        committer_time: Option<Timestamp>,
     ) -> Result<CommitId, ArchiveError> {
         let parts = check_path(path)?;
         let _lock = self.lock()?;
@@ -356,13 +395,15 @@ impl Archive {
         let author = self.identity(author)?;
         let sig = git2::Signature::new(&author.name, &author.email, &time.to_git())
             .map_err(|e| ArchiveError::git("make signature", e))?;
-        let committer = match committer {
-            Some(c) => {
+        let committer = match (committer, committer_time) {
+            (Some(c), t) => {
                 c.validate()?;
-                git2::Signature::new(&c.name, &c.email, &time.to_git())
+                git2::Signature::new(&c.name, &c.email, &t.unwrap_or(time).to_git())
                     .map_err(|e| ArchiveError::git("make signature", e))?
             }
-            None => sig.clone(),
+            (None, Some(t)) => git2::Signature::new(&author.name, &author.email, &t.to_git())
+                .map_err(|e| ArchiveError::git("make signature", e))?,
+            (None, None) => sig.clone(),
         };
 
         let parent = expected.map(|id| self.find_commit(id)).transpose()?;

@@ -24,6 +24,7 @@ mod club_cmds;
 mod conditional_cmds;
 mod files;
 mod import_cmds;
+mod mail_cmds;
 mod progress;
 mod replay;
 mod terminal;
@@ -618,6 +619,11 @@ enum MailCmd {
     },
     /// Build the same message and deliver it by SMTP or a sendmail command (flags, else
     /// ravenpost.yaml's `mail` section).
+    ///
+    /// Only the player whose step is the game's last may send (a move, a draw offer, a
+    /// decline, a resignation): when the last step is the opponent's, nothing is sent and
+    /// the exit code is 1 (play your move first with `ravenpost move GAME MOVE`). Exit
+    /// code 2: bad input (an unknown game, no address, no way to send).
     Send {
         /// The game id.
         game: String,
@@ -1438,79 +1444,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             writeln!(out, "{line}").map_err(io)?;
         }
         Command::Mail { action: MailCmd::Import { paths, who, json } } => {
-            // The first import on a machine makes the per-user archive, as `new` does.
-            let a = ops::open(cli.archive.as_deref(), true)?;
-            let mut lines = Vec::new();
-            for p in &paths {
-                lines.extend(if files::is_stdin(p) {
-                    let bytes = files::stdin_bytes().map_err(Failure::input)?;
-                    let name = std::path::Path::new(files::STDIN_NAME);
-                    crate::mail::exchange::import_bytes(&a, name, bytes, who.as_deref(), author.as_ref())?
-                } else {
-                    crate::mail::exchange::import(
-                        &a,
-                        std::slice::from_ref(p),
-                        who.as_deref(),
-                        author.as_ref(),
-                    )?
-                });
-            }
-            let refused = lines.iter().filter(|l| l.status == "refused").count();
-            // The opponent's moves are in: play the prepared replies that are now due.
-            let answers = ops::answer_prepared(&a, author.as_ref())?;
-            if json {
-                writeln!(out, "{}", serde_json::to_string_pretty(&lines).expect("json")).map_err(io)?;
-                for answer in &answers {
-                    errln!("ravenpost: {answer}");
-                }
-            } else {
-                for answer in &answers {
-                    writeln!(out, "{answer}").map_err(io)?;
-                }
-                for l in &lines {
-                    let msg = l.message_id.as_ref().map(|m| format!(" <{m}>")).unwrap_or_default();
-                    let game = l.game.as_deref().unwrap_or("?");
-                    match l.status {
-                        "refused" => errln!(
-                            "ravenpost: {}{msg}: game {game}: refused, nothing committed: {}",
-                            l.file,
-                            l.reason.as_deref().unwrap_or("")
-                        ),
-                        "nothing-new" => writeln!(
-                            out,
-                            "{}{msg}: game {game}: nothing new ({})",
-                            l.file,
-                            l.reason.as_deref().unwrap_or("")
-                        )
-                        .map_err(io)?,
-                        _ => {
-                            let plies: Vec<String> = l
-                                .plies
-                                .iter()
-                                .map(|p| format!("ply {} {} by {}", p.ply, p.token, p.player))
-                                .collect();
-                            let mut what =
-                                if plies.is_empty() { "recorded".to_string() } else { plies.join(", ") };
-                            if l.created {
-                                what = format!("new game; {what}");
-                            }
-                            writeln!(
-                                out,
-                                "{}{msg}: game {game}: imported {what}; result {}",
-                                l.file,
-                                l.result.as_deref().unwrap_or("*")
-                            )
-                            .map_err(io)?;
-                        }
-                    }
-                }
-            }
-            if refused > 0 {
-                return Err(Failure {
-                    message: format!("{refused} message{} refused", plural(refused)),
-                    code: 1,
-                });
-            }
+            mail_cmds::import(cli.archive.as_deref(), &paths, who.as_deref(), author.as_ref(), json, out)?;
         }
         Command::Completions { shell } => {
             let mut cmd = <Cli as clap::CommandFactory>::command();

@@ -4,7 +4,12 @@
 //! bytes (SMTP through lettre, or a `sendmail` command) and commits what an import
 //! accepts. An import checks the received game against ours ply by ply with the rules
 //! the pre-receive hook applies ([`crate::referee::check_step_at`]) before it commits anything,
-//! so a refused message leaves the archive as it was.
+//! so a refused message leaves the archive as it was. Each ply is judged at the message's
+//! arrival (a move dated later is refused) and committed with the move's recorded time as
+//! its author time (the committer's time is the arrival), so both players' histories date
+//! a move alike; steps without a move keep the arrival time, which the referee trusts for
+//! leave and claims. `mail send` sends only the sender's own step ([`Failure::NothingToSend`]
+//! otherwise).
 
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -58,6 +63,7 @@ fn prepare(
     who: Option<&str>,
     to: Option<&str>,
     author: Option<&Identity>,
+    sending: bool,
 ) -> Result<Prepared, Failure> {
     let path = find(archive, game)?;
     let text = archive
@@ -71,6 +77,7 @@ fn prepare(
         )));
     }
     let me = archive.identity(author).ok();
+    let history = crate::archive::ops::history(archive, &path)?;
     let players = [record::player(&g, Side::White), record::player(&g, Side::Black)];
     let side_of = |name: &str| Side::ALL.into_iter().find(|s| players[s.index()] == name);
     let sender = match who {
@@ -82,14 +89,47 @@ fn prepare(
                 players[1]
             ))
         })?,
+        // Else the player whose step is the last, else the one who moved last.
         None => me
             .as_ref()
             .and_then(|m| crate::referee::players::side_of_person(&g, &m.name, &m.email))
+            .or_else(|| history.last().and_then(|l| side_of(&l.author)))
             .unwrap_or_else(|| g.position().side_to_move().opponent()),
     };
     let sender_name = players[sender.index()].clone();
     let other = sender.opponent();
     let other_name = players[other.index()].clone();
+    if sending && let Some(last) = history.last() {
+        let mover_of_last_ply = g.position().side_to_move().opponent();
+        let theirs = last.author == other_name
+            || (last.author != sender_name && last.ply.is_some() && mover_of_last_ply != sender);
+        if theirs {
+            let id = path.id();
+            let result = record::result_of(&g);
+            let advice = if result != "*" {
+                format!("the game has ended ({result}): there is nothing to answer")
+            } else if g.position().side_to_move() == sender {
+                let offered = record::pending_offer(&g).as_deref() == Some(g.variant.def().side_name(other));
+                format!(
+                    "play your move first (`ravenpost move {id} MOVE`){}, then `ravenpost mail send {id}`",
+                    if offered {
+                        " or answer the draw offer (`ravenpost draw accept|decline {id}`)"
+                    } else {
+                        ""
+                    }
+                )
+            } else {
+                format!("wait for {other_name}'s move")
+            };
+            return Err(Failure::NothingToSend {
+                id: id.to_string(),
+                sender: sender_name,
+                last_player: other_name,
+                last_step: last.what.strip_suffix(" (*)").unwrap_or(&last.what).to_string(),
+                advice,
+            });
+        }
+    }
     let from_email = match g.text.tag(email_tag(sender)) {
         Some(e) => e.to_string(),
         None => match me.as_ref().filter(|m| m.name == sender_name) {
@@ -118,8 +158,9 @@ fn prepare(
             }
         },
     };
-    let answer = answer_of(archive, &path, &g, sender)?;
-    let built = mail::build_answer(
+    let mut steps = offers_and_declines(archive, &path)?;
+    steps.answer = answer_of(&history, &g, sender);
+    let built = mail::build_steps(
         &Outgoing {
             game_id: path.id(),
             text: &text,
@@ -129,32 +170,53 @@ fn prepare(
             date: now().unix_seconds(),
             deadline: None,
         },
-        answer.as_ref(),
+        &steps,
     )
     .map_err(|e| Failure::Declined(format!("{}: {e}", path.id())))?;
     Ok(Prepared { path, built, from, to, ply: g.moves.len() })
 }
 
 /// The step `sender` took without a move after the last ply of a game still going (a
-/// declined or offered draw, booked leave): the game's last commit, when it is such a
-/// step by the sender, with no move since.
-fn answer_of(
-    archive: &Archive,
-    path: &GamePath,
-    g: &Game,
-    sender: Side,
-) -> Result<Option<mail::Answer>, Failure> {
+/// declined or offered draw, booked leave): the game's last commit (of `history`), when it
+/// is such a step by the sender, with no move since.
+fn answer_of(history: &[crate::archive::ops::LogLine], g: &Game, sender: Side) -> Option<mail::Answer> {
     if record::result_of(g) != "*" {
-        return Ok(None);
+        return None;
     }
-    let history = crate::archive::ops::history(archive, path)?;
-    let Some(last) = history.last() else { return Ok(None) };
+    let last = history.last()?;
     let by_sender = last.author == record::player(g, sender);
     let recorded = last.ply.is_none() && last.problem.is_none() && last.what != "created";
-    Ok((by_sender && recorded).then(|| mail::Answer {
+    (by_sender && recorded).then(|| mail::Answer {
         summary: last.what.strip_suffix(" (*)").unwrap_or(&last.what).to_string(),
         commit: last.commit.chars().take(12).collect(),
-    }))
+    })
+}
+
+/// The draw offers and declines of the game's history, as plies (the game file keeps only
+/// a pending offer): the plies a draw was offered with (an offer made before a move goes
+/// with it) and the plies before which their mover declined an offer.
+fn offers_and_declines(archive: &Archive, path: &GamePath) -> Result<mail::Steps, Failure> {
+    let mut steps = mail::Steps::default();
+    let mut prev: Option<(usize, Option<String>)> = None;
+    for v in archive.file_history(&path.path())? {
+        let Some(g) = v.contents.as_deref().and_then(|t| record::load(t).ok()) else { continue };
+        let plies = g.moves.len();
+        let offer = record::pending_offer(&g);
+        let to_move = g.variant.def().side_name(g.position().side_to_move()).to_string();
+        if let Some((before, offer_before)) = &prev
+            && *before == plies
+            && record::result_of(&g) == "*"
+        {
+            let by_mover = offer.as_deref() == Some(to_move.as_str());
+            if by_mover && offer_before.as_deref() != Some(to_move.as_str()) {
+                steps.offered_with.push(plies + 1);
+            } else if offer.is_none() && offer_before.as_deref().is_some_and(|o| o != to_move) {
+                steps.declined_before.push(plies + 1);
+            }
+        }
+        prev = Some((plies, offer));
+    }
+    Ok(steps)
 }
 
 /// The signing-key tag of a game whose moves must be signed, if any (signed moves are
@@ -171,9 +233,10 @@ pub fn export(
     to: Option<&str>,
     author: Option<&Identity>,
 ) -> Result<(Vec<u8>, String), Failure> {
-    let p = prepare(archive, game, who, to, author)?;
+    let p = prepare(archive, game, who, to, author, false)?;
+    // The subject and the id on lines of their own: each line fits 80 columns.
     let line = format!(
-        "{} ply {} from {} <{}> to {} <{}>: {} (Message-ID <{}>)",
+        "{} ply {} from {} <{}> to {} <{}>:\n  {}\n  (Message-ID <{}>)",
         p.path.id(),
         p.ply,
         p.from.name,
@@ -287,10 +350,10 @@ pub fn send(
     delivery: &Delivery,
     author: Option<&Identity>,
 ) -> Result<String, Failure> {
-    let p = prepare(archive, game, who, to, author)?;
+    let p = prepare(archive, game, who, to, author, true)?;
     let via = deliver(archive, delivery, &p.from, &p.to, &p.built.bytes)?;
     Ok(format!(
-        "Sent {} ply {} to {} <{}> via {via}: {} (Message-ID <{}>)",
+        "Sent {} ply {} to {} <{}> via {via}:\n  {}\n  (Message-ID <{}>)",
         p.path.id(),
         p.ply,
         p.to.name,
@@ -364,6 +427,8 @@ pub struct ImportLine {
     pub created: bool,
     /// The plies committed.
     pub plies: Vec<ImportedPly>,
+    /// The steps without a move committed, in order.
+    pub steps: Vec<ImportedStep>,
     /// The game's result after the import.
     pub result: Option<String>,
     /// Why it was refused, or why there was nothing new.
@@ -380,6 +445,17 @@ pub struct ImportedPly {
     pub token: String,
     /// The player who made it.
     pub player: String,
+}
+
+/// A step without a move committed by `mail import` (a draw offered or declined, a
+/// resignation).
+#[derive(Debug, Clone, Serialize)]
+pub struct ImportedStep {
+    /// What was done, the player after the side: `Scarlet (Bo) declines the draw`.
+    pub summary: String,
+    /// The ply it came before (a draw declined or offered before the mover's move), or
+    /// `None` after the plies.
+    pub before_ply: Option<usize>,
 }
 
 /// Files to read: each file given, and each file inside a directory given (a Maildir's
@@ -474,6 +550,7 @@ fn refused(file: &Path, m: Option<&Incoming>, game: Option<String>, reason: Stri
         status: "refused",
         created: false,
         plies: vec![],
+        steps: vec![],
         result: None,
         reason: Some(reason),
     }
@@ -506,9 +583,28 @@ fn addressed_side(game: &Game, m: &Incoming) -> Option<Side> {
     }
 }
 
-/// A version of the game file to commit: text, author, commit message, and the ply it
-/// adds `(ply, move, player)`, if any.
-type Version = (String, Identity, String, Option<ImportedPly>);
+/// A version of the game file to commit.
+struct Version {
+    /// The file's text.
+    text: String,
+    /// The player whose step it is.
+    author: Identity,
+    /// The commit message.
+    message: String,
+    /// The ply it adds, if any.
+    ply: Option<ImportedPly>,
+    /// The step without a move it records, if any.
+    step: Option<ImportedStep>,
+    /// When the step was made, as the message says (a move's recorded time), Unix
+    /// seconds: the commit's author time. `None`: the arrival time.
+    at: Option<i64>,
+}
+
+impl Version {
+    fn new(text: String, author: Identity, message: String) -> Version {
+        Version { text, author, message, ply: None, step: None, at: None }
+    }
+}
 
 fn import_one(
     archive: &Archive,
@@ -616,6 +712,7 @@ fn import_one(
         status: "nothing-new",
         created: false,
         plies: vec![],
+        steps: vec![],
         result: None,
         reason: Some(why.to_string()),
     };
@@ -624,9 +721,7 @@ fn import_one(
             return Ok(nothing_new("the archive has this version of the game"));
         }
         if n1 < n0 && g0.moves[..n1] == received.moves[..] {
-            return Ok(nothing_new(&format!(
-                "an earlier ply ({n1}) of the game: the archive is at ply {n0}"
-            )));
+            return Ok(nothing_new(&earlier_version(archive, &path, g0, &received, &full)?));
         }
         if n1 == n0 {
             let known =
@@ -649,6 +744,8 @@ fn import_one(
             })
     };
     let identity = |side: Side| Identity::new(players[side.index()].clone(), email_of(side));
+    // "your archive" says which: a mail client's working directory may have chosen another.
+    let yours = format!("your archive ({})", archive.dir().components().collect::<PathBuf>().display());
     // Every version the message implies after ours, each checked like a pushed commit.
     let mut steps: Vec<Version> = Vec::new();
     let mut prev = ours.clone();
@@ -656,7 +753,7 @@ fn import_one(
     if ours.is_none() {
         let creator = opponent_of_me.unwrap_or(Side::White);
         let v0 = truncated(&received, 0);
-        steps.push((v0.clone(), identity(creator), format!("{id}: new game from mail {msg}"), None));
+        steps.push(Version::new(v0.clone(), identity(creator), format!("{id}: new game from mail {msg}")));
         prev = Some(v0);
     }
     let times = record::move_times(&received.text).unwrap_or_default();
@@ -668,6 +765,41 @@ fn import_one(
             &received.position_at(k - 1),
             &received.moves[k - 1],
         );
+        let at = times.get(k - 1).copied().flatten();
+        // A declined draw offer leaves no trace in the file (the move would have ended it
+        // too): the sender's message names the plies it came before; the decline is
+        // recorded first, as the sender's archive has it.
+        let pending =
+            prev.as_deref().and_then(|t| record::load(t).ok()).and_then(|g| record::pending_offer(&g));
+        let opponents_offer = pending.as_deref() == Some(received.variant.def().side_name(mover.opponent()));
+        if m.declined_before.contains(&k) && opponents_offer && Some(mover) != my_side {
+            let base = prev.clone().unwrap_or_default();
+            let declined = record::draw(&base, Some(&name), record::DrawAction::Decline)
+                .map_err(|e| e.to_string())
+                .and_then(|a| {
+                    match check_step_at(Some(&base), &a.text, Some(&name), Some(time.unix_seconds())) {
+                        Ok(Step::Recorded { .. }) => Ok(a),
+                        Ok(other) => Err(format!("unexpected change {other:?}")),
+                        Err(e) => Err(e.to_string()),
+                    }
+                });
+            match declined {
+                Ok(a) => {
+                    let summary =
+                        ImportedStep { summary: with_player(&received, &a.summary), before_ply: Some(k) };
+                    let mut v = Version::new(
+                        a.text.clone(),
+                        identity(mover),
+                        format!("{id}: {} (from mail {msg})", a.summary),
+                    );
+                    v.step = Some(summary);
+                    v.at = at;
+                    steps.push(v);
+                    prev = Some(a.text);
+                }
+                Err(e) => return refuse(Some(id), format!("the draw declined before ply {k} ({san}): {e}")),
+            }
+        }
         let next = if k < n1 {
             truncated(&received, k)
         } else {
@@ -681,15 +813,23 @@ fn import_one(
                     .any(|c| c.strip_prefix(record::DRAW_OFFER_PREFIX) == Some(side_name.as_str()))
             });
             let base = prev.clone().unwrap_or_default();
-            let base = if offered && Some(mover) != my_side {
+            // An offer already in ours (its own message came first) is not made again.
+            let made =
+                record::load(&base).ok().and_then(|g| record::pending_offer(&g)) == Some(side_name.clone());
+            let base = if offered && !made && Some(mover) != my_side {
                 match record::draw(&base, Some(&name), record::DrawAction::Offer) {
                     Ok(a) => {
-                        steps.push((
+                        let mut v = Version::new(
                             a.text.clone(),
                             identity(mover),
                             format!("{id}: {} (from mail {msg})", a.summary),
-                            None,
-                        ));
+                        );
+                        v.step = Some(ImportedStep {
+                            summary: with_player(&received, &a.summary),
+                            before_ply: Some(k),
+                        });
+                        v.at = at;
+                        steps.push(v);
                         prev = Some(a.text.clone());
                         a.text
                     }
@@ -698,7 +838,6 @@ fn import_one(
             } else {
                 base
             };
-            let at = times.get(k - 1).copied().flatten();
             // A prepared reply keeps its note (`{ravenpost: prepared}`).
             let prepared = record::is_prepared(&received.text, k);
             let options = record::MoveOptions { at, prepared, ..record::MoveOptions::default() };
@@ -711,13 +850,13 @@ fn import_one(
             return refuse(
                 Some(id),
                 format!(
-                    "ply {k} ({san}) is played for {name}, you, but your archive does not have it: refusing a move made in your name"
+                    "ply {k} ({san}) is played for {name}, you, but {yours} does not have it: refusing a move made in your name"
                 ),
             );
         }
         // Each side keeps the times the mover recorded; a ply without one could never be
         // matched again by the sender's later messages.
-        if times.get(k - 1).copied().flatten().is_none() {
+        if at.is_none() {
             return refuse(
                 Some(id),
                 format!(
@@ -725,17 +864,17 @@ fn import_one(
                 ),
             );
         }
+        // Judged at the arrival time: a move dated in the future is refused here.
         match check_step_at(prev.as_deref(), &next, Some(&name), Some(time.unix_seconds())) {
             Ok(Step::Moved { .. }) => {}
             Ok(other) => return refuse(Some(id), format!("ply {k} ({san}): unexpected change {other:?}")),
             Err(e) => return refuse(Some(id), format!("ply {k} ({san}): {e}")),
         }
-        steps.push((
-            next.clone(),
-            identity(mover),
-            format!("{id}: ply {k} {san} (from mail {msg})"),
-            Some(ImportedPly { ply: k, token: san, player: name }),
-        ));
+        let mut v =
+            Version::new(next.clone(), identity(mover), format!("{id}: ply {k} {san} (from mail {msg})"));
+        v.ply = Some(ImportedPly { ply: k, token: san, player: name });
+        v.at = at;
+        steps.push(v);
         prev = Some(next);
     }
     if n1 >= n0 && !prev.as_deref().is_some_and(|p| record::same_record(p, &full)) {
@@ -748,17 +887,18 @@ fn import_one(
                 if Some(side) == my_side {
                     return refuse(
                         Some(id),
-                        format!(
-                            "\"{summary}\" is recorded for {player}, you, but your archive does not have it"
-                        ),
+                        format!("\"{summary}\" is recorded for {player}, you, but {yours} does not have it"),
                     );
                 }
-                steps.push((
+                // Committed at the arrival time: the referee judges leave and claims by
+                // the commit's time, which the sender does not choose.
+                let mut v = Version::new(
                     full.clone(),
                     identity(side),
                     format!("{id}: {summary}, result {result} (from mail {msg})"),
-                    None,
-                ));
+                );
+                v.step = Some(ImportedStep { summary: with_player(&received, &summary), before_ply: None });
+                steps.push(v);
             }
             Ok(_) => {}
             Err(e) => return refuse(Some(id), e.to_string()),
@@ -773,14 +913,32 @@ fn import_one(
     let created = ours.is_none();
     let mut tip = tip;
     let mut plies = Vec::new();
-    for (text, who, message, ply) in steps {
-        let c = if tip.is_some() && archive.read_file_at(tip.expect("tip"), &path.path())?.is_some() {
-            archive.commit_file(&path.path(), &text, tip, Some(&who), time, &message)?
-        } else {
-            archive.create_file(&path.path(), &text, tip, Some(&who), time, &message)?
+    let mut done = Vec::new();
+    for v in steps {
+        let exists = tip.is_some() && archive.read_file_at(tip.expect("tip"), &path.path())?.is_some();
+        // A mailed move's commit carries its recorded time as the author's time, as the
+        // sender's archive has it (both players' `log`s agree); the committer's time is
+        // the arrival.
+        let c = match (exists, v.at) {
+            (true, Some(at)) => archive.commit_file_dated(
+                &path.path(),
+                &v.text,
+                tip,
+                Some(&v.author),
+                crate::archive::Timestamp::from_unix(at, 0),
+                time,
+                &v.message,
+            )?,
+            (true, None) => {
+                archive.commit_file(&path.path(), &v.text, tip, Some(&v.author), time, &v.message)?
+            }
+            (false, _) => {
+                archive.create_file(&path.path(), &v.text, tip, Some(&v.author), time, &v.message)?
+            }
         };
         tip = Some(c);
-        plies.extend(ply);
+        plies.extend(v.ply);
+        done.extend(v.step);
     }
     let result = received.text.result.as_ref().map(|r| r.0.clone()).unwrap_or_else(|| "*".into());
     Ok(ImportLine {
@@ -790,7 +948,70 @@ fn import_one(
         status: "imported",
         created,
         plies,
+        steps: done,
         result: Some(result),
         reason: None,
     })
+}
+
+/// Why a message with an earlier ply than ours is nothing new: its version of the game is
+/// in our history (a step without a move, such as a declined draw, whose message came
+/// after the next move's), or it is an earlier ply of ours whose step the later move made
+/// moot.
+fn earlier_version(
+    archive: &Archive,
+    path: &GamePath,
+    ours: &Game,
+    received: &Game,
+    full: &str,
+) -> Result<String, Failure> {
+    let (n0, n1) = (ours.moves.len(), received.moves.len());
+    let plain = format!("an earlier ply ({n1}) of the game: the archive is at ply {n0}");
+    // The step the message carries beyond the ply, if any: from our first version at that
+    // ply (which the step changed on the sender's side).
+    let step = history_version_before(archive, path, n1)?
+        .and_then(|t| record::load(full).ok().and_then(|g| record::recognise_action(&t, &g)));
+    let Some(step) = step else { return Ok(plain) };
+    let summary = with_player(received, &step.summary);
+    let known = archive
+        .file_history(&path.path())?
+        .into_iter()
+        .any(|v| v.contents.as_deref().is_some_and(|c| c == full || record::same_record(c, full)));
+    Ok(if known {
+        format!("already in the archive: {summary}, before ply {}", n1 + 1)
+    } else {
+        format!(
+            "{summary} after ply {n1}, but the archive is at ply {n0}: the move that followed ended the offer too"
+        )
+    })
+}
+
+/// The first version of the game file in the history that has exactly `plies` plies.
+fn history_version_before(
+    archive: &Archive,
+    path: &GamePath,
+    plies: usize,
+) -> Result<Option<String>, Failure> {
+    for v in archive.file_history(&path.path())? {
+        if let Some(t) = v.contents
+            && record::load(&t).is_ok_and(|g| g.moves.len() == plies)
+        {
+            return Ok(Some(t));
+        }
+    }
+    Ok(None)
+}
+
+/// A step's summary with the player after the side's name: `Scarlet (Bo) declines the
+/// draw` for `Scarlet declines the draw`.
+pub fn with_player(game: &Game, summary: &str) -> String {
+    for side in Side::ALL {
+        let name = game.variant.def().side_name(side);
+        if let Some(rest) = summary.strip_prefix(name)
+            && (rest.is_empty() || rest.starts_with(' '))
+        {
+            return format!("{name} ({}){rest}", record::player(game, side));
+        }
+    }
+    summary.to_string()
 }

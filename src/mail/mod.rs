@@ -7,14 +7,21 @@
 //! A game message is an RFC 5322 message with
 //! - `Subject: [ravenpost] <id>: <N>. <move>` (`<N>... <move>` for the second side's ply,
 //!   the result appended when the game has ended);
-//! - a plain text body of lines of at most [`BODY_WIDTH`] columns: the players, the last
-//!   move, a text diagram (Gygax Chess's levels stacked), whose turn it is and the moves
-//!   so far (the game score, wrapped);
+//! - a plain text body of lines of at most [`BODY_WIDTH`] columns, the essentials first
+//!   (so that they fit one pager screen): the players, the last move, a draw offer and how
+//!   to answer it, whose turn it is and what the reader should do, the moves so far (the
+//!   game score, wrapped, a draw offer marked `(=)` after its move); then a text diagram
+//!   (Gygax Chess's levels stacked);
 //! - the whole game file as an attachment `<id>.pgn` of type [`PGN_TYPE`], so the message
 //!   alone is enough to replay the game;
 //! - `Message-ID: <id.PLY@domain>` ([`message_id`]), `In-Reply-To` and `References` naming
 //!   the previous ply's message, so mail clients thread a game;
-//! - `X-Ravenpost-Game: <variant>/<id>`.
+//! - `X-Ravenpost-Game: <variant>/<id>`, and `List-Id: <<id>.<variant>.ravenpost>`
+//!   ([`list_id`]), for mail filters (`~h List-Id` or `~l` in NeoMutt);
+//! - `X-Ravenpost-Declined-Before: <ply>, …` ([`DECLINED_HEADER`]) when the game's mover
+//!   declined a draw offer before a ply (the game file keeps no trace of a declined offer:
+//!   the move would have ended it too), so the receiving archive records the decline as
+//!   the sender's did.
 
 use std::borrow::Cow;
 
@@ -40,6 +47,29 @@ pub const PGN_TYPES_ACCEPTED: [&str; 3] = [PGN_TYPE, "application/x-chess-pgn", 
 
 /// The header naming the game as `<variant>/<id>`.
 pub const GAME_HEADER: &str = "X-Ravenpost-Game";
+
+/// The header listing the plies before which their mover declined a draw offer, e.g.
+/// `X-Ravenpost-Declined-Before: 12`.
+pub const DECLINED_HEADER: &str = "X-Ravenpost-Declined-Before";
+
+/// The `List-Id` of a game's messages: `<ann-bo.gygax.ravenpost>` (RFC 2919: a
+/// dot-atom, the game id's characters other than letters, digits and `-` as `-`).
+pub fn list_id(variant: &str, game_id: &str) -> String {
+    let atom: String =
+        game_id.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '-' }).collect();
+    format!("<{atom}.{variant}.ravenpost>")
+}
+
+/// What the sender's history adds to a game message beyond the game file.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Steps {
+    /// The step the sender took without a move after the last ply, if any.
+    pub answer: Option<Answer>,
+    /// The plies (1-based) before which their mover declined a draw offer, in order.
+    pub declined_before: Vec<usize>,
+    /// The plies (1-based) their mover offered a draw with, in order.
+    pub offered_with: Vec<usize>,
+}
 
 /// The widest line of a message body, in columns (RFC 5322 §2.1.1's 78).
 pub const BODY_WIDTH: usize = 78;
@@ -164,6 +194,16 @@ pub fn build(o: &Outgoing<'_>) -> Result<Built, MailError> {
 /// # Errors
 /// As [`build`].
 pub fn build_answer(o: &Outgoing<'_>, answer: Option<&Answer>) -> Result<Built, MailError> {
+    build_steps(o, &Steps { answer: answer.cloned(), ..Steps::default() })
+}
+
+/// [`build_answer`] with what the sender's history says ([`Steps`]): the answer, the
+/// declines ([`DECLINED_HEADER`]) and the offers (marked `(=)` in the body's moves).
+///
+/// # Errors
+/// As [`build`].
+pub fn build_steps(o: &Outgoing<'_>, steps: &Steps) -> Result<Built, MailError> {
+    let answer = steps.answer.as_ref();
     let game = record::load(o.text).map_err(|e| MailError::Game(e.to_string()))?;
     let plies = game.moves.len();
     let result = game.text.result.as_ref().map(|r| r.0.clone()).unwrap_or_else(|| "*".into());
@@ -192,6 +232,12 @@ pub fn build_answer(o: &Outgoing<'_>, answer: Option<&Answer>) -> Result<Built, 
     let def = game.variant.def();
     let white = record::player(&game, Side::White);
     let black = record::player(&game, Side::Black);
+    // A side as the body names it: colour and player, `Gold (Ann)`.
+    let named = |side: Side| format!("{} ({})", def.side_name(side), record::player(&game, side));
+    let pos = game.position();
+    let to_move = pos.side_to_move();
+    // A draw offer the sender made (with the last move, or alone): the reader answers it.
+    let offer_by_sender = record::pending_offer(&game).filter(|s| s == def.side_name(o.sender));
     let last = numbered(&game, plies);
     let what = match (&last, ended) {
         (_, true) => game
@@ -202,6 +248,7 @@ pub fn build_answer(o: &Outgoing<'_>, answer: Option<&Answer>) -> Result<Built, 
             .unwrap_or_else(|| format!("result {result}")),
         (Some(l), false) => match answer {
             Some(a) => format!("{} after {l}", a.summary),
+            None if offer_by_sender.is_some() => format!("{l} (draw offered)"),
             None => l.clone(),
         },
         (None, false) => match answer {
@@ -214,9 +261,10 @@ pub fn build_answer(o: &Outgoing<'_>, answer: Option<&Answer>) -> Result<Built, 
         subject.push_str(&format!(" {result}"));
     }
 
-    let pos = game.position();
     let last_move = if plies > 0 { Some(game.moves[plies - 1]) } else { None };
-    let mut body = format!("{} v {} ({}), game {}\n\n", white, black, def.title, o.game_id);
+    let id = o.game_id;
+    // The essentials first, so that they fit one pager screen; the boards after them.
+    let mut body = format!("{} v {} ({}), game {id}\n\n", white, black, def.title);
     match &last {
         Some(l) => {
             let mover = record::player(&game, sender_of(plies));
@@ -227,35 +275,68 @@ pub fn build_answer(o: &Outgoing<'_>, answer: Option<&Answer>) -> Result<Built, 
     if let Some(a) = answer {
         body.push_str(&format!("Then: {} ({}).\n", a.summary, o.from.name));
     }
+    let take = "pipe this message into `ravenpost mail import -` (or save it and run \
+                `ravenpost mail import FILE`)";
+    if result == "*" {
+        let to_move_name = record::player(&game, to_move);
+        body.push_str(&format!("{}: {to_move_name}.\n", diagram::side_line(&game.variant, &pos)));
+        if let Some(d) = &o.deadline {
+            body.push_str(&format!(
+                "Deadline for {to_move_name}'s move: {}.\n",
+                crate::referee::problem::rfc3339(d)
+            ));
+        }
+        if offer_by_sender.is_some() {
+            body.push_str(&format!(
+                "{} offers a draw: accept it with `ravenpost draw accept {id}` or decline it with \
+                 `ravenpost draw decline {id}` (playing a move instead declines it too), then \
+                 answer with `ravenpost mail send {id}`.\n",
+                named(o.sender)
+            ));
+        } else if let Some(side) = record::pending_offer(&game)
+            && let Some(side) = Side::ALL.into_iter().find(|s| def.side_name(*s) == side)
+        {
+            body.push_str(&format!("{} offers a draw.\n", named(side)));
+        }
+        body.push('\n');
+        if to_move == o.sender {
+            // A step without a move (a declined or offered draw, leave): the sender is
+            // still to move; the reader waits.
+            body.push_str(&format!(
+                "To take this into your archive, {take}; then wait for {}'s move: {} is to move, \
+                 not you.\n",
+                record::player(&game, to_move),
+                named(to_move)
+            ));
+        } else {
+            body.push_str(&format!(
+                "To take the move into your archive, {take}; then play with `ravenpost move {id} MOVE` \
+                 and answer with `ravenpost mail send {id}`.\n"
+            ));
+        }
+    } else {
+        body.push_str(&format!("The game has ended: {result} ({what}).\n\n"));
+        body.push_str(&format!("To take the result into your archive, {take}.\n"));
+    }
+    // The plies a draw was offered with: from the sender's history, and the pending offer
+    // when the last ply's mover made it.
+    let mut offered = steps.offered_with.clone();
+    if plies > 0
+        && record::pending_offer(&game).as_deref() == Some(def.side_name(sender_of(plies)))
+        && !offered.contains(&plies)
+    {
+        offered.push(plies);
+    }
+    body.push_str("\nMoves:\n");
+    body.push_str(&score(&game, &offered));
+    if !offered.is_empty() {
+        body.push_str("(=): a draw offer made with the move\n");
+    }
     body.push('\n');
     let layout = diagram::Layout::fitting(&game.variant, BODY_WIDTH);
     let style = diagram::DiagramStyle::default();
     body.push_str(&diagram::diagram_laid_out(&game.variant, &pos, last_move.as_ref(), style, layout));
-    body.push('\n');
-    if result == "*" {
-        let to_move = record::player(&game, pos.side_to_move());
-        body.push_str(&format!("{}: {to_move}.\n", diagram::side_line(&game.variant, &pos)));
-        if let Some(side) = record::pending_offer(&game) {
-            body.push_str(&format!("{side} offers a draw.\n"));
-        }
-        if let Some(d) = &o.deadline {
-            body.push_str(&format!(
-                "Deadline for {to_move}'s move: {}.\n",
-                crate::referee::problem::rfc3339(d)
-            ));
-        }
-    } else {
-        body.push_str(&format!("The game has ended: {result} ({what}).\n"));
-    }
-    body.push_str("\nMoves:\n");
-    body.push_str(&score(&game));
-    body.push_str(&format!(
-        "\nThe game file is attached as {id}.pgn. To take the move into your archive, \
-         pipe this message into `ravenpost mail import -` (or save it and run \
-         `ravenpost mail import FILE`); then play with `ravenpost move {id} MOVE` \
-         and answer with `ravenpost mail send {id}`.\n",
-        id = o.game_id
-    ));
+    body.push_str(&format!("\nThe game file is attached as {id}.pgn.\n"));
     let body = fit_lines(&body, BODY_WIDTH);
 
     let mut b = MessageBuilder::new()
@@ -265,8 +346,14 @@ pub fn build_answer(o: &Outgoing<'_>, answer: Option<&Answer>) -> Result<Built, 
         .date(o.date)
         .message_id(this.clone())
         .header(GAME_HEADER, Raw::new(format!("{}/{}", def.slug, o.game_id)))
+        .header("List-Id", Raw::new(list_id(&def.slug, o.game_id)))
         .text_body(body)
         .attachment(PGN_TYPE, format!("{}.pgn", o.game_id), o.text.as_bytes().to_vec());
+    let declined: Vec<String> =
+        steps.declined_before.iter().filter(|&&k| k >= 1 && k <= plies).map(usize::to_string).collect();
+    if !declined.is_empty() {
+        b = b.header(DECLINED_HEADER, Raw::new(declined.join(", ")));
+    }
     if let Some(r) = &in_reply_to {
         b = b.in_reply_to(r.clone()).references(MessageId::new_list(references.iter().cloned()));
     }
@@ -275,12 +362,17 @@ pub fn build_answer(o: &Outgoing<'_>, answer: Option<&Answer>) -> Result<Built, 
 }
 
 /// The game score: the main line's moves in canonical form with their numbers, then the
-/// result, in lines of at most [`BODY_WIDTH`] columns.
-fn score(game: &crate::record::game::Game) -> String {
+/// result, in lines of at most [`BODY_WIDTH`] columns; a move a draw was offered with
+/// (`offered`, 1-based plies) followed by `(=)`, the sign FIDE's Laws (9.1.2.2) have
+/// players write on their scoresheets for an offer.
+fn score(game: &crate::record::game::Game, offered: &[usize]) -> String {
     let mut pos = game.start.clone();
     let mut text = crate::notation::pgn::GameText::default();
-    for m in &game.moves {
-        let token = write_move(&game.variant, &pos, m);
+    for (i, m) in game.moves.iter().enumerate() {
+        let mut token = write_move(&game.variant, &pos, m);
+        if offered.contains(&(i + 1)) {
+            token.push_str(" (=)");
+        }
         text.moves.push(crate::notation::pgn::MoveNode { token, ..Default::default() });
         pos = game.variant.make(&pos, m);
     }
@@ -336,6 +428,8 @@ pub struct Incoming {
     /// The game file's text (the attachment, else the tag pairs and movetext found in the
     /// text body), or why there is none.
     pub game: Result<String, String>,
+    /// The plies before which their mover declined a draw offer ([`DECLINED_HEADER`]).
+    pub declined_before: Vec<usize>,
 }
 
 /// Whether `bytes` look like an mbox file (its first line starts with `From `).
@@ -404,6 +498,7 @@ fn read_one(bytes: &[u8], place: String) -> Incoming {
             subject: None,
             game_id: None,
             game: Err("not an email message (no headers could be read)".into()),
+            declined_before: Vec::new(),
         };
     };
     let from = m.from().and_then(|a| a.first()).and_then(|a| {
@@ -462,6 +557,10 @@ fn read_one(bytes: &[u8], place: String) -> Incoming {
         subject,
         game_id,
         game,
+        declined_before: m
+            .header_raw(DECLINED_HEADER)
+            .map(|v| v.split(',').filter_map(|k| k.trim().parse().ok()).collect())
+            .unwrap_or_default(),
     }
 }
 

@@ -48,6 +48,75 @@ pub fn open(dir: Option<&Path>, create: bool) -> Result<Archive, Failure> {
     Ok(archive)
 }
 
+/// An archive [`open_or_make`] made on this run: [`Made::undo`] removes it again when
+/// nothing was committed to it (a refused `mail import` leaves nothing on disk).
+#[derive(Debug)]
+pub struct Made {
+    /// The archive's directory.
+    pub dir: PathBuf,
+    /// The topmost directory that did not exist before (`None`: `dir` existed, empty).
+    top: Option<PathBuf>,
+}
+
+impl Made {
+    /// Removes what making the archive created: the directories that did not exist
+    /// before, or the contents of the empty directory it was made in.
+    ///
+    /// # Errors
+    /// The file system's.
+    pub fn undo(self) -> std::io::Result<()> {
+        match &self.top {
+            Some(top) => std::fs::remove_dir_all(top),
+            None => {
+                for e in std::fs::read_dir(&self.dir)? {
+                    let p = e?.path();
+                    if p.is_dir() { std::fs::remove_dir_all(&p)? } else { std::fs::remove_file(&p)? }
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// [`open`] as `mail import` needs it: the archive there is, else the one `open(dir,
+/// true)` makes, with what was made so that it can be undone.
+///
+/// # Errors
+/// As [`open`].
+pub fn open_or_make(dir: Option<&Path>) -> Result<(Archive, Option<Made>), Failure> {
+    match open(dir, false) {
+        Ok(a) => return Ok((a, None)),
+        Err(e) if dir.is_some() => return Err(e),
+        Err(_) => {}
+    }
+    // Where it can be made, and the state of each place before.
+    let cwd = std::env::current_dir().map_err(|e| Failure::Usage(format!("current directory: {e}")))?;
+    let env = std::env::var_os("RAVENPOST_ARCHIVE").filter(|v| !v.is_empty()).map(|e| cwd.join(e));
+    let places: Vec<(PathBuf, Option<Option<PathBuf>>)> =
+        [env, user_settings().archive.clone(), platform_data_dir().map(|d| d.join("archive"))]
+            .into_iter()
+            .flatten()
+            .map(|p| {
+                let top = p.ancestors().take_while(|a| !a.exists()).last().map(Path::to_path_buf);
+                let empty = std::fs::read_dir(&p).map(|mut d| d.next().is_none()).unwrap_or(false);
+                let state = match (top, empty) {
+                    (Some(t), _) => Some(Some(t)),
+                    (None, true) => Some(None),
+                    (None, false) => None,
+                };
+                (p, state)
+            })
+            .collect();
+    let archive = open(dir, true)?;
+    let made = archive.dir().canonicalize().ok().and_then(|d| {
+        places.into_iter().find_map(|(p, state)| {
+            let top = state?;
+            (p.canonicalize().ok()? == d).then_some(Made { dir: p, top })
+        })
+    });
+    Ok((archive, made))
+}
+
 /// The per-user archive's directory, if `archive` is it (`new` then says so).
 pub fn per_user_dir(archive: &Archive) -> Option<PathBuf> {
     let user = platform_data_dir()?.join("archive");

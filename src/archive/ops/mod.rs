@@ -33,8 +33,9 @@ pub use exchange::{
     notify_hook_script, open_for_sync, pusher_from, pusher_from_env, sync,
 };
 pub use games::{
-    ClubSetup, NewGame, claim_timeout, draw, find, init, init_club, leave, new_game, now, open, per_user_dir,
-    play, resign, set_break_lock, set_signing_key, set_user_settings, user_settings,
+    ClubSetup, Made, NewGame, claim_timeout, draw, find, init, init_club, leave, new_game, now, open,
+    open_or_make, per_user_dir, play, resign, set_break_lock, set_signing_key, set_user_settings,
+    user_settings,
 };
 pub use tournament::{
     Created, ELO_K, ELO_START, NewTournament, PlayerRating, RatedGame, Ratings, identity_name,
@@ -92,6 +93,22 @@ pub enum Error {
     /// The command ran and declined (the sentence says why): a problem, not bad input.
     #[error("{0}")]
     Declined(String),
+    /// `mail send` by a player whose step is not the game's last: the newest step is the
+    /// opponent's (or the game ended by it), so there is nothing of the sender's to send,
+    /// and the opponent's own message must never go back to them under its id.
+    #[error("{id}: nothing of {sender}'s to send: the last step is {last_player}'s ({last_step}); {advice}")]
+    NothingToSend {
+        /// The game id.
+        id: String,
+        /// The player who would send.
+        sender: String,
+        /// The player whose step is the last.
+        last_player: String,
+        /// That step, e.g. `ply 12, 6... S3l6`.
+        last_step: String,
+        /// What the sender can do, e.g. play their move first.
+        advice: String,
+    },
     /// `sync` refused: the remote's history was rewritten, has illegal commits, or moved
     /// in the same game; nothing was changed.
     #[error(transparent)]

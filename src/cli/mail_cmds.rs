@@ -1,0 +1,241 @@
+//! `ravenpost mail import`: the report of each message imported, one line each (wrapped
+//! at spaces to the terminal's width when it is one, so nothing breaks mid-word at 80
+//! columns), and the per-user archive made for the import only when something is
+//! committed to it.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use super::{Failure, files, plural};
+use crate::archive::{Identity, ops};
+use crate::mail::exchange::ImportLine;
+
+fn io(e: std::io::Error) -> Failure {
+    Failure { message: format!("writing output: {e}"), code: 1 }
+}
+
+/// `line` filled to `width` columns (when given) at spaces only, continuation lines
+/// indented by two; a word longer than the width (a path, a Message-ID) stays whole.
+pub(crate) fn fit(line: &str, width: Option<usize>) -> String {
+    let Some(width) = width.filter(|&w| line.chars().count() > w && w >= 20) else {
+        return line.to_string();
+    };
+    let options = textwrap::Options::new(width)
+        .subsequent_indent("  ")
+        .break_words(false)
+        .word_splitter(textwrap::WordSplitter::NoHyphenation);
+    textwrap::fill(line, &options)
+}
+
+/// The width to fit report lines to: the terminal's (80 when it cannot be told) when
+/// `terminal`, else none (a file or a pipe gets whole lines).
+fn width(terminal: bool) -> Option<usize> {
+    terminal.then(|| super::terminal::columns().unwrap_or(80))
+}
+
+/// What one imported message did, in the order it happened: `ply 2 Sa3b6 by Bo`,
+/// `Scarlet (Bo) declines the draw, ply 12 S3l6 by Bo`, `new game; ply 1 2e3 by Ann`.
+pub(crate) fn imported_what(l: &ImportLine) -> String {
+    let mut items = Vec::new();
+    for p in &l.plies {
+        items.extend(l.steps.iter().filter(|s| s.before_ply == Some(p.ply)).map(|s| s.summary.clone()));
+        items.push(format!("ply {} {} by {}", p.ply, p.token, p.player));
+    }
+    let after: Vec<String> =
+        l.steps.iter().filter(|s| s.before_ply.is_none()).map(|s| s.summary.clone()).collect();
+    let result = l.result.as_deref().unwrap_or("*");
+    let mut what = if items.is_empty() && result != "*" {
+        // A result without a move: `recorded; result 1-0: Scarlet (Bo) resigns`.
+        let mut w = format!("recorded; result {result}");
+        if !after.is_empty() {
+            w.push_str(&format!(": {}", after.join(", ")));
+        }
+        w
+    } else {
+        items.extend(after);
+        let mut w = items.join(", ");
+        if result != "*" {
+            w.push_str(&format!("; result {result}"));
+        }
+        w
+    };
+    if l.created {
+        what = if what.is_empty() { "new game".to_string() } else { format!("new game; {what}") };
+    }
+    what
+}
+
+/// `ravenpost mail import FILE|MBOX|DIR|- ...`.
+pub(super) fn import(
+    archive: Option<&Path>,
+    paths: &[PathBuf],
+    who: Option<&str>,
+    author: Option<&Identity>,
+    json: bool,
+    out: &mut impl Write,
+) -> Result<(), Failure> {
+    // The first import on a machine makes the per-user archive, as `new` does; when
+    // nothing is committed to it, it is removed again.
+    let (a, made) = ops::open_or_make(archive)?;
+    let read = (|| -> Result<Vec<ImportLine>, Failure> {
+        let mut lines = Vec::new();
+        for p in paths {
+            lines.extend(if files::is_stdin(p) {
+                let bytes = files::stdin_bytes().map_err(Failure::input)?;
+                let name = Path::new(files::STDIN_NAME);
+                crate::mail::exchange::import_bytes(&a, name, bytes, who, author)?
+            } else {
+                crate::mail::exchange::import(&a, std::slice::from_ref(p), who, author)?
+            });
+        }
+        Ok(lines)
+    })();
+    let committed = read.as_ref().is_ok_and(|lines| lines.iter().any(|l| l.status == "imported"));
+    let mut kept = Some(a);
+    let unmade = match made {
+        Some(m) if !committed => {
+            let dir = m.dir.clone();
+            drop(kept.take());
+            m.undo().map_err(|e| Failure { message: format!("removing {}: {e}", dir.display()), code: 1 })?;
+            Some(dir)
+        }
+        _ => None,
+    };
+    let lines = read?;
+    let refused = lines.iter().filter(|l| l.status == "refused").count();
+    // The opponent's moves are in: play the prepared replies that are now due.
+    let answers = match &kept {
+        Some(a) => ops::answer_prepared(a, author)?,
+        None => Vec::new(),
+    };
+    if json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&lines).expect("json")).map_err(io)?;
+        for answer in &answers {
+            errln!("ravenpost: {answer}");
+        }
+    } else {
+        let (wide_out, wide_err) =
+            (width(std::io::stdout().is_terminal()), width(std::io::stderr().is_terminal()));
+        for answer in &answers {
+            writeln!(out, "{answer}").map_err(io)?;
+        }
+        for l in &lines {
+            let msg = l.message_id.as_ref().map(|m| format!(" <{m}>")).unwrap_or_default();
+            let game = l.game.as_deref().unwrap_or("?");
+            match l.status {
+                "refused" => errln!(
+                    "{}",
+                    fit(
+                        &format!(
+                            "ravenpost: {}{msg}: game {game}: refused, nothing committed: {}",
+                            l.file,
+                            l.reason.as_deref().unwrap_or("")
+                        ),
+                        wide_err
+                    )
+                ),
+                "nothing-new" => writeln!(
+                    out,
+                    "{}",
+                    fit(
+                        &format!(
+                            "{}{msg}: game {game}: nothing new ({})",
+                            l.file,
+                            l.reason.as_deref().unwrap_or("")
+                        ),
+                        wide_out
+                    )
+                )
+                .map_err(io)?,
+                _ => {
+                    let what = imported_what(l);
+                    let sep = if l.plies.is_empty() && !l.created && l.result.as_deref() == Some("*") {
+                        ": "
+                    } else {
+                        " "
+                    };
+                    writeln!(
+                        out,
+                        "{}",
+                        fit(&format!("{}{msg}: game {game}: imported{sep}{what}", l.file), wide_out)
+                    )
+                    .map_err(io)?;
+                }
+            }
+        }
+    }
+    if let Some(dir) = &unmade {
+        errln!(
+            "{}",
+            fit(
+                &format!("ravenpost: no archive was made at {}: nothing was committed", dir.display()),
+                width(std::io::stderr().is_terminal())
+            )
+        );
+    }
+    if refused > 0 {
+        return Err(Failure { message: format!("{refused} message{} refused", plural(refused)), code: 1 });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mail::exchange::{ImportedPly, ImportedStep};
+
+    fn line(plies: &[(usize, &str, &str)], steps: &[(&str, Option<usize>)], result: &str) -> ImportLine {
+        ImportLine {
+            file: "<stdin>".into(),
+            message_id: None,
+            game: Some("ann-bo".into()),
+            status: "imported",
+            created: false,
+            plies: plies
+                .iter()
+                .map(|(ply, token, player)| ImportedPly {
+                    ply: *ply,
+                    token: token.to_string(),
+                    player: player.to_string(),
+                })
+                .collect(),
+            steps: steps
+                .iter()
+                .map(|(s, before)| ImportedStep { summary: s.to_string(), before_ply: *before })
+                .collect(),
+            result: Some(result.into()),
+            reason: None,
+        }
+    }
+
+    /// Regression (s4 NeoMutt report, item 12): an imported decline said `imported
+    /// recorded; result *`. Now it says what was imported, in the order it happened.
+    #[test]
+    fn import_of_a_decline_said_imported_recorded_result_star() {
+        let decline = line(&[], &[("Scarlet (Bo) declines the draw", None)], "*");
+        assert_eq!(imported_what(&decline), "Scarlet (Bo) declines the draw");
+        let both = line(&[(12, "S3l6", "Bo")], &[("Scarlet (Bo) declines the draw", Some(12))], "*");
+        assert_eq!(imported_what(&both), "Scarlet (Bo) declines the draw, ply 12 S3l6 by Bo");
+        let resigned = line(&[], &[("Scarlet (Bo) resigns", None)], "1-0");
+        assert_eq!(imported_what(&resigned), "recorded; result 1-0: Scarlet (Bo) resigns");
+        let moved = line(&[(2, "Sa3b6", "Bo")], &[], "*");
+        assert_eq!(imported_what(&moved), "ply 2 Sa3b6 by Bo", "no `; result *`");
+    }
+
+    /// Regression (s4 NeoMutt report, item 14): import lines of 81-90 characters wrapped
+    /// mid-word at 80 columns. Now a line wider than the terminal is filled at spaces.
+    #[test]
+    fn import_lines_wrapped_mid_word_at_80_columns() {
+        let long = "<stdin> (message 1) <ann-bo.12.4f420f537163@example.net>: game ann-bo: imported \
+                    Scarlet (Bo) declines the draw, ply 12 S3l6 by Bo";
+        assert!(long.chars().count() > 80);
+        let fitted = fit(long, Some(80));
+        assert!(fitted.lines().count() >= 2, "{fitted}");
+        for l in fitted.lines() {
+            assert!(l.chars().count() <= 80, "{l:?}");
+        }
+        let words = |s: &str| s.split_whitespace().map(str::to_string).collect::<Vec<_>>();
+        assert_eq!(words(&fitted), words(long), "every word whole, none lost");
+        assert_eq!(fit(long, None), long, "no terminal: one line");
+    }
+}
