@@ -119,8 +119,18 @@ impl Archive {
     ///
     /// Git failures (a blob not in the repository).
     pub fn read_blobs(&self, blobs: &[BlobId], path: &str) -> Result<Vec<Vec<u8>>, ArchiveError> {
+        self.read_blobs_from(blobs, path, blobs.len() >= BULK)
+    }
+
+    /// [`Archive::read_blobs`], through git's reader when `through_git` (and git works).
+    fn read_blobs_from(
+        &self,
+        blobs: &[BlobId],
+        path: &str,
+        through_git: bool,
+    ) -> Result<Vec<Vec<u8>>, ArchiveError> {
         let mut answers: Vec<Option<Vec<u8>>> = Vec::new();
-        if blobs.len() >= BULK && !self.cat_file_failed.get() {
+        if through_git && !self.cat_file_failed.get() {
             let mut slot = self.cat_file.borrow_mut();
             if slot.is_none() {
                 *slot = CatFile::start(self.repo.path());
@@ -293,7 +303,10 @@ impl Archive {
                 }
                 break;
             }
-            let bytes = self.read_blobs(std::slice::from_ref(&blobs[i]), path)?.pop().unwrap_or_default();
+            // One blob, but one of many read in this archive: git's reader keeps the delta
+            // bases it rebuilt, and the chains run across games.
+            let bytes =
+                self.read_blobs_from(std::slice::from_ref(&blobs[i]), path, true)?.pop().unwrap_or_default();
             read_count += 1;
             let cuts = Cuts::of(&bytes);
             moves = cuts.as_ref().map(Cuts::moves);
