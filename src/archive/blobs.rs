@@ -8,7 +8,11 @@
 //! caches every object it rebuilt on the way (`core.deltaBaseCacheLimit`), and reads the
 //! same 26,000 versions in under a second.
 //!
-//! So [`Archive::read_blobs`], for a batch of more than a few blobs, asks one long-lived
+//! Most versions need not be read at all: [`Archive::read_versions`] rebuilds a version
+//! from a later one when its blob id proves the bytes are the same (see there).
+//!
+//! So [`Archive::read_blobs`], for a batch of more than a few blobs (and
+//! [`Archive::read_versions`] for each version it must read), asks one long-lived
 //! `git cat-file --batch` (started on first use, kept for the archive's lifetime, fed and
 //! read in chunks so that neither side waits on a full pipe). Its answer is the object's
 //! raw bytes, the same bytes libgit2 would return: git applies no filter in `--batch`
