@@ -250,7 +250,7 @@ impl Archive {
     /// its git blob id, the SHA-1 of its bytes, is the version's id: the same bytes as
     /// the object store holds, or no rebuild at all. A version that is not such a prefix
     /// (a draw offer, a resignation, a finished game's last move, a hand-made edit) is
-    /// read, and rebuilding goes on from it; after [`MISSES_BEFORE_BATCH`] misses in a row
+    /// read, and rebuilding goes on from it; after four misses in a row
     /// the rest are read in one batch.
     ///
     /// # Errors
