@@ -136,9 +136,12 @@ pub fn check_step_read(
         Ok(fixed(&load(&g.canonical_text()).map_err(|e| Problem::Unreadable { why: e.to_string() })?.text))
     };
     // The tags as written, compared without copying them.
-    let as_written = |t: &GameText| {
-        t.tags.iter().filter(|x| !matches!(x.name.as_str(), "Result" | "Termination")).map(|x| (&x.name, &x.value))
-    };
+    fn as_written(t: &GameText) -> impl Iterator<Item = (&String, &String)> {
+        t.tags
+            .iter()
+            .filter(|x| !matches!(x.name.as_str(), "Result" | "Termination"))
+            .map(|x| (&x.name, &x.value))
+    }
     if g0.start != g1.start
         || (!as_written(&g0.text).eq(as_written(&g1.text)) && canonical_tags(g0)? != canonical_tags(g1)?)
     {
