@@ -1078,7 +1078,8 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             let (path, commit) = ops::new_game(&a, n, author.as_ref())?;
             writeln!(out, "{} (commit {})", path.id(), commit.short()).map_err(io)?;
             if let Some(dir) = ops::per_user_dir(&a) {
-                errln!("ravenpost: the game is in your per-user archive at {}", dir.display());
+                let note = format!("ravenpost: the game is in your per-user archive at {}", dir.display());
+                errln!("{}", terminal::fit_stderr(&note));
             }
             if secret_armies {
                 writeln!(
