@@ -290,7 +290,12 @@ fn a_game_by_email_through_a_local_smtp_server() {
     std::fs::write(&mbox, all).unwrap();
     let out = ann.ok(T0 + 60_000, &["mail", "import", mbox.to_str().unwrap()]);
     assert_eq!(out.matches("nothing new").count(), 3, "{out}");
-    assert!(out.contains("<ann-bo.3.end@example.net>: game ann-bo: imported recorded; result 1-0"), "{out}");
+    assert!(
+        out.contains(
+            "<ann-bo.3.end@example.net>: game ann-bo: imported: Scarlet (Bo Example) resigns; result 1-0"
+        ),
+        "{out}"
+    );
     assert_eq!(ann.game("ann-bo"), bo.game("ann-bo"));
     let words = ann.game("ann-bo").split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(words.contains("{Scarlet resigns.} 1-0"), "{words}");
@@ -1159,4 +1164,128 @@ fn an_offer_mailed_alone_made_the_next_moves_message_refused() {
     assert!(bo.ok(T0 + 90, &["status"]).contains("draw offered by Gold"));
     let whats = |p: &Player| log_of(p, T0 + 90).into_iter().map(|(_, w, _)| w).collect::<Vec<_>>();
     assert_eq!(whats(&bo), whats(&ann));
+}
+
+/// A message as a mail client pipes it: an mbox of one (`From ` line first).
+fn mbox_of_one(message: &Path) -> PathBuf {
+    let mut bytes = b"From MAILER-DAEMON Tue Dec  1 18:43:33 2026\n".to_vec();
+    bytes.extend(std::fs::read(message).unwrap());
+    let f = message.with_extension("mbox");
+    std::fs::write(&f, bytes).unwrap();
+    f
+}
+
+/// Regressions (s5 NeoMutt report, N4 and N11): a first import into the per-user
+/// archive, made for it because the mail client did not run in an archive, succeeded
+/// without a word of where the game went; and the commit said `(from mail message 1
+/// <…>)` for the one message a mail client pipes (an mbox of one). Now standard error
+/// names the archive made, and the commit names the message by its Message-ID only.
+#[test]
+fn a_first_import_into_a_made_archive_did_not_say_where() {
+    let t = tempfile::tempdir().unwrap();
+    let (ann, bo) = two_players(t.path());
+    ann.ok(T0 + 10, &["move", "nm", "2e3"]);
+    let m1 = mbox_of_one(&export(&ann, t.path(), T0 + 20, "m1"));
+    let per_user = bo.home.join("data/ravenpost/archive");
+    assert!(!per_user.exists());
+    let o = ravenpost_at(&bo.home, &bo.home, T0 + 30)
+        .args(["mail", "import", m1.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert!(out.contains(": game nm: imported new game; ply 1 2e3 by Ann Example"), "{out}");
+    assert!(!out.contains("message 1"), "{out}");
+    assert!(
+        err.contains(&format!("ravenpost: imported into the archive at {}, made for it", per_user.display())),
+        "{err}"
+    );
+    let subjects = git(&per_user, &bo.home, &["log", "--format=%s"]);
+    assert!(subjects.contains("nm: ply 1 2e3 (from mail <nm.1@example.org>)"), "{subjects}");
+    assert!(!subjects.contains("message 1"), "{subjects}");
+    // Into an archive that exists, nothing is said of where.
+    let o = bo.run(T0 + 40, &["mail", "import", m1.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("made for it"), "{}", text(&o));
+}
+
+/// Regressions (s5 NeoMutt report, N5, N10, N11 and item 16): the body's import tip did
+/// not mention `--archive DIR`; its 78-column wrapping split commands inside their
+/// backticks (`ravenpost draw accept` / `nm``); a draw offer's answer came before how to
+/// import the move; the end said `(Scarlet resigns.).`, with no player's name.
+#[test]
+fn mail_bodies_split_backticked_commands_and_doubled_punctuation() {
+    let t = tempfile::tempdir().unwrap();
+    let (ann, bo) = two_players(t.path());
+    ann.ok(T0 + 10, &["draw", "offer", "nm"]);
+    ann.ok(T0 + 20, &["move", "nm", "2e3"]);
+    let offer = export(&ann, t.path(), T0 + 30, "offer");
+    let body = parse(&offer).body.replace("\r\n", "\n");
+    for line in body.lines() {
+        assert!(line.chars().count() <= 78, "{line:?}");
+        assert_eq!(line.matches('`').count() % 2, 0, "a command split across lines: {line:?}\n{body}");
+    }
+    let words = body.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        words.contains(
+            "pipe this message into `ravenpost mail import -` (with `--archive DIR` when your mail \
+             client does not run in your archive;"
+        ),
+        "{body}"
+    );
+    assert!(
+        body.lines()
+            .any(|l| l.ends_with("`ravenpost draw accept nm`") || l.contains("`ravenpost draw accept nm`"))
+    );
+    let at = |s: &str| words.find(s).unwrap_or_else(|| panic!("{s}: {body}"));
+    assert!(at("To take the move into your archive") < at("offers a draw: accept it with"), "{body}");
+
+    bo.ok(T0 + 40, &["mail", "import", offer.to_str().unwrap()]);
+    bo.ok(T0 + 50, &["resign", "nm"]);
+    let end = parse(&export(&bo, t.path(), T0 + 60, "end")).body.replace("\r\n", "\n");
+    let words = end.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains("The game has ended: 1-0 (Scarlet (Bo Example) resigns)."), "{end}");
+    assert!(!end.contains(".)."), "{end}");
+}
+
+/// Regression (s5 NeoMutt report, N3 / item 12): importing a resignation or an accepted
+/// draw said `imported recorded; result 1/2-1/2: Scarlet (Bo Example) accepts the draw`.
+/// Now it says what was imported, then the result.
+#[test]
+fn import_summary_of_an_accepted_draw_said_imported_recorded() {
+    let t = tempfile::tempdir().unwrap();
+    let (ann, bo) = two_players(t.path());
+    ann.ok(T0 + 10, &["draw", "offer", "nm"]);
+    ann.ok(T0 + 20, &["move", "nm", "2e3"]);
+    let offer = export(&ann, t.path(), T0 + 30, "offer");
+    bo.ok(T0 + 40, &["mail", "import", offer.to_str().unwrap()]);
+    bo.ok(T0 + 50, &["draw", "accept", "nm"]);
+    let accept = export(&bo, t.path(), T0 + 60, "accept");
+    let out = ann.ok(T0 + 70, &["mail", "import", accept.to_str().unwrap()]);
+    assert!(
+        out.contains("game nm: imported: Scarlet (Bo Example) accepts the draw; result 1/2-1/2\n"),
+        "{out}"
+    );
+    assert!(!out.contains("recorded"), "{out}");
+}
+
+/// Regression (s5 NeoMutt report, N11): `mail send` of a step already sent (after one's
+/// own resignation, say) sent it again under the same Message-ID, and said `Sent` as for
+/// a new message. The Message-ID stays (it is the same step); the report says it is a
+/// resend.
+#[test]
+fn a_resend_did_not_say_it_was_one() {
+    let t = tempfile::tempdir().unwrap();
+    let (ann, _bo) = two_players(t.path());
+    let smtp = Smtp::start(t.path(), "maildir", None);
+    let server = smtp.addr();
+    let send = ["mail", "send", "nm", "--smtp", server.as_str(), "--security", "none"];
+    ann.ok(T0 + 10, &["move", "nm", "2e3"]);
+    let first = ann.ok(T0 + 20, &send);
+    assert!(first.starts_with("Sent nm ply 1 to Bo Example"), "{first}");
+    assert!(first.contains("(Message-ID <nm.1@example.org>)"), "{first}");
+    let again = ann.ok(T0 + 30, &send);
+    assert!(again.starts_with("Sent again: nm ply 1 to Bo Example"), "{again}");
+    assert!(again.contains("(Message-ID <nm.1@example.org>, as before: a resend)"), "{again}");
+    assert_eq!(parse(&smtp.newest(1)).message_id, "nm.1@example.org", "the same Message-ID");
 }

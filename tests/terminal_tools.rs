@@ -823,3 +823,30 @@ fn log_printed_an_unexplained_result_after_each_draw_action() {
     assert_eq!(whats[3], "Scarlet declines the draw (*)");
     assert_eq!(whats[4], "Scarlet resigns (1-0)");
 }
+
+/// Regression (s5 NeoMutt report, N9): one-line errors wider than 80 columns (here "no
+/// archive here", run from a home with no archive) were broken mid-word by the terminal:
+/// `(/work/…/bo/.loca` / `l/share/…`, `` `ravenpost new` `` / `, or …`. Now, in a real
+/// 80-column pseudo-terminal, ravenpost fills them at spaces (no line over 80, no
+/// backticked command split); piped, the message stays one line.
+#[test]
+fn long_errors_broke_mid_word_in_an_80_column_terminal() {
+    let t = tempfile::tempdir().unwrap();
+    let home = identity(&t.path().join("home"), "Bo Example", "bo@example.net");
+    let piped = run(&home, &home, &["log"]);
+    assert_eq!(piped.status.code(), Some(2), "{}", text(&piped));
+    let err = String::from_utf8(piped.stderr).unwrap();
+    assert!(err.contains("does not exist yet"), "{err}");
+    assert_eq!(err.lines().count(), 1, "piped: one line\n{err}");
+    assert!(err.trim_end().chars().count() > 80, "the message to fill is wider than 80: {err}");
+    let shown = in_terminal(&home, &home, 80, r#""$RAVENPOST" log; test $? = 2"#);
+    let lines: Vec<&str> = shown.lines().filter(|l| !l.is_empty()).collect();
+    assert!(lines.len() >= 2, "{shown}");
+    for l in &lines {
+        assert!(l.chars().count() <= 80, "{l:?}\n{shown}");
+        assert_eq!(l.matches('`').count() % 2, 0, "a command split: {l:?}\n{shown}");
+    }
+    let words = |s: &str| s.split_whitespace().map(str::to_string).collect::<Vec<_>>();
+    assert_eq!(words(&shown), words(&err), "the same words, none broken");
+    assert!(lines[1..].iter().all(|l| l.starts_with("  ")), "continuation lines indented 2: {shown}");
+}

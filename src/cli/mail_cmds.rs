@@ -6,31 +6,13 @@
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
+use super::terminal::{fit, width};
 use super::{Failure, files, plural};
 use crate::archive::{Identity, ops};
 use crate::mail::exchange::ImportLine;
 
 fn io(e: std::io::Error) -> Failure {
     Failure { message: format!("writing output: {e}"), code: 1 }
-}
-
-/// `line` filled to `width` columns (when given) at spaces only, continuation lines
-/// indented by two; a word longer than the width (a path, a Message-ID) stays whole.
-pub(crate) fn fit(line: &str, width: Option<usize>) -> String {
-    let Some(width) = width.filter(|&w| line.chars().count() > w && w >= 20) else {
-        return line.to_string();
-    };
-    let options = textwrap::Options::new(width)
-        .subsequent_indent("  ")
-        .break_words(false)
-        .word_splitter(textwrap::WordSplitter::NoHyphenation);
-    textwrap::fill(line, &options)
-}
-
-/// The width to fit report lines to: the terminal's (80 when it cannot be told) when
-/// `terminal`, else none (a file or a pipe gets whole lines).
-fn width(terminal: bool) -> Option<usize> {
-    terminal.then(|| super::terminal::columns().unwrap_or(80))
 }
 
 /// What one imported message did, in the order it happened: `ply 2 Sa3b6 by Bo`,
@@ -44,25 +26,25 @@ pub(crate) fn imported_what(l: &ImportLine) -> String {
     let after: Vec<String> =
         l.steps.iter().filter(|s| s.before_ply.is_none()).map(|s| s.summary.clone()).collect();
     let result = l.result.as_deref().unwrap_or("*");
-    let mut what = if items.is_empty() && result != "*" {
-        // A result without a move: `recorded; result 1-0: Scarlet (Bo) resigns`.
-        let mut w = format!("recorded; result {result}");
-        if !after.is_empty() {
-            w.push_str(&format!(": {}", after.join(", ")));
-        }
-        w
-    } else {
-        items.extend(after);
-        let mut w = items.join(", ");
-        if result != "*" {
-            w.push_str(&format!("; result {result}"));
-        }
-        w
-    };
+    // A result without a move says what ended the game first: `Scarlet (Bo) resigns;
+    // result 1-0`.
+    items.extend(after);
+    let mut what = items.join(", ");
+    if result != "*" {
+        what = if what.is_empty() { format!("result {result}") } else { format!("{what}; result {result}") };
+    }
     if l.created {
         what = if what.is_empty() { "new game".to_string() } else { format!("new game; {what}") };
     }
     what
+}
+
+/// The line after a first import that made the archive `dir` for it.
+fn made_note(dir: &Path) -> String {
+    format!(
+        "ravenpost: imported into the archive at {}, made for it (name another with --archive DIR)",
+        dir.display()
+    )
 }
 
 /// `ravenpost mail import FILE|MBOX|DIR|- ...`.
@@ -92,6 +74,7 @@ pub(super) fn import(
     })();
     let committed = read.as_ref().is_ok_and(|lines| lines.iter().any(|l| l.status == "imported"));
     let mut kept = Some(a);
+    let made_for_it = made.as_ref().filter(|_| committed).map(|m| m.dir.clone());
     let unmade = match made {
         Some(m) if !committed => {
             let dir = m.dir.clone();
@@ -149,11 +132,7 @@ pub(super) fn import(
                 .map_err(io)?,
                 _ => {
                     let what = imported_what(l);
-                    let sep = if l.plies.is_empty() && !l.created && l.result.as_deref() == Some("*") {
-                        ": "
-                    } else {
-                        " "
-                    };
+                    let sep = if l.plies.is_empty() && !l.created { ": " } else { " " };
                     writeln!(
                         out,
                         "{}",
@@ -163,6 +142,11 @@ pub(super) fn import(
                 }
             }
         }
+    }
+    // The per-user archive made for this import (the mail client did not run in an
+    // archive, and `--archive` was not given): say where the game went.
+    if let Some(dir) = &made_for_it {
+        errln!("{}", fit(&made_note(dir), width(std::io::stderr().is_terminal())));
     }
     if let Some(dir) = &unmade {
         errln!(
@@ -217,9 +201,32 @@ mod tests {
         let both = line(&[(12, "S3l6", "Bo")], &[("Scarlet (Bo) declines the draw", Some(12))], "*");
         assert_eq!(imported_what(&both), "Scarlet (Bo) declines the draw, ply 12 S3l6 by Bo");
         let resigned = line(&[], &[("Scarlet (Bo) resigns", None)], "1-0");
-        assert_eq!(imported_what(&resigned), "recorded; result 1-0: Scarlet (Bo) resigns");
+        assert_eq!(imported_what(&resigned), "Scarlet (Bo) resigns; result 1-0");
         let moved = line(&[(2, "Sa3b6", "Bo")], &[], "*");
         assert_eq!(imported_what(&moved), "ply 2 Sa3b6 by Bo", "no `; result *`");
+    }
+
+    /// Regression (s5 NeoMutt report, N3): a resignation or an accepted draw imported
+    /// said `imported recorded; result 0-1: Gold (Ann) resigns`.
+    #[test]
+    fn import_of_a_resignation_said_imported_recorded() {
+        let resigned = line(&[], &[("Gold (Ann) resigns", None)], "0-1");
+        assert_eq!(imported_what(&resigned), "Gold (Ann) resigns; result 0-1");
+        let accepted = line(&[], &[("Scarlet (Bo) accepts the draw", None)], "1/2-1/2");
+        assert_eq!(imported_what(&accepted), "Scarlet (Bo) accepts the draw; result 1/2-1/2");
+        let mated = line(&[(9, "Sa3b6#", "Bo")], &[], "0-1");
+        assert_eq!(imported_what(&mated), "ply 9 Sa3b6# by Bo; result 0-1");
+    }
+
+    /// The line after a first import into an archive made for it names the archive.
+    #[test]
+    fn the_archive_made_for_an_import_is_named() {
+        let note = made_note(Path::new("/home/bo/.local/share/ravenpost/archive"));
+        assert_eq!(
+            note,
+            "ravenpost: imported into the archive at /home/bo/.local/share/ravenpost/archive, made for it \
+             (name another with --archive DIR)"
+        );
     }
 
     /// Regression (s4 NeoMutt report, item 14): import lines of 81-90 characters wrapped

@@ -1078,7 +1078,8 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             let (path, commit) = ops::new_game(&a, n, author.as_ref())?;
             writeln!(out, "{} (commit {})", path.id(), commit.short()).map_err(io)?;
             if let Some(dir) = ops::per_user_dir(&a) {
-                errln!("ravenpost: the game is in your per-user archive at {}", dir.display());
+                let note = format!("ravenpost: the game is in your per-user archive at {}", dir.display());
+                errln!("{}", terminal::fit_stderr(&note));
             }
             if secret_armies {
                 writeln!(
@@ -1255,7 +1256,8 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                         None if l.prepared => format!("{} (prepared reply)", l.what),
                         None => log_what(l),
                     };
-                    writeln!(out, "{}  {}  {:<16} {}", l.commit, l.time, l.author, what).map_err(io)?;
+                    writeln!(out, "{}  {}  {:<16} {}", l.commit, log_time(&l.time), l.author, what)
+                        .map_err(io)?;
                 }
             }
         }
@@ -1320,7 +1322,10 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                 Some(GitoliteArg::Common) => ops::HookTarget::GitoliteCommon,
                 Some(GitoliteArg::RepoSpecific) => ops::HookTarget::GitoliteRepoSpecific,
             };
-            writeln!(out, "{}", ops::install_hook_to(target, pusher_var.as_deref())?).map_err(io)?;
+            let installed = ops::install_hook_to(target, pusher_var.as_deref())?;
+            // The script (`--print`) as it is; the line saying where it went filled.
+            let installed = if print { installed } else { terminal::fit_stdout(&installed) };
+            writeln!(out, "{installed}").map_err(io)?;
             if notify {
                 writeln!(out, "{}", ops::install_notify_hook(repo.clone())?).map_err(io)?;
             }
@@ -1441,7 +1446,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                 &delivery,
                 author.as_ref(),
             )?;
-            writeln!(out, "{line}").map_err(io)?;
+            writeln!(out, "{}", terminal::fit_stdout(&line)).map_err(io)?;
         }
         Command::Mail { action: MailCmd::Import { paths, who, json } } => {
             mail_cmds::import(cli.archive.as_deref(), &paths, who.as_deref(), author.as_ref(), json, out)?;
@@ -1547,7 +1552,8 @@ fn archive_log(a: &crate::archive::Archive, json: bool, out: &mut impl Write) ->
             Some(p) => format!("INVALID: {p}"),
             None => l.what.clone(),
         };
-        writeln!(out, "{}  {}  {:<width$}  {:<16} {what}", l.commit, l.time, e.game, l.author).map_err(io)?;
+        writeln!(out, "{}  {}  {:<width$}  {:<16} {what}", l.commit, log_time(&l.time), e.game, l.author)
+            .map_err(io)?;
     }
     Ok(())
 }
@@ -1658,6 +1664,12 @@ fn resolve_game(
     Ok((prefix.game, broken))
 }
 
+/// A commit time (RFC 3339) as a `log` line shows it: UTC as `Z`, RFC 3339's short form
+/// (`2026-12-01T18:46:53Z`), so that a line fits 80 columns more often.
+fn log_time(time: &str) -> String {
+    time.strip_suffix("+00:00").map_or_else(|| time.to_string(), |t| format!("{t}Z"))
+}
+
 /// What a `log` line says a commit did, for reading: a recorded action (`log --json`'s
 /// `Scarlet declines the draw (*)`) without the result when it stays `*`, and with the
 /// word when it changed (`Scarlet resigns, result 1-0`).
@@ -1729,7 +1741,8 @@ pub fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(f) => {
             if !f.message.is_empty() {
-                errln!("{}", error_text(&f.message));
+                // Filled at spaces to the terminal's width, never mid-word (piped: as is).
+                errln!("{}", terminal::fit_stderr(&error_text(&f.message)));
             }
             ExitCode::from(f.code)
         }

@@ -57,6 +57,39 @@ pub(crate) fn columns() -> Option<usize> {
         .or_else(|| width(terminal_size::terminal_size_of(std::io::stdin())))
 }
 
+/// `line` filled to `width` columns (when given) at spaces only, continuation lines
+/// indented by two; a word longer than the width (a path, a Message-ID) and a
+/// `backticked command` stay whole.
+pub(crate) fn fit(line: &str, width: Option<usize>) -> String {
+    match width.filter(|&w| w >= 20) {
+        Some(width) => crate::mail::fill(line, width, "  "),
+        None => line.to_string(),
+    }
+}
+
+/// The width to fit report lines to: the terminal's (80 when it cannot be told) when
+/// `terminal`, else none (a file or a pipe gets whole lines).
+pub(crate) fn width(terminal: bool) -> Option<usize> {
+    terminal.then(|| columns().unwrap_or(80))
+}
+
+/// `text` with each of its lines [`fit`] to `width`: a message of several lines (an
+/// error and its list of problems) keeps its lines, and only those wider are filled.
+pub(crate) fn fit_lines(text: &str, width: Option<usize>) -> String {
+    text.split('\n').map(|l| fit(l, width)).collect::<Vec<_>>().join("\n")
+}
+
+/// [`fit_lines`] for standard error: to its width when it is a terminal, else as it is.
+pub(crate) fn fit_stderr(text: &str) -> String {
+    fit_lines(text, width(std::io::stderr().is_terminal()))
+}
+
+/// [`fit_lines`] for standard output: to its width when it is a terminal, else as it is
+/// (piped output keeps one line per message).
+pub(crate) fn fit_stdout(text: &str) -> String {
+    fit_lines(text, width(std::io::stdout().is_terminal()))
+}
+
 /// The note for a diagram of `v` laid out as `arg` asks that is wider than the known width
 /// (`columns`): `--layout side-by-side` in a narrower terminal. `None` when it fits, when
 /// the width is unknown, or for a layout chosen to fit.
@@ -103,6 +136,58 @@ pub(crate) fn man_pages(dir: &std::path::Path) -> std::io::Result<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Regression (s5 NeoMutt report, N9): one-line messages wider than 80 columns (the
+    /// `mail send` refusal, `mail send`'s first line, `hook install`'s, the sync refusal,
+    /// "no archive here") were broken mid-word by the terminal, a command inside its
+    /// backticks (`` `rav`/`enpost mail send` ``). Now each line is filled at spaces to the
+    /// width, continuation lines indented 2, backticked spans and paths whole.
+    #[test]
+    fn long_messages_broke_mid_word_at_80_columns() {
+        let refusal = "ravenpost: ann-bo: nothing of Ann Example's to send: the last step is Bo \
+                       Example's (ply 2 Sa3b6); play your move first (`ravenpost move ann-bo MOVE`), \
+                       then `ravenpost mail send ann-bo`";
+        let sync = "ravenpost: this archive's commits are not legal steps; nothing was pushed to origin:\n\
+                    ravenpost: git1 9cadb3471243: games/gygax/git1.pgn:12:72: illegal move `Sa3b5` \
+                    (Scarlet, move 2): Scarlet has no Sylph on the a-file\n    git reset --hard origin/main";
+        let hook = "Installed /work/home-mutt2/srv/chess.git/hooks/pre-receive (runs /work/bin-s5/ravenpost)";
+        for text in [refusal, sync, hook] {
+            let fitted = fit_lines(text, Some(80));
+            for l in fitted.lines() {
+                assert!(l.chars().count() <= 80, "{l:?}");
+                assert_eq!(l.matches('`').count() % 2, 0, "a backticked span split: {l:?}\n{fitted}");
+            }
+            let words = |s: &str| s.split_whitespace().map(str::to_string).collect::<Vec<_>>();
+            assert_eq!(words(&fitted), words(text), "every word whole, none lost");
+            assert_eq!(fit_lines(text, None), text, "piped: as it is");
+        }
+        let fitted = fit_lines(refusal, Some(80));
+        assert!(
+            fitted.contains("\n  then `ravenpost mail send ann-bo`")
+                || fitted.contains("\n  `ravenpost mail send ann-bo`"),
+            "{fitted}"
+        );
+        // A line that fits keeps its own indent (the recovery command).
+        assert!(fit_lines(sync, Some(80)).ends_with("\n    git reset --hard origin/main"));
+        let fitted = fit_lines(hook, Some(80));
+        assert!(fitted.ends_with("(runs\n  /work/bin-s5/ravenpost)"), "{fitted}");
+    }
+
+    /// Regression (s5 NeoMutt report, N9): `log` lines of 82-83 columns (`… Scarlet
+    /// declines the d` / `raw`). Now a UTC time is written with `Z`, 5 columns fewer.
+    #[test]
+    fn log_lines_wrapped_at_80_columns() {
+        assert_eq!(super::super::log_time("2026-12-01T18:46:53+00:00"), "2026-12-01T18:46:53Z");
+        assert_eq!(super::super::log_time("2026-12-01T19:46:53+01:00"), "2026-12-01T19:46:53+01:00");
+        let line = format!(
+            "{}  {}  {:<16} {}",
+            "802f597f5bd9",
+            super::super::log_time("2026-12-01T18:46:53+00:00"),
+            "Bo Example",
+            "Scarlet declines the draw"
+        );
+        assert_eq!(line.chars().count(), 78, "{line}");
+    }
 
     #[test]
     fn columns_from_env_takes_positive_numbers_only() {

@@ -351,16 +351,37 @@ pub fn send(
     author: Option<&Identity>,
 ) -> Result<String, Failure> {
     let p = prepare(archive, game, who, to, author, true)?;
+    // The Message-IDs this clone has sent, one a line, never committed: a message sent
+    // again (the same step, so the same Message-ID) is called a resend.
+    let sent_log = archive.secrets_dir().join("sent-messages");
+    let again = std::fs::read_to_string(&sent_log).is_ok_and(|t| t.lines().any(|l| l == p.built.message_id));
     let via = deliver(archive, delivery, &p.from, &p.to, &p.built.bytes)?;
+    if !again {
+        record_sent(&sent_log, &p.built.message_id);
+    }
     Ok(format!(
-        "Sent {} ply {} to {} <{}> via {via}:\n  {}\n  (Message-ID <{}>)",
+        "{} {} ply {} to {} <{}> via {via}:\n  {}\n  (Message-ID <{}>{})",
+        if again { "Sent again:" } else { "Sent" },
         p.path.id(),
         p.ply,
         p.to.name,
         p.to.email,
         p.built.subject,
-        p.built.message_id
+        p.built.message_id,
+        if again { ", as before: a resend" } else { "" }
     ))
+}
+
+/// Appends `message_id` to the list of sent messages at `log`; a list that cannot be
+/// written only loses the word "again" on a later resend.
+fn record_sent(log: &Path, message_id: &str) {
+    use std::io::Write as _;
+    if let Some(dir) = log.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(log) {
+        let _ = writeln!(f, "{message_id}");
+    }
 }
 
 /// Delivers the message `bytes` from `from` to `to` as `delivery` and the archive's mail

@@ -275,7 +275,8 @@ pub fn build_steps(o: &Outgoing<'_>, steps: &Steps) -> Result<Built, MailError> 
     if let Some(a) = answer {
         body.push_str(&format!("Then: {} ({}).\n", a.summary, o.from.name));
     }
-    let take = "pipe this message into `ravenpost mail import -` (or save it and run \
+    let take = "pipe this message into `ravenpost mail import -` (with `--archive DIR` when \
+                your mail client does not run in your archive; or save it and run \
                 `ravenpost mail import FILE`)";
     if result == "*" {
         let to_move_name = record::player(&game, to_move);
@@ -287,12 +288,8 @@ pub fn build_steps(o: &Outgoing<'_>, steps: &Steps) -> Result<Built, MailError> 
             ));
         }
         if offer_by_sender.is_some() {
-            body.push_str(&format!(
-                "{} offers a draw: accept it with `ravenpost draw accept {id}` or decline it with \
-                 `ravenpost draw decline {id}` (playing a move instead declines it too), then \
-                 answer with `ravenpost mail send {id}`.\n",
-                named(o.sender)
-            ));
+            // How to answer it comes after how to import it (below), which must come first.
+            body.push_str(&format!("{} offers a draw.\n", named(o.sender)));
         } else if let Some(side) = record::pending_offer(&game)
             && let Some(side) = Side::ALL.into_iter().find(|s| def.side_name(*s) == side)
         {
@@ -314,8 +311,24 @@ pub fn build_steps(o: &Outgoing<'_>, steps: &Steps) -> Result<Built, MailError> 
                  and answer with `ravenpost mail send {id}`.\n"
             ));
         }
+        if offer_by_sender.is_some() {
+            body.push_str(&format!(
+                "{} offers a draw: accept it with `ravenpost draw accept {id}` or decline it with \
+                 `ravenpost draw decline {id}` (playing a move instead declines it too), then \
+                 answer with `ravenpost mail send {id}`.\n",
+                named(o.sender)
+            ));
+        }
     } else {
-        body.push_str(&format!("The game has ended: {result} ({what}).\n\n"));
+        // The record's comment ends in a full stop (`Gold resigns.`): not twice; and the
+        // side gets its player's name, as elsewhere in the body (`Gold (Ann) resigns`).
+        let mut ended_by = what.trim_end_matches('.').to_string();
+        if let Some(side) =
+            Side::ALL.into_iter().find(|s| ended_by.starts_with(&format!("{} ", def.side_name(*s))))
+        {
+            ended_by = format!("{}{}", named(side), &ended_by[def.side_name(side).len()..]);
+        }
+        body.push_str(&format!("The game has ended: {result} ({ended_by}).\n\n"));
         body.push_str(&format!("To take the result into your archive, {take}.\n"));
     }
     // The plies a draw was offered with: from the sender's history, and the pending offer
@@ -384,26 +397,47 @@ fn score(game: &crate::record::game::Game, offered: &[usize]) -> String {
 
 /// `text` with every line longer than `width` characters filled to lines of at most
 /// `width` (a paragraph written as one line, a player's long name), broken at spaces
-/// only (a word longer than that stays whole); shorter lines (the diagram's) stay as
-/// they are.
+/// only (a word longer than that stays whole, and so does a `backticked command`);
+/// shorter lines (the diagram's) stay as they are.
 fn fit_lines(text: &str, width: usize) -> String {
-    // Never at a hyphen: a game id in a command must stay whole.
-    let options =
-        textwrap::Options::new(width).break_words(false).word_splitter(textwrap::WordSplitter::NoHyphenation);
     let mut out = String::with_capacity(text.len());
     for line in text.split_inclusive('\n') {
         let (body, end) = match line.strip_suffix('\n') {
             Some(b) => (b, "\n"),
             None => (line, ""),
         };
-        if body.chars().count() <= width {
-            out.push_str(line);
-        } else {
-            out.push_str(&textwrap::fill(body, &options));
-            out.push_str(end);
-        }
+        out.push_str(&fill(body, width, ""));
+        out.push_str(end);
     }
     out
+}
+
+/// `line` filled to lines of at most `width` columns, continuation lines starting with
+/// `indent`, broken at spaces only: never inside a word (a path, a Message-ID, a game
+/// id with a hyphen) nor inside a span in backticks (a command to copy goes whole onto
+/// the next line); a line that fits is returned as it is.
+pub(crate) fn fill(line: &str, width: usize, indent: &str) -> String {
+    if line.chars().count() <= width {
+        return line.to_string();
+    }
+    // The spaces inside backticks become no-break spaces (textwrap without its Unicode
+    // features breaks at ASCII spaces only), and back after filling.
+    const KEEP: char = '\u{a0}';
+    let mut code = false;
+    let guarded: String = line
+        .chars()
+        .map(|c| {
+            if c == '`' {
+                code = !code;
+            }
+            if code && c == ' ' { KEEP } else { c }
+        })
+        .collect();
+    let options = textwrap::Options::new(width)
+        .subsequent_indent(indent)
+        .break_words(false)
+        .word_splitter(textwrap::WordSplitter::NoHyphenation);
+    textwrap::fill(&guarded, &options).replace(KEEP, " ")
 }
 
 /// A game message as read by [`read_messages`].
@@ -452,6 +486,11 @@ pub fn read_messages(bytes: &[u8]) -> Result<Vec<Incoming>, MailError> {
     for (i, m) in mail_parser::mailbox::mbox::MessageIterator::new(bytes).enumerate() {
         let m = m.map_err(|e| MailError::Read(format!("message {}: {e}", i + 1)))?;
         out.push(read_one(m.contents(), format!("message {}", i + 1)));
+    }
+    // A single message (a mail client pipes one as an mbox of one): its place says
+    // nothing (`from mail message 1 <…>`).
+    if let [only] = out.as_mut_slice() {
+        only.place.clear();
     }
     Ok(out)
 }
@@ -570,5 +609,31 @@ pub fn describe(m: &Incoming) -> Cow<'_, str> {
         (Some(id), true) => Cow::Owned(format!("<{id}>")),
         (Some(id), false) => Cow::Owned(format!("{} <{id}>", m.place)),
         (None, _) => Cow::Borrowed(&m.place),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Regression (s5 NeoMutt report, N10): the body's 78-column filling split commands
+    /// inside their backticks (`` `ravenpost draw accept` `` / `` ann-bo` ``). Now a
+    /// backticked span goes whole onto the next line.
+    #[test]
+    fn commands_in_backticks_were_split_across_lines() {
+        let line = "Gold (Ann Example) offers a draw: accept it with `ravenpost draw accept ann-bo` or \
+                    decline it with `ravenpost draw decline ann-bo` (playing a move instead declines \
+                    it too), then answer with `ravenpost mail send ann-bo`.";
+        let filled = fit_lines(line, BODY_WIDTH);
+        assert_eq!(
+            filled,
+            "Gold (Ann Example) offers a draw: accept it with\n\
+             `ravenpost draw accept ann-bo` or decline it with\n\
+             `ravenpost draw decline ann-bo` (playing a move instead declines it too), then\n\
+             answer with `ravenpost mail send ann-bo`."
+        );
+        for l in filled.lines() {
+            assert!(l.chars().count() <= BODY_WIDTH, "{l:?}");
+        }
     }
 }
