@@ -783,6 +783,30 @@ fn the_post_receive_hook_regenerates_the_site_after_a_push() {
     );
 }
 
+/// Regression: `hook install --notify` after `hook install --site DIR` wrote the
+/// post-receive hook whole and dropped the site's line.
+#[test]
+fn notify_installed_after_the_site_dropped_the_site_line() {
+    let t = tempfile::tempdir().unwrap();
+    let home = common::cli::identity(&t.path().join("home"), "Ann Example", "ann@example.org");
+    let server = t.path().join("server.git");
+    git(t.path(), &home, &["init", "-q", "--bare", "-b", "main", server.to_str().unwrap()]);
+    let out = t.path().join("published");
+    let repo = server.to_str().unwrap();
+    ok(t.path(), &home, &["hook", "install", "--repo", repo, "--site", out.to_str().unwrap()]);
+    let site_line = |hook: &str| hook.lines().filter(|l| l.ends_with("# ravenpost site")).count();
+    let before = std::fs::read_to_string(server.join("hooks/post-receive")).unwrap();
+    assert_eq!(site_line(&before), 1, "{before}");
+    ok(t.path(), &home, &["hook", "install", "--repo", repo, "--notify"]);
+    let after = std::fs::read_to_string(server.join("hooks/post-receive")).unwrap();
+    assert_eq!(site_line(&after), 1, "the site line is kept: {after}");
+    assert!(after.contains("hook notify"), "the notify hook is there: {after}");
+    assert!(after.contains(out.to_str().unwrap()), "{after}");
+    // and it runs: nothing before it ends the script.
+    let before_site = after.split("# ravenpost site").next().unwrap_or_default();
+    assert!(!before_site.lines().any(|l| l.trim_start().starts_with("exit")), "{after}");
+}
+
 /// Regression: pages were written with a temporary file's mode (0600), unreadable by a web
 /// server running as another user.
 #[test]

@@ -767,6 +767,15 @@ impl From<crate::record::Refusal> for Failure {
     }
 }
 
+/// The git directory `hook install` writes into (`--repo`, else the current directory's).
+fn hook_git_dir(repo: Option<PathBuf>) -> Result<PathBuf, Failure> {
+    let dir = match repo {
+        Some(d) => d,
+        None => std::env::current_dir().map_err(|e| Failure::input(format!("current directory: {e}")))?,
+    };
+    Ok(crate::archive::Archive::open_for_hook(&dir)?.git_dir().to_path_buf())
+}
+
 /// `hook install --site DIR`: the post-receive line that regenerates the site.
 fn install_site_hook(repo: Option<PathBuf>, site: &std::path::Path) -> Result<String, Failure> {
     let dir = match repo {
@@ -1327,7 +1336,14 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             let installed = if print { installed } else { terminal::fit_stdout(&installed) };
             writeln!(out, "{installed}").map_err(io)?;
             if notify {
+                // The notify hook is written whole: a site line installed before is put back.
+                let kept =
+                    hook_git_dir(repo.clone()).ok().and_then(|d| crate::site::site_line(&d).map(|l| (d, l)));
                 writeln!(out, "{}", ops::install_notify_hook(repo.clone())?).map_err(io)?;
+                if let (None, Some((git_dir, line))) = (&site, kept) {
+                    crate::site::put_site_line(&git_dir, &line)
+                        .map_err(|e| Failure { message: e.to_string(), code: 1 })?;
+                }
             }
             // After --notify, which writes the post-receive hook whole: this adds one line.
             if let Some(site) = site {

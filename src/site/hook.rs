@@ -43,6 +43,22 @@ pub fn install_site_hook(git_dir: &Path, exe: &Path, site: &Path) -> Result<Path
             std::env::current_dir().map_err(|source| SiteError::Io { path: site.to_path_buf(), source })?;
         cwd.join(site)
     };
+    put_site_line(git_dir, &site_hook_line(exe, &site))
+}
+
+/// The site's line of `git_dir/hooks/post-receive`, if one is installed.
+pub fn site_line(git_dir: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(git_dir.join("hooks/post-receive")).ok()?;
+    text.lines().find(|l| l.ends_with(POST_RECEIVE_MARK)).map(str::to_string)
+}
+
+/// Puts `line` (a [`site_hook_line`]) into `git_dir/hooks/post-receive` as
+/// [`install_site_hook`] does: an earlier site line replaced, the others kept. Returns the
+/// hook's path.
+///
+/// # Errors
+/// [`SiteError::Io`]: the hook could not be read or written.
+pub fn put_site_line(git_dir: &Path, line: &str) -> Result<PathBuf, SiteError> {
     let hooks = git_dir.join("hooks");
     std::fs::create_dir_all(&hooks).map_err(super::io_error(&hooks))?;
     let file = hooks.join("post-receive");
@@ -53,7 +69,7 @@ pub fn install_site_hook(git_dir: &Path, exe: &Path, site: &Path) -> Result<Path
     };
     let mut text: String =
         old.lines().filter(|l| !l.ends_with(POST_RECEIVE_MARK)).flat_map(|l| [l, "\n"]).collect();
-    text.push_str(&site_hook_line(exe, &site));
+    text.push_str(line);
     text.push('\n');
     std::fs::write(&file, text).map_err(super::io_error(&file))?;
     #[cfg(unix)]

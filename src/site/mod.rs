@@ -52,7 +52,7 @@ use crate::archive::{Archive, ArchiveError, ArmyChoice};
 use crate::engine::Side;
 use crate::record;
 
-pub use hook::{POST_RECEIVE_MARK, install_site_hook, site_hook_line};
+pub use hook::{POST_RECEIVE_MARK, install_site_hook, put_site_line, site_hook_line, site_line};
 pub use page::{GamePage, game_page};
 
 /// The manifest's file name in the output directory.

@@ -136,7 +136,9 @@ pub fn hook_script_with(exe: &Path, pusher_var: Option<&str>, gitolite_common: b
 }
 
 /// The text of the post-receive hook, running `exe hook notify` for each updated ref;
-/// it always exits 0 (the push is in; a failed notification is logged, not an error).
+/// it exits 0 (the push is in; a failed notification is logged, not an error), by its
+/// last command rather than by `exit`, so that lines added after it (the site's,
+/// `hook install --site`) still run.
 pub fn notify_hook_script(exe: &Path) -> String {
     format!(
         "#!/bin/sh\n\
@@ -147,8 +149,7 @@ pub fn notify_hook_script(exe: &Path) -> String {
          if [ -n \"${{{HOOK_EXE_ENV}:-}}\" ]; then RAVENPOST=\"${HOOK_EXE_ENV}\"; fi\n\
          while read -r old new ref; do\n\
          \x20   \"$RAVENPOST\" hook notify \"$old\" \"$new\" \"$ref\" || true\n\
-         done\n\
-         exit 0\n",
+         done\n",
         shell_quote(&exe.to_string_lossy())
     )
 }
