@@ -76,7 +76,10 @@ pub(crate) fn width(terminal: bool) -> Option<usize> {
 /// `text` with each of its lines [`fit`] to `width`: a message of several lines (an
 /// error and its list of problems) keeps its lines, and only those wider are filled.
 pub(crate) fn fit_lines(text: &str, width: Option<usize>) -> String {
-    text.split('\n').map(|l| fit(l, width)).collect::<Vec<_>>().join("\n")
+    match width.filter(|&w| w >= 20) {
+        Some(width) => crate::mail::fill_lines(text, width, "  "),
+        None => text.to_string(),
+    }
 }
 
 /// [`fit_lines`] for standard error: to its width when it is a terminal, else as it is.

@@ -400,13 +400,18 @@ fn score(game: &crate::record::game::Game, offered: &[usize]) -> String {
 /// only (a word longer than that stays whole, and so does a `backticked command`);
 /// shorter lines (the diagram's) stay as they are.
 fn fit_lines(text: &str, width: usize) -> String {
+    fill_lines(text, width, "")
+}
+
+/// [`fill`] for each line of `text`, continuation lines starting with `indent`.
+pub(crate) fn fill_lines(text: &str, width: usize, indent: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for line in text.split_inclusive('\n') {
         let (body, end) = match line.strip_suffix('\n') {
             Some(b) => (b, "\n"),
             None => (line, ""),
         };
-        out.push_str(&fill(body, width, ""));
+        out.push_str(&fill(body, width, indent));
         out.push_str(end);
     }
     out

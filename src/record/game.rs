@@ -446,11 +446,7 @@ fn replay_with(text: GameText, prev: Option<&Game>, checked: usize) -> Result<Ga
     // Move times (movetext.md, "Move times"): readable, one per ply, never going back.
     let checked = if prev.is_some() { checked.min(text.moves.len()) } else { 0 };
     // The last time among the moves not checked again: where the check goes on from.
-    let mut last_time: Option<(i64, usize)> =
-        text.moves[..checked].iter().enumerate().rev().find_map(|(i, m)| {
-            let t = m.comments.iter().find_map(|c| c.strip_prefix(super::TIME_PREFIX))?;
-            Some((chrono::DateTime::parse_from_rfc3339(t.trim()).ok()?.timestamp(), i + 1))
-        });
+    let mut last_time: Option<(i64, usize)> = super::last_timed(&text.moves[..checked]);
     for (i, m) in text.moves.iter().enumerate().skip(checked) {
         let times: Vec<&str> = m.comments.iter().filter_map(|c| c.strip_prefix(super::TIME_PREFIX)).collect();
         if times.len() > 1 {

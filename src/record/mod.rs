@@ -95,10 +95,29 @@ pub fn move_times_from(text: &GameText, from: usize) -> Result<Vec<Option<i64>>,
 /// The time recorded for the last of the first `before` main-line moves that has one
 /// (Unix seconds); `None` when none has a readable one.
 pub fn last_move_time(text: &GameText, before: usize) -> Option<i64> {
-    text.moves[..before.min(text.moves.len())].iter().rev().find_map(|m| {
+    last_timed(&text.moves[..before.min(text.moves.len())]).map(|(t, _)| t)
+}
+
+/// The time recorded for the last of `moves` that has a readable one, and its ply (1-based
+/// within `moves`).
+pub(crate) fn last_timed(moves: &[MoveNode]) -> Option<(i64, usize)> {
+    moves.iter().enumerate().rev().find_map(|(i, m)| {
         let t = m.comments.iter().find_map(|c| c.strip_prefix(TIME_PREFIX))?;
-        Some(chrono::DateTime::parse_from_rfc3339(t.trim()).ok()?.timestamp())
+        Some((chrono::DateTime::parse_from_rfc3339(t.trim()).ok()?.timestamp(), i + 1))
     })
+}
+
+/// The comments ravenpost writes after a move by `side` in `game` (before its diagram
+/// lines): its time, the prepared note, and the mover's own pending offer carried along
+/// (the opponent's offer lapses).
+fn move_comments(game: &Game, side: Side, options: MoveOptions) -> Vec<String> {
+    let own_offer = pending_offer(game).filter(|s| s == game.variant.def().side_name(side));
+    let mut comments: Vec<String> = options.at.map(time_comment).into_iter().collect();
+    if options.prepared {
+        comments.push(PREPARED_COMMENT.to_string());
+    }
+    comments.extend(own_offer.map(|s| format!("{DRAW_OFFER_PREFIX}{s}")));
+    comments
 }
 
 /// Whether `g1` is what [`play_move_unwritten`] makes of `g0` with `san`, `g1`'s one new
@@ -151,13 +170,7 @@ pub fn adds_just_the_move(g0: &Game, g1: &Game, shared: usize, san: &str, option
     if !same_after_clearing {
         return false;
     }
-    let side = g0.position().side_to_move();
-    let own_offer = pending_offer(g0).filter(|s| s == g0.variant.def().side_name(side));
-    let mut comments: Vec<String> = options.at.map(time_comment).into_iter().collect();
-    if options.prepared {
-        comments.push(PREPARED_COMMENT.to_string());
-    }
-    comments.extend(own_offer.map(|s| format!("{DRAW_OFFER_PREFIX}{s}")));
+    let comments = move_comments(g0, g0.position().side_to_move(), options);
     let new = &t1.moves[k0];
     new.token == san
         && new.nags.is_empty()
@@ -566,13 +579,8 @@ pub fn play_move_unwritten(
     let san = write_move(&game.variant, &pos, &mv);
     // The mover's own offer travels with the move; the opponent's offer lapses (moving
     // instead of answering declines it).
-    let own_offer = pending_offer(&game).filter(|s| s == game.variant.def().side_name(side));
+    let mut comments = move_comments(&game, side, options);
     clear_offer(&mut game.text);
-    let mut comments: Vec<String> = options.at.map(time_comment).into_iter().collect();
-    if options.prepared {
-        comments.push(PREPARED_COMMENT.to_string());
-    }
-    comments.extend(own_offer.map(|s| format!("{DRAW_OFFER_PREFIX}{s}")));
     let after = game.variant.make(&pos, &mv);
     if options.diagram {
         comments.extend(crate::notation::diagram::diagram_comments(&game.variant, &after, Some(&mv)));
