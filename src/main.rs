@@ -3,3 +3,6 @@
 fn main() -> std::process::ExitCode {
     ravenpost::cli::main()
 }
+
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

@@ -435,6 +435,11 @@ impl Archive {
     /// The first-parent line ending at `at`: walked back until a commit of `known`'s line
     /// (kept up to there), a root, or a missing parent.
     fn walk_index(&self, at: CommitId, known: Option<HistoryIndex>) -> Result<HistoryIndex, ArchiveError> {
+        // A walk from scratch is long unless the archive is small: git lists the changes
+        // while libgit2 reads the commits.
+        let listing = (known.is_none() && !tests_walk_with_libgit2())
+            .then(|| super::gitlog::start_first_parent_changes(self.repo.path(), at.0))
+            .flatten();
         let mut line = Vec::new(); // newest first
         let mut base = None;
         let mut shallow = None;
@@ -460,9 +465,13 @@ impl Archive {
         }
         let mut out = Vec::with_capacity(line.len());
         // A long walk takes the changes from git's log when it names the same commits.
-        let mut bulk = (line.len() >= super::gitlog::BULK && !tests_walk_with_libgit2())
-            .then(|| super::gitlog::first_parent_changes(self.repo.path(), at.0, line.len()))
-            .flatten()
+        let listed = match listing {
+            Some(listing) => listing.finish(),
+            None => (line.len() >= super::gitlog::BULK && !tests_walk_with_libgit2())
+                .then(|| super::gitlog::first_parent_changes(self.repo.path(), at.0, line.len()))
+                .flatten(),
+        };
+        let mut bulk = listed
             .filter(|b| b.len() == line.len() && b.iter().zip(&line).all(|((id, _), (c, _))| *id == c.id()));
         #[cfg(test)]
         if bulk.is_some() {

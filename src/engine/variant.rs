@@ -728,6 +728,35 @@ impl Variant {
         out
     }
 
+    /// The legal moves of `pos` that `keep` accepts, in generation order: the same as
+    /// [`Variant::legal_moves`] filtered by `keep`, with legality tested only for the moves
+    /// `keep` accepts (a variant with its own legality has the whole list computed).
+    pub fn legal_moves_where(&self, pos: &Position, keep: impl Fn(&Move) -> bool) -> Vec<Move> {
+        if self.rules.own_legality() {
+            let mut legal = self.legal_moves(pos);
+            legal.retain(|m| keep(m));
+            return legal;
+        }
+        let mut out = Vec::with_capacity(128);
+        self.pseudo_legal_moves(pos, &mut out);
+        out.retain(|m| keep(m));
+        let filter = self.legal_filter(pos);
+        out.retain(|m| filter.safe_without_make(m) || self.is_legal_pseudo(pos, m));
+        out
+    }
+
+    /// Whether the side to move in `pos` has a legal move (`!legal_moves(pos).is_empty()`,
+    /// stopping at the first legal move found).
+    pub fn has_legal_move(&self, pos: &Position) -> bool {
+        let mut out = Vec::with_capacity(128);
+        self.pseudo_legal_moves(pos, &mut out);
+        if self.rules.filter_legal(self, pos, &mut out) {
+            return !out.is_empty();
+        }
+        let filter = self.legal_filter(pos);
+        out.iter().any(|m| filter.safe_without_make(m) || self.is_legal_pseudo(pos, m))
+    }
+
     /// What decides, for most moves of `pos`, that they are legal without making them.
     fn legal_filter(&self, pos: &Position) -> LegalFilter {
         let side = pos.side_to_move;
@@ -781,7 +810,7 @@ impl Variant {
     /// The game's end in `pos`, if it is over by the rules alone (no legal move).
     /// Draws that must be claimed (repetition, ply count) are not reported here.
     pub fn outcome(&self, pos: &Position) -> Option<Outcome> {
-        if self.legal_moves(pos).is_empty() {
+        if !self.has_legal_move(pos) {
             Some(self.rules.no_legal_moves(pos, self.in_check(pos)))
         } else {
             None

@@ -520,18 +520,21 @@ fn check_mark(v: &Variant, pos: &Position, mv: &Move) -> &'static str {
 
 /// Writes the canonical token of `mv`, a legal move of `pos` (`moves.md` §5).
 pub fn write_move(v: &Variant, pos: &Position, mv: &Move) -> String {
-    let legal = v.legal_moves(pos);
     let mark = check_mark(v, pos, mv);
     let def = v.def();
     let dims = def.dims;
     let code = |k: PieceKind| def.kind(k).code.clone();
+    // A token names its move's square (`agrees` requires it): only the legal moves to that
+    // square can share a token, and their legality is all that is tested.
+    let to = mv.to();
+    let rivals = v.legal_moves_where(pos, |m| m.to() == to);
     let unique = |t: &str| {
         let parts = match split(v, pos.side_to_move(), t) {
             Ok(p) => p,
             Err(_) => return false,
         };
-        let found: Vec<&Move> = legal.iter().filter(|m| agrees(v, &parts, m)).collect();
-        found.len() == 1 && found[0] == mv
+        let mut found = rivals.iter().filter(|m| agrees(v, &parts, m));
+        found.next() == Some(mv) && found.next().is_none()
     };
     let token = match *mv {
         // Fidchell's King re-introduction and Queen return are drops onto the square of
