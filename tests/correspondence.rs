@@ -9,7 +9,8 @@ use std::path::PathBuf;
 
 use common::tools::{SshAgent, askpass, keygen, keygen_with};
 use common::{
-    T0, expect_failure, fails, git, git_command, git_out, identity, ok, ravenpost_at, run, run_git, text,
+    T0, expect_failure, fails, git, git_command, git_out, identity, ok, ok_at, ravenpost_at, run, run_git,
+    text,
 };
 
 struct Setup {
@@ -538,6 +539,66 @@ fn the_hook_checks_timeout_claims_against_the_clock() {
     assert!(v.contains("0 problems"), "{v}");
 }
 
+/// Regression: the hook judged a win on time at the time the claimant gave its commit, so
+/// a claim dated after the deadline but pushed before it passed. The server's clock says
+/// when a push arrives: a commit dated later (beyond the 15 minutes of clock skew) is
+/// refused, and a claim dated within the skew counts at its arrival.
+#[test]
+fn a_timeout_claim_dated_ahead_passed_the_hook() {
+    let s = setup();
+    ok(
+        &s.ann,
+        &s.home,
+        &["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "tc", "--time-control", "1/3d"],
+    );
+    ok(&s.ann, &s.home, &["move", "tc", "2e3"]);
+    ok(&s.ann, &s.home, &["sync"]);
+    let file = s.ann.join("games/gygax/tc.pgn");
+    let current = std::fs::read_to_string(&file).unwrap();
+    let claim =
+        ravenpost::record::time_forfeit(&current, Some("Ann"), "Bo did not move in time").unwrap().text;
+    // Bo's turn began at 2025-11-29T07:06:40Z; his three days end 2025-12-02T07:06:40Z.
+    let push_at = |dated: &str, arrives: &str| {
+        std::fs::write(&file, &claim).unwrap();
+        run_git(
+            git_command(&s.ann, &s.home)
+                .args(["commit", "--quiet", "-am", "tc: Ann wins on time"])
+                .env("GIT_AUTHOR_DATE", dated)
+                .env("GIT_COMMITTER_DATE", dated),
+        );
+        let arrives = chrono::DateTime::parse_from_rfc3339(arrives).unwrap().timestamp();
+        git_command(&s.ann, &s.home)
+            .args(["push", "origin", "main"])
+            .env("RAVENPOST_TIME", arrives.to_string())
+            .output()
+            .unwrap()
+    };
+    let refused = |o: std::process::Output, reason: &str| {
+        let err = text(&o);
+        assert!(!o.status.success(), "push accepted: {err}");
+        assert!(err.contains("remote: ravenpost: tc "), "{err}");
+        assert!(err.contains(reason), "expected {reason:?} in: {err}");
+        git(&s.ann, &s.home, &["reset", "--quiet", "--hard", "origin/main"]);
+    };
+    // Dated after the deadline, pushed four days before it.
+    refused(
+        push_at("2025-12-03T08:00:00Z", "2025-11-29T08:00:00Z"),
+        "the commit is dated 2025-12-03T08:00:00Z, later than it arrived (2025-11-29T08:00:00Z)",
+    );
+    // Dated three minutes after the deadline, pushed seven minutes before it (within the
+    // skew): judged when it arrived, before the deadline.
+    refused(
+        push_at("2025-12-02T07:09:40Z", "2025-12-02T06:59:40Z"),
+        "a win on time was claimed at 2025-12-02T06:59:40Z, but Bo had until 2025-12-02T07:06:40Z",
+    );
+    // The same claim arriving after the deadline stands.
+    let o = push_at("2025-12-02T07:09:40Z", "2025-12-02T07:10:00Z");
+    assert!(o.status.success(), "{}", text(&o));
+    ok_at(&s.bo, &s.home, T0 + 4 * 86_400, &["sync"]);
+    let v = ok(&s.bo, &s.home, &["verify", "tc"]);
+    assert!(v.contains("0 problems"), "{v}");
+}
+
 /// Regressions from a breaker's review: army options cannot pre-empt a secret choice,
 /// a choice file that names armies is refused, a deleted choice file is reported by
 /// `verify`, and a final reveal committed by hand still lets the game start.
@@ -580,7 +641,9 @@ fn army_choice_tampering_is_caught() {
     assert!(ok(&s.ann, &s.home, &["verify"]).contains("0 problems"));
     let out = ok(&s.ann, &s.home, &["army", "reveal", "a"]);
     assert!(out.contains("the game a starts now"), "{out}");
-    assert!(ok(&s.ann, &s.home, &["sync"]).contains("Pushed"));
+    // Pushed after the reveal was committed by hand (dated GIT_DATE): the hook refuses a
+    // commit dated later than it arrives.
+    assert!(ok_at(&s.ann, &s.home, T0 + 3_600, &["sync"]).contains("Pushed"));
 
     // A deleted choice file is reported by verify, not only by the hook.
     git(&s.ann, &s.home, &["rm", "--quiet", "games/fantasy-grand/a.armies.yaml"]);

@@ -20,7 +20,8 @@ use ravenpost::record::{
 };
 use ravenpost::referee::army::{choice_tags_problem, started_game_problem, started_game_text};
 use ravenpost::referee::clock::{
-    TimedVersion, check_leave_start, check_timeout_claim, clock, timeout_claim_problem,
+    TimedVersion, arrival_problem, arrival_time, check_leave_start, check_timeout_claim, clock,
+    timeout_claim_problem,
 };
 use ravenpost::referee::judge::{Changed, classify_changes, judge_choice_version, judge_game_version};
 use ravenpost::referee::problem::{Span, time_from_unix};
@@ -1459,6 +1460,26 @@ fn clock_of_a_game_where_the_second_side_moves_first() {
     let g = game(&p1);
     let c = clock(&g, &PlyTimes::from_record(&g, T0).unwrap(), T0).unwrap();
     assert_eq!((c.player.as_str(), c.deadline.timestamp()), ("Ann", T0 + 4 * DAY));
+}
+
+/// A commit arriving at the hook: dated up to 15 minutes (the clock skew) after its
+/// arrival it is taken, at its arrival; dated later it is refused; dated before, it counts
+/// at its own time.
+#[test]
+fn a_commit_counts_at_most_when_it_arrives() {
+    assert_eq!(arrival_problem(T0 - DAY, T0), None);
+    assert_eq!(arrival_problem(T0 + 900, T0), None);
+    assert_eq!(
+        arrival_problem(T0 + 901, T0),
+        Some(Problem::DatedInFuture { commit: at(T0 + 901), arrived: at(T0) })
+    );
+    assert_eq!(
+        arrival_problem(T0 + 901, T0).unwrap().to_string(),
+        "the commit is dated 2025-11-29T07:21:41Z, later than it arrived (2025-11-29T07:06:40Z): a step \
+         cannot be dated in the future"
+    );
+    assert_eq!(arrival_time(T0 - DAY, T0), T0 - DAY);
+    assert_eq!(arrival_time(T0 + 600, T0), T0);
 }
 
 #[test]

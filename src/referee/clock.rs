@@ -177,6 +177,21 @@ pub fn timeout_claim_problem(before: Option<(&Game, PlyTimes)>, at: i64) -> Opti
     }
 }
 
+/// What is wrong with a commit dated `commit` (Unix seconds) that arrives at `arrived`
+/// (the hook's or `sync`'s clock): dated later than its arrival, beyond
+/// [`record::MAX_CLOCK_SKEW`] ([`Problem::DatedInFuture`]).
+pub fn arrival_problem(commit: i64, arrived: i64) -> Option<Problem> {
+    (commit > arrived + record::MAX_CLOCK_SKEW)
+        .then(|| Problem::DatedInFuture { commit: time_from_unix(commit), arrived: time_from_unix(arrived) })
+}
+
+/// The time a step that arrives at `arrived` counts at: its commit's time, but never
+/// later than its arrival (a win on time is judged when it is claimed, not when the
+/// claimant dated it).
+pub fn arrival_time(commit: i64, arrived: i64) -> i64 {
+    commit.min(arrived)
+}
+
 /// Why a command on the clock is refused (nothing is written).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]

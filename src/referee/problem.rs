@@ -117,6 +117,21 @@ pub enum Problem {
         /// The commit's time.
         commit: Time,
     },
+    /// A commit that arrives (at the hook, or in `sync`) dated later than its arrival,
+    /// beyond the allowed clock skew: a step counts when it is made, and a step dated ahead
+    /// could claim a win on time before the time is up, or time a move so that the
+    /// opponent's reply would seem to come before it.
+    #[error(
+        "the commit is dated {}, later than it arrived ({}): a step cannot be dated in the future",
+        rfc3339(.commit),
+        rfc3339(.arrived)
+    )]
+    DatedInFuture {
+        /// The commit's (author) time.
+        commit: Time,
+        /// When it arrived, by this machine's clock.
+        arrived: Time,
+    },
     /// A finished game's result was changed.
     #[error("the result of a finished game was changed from {from} to {to}")]
     FinishedResultChanged {

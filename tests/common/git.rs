@@ -9,6 +9,11 @@ use super::cli::{T0, isolate, text};
 /// The date of every commit made with [`git`]: 2025-11-29T08:00:00Z.
 pub const GIT_DATE: &str = "2025-11-29T08:00:00Z";
 
+/// The clock of a server's pre-receive hook that [`git`] pushes to: a year after [`T0`],
+/// so that the commits the tests make, dated from [`T0`] on, arrive after they were made
+/// (the hook refuses a commit dated later than its arrival).
+pub const SERVER_TIME: i64 = T0 + 365 * 86_400;
+
 /// `git` to run in `dir` with home `home` (arguments still to add).
 pub fn git_command(dir: &Path, home: &Path) -> Command {
     let mut cmd = Command::new("git");
@@ -16,7 +21,7 @@ pub fn git_command(dir: &Path, home: &Path) -> Command {
         .env("GIT_AUTHOR_DATE", GIT_DATE)
         .env("GIT_COMMITTER_DATE", GIT_DATE)
         // For the pre-receive hook, which runs the binary.
-        .env("RAVENPOST_TIME", T0.to_string());
+        .env("RAVENPOST_TIME", SERVER_TIME.to_string());
     isolate(&mut cmd, home);
     cmd
 }

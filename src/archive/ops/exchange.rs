@@ -354,18 +354,21 @@ pub fn check_range_pushed(
     new: CommitId,
     pusher: Option<&Pusher>,
 ) -> Result<Vec<String>, Failure> {
-    check_range_known(archive, old, new, pusher, &[])
+    check_range_known(archive, old, new, pusher, &[], None)
 }
 
 /// As [`check_range_pushed`]; a commit that one of `known` (other branches' tips) already
 /// contains is not the pusher's doing (a new branch made from an existing one), so only
-/// the rules judge it.
+/// the rules judge it. `arrived`: the hook's clock, when the push arrives at the server,
+/// whose clock is the arbiter: a commit dated later is refused, and a step counts at
+/// most at that time ([`crate::referee::clock::arrival_problem`]).
 fn check_range_known(
     archive: &Archive,
     old: Option<CommitId>,
     new: CommitId,
     pusher: Option<&Pusher>,
     known: &[CommitId],
+    arrived: Option<i64>,
 ) -> Result<Vec<String>, Failure> {
     let club = match pusher {
         Some(p) => Some((p, club_accounts_at(archive, new)?)),
@@ -399,7 +402,7 @@ fn check_range_known(
                 }
             }
         }
-        for f in check_commit(archive, &c, by)? {
+        for f in check_commit(archive, &c, by, arrived)? {
             problems.push(format!("{} {}: {}", f.subject, c.commit.short(), f.problem));
         }
     }
@@ -412,10 +415,25 @@ fn check_commit(
     archive: &Archive,
     c: &ArchiveCommit,
     pushed: Option<(&Pusher, &ClubAccounts)>,
+    arrived: Option<i64>,
 ) -> Result<Vec<Finding>, Failure> {
     let changes: Vec<(&str, Option<&[u8]>)> =
         c.changes.iter().map(|ch| (ch.path.as_str(), ch.contents.as_deref())).collect();
     let (mut findings, changed) = judge::classify_changes(&changes, c.parent.is_none());
+    if let Some(problem) =
+        arrived.and_then(|a| crate::referee::clock::arrival_problem(c.time.unix_seconds(), a))
+    {
+        // Named as the record's other problems are: the game, choice, tournament or file.
+        let subject = match &changed {
+            Some(Changed::Game(g, _)) => g.id().to_string(),
+            Some(Changed::Choice(name, _) | Changed::Definition(name, _) | Changed::Tournament(name, ..)) => {
+                name.clone()
+            }
+            None => c.changes.first().map(|ch| ch.path.clone()).unwrap_or_default(),
+        };
+        findings.push(Finding { subject, problem });
+        return Ok(findings);
+    }
     // A symbolic link or submodule under games/ is no game, whatever it holds.
     for ch in c.changes.iter().filter(|ch| ch.contents.is_some()) {
         if let Some(problem) = archive.entry_problem_at(c.commit, &ch.path)? {
@@ -432,7 +450,7 @@ fn check_commit(
         findings.push(Finding { subject: config.to_string(), problem });
     }
     if let Some(changed) = changed {
-        findings.extend(check_record(archive, c, changed, pushed)?);
+        findings.extend(check_record(archive, c, changed, pushed, arrived)?);
     }
     Ok(findings)
 }
@@ -444,9 +462,12 @@ fn check_record(
     c: &ArchiveCommit,
     changed: Changed<'_>,
     pushed: Option<(&Pusher, &ClubAccounts)>,
+    arrived: Option<i64>,
 ) -> Result<Vec<Finding>, Failure> {
     let mut findings = Vec::new();
-    let info = CommitInfo { author: &c.author_name, time: c.time.unix_seconds() };
+    let time = c.time.unix_seconds();
+    let time = arrived.map_or(time, |a| crate::referee::clock::arrival_time(time, a));
+    let info = CommitInfo { author: &c.author_name, time };
     match changed {
         Changed::Definition(name, bytes) => {
             let previous = match c.parent {
@@ -485,7 +506,7 @@ fn check_record(
                 findings.push(Finding { subject: name, problem });
             }
             for r in records {
-                findings.extend(check_record(archive, c, r, pushed)?);
+                findings.extend(check_record(archive, c, r, pushed, arrived)?);
             }
         }
         Changed::Choice(id, bytes) => {
@@ -580,7 +601,9 @@ pub fn hook_check(old: &str, new: &str, refname: &str) -> Result<Vec<String>, Fa
     };
     // A new branch: what other branches already hold was pushed before, by others.
     let known = if old.is_none() && pusher.is_some() { archive.branch_tips(refname)? } else { Vec::new() };
-    check_range_known(&archive, old, new, pusher.as_ref(), &known)
+    // The server's clock says when the push arrived: no step may be dated later.
+    let arrived = super::games::now().unix_seconds();
+    check_range_known(&archive, old, new, pusher.as_ref(), &known, Some(arrived))
 }
 
 /// `ravenpost hook check --explain`: how the hook will judge a push made now, with this
