@@ -145,7 +145,7 @@ fn verify_catches_commits_made_by_hand() {
     let o = run(&dir, &home, &["verify", "g"]);
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("committed by Ann, but Bo (Scarlet) was to move"), "{err}");
+    assert!(err.contains("authored by Ann, but Bo (Scarlet) was to move"), "{err}");
 }
 
 #[test]
@@ -725,4 +725,47 @@ fn verify_line_of_a_changed_definition_started_with_a_space() {
         )),
         "{err}"
     );
+}
+
+/// Regression (s6 play-through, item 5): `ravenpost move g "1. 2e3"` run a second time
+/// said the move number was not the next ply's and whose move it was, which confused a
+/// player who had only run the command again. Now the game's last ply given again (the
+/// same move with the same number) is "already recorded" with its ply and time, exit code
+/// 1 and no commit; another move with that number, or the move alone, is judged as before.
+#[test]
+fn a_move_given_twice_said_whose_move_it_is() {
+    let (_t, dir, home) = archive();
+    ok(&dir, &home, &["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "g"]);
+    let o = run_at(&dir, &home, T0 + 60, &["move", "g", "1. 2e3"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let head = git(&dir, &home, &["rev-parse", "HEAD"]);
+    // The referee (no player) and Ann alike.
+    for who in [&[][..], &["--as", "Ann"][..]] {
+        let o = run_at(&dir, &home, T0 + 100, &[&["move", "g", "1. 2e3"][..], who].concat());
+        let err = expect_failure_of(&o, 1);
+        assert_eq!(
+            err,
+            "ravenpost: g: `1. 2e3` is already recorded (ply 1, at 2025-11-29T07:07:40Z); nothing was written. \
+             Scarlet (Bo) is to move\n"
+        );
+        assert_eq!(git(&dir, &home, &["rev-parse", "HEAD"]), head, "no commit");
+    }
+    // Black's move by its number, twice.
+    let o = run_at(&dir, &home, T0 + 200, &["move", "g", "1... Sa3b6", "--as", "Bo"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let o = run_at(&dir, &home, T0 + 300, &["move", "g", "1... Sa3b6", "--as", "Bo"]);
+    let err = expect_failure_of(&o, 1);
+    assert!(err.contains("`1... Sa3b6` is already recorded (ply 2, at 2025-11-29T07:10:00Z)"), "{err}");
+    assert!(err.contains("Gold (Ann) is to move"), "{err}");
+    // Another move with the last ply's number is not the next ply's, as before.
+    let o = run_at(&dir, &home, T0 + 300, &["move", "g", "1... Sa3b5", "--as", "Bo"]);
+    assert!(expect_failure_of(&o, 1).contains("the move number 1... is not the next ply's"), "{}", text(&o));
+    let log = git(&dir, &home, &["log", "--format=%s", "--", "games/gygax/g.pgn"]);
+    assert_eq!(log.lines().count(), 3, "created, ply 1, ply 2: {log}");
+}
+
+/// Standard error of a run that must exit with `code`.
+fn expect_failure_of(o: &std::process::Output, code: i32) -> String {
+    assert_eq!(o.status.code(), Some(code), "{}", text(o));
+    String::from_utf8(o.stderr.clone()).unwrap()
 }

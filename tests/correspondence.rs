@@ -125,7 +125,7 @@ fn a_game_by_correspondence_and_pushes_the_hook_refuses() {
     ok(&s.ann, &s.home, &["move", "g", "2d3", "--as", "Ann"]);
     ok(&s.ann, &s.home, &["move", "g", "2d6", "--as", "Bo"]);
     git(&s.ann, &s.home, &["commit", "--quiet", "--amend", "--no-edit", "--reset-author"]);
-    refused(&s, false, "ply 6 was committed by Ann, but Bo (Scarlet) was to move");
+    refused(&s, false, "ply 6 was authored by Ann, but Bo (Scarlet) was to move");
 
     // 3. A rewritten history: amend an earlier move's commit and force-push.
     git(&s.ann, &s.home, &["reset", "--quiet", "--hard", "HEAD~1"]);
@@ -141,7 +141,7 @@ fn a_game_by_correspondence_and_pushes_the_hook_refuses() {
     ok(&s.ann, &s.home, &["move", "g", "2d3", "--as", "Ann"]);
     git(&s.ann, &s.home, &["reset", "--quiet", "--soft", "HEAD~1"]);
     git(&s.ann, &s.home, &["-c", "user.name=Bo", "commit", "--quiet", "-m", "g: ply 5 2d3"]);
-    refused(&s, false, "ply 5 was committed by Bo, but Ann (Gold) was to move");
+    refused(&s, false, "ply 5 was authored by Bo, but Ann (Gold) was to move");
 
     // 5. Nothing but a game file may change.
     std::fs::write(s.ann.join("notes.txt"), "hello\n").unwrap();
@@ -155,7 +155,7 @@ fn a_game_by_correspondence_and_pushes_the_hook_refuses() {
     // 6. Bo's resignation, committed by Ann.
     ok(&s.ann, &s.home, &["resign", "g", "--as", "Bo"]);
     git(&s.ann, &s.home, &["commit", "--quiet", "--amend", "--no-edit", "--reset-author"]);
-    refused(&s, false, "\"Scarlet resigns\" was committed by Ann, but only Bo can do that");
+    refused(&s, false, "\"Scarlet resigns\" was authored by Ann, but only Bo can do that");
 
     // 7. A result typed in by hand.
     let typed = current.replace("[Result \"*\"]", "[Result \"1-0\"]").replace(" *\n", " 1-0\n");
@@ -239,13 +239,13 @@ fn sync_refuses_incoming_commits_that_break_the_rules() {
     let err = text(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(err.contains("ravenpost: g "), "{err}");
-    assert!(err.contains("ply 1 was committed by Bo, but Ann (Gold) was to move"), "{err}");
+    assert!(err.contains("ply 1 was authored by Bo, but Ann (Gold) was to move"), "{err}");
     assert_eq!(git(&s.bo, &s.home, &["rev-parse", "HEAD"]), before);
     // `hook check` on its own says the same.
     let tip = s.server_tip();
     let o = run(&s.server, &s.home, &["hook", "check", before.trim(), &tip, "refs/heads/main"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(text(&o).contains("was committed by Bo"), "{}", text(&o));
+    assert!(text(&o).contains("was authored by Bo"), "{}", text(&o));
 }
 
 #[test]
@@ -1126,4 +1126,67 @@ fn sync_named_the_side_for_draw_actions_and_the_player_for_moves() {
             id.trim()
         )
     );
+}
+
+/// Regression (s6 play-through, item 6): the pre-receive hook refused a ply pushed in
+/// the wrong player's name saying it "was committed by" the commit's author, while the
+/// committer was someone else (here the referee pushed Ann's clone's commit authored by
+/// Bo). Now it says "authored by", the name `log` shows for that commit; the committer
+/// is not named.
+#[test]
+fn hook_refusal_said_committed_by_for_the_commits_author() {
+    let s = setup();
+    ok(&s.ann, &s.home, &["move", "g", "2e3", "--as", "Ann"]);
+    git(&s.ann, &s.home, &["commit", "--quiet", "--amend", "--no-edit", "--author", "Bo <bo@example.org>"]);
+    let names = git(&s.ann, &s.home, &["log", "-1", "--format=%an|%cn"]);
+    assert_eq!(names.trim(), "Bo|Ann", "authored by Bo, committed by Ann");
+    let log = ok(&s.ann, &s.home, &["log", "g"]);
+    let last = log.lines().last().unwrap();
+    assert!(last.contains("  Bo  ") && last.contains("INVALID: ply 1 was authored by Bo, but Ann"), "{log}");
+    let o = git_out(&s.ann, &s.home, &["push", "origin", "main"]);
+    let err = text(&o);
+    assert!(!o.status.success(), "{err}");
+    assert!(err.contains("remote: ravenpost: g "), "{err}");
+    assert!(err.contains("ply 1 was authored by Bo, but Ann (Gold) was to move"), "{err}");
+    assert!(!err.contains("committed by"), "{err}");
+}
+
+/// Regression (s6 play-through, item 4): `sync --json` printed a refusal's sentence on
+/// standard error beside the JSON, and a failure that is no sync refusal (an unknown
+/// remote) as text alone. Now standard output is one JSON document in every case (the
+/// refusal's fields, `refused: "error"` for other failures, the text form's sentence as
+/// `message`, the exit code as `exit_code`), standard error stays empty, and the exit
+/// code is the refusal's.
+#[test]
+fn sync_json_printed_a_text_refusal() {
+    let s = setup();
+    ok(&s.ann, &s.home, &["move", "g", "2e3", "--as", "Ann"]);
+    // Ann's move pushed by the account `bo`: the server refuses the push.
+    let as_bo =
+        |args: &[&str]| ravenpost_at(&s.ann, &s.home, T0).env("GL_USER", "bo").args(args).output().unwrap();
+    let o = as_bo(&["sync", "--json"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(o.stderr.is_empty(), "nothing on standard error: {}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON document");
+    assert_eq!(v["refused"], "push-refused", "{v}");
+    assert_eq!(v["exit_code"], 1, "{v}");
+    let plain = as_bo(&["sync"]);
+    assert_eq!(plain.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8(plain.stderr).unwrap(),
+        format!("ravenpost: {}\n", v["message"].as_str().unwrap()),
+        "the text form's sentence"
+    );
+    // An unknown remote: bad input, exit code 2, as JSON too.
+    let o = run(&s.bo, &s.home, &["sync", "nowhere", "--json"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(o.stderr.is_empty(), "nothing on standard error: {}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON document");
+    assert_eq!(v["refused"], "error", "{v}");
+    assert_eq!(v["exit_code"], 2, "{v}");
+    let plain = run(&s.bo, &s.home, &["sync", "nowhere"]);
+    assert_eq!(plain.status.code(), Some(2));
+    let said = String::from_utf8(plain.stderr).unwrap();
+    assert!(said.contains("nowhere"), "{said}");
+    assert_eq!(said, format!("ravenpost: {}\n", v["message"].as_str().unwrap()));
 }

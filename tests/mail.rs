@@ -1289,3 +1289,214 @@ fn a_resend_did_not_say_it_was_one() {
     assert!(again.contains("(Message-ID <nm.1@example.org>, as before: a resend)"), "{again}");
     assert_eq!(parse(&smtp.newest(1)).message_id, "nm.1@example.org", "the same Message-ID");
 }
+
+/// `git log` of `p`'s branch: author, author email and time, committer, committer email
+/// and time, subject; newest first.
+fn names_and_times(p: &Player) -> Vec<String> {
+    p.git(&["log", "--format=%an|%ae|%at|%cn|%ce|%ct|%s", "main"]).lines().map(str::to_string).collect()
+}
+
+/// Regression (s6 play-through, item 1): `mail import` committed each imported step with
+/// the sender as committer too, as if the opponent had committed in the importer's
+/// archive. Now a step is its player's as author (at the move's recorded time) and the
+/// importer's as committer (at the arrival), as `move` names a step played for another;
+/// `verify` judges both archives as before.
+#[test]
+fn mail_import_committed_with_the_sender_as_committer() {
+    let t = tempfile::tempdir().unwrap();
+    let (ann, bo) = two_players(t.path());
+    ann.ok(T0 + 100, &["move", "nm", "2e3"]);
+    let m1 = export(&ann, t.path(), T0 + 200, "m1");
+    bo.ok(T0 + 5000, &["mail", "import", m1.to_str().unwrap()]);
+    let bos = names_and_times(&bo);
+    assert_eq!(
+        bos[0],
+        format!(
+            "Ann Example|ann@example.org|{}|Bo Example|bo@example.net|{}|nm: ply 1 2e3 (from mail <nm.1@example.org>)",
+            T0 + 100,
+            T0 + 5000
+        ),
+        "{bos:#?}"
+    );
+    // The creation the message implies is Ann's too, committed by Bo at the arrival.
+    assert!(
+        bos[1].starts_with("Ann Example|ann@example.org|")
+            && bos[1].ends_with(&format!(
+                "|Bo Example|bo@example.net|{}|nm: new game from mail <nm.1@example.org>",
+                T0 + 5000
+            )),
+        "{bos:#?}"
+    );
+    // Bo's reply, imported by Ann: his, committed by her. On his side his own move names
+    // him twice, as `move` does.
+    bo.ok(T0 + 6000, &["move", "nm", "Sa3b6"]);
+    let own = &names_and_times(&bo)[0];
+    assert!(
+        own.starts_with(&format!(
+            "Bo Example|bo@example.net|{t}|Bo Example|bo@example.net|{t}|nm: ply 2 Sa3b6",
+            t = T0 + 6000
+        )),
+        "{own}"
+    );
+    let m2 = export(&bo, t.path(), T0 + 6100, "m2");
+    ann.ok(T0 + 9000, &["mail", "import", m2.to_str().unwrap()]);
+    assert_eq!(
+        names_and_times(&ann)[0],
+        format!(
+            "Bo Example|bo@example.net|{}|Ann Example|ann@example.org|{}|nm: ply 2 Sa3b6 (from mail <nm.2@example.net>)",
+            T0 + 6000,
+            T0 + 9000
+        )
+    );
+    // The referee reads authors and their times: the verdicts and the plies' lines agree.
+    for p in [&ann, &bo] {
+        assert!(p.ok(T0 + 9000, &["verify"]).contains("1 game verified, 0 problems"));
+    }
+    let plies = |p: &Player| -> Vec<(String, String, String)> {
+        log_of(p, T0 + 9000).into_iter().filter(|(_, w, _)| w.starts_with("ply ")).collect()
+    };
+    assert_eq!(plies(&ann), plies(&bo));
+    assert_eq!(plies(&ann).len(), 2);
+}
+
+/// Regression (s6 play-through): after the first import of a new game the importer's
+/// `log` had the game's creation (dated at the arrival) later than ply 1 (dated at the
+/// move's recorded time), so the archive's `log`, in time order, listed `created` after
+/// ply 1. Now the creation a message implies takes its first move's time (the arrival's
+/// when that is earlier); the committer's time stays the arrival.
+#[test]
+fn a_game_created_by_mail_import_was_logged_after_its_first_move() {
+    let t = tempfile::tempdir().unwrap();
+    let (ann, bo) = two_players(t.path());
+    ann.ok(T0 + 100, &["move", "nm", "2e3"]);
+    let m1 = export(&ann, t.path(), T0 + 200, "m1");
+    bo.ok(T0 + 5000, &["mail", "import", m1.to_str().unwrap()]);
+    let times = bo.git(&["log", "--format=%at %ct %s", "main", "--", "games"]);
+    assert_eq!(
+        times.lines().collect::<Vec<_>>(),
+        [
+            format!("{} {} nm: ply 1 2e3 (from mail <nm.1@example.org>)", T0 + 100, T0 + 5000),
+            format!("{} {} nm: new game from mail <nm.1@example.org>", T0 + 100, T0 + 5000),
+        ]
+    );
+    let game = log_of(&bo, T0 + 5000);
+    assert_eq!(game.iter().map(|(_, w, _)| w.as_str()).collect::<Vec<_>>(), ["created", "ply 1 2e3"]);
+    assert_eq!(game[0].2, game[1].2, "the creation at the first move's time");
+    // The whole archive's log, in time order: the creation first.
+    let all: serde_json::Value = serde_json::from_str(&bo.ok(T0 + 5000, &["log", "--json"])).unwrap();
+    let whats: Vec<&str> = all.as_array().unwrap().iter().map(|e| e["what"].as_str().unwrap()).collect();
+    assert_eq!(whats, ["created", "ply 1 2e3"]);
+    let text = bo.ok(T0 + 5000, &["log"]);
+    let created = text.lines().position(|l| l.ends_with(" created")).unwrap();
+    let ply = text.lines().position(|l| l.ends_with(" ply 1 2e3")).unwrap();
+    assert!(created < ply, "{text}");
+    assert!(bo.ok(T0 + 5000, &["verify"]).contains("1 game verified, 0 problems"));
+    // A message without a move: the creation keeps the arrival time.
+    let (cy, di) = (
+        Player::new(t.path(), "cy", "Cy Example", "cy@example.org"),
+        Player::new(t.path(), "di", "Di Example", "di@example.net"),
+    );
+    let new = ["new", "gygax", "--white", "Di Example", "--black", "Cy Example", "--id", "cd"];
+    cy.ok(T0, &[&new[..], &["--white-email", "di@example.net", "--black-email", "cy@example.org"]].concat());
+    let m = t.path().join("cd.eml");
+    cy.ok(T0 + 10, &["mail", "export", "cd", "-o", m.to_str().unwrap()]);
+    di.ok(T0 + 700, &["mail", "import", m.to_str().unwrap()]);
+    assert_eq!(
+        di.git(&["log", "-1", "--format=%at %ct", "main"]).trim(),
+        format!("{} {}", T0 + 700, T0 + 700)
+    );
+}
+
+/// Regression (s6 play-through, item 2): `mail export` right after importing the
+/// opponent's move wrote that move's message again as the importer's, under the
+/// opponent's Message-ID. Now it refuses as `mail send` does (exit code 1, nothing
+/// written, the same words, naming `mail export`); `--as` the opponent still writes the
+/// opponent's own message (a copy for a third party), and the importer's next step is
+/// his to export.
+#[test]
+fn mail_export_wrote_the_opponents_step_under_his_message_id() {
+    let t = tempfile::tempdir().unwrap();
+    let (ann, bo) = two_players(t.path());
+    ann.ok(T0 + 100, &["move", "nm", "2e3"]);
+    let m1 = export(&ann, t.path(), T0 + 200, "m1");
+    bo.ok(T0 + 5000, &["mail", "import", m1.to_str().unwrap()]);
+    let f = t.path().join("not-his.eml");
+    let err = bo.refused(T0 + 5100, &["mail", "export", "nm", "-o", f.to_str().unwrap()]);
+    assert_eq!(
+        err,
+        "ravenpost: nm: nothing of Bo Example's to send: the last step is Ann Example's (ply 1 2e3); play \
+         your move first (`ravenpost move nm MOVE`), then `ravenpost mail export nm` (to write Ann Example's \
+         own message, add `--as \"Ann Example\"`)\n"
+    );
+    assert!(!f.exists(), "nothing written");
+    let o = bo.run(T0 + 5100, &["mail", "export", "nm"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(o.stdout.is_empty(), "nothing on standard output: {}", text(&o));
+    // Named, Ann's message is written as she sent it.
+    let copy = t.path().join("copy.eml");
+    bo.ok(T0 + 5200, &["mail", "export", "nm", "--as", "Ann Example", "-o", copy.to_str().unwrap()]);
+    let (sent, copied) = (parse(&m1), parse(&copy));
+    assert_eq!(copied.message_id, "nm.1@example.org");
+    assert_eq!((copied.from.as_str(), copied.to.as_str()), ("ann@example.org", "bo@example.net"));
+    assert_eq!(copied.attachment.2, sent.attachment.2);
+    // His own move is his to export.
+    bo.ok(T0 + 6000, &["move", "nm", "Sa3b6"]);
+    assert_eq!(parse(&export(&bo, t.path(), T0 + 6100, "m2")).message_id, "nm.2@example.net");
+    let help = bo.ok(T0, &["mail", "export", "--help"]).split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(help.contains("nothing is written and the exit code is 1"), "{help}");
+    assert!(help.contains("`--as NAME` writes NAME's message whatever the last step"), "{help}");
+}
+
+/// Regression (s6 play-through, item 7): `ravenpost mail --help` did not say where your
+/// own mail settings live nor name their keys. Now its long help does; the example it
+/// gives is a settings file ravenpost reads (each key it names is a real one).
+#[test]
+fn mail_help_omitted_the_personal_settings() {
+    let t = tempfile::tempdir().unwrap();
+    let ann = Player::new(t.path(), "ann", "Ann Example", "ann@example.org");
+    let help = ann.ok(T0, &["mail", "--help"]);
+    for said in [
+        "~/.config/ravenpost/config.yaml",
+        "$RAVENPOST_CONFIG",
+        "$RAVENPOST_SMTP_PASSWORD",
+        "identity:",
+        "smtp:",
+        "host:",
+        "port:",
+        "security:",
+        "user:",
+        "password-env:",
+        "ca-file:",
+        "sendmail:",
+    ] {
+        assert!(help.contains(said), "{said} in: {help}");
+    }
+    // The example, without its right-hand notes, as a settings file: read without error.
+    let start = help.find("  identity:").unwrap();
+    let end = help[start..].find("\n\n").map_or(help.len(), |e| start + e);
+    let yaml: String = help[start..end]
+        .lines()
+        .map(|l| {
+            let indent = l.len() - l.trim_start().len();
+            let rest = &l[indent..];
+            let value = rest.find("  ").map_or(rest, |i| &rest[..i]);
+            format!("{}{value}\n", &l[..indent])
+        })
+        .collect();
+    let file = t.path().join("settings.yaml");
+    std::fs::write(&file, &yaml).unwrap();
+    let o = ravenpost_at(&ann.home, &ann.home, T0)
+        .env("RAVENPOST_CONFIG", &file)
+        .args(["--archive", ann.archive.to_str().unwrap(), "status"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "the help's example is a settings file:\n{yaml}\n{}", text(&o));
+    // A key the settings do not have is refused, so the check above can fail.
+    std::fs::write(&file, yaml.replace("password-env:", "password-variable:")).unwrap();
+    let o = ravenpost_at(&ann.home, &ann.home, T0)
+        .env("RAVENPOST_CONFIG", &file)
+        .args(["--archive", ann.archive.to_str().unwrap(), "status"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+}

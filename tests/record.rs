@@ -132,7 +132,7 @@ fn verify_steps() {
     // Two plies at once.
     assert!(check_step(Some(&v1), &v3, Some("Ann")).unwrap_err().contains("2 plies were added"));
     // Out of turn: committed by Ann for Scarlet's move.
-    assert!(check_step(Some(&v2), &v3, Some("Ann")).unwrap_err().contains("committed by Ann, but Bo"));
+    assert!(check_step(Some(&v2), &v3, Some("Ann")).unwrap_err().contains("authored by Ann, but Bo"));
     // An earlier move rewritten.
     let other = play(&v1, &[("Ann", "2f3"), ("Bo", "Sa3b6")]);
     assert!(check_step(Some(&v3), &other, Some("Bo")).unwrap_err().contains("ply 1 was changed"));
@@ -150,7 +150,7 @@ fn verify_steps() {
     );
     // The same resignation committed by the opponent: forged.
     let e = check_step(Some(&v3), &r, Some("Bo")).unwrap_err();
-    assert!(e.contains("\"Gold resigns\" was committed by Bo, but only Ann can do that"), "{e}");
+    assert!(e.contains("\"Gold resigns\" was authored by Bo, but only Ann can do that"), "{e}");
     // A result typed by hand, with no resignation or claim.
     let typed = v3.replace("[Result \"*\"]", "[Result \"1-0\"]").replace(" *", " 1-0");
     let e = check_step(Some(&v3), &typed, Some("Ann")).unwrap_err();
@@ -179,7 +179,7 @@ fn verify_steps() {
     );
     assert_eq!(
         check_step(Some(&v3), &offer, Some("Bo")),
-        Err("\"Gold offers a draw\" was committed by Bo, but only Ann can do that".to_string())
+        Err("\"Gold offers a draw\" was authored by Bo, but only Ann can do that".to_string())
     );
     let v4 = play_move(&offer, "2f3", Some("Ann"), None).unwrap().text;
     let accepted = draw(&v4, Some("Bo"), DrawAction::Accept).unwrap().text;
@@ -190,7 +190,7 @@ fn verify_steps() {
     assert!(check_step(Some(&v3), &leave, Some("Bo")).is_ok());
     assert_eq!(
         check_step(Some(&v3), &leave, Some("Ann")),
-        Err("\"Bo (Scarlet) books 3 days of leave from 2027-01-15T08:00:00Z\" was committed by Ann, but only Bo \
+        Err("\"Bo (Scarlet) books 3 days of leave from 2027-01-15T08:00:00Z\" was authored by Ann, but only Bo \
              can do that"
             .to_string())
     );
@@ -198,7 +198,7 @@ fn verify_steps() {
     assert!(check_step(Some(&v3), &forfeit, Some("Bo")).is_ok());
     assert_eq!(
         check_step(Some(&v3), &forfeit, Some("Ann")),
-        Err("\"Scarlet wins on time\" was committed by Ann, but only Bo can do that".to_string())
+        Err("\"Scarlet wins on time\" was authored by Ann, but only Bo can do that".to_string())
     );
 }
 

@@ -413,7 +413,7 @@ fn a_recorded_action_by_someone_not_entitled() {
         p,
         Problem::NotEntitled { summary: "Gold resigns".into(), author: "Bo".into(), entitled: "Ann".into() }
     );
-    assert_eq!(p.to_string(), "\"Gold resigns\" was committed by Bo, but only Ann can do that");
+    assert_eq!(p.to_string(), "\"Gold resigns\" was authored by Bo, but only Ann can do that");
     // Bo is to move: only he can offer a draw now.
     let offer = draw(&p1, None, DrawAction::Offer).unwrap().text;
     assert_eq!(
@@ -450,7 +450,7 @@ fn a_ply_out_of_turn() {
             side_name: "Scarlet".into()
         }
     );
-    assert_eq!(p.to_string(), "ply 2 was committed by Ann, but Bo (Scarlet) was to move");
+    assert_eq!(p.to_string(), "ply 2 was authored by Ann, but Bo (Scarlet) was to move");
     // Someone who is not a player at all.
     assert_eq!(
         step(Some(&new), &p1, Some("Eve")),
@@ -920,7 +920,7 @@ fn a_choice_step_is_one_entry_of_its_own_player() {
     assert_eq!(choice_step(Some(&opened()), &committed(), Some("Ann")), Err(Problem::ChoiceBothChanged));
     let p = choice_step(Some(&opened()), &with_white_commitment("giants"), Some("Bo")).unwrap_err();
     assert_eq!(p, Problem::ChoiceNotEntitled { player: "Ann".into(), author: "Bo".into() });
-    assert_eq!(p.to_string(), "Ann's army choice step was committed by Bo");
+    assert_eq!(p.to_string(), "Ann's army choice step was authored by Bo");
 }
 
 #[test]

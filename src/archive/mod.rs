@@ -73,6 +73,7 @@ pub use signing::{
 };
 pub use types::{ArchiveCommit, BlobId, CommitId, FileChange, FileVersion, Identity, Timestamp};
 pub use verdicts::VerdictCache;
+pub use write::CommitNames;
 
 /// The attributes file `init` commits beside `ravenpost.yaml`.
 pub const ATTRIBUTES_PATH: &str = crate::referee::layout::ATTRIBUTES_PATH;

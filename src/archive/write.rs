@@ -59,6 +59,22 @@ pub(crate) fn check_path(path: &str) -> Result<Vec<&str>, ArchiveError> {
     Ok(parts)
 }
 
+/// Who a commit names, and when, for a step made by one person and committed by another
+/// at another time ([`Archive::commit_file_named`], [`Archive::create_file_named`]): a
+/// mailed move is its mover's (the author) at the move's recorded time, committed by the
+/// player who imported it (the committer) at its arrival.
+#[derive(Debug, Clone, Copy)]
+pub struct CommitNames<'a> {
+    /// Whose step it is: the commit's author.
+    pub author: &'a Identity,
+    /// When the step was made: the author's time.
+    pub author_time: Timestamp,
+    /// Who ran the command that commits it: the committer.
+    pub committer: &'a Identity,
+    /// When it was committed here: the committer's time.
+    pub time: Timestamp,
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Mode {
     /// Write whether or not the file exists.
@@ -211,6 +227,62 @@ impl Archive {
             None,
             Some(committer),
             None,
+        )
+    }
+
+    /// As [`Archive::commit_file`], with the author, committer and their times of `names`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Archive::commit_file`]; [`ArchiveError::InvalidIdentity`] for either identity.
+    pub fn commit_file_named(
+        &self,
+        path: &str,
+        contents: impl AsRef<[u8]>,
+        expected_tip: Option<CommitId>,
+        names: &CommitNames<'_>,
+        message: &str,
+    ) -> Result<CommitId, ArchiveError> {
+        self.write_named(Mode::Upsert, path, contents.as_ref(), expected_tip, names, message)
+    }
+
+    /// As [`Archive::create_file`], with the author, committer and their times of `names`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Archive::create_file`]; [`ArchiveError::InvalidIdentity`] for either identity.
+    pub fn create_file_named(
+        &self,
+        path: &str,
+        contents: impl AsRef<[u8]>,
+        expected_tip: Option<CommitId>,
+        names: &CommitNames<'_>,
+        message: &str,
+    ) -> Result<CommitId, ArchiveError> {
+        self.write_named(Mode::Create, path, contents.as_ref(), expected_tip, names, message)
+    }
+
+    fn write_named(
+        &self,
+        mode: Mode,
+        path: &str,
+        contents: &[u8],
+        expected_tip: Option<CommitId>,
+        names: &CommitNames<'_>,
+        message: &str,
+    ) -> Result<CommitId, ArchiveError> {
+        self.write_file(
+            mode,
+            path,
+            contents,
+            expected_tip,
+            Some(names.author),
+            names.author_time,
+            message,
+            None,
+            None,
+            Some(names.committer),
+            Some(names.time),
         )
     }
 

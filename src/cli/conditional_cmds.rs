@@ -165,15 +165,17 @@ pub fn answer(
     Ok(())
 }
 
-/// `sync` with the prepared replies: the sync's report, the replies played, the push.
+/// `sync` (in the archive `archive` names, else the one found) with the prepared replies:
+/// the sync's report, the replies played, the push; with `json`, standard output is one
+/// JSON document whatever happens ([`json_refusal`] for a failure).
 pub fn sync(
-    a: &crate::archive::Archive,
+    archive: Option<&Path>,
     remote: &str,
     author: Option<&Identity>,
     json: bool,
     out: &mut impl Write,
 ) -> Result<(), Failure> {
-    match ops::sync_answering(a, remote, author) {
+    match ops::open_for_sync(archive).and_then(|a| ops::sync_answering(&a, remote, author)) {
         Ok(done) if json => {
             // The plain sync report, with what the trees did when they did anything.
             let mut v = serde_json::to_value(&done.sync).expect("json");
@@ -192,13 +194,28 @@ pub fn sync(
                 writeln!(out, "{p}").map_err(io)?;
             }
         }
-        Err(ops::Error::Sync(refusal)) if json => {
-            writeln!(out, "{}", serde_json::to_string_pretty(&refusal).expect("json")).map_err(io)?;
-            return Err(ops::Error::Sync(refusal).into());
-        }
+        Err(e) if json => return Err(json_refusal(e, out)?),
         Err(e) => return Err(e.into()),
     }
     Ok(())
+}
+
+/// `sync --json`'s failure as one JSON object on standard output, as `verify --json`
+/// reports its problems: a sync refusal's own fields (`refused` names it), or `refused:
+/// "error"` for any other failure (no archive, an unknown remote, a failed fetch); then
+/// the sentence the text form prints (`message`) and the exit code (`exit_code`). The
+/// returned failure has that code and no message, so that nothing else is printed.
+fn json_refusal(e: ops::Error, out: &mut impl Write) -> Result<Failure, Failure> {
+    let mut v = match &e {
+        ops::Error::Sync(r) => serde_json::to_value(r).expect("json"),
+        _ => serde_json::json!({ "refused": "error" }),
+    };
+    let f = Failure::from(e);
+    v["message"] = f.message.clone().into();
+    v["exit_code"] = f.code.into();
+    let text = crate::archive::redact_url_passwords(&serde_json::to_string_pretty(&v).expect("json"));
+    writeln!(out, "{text}").map_err(io)?;
+    Ok(Failure { message: String::new(), code: f.code })
 }
 
 /// Reads an interval: seconds (`90`), or a number with `s`, `m`, `h` or `d`.

@@ -441,6 +441,7 @@ enum Command {
         action: conditional_cmds::ConditionalCmd,
     },
     /// Play by email: write a game's message, send it, or import a received one.
+    #[command(after_long_help = MAIL_SETTINGS_HELP)]
     Mail {
         #[command(subcommand)]
         action: MailCmd,
@@ -603,11 +604,41 @@ enum HookCmd {
     },
 }
 
+/// The end of `ravenpost mail --help`: where your own settings for mail live and their
+/// keys (README "Your settings and the archive's", "Playing by email").
+const MAIL_SETTINGS_HELP: &str = "\
+Your settings (personal, never committed) are in ravenpost/config.yaml in your config
+directory: ~/.config/ravenpost/config.yaml on Linux ($XDG_CONFIG_HOME/ravenpost/ if set),
+~/Library/Application Support/ravenpost/config.yaml on macOS, or the file that
+$RAVENPOST_CONFIG names. The keys mail uses:
+
+  identity:                 who you are: the sender, and the player an import is for
+    name: Ann Example
+    email: ann@example.org
+  archive: ~/chess          the archive used outside any archive (a mail client's pipe)
+  mail:                     how `mail send` delivers (the whole section, over the
+    smtp:                   archive's ravenpost.yaml `mail:`)
+      host: smtp.example.org
+      port: 587             default 587 (starttls), 465 (tls), 25 (none)
+      security: starttls    starttls (required, not just tried), tls or none
+      user: ann             the password comes from $RAVENPOST_SMTP_PASSWORD,
+      password-env: VAR     or from the variable named here
+      ca-file: club-ca.pem  extra CA certificates (PEM) to trust
+    sendmail: /usr/sbin/sendmail    instead of smtp: a sendmail-compatible command
+
+Flags win over these: --author, --archive, --smtp, --security, --user, --ca-file,
+--sendmail. Passwords are never stored in a file.";
+
 /// `ravenpost mail` actions (issue 7, item 4; README "Playing by email").
 #[derive(Debug, Subcommand)]
 enum MailCmd {
     /// Write the game's message to the opponent (RFC 5322 .eml): the last move in the
     /// subject, a diagram in the body, the game file attached, threading headers.
+    ///
+    /// As for `mail send`, the step must be yours: when the last step is the opponent's,
+    /// nothing is written and the exit code is 1 (play your move first). `--as NAME`
+    /// writes NAME's message whatever the last step (a copy of the opponent's message for
+    /// a third party, or a shared archive).
     Export {
         /// The game id.
         game: String,
@@ -1413,13 +1444,13 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             // One line on success, so that a check run by hand says it passed.
             writeln!(out, "{}", crate::archive::hook_accepted_line(&refname, &old, &new)).map_err(io)?;
         }
-        Command::Sync { remote, json, watch } => {
-            let a = ops::open_for_sync(cli.archive.as_deref())?;
-            match watch {
-                Some(every) => conditional_cmds::watch(&a, &remote, author.as_ref(), &every, out)?,
-                None => conditional_cmds::sync(&a, &remote, author.as_ref(), json, out)?,
+        Command::Sync { remote, json, watch } => match watch {
+            Some(every) => {
+                let a = ops::open_for_sync(cli.archive.as_deref())?;
+                conditional_cmds::watch(&a, &remote, author.as_ref(), &every, out)?;
             }
-        }
+            None => conditional_cmds::sync(cli.archive.as_deref(), &remote, author.as_ref(), json, out)?,
+        },
         Command::Conditional { action } => {
             conditional_cmds::conditional(cli.archive.as_deref(), author.as_ref(), action, out)?;
         }

@@ -8,8 +8,11 @@
 //! arrival (a move dated later is refused) and committed with the move's recorded time as
 //! its author time (the committer's time is the arrival), so both players' histories date
 //! a move alike; steps without a move keep the arrival time, which the referee trusts for
-//! leave and claims. `mail send` sends only the sender's own step ([`Failure::NothingToSend`]
-//! otherwise).
+//! leave and claims (a game the message creates takes its first move's time, so that it
+//! is never created after that move). Each step's author is its player; its committer is
+//! the one who ran the import, as for `move`. `mail send` and `mail export` send only the
+//! sender's own step ([`Failure::NothingToSend`] otherwise; `mail export --as NAME` writes
+//! NAME's message whatever the last step).
 
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -56,14 +59,16 @@ struct Prepared {
 
 /// Builds the message for `game`: the sender is `who`, else the committing identity when
 /// it is a player, else the player who made the last ply; the recipient is the other
-/// player, at `to` or their `WhiteEmail`/`BlackEmail` tag.
+/// player, at `to` or their `WhiteEmail`/`BlackEmail` tag. `only_own`: the `mail`
+/// command (`send`, `export`) that may carry only the sender's own step, refused with
+/// [`Failure::NothingToSend`] when the last step is the opponent's; `None`: any step.
 fn prepare(
     archive: &Archive,
     game: &str,
     who: Option<&str>,
     to: Option<&str>,
     author: Option<&Identity>,
-    sending: bool,
+    only_own: Option<&str>,
 ) -> Result<Prepared, Failure> {
     let path = find(archive, game)?;
     let text = archive
@@ -99,7 +104,9 @@ fn prepare(
     let sender_name = players[sender.index()].clone();
     let other = sender.opponent();
     let other_name = players[other.index()].clone();
-    if sending && let Some(last) = history.last() {
+    if let Some(command) = only_own
+        && let Some(last) = history.last()
+    {
         let mover_of_last_ply = g.position().side_to_move().opponent();
         let theirs = last.author == other_name
             || (last.author != sender_name && last.ply.is_some() && mover_of_last_ply != sender);
@@ -111,7 +118,7 @@ fn prepare(
             } else if g.position().side_to_move() == sender {
                 let offered = record::pending_offer(&g).as_deref() == Some(g.variant.def().side_name(other));
                 format!(
-                    "play your move first (`ravenpost move {id} MOVE`){}, then `ravenpost mail send {id}`",
+                    "play your move first (`ravenpost move {id} MOVE`){}, then `ravenpost mail {command} {id}`",
                     if offered {
                         " or answer the draw offer (`ravenpost draw accept|decline {id}`)"
                     } else {
@@ -120,6 +127,12 @@ fn prepare(
                 )
             } else {
                 format!("wait for {other_name}'s move")
+            };
+            // `export` may still write the opponent's message when asked by name.
+            let advice = if command == "export" {
+                format!("{advice} (to write {other_name}'s own message, add `--as \"{other_name}\"`)")
+            } else {
+                advice
             };
             return Err(Failure::NothingToSend {
                 id: id.to_string(),
@@ -226,6 +239,15 @@ fn signed_game(g: &crate::record::game::Game) -> Option<&'static str> {
 }
 
 /// `ravenpost mail export GAME [-o FILE]`: the message's bytes, and a line for people.
+///
+/// As for [`send`], the step must be the sender's own ([`Failure::NothingToSend`] when
+/// the last step is the opponent's), unless `who` names the sender: then the message is
+/// that player's whatever the last step (a copy of the opponent's message, for a third
+/// party or a shared archive).
+///
+/// # Errors
+/// [`Failure::NothingToSend`]; [`Failure::Usage`] for an unknown game or a missing
+/// address; the archive's errors.
 pub fn export(
     archive: &Archive,
     game: &str,
@@ -233,7 +255,7 @@ pub fn export(
     to: Option<&str>,
     author: Option<&Identity>,
 ) -> Result<(Vec<u8>, String), Failure> {
-    let p = prepare(archive, game, who, to, author, false)?;
+    let p = prepare(archive, game, who, to, author, who.is_none().then_some("export"))?;
     // The subject and the id on lines of their own: each line fits 80 columns.
     let line = format!(
         "{} ply {} from {} <{}> to {} <{}>:\n  {}\n  (Message-ID <{}>)",
@@ -350,7 +372,7 @@ pub fn send(
     delivery: &Delivery,
     author: Option<&Identity>,
 ) -> Result<String, Failure> {
-    let p = prepare(archive, game, who, to, author, true)?;
+    let p = prepare(archive, game, who, to, author, Some("send"))?;
     // The Message-IDs this clone has sent, one a line, never committed: a message sent
     // again (the same step, so the same Message-ID) is called a resend.
     let sent_log = archive.secrets_dir().join("sent-messages");
@@ -932,30 +954,37 @@ fn import_one(
         return refuse(Some(id), format!("the message has {n1} plies, the archive {n0}, and they differ"));
     }
     let created = ours.is_none();
+    // A game the message creates is dated by its first step's recorded time when that is
+    // earlier than the arrival (the message's moves were made after the game was), so
+    // that its creation never comes after its first move in either player's `log`.
+    if created && let Some(first) = steps.iter().skip(1).find_map(|v| v.at) {
+        steps[0].at = Some(first.min(time.unix_seconds()));
+    }
+    // Every step is its player's (the author, at the time the message gives it) and is
+    // committed by whoever runs the import, as `move` commits a step played for another
+    // (the committer, at the arrival). Without an identity the importer is the player the
+    // message is for (`--as`, or its `To:` address), when known: not the
+    // identity-less committer `move` uses, whose last step would make the importer's
+    // next move look like one for both sides.
+    let committer = match (archive.identity(author), my_side) {
+        (Ok(_), _) | (Err(_), None) => crate::archive::ops::step_committer(archive, author),
+        (Err(_), Some(side)) => identity(side),
+    };
     let mut tip = tip;
     let mut plies = Vec::new();
     let mut done = Vec::new();
     for v in steps {
         let exists = tip.is_some() && archive.read_file_at(tip.expect("tip"), &path.path())?.is_some();
-        // A mailed move's commit carries its recorded time as the author's time, as the
-        // sender's archive has it (both players' `log`s agree); the committer's time is
-        // the arrival.
-        let c = match (exists, v.at) {
-            (true, Some(at)) => archive.commit_file_dated(
-                &path.path(),
-                &v.text,
-                tip,
-                Some(&v.author),
-                crate::archive::Timestamp::from_unix(at, 0),
-                time,
-                &v.message,
-            )?,
-            (true, None) => {
-                archive.commit_file(&path.path(), &v.text, tip, Some(&v.author), time, &v.message)?
-            }
-            (false, _) => {
-                archive.create_file(&path.path(), &v.text, tip, Some(&v.author), time, &v.message)?
-            }
+        let names = crate::archive::CommitNames {
+            author: &v.author,
+            author_time: v.at.map_or(time, |at| crate::archive::Timestamp::from_unix(at, 0)),
+            committer: &committer,
+            time,
+        };
+        let c = if exists {
+            archive.commit_file_named(&path.path(), &v.text, tip, &names, &v.message)?
+        } else {
+            archive.create_file_named(&path.path(), &v.text, tip, &names, &v.message)?
         };
         tip = Some(c);
         plies.extend(v.ply);

@@ -159,12 +159,13 @@ pub enum Problem {
         "the change is not a move, a resignation, a draw offer, answer or claim, a time-forfeit claim or booked leave as ravenpost records them"
     )]
     NotAStep,
-    /// A recorded action committed by someone not entitled to it.
-    #[error("\"{summary}\" was committed by {author}, but only {entitled} can do that")]
+    /// A recorded action authored by someone not entitled to it (the commit's author, as
+    /// `log` shows it).
+    #[error("\"{summary}\" was authored by {author}, but only {entitled} can do that")]
     NotEntitled {
         /// What was recorded, e.g. `Scarlet resigns`.
         summary: String,
-        /// Who committed it.
+        /// The commit's author.
         author: String,
         /// Who may.
         entitled: String,
@@ -175,12 +176,12 @@ pub enum Problem {
         /// The result.
         result: String,
     },
-    /// A ply committed by the player not to move.
-    #[error("ply {ply} was committed by {author}, but {to_move} ({side_name}) was to move")]
+    /// A ply authored by the player not to move (the commit's author, as `log` shows it).
+    #[error("ply {ply} was authored by {author}, but {to_move} ({side_name}) was to move")]
     OutOfTurn {
         /// The ply.
         ply: usize,
-        /// Who committed it.
+        /// The commit's author.
         author: String,
         /// Who was to move.
         to_move: String,
@@ -329,12 +330,12 @@ pub enum Problem {
     /// Both players' entries changed at once.
     #[error("both players' entries changed in one commit: each commit is one player's step")]
     ChoiceBothChanged,
-    /// A player's step committed by someone else.
-    #[error("{player}'s army choice step was committed by {author}")]
+    /// A player's step authored by someone else (the commit's author).
+    #[error("{player}'s army choice step was authored by {author}")]
     ChoiceNotEntitled {
         /// The player.
         player: String,
-        /// Who committed it.
+        /// The commit's author.
         author: String,
     },
     /// A commitment that is not a SHA-256 in hex.

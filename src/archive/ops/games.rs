@@ -278,7 +278,7 @@ fn player_identity(
 
 /// Who commits a player's step: the configured identity (the one who ran the command),
 /// else [`Identity::ravenpost`] (a step committed without any identity says so).
-fn step_committer(archive: &Archive, given: Option<&Identity>) -> Identity {
+pub fn step_committer(archive: &Archive, given: Option<&Identity>) -> Identity {
     archive.identity(given).unwrap_or_else(|_| Identity::ravenpost())
 }
 
@@ -795,11 +795,26 @@ pub(super) fn change_game(
     author: Option<&Identity>,
     change: impl FnOnce(&str, &Game, Option<&str>) -> Result<Applied, Failure>,
 ) -> Result<Applied, Failure> {
+    change_game_checked(archive, game, who, step, author, |_, _| Ok(()), change)
+}
+
+/// [`change_game`], with `first` asked before anything else about the game as read
+/// (`move`: the game's last ply given again).
+fn change_game_checked(
+    archive: &Archive,
+    game: &str,
+    who: Option<&str>,
+    step: StepKind,
+    author: Option<&Identity>,
+    first: impl FnOnce(&GamePath, &Game) -> Result<(), Failure>,
+    change: impl FnOnce(&str, &Game, Option<&str>) -> Result<Applied, Failure>,
+) -> Result<Applied, Failure> {
     let path = find(archive, game)?;
     let _lock = archive.lock()?;
     let (text, tip) = read(archive, &path)?;
     super::definitions::check_pinned_at(archive, tip, path.id(), &text)?;
     let game = record::load(&text)?;
+    first(&path, &game)?;
     let who = acting_player(archive, &game, who, author);
     let guarded = who.is_none() && !step.said_whose();
     // A move is guarded first (the same move typed twice is refused as such, not as an
@@ -833,9 +848,45 @@ pub fn play(
         at: Some(now().unix_seconds()),
         prepared: false,
     };
-    change_game(archive, game, who, StepKind::Move { expect_ply }, author, |_, game, who| {
+    let again = |path: &GamePath, game: &Game| already_recorded(archive, path, game, token);
+    change_game_checked(archive, game, who, StepKind::Move { expect_ply }, author, again, |_, game, who| {
         let token = move_token_for(game, token)?;
         Ok(record::play_move_on(game, token, who, expect_ply, options)?.0)
+    })
+}
+
+/// [`Failure::AlreadyRecorded`] when `token` is the game's last ply given again: the same
+/// move with its move number (`1. 2e3` run twice), which is no move for the side to move
+/// now. A move without its number is judged as a new move.
+fn already_recorded(archive: &Archive, path: &GamePath, game: &Game, token: &str) -> Result<(), Failure> {
+    let (Some(number), rest) = crate::notation::san::split_move_number(token) else { return Ok(()) };
+    let Some(ply) = game.moves.len().checked_sub(1).map(|i| i + 1) else { return Ok(()) };
+    let before = game.position_at(ply - 1);
+    let same_number = u32::from(before.fullmove_number()) == number.number
+        && number.second == (before.side_to_move() == Side::Black);
+    let same_move = same_number
+        && crate::notation::san::read_move(&game.variant, &before, rest)
+            .is_ok_and(|m| m == game.moves[ply - 1]);
+    if !same_move {
+        return Ok(());
+    }
+    // Its recorded time, else its commit's (a file without move times).
+    let at = match record::move_times(&game.text).ok().and_then(|t| t.get(ply - 1).copied().flatten()) {
+        Some(t) => t,
+        None => {
+            let index = archive.index()?;
+            index.versions(&path.path()).last().map_or(0, |v| index.commit_at(v.position).time.unix_seconds())
+        }
+    };
+    let san = crate::notation::san::write_move(&game.variant, &before, &game.moves[ply - 1]);
+    let dots = if before.side_to_move() == Side::Black { "..." } else { "." };
+    let to_move = game.position().side_to_move();
+    Err(Failure::AlreadyRecorded {
+        id: path.id().to_string(),
+        numbered: format!("{}{dots} {san}", before.fullmove_number()),
+        ply,
+        at: crate::referee::problem::rfc3339(&crate::referee::problem::time_from_unix(at)),
+        to_move: format!("{} ({})", game.variant.def().side_name(to_move), record::player(game, to_move)),
     })
 }
 

@@ -35,7 +35,7 @@ pub use exchange::{
 pub use games::{
     ClubSetup, Made, NewGame, claim_timeout, draw, find, init, init_club, leave, new_game, now, open,
     open_or_make, per_user_dir, play, resign, set_break_lock, set_signing_key, set_user_settings,
-    user_settings,
+    step_committer, user_settings,
 };
 pub use tournament::{
     Created, ELO_K, ELO_START, NewTournament, PlayerRating, RatedGame, Ratings, identity_name,
@@ -108,6 +108,23 @@ pub enum Error {
         last_step: String,
         /// What the sender can do, e.g. play their move first.
         advice: String,
+    },
+    /// `move` given the game's last ply again (the same move with the same move number,
+    /// as when the command is run twice): it is recorded already, nothing was written.
+    #[error(
+        "{id}: `{numbered}` is already recorded (ply {ply}, at {at}); nothing was written. {to_move} is to move"
+    )]
+    AlreadyRecorded {
+        /// The game id.
+        id: String,
+        /// The move with its number, as ravenpost writes it (`1. 2e3`).
+        numbered: String,
+        /// Its ply.
+        ply: usize,
+        /// When it was played (its recorded time, else its commit's), RFC 3339.
+        at: String,
+        /// Who is to move now: `Scarlet (Bo)`.
+        to_move: String,
     },
     /// `sync` refused: the remote's history was rewritten, has illegal commits, or moved
     /// in the same game; nothing was changed.
