@@ -343,7 +343,7 @@ fn export_writes_a_message_that_reads_back() {
     assert!(raw.contains("\r\n"), "RFC 5322 line ends");
     let p = parse(&file);
     assert_eq!(p.message_id, "g1.1@example.org");
-    assert_eq!(p.in_reply_to.as_deref(), Some("g1.0@example.net"), "ply 0: the game's own thread root");
+    assert_eq!(p.in_reply_to.as_deref(), None, "ply 1 of a game its mover created: the thread's root");
     assert_eq!(p.to, "bo@example.net");
     assert_eq!(p.attachment.2, ann.game("g1"));
     // The diagram: Gygax Chess's three levels, the last move's squares marked.
@@ -1499,4 +1499,60 @@ fn mail_help_omitted_the_personal_settings() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+}
+
+/// Regression (s6 play-through, item 3): the first mailed move's `In-Reply-To` and every
+/// later message's `References` named `<game>.0@…`, the new game's message, which was
+/// never sent when the game's creator moved first (NeoMutt shows the thread as broken).
+/// Now a reply names only messages that were sent: the first move's message is the
+/// thread's root when its mover created the game; when the other player created it (and
+/// so mailed the new game), ply 1 still answers that message.
+#[test]
+fn the_first_mailed_move_replied_to_a_message_never_sent() {
+    let t = tempfile::tempdir().unwrap();
+    let (ann, bo) = two_players(t.path());
+    let mut sent: Vec<Parsed> = Vec::new();
+    ann.ok(T0 + 100, &["move", "nm", "2e3"]);
+    sent.push(parse(&export(&ann, t.path(), T0 + 110, "m1")));
+    bo.ok(T0 + 200, &["mail", "import", t.path().join("m1.eml").to_str().unwrap()]);
+    bo.ok(T0 + 300, &["move", "nm", "Sa3b6"]);
+    sent.push(parse(&export(&bo, t.path(), T0 + 310, "m2")));
+    ann.ok(T0 + 400, &["mail", "import", t.path().join("m2.eml").to_str().unwrap()]);
+    ann.ok(T0 + 500, &["move", "nm", "2f3"]);
+    sent.push(parse(&export(&ann, t.path(), T0 + 510, "m3")));
+    assert_eq!((sent[0].message_id.as_str(), sent[0].in_reply_to.as_deref()), ("nm.1@example.org", None));
+    assert!(sent[0].references.is_empty(), "{:?}", sent[0].references);
+    assert_eq!(sent[1].in_reply_to.as_deref(), Some("nm.1@example.org"));
+    assert_eq!(sent[1].references, ["nm.1@example.org"]);
+    assert_eq!(sent[2].in_reply_to.as_deref(), Some("nm.2@example.net"));
+    assert_eq!(sent[2].references, ["nm.1@example.org", "nm.2@example.net"]);
+
+    // Bo creates a game in which Ann moves first: he mails the new game, ply 1 answers it.
+    let new = ["new", "gygax", "--white", "Ann Example", "--black", "Bo Example", "--id", "bn"];
+    bo.ok(T0, &[&new[..], &["--white-email", "ann@example.org", "--black-email", "bo@example.net"]].concat());
+    let f0 = t.path().join("bn0.eml");
+    bo.ok(T0 + 10, &["mail", "export", "bn", "-o", f0.to_str().unwrap()]);
+    let created = parse(&f0);
+    assert_eq!((created.message_id.as_str(), created.in_reply_to.as_deref()), ("bn.0@example.net", None));
+    ann.ok(T0 + 20, &["mail", "import", f0.to_str().unwrap()]);
+    ann.ok(T0 + 30, &["move", "bn", "2e3"]);
+    let f1 = t.path().join("bn1.eml");
+    ann.ok(T0 + 40, &["mail", "export", "bn", "-o", f1.to_str().unwrap()]);
+    let first = parse(&f1);
+    assert_eq!(first.in_reply_to.as_deref(), Some("bn.0@example.net"));
+    assert_eq!(first.references, ["bn.0@example.net"]);
+    bo.ok(T0 + 50, &["mail", "import", f1.to_str().unwrap()]);
+    bo.ok(T0 + 60, &["move", "bn", "Sa3b6"]);
+    let f2 = t.path().join("bn2.eml");
+    bo.ok(T0 + 70, &["mail", "export", "bn", "-o", f2.to_str().unwrap()]);
+    assert_eq!(parse(&f2).references, ["bn.0@example.net", "bn.1@example.org"]);
+    sent.extend([created, first, parse(&f2)]);
+
+    // Every message a header names was sent.
+    let ids: Vec<&str> = sent.iter().map(|m| m.message_id.as_str()).collect();
+    for m in &sent {
+        for named in m.in_reply_to.iter().chain(&m.references) {
+            assert!(ids.contains(&named.as_str()), "{} names {named}, never sent: {ids:?}", m.message_id);
+        }
+    }
 }

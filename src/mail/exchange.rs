@@ -173,6 +173,7 @@ fn prepare(
     };
     let mut steps = offers_and_declines(archive, &path)?;
     steps.answer = answer_of(&history, &g, sender);
+    steps.first_message = first_message(&history, &g);
     let built = mail::build_steps(
         &Outgoing {
             game_id: path.id(),
@@ -203,6 +204,19 @@ fn answer_of(history: &[crate::archive::ops::LogLine], g: &Game, sender: Side) -
         summary: last.what.strip_suffix(" (*)").unwrap_or(&last.what).to_string(),
         commit: last.commit.chars().take(12).collect(),
     })
+}
+
+/// The ply of the game's first message (of `history`, the game's): 1 when the game was
+/// created by the player who moves first (here, or on the other side for a game a
+/// message created: the creation's author either way), who mails the first move as its
+/// first message; else 0, the new game's own message, which the creator must have sent
+/// for the first mover to have the game.
+fn first_message(history: &[crate::archive::ops::LogLine], g: &Game) -> usize {
+    let first_mover = record::player(g, g.position_at(0).side_to_move());
+    match history.first() {
+        Some(created) if created.what == "created" && created.author == first_mover => 1,
+        _ => 0,
+    }
 }
 
 /// The draw offers and declines of the game's history, as plies (the game file keeps only

@@ -69,6 +69,11 @@ pub struct Steps {
     pub declined_before: Vec<usize>,
     /// The plies (1-based) their mover offered a draw with, in order.
     pub offered_with: Vec<usize>,
+    /// The ply of the game's first message, the thread's root: 0, the new game's own
+    /// message (the default), or 1 when the game's first message was its first move's
+    /// (its creator moves first and mailed nothing before): no message names an earlier
+    /// one, which was never sent.
+    pub first_message: usize,
 }
 
 /// The widest line of a message body, in columns (RFC 5322 §2.1.1's 78).
@@ -176,7 +181,8 @@ fn numbered(game: &crate::record::game::Game, ply: usize) -> Option<String> {
 /// made it (the sender's for a result without a move, and for a game without moves the
 /// player not to move); `In-Reply-To` names the message of the ply before (of the last
 /// ply, for a result without a move) and `References` the game's first message and the
-/// ten before this one. Both players derive the same ids because each knows both
+/// ten before this one ([`Steps::first_message`] says which was the first: the game's
+/// first message names none). Both players derive the same ids because each knows both
 /// addresses (`o.from`, `o.to`).
 ///
 /// # Errors
@@ -218,8 +224,11 @@ pub fn build_steps(o: &Outgoing<'_>, steps: &Steps) -> Result<Built, MailError> 
         (false, Some(a)) => format!("{}.{plies}.{}@{}", o.game_id, a.commit, domain(&o.from.email)),
         (false, None) => id_of(plies),
     };
+    // The messages before this one, from the game's first (the thread's root, which
+    // names none).
+    let root = steps.first_message.min(plies);
     let previous: Vec<usize> =
-        if ended || answer.is_some() { (0..=plies).collect() } else { (0..plies).collect() };
+        if ended || answer.is_some() { (root..=plies).collect() } else { (root..plies).collect() };
     let in_reply_to = previous.last().map(|&k| id_of(k));
     let mut references: Vec<String> = Vec::new();
     if let Some(&first) = previous.first() {
