@@ -689,3 +689,35 @@ fn bom_in_mid_file_is_named() {
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("byte order mark (U+FEFF) in the middle of the file"), "{err}");
 }
+
+/// Regression: a tournament's creation (one commit writing its file and every game) kept
+/// no journal, so a kill after the branch moved left the games it had not yet written
+/// missing from the working copy (`git status` showed them deleted) with nothing to bring
+/// them back. Now the next command writes every file the commit made.
+#[test]
+fn a_tournament_killed_while_writing_its_games_left_them_missing() {
+    let (_t, dir, home) = archive();
+    let mut child = ravenpost_at(&dir, &home, T0 + 60)
+        .args(["tournament", "new", "cup", "gygax", "--players", "Ann,Bo,Cy,Di"])
+        .env("RAVENPOST_TEST_PAUSE_AT", "worktree")
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for_step(&dir, &mut child, "worktree");
+    signal(&child, Signal::SIGKILL);
+    child.wait().unwrap();
+    let written = git(&dir, &home, &["show", "--name-only", "--format=", "main"]);
+    let files: Vec<&str> = written.lines().collect();
+    // Four players: six games and the tournament file, all in the one commit.
+    assert_eq!(files.len(), 7, "{written}");
+    let missing: Vec<&&str> = files.iter().filter(|f| !dir.join(f).exists()).collect();
+    assert!(missing.len() >= 5, "the kill came after the first file: {missing:?}");
+    ok(&dir, &home, &["status"]);
+    assert_eq!(git(&dir, &home, &["status", "--porcelain", "--untracked-files=all"]), "");
+    for f in &files {
+        let on_branch = git(&dir, &home, &["show", &format!("main:{f}")]);
+        assert_eq!(std::fs::read_to_string(dir.join(f)).unwrap(), on_branch, "{f}");
+    }
+    assert_fsck_clean(&dir, &home, "after the recovery");
+    assert!(ok(&dir, &home, &["verify"]).contains("0 problems"));
+}

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use common::rng::Lcg;
 use common::tools::keygen;
-use common::{T0, git, git_out, identity, ok, ravenpost_at, run, text};
+use common::{T0, git, git_out, identity, ok, ok_at, ravenpost_at, run, text};
 use ravenpost::archive::{Archive, Identity};
 
 /// A bare repository (with or without the hook) and one clone per player.
@@ -451,6 +451,12 @@ fn a_club_of_eight_players_in_sixteen_games_plays_four_hundred_moves() {
     const MOVES: usize = 400;
     let club = Club::new(&PLAYERS, true);
     let home = &club.home;
+    // The moves are played through the library, by this machine's clock: the syncs that
+    // push them (and the hook they run, which refuses a commit dated later than it
+    // arrives) run by the same clock.
+    let wall_clock =
+        || std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
+    let sync = |p: usize| ok_at(&club.clones[p], home, wall_clock(), &["sync"]);
     ok(&club.clones[0], home, &["init"]);
     let mut games: Vec<(String, usize, usize)> = Vec::new();
     for k in 0..16 {
@@ -463,9 +469,9 @@ fn a_club_of_eight_players_in_sixteen_games_plays_four_hundred_moves() {
         );
         games.push((id, white, black));
     }
-    club.sync(0);
+    sync(0);
     for p in 1..8 {
-        club.sync(p);
+        sync(p);
     }
     let mut rng = Lcg(0x5eed_c1ab);
     // What each player was told was played: per game, the plies in order.
@@ -477,7 +483,7 @@ fn a_club_of_eight_players_in_sixteen_games_plays_four_hundred_moves() {
     while played < MOVES {
         let p = rng.below(8);
         if rng.below(10) < 8 {
-            let out = club.sync(p);
+            let out = sync(p);
             replays += usize::from(out.contains("\nReplayed "));
             unsent[p] = false;
         }
@@ -488,7 +494,7 @@ fn a_club_of_eight_players_in_sixteen_games_plays_four_hundred_moves() {
             played += 1;
             unsent[p] = true;
             if rng.below(10) < 6 {
-                let out = club.sync(p);
+                let out = sync(p);
                 replays += usize::from(out.contains("\nReplayed "));
                 unsent[p] = false;
             }
@@ -501,7 +507,7 @@ fn a_club_of_eight_players_in_sixteen_games_plays_four_hundred_moves() {
             let children: Vec<_> = racers
                 .iter()
                 .map(|&q| {
-                    ravenpost_at(&club.clones[q], home, T0)
+                    ravenpost_at(&club.clones[q], home, wall_clock())
                         .args(["sync", "--json"])
                         .stdout(std::process::Stdio::piped())
                         .stderr(std::process::Stdio::piped())
@@ -520,10 +526,10 @@ fn a_club_of_eight_players_in_sixteen_games_plays_four_hundred_moves() {
     }
     // Everyone syncs until nothing is left to send, then once more to take everything.
     for p in 0..8 {
-        club.sync(p);
+        sync(p);
     }
     for p in 0..8 {
-        let out = club.sync(p);
+        let out = sync(p);
         assert!(out.starts_with("Up to date with origin/main") || out.starts_with("Fetched "), "{out}");
     }
     let tip = club.server_tip();

@@ -392,12 +392,37 @@ impl Archive {
             .commit(None, &sig, &sig, &message, &tree, &parents)
             .map_err(|e| ArchiveError::git_path("write commit", first, e))?;
         let summary = message.lines().next().unwrap_or_default();
+        // Journaled as one file's write is (see `commit_file_as`): the recovery brings every
+        // file the commit wrote into the working copy.
+        let journal = |step: &str, path: &str| Journal {
+            step: step.to_string(),
+            refname: refname.clone(),
+            path: path.to_string(),
+            expected: expected_tip.map_or_else(|| "-".to_string(), |c| c.hex()),
+            new: commit.to_string(),
+        };
+        self.note(&journal("objects", first));
+        test_pause("objects");
+        let _hold = HoldSignals::new();
+        self.note(&journal("ref", first));
+        test_pause("ref");
         self.swap_branch(&refname, commit, expected_tip, first, &format!("ravenpost: {summary}"))?;
         let id = CommitId(commit);
         if self.repo.workdir().is_some() {
-            for (path, contents) in files {
+            for (k, (path, contents)) in files.iter().enumerate() {
                 let synced = match self.lock_if(true) {
-                    Ok(_lock) => self.sync_working_copy(&refname, path, commit, contents, &|| {}),
+                    Ok(_lock) => {
+                        self.note(&journal("worktree", path));
+                        if k == 1 {
+                            // Tests: a write killed with some of its files in place.
+                            test_pause("worktree");
+                        }
+                        let written = self.sync_working_copy(&refname, path, commit, contents, &|| {});
+                        if written.is_err() {
+                            self.keep_journal();
+                        }
+                        written
+                    }
                     Err(e) => Err(e.to_string()),
                 };
                 synced.map_err(|message| ArchiveError::WorkingCopyUpdate {
@@ -407,6 +432,9 @@ impl Archive {
                 })?;
             }
         }
+        self.note(&journal("done", first));
+        test_pause("done");
+        drop(_hold);
         self.pack_if_needed();
         Ok(id)
     }
@@ -969,11 +997,58 @@ impl Archive {
         if step == "index" {
             remove_if_there(&self.repo.path().join("index.lock"))?;
         }
-        let Some(workdir) = self.repo.workdir() else { return Ok(()) };
-        if check_path(&journal.path).is_err() {
+        if self.repo.workdir().is_none() {
             return Ok(());
         }
-        let file = workdir.join(&journal.path);
+        let (Ok(new), Some(tip)) = (journal.new.parse::<Oid>(), self.ref_target(&journal.refname)?) else {
+            return self.remove_temporary_files(&journal.path);
+        };
+        if tip != new {
+            // Not committed (or moved on since): the working copy was not touched.
+            return self.remove_temporary_files(&journal.path);
+        }
+        // Every file the commit wrote: the journal's, and those written with it (a
+        // tournament's games, `init`'s `.gitattributes`).
+        let expected = journal.expected.parse::<Oid>().ok();
+        let mut paths = vec![journal.path.clone()];
+        for p in self.paths_written(expected, new)? {
+            if !paths.contains(&p) {
+                paths.push(p);
+            }
+        }
+        for path in &paths {
+            self.remove_temporary_files(path)?;
+            self.recover_path(journal, path, expected, new)?;
+        }
+        Ok(())
+    }
+
+    /// The paths of the files commit `new` adds or changes against `expected` (its
+    /// parent; `None`: every file of `new`).
+    fn paths_written(&self, expected: Option<Oid>, new: Oid) -> Result<Vec<String>, ArchiveError> {
+        let tree = |c: Oid| -> Result<git2::Tree<'_>, ArchiveError> {
+            self.tree_of(&self.find_commit(CommitId(c))?)
+        };
+        let old = expected.map(tree).transpose()?;
+        let new_tree = tree(new)?;
+        let diff = self
+            .repo
+            .diff_tree_to_tree(old.as_ref(), Some(&new_tree), None)
+            .map_err(|e| ArchiveError::git_oid("diff commit", new, e))?;
+        Ok(diff
+            .deltas()
+            .filter(|d| d.status() != git2::Delta::Deleted)
+            .filter_map(|d| d.new_file().path().and_then(|p| p.to_str()).map(str::to_string))
+            .collect())
+    }
+
+    /// Removes the temporary files a write of `path` in the working tree may have left.
+    fn remove_temporary_files(&self, path: &str) -> Result<(), ArchiveError> {
+        let Some(workdir) = self.repo.workdir() else { return Ok(()) };
+        if check_path(path).is_err() {
+            return Ok(());
+        }
+        let file = workdir.join(path);
         if let (Some(dir), Some(name)) = (file.parent(), file.file_name()) {
             let prefix = format!(".{}.ravenpost-", name.to_string_lossy());
             if let Ok(entries) = fs::read_dir(dir) {
@@ -985,27 +1060,36 @@ impl Archive {
                 }
             }
         }
-        let (Ok(new), Some(tip)) = (journal.new.parse::<Oid>(), self.ref_target(&journal.refname)?) else {
-            return Ok(());
-        };
-        if tip != new {
-            // Not committed (or moved on since): the working copy was not touched.
+        Ok(())
+    }
+
+    /// Brings the working-tree file `path` and its index entry to commit `new`'s version,
+    /// when the file is one of the versions the writer knew (`expected`'s or `new`'s, or
+    /// missing), not someone's edit.
+    fn recover_path(
+        &self,
+        journal: &Journal,
+        path: &str,
+        expected: Option<Oid>,
+        new: Oid,
+    ) -> Result<(), ArchiveError> {
+        let Some(workdir) = self.repo.workdir() else { return Ok(()) };
+        if check_path(path).is_err() {
             return Ok(());
         }
+        let file = workdir.join(path);
         let blob_in = |c: Oid| -> Result<Option<Oid>, ArchiveError> {
             let commit = self.find_commit(CommitId(c))?;
-            self.blob_at(&self.tree_of(&commit)?, &journal.path)
+            self.blob_at(&self.tree_of(&commit)?, path)
         };
         let new_blob = blob_in(new)?;
-        let old_blob = match journal.expected.parse::<Oid>() {
-            Ok(e) => blob_in(e)?,
-            Err(_) => None,
+        let old_blob = match expected {
+            Some(e) => blob_in(e)?,
+            None => None,
         };
         let Some(new_blob) = new_blob else { return Ok(()) };
         let on_disk = match fs::read(&file) {
-            Ok(bytes) if not_a_regular_file(&file).is_none() => {
-                Some(self.working_blob(&journal.path, &bytes)?)
-            }
+            Ok(bytes) if not_a_regular_file(&file).is_none() => Some(self.working_blob(path, &bytes)?),
             Ok(_) => return Ok(()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) => return Err(ArchiveError::io("read", file, e)),
@@ -1014,16 +1098,16 @@ impl Archive {
             // Someone's own edit: leave it (the next write refuses with the reason).
             return Ok(());
         }
-        let contents = self.blob_bytes(new_blob, &journal.path)?;
+        let contents = self.blob_bytes(new_blob, path)?;
         let fail = |message: String| ArchiveError::WorkingCopyUpdate {
-            path: journal.path.clone(),
+            path: path.to_string(),
             commit: CommitId(new),
             message,
         };
         if on_disk != Some(new_blob) {
-            self.sync_working_copy(&journal.refname, &journal.path, new, &contents, &|| {}).map_err(fail)?;
+            self.sync_working_copy(&journal.refname, path, new, &contents, &|| {}).map_err(fail)?;
         } else {
-            self.update_index_entry(&journal.path).map_err(fail)?;
+            self.update_index_entry(path).map_err(fail)?;
         }
         Ok(())
     }
