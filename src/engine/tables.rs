@@ -68,13 +68,17 @@ impl Tables {
         for (sq, p) in &def.setup {
             t.start_squares[p.kind.index() * 2 + p.side.index()].insert(*sq);
         }
+        let limit = (dims.files().max(dims.ranks()) as usize) * 2 + 2;
         for (k, kind) in def.kinds.iter().enumerate() {
+            // An atom's offsets are the same from every square: made once per kind.
+            let offsets: Vec<Vec<super::geometry::Offset>> =
+                kind.atoms.iter().map(|a| a.offsets(limit)).collect();
             for side in Side::ALL {
                 for from in dims.squares() {
                     let s = slot(k, side, from);
                     let first = t.rays.len() as u32;
                     let mut seen = SquareSet::EMPTY;
-                    for atom in &kind.atoms {
+                    for (atom, atom_offsets) in kind.atoms.iter().zip(&offsets) {
                         if atom.from_levels & (1 << from.level().index()) == 0 {
                             continue;
                         }
@@ -93,8 +97,7 @@ impl Tables {
                         }
                         let start = t.pool.len() as u32;
                         let mut len = 0u8;
-                        let limit = (dims.files().max(dims.ranks()) as usize) * 2 + 2;
-                        for off in atom.offsets(limit) {
+                        for &off in atom_offsets {
                             let off = if side == Side::White { off } else { off.mirrored() };
                             match dims.offset(from, off) {
                                 Some(next) if next != from => {
