@@ -388,7 +388,7 @@ fn a_user_defined_variant_is_played_through_a_bare_repository_with_the_hook() {
 
 #[test]
 fn changing_a_pinned_definition_is_refused_by_the_hook_and_by_verify() {
-    use common::{fails, git, ok, run};
+    use common::{fails, git, ok, ok_at, run};
     let c = Club::new();
     ok(&c.ann, &c.home, &["move", "g", "1a3", "--as", "Ann"]);
     ok(&c.ann, &c.home, &["sync"]);
@@ -424,7 +424,9 @@ fn changing_a_pinned_definition_is_refused_by_the_hook_and_by_verify() {
     git(&c.ann, &c.home, &["add", "variants/loft-2.md"]);
     git(&c.ann, &c.home, &["commit", "--quiet", "-m", "variants: loft-2"]);
     ok(&c.ann, &c.home, &["new", "loft-2", "--white", "Ann", "--black", "Bo", "--id", "h"]);
-    assert!(ok(&c.ann, &c.home, &["sync"]).contains("Pushed 2 commits"));
+    // Pushed after the definition was committed by hand (dated GIT_DATE): the hook refuses
+    // a commit dated later than it arrives.
+    assert!(ok_at(&c.ann, &c.home, common::T0 + 3_600, &["sync"]).contains("Pushed 2 commits"));
     let h = std::fs::read_to_string(c.ann.join("games/loft-2/h.pgn")).unwrap();
     assert!(h.contains(&format!("[VariantHash \"{}\"]", content_hash(&loft2))), "{h}");
     // The Rook of loft-2 moves as a Queen: a diagonal move no loft Rook has.
@@ -489,4 +491,18 @@ fn unknown_betza_atom_was_called_a_bad_range() {
     // A range that is no number, after a known atom: said so, naming it.
     let (_, err) = check(&good.replace("betza: \"A\"", "betza: \"Aq\""));
     assert!(err.contains("movement `Aq`: `q` after the atoms: a range must be a number"), "{err}");
+}
+
+/// Every built-in entry is listed under its definition's slug (a variant named by slug is
+/// read without reading the others), and each slug and alias names its own variant.
+#[test]
+fn built_in_entries_are_listed_under_their_slugs() {
+    for (slug, text) in ravenpost::variants::BUILT_IN {
+        let def = ravenpost::variants::read_definition(text).unwrap();
+        assert_eq!(def.slug, *slug);
+        for name in std::iter::once(&def.slug).chain(&def.aliases) {
+            let v = ravenpost::variants::by_name(name, &[]).unwrap();
+            assert_eq!(v.def().slug, *slug, "{name}");
+        }
+    }
 }

@@ -819,7 +819,10 @@ pub fn by_name(name: &str, options: &[(String, String)]) -> Result<Arc<Variant>,
 
 fn load_by_name(name: &str, options: &[(String, String)]) -> Result<Arc<Variant>, VariantError> {
     let wanted = normalise(name);
-    for (_, text) in BUILT_IN {
+    // A slug names its entry without reading the others (each read is a YAML parse and,
+    // for a game of armies, the armies' pieces); an alias is found by reading them all.
+    let by_slug = BUILT_IN.iter().filter(|(slug, _)| normalise(slug) == wanted);
+    for (_, text) in by_slug.chain(BUILT_IN.iter()) {
         let def = read_definition(text)?;
         if normalise(&def.slug) == wanted || def.aliases.iter().any(|a| normalise(a) == wanted) {
             if def.armies.is_empty() || def.slug != "fantasy-grand" {
