@@ -452,3 +452,41 @@ fn gc_auto_zero_keeps_loose_objects() {
     assert_eq!(loose_in_17(&dir), 3);
     assert!(!a.too_many_loose_objects());
 }
+
+#[test]
+fn a_replaced_blob_was_read_as_its_replacement() {
+    // `git replace` of a game's version: git's reader answered with the replacement's
+    // bytes, so a many-version read (through `git cat-file --batch`) judged other bytes
+    // than libgit2 reads (which ignores replace refs).
+    let (_tmp, dir, a) = archive(12);
+    let blobs: Vec<_> = a.index().unwrap().versions(GAME).iter().filter_map(|v| v.blob).collect();
+    assert!(blobs.len() >= 8, "enough versions to go through git: {}", blobs.len());
+    let victim = blobs[blobs.len() - 1].hex();
+    let fake = git_stdin(&dir, &["hash-object", "-w", "--stdin"], b"not a game\n");
+    git(&dir, &["replace", &victim, fake.trim()]);
+    assert_eq!(git(&dir, &["cat-file", "-p", &victim]), "not a game\n", "git replaces it");
+    let read = open(&dir).read_blobs(&blobs, GAME).unwrap();
+    for (blob, bytes) in blobs.iter().zip(&read) {
+        let real = git(&dir, &["--no-replace-objects", "cat-file", "blob", &blob.hex()]);
+        assert_eq!(String::from_utf8_lossy(bytes), real, "{blob}");
+    }
+}
+
+/// As [`git`], with `input` on git's standard input.
+fn git_stdin(dir: &Path, args: &[&str], input: &[u8]) -> String {
+    use std::io::Write;
+    let mut child = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("git runs");
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "git {args:?}");
+    String::from_utf8(out.stdout).unwrap()
+}

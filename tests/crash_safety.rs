@@ -721,3 +721,33 @@ fn a_tournament_killed_while_writing_its_games_left_them_missing() {
     assert_fsck_clean(&dir, &home, "after the recovery");
     assert!(ok(&dir, &home, &["verify"]).contains("0 problems"));
 }
+
+/// `init` killed after moving the branch, before writing its files: the working copy had
+/// no `ravenpost.yaml`, so a command run inside it did not take it for an archive ("no
+/// archive here") and never recovered the write (`git status` showed both files deleted).
+#[test]
+fn an_init_killed_before_writing_its_files_was_no_archive_here() {
+    let t = tempfile::tempdir().unwrap();
+    let home = common::identity(&t.path().join("home"), "Referee", "referee@example.org");
+    let dir = t.path().join("arc");
+    let mut child = ravenpost_at(t.path(), &home, T0)
+        .args(["init", "arc"])
+        .env("RAVENPOST_TEST_PAUSE_AT", "worktree")
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for_step(&dir, &mut child, "worktree");
+    signal(&child, Signal::SIGKILL);
+    child.wait().unwrap();
+    let written = git(&dir, &home, &["show", "--name-only", "--format=", "main"]);
+    let files: Vec<&str> = written.lines().collect();
+    assert_eq!(files, [".gitattributes", "ravenpost.yaml"], "{written}");
+    assert!(files.iter().all(|f| !dir.join(f).exists()), "killed before writing them");
+    assert!(ok(&dir, &home, &["status"]).contains("No games"));
+    assert_eq!(git(&dir, &home, &["status", "--porcelain", "--untracked-files=all"]), "");
+    for f in &files {
+        let on_branch = git(&dir, &home, &["show", &format!("main:{f}")]);
+        assert_eq!(std::fs::read_to_string(dir.join(f)).unwrap(), on_branch, "{f}");
+    }
+    assert_fsck_clean(&dir, &home, "after the recovery");
+}

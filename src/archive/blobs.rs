@@ -16,7 +16,8 @@
 //! `git cat-file --batch` (started on first use, kept for the archive's lifetime, fed and
 //! read in chunks so that neither side waits on a full pipe). Its answer is the object's
 //! raw bytes, the same bytes libgit2 would return: git applies no filter in `--batch`
-//! mode. It inherits the environment, so inside a pre-receive hook it sees the pushed
+//! mode, and is told to read no replace refs (`GIT_NO_REPLACE_OBJECTS`), which libgit2
+//! ignores. It inherits the environment, so inside a pre-receive hook it sees the pushed
 //! objects in git's quarantine directory, as libgit2 does. Whenever git is not on `PATH`,
 //! does not start, answers something unexpected or says an object is missing, that read
 //! (and every later one) goes through libgit2 instead, which also gives the error for an
@@ -48,6 +49,9 @@ impl std::fmt::Debug for CatFile {
 impl CatFile {
     fn start(git_dir: &std::path::Path) -> Option<CatFile> {
         let mut child = Command::new("git")
+            // libgit2 reads no replace refs: git must not either, or a `git replace`
+            // of a game's version would have its replacement judged.
+            .env("GIT_NO_REPLACE_OBJECTS", "1")
             .arg("--git-dir")
             .arg(git_dir)
             .args(["cat-file", "--batch"])

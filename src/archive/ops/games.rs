@@ -150,6 +150,11 @@ fn open_archive(dir: Option<&Path>, create: bool) -> Result<Archive, Failure> {
         {
             return Ok(Archive::open(dir)?);
         }
+        // An archive whose settings file is missing from the working copy (an `init`
+        // killed before it wrote it): opening it recovers the write.
+        if let Some(found) = Archive::discover(&cwd)? {
+            return Ok(Archive::open(found.dir())?);
+        }
         if create && let Some(repo) = Archive::discover_repository(&cwd)? {
             // `new` in a git repository that is no archive: never the per-user archive
             // behind the user's back.
