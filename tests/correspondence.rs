@@ -498,11 +498,9 @@ fn secret_army_choice_through_the_hook() {
     );
 }
 
-/// A win on time is checked against the recorded times by the hook: claimed an hour
-/// after the opponent's turn began (a 3-day limit), it is refused; claimed four days
-/// later, it goes through.
-#[test]
-fn the_hook_checks_timeout_claims_against_the_clock() {
+/// Ann's game `tc` (one move each three days), her first move synced, and the text of her
+/// win on time: the set-up, the game file and the claim.
+fn timed_game_and_claim() -> (Setup, PathBuf, String) {
     let s = setup();
     ok(
         &s.ann,
@@ -515,6 +513,15 @@ fn the_hook_checks_timeout_claims_against_the_clock() {
     let current = std::fs::read_to_string(&file).unwrap();
     let claim =
         ravenpost::record::time_forfeit(&current, Some("Ann"), "Bo did not move in time").unwrap().text;
+    (s, file, claim)
+}
+
+/// A win on time is checked against the recorded times by the hook: claimed an hour
+/// after the opponent's turn began (a 3-day limit), it is refused; claimed four days
+/// later, it goes through.
+#[test]
+fn the_hook_checks_timeout_claims_against_the_clock() {
+    let (s, file, claim) = timed_game_and_claim();
     // Committed (by git, as Ann) at 2025-11-29T08:00Z: Bo's turn began at 07:06:40Z.
     std::fs::write(&file, &claim).unwrap();
     git(&s.ann, &s.home, &["commit", "--quiet", "-am", "tc: Ann wins on time"]);
@@ -545,18 +552,7 @@ fn the_hook_checks_timeout_claims_against_the_clock() {
 /// refused, and a claim dated within the skew counts at its arrival.
 #[test]
 fn a_timeout_claim_dated_ahead_passed_the_hook() {
-    let s = setup();
-    ok(
-        &s.ann,
-        &s.home,
-        &["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "tc", "--time-control", "1/3d"],
-    );
-    ok(&s.ann, &s.home, &["move", "tc", "2e3"]);
-    ok(&s.ann, &s.home, &["sync"]);
-    let file = s.ann.join("games/gygax/tc.pgn");
-    let current = std::fs::read_to_string(&file).unwrap();
-    let claim =
-        ravenpost::record::time_forfeit(&current, Some("Ann"), "Bo did not move in time").unwrap().text;
+    let (s, file, claim) = timed_game_and_claim();
     // Bo's turn began at 2025-11-29T07:06:40Z; his three days end 2025-12-02T07:06:40Z.
     let push_at = |dated: &str, arrives: &str| {
         std::fs::write(&file, &claim).unwrap();

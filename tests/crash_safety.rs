@@ -85,6 +85,14 @@ fn wait_for_step(dir: &Path, child: &mut Child, step: &str) {
     }
 }
 
+/// Runs the write `cmd` in the archive `dir` and kills it (SIGKILL) at `step`.
+fn killed_at(cmd: &mut Command, dir: &Path, step: &str) {
+    let mut child = cmd.env("RAVENPOST_TEST_PAUSE_AT", step).stdout(Stdio::null()).spawn().unwrap();
+    wait_for_step(dir, &mut child, step);
+    signal(&child, Signal::SIGKILL);
+    child.wait().unwrap();
+}
+
 fn signal(child: &Child, sig: Signal) {
     kill(Pid::from_raw(child.id() as i32), sig).unwrap();
 }
@@ -697,15 +705,18 @@ fn bom_in_mid_file_is_named() {
 #[test]
 fn a_tournament_killed_while_writing_its_games_left_them_missing() {
     let (_t, dir, home) = archive();
-    let mut child = ravenpost_at(&dir, &home, T0 + 60)
-        .args(["tournament", "new", "cup", "gygax", "--players", "Ann,Bo,Cy,Di"])
-        .env("RAVENPOST_TEST_PAUSE_AT", "worktree")
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    wait_for_step(&dir, &mut child, "worktree");
-    signal(&child, Signal::SIGKILL);
-    child.wait().unwrap();
+    killed_at(
+        ravenpost_at(&dir, &home, T0 + 60).args([
+            "tournament",
+            "new",
+            "cup",
+            "gygax",
+            "--players",
+            "Ann,Bo,Cy,Di",
+        ]),
+        &dir,
+        "worktree",
+    );
     let written = git(&dir, &home, &["show", "--name-only", "--format=", "main"]);
     let files: Vec<&str> = written.lines().collect();
     // Four players: six games and the tournament file, all in the one commit.
@@ -730,15 +741,7 @@ fn an_init_killed_before_writing_its_files_was_no_archive_here() {
     let t = tempfile::tempdir().unwrap();
     let home = common::identity(&t.path().join("home"), "Referee", "referee@example.org");
     let dir = t.path().join("arc");
-    let mut child = ravenpost_at(t.path(), &home, T0)
-        .args(["init", "arc"])
-        .env("RAVENPOST_TEST_PAUSE_AT", "worktree")
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    wait_for_step(&dir, &mut child, "worktree");
-    signal(&child, Signal::SIGKILL);
-    child.wait().unwrap();
+    killed_at(ravenpost_at(t.path(), &home, T0).args(["init", "arc"]), &dir, "worktree");
     let written = git(&dir, &home, &["show", "--name-only", "--format=", "main"]);
     let files: Vec<&str> = written.lines().collect();
     assert_eq!(files, [".gitattributes", "ravenpost.yaml"], "{written}");

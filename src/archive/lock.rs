@@ -77,6 +77,24 @@ pub(crate) struct Journal {
 }
 
 impl Journal {
+    /// The journal of a write of `path` on `refname` at `step`: commit `new`, made on
+    /// `expected` (`None`: an unborn branch).
+    pub(crate) fn of(
+        step: &str,
+        refname: &str,
+        path: &str,
+        expected: Option<super::CommitId>,
+        new: git2::Oid,
+    ) -> Journal {
+        Journal {
+            step: step.to_string(),
+            refname: refname.to_string(),
+            path: path.to_string(),
+            expected: expected.map_or_else(|| "-".to_string(), |c| c.hex()),
+            new: new.to_string(),
+        }
+    }
+
     fn line(&self) -> String {
         format!("step {} {} {} {} {}\n", self.step, self.refname, self.expected, self.new, self.path)
     }

@@ -394,13 +394,7 @@ impl Archive {
         let summary = message.lines().next().unwrap_or_default();
         // Journaled as one file's write is (see `commit_file_as`): the recovery brings every
         // file the commit wrote into the working copy.
-        let journal = |step: &str, path: &str| Journal {
-            step: step.to_string(),
-            refname: refname.clone(),
-            path: path.to_string(),
-            expected: expected_tip.map_or_else(|| "-".to_string(), |c| c.hex()),
-            new: commit.to_string(),
-        };
+        let journal = |step: &str, path: &str| Journal::of(step, &refname, path, expected_tip, commit);
         self.note(&journal("objects", first));
         test_pause("objects");
         let _hold = HoldSignals::new();
@@ -553,13 +547,7 @@ impl Archive {
             ArchiveError::git_path(op, path, e)
         })?;
         let summary = message.lines().next().unwrap_or_default();
-        let journal = |step: &str| Journal {
-            step: step.to_string(),
-            refname: refname.clone(),
-            path: path.to_string(),
-            expected: expected.map_or_else(|| "-".to_string(), |c| c.hex()),
-            new: commit.to_string(),
-        };
+        let journal = |step: &str| Journal::of(step, &refname, path, expected, commit);
         self.note(&journal("objects"));
         test_pause("objects");
         // From the ref update to the index entry: an interrupt (Ctrl-C, SIGTERM, SIGHUP)
