@@ -20,7 +20,19 @@
 //! first that is cut short (half-appended, or torn by a crash), fails its checksum or does
 //! not continue the line (two processes appending the same commits): what it keeps is
 //! still the first-parent line of the last commit kept, only shorter, and the file is
-//! written again. A commit id is the hash of
+//! written again.
+//!
+//! **What a reader decodes.** Loading checks every block's checksum and reads each line's
+//! commit id and parent (the line must continue); each block ends with a table of
+//! versions, the lines that change each of its paths. Nothing else is decoded until asked
+//! for: a game's versions ([`HistoryIndex::versions`]) decode the lines its table names,
+//! its last version ([`HistoryIndex::last_version`], what `status` needs of each game)
+//! the newest of them, a commit's author and message ([`HistoryIndex::commit_at`]) its own
+//! line. So `status`, and `log` or `verify` of one game, cost what the games asked about
+//! cost, plus one read of the file. A block written before the tables of versions (by
+//! ravenpost 0.2.0) is read from its lines, each checked in full as then.
+//!
+//! A commit id is the hash of
 //! the commit, which names its parent, which names its own parent, and so on: the first
 //! parent line ending at a commit, and what each of its commits changed, can never change
 //! while the id stays the same. So the cache can only be *incomplete*, never wrong:
@@ -168,17 +180,23 @@ pub struct PathVersion {
 /// The first-parent line ending at one commit, with every commit's changes; see the
 /// [module docs](self).
 ///
-/// An index read from the cache file keeps the file's bytes and decodes a commit's author,
-/// time and message only when they are asked for ([`HistoryIndex::commit_at`]); what
-/// every question needs (the commit ids and each path's versions) is read when loading.
+/// An index read from the cache file keeps the file's bytes and decodes what is asked for
+/// when it is asked for: a commit's author, time, message and changes
+/// ([`HistoryIndex::commit_at`]), a path's versions ([`HistoryIndex::versions`], from the
+/// lines that its block's table of versions names), where a commit is
+/// ([`HistoryIndex::position`]). Loading reads the commit ids, the line's continuity and
+/// each block's tables, so that a question about one game costs what that game's
+/// history costs, not what the archive's does.
 #[derive(Debug, Clone, Default)]
 pub struct HistoryIndex {
     entries: Vec<Entry>,
-    positions: IdMap<CommitId, usize>,
-    paths: HashMap<Arc<str>, Vec<PathVersion>>,
+    /// Where each commit is: made on first use.
+    positions: std::sync::OnceLock<IdMap<CommitId, usize>>,
+    /// Every path any commit of the line touched, with where its versions are.
+    paths: HashMap<Arc<str>, PathSlot>,
     shallow: Option<CommitId>,
     /// The cache file the stored entries are read from, and its blocks' tables.
-    file: Arc<Vec<u8>>,
+    file: Arc<String>,
     blocks: Vec<Arc<BlockTables>>,
     /// Every commit decoded, made when [`HistoryIndex::commits`] is first called.
     all: std::sync::OnceLock<Vec<IndexedCommit>>,
@@ -209,6 +227,34 @@ struct BlockTables {
     authors: Vec<(Arc<str>, Arc<str>)>,
 }
 
+/// Where one path's versions are: the stored lines that change it, then the commits
+/// walked since (always after every stored line), and the versions made from both on
+/// first use.
+#[derive(Debug, Clone, Default)]
+struct PathSlot {
+    /// The positions of the stored lines that change the path, each with the path's
+    /// number in the table of the line's block.
+    stored: Vec<(usize, u32)>,
+    /// The changes to the path by commits walked (not read from the cache file):
+    /// position, blob, mode.
+    walked: Vec<(usize, Option<BlobId>, u32)>,
+    /// The versions, oldest first.
+    versions: std::sync::OnceLock<Vec<PathVersion>>,
+}
+
+impl PathSlot {
+    fn is_empty(&self) -> bool {
+        self.stored.is_empty() && self.walked.is_empty()
+    }
+
+    /// Cuts what comes after position `keep`.
+    fn truncate(&mut self, keep: usize) {
+        self.stored.retain(|&(p, _)| p <= keep);
+        self.walked.retain(|&(p, _, _)| p <= keep);
+        self.versions = std::sync::OnceLock::new();
+    }
+}
+
 impl HistoryIndex {
     fn from_commits(commits: Vec<IndexedCommit>, shallow: Option<CommitId>) -> HistoryIndex {
         let mut index = HistoryIndex { shallow, ..HistoryIndex::default() };
@@ -216,35 +262,27 @@ impl HistoryIndex {
         index
     }
 
-    /// Records that the commit at `position` left `blob` at `path`.
-    fn add_version(
-        &mut self,
-        position: usize,
-        commit: CommitId,
-        path: &Arc<str>,
-        blob: Option<BlobId>,
-        mode: u32,
-    ) {
-        let versions = match self.paths.get_mut(path) {
-            Some(v) => v,
-            None => self.paths.entry(path.clone()).or_default(),
-        };
-        // A change of mode alone leaves the contents as they were: no new version.
-        if versions.last().and_then(|v| v.blob) != blob {
-            versions.push(PathVersion { position, commit, blob, mode });
+    /// The slot of `path`, made if it has none.
+    fn slot(&mut self, path: &Arc<str>) -> &mut PathSlot {
+        if !self.paths.contains_key(path) {
+            self.paths.insert(path.clone(), PathSlot::default());
         }
+        self.paths.get_mut(path).expect("a slot for every path")
     }
 
     /// Appends commits (each a child of the last) and records their changes per path.
     fn extend(&mut self, commits: Vec<IndexedCommit>) {
         self.all = std::sync::OnceLock::new();
         self.entries.reserve(commits.len());
-        self.positions.reserve(commits.len());
         for c in commits {
             let position = self.entries.len();
-            self.positions.insert(c.commit, position);
+            if let Some(positions) = self.positions.get_mut() {
+                positions.insert(c.commit, position);
+            }
             for change in &c.changes {
-                self.add_version(position, c.commit, &change.path, change.blob, change.mode);
+                let slot = self.slot(&change.path);
+                slot.walked.push((position, change.blob, change.mode));
+                slot.versions = std::sync::OnceLock::new();
             }
             self.entries.push(Entry::Owned(Box::new(c)));
         }
@@ -257,13 +295,57 @@ impl HistoryIndex {
         }
         self.all = std::sync::OnceLock::new();
         for e in self.entries.drain(keep + 1..) {
-            self.positions.remove(&e.commit());
+            if let Some(positions) = self.positions.get_mut() {
+                positions.remove(&e.commit());
+            }
         }
-        self.paths.retain(|_, versions| {
-            versions.retain(|v| v.position <= keep);
-            !versions.is_empty()
+        self.paths.retain(|_, slot| {
+            slot.truncate(keep);
+            !slot.is_empty()
         });
         self
+    }
+
+    /// The change that the stored line at `position` makes to the path numbered `number`
+    /// in its block: the blob and mode it leaves (the blob `None` for a deletion).
+    fn stored_change(&self, position: usize, number: u32) -> Option<(Option<BlobId>, u32)> {
+        let Entry::Stored { block, start, end, .. } = &self.entries[position] else { return None };
+        let tables = &self.blocks[*block as usize];
+        // The block's checksum held when loading: the line is as it was written, its
+        // changes the last field (no other field holds a tab).
+        let line = &self.file[*start..*end];
+        let changes = &line[memchr::memrchr(b'\t', line.as_bytes())? + 1..];
+        // The change that starts with the path's number and a colon.
+        let change = changes.split(' ').find(|c| {
+            let digits = c.bytes().take_while(u8::is_ascii_digit).count();
+            c.as_bytes().get(digits) == Some(&b':') && c[..digits].parse::<u32>().ok() == Some(number)
+        })?;
+        let mut found = None;
+        for_each_change(change, tables.paths.len(), |_, blob, mode| found = Some((blob, mode)))?;
+        found
+    }
+
+    /// Every change to a path, oldest first: position, blob, mode.
+    fn changes_of<'s>(
+        &'s self,
+        slot: &'s PathSlot,
+    ) -> impl DoubleEndedIterator<Item = (usize, Option<BlobId>, u32)> + 's {
+        let stored = slot.stored.iter().filter_map(|&(position, number)| {
+            self.stored_change(position, number).map(|(b, m)| (position, b, m))
+        });
+        stored.chain(slot.walked.iter().copied())
+    }
+
+    /// The versions of a path from where its slot says they are, oldest first.
+    fn make_versions(&self, slot: &PathSlot) -> Vec<PathVersion> {
+        let mut out: Vec<PathVersion> = Vec::with_capacity(slot.stored.len() + slot.walked.len());
+        for (position, blob, mode) in self.changes_of(slot) {
+            // A change of mode alone leaves the contents as they were: no new version.
+            if out.last().and_then(|v| v.blob) != blob {
+                out.push(PathVersion { position, commit: self.entries[position].commit(), blob, mode });
+            }
+        }
+        out
     }
 
     /// The commit at `position` (see [`HistoryIndex::position`]), decoded.
@@ -282,7 +364,7 @@ impl HistoryIndex {
         match entry {
             Entry::Owned(c) => (**c).clone(),
             Entry::Stored { commit, block, start, end } => {
-                let line = std::str::from_utf8(&self.file[*start..*end]).unwrap_or_default();
+                let line = &self.file[*start..*end];
                 // The line was checked when the file was read, so this cannot fail; if it
                 // did, the commit would show with no author, message or changes.
                 decode_line(line, &self.blocks[*block as usize]).unwrap_or_else(|| IndexedCommit {
@@ -321,7 +403,15 @@ impl HistoryIndex {
 
     /// Where `commit` is in [`HistoryIndex::commits`]; `None` if it is not on the line.
     pub fn position(&self, commit: CommitId) -> Option<usize> {
-        self.positions.get(&commit).copied()
+        let positions = self.positions.get_or_init(|| {
+            let mut map = IdMap::default();
+            map.reserve(self.entries.len());
+            for (i, e) in self.entries.iter().enumerate() {
+                map.insert(e.commit(), i);
+            }
+            map
+        });
+        positions.get(&commit).copied()
     }
 
     /// The commit `commit` of the line, if it is on it.
@@ -339,7 +429,35 @@ impl HistoryIndex {
     /// The versions of `path`, oldest first: the commits that created it, changed its
     /// contents or deleted it, each with the blob it left (empty for a path never used).
     pub fn versions(&self, path: &str) -> &[PathVersion] {
-        self.paths.get(path).map_or(&[], Vec::as_slice)
+        match self.paths.get(path) {
+            Some(slot) => slot.versions.get_or_init(|| self.make_versions(slot)),
+            None => &[],
+        }
+    }
+
+    /// The last of [`HistoryIndex::versions`] of `path`, reading only the newest changes
+    /// to it (a question about the files at the tip reads no history).
+    pub fn last_version(&self, path: &str) -> Option<PathVersion> {
+        let slot = self.paths.get(path)?;
+        if let Some(versions) = slot.versions.get() {
+            return versions.last().copied();
+        }
+        // The newest change starts a run of changes that leave the same blob (changes of
+        // mode alone): the version is the run's oldest. A run that reaches back to the
+        // first change and deletes is no version at all.
+        let mut changes = self.changes_of(slot).rev();
+        let (mut position, blob, mut mode) = changes.next()?;
+        for (p, b, m) in changes {
+            if b != blob {
+                break;
+            }
+            (position, mode) = (p, m);
+        }
+        let first = self.changes_of(slot).next().map(|c| c.0);
+        if blob.is_none() && first == Some(position) {
+            return None;
+        }
+        Some(PathVersion { position, commit: self.entries[position].commit(), blob, mode })
     }
 
     /// Every path any commit of the line touched (deleted ones too), sorted.
@@ -400,8 +518,8 @@ impl Archive {
         // The cache describes the branch tip only; a line past it (a push being checked)
         // brings the cache up to the tip, so that the next push walks only its own commits.
         if let Some(tip) = self.tip().ok().flatten()
-            && let Some(i) = index.position(tip)
             && on_disk.is_none_or(|d| d.tip != tip || !d.whole)
+            && let Some(i) = index.position(tip)
         {
             self.store_index(&index, i, on_disk);
         }
@@ -608,9 +726,20 @@ impl Archive {
                 if append_block(&dir.join(INDEX_FILE), d.bytes as u64, &block).is_ok() {
                     return;
                 }
-                [&index.file[..], &block[..]].concat()
+                [index.file.as_bytes(), &block[..]].concat()
             }
-            _ => encode_block(&index.commits()[..=upto], index.shallow),
+            // The walked commits as they are (not copied into `commits()`), the stored
+            // ones decoded.
+            _ => {
+                let line: Vec<std::borrow::Cow<'_, IndexedCommit>> = index.entries[..=upto]
+                    .iter()
+                    .map(|e| match e {
+                        Entry::Owned(c) => std::borrow::Cow::Borrowed(&**c),
+                        Entry::Stored { .. } => std::borrow::Cow::Owned(index.decode_entry(e)),
+                    })
+                    .collect();
+                encode_block(&line, index.shallow)
+            }
         };
         let write = || -> std::io::Result<()> {
             fs::create_dir_all(&dir)?;
@@ -672,6 +801,11 @@ pub(crate) fn checksum(bytes: &[u8]) -> u64 {
 
 /// Escapes `\`, tab, line feed and carriage return, so that a field is one tab-free line.
 pub(crate) fn escape(s: &str, out: &mut String) {
+    // Most fields have nothing to escape: copied whole.
+    if !s.bytes().any(|b| matches!(b, b'\\' | b'\t' | b'\n' | b'\r')) {
+        out.push_str(s);
+        return;
+    }
     for ch in s.chars() {
         match ch {
             '\\' => out.push_str("\\\\"),
@@ -707,7 +841,7 @@ pub(crate) fn unescape(s: &str) -> Option<String> {
 }
 
 /// One block of the cache file: a header, a table of paths and one of authors, then one
-/// line per commit (oldest first), then `end <checksum>`:
+/// line per commit (oldest first), the table of versions, then `end <checksum>`:
 ///
 /// ```text
 /// ravenpost history index v2
@@ -718,14 +852,23 @@ pub(crate) fn unescape(s: &str) -> Option<String> {
 ///                      TAB escaped message TAB changes (path#:blob, path#:blob:mode in
 ///                      octal for an entry that is not a plain file, path#:- for a
 ///                      deletion; joined by spaces)
+/// versions <n>         then n lines, one per path of the table in its order: the numbers
+///                      of the commit lines (from 0) that change it, ascending, joined
+///                      by spaces
 /// end <16 hex digits>  the checksum of the block up to this line
 /// ```
-fn encode_block(commits: &[IndexedCommit], shallow: Option<CommitId>) -> Vec<u8> {
+///
+/// The table of versions came after release 0.2.0: a block without one (as 0.2.0 wrote
+/// them) is still read, its versions taken from its lines when loading. A 0.2.0 reader
+/// finds `versions` where it expects `end`, takes the block for a bad one and writes the
+/// file again: no release misreads another's blocks.
+fn encode_block<C: std::borrow::Borrow<IndexedCommit>>(commits: &[C], shallow: Option<CommitId>) -> Vec<u8> {
     let mut path_ids: HashMap<&str, usize> = HashMap::new();
     let mut paths: Vec<&str> = Vec::new();
     let mut author_ids: HashMap<(&str, &str), usize> = HashMap::new();
     let mut authors: Vec<(&str, &str)> = Vec::new();
     for c in commits {
+        let c = c.borrow();
         let key = (&*c.author_name, &*c.author_email);
         author_ids.entry(key).or_insert_with(|| {
             authors.push(key);
@@ -758,8 +901,11 @@ fn encode_block(commits: &[IndexedCommit], shallow: Option<CommitId>) -> Vec<u8>
         s.push('\n');
     }
     s.push_str(&format!("commits {}\n", commits.len()));
-    for c in commits {
+    // The lines that change each path, by the path's number: the table of versions.
+    let mut lines_of: Vec<Vec<usize>> = vec![Vec::new(); paths.len()];
+    for (line, c) in commits.iter().enumerate() {
         use std::fmt::Write as _;
+        let c = c.borrow();
         let author = author_ids[&(&*c.author_name, &*c.author_email)];
         let _ = write!(s, "{}\t", c.commit);
         match c.parent {
@@ -775,7 +921,11 @@ fn encode_block(commits: &[IndexedCommit], shallow: Option<CommitId>) -> Vec<u8>
             if i > 0 {
                 s.push(' ');
             }
-            let _ = write!(s, "{}:", path_ids[&*ch.path]);
+            let number = path_ids[&*ch.path];
+            if lines_of[number].last() != Some(&line) {
+                lines_of[number].push(line);
+            }
+            let _ = write!(s, "{number}:");
             match ch.blob {
                 Some(b) if ch.mode == REGULAR => {
                     let _ = write!(s, "{b}");
@@ -785,6 +935,14 @@ fn encode_block(commits: &[IndexedCommit], shallow: Option<CommitId>) -> Vec<u8>
                 }
                 None => s.push('-'),
             }
+        }
+        s.push('\n');
+    }
+    s.push_str(&format!("versions {}\n", lines_of.len()));
+    for lines in &lines_of {
+        use std::fmt::Write as _;
+        for (i, line) in lines.iter().enumerate() {
+            let _ = write!(s, "{}{line}", if i > 0 { " " } else { "" });
         }
         s.push('\n');
     }
@@ -813,8 +971,8 @@ impl<'a> Lines<'a> {
 /// Reads a cache file: the line of its good blocks, how many there were, and whether
 /// every byte belonged to one; `None` when not even the first block is good.
 fn decode(bytes: Vec<u8>) -> Option<(HistoryIndex, usize, bool)> {
-    let file = Arc::new(bytes);
-    let text = std::str::from_utf8(&file[..]).ok()?;
+    let file = Arc::new(String::from_utf8(bytes).ok()?);
+    let text = file.as_str();
     let mut index = HistoryIndex { file: file.clone(), ..HistoryIndex::default() };
     let mut lines = Lines { bytes: text, at: 0 };
     while lines.at < text.len() {
@@ -917,9 +1075,11 @@ fn decode_line(line: &str, tables: &BlockTables) -> Option<IndexedCommit> {
 }
 
 /// Reads one block into `index`, which holds the blocks before it: each line is checked
-/// (so that decoding it later cannot fail), and its commit id and changes recorded; the
-/// rest of the line is decoded when asked for. `None` for a bad block (`index` may then
-/// hold part of it: the caller cuts it off).
+/// (so that decoding it later cannot fail: for a block with a table of versions, its
+/// checksum vouches for the changes) and its commit id recorded, each path's lines from
+/// the table of versions (or, in a block without one, from the lines); the rest is
+/// decoded when asked for. `None` for a bad block (`index` may then hold part of it: the
+/// caller cuts it off).
 fn decode_block(lines: &mut Lines<'_>, index: &mut HistoryIndex) -> Option<()> {
     let start = lines.at;
     let first = index.blocks.is_empty();
@@ -954,38 +1114,68 @@ fn decode_block(lines: &mut Lines<'_>, index: &mut HistoryIndex) -> Option<()> {
     // The previous commit's id as written: each line's parent must be it.
     let mut previous: Option<String> = index.tip().map(|t| t.to_string());
     let mut first_commit = None;
+    let first_position = index.entries.len();
+    // The lines, checked in full below for a block without a table of versions.
+    let mut block_lines: Vec<&str> = Vec::with_capacity(n.min(1 << 20));
     for _ in 0..n {
         let line_start = lines.at;
         let line = lines.next_line()?;
-        let [commit_hex, parent, author, seconds, offset, message, changes] = fields(line)?;
+        // The id and the parent, which must continue the line.
+        let commit_hex = line.get(..40)?;
         let commit = CommitId(oid(commit_hex)?);
-        if index.positions.contains_key(&commit) {
-            return None;
-        }
+        let rest = line[40..].strip_prefix('\t')?;
+        let parent = &rest[..memchr::memchr(b'\t', rest.as_bytes())?];
         let continues = match (&previous, parent) {
             (None, "-") => true,
             (None, hex) => first && oid(hex).is_some(),
             (Some(p), hex) => p == hex,
         };
-        if !continues
-            || author.parse::<usize>().ok()? >= tables.authors.len()
-            || seconds.parse::<i64>().is_err()
-            || offset.parse::<i32>().is_err()
-            || !escapes_are_valid(message)
-        {
+        if !continues {
             return None;
         }
-        let position = index.entries.len();
-        for_each_change(changes, tables.paths.len(), |p, blob, mode| {
-            index.add_version(position, commit, &tables.paths[p], blob, mode);
-        })?;
-        index.positions.insert(commit, position);
+        block_lines.push(line);
         index.entries.push(Entry::Stored { commit, block, start: line_start, end: lines.at - 1 });
         first_commit.get_or_insert(commit);
         previous = Some(commit_hex.to_string());
     }
-    let body_end = lines.at;
-    let sum = lines.next_line()?.strip_prefix("end ")?;
+    let mut line = lines.next_line()?;
+    if let Some(count) = line.strip_prefix("versions ") {
+        // The table of versions: the lines of each path, ascending.
+        if count.parse::<usize>().ok()? != tables.paths.len() {
+            return None;
+        }
+        for (number, path) in tables.paths.iter().enumerate() {
+            let mut last = None;
+            let slot = index.slot(path);
+            for k in lines.next_line()?.split(' ').filter(|k| !k.is_empty()) {
+                let k: usize = k.parse().ok()?;
+                if k >= n || last.is_some_and(|l| l >= k) {
+                    return None;
+                }
+                last = Some(k);
+                slot.stored.push((first_position + k, number as u32));
+            }
+        }
+        line = lines.next_line()?;
+    } else {
+        // A block written before the tables of versions: each line is checked in full,
+        // and says which paths it changes.
+        for (k, line) in block_lines.iter().enumerate() {
+            let [_, _, author, seconds, offset, message, changes] = fields(line)?;
+            if author.parse::<usize>().ok()? >= tables.authors.len()
+                || seconds.parse::<i64>().is_err()
+                || offset.parse::<i32>().is_err()
+                || !escapes_are_valid(message)
+            {
+                return None;
+            }
+            for_each_change(changes, tables.paths.len(), |p, _, _| {
+                index.slot(&tables.paths[p]).stored.push((first_position + k, p as u32));
+            })?;
+        }
+    }
+    let body_end = lines.at - line.len() - 1;
+    let sum = line.strip_prefix("end ")?;
     if !is_lower_hex(sum, 16)
         || u64::from_str_radix(sum, 16).ok()? != checksum(&lines.bytes.as_bytes()[start..body_end])
     {
@@ -1285,6 +1475,72 @@ mod tests {
         assert_eq!(cut.paths(), ["games/grand/g 1.pgn", "ravenpost.yaml"]);
         assert_eq!(cut.versions("games/grand/g 1.pgn").len(), 1);
         assert_eq!(cut.position(CommitId(Oid::from_bytes(&[4; 20]).unwrap())), None);
+    }
+
+    /// A block as ravenpost 0.2.0 wrote it, without a table of versions, is read from its
+    /// lines, with the same commits and versions.
+    #[test]
+    fn a_block_without_a_table_of_versions_is_read_from_its_lines() {
+        let index = sample();
+        let text = String::from_utf8(encode(&index)).unwrap();
+        let (body, _) = text.split_once("\nversions ").unwrap();
+        let body = format!("{body}\n");
+        let old = format!("{body}end {:016x}\n", checksum(body.as_bytes()));
+        let (back, blocks, whole) = decode(old.clone().into_bytes()).unwrap();
+        assert_eq!((blocks, whole), (1, true));
+        assert_eq!(back.commits(), index.commits());
+        for path in index.paths() {
+            assert_eq!(back.versions(path), index.versions(path), "{path}");
+        }
+        // Followed by a block with a table, as a newer release appends one.
+        let all = index.commits();
+        let mut mixed = encode_block(&all[..3], None);
+        let cut = String::from_utf8(mixed.clone()).unwrap();
+        let (body, _) = cut.split_once("\nversions ").unwrap();
+        let body = format!("{body}\n");
+        mixed = format!("{body}end {:016x}\n", checksum(body.as_bytes())).into_bytes();
+        mixed.extend(encode_block(&all[3..], None));
+        let (back, blocks, whole) = decode(mixed).unwrap();
+        assert_eq!((back.commits(), blocks, whole), (all, 2, true));
+        assert_eq!(back.versions("games/grand/g 1.pgn"), index.versions("games/grand/g 1.pgn"));
+        // Such a block's lines are checked when loading: a bad author number is refused,
+        // checksum or not.
+        let bad = old.replacen("\t0\t", "\t7\t", 1);
+        let (body, _) = bad.rsplit_once("end ").unwrap();
+        let bad = format!("{body}end {:016x}\n", checksum(body.as_bytes()));
+        assert!(decoded(bad.as_bytes()).is_none());
+    }
+
+    /// The last version of a path, read from its newest changes alone, is the last of its
+    /// versions: for a change of mode alone at the end, a deletion, a path only ever
+    /// deleted, and changes both read from the cache file and walked after it.
+    #[test]
+    fn the_last_version_is_the_last_of_the_versions() {
+        let index = sample();
+        let bytes = encode(&index);
+        let mixed = {
+            let mut m = decoded(&bytes).unwrap().truncate(2);
+            m.extend(index.commits()[3..].to_vec());
+            m
+        };
+        for (what, fresh) in [
+            ("walked", sample()),
+            ("read", decoded(&bytes).unwrap()),
+            ("read, cut after a change of mode", decoded(&bytes).unwrap().truncate(3)),
+            ("read, then walked", mixed),
+        ] {
+            let paths: Vec<String> = fresh.paths().into_iter().map(str::to_string).collect();
+            // Asked before the versions are made, then after.
+            let lasts: Vec<Option<PathVersion>> = paths.iter().map(|p| fresh.last_version(p)).collect();
+            for (path, last) in paths.iter().zip(lasts) {
+                assert_eq!(last, fresh.versions(path).last().copied(), "{what}: {path}");
+                assert_eq!(fresh.last_version(path), last, "{what}: {path}");
+            }
+        }
+        let cut = decoded(&bytes).unwrap().truncate(3);
+        assert_eq!(cut.last_version("games/grand/g 1.pgn").map(|v| v.position), Some(1));
+        assert_eq!(cut.last_version("x\ny"), None, "a path only ever deleted has no version");
+        assert_eq!(cut.last_version("never/there"), None);
     }
 
     #[test]

@@ -117,8 +117,10 @@ impl VerdictCache {
             .get(&commit)
             .and_then(|d| d.iter().rev().find(|(p, _, _)| p == path))
             .map(|(_, v, at)| (*at, v.as_str()));
-        let hex = commit.to_string();
-        let plain = self.lines.get(&prefix_key(hex.as_bytes())?).and_then(|lines| {
+        // The key of `prefix_key` (its first 16 hex digits) without writing the id in hex.
+        let key = commit.0.as_bytes().get(..8).and_then(|b| b.try_into().ok()).map(u64::from_be_bytes);
+        let plain = key.and_then(|k| self.lines.get(&k)).and_then(|lines| {
+            let hex = commit.to_string();
             lines.iter().rev().find_map(|&(start, end)| {
                 let line = &self.bytes[start..end];
                 if !line.starts_with(hex.as_bytes()) {
@@ -193,11 +195,12 @@ impl VerdictCache {
         if self.unsaved.is_empty() {
             return Ok(());
         }
-        let mut text = String::new();
+        // A line cut off by an earlier crash must not swallow the first new one.
+        let mut text = String::from("\n");
         for (commit, path) in &self.unsaved {
             let value = self.added.get(commit).and_then(|s| s.iter().find(|(p, _)| p == path));
             if let Some((_, value)) = value {
-                text.push_str(&format_line(*commit, path, value));
+                push_line(&mut text, *commit, path, value);
             }
         }
         if let Some(dir) = self.file.parent() {
@@ -208,9 +211,7 @@ impl VerdictCache {
             .append(true)
             .open(&self.file)
             .map_err(|e| ArchiveError::io("open", &self.file, e))?;
-        // A line cut off by an earlier crash must not swallow the first new one.
-        file.write_all(format!("\n{text}").as_bytes())
-            .map_err(|e| ArchiveError::io("write", &self.file, e))?;
+        file.write_all(text.as_bytes()).map_err(|e| ArchiveError::io("write", &self.file, e))?;
         self.unsaved.clear();
         Ok(())
     }
@@ -244,14 +245,23 @@ fn check_line(line: &[u8]) -> Option<(&str, &str)> {
     Some((path, value))
 }
 
-/// `commit TAB escaped path TAB escaped value TAB checksum` and a line feed.
+/// Appends `commit TAB escaped path TAB escaped value TAB checksum` and a line feed to
+/// `out`.
+fn push_line(out: &mut String, commit: CommitId, path: &str, value: &str) {
+    use std::fmt::Write as _;
+    let start = out.len();
+    let _ = write!(out, "{commit}\t");
+    escape(path, out);
+    out.push('\t');
+    escape(value, out);
+    let sum = checksum(&out.as_bytes()[start..]);
+    let _ = writeln!(out, "\t{sum:016x}");
+}
+
+#[cfg(test)]
 fn format_line(commit: CommitId, path: &str, value: &str) -> String {
-    let mut line = format!("{commit}\t");
-    escape(path, &mut line);
-    line.push('\t');
-    escape(value, &mut line);
-    let sum = checksum(line.as_bytes());
-    line.push_str(&format!("\t{sum:016x}\n"));
+    let mut line = String::new();
+    push_line(&mut line, commit, path, value);
     line
 }
 

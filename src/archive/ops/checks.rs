@@ -118,7 +118,7 @@ pub fn status(archive: &Archive) -> Result<Vec<StatusLine>, Failure> {
     for g in archive.list_games()? {
         let file = g.path();
         // The standing after the commit that last changed the file never changes: cached.
-        let last = index.versions(&file).last().map(|v| v.commit);
+        let last = index.last_version(&file).map(|v| v.commit);
         let cached =
             last.and_then(|c| cache.get(c, &file)).and_then(|s| serde_json::from_str::<Standing>(s).ok());
         let standing = match cached {
@@ -672,7 +672,7 @@ pub fn verify(
         .iter()
         .map(|g| {
             let file = g.path();
-            let last = index.versions(&file).last().map(|v| v.commit)?;
+            let last = index.last_version(&file).map(|v| v.commit)?;
             summaries.get(last, &file).and_then(|s| serde_json::from_str::<Vec<VerifyProblem>>(s).ok())
         })
         .collect();
@@ -697,7 +697,7 @@ pub fn verify(
             continue;
         }
         let file = g.path();
-        let last = index.versions(&file).last().map(|v| v.commit);
+        let last = index.last_version(&file).map(|v| v.commit);
         let cache = per_commit.as_mut().expect("loaded when a game is judged");
         match judged.expect("every pending game is judged") {
             Ok((lines, verdicts)) => {

@@ -880,7 +880,7 @@ fn already_recorded(archive: &Archive, path: &GamePath, game: &Game, token: &str
         Some(t) => t,
         None => {
             let index = archive.index()?;
-            index.versions(&path.path()).last().map_or(0, |v| index.commit_at(v.position).time.unix_seconds())
+            index.last_version(&path.path()).map_or(0, |v| index.commit_at(v.position).time.unix_seconds())
         }
     };
     let san = crate::notation::san::write_move(&game.variant, &before, &game.moves[ply - 1]);
@@ -989,7 +989,7 @@ fn check_unknown_actor(
     author: Option<&Identity>,
 ) -> Result<(), Failure> {
     let index = archive.index()?;
-    let Some(last) = index.versions(&path.path()).last() else { return Ok(()) };
+    let Some(last) = index.last_version(&path.path()) else { return Ok(()) };
     let last = index.commit_at(last.position);
     let me = archive.identity(author).ok();
     // Whose command made the last step: its committer (the author is the player it was

@@ -198,7 +198,7 @@ pub fn list_tournaments(archive: &Archive) -> Result<Vec<String>, Failure> {
     let mut out = Vec::new();
     for p in index.paths() {
         if let Some(name) = Tournament::parse_path(p)
-            && index.versions(p).last().is_some_and(|v| v.blob.is_some())
+            && index.last_version(p).is_some_and(|v| v.blob.is_some())
         {
             out.push(name.to_string());
         }
@@ -372,8 +372,8 @@ pub fn ratings(archive: &Archive, from: Option<&str>, to: Option<&str>) -> Resul
     for l in status(archive)? {
         let Some(o) = Outcome::from_token(&l.result).filter(|_| l.problem.is_none()) else { continue };
         let Ok(path) = GamePath::new(&l.variant, &l.id) else { continue };
-        let Some(v) = index.versions(&path.path()).last() else { continue };
-        let time = index.commits()[v.position].time;
+        let Some(v) = index.last_version(&path.path()) else { continue };
+        let time = index.commit_at(v.position).time;
         let day = time.to_datetime().map(|d| d.naive_utc().date());
         if first.is_some_and(|f| day.is_none_or(|d| d < f)) || last.is_some_and(|t| day.is_none_or(|d| d > t))
         {
