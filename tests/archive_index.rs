@@ -490,3 +490,61 @@ fn git_stdin(dir: &Path, args: &[&str], input: &[u8]) -> String {
     assert!(out.status.success(), "git {args:?}");
     String::from_utf8(out.stdout).unwrap()
 }
+
+/// Two file names that read the same in lossy UTF-8, the one renamed into the other by
+/// hand: `verify` from the cached index missed the deletion (and the rename commit's
+/// problem) that it reports from a fresh walk (found by a helper attacking the cache).
+#[test]
+fn a_lossy_path_changed_twice_in_one_commit_lost_a_version() {
+    use std::os::unix::ffi::OsStrExt;
+    let (_tmp, dir, _a) = archive(1);
+    let first = std::ffi::OsStr::from_bytes(b"games/grand/x\xff.pgn");
+    let second = std::ffi::OsStr::from_bytes(b"games/grand/x\xfe.pgn");
+    let run = |args: &[&std::ffi::OsStr]| {
+        let out = Command::new("git")
+            .arg("-C")
+            .arg(&dir)
+            .args(args)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_AUTHOR_NAME", "Cy Example")
+            .env("GIT_AUTHOR_EMAIL", "cy@example.com")
+            .env("GIT_COMMITTER_NAME", "Cy Example")
+            .env("GIT_COMMITTER_EMAIL", "cy@example.com")
+            .output()
+            .expect("git runs");
+        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    };
+    let os = |s: &'static str| std::ffi::OsStr::new(s);
+    fs::write(dir.join(first), "hello\n").unwrap();
+    run(&[os("add"), os("--"), first]);
+    run(&[os("commit"), os("-qm"), os("add by hand")]);
+    run(&[os("mv"), os("--"), first, second]);
+    run(&[os("commit"), os("-qm"), os("rename by hand")]);
+    let report = || {
+        let report = ravenpost::archive::ops::verify(&open(&dir), None, &mut |_, _| {}).unwrap();
+        serde_json::to_string_pretty(&report).unwrap()
+    };
+    let clear = || {
+        let Ok(entries) = fs::read_dir(dir.join(".git/ravenpost")) else { return };
+        for e in entries {
+            let e = e.unwrap();
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.starts_with("index") || name.starts_with("verdicts") {
+                fs::remove_file(e.path()).unwrap();
+            }
+        }
+    };
+    clear();
+    let walked = report();
+    assert!(walked.contains("was deleted"), "{walked}");
+    // From the cache the walk wrote; from the cache alone, the verdicts judged again.
+    assert_eq!(report(), walked, "from the cache");
+    for e in fs::read_dir(dir.join(".git/ravenpost")).unwrap() {
+        let e = e.unwrap();
+        if e.file_name().to_string_lossy().starts_with("verdicts") {
+            fs::remove_file(e.path()).unwrap();
+        }
+    }
+    assert_eq!(report(), walked, "from the index cache, verdicts judged again");
+}

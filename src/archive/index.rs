@@ -306,22 +306,27 @@ impl HistoryIndex {
         self
     }
 
-    /// The change that the stored line at `position` makes to the path numbered `number`
-    /// in its block: the blob and mode it leaves (the blob `None` for a deletion).
-    fn stored_change(&self, position: usize, number: u32) -> Option<(Option<BlobId>, u32)> {
-        let Entry::Stored { block, start, end, .. } = &self.entries[position] else { return None };
+    /// The changes that the stored line at `position` makes to the path numbered `number`
+    /// in its block, in the line's order: the blob and mode each leaves (the blob `None`
+    /// for a deletion). Usually one; two paths whose names read the same in lossy UTF-8
+    /// (`x\xff` and `x\xfe`) share a number, so one commit can change it twice.
+    fn stored_changes(&self, position: usize, number: u32) -> Vec<(Option<BlobId>, u32)> {
+        let mut found = Vec::new();
+        let Entry::Stored { block, start, end, .. } = &self.entries[position] else { return found };
         let tables = &self.blocks[*block as usize];
         // The block's checksum held when loading: the line is as it was written, its
         // changes the last field (no other field holds a tab).
         let line = &self.file[*start..*end];
-        let changes = &line[memchr::memrchr(b'\t', line.as_bytes())? + 1..];
-        // The change that starts with the path's number and a colon.
-        let change = changes.split(' ').find(|c| {
-            let digits = c.bytes().take_while(u8::is_ascii_digit).count();
-            c.as_bytes().get(digits) == Some(&b':') && c[..digits].parse::<u32>().ok() == Some(number)
-        })?;
-        let mut found = None;
-        for_each_change(change, tables.paths.len(), |_, blob, mode| found = Some((blob, mode)))?;
+        let Some(tab) = memchr::memrchr(b'\t', line.as_bytes()) else { return found };
+        // The changes that start with the path's number and a colon.
+        for change in line[tab + 1..].split(' ') {
+            let digits = change.bytes().take_while(u8::is_ascii_digit).count();
+            if change.as_bytes().get(digits) == Some(&b':')
+                && change[..digits].parse::<u32>().ok() == Some(number)
+            {
+                let _ = for_each_change(change, tables.paths.len(), |_, blob, mode| found.push((blob, mode)));
+            }
+        }
         found
     }
 
@@ -330,8 +335,8 @@ impl HistoryIndex {
         &'s self,
         slot: &'s PathSlot,
     ) -> impl DoubleEndedIterator<Item = (usize, Option<BlobId>, u32)> + 's {
-        let stored = slot.stored.iter().filter_map(|&(position, number)| {
-            self.stored_change(position, number).map(|(b, m)| (position, b, m))
+        let stored = slot.stored.iter().flat_map(|&(position, number)| {
+            self.stored_changes(position, number).into_iter().map(move |(b, m)| (position, b, m))
         });
         stored.chain(slot.walked.iter().copied())
     }
@@ -447,14 +452,15 @@ impl HistoryIndex {
         // first change and deletes is no version at all.
         let mut changes = self.changes_of(slot).rev();
         let (mut position, blob, mut mode) = changes.next()?;
+        let mut reaches_first = true;
         for (p, b, m) in changes {
             if b != blob {
+                reaches_first = false;
                 break;
             }
             (position, mode) = (p, m);
         }
-        let first = self.changes_of(slot).next().map(|c| c.0);
-        if blob.is_none() && first == Some(position) {
+        if blob.is_none() && reaches_first {
             return None;
         }
         Some(PathVersion { position, commit: self.entries[position].commit(), blob, mode })
@@ -1170,7 +1176,12 @@ fn decode_block(lines: &mut Lines<'_>, index: &mut HistoryIndex) -> Option<()> {
                 return None;
             }
             for_each_change(changes, tables.paths.len(), |p, _, _| {
-                index.slot(&tables.paths[p]).stored.push((first_position + k, p as u32));
+                // A line that changes a path twice (two names that read the same) is
+                // listed once: reading it gives both changes.
+                let stored = &mut index.slot(&tables.paths[p]).stored;
+                if stored.last() != Some(&(first_position + k, p as u32)) {
+                    stored.push((first_position + k, p as u32));
+                }
             })?;
         }
     }
@@ -1541,6 +1552,61 @@ mod tests {
         assert_eq!(cut.last_version("games/grand/g 1.pgn").map(|v| v.position), Some(1));
         assert_eq!(cut.last_version("x\ny"), None, "a path only ever deleted has no version");
         assert_eq!(cut.last_version("never/there"), None);
+    }
+
+    /// Two file names that read the same in lossy UTF-8 (`x\xff` and `x\xfe`) share a
+    /// path: one commit that renames the one into the other changes it twice. The table of
+    /// versions names that line once and reading it must give both changes (it gave the
+    /// first: the deletion was lost), and the last version of a path whose first commit
+    /// changes it twice is that commit's last change (it was none).
+    #[test]
+    fn a_lossy_path_changed_twice_in_one_commit_lost_a_version() {
+        let id = |n: u8| CommitId(Oid::from_bytes(&[n; 20]).unwrap());
+        let blob = |n: u8| Some(BlobId(Oid::from_bytes(&[n; 20]).unwrap()));
+        let path: Arc<str> = "games/grand/x\u{fffd}.pgn".into();
+        let other: Arc<str> = "k\u{fffd}".into();
+        let change = |p: &Arc<str>, blob: Option<BlobId>| IndexedChange {
+            path: p.clone(),
+            blob,
+            mode: if blob.is_some() { REGULAR } else { 0 },
+        };
+        let c = |n: u8, changes: Vec<IndexedChange>| IndexedCommit {
+            commit: id(n),
+            parent: (n > 1).then(|| id(n - 1)),
+            author_name: "Hand".into(),
+            author_email: "hand@example.org".into(),
+            time: Timestamp::from_unix(1_740_830_400 + i64::from(n), 0),
+            message: format!("commit {n}"),
+            changes,
+        };
+        let walked = HistoryIndex::from_commits(
+            vec![
+                c(1, vec![change(&path, blob(11))]),
+                c(2, vec![change(&path, blob(11)), change(&path, None)]),
+                c(3, vec![change(&other, blob(12)), change(&other, None)]),
+            ],
+            None,
+        );
+        assert_eq!(
+            walked.versions(&path).iter().map(|v| (v.position, v.blob)).collect::<Vec<_>>(),
+            [(0, blob(11)), (1, None)]
+        );
+        let bytes = encode(&walked);
+        let text = String::from_utf8(bytes.clone()).unwrap();
+        let (body, _) = text.split_once("\nversions ").unwrap();
+        let body = format!("{body}\n");
+        let old = format!("{body}end {:016x}\n", checksum(body.as_bytes()));
+        for (what, index) in [
+            ("walked", walked.clone()),
+            ("read", decoded(&bytes).unwrap()),
+            ("read, 0.2.0", decoded(old.as_bytes()).unwrap()),
+        ] {
+            for p in [&path, &other] {
+                let last = index.last_version(p);
+                assert_eq!(index.versions(p), walked.versions(p), "{what}: {p}");
+                assert_eq!(last, walked.versions(p).last().copied(), "{what}: {p}");
+            }
+        }
     }
 
     #[test]
