@@ -233,8 +233,8 @@ struct BlockTables {
 #[derive(Debug, Clone, Default)]
 struct PathSlot {
     /// The positions of the stored lines that change the path, each with the path's
-    /// number in the table of the line's block.
-    stored: Vec<(usize, u32)>,
+    /// number in the table of the line's block and whether the line deletes it.
+    stored: Vec<(usize, u32, bool)>,
     /// The changes to the path by commits walked (not read from the cache file):
     /// position, blob, mode.
     walked: Vec<(usize, Option<BlobId>, u32)>,
@@ -249,7 +249,7 @@ impl PathSlot {
 
     /// Cuts what comes after position `keep`.
     fn truncate(&mut self, keep: usize) {
-        self.stored.retain(|&(p, _)| p <= keep);
+        self.stored.retain(|&(p, _, _)| p <= keep);
         self.walked.retain(|&(p, _, _)| p <= keep);
         self.versions = std::sync::OnceLock::new();
     }
@@ -335,7 +335,7 @@ impl HistoryIndex {
         &'s self,
         slot: &'s PathSlot,
     ) -> impl DoubleEndedIterator<Item = (usize, Option<BlobId>, u32)> + 's {
-        let stored = slot.stored.iter().flat_map(|&(position, number)| {
+        let stored = slot.stored.iter().flat_map(|&(position, number, _)| {
             self.stored_changes(position, number).into_iter().map(move |(b, m)| (position, b, m))
         });
         stored.chain(slot.walked.iter().copied())
@@ -438,6 +438,14 @@ impl HistoryIndex {
             Some(slot) => slot.versions.get_or_init(|| self.make_versions(slot)),
             None => &[],
         }
+    }
+
+    /// Whether any commit of the line deletes `path` (read from the tables of versions:
+    /// no line is decoded). A path never deleted has no deletion among its versions.
+    pub fn has_deletions(&self, path: &str) -> bool {
+        self.paths
+            .get(path)
+            .is_some_and(|slot| slot.stored.iter().any(|s| s.2) || slot.walked.iter().any(|w| w.1.is_none()))
     }
 
     /// The last of [`HistoryIndex::versions`] of `path`, reading only the newest changes
@@ -860,7 +868,7 @@ pub(crate) fn unescape(s: &str) -> Option<String> {
 ///                      deletion; joined by spaces)
 /// versions <n>         then n lines, one per path of the table in its order: the numbers
 ///                      of the commit lines (from 0) that change it, ascending, joined
-///                      by spaces
+///                      by spaces, each followed by `-` if the line deletes it
 /// end <16 hex digits>  the checksum of the block up to this line
 /// ```
 ///
@@ -907,8 +915,9 @@ fn encode_block<C: std::borrow::Borrow<IndexedCommit>>(commits: &[C], shallow: O
         s.push('\n');
     }
     s.push_str(&format!("commits {}\n", commits.len()));
-    // The lines that change each path, by the path's number: the table of versions.
-    let mut lines_of: Vec<Vec<usize>> = vec![Vec::new(); paths.len()];
+    // The lines that change each path, by the path's number, and whether they delete it:
+    // the table of versions.
+    let mut lines_of: Vec<Vec<(usize, bool)>> = vec![Vec::new(); paths.len()];
     for (line, c) in commits.iter().enumerate() {
         use std::fmt::Write as _;
         let c = c.borrow();
@@ -928,8 +937,9 @@ fn encode_block<C: std::borrow::Borrow<IndexedCommit>>(commits: &[C], shallow: O
                 s.push(' ');
             }
             let number = path_ids[&*ch.path];
-            if lines_of[number].last() != Some(&line) {
-                lines_of[number].push(line);
+            match lines_of[number].last_mut() {
+                Some(last) if last.0 == line => last.1 |= ch.blob.is_none(),
+                _ => lines_of[number].push((line, ch.blob.is_none())),
             }
             let _ = write!(s, "{number}:");
             match ch.blob {
@@ -947,8 +957,8 @@ fn encode_block<C: std::borrow::Borrow<IndexedCommit>>(commits: &[C], shallow: O
     s.push_str(&format!("versions {}\n", lines_of.len()));
     for lines in &lines_of {
         use std::fmt::Write as _;
-        for (i, line) in lines.iter().enumerate() {
-            let _ = write!(s, "{}{line}", if i > 0 { " " } else { "" });
+        for (i, (line, deletes)) in lines.iter().enumerate() {
+            let _ = write!(s, "{}{line}{}", if i > 0 { " " } else { "" }, if *deletes { "-" } else { "" });
         }
         s.push('\n');
     }
@@ -1154,12 +1164,16 @@ fn decode_block(lines: &mut Lines<'_>, index: &mut HistoryIndex) -> Option<()> {
             let mut last = None;
             let slot = index.slot(path);
             for k in lines.next_line()?.split(' ').filter(|k| !k.is_empty()) {
+                let (k, deletes) = match k.strip_suffix('-') {
+                    Some(k) => (k, true),
+                    None => (k, false),
+                };
                 let k: usize = k.parse().ok()?;
                 if k >= n || last.is_some_and(|l| l >= k) {
                     return None;
                 }
                 last = Some(k);
-                slot.stored.push((first_position + k, number as u32));
+                slot.stored.push((first_position + k, number as u32, deletes));
             }
         }
         line = lines.next_line()?;
@@ -1175,12 +1189,15 @@ fn decode_block(lines: &mut Lines<'_>, index: &mut HistoryIndex) -> Option<()> {
             {
                 return None;
             }
-            for_each_change(changes, tables.paths.len(), |p, _, _| {
+            for_each_change(changes, tables.paths.len(), |p, blob, _| {
                 // A line that changes a path twice (two names that read the same) is
                 // listed once: reading it gives both changes.
                 let stored = &mut index.slot(&tables.paths[p]).stored;
-                if stored.last() != Some(&(first_position + k, p as u32)) {
-                    stored.push((first_position + k, p as u32));
+                match stored.last_mut() {
+                    Some(last) if (last.0, last.1) == (first_position + k, p as u32) => {
+                        last.2 |= blob.is_none()
+                    }
+                    _ => stored.push((first_position + k, p as u32, blob.is_none())),
                 }
             })?;
         }
@@ -1547,6 +1564,13 @@ mod tests {
                 assert_eq!(last, fresh.versions(path).last().copied(), "{what}: {path}");
                 assert_eq!(fresh.last_version(path), last, "{what}: {path}");
             }
+            let deleted: Vec<bool> = paths.iter().map(|p| fresh.has_deletions(p)).collect();
+            let want = match what {
+                // g 1.pgn is deleted by commit 5, x\ny by commit 4 (its only change).
+                "read, cut after a change of mode" => [false, false, true],
+                _ => [true, false, true],
+            };
+            assert_eq!(deleted, want, "{what}: {paths:?}");
         }
         let cut = decoded(&bytes).unwrap().truncate(3);
         assert_eq!(cut.last_version("games/grand/g 1.pgn").map(|v| v.position), Some(1));
