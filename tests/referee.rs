@@ -1482,6 +1482,21 @@ fn a_commit_counts_at_most_when_it_arrives() {
     assert_eq!(arrival_time(T0 + 600, T0), T0);
 }
 
+/// A commit dated beyond what a date can show (git takes any 64-bit time) was said to be
+/// dated 1970, earlier than it arrived, in the very message that refuses it as dated in
+/// the future: such a date is shown as the last one there is.
+#[test]
+fn an_absurd_date_was_shown_as_1970() {
+    let refused = arrival_problem(i64::MAX, T0).expect("refused");
+    let text = refused.to_string();
+    assert!(!text.contains("1970"), "{text}");
+    assert!(text.starts_with("the commit is dated +262142-12-31T23:59:59Z, later than it arrived"), "{text}");
+    assert_eq!(
+        ravenpost::referee::problem::rfc3339(&ravenpost::referee::problem::time_from_unix(i64::MIN)),
+        "-262143-01-01T00:00:00Z"
+    );
+}
+
 #[test]
 fn timeout_claims_on_the_clock() {
     let (_, p1, _) = timed_game();

@@ -15,9 +15,10 @@ pub fn rfc3339(t: &Time) -> String {
     t.to_rfc3339_opts(SecondsFormat::Secs, true)
 }
 
-/// The time `seconds` after the Unix epoch (clamped to chrono's range).
+/// The time `seconds` after the Unix epoch (clamped to chrono's range: a time past its
+/// end is its last second, not the epoch).
 pub fn time_from_unix(seconds: i64) -> Time {
-    DateTime::from_timestamp(seconds, 0).unwrap_or_default()
+    DateTime::from_timestamp(seconds, 0).unwrap_or(if seconds > 0 { Time::MAX_UTC } else { Time::MIN_UTC })
 }
 
 /// Account names for a message: `` `ann` ``, `` `ann` or `ann2` ``.
