@@ -1186,3 +1186,36 @@ fn sync_json_printed_a_text_refusal() {
     assert!(said.contains("nowhere"), "{said}");
     assert_eq!(said, format!("ravenpost: {}\n", v["message"].as_str().unwrap()));
 }
+
+/// Both players reveal their secret armies at about the same time: the second to sync is
+/// told that the first's reveal came first and to reset to the server's branch; its own
+/// reveal, never pushed, is then gone, and so was its saved choice (deleted by the reveal),
+/// so that it could reveal again only by finding its salt in the unsent commit (found by
+/// a helper playing as a club). The saved choice now stays after the reveal.
+#[test]
+fn a_reveal_lost_to_a_reset_left_no_saved_choice() {
+    let s = setup();
+    let args = ["new", "fantasy-grand", "--white", "Ann", "--black", "Bo", "--id", "fg", "--secret-armies"];
+    ok(&s.ann, &s.home, &args);
+    ok(&s.ann, &s.home, &["army", "commit", "fg", "elves"]);
+    ok(&s.ann, &s.home, &["sync"]);
+    ok(&s.bo, &s.home, &["sync"]);
+    ok(&s.bo, &s.home, &["army", "commit", "fg", "giants"]);
+    ok(&s.bo, &s.home, &["sync"]);
+    ok(&s.ann, &s.home, &["sync"]);
+    // Ann reveals and pushes; Bo reveals before fetching it.
+    ok(&s.ann, &s.home, &["army", "reveal", "fg"]);
+    ok(&s.ann, &s.home, &["sync"]);
+    ok(&s.bo, &s.home, &["army", "reveal", "fg"]);
+    let o = run(&s.bo, &s.home, &["sync"]);
+    assert!(!o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("reset --hard origin/main"), "{}", text(&o));
+    // As sync says: the server's branch, then the reveal again, from the saved choice.
+    git(&s.bo, &s.home, &["reset", "--quiet", "--hard", "origin/main"]);
+    let out = ok(&s.bo, &s.home, &["army", "reveal", "fg"]);
+    assert!(out.contains("both armies are revealed"), "{out}");
+    ok(&s.bo, &s.home, &["sync"]);
+    let st = ok(&s.ann, &s.home, &["sync"]);
+    assert!(st.contains("fg"), "{st}");
+    assert!(ok(&s.ann, &s.home, &["verify"]).contains("0 problems"));
+}

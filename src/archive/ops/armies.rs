@@ -234,7 +234,8 @@ pub fn army_reveal(
     } else {
         summary.push_str(&format!(" ({})", choice.waiting_for()));
     }
-    let _ = std::fs::remove_file(&path);
+    // The saved choice stays: the reveal is public once pushed, and until then it can be
+    // lost (a `git reset` to the server's branch after a refused sync) and given again.
     Ok(ArmyOutcome { game: id.to_string(), summary, commits, started })
 }
 
