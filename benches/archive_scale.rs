@@ -316,6 +316,20 @@ fn next_move(dir: &Path, path: &str, at: i64) -> (String, String, String) {
     (token, player, applied.text)
 }
 
+/// `ravenpost move` of `token` by `player` at `at` (Unix seconds) in game `id`.
+fn play(dir: &Path, id: &str, token: &str, player: &str, at: i64) {
+    let out = Command::new(env!("CARGO_BIN_EXE_ravenpost"))
+        .current_dir(dir)
+        .args(["move", id, token, "--as", player, "--author", &format!("{player} <{}>", email(player))])
+        .env("RAVENPOST_ARCHIVE", dir)
+        .env("RAVENPOST_TIME", at.to_string())
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .expect("ravenpost runs");
+    assert!(out.status.success(), "move: {}", String::from_utf8_lossy(&out.stderr));
+}
+
 fn head(dir: &Path) -> String {
     String::from_utf8(git(dir, &["rev-parse", "HEAD"]).stdout).expect("utf-8").trim().to_string()
 }
@@ -409,26 +423,7 @@ fn measure(base: &Path, games: usize, reps: usize) -> BTreeMap<&'static str, Str
             let (token, player, _) = next_move(&dir, &path, at);
             (token, player, at)
         },
-        |(token, player, at)| {
-            let out = Command::new(env!("CARGO_BIN_EXE_ravenpost"))
-                .current_dir(&dir)
-                .args([
-                    "move",
-                    &id,
-                    &token,
-                    "--as",
-                    &player,
-                    "--author",
-                    &format!("{player} <{}>", email(&player)),
-                ])
-                .env("RAVENPOST_ARCHIVE", &dir)
-                .env("RAVENPOST_TIME", at.to_string())
-                .env("GIT_CONFIG_NOSYSTEM", "1")
-                .env("GIT_CONFIG_GLOBAL", "/dev/null")
-                .output()
-                .expect("ravenpost runs");
-            assert!(out.status.success(), "move: {}", String::from_utf8_lossy(&out.stderr));
-        },
+        |(token, player, at)| play(&dir, &id, &token, &player, at),
     );
     t("move", moved);
     let committed = time(
@@ -453,24 +448,7 @@ fn measure(base: &Path, games: usize, reps: usize) -> BTreeMap<&'static str, Str
     let mut one_more = || {
         let at = next_time();
         let (token, player, _) = next_move(&dir, &path, at);
-        let out = Command::new(env!("CARGO_BIN_EXE_ravenpost"))
-            .current_dir(&dir)
-            .args([
-                "move",
-                &id,
-                &token,
-                "--as",
-                &player,
-                "--author",
-                &format!("{player} <{}>", email(&player)),
-            ])
-            .env("RAVENPOST_ARCHIVE", &dir)
-            .env("RAVENPOST_TIME", at.to_string())
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .output()
-            .expect("ravenpost runs");
-        assert!(out.status.success(), "move: {}", String::from_utf8_lossy(&out.stderr));
+        play(&dir, &id, &token, &player, at);
     };
     let after_one = time(cached_reps, &mut one_more, |()| drop(ravenpost(&dir, &["verify"])));
     t("verify after one new move", after_one);
