@@ -1219,3 +1219,30 @@ fn a_reveal_lost_to_a_reset_left_no_saved_choice() {
     assert!(st.contains("fg"), "{st}");
     assert!(ok(&s.ann, &s.home, &["verify"]).contains("0 problems"));
 }
+
+/// A shallow clone whose history starts after a tournament was made and a secret army
+/// choice was completed: `verify` judged the boundary commit, which shows every file as
+/// added, as the making of the tournament ("… is not a game of the tournament") and as the
+/// opening of the army choice ("… which is already a game"); a full clone has no problem
+/// (found by a helper playing as a club). The boundary is taken as given for them too,
+/// as for games.
+#[test]
+fn a_shallow_clone_reported_its_boundary_as_a_tournament_and_an_army_choice() {
+    let s = setup();
+    ok(&s.ann, &s.home, &["tournament", "new", "t", "grand", "--players", "Ann,Bo,Cy"]);
+    let args = ["new", "fantasy-grand", "--white", "Ann", "--black", "Bo", "--id", "fg", "--secret-armies"];
+    ok(&s.ann, &s.home, &args);
+    ok(&s.ann, &s.home, &["army", "commit", "fg", "elves", "--as", "Ann"]);
+    ok(&s.ann, &s.home, &["army", "commit", "fg", "giants", "--as", "Bo"]);
+    ok(&s.ann, &s.home, &["army", "reveal", "fg", "--as", "Ann"]);
+    ok(&s.ann, &s.home, &["army", "reveal", "fg", "--as", "Bo"]);
+    ok(&s.ann, &s.home, &["move", "g", "2e3", "--as", "Ann"]);
+    ok(&s.ann, &s.home, &["move", "g", "Sa3b6", "--as", "Bo"]);
+    ok(&s.ann, &s.home, &["sync"]);
+    assert!(ok(&s.ann, &s.home, &["verify"]).contains(", 0 problems"));
+    let shallow = s.home.parent().unwrap().join("shallow");
+    let url = format!("file://{}", s.server.display());
+    git(&s.home, &s.home, &["clone", "--quiet", "--depth", "2", &url, shallow.to_str().unwrap()]);
+    let out = ok(&shallow, &s.home, &["verify"]);
+    assert!(out.contains(", 0 problems") && out.contains("shallow clone"), "{out}");
+}

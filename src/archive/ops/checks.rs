@@ -575,7 +575,15 @@ pub fn history(archive: &Archive, path: &GamePath) -> Result<Vec<LogLine>, Failu
 pub fn choice_history(archive: &Archive, id: &str) -> Result<Vec<LogLine>, Failure> {
     let mut out = Vec::new();
     let mut prev: Option<String> = None;
+    let shallow = archive.index()?.shallow();
     for v in archive.file_history(&ArmyChoice::path(id))? {
+        if prev.is_none() && shallow == Some(v.commit) {
+            // A shallow clone's boundary: the oldest version there is, taken as given (the
+            // commits before it are not in the clone), as for a game.
+            out.push(LogLine::new(&v, "history starts here (shallow clone)".into(), None, None));
+            prev = v.contents;
+            continue;
+        }
         let evidence = CommitEvidence { archive, commit: v.commit, earlier: || Ok(Vec::new()) };
         let info = CommitInfo { author: &v.author_name, time: v.time.unix_seconds() };
         let step = judge::judge_choice_version(&evidence, id, info, prev.as_deref(), v.contents.as_deref())?;
