@@ -1128,11 +1128,10 @@ fn decode_block(lines: &mut Lines<'_>, index: &mut HistoryIndex) -> Option<()> {
     }
     let block = u32::try_from(index.blocks.len()).ok()?;
     // The previous commit's id as written: each line's parent must be it.
-    let mut previous: Option<String> = index.tip().map(|t| t.to_string());
+    let tip = index.tip().map(|t| t.to_string());
+    let mut previous: Option<&str> = tip.as_deref();
     let mut first_commit = None;
     let first_position = index.entries.len();
-    // The lines, checked in full below for a block without a table of versions.
-    let mut block_lines: Vec<&str> = Vec::with_capacity(n.min(1 << 20));
     for _ in 0..n {
         let line_start = lines.at;
         let line = lines.next_line()?;
@@ -1141,7 +1140,7 @@ fn decode_block(lines: &mut Lines<'_>, index: &mut HistoryIndex) -> Option<()> {
         let commit = CommitId(oid(commit_hex)?);
         let rest = line[40..].strip_prefix('\t')?;
         let parent = &rest[..memchr::memchr(b'\t', rest.as_bytes())?];
-        let continues = match (&previous, parent) {
+        let continues = match (previous, parent) {
             (None, "-") => true,
             (None, hex) => first && oid(hex).is_some(),
             (Some(p), hex) => p == hex,
@@ -1149,10 +1148,9 @@ fn decode_block(lines: &mut Lines<'_>, index: &mut HistoryIndex) -> Option<()> {
         if !continues {
             return None;
         }
-        block_lines.push(line);
         index.entries.push(Entry::Stored { commit, block, start: line_start, end: lines.at - 1 });
         first_commit.get_or_insert(commit);
-        previous = Some(commit_hex.to_string());
+        previous = Some(commit_hex);
     }
     let mut line = lines.next_line()?;
     if let Some(count) = line.strip_prefix("versions ") {
@@ -1180,8 +1178,9 @@ fn decode_block(lines: &mut Lines<'_>, index: &mut HistoryIndex) -> Option<()> {
     } else {
         // A block written before the tables of versions: each line is checked in full,
         // and says which paths it changes.
-        for (k, line) in block_lines.iter().enumerate() {
-            let [_, _, author, seconds, offset, message, changes] = fields(line)?;
+        for k in 0..n {
+            let Entry::Stored { start, end, .. } = index.entries[first_position + k] else { return None };
+            let [_, _, author, seconds, offset, message, changes] = fields(&lines.bytes[start..end])?;
             if author.parse::<usize>().ok()? >= tables.authors.len()
                 || seconds.parse::<i64>().is_err()
                 || offset.parse::<i32>().is_err()

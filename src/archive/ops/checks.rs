@@ -573,9 +573,17 @@ pub fn history(archive: &Archive, path: &GamePath) -> Result<Vec<LogLine>, Failu
 /// # Errors
 /// The archive's errors.
 pub fn choice_history(archive: &Archive, id: &str) -> Result<Vec<LogLine>, Failure> {
+    choice_history_from(archive, id, archive.index()?.shallow())
+}
+
+/// [`choice_history`], the history starting at `shallow` (a shallow clone's boundary).
+fn choice_history_from(
+    archive: &Archive,
+    id: &str,
+    shallow: Option<CommitId>,
+) -> Result<Vec<LogLine>, Failure> {
     let mut out = Vec::new();
     let mut prev: Option<String> = None;
-    let shallow = archive.index()?.shallow();
     for v in archive.file_history(&ArmyChoice::path(id))? {
         if prev.is_none() && shallow == Some(v.commit) {
             // A shallow clone's boundary: the oldest version there is, taken as given (the
@@ -749,7 +757,7 @@ pub fn verify(
         None => choices_all,
     };
     for id in &choices {
-        for l in choice_history(archive, id)? {
+        for l in choice_history_from(archive, id, index.shallow())? {
             if let Some(p) = l.problem {
                 problems.push(VerifyProblem {
                     game: id.clone(),
