@@ -89,6 +89,9 @@ fn wait_for_step(dir: &Path, child: &mut Child, step: &str) {
 fn killed_at(cmd: &mut Command, dir: &Path, step: &str) {
     let mut child = cmd.env("RAVENPOST_TEST_PAUSE_AT", step).stdout(Stdio::null()).spawn().unwrap();
     wait_for_step(dir, &mut child, step);
+    // A write of several files journals the step for each and pauses at the second: the
+    // first file is written on the way, so the kill waits for the pause.
+    std::thread::sleep(Duration::from_millis(300));
     signal(&child, Signal::SIGKILL);
     child.wait().unwrap();
 }

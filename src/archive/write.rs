@@ -411,7 +411,12 @@ impl Archive {
                             // Tests: a write killed with some of its files in place.
                             test_pause("worktree");
                         }
-                        let written = self.sync_working_copy(&refname, path, commit, contents, &|| {});
+                        // The index entry's step is journaled, as a single file's is: a
+                        // writer killed while it holds git's `index.lock` leaves it for the
+                        // recovery to remove.
+                        let written = self.sync_working_copy(&refname, path, commit, contents, &|| {
+                            self.note(&journal("index", path));
+                        });
                         if written.is_err() {
                             self.keep_journal();
                         }
