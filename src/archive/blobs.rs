@@ -9,7 +9,10 @@
 //! same 26,000 versions in under a second.
 //!
 //! Most versions need not be read at all: [`Archive::read_versions`] rebuilds a version
-//! from a later one when its blob id proves the bytes are the same (see there).
+//! from a later one when its blob id proves the bytes are the same (see there), and takes
+//! the newest from the working tree when its blob id is the version's.
+//! [`Archive::read_versions_traced`] also says which versions were cut from which, so that
+//! the referee can judge them from one replay.
 //!
 //! So [`Archive::read_blobs`], for a batch of more than a few blobs (and
 //! [`Archive::read_versions`] for each version it must read), asks one long-lived
@@ -261,20 +264,33 @@ impl Archive {
     ///
     /// As [`Archive::read_blobs`].
     pub fn read_versions(&self, blobs: &[BlobId], path: &str) -> Result<Vec<Vec<u8>>, ArchiveError> {
+        self.read_versions_counted(blobs, path).map(|(texts, _)| texts.into_iter().map(|(t, _)| t).collect())
+    }
+
+    /// As [`Archive::read_versions`], each text with where it came from: a rebuilt version is
+    /// a [`VersionSource::Cut`] of a later one, which a caller may replay once for all of them.
+    ///
+    /// # Errors
+    ///
+    /// As [`Archive::read_blobs`].
+    pub fn read_versions_traced(&self, blobs: &[BlobId], path: &str) -> Result<TracedVersions, ArchiveError> {
         self.read_versions_counted(blobs, path).map(|(texts, _)| texts)
     }
 
-    /// [`Archive::read_versions`], and how many of the blobs were read from the object store.
+    /// [`Archive::read_versions_traced`], and how many of the blobs were read from the object
+    /// store (not rebuilt, nor taken from the working tree).
     fn read_versions_counted(
         &self,
         blobs: &[BlobId],
         path: &str,
-    ) -> Result<(Vec<Vec<u8>>, usize), ArchiveError> {
+    ) -> Result<(TracedVersions, usize), ArchiveError> {
         if blobs.len() < BULK {
-            return Ok((self.read_blobs(blobs, path)?, blobs.len()));
+            let read = self.read_blobs(blobs, path)?;
+            return Ok((read.into_iter().map(|t| (t, VersionSource::Read)).collect(), blobs.len()));
         }
         let mut read_count = 0;
         let mut out: Vec<Option<Vec<u8>>> = vec![None; blobs.len()];
+        let mut sources = vec![VersionSource::Read; blobs.len()];
         let mut seen: std::collections::HashMap<BlobId, usize> = std::collections::HashMap::new();
         // The last version read (its index and cuts), and the moves of the version before.
         let mut reference: Option<(usize, Cuts)> = None;
@@ -284,6 +300,7 @@ impl Archive {
         for i in (0..blobs.len()).rev() {
             if let Some(&j) = seen.get(&blobs[i]) {
                 out[i] = out[j].clone();
+                sources[i] = sources[j];
                 continue;
             }
             seen.insert(blobs[i], i);
@@ -295,6 +312,9 @@ impl Archive {
             };
             if let Some(text) = rebuilt {
                 out[i] = Some(text);
+                if let (Some((r, _)), Some(m)) = (&reference, moves) {
+                    sources[i] = VersionSource::Cut { of: blobs[*r], moves: m - 1 };
+                }
                 moves = moves.map(|m| m - 1);
                 misses = 0;
                 continue;
@@ -311,18 +331,57 @@ impl Archive {
                 }
                 break;
             }
-            // One blob, but one of many read in this archive: git's reader keeps the delta
-            // bases it rebuilt, and the chains run across games.
-            let bytes =
-                self.read_blobs_from(std::slice::from_ref(&blobs[i]), path, true)?.pop().unwrap_or_default();
-            read_count += 1;
+            // The newest version is most often the working tree's file: taken from there
+            // when its blob id is the version's (the same bytes, no delta chain rebuilt).
+            let checked_out = if i + 1 == blobs.len() { self.worktree_copy(path, blobs[i]) } else { None };
+            let bytes = match checked_out {
+                Some(bytes) => bytes,
+                None => {
+                    // One blob, but one of many read in this archive: git's reader keeps the
+                    // delta bases it rebuilt, and the chains run across games.
+                    read_count += 1;
+                    self.read_blobs_from(std::slice::from_ref(&blobs[i]), path, true)?
+                        .pop()
+                        .unwrap_or_default()
+                }
+            };
             let cuts = Cuts::of(&bytes);
             moves = cuts.as_ref().map(Cuts::moves);
             out[i] = Some(bytes);
             reference = cuts.map(|c| (i, c));
         }
-        Ok((out.into_iter().map(Option::unwrap_or_default).collect(), read_count))
+        Ok((out.into_iter().map(Option::unwrap_or_default).zip(sources).collect(), read_count))
     }
+}
+
+impl Archive {
+    /// The bytes of the working tree's file at `path` when they are the blob `blob` (its
+    /// git blob id, the SHA-1 of the bytes, proves it); `None` otherwise, or in a bare
+    /// repository.
+    fn worktree_copy(&self, path: &str, blob: BlobId) -> Option<Vec<u8>> {
+        let bytes = std::fs::read(self.repo.workdir()?.join(path)).ok()?;
+        (git2::Oid::hash_object(git2::ObjectType::Blob, &bytes).ok()? == blob.0).then_some(bytes)
+    }
+}
+
+/// Versions' bytes, each with where it was taken from.
+type TracedVersions = Vec<(Vec<u8>, VersionSource)>;
+
+/// Where [`Archive::read_versions_traced`] took a version's bytes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VersionSource {
+    /// Read whole: from the object store, or from the working tree's file when that is
+    /// the same blob.
+    Read,
+    /// Rebuilt from the text of blob `of`, a later version of the same file: its first
+    /// `moves` main-line moves, with everything written after them up to the next move's
+    /// number, then the result `*` (its blob id proves these are the stored bytes).
+    Cut {
+        /// The version it was cut from (read from the object store).
+        of: BlobId,
+        /// How many main-line moves it keeps.
+        moves: usize,
+    },
 }
 
 #[cfg(test)]
@@ -396,7 +455,20 @@ mod tests {
         versions.push(text);
         let ids: Vec<BlobId> =
             versions.iter().map(|v| BlobId(archive.repo.blob(v.as_bytes()).unwrap())).collect();
-        let (read, from_store) = archive.read_versions_counted(&ids, "games/grand/g.pgn").unwrap();
+        let (traced, from_store) = archive.read_versions_counted(&ids, "games/grand/g.pgn").unwrap();
+        // Each rebuilt version names a later version read from the store, and keeps as many
+        // moves as it says (the replay of its text has them).
+        for (i, (text, source)) in traced.iter().enumerate() {
+            if let VersionSource::Cut { of, moves } = *source {
+                let from = ids.iter().rposition(|b| *b == of).unwrap();
+                assert!(from > i, "version {i} is cut from a later one");
+                assert_eq!(traced[from].1, VersionSource::Read, "version {i} is cut from a version read");
+                let game = record::load(std::str::from_utf8(text).unwrap()).unwrap();
+                assert_eq!(game.moves.len(), moves, "version {i}");
+            }
+        }
+        let cut = traced.iter().filter(|(_, s)| matches!(s, VersionSource::Cut { .. })).count();
+        let read: Vec<Vec<u8>> = traced.into_iter().map(|(t, _)| t).collect();
         for (i, (got, want)) in read.iter().zip(&versions).enumerate() {
             assert_eq!(String::from_utf8_lossy(got), *want, "version {i}");
         }
@@ -407,5 +479,6 @@ mod tests {
         // moved to the new move), and the move before the offer (an offer has as many moves
         // as the version before it, and its offer comment). The other 37 were rebuilt.
         assert_eq!(from_store, 8, "of {} versions", versions.len());
+        assert_eq!(cut, versions.len() - 8, "the others are cuts");
     }
 }

@@ -62,6 +62,7 @@ use std::time::Duration;
 use git2::{ErrorCode, ObjectType, Oid, Repository};
 
 pub use crate::referee::{ArmyChoice, ArmyReveal, COMMITMENT_TAGS, ChoiceStep, GamePath, check_choice_step};
+pub use blobs::VersionSource;
 pub use config::{ArchiveConfig, Diagrams, MailConfig, SmtpConfig, SmtpSecurity};
 pub use error::ArchiveError;
 pub use hook_input::{HookLineError, RefUpdate, read_ref_updates};

@@ -112,6 +112,12 @@ pub(crate) fn last_timed(moves: &[MoveNode]) -> Option<(i64, usize)> {
 /// (the opponent's offer lapses).
 fn move_comments(game: &Game, side: Side, options: MoveOptions) -> Vec<String> {
     let own_offer = pending_offer(game).filter(|s| s == game.variant.def().side_name(side));
+    written_comments(own_offer, options)
+}
+
+/// The comments ravenpost writes after a move (before its diagram lines), the mover's own
+/// pending offer `own_offer` carried along.
+fn written_comments(own_offer: Option<String>, options: MoveOptions) -> Vec<String> {
     let mut comments: Vec<String> = options.at.map(time_comment).into_iter().collect();
     if options.prepared {
         comments.push(PREPARED_COMMENT.to_string());
@@ -171,11 +177,29 @@ pub fn adds_just_the_move(g0: &Game, g1: &Game, shared: usize, san: &str, option
         return false;
     }
     let comments = move_comments(g0, g0.position().side_to_move(), options);
-    let new = &t1.moves[k0];
-    new.token == san
-        && new.nags.is_empty()
-        && new.variations.is_empty()
-        && comments.iter().eq(kept(&new.comments))
+    written_with(&t1.moves[k0], san, &comments)
+}
+
+/// Whether `node` is the move `san` written with `comments` (its diagram lines aside): no
+/// NAG, no variation.
+fn written_with(node: &MoveNode, san: &str, comments: &[String]) -> bool {
+    node.token == san
+        && node.nags.is_empty()
+        && node.variations.is_empty()
+        && comments.iter().eq(node.comments.iter().filter(|c| !c.starts_with('|')))
+}
+
+/// Whether `node`, a new main-line move, is what ravenpost writes for the move `san` with
+/// `options` (no diagram) when no draw offer is pending: [`adds_just_the_move`]'s test of
+/// the new move, for a game whose earlier moves and leading comments hold no offer (see
+/// [`holds_offer`]).
+pub fn written_as_move(node: &MoveNode, san: &str, options: MoveOptions) -> bool {
+    !options.diagram && written_with(node, san, &written_comments(None, options))
+}
+
+/// Whether one of `comments` is a draw offer.
+pub fn holds_offer(comments: &[String]) -> bool {
+    comments.iter().any(|c| c.starts_with(DRAW_OFFER_PREFIX))
 }
 
 /// Why a change to a game was refused. Nothing was changed.

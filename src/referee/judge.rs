@@ -18,7 +18,7 @@ use super::clock::{PlyTimes, TimedVersion, is_timeout_claim, timeout_claim_probl
 use super::layout::{GamePath, PathKind, classify};
 use super::players::required_key;
 use super::problem::Problem;
-use super::step::{Step, check_created, check_step_read};
+use super::step::{Growth, Step, check_created, check_step_read};
 
 /// What the referee may ask about the commit it judges (implemented by the archive).
 pub trait Evidence {
@@ -149,6 +149,33 @@ pub fn judge_game_version<E: Evidence>(
         }
     }
     Ok(Ok((step, game)))
+}
+
+/// Judges the version `text` made by the commit `info` as the next step of `growth`
+/// ([`Growth::next_step`]), with what a commit brings: the signature where the game lists
+/// the mover's key. `None` when the growth does not settle the step (nor when the game pins
+/// a definition): [`judge_game_version`] on the two versions gives the verdict, which is
+/// this one whenever this one is given. The growth moves on to the next step either way.
+///
+/// # Errors
+/// Only when `evidence` fails.
+pub fn judge_grown_version<E: Evidence>(
+    evidence: &E,
+    growth: &mut Growth,
+    info: CommitInfo<'_>,
+    text: &str,
+) -> Result<Option<Result<Step, Problem>>, E::Error> {
+    let step = growth.next_step(info.author, info.time);
+    let Some(step) = step.filter(|_| super::definitions::pin_of(text).is_none()) else {
+        return Ok(None);
+    };
+    if let Some(who) = step.actor()
+        && let Some((tag, key)) = required_key(growth.game(), who)
+        && let Some(p) = evidence.signature_problem(who, tag, key)?
+    {
+        return Ok(Some(Err(p)));
+    }
+    Ok(Some(Ok(step)))
 }
 
 /// Judges one commit's change to the army choice file of game `id`: one protocol step by

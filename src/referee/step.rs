@@ -250,6 +250,107 @@ pub fn check_step_read(
     }
 }
 
+/// Versions of a game file, each the one before with one more ply, all cut from one text
+/// (as the archive rebuilds most versions from a later one it read): the game of the last
+/// of them, replayed once, and the position before the next ply. [`Growth::next_step`]
+/// judges each step from it, without reading or replaying either version, when the step
+/// is a ply written as ravenpost writes it; any other step is left to [`check_step_read`].
+///
+/// Why that is the same verdict: every such version is the same tag pairs and the same
+/// bytes of movetext up to its last move, then `*`. So each one reads without problems
+/// when the last one does (its tags, times and moves are a prefix of the last one's, and
+/// the rules had not ended the game, or the next ply would be no legal move); its step
+/// from the version before changes no tag, no earlier move and no time; and the only
+/// question left is [`check_step_read`]'s for the new ply: by the player to move, timed
+/// no later than the commit allows, written as ravenpost writes it, the game going on.
+#[derive(Debug)]
+pub struct Growth {
+    /// The last version's game.
+    game: Game,
+    /// The times of its main-line moves.
+    times: Vec<Option<i64>>,
+    /// How many of its first main-line moves hold no draw offer and no variation.
+    clean: usize,
+    /// Plies before the next step.
+    plies: usize,
+    /// The position before the next step.
+    pos: crate::engine::Position,
+}
+
+impl Growth {
+    /// The steps after the version with `plies` plies, up to `game` (the last version,
+    /// replayed); `None` when its move times cannot be read or its leading comments hold a
+    /// draw offer (each step is then judged from its two versions).
+    pub fn new(game: Game, plies: usize) -> Option<Growth> {
+        if plies > game.moves.len() || crate::record::holds_offer(&game.text.leading_comments) {
+            return None;
+        }
+        let times = move_times(&game.text).ok()?;
+        let clean = game
+            .text
+            .moves
+            .iter()
+            .position(|m| crate::record::holds_offer(&m.comments) || !m.variations.is_empty())
+            .unwrap_or(game.text.moves.len());
+        let pos = game.position_at(plies);
+        Some(Growth { game, times, clean, plies, pos })
+    }
+
+    /// The last version's game.
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+
+    /// The last version's game, once its steps are judged.
+    pub fn into_game(self) -> Game {
+        self.game
+    }
+
+    /// How many plies the version before the next step has.
+    pub fn plies(&self) -> usize {
+        self.plies
+    }
+
+    /// The step to the next version (one ply more), made by `author` at `commit_time`
+    /// (Unix seconds): `Some(Step::Moved)` when it is a legal ply by the player to move,
+    /// written as ravenpost writes it, no later than the commit allows and not ending the
+    /// game, in a game with no draw offer and no variation before it. `None` when that
+    /// does not settle it: [`check_step_read`] on the two versions then gives the verdict
+    /// (which is `Moved` whenever this is). The next call judges the step after it.
+    pub fn next_step(&mut self, author: &str, commit_time: i64) -> Option<Step> {
+        let k0 = self.plies;
+        let mv = *self.game.moves.get(k0)?;
+        let next = self.game.variant.make(&self.pos, &mv);
+        let before = std::mem::replace(&mut self.pos, next);
+        self.plies += 1;
+        let ply = k0 + 1;
+        // `adds_just_the_move`: no offer and no variation before the new ply (nor in the
+        // leading comments, see `new`), and a move the rules let the game go on after.
+        if k0 > self.clean || (ply == self.game.moves.len() && self.game.outcome.is_some()) {
+            return None;
+        }
+        let who = player(&self.game, before.side_to_move());
+        if author != who {
+            return None;
+        }
+        let at = self.times.get(k0).copied().flatten();
+        if at.is_some_and(|t| t > commit_time + MAX_CLOCK_SKEW) {
+            return None;
+        }
+        let san = crate::notation::san::write_move(&self.game.variant, &before, &mv);
+        let options = MoveOptions {
+            at,
+            prepared: crate::record::is_prepared(&self.game.text, ply),
+            ..MoveOptions::default()
+        };
+        crate::record::written_as_move(&self.game.text.moves[k0], &san, options).then_some(Step::Moved {
+            ply,
+            san,
+            player: who,
+        })
+    }
+}
+
 /// A game file's first version at `folder` (the variant folder it is stored in): a game of
 /// that variant with no move played yet (`ravenpost new` writes exactly that).
 ///

@@ -14,16 +14,18 @@
 
 use serde::{Deserialize, Serialize};
 
+use std::collections::HashMap;
+
 use crate::archive::{
-    Archive, ArchiveError, ArmyChoice, CommitId, FileVersion, GamePath, HistoryIndex, IndexedCommit,
-    PathVersion, VerdictCache, verify_ssh_signature,
+    Archive, ArchiveError, ArmyChoice, BlobId, CommitId, FileVersion, GamePath, HistoryIndex, IndexedCommit,
+    PathVersion, VerdictCache, VersionSource, verify_ssh_signature,
 };
 use crate::engine::Side;
 use crate::record::game::Game;
 use crate::record::{self, result_of};
 use crate::referee::clock::{self, Clock, PlyTimes, TimedVersion};
 use crate::referee::judge::{self, CommitInfo, Evidence, GameVerdict};
-use crate::referee::{ChoiceStep, Problem, Step};
+use crate::referee::{ChoiceStep, Growth, Problem, Step};
 
 use super::Error as Failure;
 use super::games::now;
@@ -398,11 +400,51 @@ impl LogLine {
 struct Before {
     blob: crate::archive::BlobId,
     known: Option<(Result<Game, String>, String)>,
+    /// Its text, when it was judged as a step of a [`Growth`] (which holds no game of it).
+    text: Option<String>,
+}
+
+/// The verdict kept for a judged step (or its problem).
+fn step_line(verdict: Result<&Step, &Problem>) -> Cached {
+    match verdict {
+        Ok(Step::Created) => Cached { what: "created".into(), ply: None, san: None, problem: None },
+        Ok(Step::Moved { ply, san, .. }) => Cached {
+            what: format!("ply {ply} {san}"),
+            ply: Some(*ply),
+            san: Some(san.clone()),
+            problem: None,
+        },
+        Ok(Step::Recorded { result, summary, .. }) => {
+            Cached { what: format!("{summary} ({result})"), ply: None, san: None, problem: None }
+        }
+        Err(p) => Cached { what: "invalid".into(), ply: None, san: None, problem: Some(p.clone()) },
+    }
+}
+
+/// For each of `versions`, the last version of the run it is in: versions cut from one
+/// text read whole, each with one move more than the one before ([`VersionSource::Cut`]).
+/// `None` for a version that is no cut.
+fn run_tops(versions: &[PathVersion], sources: &HashMap<BlobId, VersionSource>) -> Vec<Option<usize>> {
+    let cut = |i: usize| match versions[i].blob.and_then(|b| sources.get(&b)) {
+        Some(VersionSource::Cut { of, moves }) => Some((*of, *moves)),
+        _ => None,
+    };
+    let mut tops = vec![None; versions.len()];
+    for i in (0..versions.len()).rev() {
+        let Some((of, moves)) = cut(i) else { continue };
+        tops[i] = match (i + 1 < versions.len()).then(|| cut(i + 1)).flatten() {
+            Some((next_of, next_moves)) if next_of == of && next_moves == moves + 1 => tops[i + 1],
+            _ => Some(i),
+        };
+    }
+    tops
 }
 
 /// Judges each version of the game file `path`, oldest first, from the history `index`:
 /// verdicts already in `cache` are taken from it (no blob is read for them); each other
-/// version is replayed once, the game before it reused from the step before.
+/// version is replayed once, the game before it reused from the step before. Versions cut
+/// from one later text (most of a game written by ravenpost) are judged from one replay of
+/// the last of them ([`Growth`]).
 /// Returns the lines and the verdicts to add to the cache (commit, verdict), oldest first.
 fn judge_game_path(
     archive: &Archive,
@@ -430,18 +472,27 @@ fn judge_game_path(
         }
     }
     wanted.dedup();
-    let mut texts: std::collections::HashMap<crate::archive::BlobId, Vec<u8>> =
-        wanted.iter().copied().zip(archive.read_versions(&wanted, &file)?).collect();
-    let mut text_of = |blob: crate::archive::BlobId| -> Result<String, ArchiveError> {
+    let mut texts: HashMap<BlobId, Vec<u8>> = HashMap::with_capacity(wanted.len());
+    let mut sources: HashMap<BlobId, VersionSource> = HashMap::with_capacity(wanted.len());
+    for (blob, (text, source)) in wanted.iter().copied().zip(archive.read_versions_traced(&wanted, &file)?) {
+        texts.insert(blob, text);
+        sources.insert(blob, source);
+    }
+    let tops = run_tops(versions, &sources);
+    let text_of = |texts: &mut HashMap<BlobId, Vec<u8>>, blob: BlobId| -> Result<String, ArchiveError> {
         match texts.remove(&blob) {
             Some(bytes) => String::from_utf8(bytes)
                 .map_err(|_| ArchiveError::NotText { path: file.clone(), oid: blob.to_string() }),
             None => archive.read_blob_text(blob, &file),
         }
     };
+    // The growth of the run being judged (the index of its last version), or the last
+    // version of a run whose growth could not be built.
+    let mut growth: Option<(usize, Growth)> = None;
+    let mut no_growth: Option<usize> = None;
     let mut out = Vec::with_capacity(versions.len());
     let mut before: Option<Before> = None;
-    for (v, hit) in versions.iter().zip(hits) {
+    for (i, (v, hit)) in versions.iter().zip(hits).enumerate() {
         let c = &index.commit_at(v.position);
         let Some(blob) = v.blob else {
             let line =
@@ -461,12 +512,12 @@ fn judge_game_path(
             let mut line = LogLine::from_cached(c, Cached { what, ply: None, san: None, problem: None });
             line.shallow_boundary = Some(plies);
             out.push(line);
-            before = Some(Before { blob, known: Some((game, text)) });
+            before = Some(Before { blob, known: Some((game, text)), text: None });
             continue;
         }
         if let Some(hit) = hit {
             out.push(LogLine::from_cached(c, hit));
-            before = Some(Before { blob, known: None });
+            before = Some(Before { blob, known: None, text: None });
             continue;
         }
         // The entry's mode is in the index: a symbolic link or submodule is no game.
@@ -477,7 +528,7 @@ fn judge_game_path(
             before = None;
             continue;
         }
-        let text = match text_of(blob) {
+        let text = match text_of(&mut texts, blob) {
             Ok(t) => t,
             Err(ArchiveError::NotText { .. }) => {
                 let line =
@@ -488,14 +539,6 @@ fn judge_game_path(
             }
             Err(e) => return Err(e.into()),
         };
-        let previous = match before.take() {
-            None => None,
-            Some(Before { known: Some(k), .. }) => Some(k),
-            Some(Before { blob, known: None }) => {
-                let old = text_of(blob)?;
-                Some((record::load(&old).map_err(|e| e.to_string()), old))
-            }
-        };
         let evidence = CommitEvidence {
             archive,
             commit: v.commit,
@@ -505,6 +548,67 @@ fn judge_game_path(
             },
         };
         let info = CommitInfo { author: &c.author_name, time: c.time.unix_seconds() };
+        // A step within a run of cut versions, from the version before in the same run.
+        let top = tops[i].filter(|&top| {
+            i > 0
+                && tops[i - 1] == Some(top)
+                && no_growth != Some(top)
+                && before.as_ref().is_some_and(|b| Some(b.blob) == versions[i - 1].blob)
+        });
+        if let Some(top) = top {
+            let plies = match versions[i - 1].blob.and_then(|b| sources.get(&b)) {
+                Some(VersionSource::Cut { moves, .. }) => *moves,
+                _ => 0,
+            };
+            if growth.as_ref().is_none_or(|(t, g)| *t != top || g.plies() != plies) {
+                let top_text = if top == i {
+                    Some(text.as_str())
+                } else {
+                    versions[top].blob.and_then(|b| texts.get(&b)).and_then(|t| std::str::from_utf8(t).ok())
+                };
+                growth = top_text
+                    .and_then(|t| record::load(t).ok())
+                    .and_then(|g| Growth::new(g, plies))
+                    .map(|g| (top, g));
+                if growth.is_none() {
+                    no_growth = Some(top);
+                }
+            }
+            if let Some((_, g)) = growth.as_mut()
+                && let Some(verdict) = judge::judge_grown_version(&evidence, g, info, &text)?
+            {
+                let verdict_line = step_line(verdict.as_ref());
+                // A bad signature may be the machine's fault (no ssh-keygen): judged again.
+                if !matches!(verdict_line.problem, Some(Problem::BadSignature { .. })) {
+                    judged.push((
+                        v.commit,
+                        serde_json::to_string(&verdict_line).expect("a verdict serialises"),
+                    ));
+                }
+                out.push(LogLine::from_cached(c, verdict_line));
+                before = Some(Before { blob, known: None, text: Some(text) });
+                continue;
+            }
+        }
+        let previous = match before.take() {
+            None => None,
+            Some(Before { known: Some(k), .. }) => Some(k),
+            Some(Before { blob, known: None, text }) => {
+                let old = match text {
+                    Some(t) => t,
+                    None => text_of(&mut texts, blob)?,
+                };
+                // The last version of a run: its growth holds its game.
+                let game = match growth.take() {
+                    Some((top, g)) if top + 1 == i && g.plies() == g.game().moves.len() => Ok(g.into_game()),
+                    kept => {
+                        growth = kept;
+                        record::load(&old).map_err(|e| e.to_string())
+                    }
+                };
+                Some((game, old))
+            }
+        };
         let verdict: GameVerdict = match &previous {
             Some((Err(why), _)) => Err(Problem::PreviousUnreadable { why: why.clone() }),
             Some((Ok(g), t)) => {
@@ -512,19 +616,7 @@ fn judge_game_path(
             }
             None => judge::judge_game_version(&evidence, path, info, None, &text)?,
         };
-        let verdict_line = match &verdict {
-            Ok((Step::Created, _)) => Cached { what: "created".into(), ply: None, san: None, problem: None },
-            Ok((Step::Moved { ply, san, .. }, _)) => Cached {
-                what: format!("ply {ply} {san}"),
-                ply: Some(*ply),
-                san: Some(san.clone()),
-                problem: None,
-            },
-            Ok((Step::Recorded { result, summary, .. }, _)) => {
-                Cached { what: format!("{summary} ({result})"), ply: None, san: None, problem: None }
-            }
-            Err(p) => Cached { what: "invalid".into(), ply: None, san: None, problem: Some(p.clone()) },
-        };
+        let verdict_line = step_line(verdict.as_ref().map(|(s, _)| s));
         // A bad signature may be the machine's fault (no ssh-keygen): judged again next time.
         if !matches!(verdict_line.problem, Some(Problem::BadSignature { .. })) {
             judged.push((v.commit, serde_json::to_string(&verdict_line).expect("a verdict serialises")));
@@ -535,7 +627,7 @@ fn judge_game_path(
             Ok((_, game)) => Ok(game),
             Err(_) => record::load(&text).map_err(|e| e.to_string()),
         };
-        before = Some(Before { blob, known: Some((game, text)) });
+        before = Some(Before { blob, known: Some((game, text)), text: None });
     }
     Ok((out, judged))
 }
