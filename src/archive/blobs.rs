@@ -356,10 +356,13 @@ impl Archive {
 
 impl Archive {
     /// The bytes of the working tree's file at `path` when they are the blob `blob` (its
-    /// git blob id, the SHA-1 of the bytes, proves it); `None` otherwise, or in a bare
-    /// repository.
+    /// git blob id, the SHA-1 of the bytes, proves it); `None` otherwise, when it is no
+    /// regular file, or in a bare repository.
     fn worktree_copy(&self, path: &str, blob: BlobId) -> Option<Vec<u8>> {
-        let bytes = std::fs::read(self.repo.workdir()?.join(path)).ok()?;
+        let file = self.repo.workdir()?.join(path);
+        // A regular file only: reading a named pipe put there would wait forever.
+        std::fs::metadata(&file).ok().filter(std::fs::Metadata::is_file)?;
+        let bytes = std::fs::read(&file).ok()?;
         (git2::Oid::hash_object(git2::ObjectType::Blob, &bytes).ok()? == blob.0).then_some(bytes)
     }
 }
@@ -410,6 +413,30 @@ mod tests {
         let mut with_missing = ids.clone();
         with_missing.push(BlobId(git2::Oid::from_str("0123456789abcdef0123456789abcdef01234567").unwrap()));
         assert!(matches!(archive.read_blobs(&with_missing, "x"), Err(ArchiveError::Git { .. })));
+    }
+
+    /// The working tree's copy of a version is taken only when its blob id matches, and
+    /// never read from what is no regular file (a named pipe would block the read).
+    #[test]
+    fn the_working_tree_copy_is_taken_only_when_it_is_the_blob() {
+        let dir = tempfile::tempdir().unwrap();
+        let ann = Identity::new("Ann Example", "ann@example.com");
+        let archive = Archive::init(dir.path(), Some(&ann), Timestamp::from_unix(1_740_830_400, 0)).unwrap();
+        let blob = BlobId(archive.repo.blob(b"[Variant \"grand\"]\n\n*\n").unwrap());
+        std::fs::create_dir_all(dir.path().join("games/grand")).unwrap();
+        let file = dir.path().join("games/grand/g.pgn");
+        std::fs::write(&file, b"[Variant \"grand\"]\n\n*\n").unwrap();
+        assert_eq!(
+            archive.worktree_copy("games/grand/g.pgn", blob).as_deref(),
+            Some(&b"[Variant \"grand\"]\n\n*\n"[..])
+        );
+        std::fs::write(&file, b"[Variant \"grand\"]\r\n\r\n*\r\n").unwrap();
+        assert_eq!(archive.worktree_copy("games/grand/g.pgn", blob), None, "other bytes");
+        std::fs::remove_file(&file).unwrap();
+        assert_eq!(archive.worktree_copy("games/grand/g.pgn", blob), None, "no file");
+        let made = std::process::Command::new("mkfifo").arg(&file).status().expect("mkfifo runs");
+        assert!(made.success());
+        assert_eq!(archive.worktree_copy("games/grand/g.pgn", blob), None, "a named pipe");
     }
 
     /// The versions of a game as ravenpost writes them (moves with their times, a draw

@@ -73,7 +73,7 @@ pub use signing::{
     CommitSignature, NAMESPACE as SIGNATURE_NAMESPACE, SshSigner, is_public_key, verify_ssh_signature,
 };
 pub use types::{ArchiveCommit, BlobId, CommitId, FileChange, FileVersion, Identity, Timestamp};
-pub use verdicts::VerdictCache;
+pub use verdicts::{VerdictCache, VerdictLines};
 pub use write::CommitNames;
 
 /// The attributes file `init` commits beside `ravenpost.yaml`.

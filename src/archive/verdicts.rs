@@ -60,6 +60,8 @@ pub struct VerdictCache {
     added: HashMap<CommitId, Vec<(String, String)>>,
     /// Entries added since loading, in order: what [`VerdictCache::save`] appends.
     unsaved: Vec<(CommitId, String)>,
+    /// Lines appended in batches ([`VerdictCache::append`]), saved after `unsaved`.
+    appended: String,
 }
 
 impl Archive {
@@ -103,7 +105,15 @@ impl VerdictCache {
             }
             start = end + 1;
         }
-        VerdictCache { file, bytes, lines, decoded, added: HashMap::new(), unsaved: Vec::new() }
+        VerdictCache {
+            file,
+            bytes,
+            lines,
+            decoded,
+            added: HashMap::new(),
+            unsaved: Vec::new(),
+            appended: String::new(),
+        }
     }
 
     /// The verdict stored for `path` at `commit`: the last one put, else the file's last
@@ -192,7 +202,7 @@ impl VerdictCache {
     /// [`ArchiveError::Io`] when the file cannot be written (callers that only use the
     /// cache to go faster may ignore it).
     pub fn save(&mut self) -> Result<(), ArchiveError> {
-        if self.unsaved.is_empty() {
+        if self.unsaved.is_empty() && self.appended.is_empty() {
             return Ok(());
         }
         // A line cut off by an earlier crash must not swallow the first new one.
@@ -203,6 +213,7 @@ impl VerdictCache {
                 push_line(&mut text, *commit, path, value);
             }
         }
+        text.push_str(&self.appended);
         if let Some(dir) = self.file.parent() {
             fs::create_dir_all(dir).map_err(|e| ArchiveError::io("create directory", dir, e))?;
         }
@@ -213,6 +224,7 @@ impl VerdictCache {
             .map_err(|e| ArchiveError::io("open", &self.file, e))?;
         file.write_all(text.as_bytes()).map_err(|e| ArchiveError::io("write", &self.file, e))?;
         self.unsaved.clear();
+        self.appended.clear();
         Ok(())
     }
 }
@@ -243,6 +255,34 @@ fn check_line(line: &[u8]) -> Option<(&str, &str)> {
         return None;
     }
     Some((path, value))
+}
+
+/// Verdicts to add to a [`VerdictCache`] in one batch ([`VerdictCache::append`]), written
+/// as the cache file's lines as they are put: what a thread or a callback can gather
+/// while the cache itself is still being read. They are not read back before they are
+/// saved ([`VerdictCache::get`] does not see them).
+#[derive(Debug, Default)]
+pub struct VerdictLines {
+    text: String,
+}
+
+impl VerdictLines {
+    /// Adds the verdict `value` of `path` at `commit`.
+    pub fn put(&mut self, commit: CommitId, path: &str, value: &str) {
+        push_line(&mut self.text, commit, path, value);
+    }
+
+    /// Whether no verdict was put.
+    pub fn is_empty(&self) -> bool {
+        self.text.is_empty()
+    }
+}
+
+impl VerdictCache {
+    /// Adds `lines` to what [`VerdictCache::save`] appends.
+    pub fn append(&mut self, lines: VerdictLines) {
+        self.appended.push_str(&lines.text);
+    }
 }
 
 /// Appends `commit TAB escaped path TAB escaped value TAB checksum` and a line feed to

@@ -333,6 +333,8 @@ impl Growth {
         if author != who {
             return None;
         }
+        // Not timed before the ply before it: the last version read without problems, so
+        // its times never go back. Not after the commit allows: checked here.
         let at = self.times.get(k0).copied().flatten();
         if at.is_some_and(|t| t > commit_time + MAX_CLOCK_SKEW) {
             return None;

@@ -18,7 +18,7 @@ use std::collections::HashMap;
 
 use crate::archive::{
     Archive, ArchiveError, ArmyChoice, BlobId, CommitId, FileVersion, GamePath, HistoryIndex, IndexedCommit,
-    PathVersion, VerdictCache, VersionSource, verify_ssh_signature,
+    PathVersion, VerdictCache, VerdictLines, VersionSource, verify_ssh_signature,
 };
 use crate::engine::Side;
 use crate::record::game::Game;
@@ -455,10 +455,14 @@ fn judge_game_path(
     let mut judged = Vec::new();
     let file = path.path();
     let versions: &[PathVersion] = index.versions(&file);
-    let hits: Vec<Option<Cached>> = versions
+    // Each version's cached verdict, and whether the cache holds one (readable or not).
+    let (in_cache, hits): (Vec<bool>, Vec<Option<Cached>>) = versions
         .iter()
-        .map(|v| cache.get(v.commit, &file).and_then(|s| serde_json::from_str::<Cached>(s).ok()))
-        .collect();
+        .map(|v| {
+            let got = cache.get(v.commit, &file);
+            (got.is_some(), got.and_then(|s| serde_json::from_str::<Cached>(s).ok()))
+        })
+        .unzip();
     // The texts this run will read, all in one batch: every version judged now, and the
     // version before it when that one's verdict came from the cache.
     let mut wanted = Vec::new();
@@ -629,7 +633,13 @@ fn judge_game_path(
         };
         before = Some(Before { blob, known: Some((game, text)), text: None });
     }
-    Ok((out, judged))
+    // Judged verdicts are in the order of the versions.
+    let mut next = judged.iter().map(|(c, _)| *c).peekable();
+    let all_kept = versions.iter().zip(&in_cache).all(|(v, cached)| {
+        let now = next.next_if_eq(&v.commit).is_some();
+        *cached || now
+    });
+    Ok(Judged { lines: out, verdicts: judged, all_kept })
 }
 
 /// The history of one game, each commit judged (`log` shows it, `verify` judges it).
@@ -641,9 +651,9 @@ pub fn history(archive: &Archive, path: &GamePath) -> Result<Vec<LogLine>, Failu
     prefetch(archive, &index, std::slice::from_ref(path))?;
     super::definitions::remember_history(archive, &index)?;
     let mut cache = archive.verdict_cache(VERDICTS);
-    let (mut lines, judged) = judge_game_path(archive, &index, path, &cache)?;
+    let Judged { mut lines, verdicts, .. } = judge_game_path(archive, &index, path, &cache)?;
     let file = path.path();
-    for (commit, verdict) in judged {
+    for (commit, verdict) in verdicts {
         cache.put(commit, &file, verdict);
     }
     // The cache only saves work; failing to write it changes no verdict.
@@ -791,51 +801,56 @@ pub fn verify(
     }
     // The verdicts per commit are read only when a game has changed since it was verified.
     let mut per_commit = (!pending.is_empty()).then(|| archive.verdict_cache(VERDICTS));
-    let mut judged: Vec<Option<JudgedGame>> = (0..games.len()).map(|_| None).collect();
+    // Each game's problems, in the order of `games`; a judged game's are found, and its
+    // verdicts written for the cache, as soon as it is judged (while others are judged).
+    let mut found_in: Vec<Option<Result<Vec<VerifyProblem>, Failure>>> =
+        (0..games.len()).map(|_| None).collect();
+    let mut new_verdicts = VerdictLines::default();
     if let Some(cache) = per_commit.as_ref() {
         judge_games(archive, &index, &games, &pending, cache, &mut |k, result| {
-            judged[k] = Some(result);
+            let g = &games[k];
+            found_in[k] = Some(result.map(|judged| {
+                let file = g.path();
+                for (commit, verdict) in &judged.verdicts {
+                    new_verdicts.put(*commit, &file, verdict);
+                }
+                if let Some(plies) = judged.lines.first().and_then(|l| l.shallow_boundary) {
+                    unchecked.push((k, plies));
+                }
+                let found: Vec<VerifyProblem> = judged
+                    .lines
+                    .into_iter()
+                    .filter_map(|l| {
+                        let problem = l.problem?;
+                        Some(VerifyProblem {
+                            game: g.id().to_string(),
+                            commit: l.commit,
+                            author: l.author,
+                            problem,
+                        })
+                    })
+                    .collect();
+                // Not kept: a game with a verdict that depends on the machine (a signature
+                // that could not be checked) or a shallow boundary.
+                if let (Some(c), true) = (index.last_version(&file).map(|v| v.commit), judged.all_kept) {
+                    summaries.put(c, &file, serde_json::to_string(&found).expect("problems serialise"));
+                }
+                found
+            }));
             done += 1;
             progress(done, total);
         });
     }
-    for ((g, known), judged) in games.iter().zip(known).zip(judged) {
+    unchecked.sort_unstable();
+    let unchecked: Vec<(String, usize)> =
+        unchecked.into_iter().map(|(k, p)| (games[k].id().to_string(), p)).collect();
+    for ((g, known), found) in games.iter().zip(known).zip(found_in) {
         if let Some(known) = known {
             problems.extend(known);
             continue;
         }
-        let file = g.path();
-        let last = index.last_version(&file).map(|v| v.commit);
-        let cache = per_commit.as_mut().expect("loaded when a game is judged");
-        match judged.expect("every pending game is judged") {
-            Ok((lines, verdicts)) => {
-                for (commit, verdict) in verdicts {
-                    cache.put(commit, &file, verdict);
-                }
-                if let Some(plies) = lines.first().and_then(|l| l.shallow_boundary) {
-                    unchecked.push((g.id().to_string(), plies));
-                }
-                let mut found = Vec::new();
-                // Not kept: a game with a verdict that depends on the machine (a signature
-                // that could not be checked) or a shallow boundary.
-                let mut machine_dependent = false;
-                for (l, v) in lines.into_iter().zip(index.versions(&file)) {
-                    // A verdict that depends on the machine was not kept in the cache.
-                    machine_dependent |= cache.get(v.commit, &file).is_none();
-                    if let Some(p) = l.problem {
-                        found.push(VerifyProblem {
-                            game: g.id().to_string(),
-                            commit: l.commit,
-                            author: l.author,
-                            problem: p,
-                        });
-                    }
-                }
-                if let (Some(c), false) = (last, machine_dependent) {
-                    summaries.put(c, &file, serde_json::to_string(&found).expect("problems serialise"));
-                }
-                problems.extend(found);
-            }
+        match found.expect("every pending game is judged") {
+            Ok(found) => problems.extend(found),
             Err(e) => problems.push(VerifyProblem {
                 game: g.id().to_string(),
                 commit: String::new(),
@@ -861,6 +876,7 @@ pub fn verify(
         }
     }
     if let Some(cache) = per_commit.as_mut() {
+        cache.append(new_verdicts);
         let _ = cache.save();
     }
     let _ = summaries.save();
@@ -878,7 +894,19 @@ pub fn verify(
 }
 
 /// A game's lines judged, with the verdicts to add to the cache.
-type JudgedGame = Result<(Vec<LogLine>, Vec<(CommitId, String)>), Failure>;
+type JudgedGame = Result<Judged, Failure>;
+
+/// A game's versions judged.
+struct Judged {
+    /// One line per version, oldest first.
+    lines: Vec<LogLine>,
+    /// The verdicts to add to the cache (commit, verdict), oldest first.
+    verdicts: Vec<(CommitId, String)>,
+    /// Whether every version's verdict is in the cache once `verdicts` are added: none
+    /// depends on the machine (a signature that could not be checked) or is a shallow
+    /// clone's boundary, a deletion or a file that is no text.
+    all_kept: bool,
+}
 
 /// How many threads judge games at most (each reads blobs through its own git).
 const MAX_JUDGES: usize = 4;
