@@ -183,3 +183,44 @@ proptest::proptest! {
         }
     }
 }
+
+/// `read_move_written` reads what `read_move` reads and writes what `write_move` writes,
+/// from one generation of the moves: every legal move, by its canonical token and by its
+/// long form, in the positions of a walk of 60 plies through each game (and each Fidchell
+/// and Fantasy Grand setting named below).
+#[test]
+fn a_move_read_with_its_canonical_token_is_read_and_written_as_alone() {
+    use ravenpost::notation::san::read_move_written;
+    let mut checked = 0;
+    for (name, options) in [
+        ("gygax", vec![]),
+        ("grand", vec![]),
+        ("fidchell", vec![]),
+        ("fidchell", vec![("introduction".to_string(), "default".to_string())]),
+        ("fantasy-grand", vec![]),
+    ] {
+        let v = ravenpost::variants::by_name(name, &options).unwrap();
+        let mut p = v.start_position();
+        for ply in 0..60 {
+            let legal = v.legal_moves(&p);
+            if legal.is_empty() {
+                break;
+            }
+            for m in &legal {
+                let canonical = write_move(&v, &p, m);
+                for token in [canonical.clone(), long_form(&v, m)] {
+                    let alone = read_move(&v, &p, &token).map(|r| (r, write_move(&v, &p, &r)));
+                    assert_eq!(read_move_written(&v, &p, &token), alone, "{name} ply {ply}: {token}");
+                    checked += 1;
+                }
+            }
+            // A token that reads as no move gives the same error.
+            assert_eq!(
+                read_move_written(&v, &p, "Zz99"),
+                read_move(&v, &p, "Zz99").map(|m| (m, String::new()))
+            );
+            p = v.make(&p, &legal[(ply * 7 + 3) % legal.len()]);
+        }
+    }
+    assert!(checked > 10_000, "{checked} tokens");
+}

@@ -520,14 +520,40 @@ fn check_mark(v: &Variant, pos: &Position, mv: &Move) -> &'static str {
 
 /// Writes the canonical token of `mv`, a legal move of `pos` (`moves.md` §5).
 pub fn write_move(v: &Variant, pos: &Position, mv: &Move) -> String {
+    // A token names its move's square (`agrees` requires it): only the legal moves to that
+    // square can share a token, and their legality is all that is tested.
+    let to = mv.to();
+    write_among(v, pos, mv, &v.legal_moves_where(pos, |m| m.to() == to))
+}
+
+/// [`read_move`], and the canonical token of the move read ([`write_move`]'s), from one
+/// generation of the moves of `pos`.
+///
+/// # Errors
+/// As [`read_move`].
+pub fn read_move_written(v: &Variant, pos: &Position, token: &str) -> Result<(Move, String), SanError> {
+    let parts = split(v, pos.side_to_move(), token)?;
+    let mut pseudo = Vec::with_capacity(128);
+    v.pseudo_legal_moves(pos, &mut pseudo);
+    let mut found = pseudo.iter().filter(|m| agrees(v, &parts, m) && v.is_legal_pseudo(pos, m));
+    match (found.next().copied(), found.next()) {
+        (Some(m), None) => {
+            let to = m.to();
+            Ok((m, write_among(v, pos, &m, &v.legal_moves_among(pos, &pseudo, |r| r.to() == to))))
+        }
+        _ => {
+            let m = read_among(v, pos, &v.legal_moves(pos), token)?;
+            Ok((m, write_move(v, pos, &m)))
+        }
+    }
+}
+
+/// [`write_move`], given `rivals`: the legal moves of `pos` to `mv`'s square.
+fn write_among(v: &Variant, pos: &Position, mv: &Move, rivals: &[Move]) -> String {
     let mark = check_mark(v, pos, mv);
     let def = v.def();
     let dims = def.dims;
     let code = |k: PieceKind| def.kind(k).code.clone();
-    // A token names its move's square (`agrees` requires it): only the legal moves to that
-    // square can share a token, and their legality is all that is tested.
-    let to = mv.to();
-    let rivals = v.legal_moves_where(pos, |m| m.to() == to);
     let unique = |t: &str| {
         let parts = match split(v, pos.side_to_move(), t) {
             Ok(p) => p,

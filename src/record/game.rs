@@ -348,7 +348,7 @@ fn problem(span: Span, token: &str, message: impl Into<String>, help: Option<Str
 /// (later moves cannot be judged) and of each variation, then a result that contradicts
 /// the final position.
 pub fn replay(text: GameText) -> Result<Game, Vec<Problem>> {
-    replay_with(text, None, 0)
+    replay_with(text, None, 0, None)
 }
 
 /// Replays `text`, the next version of the game `prev` was replayed from, reusing
@@ -379,7 +379,7 @@ pub fn replay_continuing(prev: &Game, text: GameText) -> Result<Game, Vec<Proble
 pub fn replay_continuing_read(prev: &Game, text: GameText, shared: usize) -> Result<Game, Vec<Problem>> {
     let reuse = continues(prev, &text);
     let shared = if reuse { shared.min(prev.moves.len()) } else { 0 };
-    replay_with(text, reuse.then_some(prev), shared)
+    replay_with(text, reuse.then_some(prev), shared, None)
 }
 
 /// Whether `text` continues `prev`: the same tags (names and values, in order), and its
@@ -396,11 +396,27 @@ fn continues(prev: &Game, text: &GameText) -> bool {
         && prev.text.moves[..k].iter().zip(&text.moves[..k]).all(|(a, b)| a.token == b.token)
 }
 
+/// [`replay`], and the canonical token of each main-line move ([`crate::notation::san::write_move`]'s),
+/// read from the same generation of moves as the move itself.
+///
+/// # Errors
+/// As [`replay`].
+pub fn replay_written(text: GameText) -> Result<(Game, Vec<String>), Vec<Problem>> {
+    let mut written = Vec::with_capacity(text.moves.len());
+    replay_with(text, None, 0, Some(&mut written)).map(|g| (g, written))
+}
+
 /// [`replay`], taking the variant and the first `prev.moves.len()` plies from `prev`
 /// when given (the caller has checked that `text` has `prev`'s tags and those tokens).
 /// The move times of the first `checked` main-line moves (the same as `prev.text`'s, which
-/// replayed without problems) are not checked again.
-fn replay_with(text: GameText, prev: Option<&Game>, checked: usize) -> Result<Game, Vec<Problem>> {
+/// replayed without problems) are not checked again. With `written`, the canonical token
+/// of each move replayed is pushed there.
+fn replay_with(
+    text: GameText,
+    prev: Option<&Game>,
+    checked: usize,
+    mut written: Option<&mut Vec<String>>,
+) -> Result<Game, Vec<Problem>> {
     let mut problems = Vec::new();
     let tag_span =
         |name: &str| text.tags.iter().find(|t| t.name == name).map(|t| t.span).unwrap_or(text.span);
@@ -586,7 +602,16 @@ fn replay_with(text: GameText, prev: Option<&Game>, checked: usize) -> Result<Ga
     let mut line_ok = true;
     for node in &text.moves[moves.len()..] {
         check_variations(&variant, &p, node, &mut problems);
-        match read_move(&variant, &p, &node.token) {
+        let read = match written.as_deref_mut() {
+            Some(out) => {
+                crate::notation::san::read_move_written(&variant, &p, &node.token).map(|(m, token)| {
+                    out.push(token);
+                    m
+                })
+            }
+            None => read_move(&variant, &p, &node.token),
+        };
+        match read {
             Ok(m) => {
                 moves.push(m);
                 p = variant.make(&p, &m);

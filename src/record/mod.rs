@@ -343,10 +343,23 @@ pub struct Applied {
 /// # Errors
 /// [`Refusal::Invalid`] with the problems found.
 pub fn load(text: &str) -> Result<Game, Refusal> {
+    replay(read_first(text)?).map_err(Refusal::Invalid)
+}
+
+/// The first game of `text`, as read.
+fn read_first(text: &str) -> Result<GameText, Refusal> {
     let mut games = GameReader::new(text.as_bytes());
     let first = games.next().ok_or_else(|| Refusal::Invalid(vec![]))?;
-    let gt = first.map_err(|e| Refusal::Invalid(vec![e.into()]))?;
-    replay(gt).map_err(Refusal::Invalid)
+    first.map_err(|e| Refusal::Invalid(vec![e.into()]))
+}
+
+/// [`load`], and the canonical token of each main-line move (what
+/// [`crate::notation::san::write_move`] writes for it), found with the move.
+///
+/// # Errors
+/// As [`load`].
+pub fn load_written(text: &str) -> Result<(Game, Vec<String>), Refusal> {
+    self::game::replay_written(read_first(text)?).map_err(Refusal::Invalid)
 }
 
 /// As [`load`], for the next version of the game `prev`: only the plies `text` adds to

@@ -570,10 +570,7 @@ fn judge_game_path(
                 } else {
                     versions[top].blob.and_then(|b| texts.get(&b)).and_then(|t| std::str::from_utf8(t).ok())
                 };
-                growth = top_text
-                    .and_then(|t| record::load(t).ok())
-                    .and_then(|g| Growth::new(g, plies))
-                    .map(|g| (top, g));
+                growth = top_text.and_then(|t| Growth::new(t, plies)).map(|g| (top, g));
                 if growth.is_none() {
                     no_growth = Some(top);
                 }
