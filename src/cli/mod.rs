@@ -331,7 +331,8 @@ enum Command {
     Resign {
         /// The game id.
         game: String,
-        /// Who resigns (default: the player to move).
+        /// Who resigns, at any time (default: you, if your identity's name or email is a
+        /// player's, else the player to move).
         #[arg(long = "as", value_name = "NAME")]
         who: Option<String>,
     },
@@ -343,7 +344,8 @@ enum Command {
         action: DrawArg,
         /// The game id.
         game: String,
-        /// Who acts (default: the player to move).
+        /// Who acts (default: you, if your identity's name or email is a player's, else the
+        /// player to move).
         #[arg(long = "as", value_name = "NAME")]
         who: Option<String>,
     },
