@@ -4,7 +4,8 @@
 //!
 //! - [`step`]: what one version of a game file may be after the one before (the game's
 //!   creation, one legal ply of the player to move, one recorded action), as a typed
-//!   [`Step`] or [`Problem`].
+//!   [`Step`] or [`Problem`]; and a [`Growth`], the plies of versions cut from one text,
+//!   judged from one replay of the last of them.
 //! - [`judge`]: one commit as a whole: which record it changes ([`judge::classify_changes`]),
 //!   and whether the change is a step of the player who authored it, signed where the game
 //!   lists their key, a win on time only past the deadline ([`judge::judge_game_version`],

@@ -263,6 +263,9 @@ pub fn check_step_read(
 /// from the version before changes no tag, no earlier move and no time; and the only
 /// question left is [`check_step_read`]'s for the new ply: by the player to move, timed
 /// no later than the commit allows, written as ravenpost writes it, the game going on.
+///
+/// The caller vouches that the versions are such cuts (the archive proves it from their
+/// blob ids); for any other version a `Moved` from here could be wrong.
 #[derive(Debug)]
 pub struct Growth {
     /// The last version's game.
