@@ -739,7 +739,8 @@ impl Variant {
         }
         let mut out = Vec::with_capacity(128);
         self.pseudo_legal_moves(pos, &mut out);
-        self.legal_among(pos, out, keep)
+        out.retain(|m| keep(m));
+        self.legal_among(pos, out)
     }
 
     /// [`Variant::legal_moves_where`], given `pseudo`, the pseudo-legal moves of `pos` as
@@ -753,12 +754,11 @@ impl Variant {
         if self.rules.own_legality() {
             return self.legal_moves_where(pos, keep);
         }
-        self.legal_among(pos, pseudo.iter().copied().filter(|m| keep(m)).collect(), |_| true)
+        self.legal_among(pos, pseudo.iter().copied().filter(|m| keep(m)).collect())
     }
 
-    /// The moves of `out` (pseudo-legal in `pos`) that `keep` keeps and that are legal.
-    fn legal_among(&self, pos: &Position, mut out: Vec<Move>, keep: impl Fn(&Move) -> bool) -> Vec<Move> {
-        out.retain(|m| keep(m));
+    /// The moves of `out` (pseudo-legal in `pos`) that are legal.
+    fn legal_among(&self, pos: &Position, mut out: Vec<Move>) -> Vec<Move> {
         let filter = self.legal_filter(pos);
         out.retain(|m| filter.safe_without_make(m) || self.is_legal_pseudo(pos, m));
         out

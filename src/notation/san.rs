@@ -367,17 +367,20 @@ fn agrees(v: &Variant, parts: &Parts, m: &Move) -> bool {
 /// [`SanError`]: the token's shape is wrong, its code unknown, no legal move matches (with
 /// the reason and the nearest legal moves), or several do (with their canonical tokens).
 pub fn read_move(v: &Variant, pos: &Position, token: &str) -> Result<Move, SanError> {
+    read_generating(v, pos, token).map(|(m, _)| m)
+}
+
+/// [`read_move`], and the pseudo-legal moves of `pos` when the move was found among them
+/// (`None` when the legal moves had to be generated to read it).
+fn read_generating(v: &Variant, pos: &Position, token: &str) -> Result<(Move, Option<Vec<Move>>), SanError> {
     // Fast path: test legality only for the pseudo-legal moves the token matches.
     let parts = split(v, pos.side_to_move(), token)?;
     let mut pseudo = Vec::with_capacity(128);
     v.pseudo_legal_moves(pos, &mut pseudo);
-    let mut found = pseudo.into_iter().filter(|m| agrees(v, &parts, m) && v.is_legal_pseudo(pos, m));
-    match (found.next(), found.next()) {
-        (Some(m), None) => Ok(m),
-        _ => {
-            let legal = v.legal_moves(pos);
-            read_among(v, pos, &legal, token)
-        }
+    let mut found = pseudo.iter().filter(|m| agrees(v, &parts, m) && v.is_legal_pseudo(pos, m));
+    match (found.next().copied(), found.next()) {
+        (Some(m), None) => Ok((m, Some(pseudo))),
+        _ => read_among(v, pos, &v.legal_moves(pos), token).map(|m| (m, None)),
     }
 }
 
@@ -532,20 +535,12 @@ pub fn write_move(v: &Variant, pos: &Position, mv: &Move) -> String {
 /// # Errors
 /// As [`read_move`].
 pub fn read_move_written(v: &Variant, pos: &Position, token: &str) -> Result<(Move, String), SanError> {
-    let parts = split(v, pos.side_to_move(), token)?;
-    let mut pseudo = Vec::with_capacity(128);
-    v.pseudo_legal_moves(pos, &mut pseudo);
-    let mut found = pseudo.iter().filter(|m| agrees(v, &parts, m) && v.is_legal_pseudo(pos, m));
-    match (found.next().copied(), found.next()) {
-        (Some(m), None) => {
-            let to = m.to();
-            Ok((m, write_among(v, pos, &m, &v.legal_moves_among(pos, &pseudo, |r| r.to() == to))))
-        }
-        _ => {
-            let m = read_among(v, pos, &v.legal_moves(pos), token)?;
-            Ok((m, write_move(v, pos, &m)))
-        }
-    }
+    let (m, pseudo) = read_generating(v, pos, token)?;
+    let written = match pseudo {
+        Some(pseudo) => write_among(v, pos, &m, &v.legal_moves_among(pos, &pseudo, |r| r.to() == m.to())),
+        None => write_move(v, pos, &m),
+    };
+    Ok((m, written))
 }
 
 /// [`write_move`], given `rivals`: the legal moves of `pos` to `mv`'s square.

@@ -163,7 +163,7 @@ pub fn adds_just_the_move(g0: &Game, g1: &Game, shared: usize, san: &str, option
         && same_tags
         && cleared(&t0.leading_comments).eq(kept(&t1.leading_comments))
         && t0.result.as_ref().map(|r| &r.0) == t1.result.as_ref().map(|r| &r.0);
-    if !same_frame || t0.moves[..shared].iter().any(|m| m.comments.iter().any(|c| offer(c))) {
+    if !same_frame || t0.moves[..shared].iter().any(|m| holds_offer(&m.comments)) {
         return false;
     }
     let same_after_clearing = t0.moves[shared..].iter().zip(&t1.moves[shared..k0]).all(|(m, n)| {

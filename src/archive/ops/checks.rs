@@ -399,9 +399,11 @@ impl LogLine {
 /// game it replays to (or why it does not read).
 struct Before {
     blob: crate::archive::BlobId,
-    known: Option<(Result<Game, String>, String)>,
-    /// Its text, when it was judged as a step of a [`Growth`] (which holds no game of it).
+    /// Its text, once read.
     text: Option<String>,
+    /// The game its text replays to (or why it does not read), once known: not for a
+    /// verdict from the cache, nor for a step of a [`Growth`] (which holds no game of it).
+    game: Option<Result<Game, String>>,
 }
 
 /// The verdict kept for a judged step (or its problem).
@@ -421,23 +423,33 @@ fn step_line(verdict: Result<&Step, &Problem>) -> Cached {
     }
 }
 
-/// For each of `versions`, the last version of the run it is in: versions cut from one
-/// text read whole, each with one move more than the one before ([`VersionSource::Cut`]).
-/// `None` for a version that is no cut.
-fn run_tops(versions: &[PathVersion], sources: &HashMap<BlobId, VersionSource>) -> Vec<Option<usize>> {
-    let cut = |i: usize| match versions[i].blob.and_then(|b| sources.get(&b)) {
-        Some(VersionSource::Cut { of, moves }) => Some((*of, *moves)),
-        _ => None,
-    };
-    let mut tops = vec![None; versions.len()];
-    for i in (0..versions.len()).rev() {
-        let Some((of, moves)) = cut(i) else { continue };
-        tops[i] = match (i + 1 < versions.len()).then(|| cut(i + 1)).flatten() {
+/// For each version, the last version of the run it is in, given what each version was
+/// cut from and how many moves it keeps ([`VersionSource::Cut`]): a run is versions cut
+/// from one text, each with one move more than the one before. `None` for no cut.
+fn run_tops(cuts: &[Option<(BlobId, usize)>]) -> Vec<Option<usize>> {
+    let mut tops = vec![None; cuts.len()];
+    for i in (0..cuts.len()).rev() {
+        let Some((of, moves)) = cuts[i] else { continue };
+        tops[i] = match cuts.get(i + 1).copied().flatten() {
             Some((next_of, next_moves)) if next_of == of && next_moves == moves + 1 => tops[i + 1],
             _ => Some(i),
         };
     }
     tops
+}
+
+/// Adds the line of a judged version, and its verdict for the cache unless it may depend
+/// on the machine (a bad signature may mean no ssh-keygen: judged again next time).
+fn push_verdict(
+    out: &mut Vec<LogLine>,
+    judged: &mut Vec<(CommitId, String)>,
+    c: &IndexedCommit,
+    line: Cached,
+) {
+    if !matches!(line.problem, Some(Problem::BadSignature { .. })) {
+        judged.push((c.commit, serde_json::to_string(&line).expect("a verdict serialises")));
+    }
+    out.push(LogLine::from_cached(c, line));
 }
 
 /// Judges each version of the game file `path`, oldest first, from the history `index`:
@@ -482,7 +494,14 @@ fn judge_game_path(
         texts.insert(blob, text);
         sources.insert(blob, source);
     }
-    let tops = run_tops(versions, &sources);
+    let cuts: Vec<Option<(BlobId, usize)>> = versions
+        .iter()
+        .map(|v| match v.blob.and_then(|b| sources.get(&b)) {
+            Some(VersionSource::Cut { of, moves }) => Some((*of, *moves)),
+            _ => None,
+        })
+        .collect();
+    let tops = run_tops(&cuts);
     let text_of = |texts: &mut HashMap<BlobId, Vec<u8>>, blob: BlobId| -> Result<String, ArchiveError> {
         match texts.remove(&blob) {
             Some(bytes) => String::from_utf8(bytes)
@@ -516,12 +535,12 @@ fn judge_game_path(
             let mut line = LogLine::from_cached(c, Cached { what, ply: None, san: None, problem: None });
             line.shallow_boundary = Some(plies);
             out.push(line);
-            before = Some(Before { blob, known: Some((game, text)), text: None });
+            before = Some(Before { blob, text: Some(text), game: Some(game) });
             continue;
         }
         if let Some(hit) = hit {
             out.push(LogLine::from_cached(c, hit));
-            before = Some(Before { blob, known: None, text: None });
+            before = Some(Before { blob, text: None, game: None });
             continue;
         }
         // The entry's mode is in the index: a symbolic link or submodule is no game.
@@ -559,11 +578,7 @@ fn judge_game_path(
                 && no_growth != Some(top)
                 && before.as_ref().is_some_and(|b| Some(b.blob) == versions[i - 1].blob)
         });
-        if let Some(top) = top {
-            let plies = match versions[i - 1].blob.and_then(|b| sources.get(&b)) {
-                Some(VersionSource::Cut { moves, .. }) => *moves,
-                _ => 0,
-            };
+        if let (Some(top), Some((_, plies))) = (top, i.checked_sub(1).and_then(|p| cuts[p])) {
             if growth.as_ref().is_none_or(|(t, g)| *t != top || g.plies() != plies) {
                 let top_text = if top == i {
                     Some(text.as_str())
@@ -578,31 +593,28 @@ fn judge_game_path(
             if let Some((_, g)) = growth.as_mut()
                 && let Some(verdict) = judge::judge_grown_version(&evidence, g, info, &text)?
             {
-                let verdict_line = step_line(verdict.as_ref());
-                // A bad signature may be the machine's fault (no ssh-keygen): judged again.
-                if !matches!(verdict_line.problem, Some(Problem::BadSignature { .. })) {
-                    judged.push((
-                        v.commit,
-                        serde_json::to_string(&verdict_line).expect("a verdict serialises"),
-                    ));
-                }
-                out.push(LogLine::from_cached(c, verdict_line));
-                before = Some(Before { blob, known: None, text: Some(text) });
+                push_verdict(&mut out, &mut judged, c, step_line(verdict.as_ref()));
+                before = Some(Before { blob, text: Some(text), game: None });
                 continue;
             }
         }
         let previous = match before.take() {
             None => None,
-            Some(Before { known: Some(k), .. }) => Some(k),
-            Some(Before { blob, known: None, text }) => {
+            Some(Before { blob, text, game }) => {
                 let old = match text {
                     Some(t) => t,
                     None => text_of(&mut texts, blob)?,
                 };
-                // The last version of a run: its growth holds its game.
-                let game = match growth.take() {
-                    Some((top, g)) if top + 1 == i && g.plies() == g.game().moves.len() => Ok(g.into_game()),
-                    kept => {
+                let game = match (game, growth.take()) {
+                    (Some(game), kept) => {
+                        growth = kept;
+                        game
+                    }
+                    // The last version of a run: its growth holds its game.
+                    (None, Some((top, g))) if top + 1 == i && g.plies() == g.game().moves.len() => {
+                        Ok(g.into_game())
+                    }
+                    (None, kept) => {
                         growth = kept;
                         record::load(&old).map_err(|e| e.to_string())
                     }
@@ -617,18 +629,13 @@ fn judge_game_path(
             }
             None => judge::judge_game_version(&evidence, path, info, None, &text)?,
         };
-        let verdict_line = step_line(verdict.as_ref().map(|(s, _)| s));
-        // A bad signature may be the machine's fault (no ssh-keygen): judged again next time.
-        if !matches!(verdict_line.problem, Some(Problem::BadSignature { .. })) {
-            judged.push((v.commit, serde_json::to_string(&verdict_line).expect("a verdict serialises")));
-        }
-        out.push(LogLine::from_cached(c, verdict_line));
+        push_verdict(&mut out, &mut judged, c, step_line(verdict.as_ref().map(|(s, _)| s)));
         // A version that is not a legal step is still what the next one follows.
         let game = match verdict {
             Ok((_, game)) => Ok(game),
             Err(_) => record::load(&text).map_err(|e| e.to_string()),
         };
-        before = Some(Before { blob, known: Some((game, text)), text: None });
+        before = Some(Before { blob, text: Some(text), game: Some(game) });
     }
     // Judged verdicts are in the order of the versions.
     let mut next = judged.iter().map(|(c, _)| *c).peekable();
