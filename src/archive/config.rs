@@ -62,6 +62,10 @@ pub struct ArchiveConfig {
     /// without `WhiteAccount`/`BlackAccount` tags.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub accounts: std::collections::BTreeMap<String, Vec<String>>,
+    /// How much outside input is taken (game file, message, file and ply limits); the
+    /// defaults when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limits: Option<crate::referee::limits::Limits>,
 }
 
 /// The `mail` section: how game messages are sent. Passwords are never stored here: they
@@ -155,6 +159,7 @@ impl Default for ArchiveConfig {
             diagrams: Diagrams::None,
             admins: Vec::new(),
             accounts: std::collections::BTreeMap::new(),
+            limits: None,
         }
     }
 }
@@ -215,6 +220,11 @@ impl ArchiveConfig {
     /// The accounts this file lists, as the referee takes them.
     pub fn club_accounts(&self) -> crate::referee::players::ClubAccounts {
         crate::referee::players::ClubAccounts { admins: self.admins.clone(), players: self.accounts.clone() }
+    }
+
+    /// The limits on outside input this file sets, else the defaults.
+    pub fn limits(&self) -> crate::referee::limits::Limits {
+        self.limits.unwrap_or_default()
     }
 
     /// The file's text.

@@ -16,6 +16,7 @@
 //! - [`clock`]: the correspondence clock (typed [`Time`]s, leave, timeout claims).
 //! - [`army`]: the secret army choice of Fantasy Grand Chess (commit–reveal).
 //! - [`layout`]: where records live in an archive ([`GamePath`]).
+//! - [`limits`]: how much outside input is taken before it is refused ([`limits::Limits`]).
 //! - [`players`]: who plays a side (name, email, signing key, account on the club's git
 //!   server), and which account may push a step ([`players::push_problem`]).
 //! - [`definitions`]: the archive's variant definitions, pinned by games and never changed.
@@ -31,6 +32,7 @@ pub mod conditional;
 pub mod definitions;
 pub mod judge;
 pub mod layout;
+pub mod limits;
 pub mod players;
 pub mod problem;
 pub mod step;
