@@ -187,7 +187,7 @@ impl Gitolite {
         let home = identity(&root.join("home"), "Admin", "admin@example.org");
         let keys = root.join("keys");
         std::fs::create_dir_all(&keys).unwrap();
-        for name in ["admin", "ann", "bo", "host"] {
+        for name in ["admin", "ann", "bo", "mallory", "host"] {
             keygen(&keys, name);
         }
         // The gitolite account: its own HOME in the temporary directory; admin's key.
@@ -244,7 +244,7 @@ impl Gitolite {
         };
         // The admin adds the players' keys.
         g.clone_as("gitolite-admin", &g.conf, "Admin", "admin");
-        for name in ["ann", "bo"] {
+        for name in ["ann", "bo", "mallory"] {
             std::fs::copy(keys.join(format!("{name}.pub")), g.conf.join(format!("keydir/{name}.pub")))
                 .unwrap();
         }
@@ -367,31 +367,40 @@ fn gitolite_repo_specific_hook_checks_only_the_repositories_that_name_it() {
     git(&notes, home, &["push", "--quiet", "origin", "HEAD:main"]);
 }
 
-#[test]
-fn smart_http_with_basic_authentication_refuses_a_move_pushed_by_the_opponents_account() {
-    let lighttpd = sbin("lighttpd");
-    require(&lighttpd, &["-v"], "lighttpd");
-    let t = tempfile::tempdir().unwrap();
-    let root = t.path();
-    let home = identity(&root.join("home"), "Admin", "admin@example.org");
-    let repos = root.join("repos");
-    let www = root.join("www");
-    std::fs::create_dir_all(&www).unwrap();
-    let bare = repos.join("chess.git");
-    git(root, &home, &["init", "--quiet", "--bare", "-b", "main", bare.to_str().unwrap()]);
-    let out = ok(root, &home, &["hook", "install", "--repo", bare.to_str().unwrap()]);
-    assert!(out.contains("pre-receive"), "{out}");
+/// lighttpd running `git http-backend` on a free loopback port, with basic authentication
+/// for every URL under /git (users admin, ann, bo and mallory, each with the password
+/// `<name>-secret`), serving the bare archive `chess.git` with ravenpost's hook installed.
+struct Http {
+    _lighttpd: Server,
+    home: PathBuf,
+    bare: PathBuf,
+    port: u16,
+}
 
-    // lighttpd: basic authentication for every URL under /git, which runs git http-backend.
-    let exec_path = git(root, &home, &["--exec-path"]).trim().to_string();
-    let users = root.join("users");
-    std::fs::write(&users, "admin:admin-secret\nann:ann-secret\nbo:bo-secret\n").unwrap();
-    let port = free_port();
-    let config = root.join("lighttpd.conf");
-    std::fs::write(
-        &config,
-        format!(
-            r#"server.port = {port}
+impl Http {
+    fn start(root: &Path) -> Http {
+        let lighttpd = sbin("lighttpd");
+        require(&lighttpd, &["-v"], "lighttpd");
+        let home = identity(&root.join("home"), "Admin", "admin@example.org");
+        let repos = root.join("repos");
+        let www = root.join("www");
+        std::fs::create_dir_all(&www).unwrap();
+        let bare = repos.join("chess.git");
+        git(root, &home, &["init", "--quiet", "--bare", "-b", "main", bare.to_str().unwrap()]);
+        let out = ok(root, &home, &["hook", "install", "--repo", bare.to_str().unwrap()]);
+        assert!(out.contains("pre-receive"), "{out}");
+
+        // lighttpd: basic authentication for every URL under /git, which runs git http-backend.
+        let exec_path = git(root, &home, &["--exec-path"]).trim().to_string();
+        let users = root.join("users");
+        std::fs::write(&users, "admin:admin-secret\nann:ann-secret\nbo:bo-secret\nmallory:mallory-secret\n")
+            .unwrap();
+        let port = free_port();
+        let config = root.join("lighttpd.conf");
+        std::fs::write(
+            &config,
+            format!(
+                r#"server.port = {port}
 server.bind = "127.0.0.1"
 server.document-root = "{www}"
 server.errorlog = "{root}/lighttpd-error.log"
@@ -405,38 +414,38 @@ auth.backend = "plain"
 auth.backend.plain.userfile = "{users}"
 auth.require = ("/git" => ("method" => "basic", "realm" => "ravenpost club", "require" => "valid-user"))
 "#,
-            www = www.display(),
-            root = root.display(),
-            repos = repos.display(),
-            users = users.display(),
-        ),
-    )
-    .unwrap();
-    let mut child = Command::new(&lighttpd)
-        .arg("-D")
-        .arg("-f")
-        .arg(&config)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("{lighttpd}: {e}: install lighttpd (.ci/run does)"));
-    wait_for_port(&mut child, port, "lighttpd");
-    let _lighttpd = Server(child);
-
-    let url = |who: &str| format!("http://{who}:{who}-secret@127.0.0.1:{port}/git/chess.git");
-    // Without credentials, or with a wrong password, the server answers nothing.
-    for (anonymous, says) in [
-        (format!("http://127.0.0.1:{port}/git/chess.git"), "could not read Username"),
-        (format!("http://ann:bo-secret@127.0.0.1:{port}/git/chess.git"), "Authentication failed"),
-    ] {
-        let o = git_command(root, &home)
-            .args(["-c", "credential.helper=", "ls-remote", &anonymous])
-            .env("GIT_TERMINAL_PROMPT", "0")
-            .output()
-            .unwrap();
-        assert!(!o.status.success() && text(&o).contains(says), "{anonymous}: {}", text(&o));
+                www = www.display(),
+                root = root.display(),
+                repos = repos.display(),
+                users = users.display(),
+            ),
+        )
+        .unwrap();
+        let mut child = Command::new(&lighttpd)
+            .arg("-D")
+            .arg("-f")
+            .arg(&config)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("{lighttpd}: {e}: install lighttpd (.ci/run does)"));
+        wait_for_port(&mut child, port, "lighttpd");
+        Http { _lighttpd: Server(child), home, bare, port }
     }
 
+    /// The URL of the archive with `who`'s credentials.
+    fn url(&self, who: &str) -> String {
+        format!("http://{who}:{who}-secret@127.0.0.1:{}/git/chess.git", self.port)
+    }
+}
+
+#[test]
+fn smart_http_with_basic_authentication_refuses_a_move_pushed_by_the_opponents_account() {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path();
+    let http = Http::start(root);
+    let (home, bare) = (http.home.clone(), http.bare.clone());
+    let url = |who: &str| http.url(who);
     let admin = root.join("admin");
     clone_as(&home, &url("admin"), &admin, "Admin", &[]);
     admin_sets_up(&home, &admin);
@@ -452,6 +461,140 @@ auth.require = ("/git" => ("method" => "basic", "realm" => "ravenpost club", "re
     club.play(0, 3);
     club.forged_move_is_refused(4, MOVES[3], "REMOTE_USER", &tip);
     club.finish(&|| git(&bare, &home, &["log", "--format=%an", "main"]));
+}
+
+/// Adds the tags `tags` to the game file that the last commit of `dir` created, and amends
+/// that commit: a game file written by hand.
+fn amend_with_tags(dir: &Path, home: &Path, file: &str, tags: &str) {
+    let path = dir.join(file);
+    let pgn = std::fs::read_to_string(&path).unwrap();
+    let at = pgn.find("[Ruleset ").expect("a Ruleset tag");
+    let end = at + pgn[at..].find('\n').unwrap() + 1;
+    std::fs::write(&path, format!("{}{tags}{}", &pgn[..end], &pgn[end..])).unwrap();
+    git(dir, home, &["commit", "--quiet", "--all", "--amend", "--no-edit"]);
+}
+
+/// The archive of `admin` registers Ann's and Bo's accounts; mallory (who may push) tries to
+/// set up games in their names: `new` refuses a tag naming her for Ann, and the server
+/// refuses a hand-written game naming her for Ann, a game of theirs she pushes without
+/// tags, and a game with her account on both sides. Nothing lands and nobody is rated; a
+/// game Ann sets up with her own account lands.
+fn a_stranger_sets_up_games_in_registered_players_names(
+    home: &Path,
+    admin: &Path,
+    mallory: &Path,
+    ann: &Path,
+    variable: &str,
+    tip: &dyn Fn() -> String,
+) {
+    let out = ok(admin, home, &["init", "--admin", "admin", "--account", "Ann=ann", "--account", "Bo=bo"]);
+    assert!(out.contains("Initialised"), "{out}");
+    ok(admin, home, &["sync"]);
+    ok(mallory, home, &["sync"]);
+    ok(ann, home, &["sync"]);
+    let before = tip();
+    let new = ["new", "gygax", "--white", "Ann", "--black", "Bo", "--id"];
+    let o = run(
+        mallory,
+        home,
+        &[&new[..], &["forged", "--white-account", "mallory", "--black-account", "bo"]].concat(),
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains(
+            "--white-account: the WhiteAccount tag names `mallory` for Ann, but ravenpost.yaml registers Ann's steps to the account `ann`"
+        ),
+        "{}",
+        text(&o)
+    );
+    let pushed = |dir: &Path, reason: &str| {
+        let o = git_out(dir, home, &["push", "origin", "main"]);
+        let id = git(dir, home, &["rev-parse", "--short=12", "HEAD"]);
+        let want = format!("remote: ravenpost: {} {}: {reason}", "forged", id.trim());
+        assert!(!o.status.success() && text(&o).contains(&want), "expected {want:?} in {}", text(&o));
+        assert_eq!(tip(), before, "the server's branch moved");
+        git(dir, home, &["reset", "--quiet", "--hard", "origin/main"]);
+    };
+    // A hand-written game naming mallory for both players.
+    ok(mallory, home, &[&new[..], &["forged"]].concat());
+    amend_with_tags(
+        mallory,
+        home,
+        "games/gygax/forged.pgn",
+        "[WhiteAccount \"mallory\"]\n[BlackAccount \"mallory\"]\n",
+    );
+    pushed(
+        mallory,
+        "the WhiteAccount tag names `mallory` for Ann, but ravenpost.yaml registers Ann's steps to the account `ann`",
+    );
+    // Without account tags the registry names the players' accounts, and mallory has none.
+    ok(mallory, home, &[&new[..], &["forged"]].concat());
+    pushed(
+        mallory,
+        &format!(
+            "a new game may be pushed by its players' or an admin's account (one of the accounts `ann`, `bo`, `admin`), but this push was authenticated as `mallory` ({variable})"
+        ),
+    );
+    // Players nobody registered: one account on both sides is refused as `new` refuses it.
+    ok(mallory, home, &["new", "gygax", "--white", "Cy", "--black", "Di", "--id", "forged"]);
+    amend_with_tags(
+        mallory,
+        home,
+        "games/gygax/forged.pgn",
+        "[WhiteAccount \"mallory\"]\n[BlackAccount \"mallory\"]\n",
+    );
+    pushed(
+        mallory,
+        "the account `mallory` is named for both players: each player pushes from their own account",
+    );
+    // Nothing landed, so nobody is rated; Ann's own game with her account lands.
+    ok(admin, home, &["sync"]);
+    let ratings: serde_json::Value = serde_json::from_str(&ok(admin, home, &["ratings", "--json"])).unwrap();
+    assert_eq!(ratings["games"], serde_json::json!([]), "{ratings}");
+    ok(ann, home, &[&new[..], &["real", "--white-account", "ann", "--black-account", "bo"]].concat());
+    let out = ok(ann, home, &["sync"]);
+    assert!(out.contains("Pushed 1 commit"), "{out}");
+}
+
+#[test]
+fn mallorys_game_in_ann_and_bos_names_was_accepted_over_gitolite() {
+    let t = tempfile::tempdir().unwrap();
+    let g = Gitolite::start(t.path(), |rc| rc);
+    g.configure("\nrepo chess\n    RW = admin ann bo mallory\n");
+    g.install(&["--gitolite", "common"]);
+    let dir = |who: &str| g.root.join(format!("chess-{who}"));
+    for (who, name) in [("admin", "Admin"), ("mallory", "Mallory"), ("ann", "Ann")] {
+        g.clone_as("chess", &dir(who), name, who);
+    }
+    let bare = g.gl.join("repositories/chess.git");
+    let tip = || git(&bare, &g.home, &["rev-parse", "--verify", "--quiet", "refs/heads/main"]);
+    a_stranger_sets_up_games_in_registered_players_names(
+        &g.home,
+        &dir("admin"),
+        &dir("mallory"),
+        &dir("ann"),
+        "GL_USER",
+        &tip,
+    );
+}
+
+#[test]
+fn mallorys_game_in_ann_and_bos_names_was_accepted_over_smart_http() {
+    let t = tempfile::tempdir().unwrap();
+    let http = Http::start(t.path());
+    let dir = |who: &str| t.path().join(who);
+    for (who, name) in [("admin", "Admin"), ("mallory", "Mallory"), ("ann", "Ann")] {
+        clone_as(&http.home, &http.url(who), &dir(who), name, &[]);
+    }
+    let tip = || git(&http.bare, &http.home, &["rev-parse", "--verify", "--quiet", "refs/heads/main"]);
+    a_stranger_sets_up_games_in_registered_players_names(
+        &http.home,
+        &dir("admin"),
+        &dir("mallory"),
+        &dir("ann"),
+        "REMOTE_USER",
+        &tip,
+    );
 }
 
 #[test]

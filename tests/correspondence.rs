@@ -758,8 +758,9 @@ fn two_racing_sync_pushes_one_wins() {
     assert!(text(&o).contains("have both moved on"), "{}", text(&o));
 }
 
-/// The hook refuses a push that deletes a game file, on any branch; it checks branches
-/// other than main by the same rules, and refuses tags and branch deletions.
+/// The hook refuses a push that deletes a game file; it refuses a branch other than the
+/// archive's own (a stranger's other history of `main` among them), tags and branch
+/// deletions.
 #[test]
 fn the_hook_refuses_deleted_games_tags_and_branch_deletions() {
     let s = setup();
@@ -768,20 +769,20 @@ fn the_hook_refuses_deleted_games_tags_and_branch_deletions() {
     let id = git(&s.ann, &s.home, &["rev-parse", "--short=12", "HEAD"]);
     refused(&s, false, &format!("g {}: the game file was deleted; games are never deleted", id.trim()));
 
-    // Another branch with a legal move is accepted; a deletion on it is not.
+    // Another branch, even with a legal move, is not the archive's: refused.
     ok(&s.ann, &s.home, &["move", "g", "2e3", "--as", "Ann"]);
     let push = |args: &[&str]| git_out(&s.ann, &s.home, &[&["push", "origin"][..], args].concat());
     let o = push(&["HEAD:refs/heads/side"]);
-    assert!(o.status.success(), "{}", text(&o));
-    let head = git(&s.ann, &s.home, &["rev-parse", "HEAD"]);
-    assert_eq!(git(&s.server, &s.home, &["rev-parse", "refs/heads/side"]), head);
-    git(&s.ann, &s.home, &["rm", "-q", GAME]);
-    git(&s.ann, &s.home, &["commit", "-q", "-m", "g: gone"]);
-    let o = push(&["HEAD:refs/heads/side"]);
-    assert!(!o.status.success());
-    assert!(text(&o).contains("remote: ravenpost: g "), "{}", text(&o));
-    assert!(text(&o).contains(": the game file was deleted; games are never deleted"), "{}", text(&o));
-    assert_eq!(git(&s.server, &s.home, &["rev-parse", "refs/heads/side"]), head);
+    assert!(!o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains(
+            "remote: ravenpost: refs/heads/side: only the archive's branch main may be pushed (ravenpost.yaml `branches:` lists any others a club allows)"
+        ),
+        "{}",
+        text(&o)
+    );
+    let o = git_out(&s.server, &s.home, &["rev-parse", "--verify", "--quiet", "refs/heads/side"]);
+    assert!(!o.status.success(), "the server has a branch side");
 
     git(&s.ann, &s.home, &["tag", "t1", "HEAD~1"]);
     let o = push(&["t1"]);
@@ -792,15 +793,191 @@ fn the_hook_refuses_deleted_games_tags_and_branch_deletions() {
         "{}",
         text(&o)
     );
-    let o = push(&[":refs/heads/side"]);
+    let o = push(&[":refs/heads/main"]);
     assert!(!o.status.success());
     assert!(
-        text(&o).contains("remote: ravenpost: refs/heads/side: deleting a branch is refused"),
+        text(&o).contains("remote: ravenpost: refs/heads/main: deleting a branch is refused"),
         "{}",
         text(&o)
     );
-    assert_eq!(git(&s.server, &s.home, &["rev-parse", "refs/heads/side"]), head);
     assert_eq!(git(&s.server, &s.home, &["tag"]), "");
+}
+
+/// A new branch carrying another history of `main` (a stranger's rewrite of the games)
+/// was accepted beside it; a club that allows other branches names them in ravenpost.yaml.
+#[test]
+fn a_new_branch_with_another_history_of_main_was_accepted() {
+    let s = setup();
+    play_four(&s);
+    let tip = s.server_tip();
+    // Bo rewrites Ann's last move on a branch of his own.
+    git(&s.bo, &s.home, &["reset", "--quiet", "--hard", "HEAD~2"]);
+    ok(&s.bo, &s.home, &["move", "g", "2d3", "--as", "Ann", "--author", "Ann <ann@example.org>"]);
+    let o = git_out(&s.bo, &s.home, &["push", "origin", "HEAD:refs/heads/main-fixed"]);
+    assert!(!o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains("refs/heads/main-fixed: only the archive's branch main may be pushed"),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(s.server_tip(), tip);
+
+    // An archive whose ravenpost.yaml allows `review/*` takes pushes there, judged as main's.
+    let t = tempfile::tempdir().unwrap();
+    let server = t.path().join("allowing.git");
+    git(t.path(), &s.home, &["init", "--quiet", "--bare", "-b", "main", server.to_str().unwrap()]);
+    ok(t.path(), &s.home, &["hook", "install", "--repo", server.to_str().unwrap()]);
+    let dir = t.path().join("clone");
+    git(t.path(), &s.home, &["clone", "--quiet", server.to_str().unwrap(), dir.to_str().unwrap()]);
+    ok(&dir, &s.home, &["init"]);
+    std::fs::write(
+        dir.join("ravenpost.yaml"),
+        format!("{}branches:\n- review/*\n", std::fs::read_to_string(dir.join("ravenpost.yaml")).unwrap()),
+    )
+    .unwrap();
+    git(&dir, &s.home, &["commit", "--quiet", "--all", "--amend", "--no-edit"]);
+    ok(&dir, &s.home, &["sync"]);
+    ok(&dir, &s.home, &["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "g"]);
+    let o = git_out(&dir, &s.home, &["push", "origin", "HEAD:refs/heads/review/g"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let o = git_out(&dir, &s.home, &["push", "origin", "HEAD:refs/heads/other"]);
+    assert!(
+        !o.status.success() && text(&o).contains("refs/heads/other: only the archive's branch main"),
+        "{}",
+        text(&o)
+    );
+}
+
+/// Commits `file` with `contents` in Ann's clone, by plain git.
+fn commit_by_hand(s: &Setup, file: &str, contents: &[u8]) {
+    let path = s.ann.join(file);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, contents).unwrap();
+    git(&s.ann, &s.home, &["add", file]);
+    git(&s.ann, &s.home, &["commit", "--quiet", "-m", file]);
+}
+
+#[test]
+fn game_ids_that_break_other_systems_and_a_40_mb_readme_were_accepted() {
+    let s = setup();
+    let start = std::fs::read(s.ann.join(GAME)).unwrap();
+    for (file, why) in [
+        ("games/gygax/CON.pgn", "games/gygax/CON.pgn: `CON.pgn` is a device name on Windows"),
+        ("games/gygax/nul.pgn", "games/gygax/nul.pgn: `nul.pgn` is a device name on Windows"),
+        (
+            "games/gygax/-rf.pgn",
+            "games/gygax/-rf.pgn: `-rf.pgn` starts with `-`, which command lines read as an option",
+        ),
+        (
+            "games/gygax/G.pgn",
+            "games/gygax/G.pgn: `G.pgn` differs from `g.pgn` beside it only in case: on macOS and Windows they would be one file",
+        ),
+    ] {
+        commit_by_hand(&s, file, &start);
+        refused_in(&s, file, false, why);
+    }
+    // `new` refuses the same ids.
+    for (id, why) in [("aux", "is a device name on Windows"), ("G", "differs only in case")] {
+        let o = run(&s.ann, &s.home, &["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", id]);
+        assert!(o.status.code() == Some(2) && text(&o).contains(why), "{id}: {}", text(&o));
+    }
+    // A file that is no record, over the 1 MiB limit.
+    commit_by_hand(&s, "README.md", &vec![b'x'; 2 << 20]);
+    refused_in(
+        &s,
+        "README.md",
+        false,
+        "README.md has 2 MiB, over the limit of 1 MiB for a file that is no record (ravenpost.yaml `limits: file-bytes:` may raise it)",
+    );
+    commit_by_hand(&s, "README.md", b"# Our games\n");
+    let o = git_out(&s.ann, &s.home, &["push", "origin", "main"]);
+    assert!(o.status.success(), "{}", text(&o));
+}
+
+/// An archive whose ravenpost.yaml sets `limits:`; its server and Ann's clone, where the
+/// game `g` is set up and pushed.
+fn limited(limits: &str, admins: &[&str]) -> Setup {
+    let t = tempfile::tempdir().unwrap();
+    let home = identity(&t.path().join("home"), "Referee", "referee@example.org");
+    let server = t.path().join("server.git");
+    git(t.path(), &home, &["init", "--quiet", "--bare", "-b", "main", server.to_str().unwrap()]);
+    ok(t.path(), &home, &["hook", "install", "--repo", server.to_str().unwrap()]);
+    let ann = t.path().join("ann");
+    git(t.path(), &home, &["clone", "--quiet", server.to_str().unwrap(), ann.to_str().unwrap()]);
+    git(&ann, &home, &["config", "user.name", "Ann"]);
+    git(&ann, &home, &["config", "user.email", "ann@example.org"]);
+    let mut init = vec!["init"];
+    for a in admins {
+        init.extend(["--admin", a]);
+    }
+    ok(&ann, &home, &init);
+    let yaml = std::fs::read_to_string(ann.join("ravenpost.yaml")).unwrap();
+    std::fs::write(ann.join("ravenpost.yaml"), format!("{yaml}{limits}")).unwrap();
+    git(&ann, &home, &["commit", "--quiet", "--all", "--amend", "--no-edit"]);
+    ok(&ann, &home, &["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "g"]);
+    // Pushed by an admin, or by the account named like the player.
+    let by = admins.first().copied().unwrap_or("Ann");
+    let o = git_command(&ann, &home).args(["push", "origin", "main"]).env("GL_USER", by).output().unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    git(&ann, &home, &["fetch", "--quiet"]);
+    Setup { _t: t, home, server, bo: ann.clone(), ann }
+}
+
+#[test]
+fn a_game_over_the_archives_ply_limit_is_refused_before_it_is_replayed() {
+    let s = limited("limits:\n  plies: 4\n", &[]);
+    for (m, who) in ["2e3", "Sa3b6", "Rx3b6", "U2c6", "2d3"].iter().zip(["Ann", "Bo", "Ann", "Bo", "Ann"]) {
+        ok(&s.ann, &s.home, &["move", "g", m, "--as", who]);
+    }
+    git(&s.ann, &s.home, &["reset", "--quiet", "--soft", "origin/main"]);
+    git(&s.ann, &s.home, &["commit", "--quiet", "-m", "g: five plies at once"]);
+    refused(
+        &s,
+        false,
+        "the game has 5 plies, over the limit of 4 (ravenpost.yaml `limits: plies:` may raise it)",
+    );
+}
+
+#[test]
+fn any_gitattributes_edit_was_accepted_from_any_pusher() {
+    let s = limited("", &["admin"]);
+    let attributes = std::fs::read_to_string(s.ann.join(".gitattributes")).unwrap();
+    std::fs::write(s.ann.join(".gitattributes"), format!("{attributes}*.pgn filter=mine\n")).unwrap();
+    git(&s.ann, &s.home, &["commit", "--quiet", "--all", "-m", "attributes"]);
+    let push = |who: &str| {
+        git_command(&s.ann, &s.home).args(["push", "origin", "main"]).env("GL_USER", who).output().unwrap()
+    };
+    let o = push("ann");
+    assert!(!o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains(".gitattributes may be changed only by an admin (the account `admin`, ravenpost.yaml admins), but this push was authenticated as `ann` (GL_USER)"),
+        "{}",
+        text(&o)
+    );
+    let o = push("admin");
+    assert!(o.status.success(), "{}", text(&o));
+}
+
+#[test]
+fn sync_took_a_move_made_in_your_name_by_your_opponent() {
+    let s = setup();
+    // Bo plays Ann's first move in her name from his clone; the server names no pusher.
+    ok(&s.bo, &s.home, &["move", "g", "2e3", "--as", "Ann"]);
+    assert_eq!(git(&s.bo, &s.home, &["log", "-1", "--format=%an|%ce"]).trim(), "Ann|bo@example.org");
+    let o = git_out(&s.bo, &s.home, &["push", "origin", "main"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let before = git(&s.ann, &s.home, &["rev-parse", "HEAD"]);
+    let o = run(&s.ann, &s.home, &["sync"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let id = git(&s.bo, &s.home, &["rev-parse", "--short=12", "HEAD"]);
+    let want = format!(
+        "ravenpost: g {}: a step in your name (Ann) that you did not make: committed by Bo <bo@example.org>, unsigned",
+        id.trim()
+    );
+    assert!(text(&o).contains(&want), "expected {want:?} in {}", text(&o));
+    assert_eq!(git(&s.ann, &s.home, &["rev-parse", "HEAD"]), before, "Ann's branch moved");
+    // Bo's own clone takes it: the step is not in his name.
+    ok(&s.bo, &s.home, &["sync"]);
 }
 
 /// Signing keys as players keep them: a private key with a passphrase (read through

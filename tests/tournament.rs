@@ -626,3 +626,38 @@ fn odd_tournament_pairings_did_not_name_the_bye() {
     byes.sort();
     assert_eq!(byes, players, "each player sits out once: {out}");
 }
+
+/// A game in two registered players' names, written by hand with a stranger's account
+/// tags and committed with plain git, then resigned: `verify` reports it, and
+/// `ratings` nor `standings` count it (Ann stayed at 1500, Bo too).
+#[test]
+fn a_forged_game_contradicting_the_registry_moved_the_ratings() {
+    let t = tempfile::tempdir().unwrap();
+    let home = identity(&t.path().join("home"), "Mallory", "mallory@example.org");
+    let dir = t.path().join("club");
+    std::fs::create_dir_all(&dir).unwrap();
+    ok_at(&dir, &home, T0, &["init", "--account", "Ann=ann", "--account", "Bo=bo"]);
+    ok_at(&dir, &home, T0, &["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "forged"]);
+    let file = dir.join("games/gygax/forged.pgn");
+    let pgn = std::fs::read_to_string(&file).unwrap();
+    let at = pgn.find("[Ruleset ").unwrap();
+    let end = at + pgn[at..].find('\n').unwrap() + 1;
+    let tags = "[WhiteAccount \"mallory\"]\n[BlackAccount \"mallory\"]\n";
+    std::fs::write(&file, format!("{}{tags}{}", &pgn[..end], &pgn[end..])).unwrap();
+    git(&dir, &home, &["commit", "--quiet", "--all", "--amend", "--no-edit"]);
+    ok_at(&dir, &home, T0 + 60, &["move", "forged", "2e3", "--as", "Ann"]);
+    ok_at(&dir, &home, T0 + 120, &["resign", "forged", "--as", "Bo"]);
+    let o = run_at(&dir, &home, T0 + 180, &["verify"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        text(&o).contains(
+            "the WhiteAccount tag names `mallory` for Ann, but ravenpost.yaml registers Ann's steps to the account `ann`"
+        ),
+        "{}",
+        text(&o)
+    );
+    let ratings: serde_json::Value =
+        serde_json::from_str(&ok_at(&dir, &home, T0 + 180, &["ratings", "--json"])).unwrap();
+    assert_eq!(ratings["games"], serde_json::json!([]), "{ratings}");
+    assert_eq!(ratings["overall"], serde_json::json!([]), "{ratings}");
+}

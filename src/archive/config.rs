@@ -62,6 +62,10 @@ pub struct ArchiveConfig {
     /// without `WhiteAccount`/`BlackAccount` tags.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub accounts: std::collections::BTreeMap<String, Vec<String>>,
+    /// Branches other than the archive's own that the club's hook accepts pushes to (a
+    /// name, or a prefix ending in `*`: `review/*`); by default none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub branches: Vec<String>,
     /// How much outside input is taken (game file, message, file and ply limits); the
     /// defaults when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -159,6 +163,7 @@ impl Default for ArchiveConfig {
             diagrams: Diagrams::None,
             admins: Vec::new(),
             accounts: std::collections::BTreeMap::new(),
+            branches: Vec::new(),
             limits: None,
         }
     }
@@ -220,6 +225,14 @@ impl ArchiveConfig {
     /// The accounts this file lists, as the referee takes them.
     pub fn club_accounts(&self) -> crate::referee::players::ClubAccounts {
         crate::referee::players::ClubAccounts { admins: self.admins.clone(), players: self.accounts.clone() }
+    }
+
+    /// Whether the branch `name` (without `refs/heads/`) is one of [`ArchiveConfig::branches`].
+    pub fn allows_branch(&self, name: &str) -> bool {
+        self.branches.iter().any(|b| match b.strip_suffix('*') {
+            Some(prefix) => name.starts_with(prefix),
+            None => b == name,
+        })
     }
 
     /// The limits on outside input this file sets, else the defaults.

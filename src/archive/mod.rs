@@ -458,6 +458,30 @@ impl Archive {
         }
     }
 
+    /// The names of the entries of the folder `dir` (`""`: the root) at commit `at`; empty
+    /// when there is no such folder.
+    ///
+    /// # Errors
+    ///
+    /// As [`Archive::entry_mode_at`].
+    pub fn names_at(&self, at: CommitId, dir: &str) -> Result<Vec<String>, ArchiveError> {
+        let root = self.tree_of(&self.find_commit(at)?)?;
+        let tree = if dir.is_empty() {
+            root
+        } else {
+            match root.get_path(Path::new(dir)) {
+                Ok(entry) if entry.kind() == Some(ObjectType::Tree) => self
+                    .repo
+                    .find_tree(entry.id())
+                    .map_err(|e| ArchiveError::git_path("read tree", dir, e))?,
+                Ok(_) => return Ok(Vec::new()),
+                Err(e) if not_found(&e) => return Ok(Vec::new()),
+                Err(e) => return Err(ArchiveError::git_path("read tree", dir, e)),
+            }
+        };
+        Ok(tree.iter().map(|e| String::from_utf8_lossy(e.name_bytes()).into_owned()).collect())
+    }
+
     /// The problem of the entry at `path` in commit `at` if it is not a regular file
     /// under `games/` ([`crate::referee::layout::entry_problem`]).
     ///

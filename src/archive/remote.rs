@@ -186,6 +186,34 @@ impl Archive {
             .map_err(|e| ArchiveError::git_oid("compare commits", descendant.0, e))
     }
 
+    /// The repository's branches (`refs/heads/*`), by full name, sorted.
+    ///
+    /// # Errors
+    ///
+    /// Git failures.
+    pub fn branch_names(&self) -> Result<Vec<String>, ArchiveError> {
+        let refs =
+            self.repo.references_glob("refs/heads/*").map_err(|e| ArchiveError::git("list branches", e))?;
+        let mut names = Vec::new();
+        for r in refs {
+            let r = r.map_err(|e| ArchiveError::git("list branches", e))?;
+            if let Ok(name) = r.name() {
+                names.push(name.to_string());
+            }
+        }
+        names.sort();
+        Ok(names)
+    }
+
+    /// The commit the ref `refname` points at, if it exists.
+    ///
+    /// # Errors
+    ///
+    /// Git failures.
+    pub fn ref_tip(&self, refname: &str) -> Result<Option<CommitId>, ArchiveError> {
+        Ok(self.ref_target(refname)?.map(CommitId))
+    }
+
     /// The commits the repository's branches (`refs/heads/*`) point at, but `except`'s.
     ///
     /// # Errors

@@ -16,7 +16,7 @@ use crate::record::load;
 use super::army::{ArmyChoice, ChoiceStep, check_choice_step, choice_tags_problem, started_game_text};
 use super::clock::{PlyTimes, TimedVersion, is_timeout_claim, timeout_claim_problem};
 use super::layout::{GamePath, PathKind, classify};
-use super::players::required_key;
+use super::players::{ClubAccounts, choice_registry_problem, game_registry_problem, required_key};
 use super::problem::Problem;
 use super::step::{Growth, Step, check_created, check_step_read};
 
@@ -53,6 +53,15 @@ pub trait Evidence {
     /// When the tree cannot be read.
     fn definition(&self, path: &str) -> Result<Option<String>, Self::Error> {
         let _ = path;
+        Ok(None)
+    }
+    /// The player accounts the archive's `ravenpost.yaml` registers in the judged commit's
+    /// tree (a new game's account tags may name only those); `None` when it has no
+    /// readable settings file. By default there is none.
+    ///
+    /// # Errors
+    /// When the tree cannot be read.
+    fn club_accounts(&self) -> Result<Option<ClubAccounts>, Self::Error> {
         Ok(None)
     }
 }
@@ -117,6 +126,12 @@ pub fn judge_game_version<E: Evidence>(
             evidence.army_choice(path.id())?.as_deref(),
             &game,
         )
+    {
+        return Ok(Err(p));
+    }
+    if step == Step::Created
+        && let Some(club) = evidence.club_accounts()?
+        && let Some(p) = game_registry_problem(&club, &game)
     {
         return Ok(Err(p));
     }
@@ -201,6 +216,12 @@ pub fn judge_choice_version<E: Evidence>(
     let Ok(choice) = ArmyChoice::from_yaml(text) else { return Ok(Ok(step)) };
     if step == ChoiceStep::Created
         && let Some(p) = choice_tags_problem(&choice.tags)
+    {
+        return Ok(Err(p));
+    }
+    if step == ChoiceStep::Created
+        && let Some(club) = evidence.club_accounts()?
+        && let Some(p) = choice_registry_problem(&club, &choice)
     {
         return Ok(Err(p));
     }

@@ -170,6 +170,39 @@ pub fn classify(path: &str) -> PathKind {
     }
 }
 
+/// Why a new path is not portable, if it is not: one of its names is a device name on
+/// Windows (`CON`, `nul.pgn`, `com1.txt`: any case, any extension), starts with `-` (read
+/// as an option by command lines), or ends with `.` or a space (dropped by Windows).
+/// Collisions of names that differ only in case are the caller's to find (they depend on
+/// the tree), with [`case_collision`].
+pub fn portability_problem(path: &str) -> Option<String> {
+    const DEVICES: [&str; 4] = ["con", "prn", "aux", "nul"];
+    for name in path.split('/') {
+        let stem = name.split('.').next().unwrap_or(name).trim_end().to_ascii_lowercase();
+        let numbered = ["com", "lpt"]
+            .iter()
+            .any(|d| stem.strip_prefix(d).is_some_and(|n| n.len() == 1 && n.as_bytes()[0].is_ascii_digit()));
+        if DEVICES.contains(&stem.as_str()) || numbered {
+            return Some(format!(
+                "`{name}` is a device name on Windows (CON, PRN, AUX, NUL, COM0-9, LPT0-9, with any extension): a clone there could not hold it"
+            ));
+        }
+        if name.starts_with('-') {
+            return Some(format!("`{name}` starts with `-`, which command lines read as an option"));
+        }
+        if name.ends_with('.') || name.ends_with(' ') {
+            return Some(format!("`{name}` ends with `.` or a space, which Windows drops"));
+        }
+    }
+    None
+}
+
+/// The name among `siblings` (the other names in the new file's folder) that `name`
+/// differs from only in case: on macOS and Windows the two would be one file.
+pub fn case_collision<'a>(name: &str, siblings: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    siblings.into_iter().find(|s| *s != name && s.eq_ignore_ascii_case(name))
+}
+
 /// What is wrong with the tree entry at `path` of git file mode `mode` (as git writes
 /// it: `0o100644` a file, `0o120000` a symbolic link, `0o160000` a submodule): under
 /// `games/` only regular files (executable or not) may be; anything else is
@@ -190,6 +223,20 @@ pub fn entry_problem(path: &str, mode: u32) -> Option<super::Problem> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn game_ids_that_break_other_systems_were_accepted() {
+        for bad in
+            ["games/gygax/CON.pgn", "games/gygax/nul.pgn", "games/gygax/Com1.pgn", "games/gygax/-rf.pgn"]
+        {
+            assert!(portability_problem(bad).is_some(), "{bad}");
+        }
+        for fine in ["games/gygax/console.pgn", "games/gygax/com10.pgn", "games/gygax/a-b.pgn", "README.md"] {
+            assert_eq!(portability_problem(fine), None, "{fine}");
+        }
+        assert_eq!(case_collision("G.pgn", ["a.pgn", "g.pgn"]), Some("g.pgn"));
+        assert_eq!(case_collision("g.pgn", ["g.pgn", "h.pgn"]), None);
+    }
 
     #[test]
     fn the_allowed_files_are_no_records() {

@@ -104,16 +104,27 @@ pub struct Pusher {
 /// The accounts that may push `player`'s steps, and where they are listed: the game's
 /// account tag (`tag`: its name and value) if it has one, else the player's entry in
 /// `club`, else the account named like the player.
+///
+/// Where `club` registers the player, the registry wins: a tag narrows the registered
+/// accounts but never adds one (an account the tag names that is not registered to the
+/// player is left out; [`registry_problem`] refuses such a game when it is created).
 pub fn player_accounts(
     player: &str,
     tag: (&str, Option<&str>),
     club: &ClubAccounts,
 ) -> (Vec<String>, String) {
+    if let Some(registered) = club.players.get(player) {
+        if let (name, Some(value)) = tag {
+            let narrowed: Vec<String> =
+                split_accounts(value).into_iter().filter(|a| registered.contains(a)).collect();
+            if !narrowed.is_empty() {
+                return (narrowed, format!("{name} tag, within ravenpost.yaml accounts"));
+            }
+        }
+        return (registered.clone(), "ravenpost.yaml accounts".to_string());
+    }
     if let (name, Some(value)) = tag {
         return (split_accounts(value), format!("{name} tag"));
-    }
-    if let Some(accounts) = club.players.get(player) {
-        return (accounts.clone(), "ravenpost.yaml accounts".to_string());
     }
     (vec![player.to_string()], "no account listed for the player: the account of their name".to_string())
 }
@@ -153,6 +164,52 @@ pub fn push_problem(
             })
         }
     }
+}
+
+/// What is wrong with the account tags of a new game or army choice whose players and
+/// account tags are `players` (White, Black: name and tag value), as the archive's
+/// registry `club` stands: a tag that names an account registered to another player, or
+/// (where the player is registered) one not among the player's accounts; or one account
+/// on both sides. `None`: the tags may stand.
+pub fn registry_problem(club: &ClubAccounts, players: [(&str, Option<&str>); 2]) -> Option<Problem> {
+    let owner = |account: &str| {
+        club.players.iter().find(|(_, accounts)| accounts.iter().any(|a| a == account)).map(|(p, _)| p)
+    };
+    for (side, (player, value)) in Side::ALL.into_iter().zip(players) {
+        let Some(value) = value else { continue };
+        for account in split_accounts(value) {
+            let registered = club.players.get(player);
+            let foreign = owner(&account).filter(|o| o.as_str() != player);
+            if registered.is_some_and(|r| !r.contains(&account)) || foreign.is_some() {
+                return Some(Problem::AccountNotRegistered {
+                    player: player.to_string(),
+                    tag: account_tag(side).to_string(),
+                    account,
+                    owner: foreign.cloned(),
+                    registered: registered.cloned().unwrap_or_default(),
+                });
+            }
+        }
+    }
+    let of = |side: Side| {
+        let (name, value) = players[usize::from(side != Side::White)];
+        player_accounts(name, (account_tag(side), value), club).0
+    };
+    let (white, black) = (of(Side::White), of(Side::Black));
+    white.into_iter().find(|a| black.contains(a)).map(|account| Problem::SameAccountBothSides { account })
+}
+
+/// [`registry_problem`] for a new game.
+pub fn game_registry_problem(club: &ClubAccounts, game: &Game) -> Option<Problem> {
+    let (w, b) = (record::player(game, Side::White), record::player(game, Side::Black));
+    let tag = |s: Side| game.text.tag(account_tag(s));
+    registry_problem(club, [(&w, tag(Side::White)), (&b, tag(Side::Black))])
+}
+
+/// [`registry_problem`] for a new army choice (its tags become the game's).
+pub fn choice_registry_problem(club: &ClubAccounts, choice: &super::army::ArmyChoice) -> Option<Problem> {
+    let tag = |s: Side| choice.tags.get(account_tag(s)).map(String::as_str);
+    registry_problem(club, [(&choice.white, tag(Side::White)), (&choice.black, tag(Side::Black))])
 }
 
 /// [`push_problem`] for a game's step.
@@ -246,6 +303,54 @@ mod tests {
         let club = ClubAccounts { admins: vec!["boss".into()], ..Default::default() };
         assert_eq!(setup_push_problem(&by("boss"), &club), None);
         assert!(matches!(setup_push_problem(&by("ann"), &club), Some(Problem::SetupByNonAdmin { .. })));
+    }
+
+    fn registered() -> ClubAccounts {
+        let mut club = ClubAccounts::default();
+        club.players.insert("Ann".into(), vec!["ann".into()]);
+        club.players.insert("Bo".into(), vec!["bo".into()]);
+        club
+    }
+
+    #[test]
+    fn a_game_in_registered_players_names_with_a_strangers_account_tags_was_accepted() {
+        let club = registered();
+        let forged = [("Ann", Some("mallory")), ("Bo", Some("bo"))];
+        assert_eq!(
+            registry_problem(&club, forged).map(|p| p.to_string()).as_deref(),
+            Some(
+                "the WhiteAccount tag names `mallory` for Ann, but ravenpost.yaml registers Ann's steps to the account `ann`"
+            )
+        );
+        // And mallory may neither create it nor move in it: the registry wins over the tags.
+        assert!(matches!(
+            push_problem(&by("mallory"), &club, forged, None),
+            Some(Problem::CreatedByOutsider { .. })
+        ));
+        assert!(push_problem(&by("mallory"), &club, forged, Some("Ann")).is_some());
+        assert_eq!(push_problem(&by("ann"), &club, forged, Some("Ann")), None);
+    }
+
+    #[test]
+    fn an_account_registered_to_another_player_is_refused_in_a_tag() {
+        let club = registered();
+        let p = registry_problem(&club, [("Cy", Some("bo")), ("Di", None)]).unwrap();
+        assert_eq!(
+            p.to_string(),
+            "the WhiteAccount tag names `bo` for Cy, but ravenpost.yaml registers `bo` to Bo"
+        );
+        assert_eq!(registry_problem(&club, [("Ann", Some("ann")), ("Bo", None)]), None);
+    }
+
+    #[test]
+    fn a_game_with_one_account_on_both_sides_was_accepted_by_the_hook() {
+        let none = ClubAccounts::default();
+        assert_eq!(
+            registry_problem(&none, [("Ann", Some("mallory")), ("Bo", Some("x, mallory"))]),
+            Some(Problem::SameAccountBothSides { account: "mallory".into() })
+        );
+        assert_eq!(registry_problem(&none, [("Ann", Some("ann")), ("Bo", Some("bo"))]), None);
+        assert_eq!(registry_problem(&none, [("Ann", None), ("Bo", None)]), None);
     }
 
     #[test]

@@ -21,6 +21,14 @@ pub fn time_from_unix(seconds: i64) -> Time {
     DateTime::from_timestamp(seconds, 0).unwrap_or(if seconds > 0 { Time::MAX_UTC } else { Time::MIN_UTC })
 }
 
+/// Whom the registry gives `account` (for [`Problem::AccountNotRegistered`]).
+fn registered_to(account: &str, owner: Option<&str>, player: &str, registered: &[String]) -> String {
+    match owner {
+        Some(o) => format!("`{account}` to {o}"),
+        None => format!("{player}'s steps to {}", accounts_list(registered)),
+    }
+}
+
 /// Account names for a message: `` `ann` ``, `` `ann` or `ann2` ``.
 fn accounts_list(accounts: &[String]) -> String {
     let quoted: Vec<String> = accounts.iter().map(|a| format!("`{a}`")).collect();
@@ -519,6 +527,30 @@ pub enum Problem {
         /// The accounts that may.
         accounts: Vec<String>,
     },
+    /// A new game's account tag names an account the archive's registry does not give
+    /// that player.
+    #[error(
+        "the {tag} tag names `{account}` for {player}, but ravenpost.yaml registers {}",
+        registered_to(.account, .owner.as_deref(), .player, .registered)
+    )]
+    AccountNotRegistered {
+        /// The player the tag is for.
+        player: String,
+        /// The tag (`WhiteAccount` / `BlackAccount`).
+        tag: String,
+        /// The account it names.
+        account: String,
+        /// The player the registry gives the account to, if another.
+        owner: Option<String>,
+        /// The accounts the registry gives the player (empty: none listed).
+        registered: Vec<String>,
+    },
+    /// One account named for both sides of a new game: its holder could play both.
+    #[error("the account `{account}` is named for both players: each player pushes from their own account")]
+    SameAccountBothSides {
+        /// The account.
+        account: String,
+    },
     /// The archive's first commit pushed by an account that is no admin.
     #[error(
         "the archive's set-up commit may be pushed only by an admin ({}, ravenpost.yaml admins), but this push was authenticated as `{pusher}` ({variable})",
@@ -580,6 +612,76 @@ pub enum Problem {
     NotABranch {
         /// The ref.
         refname: String,
+    },
+    /// A step fetched by `sync` made in the syncing player's name by someone else: not
+    /// committed by them, not signed, and on a server that vouches for no account of theirs.
+    #[error(
+        "a step in your name ({player}) that you did not make: committed by {committer}, unsigned, and the game lists no server account of yours that would have vouched for it"
+    )]
+    NotYourStep {
+        /// The player (you).
+        player: String,
+        /// Who committed it (`Name <email>`).
+        committer: String,
+    },
+    /// A push to a branch other than the archive's own, which its settings do not allow.
+    #[error(
+        "{refname}: only the archive's branch {branch} may be pushed (ravenpost.yaml `branches:` lists any others a club allows)"
+    )]
+    OtherBranch {
+        /// The ref pushed.
+        refname: String,
+        /// The archive's branch.
+        branch: String,
+    },
+    /// A file larger than the archive's limit for its kind.
+    #[error(
+        "{path} has {}, over the limit of {} for {what} (ravenpost.yaml `limits: {key}:` may raise it)",
+        super::limits::size_in_words(*.size),
+        super::limits::size_in_words(*.limit)
+    )]
+    FileTooLarge {
+        /// The path.
+        path: String,
+        /// Its size in bytes.
+        size: u64,
+        /// The limit in bytes.
+        limit: u64,
+        /// What kind of file: `a game file`, `a file that is no record`.
+        what: String,
+        /// The `limits:` key.
+        key: String,
+    },
+    /// A game with more plies than the archive's limit.
+    #[error(
+        "the game has {plies} plies, over the limit of {limit} (ravenpost.yaml `limits: plies:` may raise it)"
+    )]
+    TooManyPlies {
+        /// The plies the file holds.
+        plies: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// A new path that some systems cannot hold or that another path collides with.
+    #[error("{path}: {why}")]
+    NotPortable {
+        /// The path.
+        path: String,
+        /// The rule it breaks.
+        why: String,
+    },
+    /// `.gitattributes` changed in a push by an account that is no admin.
+    #[error(
+        ".gitattributes may be changed only by an admin ({}, ravenpost.yaml admins), but this push was authenticated as `{pusher}` ({variable})",
+        accounts_list(.admins)
+    )]
+    AttributesByNonAdmin {
+        /// The account that pushed.
+        pusher: String,
+        /// The environment variable that named it.
+        variable: String,
+        /// The admin accounts.
+        admins: Vec<String>,
     },
 
     // ---- tournaments ---------------------------------------------------------------------

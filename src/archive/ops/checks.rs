@@ -69,6 +69,14 @@ impl<F: Fn() -> Result<Vec<FileVersion>, ArchiveError>> Evidence for CommitEvide
             other => other,
         }
     }
+
+    fn club_accounts(&self) -> Result<Option<crate::referee::players::ClubAccounts>, ArchiveError> {
+        let text = match self.archive.read_file_at(self.commit, crate::archive::ArchiveConfig::PATH) {
+            Err(ArchiveError::NotText { .. }) => None,
+            other => other?,
+        };
+        Ok(text.and_then(|t| crate::archive::ArchiveConfig::from_yaml(&t).ok()).map(|c| c.club_accounts()))
+    }
 }
 
 /// One line of `ravenpost status`.
@@ -363,11 +371,11 @@ impl LogLine {
 
 /// The namespace of the verdict cache: verdicts of this release's rules (a new release
 /// judges everything again).
-const VERDICTS: &str = concat!("referee-", env!("CARGO_PKG_VERSION"), "-1");
+const VERDICTS: &str = concat!("referee-", env!("CARGO_PKG_VERSION"), "-2");
 
 /// The namespace of the per-game cache of `verify`: a game's problems, keyed by its latest
 /// version, so that verifying an unchanged game reads one entry, not one per commit.
-const GAME_VERDICTS: &str = concat!("referee-", env!("CARGO_PKG_VERSION"), "-1-games");
+const GAME_VERDICTS: &str = concat!("referee-", env!("CARGO_PKG_VERSION"), "-2-games");
 
 /// A judged version as the verdict cache keeps it.
 #[derive(Debug, Serialize, Deserialize)]

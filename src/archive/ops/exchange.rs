@@ -28,6 +28,7 @@ use serde::Serialize;
 use crate::archive::{Archive, ArchiveCommit, ArmyChoice, CommitId, GamePath, PushOutcome};
 use crate::record;
 use crate::referee::judge::{self, Changed, CommitInfo, Finding};
+use crate::referee::limits::Limits;
 use crate::referee::players::{ClubAccounts, Pusher};
 use crate::referee::{Problem, Step};
 
@@ -330,14 +331,19 @@ pub fn check_range(archive: &Archive, old: Option<CommitId>, new: CommitId) -> R
     check_range_pushed(archive, old, new, None)
 }
 
+/// The archive's `ravenpost.yaml` at `commit` (`None` when it has no readable one).
+fn config_at(archive: &Archive, commit: CommitId) -> Result<Option<crate::archive::ArchiveConfig>, Failure> {
+    let text = match archive.read_file_at(commit, crate::archive::ArchiveConfig::PATH) {
+        Err(crate::archive::ArchiveError::NotText { .. }) => None,
+        other => other?,
+    };
+    Ok(text.and_then(|t| crate::archive::ArchiveConfig::from_yaml(&t).ok()))
+}
+
 /// The accounts the archive's `ravenpost.yaml` lists at `commit` (none when it has no
 /// readable settings file).
 fn club_accounts_at(archive: &Archive, commit: CommitId) -> Result<ClubAccounts, Failure> {
-    let text = archive.read_file_at(commit, crate::archive::ArchiveConfig::PATH)?;
-    Ok(text
-        .and_then(|t| crate::archive::ArchiveConfig::from_yaml(&t).ok())
-        .map(|c| c.club_accounts())
-        .unwrap_or_default())
+    Ok(config_at(archive, commit)?.map(|c| c.club_accounts()).unwrap_or_default())
 }
 
 /// As [`check_range`], for a push by `pusher` (as the git server authenticated it): each
@@ -370,11 +376,10 @@ fn check_range_known(
     known: &[CommitId],
     arrived: Option<i64>,
 ) -> Result<Vec<String>, Failure> {
-    let club = match pusher {
-        Some(p) => Some((p, club_accounts_at(archive, new)?)),
-        None => None,
-    };
+    let config = config_at(archive, new)?.unwrap_or_default();
+    let club = pusher.map(|p| (p, config.club_accounts()));
     let pushed = club.as_ref().map(|(p, c)| (*p, c));
+    let limits = config.limits();
     if let Some(o) = old
         && !archive.is_ancestor(o, new)?
     {
@@ -402,7 +407,7 @@ fn check_range_known(
                 }
             }
         }
-        for f in check_commit(archive, &c, by, arrived)? {
+        for f in check_commit(archive, &c, by, arrived, &limits)? {
             problems.push(format!("{} {}: {}", f.subject, c.commit.short(), f.problem));
         }
     }
@@ -416,7 +421,14 @@ fn check_commit(
     c: &ArchiveCommit,
     pushed: Option<(&Pusher, &ClubAccounts)>,
     arrived: Option<i64>,
+    limits: &Limits,
 ) -> Result<Vec<Finding>, Failure> {
+    // What no record may be, whatever it holds: too large, or a new name that other
+    // systems cannot hold.
+    let findings = file_findings(archive, c, pushed, limits)?;
+    if !findings.is_empty() {
+        return Ok(findings);
+    }
     let changes: Vec<(&str, Option<&[u8]>)> =
         c.changes.iter().map(|ch| (ch.path.as_str(), ch.contents.as_deref())).collect();
     let (mut findings, changed) = judge::classify_changes(&changes, c.parent.is_none());
@@ -450,7 +462,74 @@ fn check_commit(
         findings.push(Finding { subject: config.to_string(), problem });
     }
     if let Some(changed) = changed {
-        findings.extend(check_record(archive, c, changed, pushed, arrived)?);
+        findings.extend(check_record(archive, c, changed, pushed, arrived, limits)?);
+    }
+    Ok(findings)
+}
+
+/// The problems of the files a commit changes, as files: one over the archive's size
+/// limit for its kind, a new name that is not portable (a Windows device name, a leading
+/// `-`, a name that differs from another in its folder only by case), and a change of
+/// `.gitattributes` pushed by an account that is no admin. Each names the path and the rule.
+fn file_findings(
+    archive: &Archive,
+    c: &ArchiveCommit,
+    pushed: Option<(&Pusher, &ClubAccounts)>,
+    limits: &Limits,
+) -> Result<Vec<Finding>, Failure> {
+    use crate::referee::layout::{PathKind, case_collision, classify, portability_problem};
+    let mut findings = Vec::new();
+    for ch in &c.changes {
+        let Some(bytes) = &ch.contents else { continue };
+        let finding = |problem| Finding { subject: ch.path.clone(), problem };
+        let record =
+            !matches!(classify(&ch.path), PathKind::Allowed | PathKind::Attributes | PathKind::Other);
+        let (limit, what, key) = if record {
+            (limits.game_bytes, "a game file or other record", "game-bytes")
+        } else {
+            (limits.file_bytes, "a file that is no record", "file-bytes")
+        };
+        if bytes.len() as u64 > limit {
+            findings.push(finding(Problem::FileTooLarge {
+                path: ch.path.clone(),
+                size: bytes.len() as u64,
+                limit,
+                what: what.to_string(),
+                key: key.to_string(),
+            }));
+            continue;
+        }
+        let existed = match c.parent {
+            Some(p) => archive.entry_mode_at(p, &ch.path)?.is_some(),
+            None => false,
+        };
+        if !existed {
+            if let Some(why) = portability_problem(&ch.path) {
+                findings.push(finding(Problem::NotPortable { path: ch.path.clone(), why }));
+                continue;
+            }
+            let (dir, name) = ch.path.rsplit_once('/').unwrap_or(("", &ch.path));
+            let siblings = archive.names_at(c.commit, dir)?;
+            if let Some(other) = case_collision(name, siblings.iter().map(String::as_str)) {
+                let why = format!(
+                    "`{name}` differs from `{other}` beside it only in case: on macOS and Windows they would be one file"
+                );
+                findings.push(finding(Problem::NotPortable { path: ch.path.clone(), why }));
+                continue;
+            }
+        }
+        if ch.path == crate::referee::layout::ATTRIBUTES_PATH
+            && c.parent.is_some()
+            && let Some((p, club)) = pushed
+            && !club.admins.is_empty()
+            && !club.admins.contains(&p.account)
+        {
+            findings.push(finding(Problem::AttributesByNonAdmin {
+                pusher: p.account.clone(),
+                variable: p.variable.clone(),
+                admins: club.admins.clone(),
+            }));
+        }
     }
     Ok(findings)
 }
@@ -463,6 +542,7 @@ fn check_record(
     changed: Changed<'_>,
     pushed: Option<(&Pusher, &ClubAccounts)>,
     arrived: Option<i64>,
+    limits: &Limits,
 ) -> Result<Vec<Finding>, Failure> {
     let mut findings = Vec::new();
     let time = c.time.unix_seconds();
@@ -506,7 +586,7 @@ fn check_record(
                 findings.push(Finding { subject: name, problem });
             }
             for r in records {
-                findings.extend(check_record(archive, c, r, pushed, arrived)?);
+                findings.extend(check_record(archive, c, r, pushed, arrived, limits)?);
             }
         }
         Changed::Choice(id, bytes) => {
@@ -539,6 +619,15 @@ fn check_record(
                 findings.push(Finding { subject, problem: Problem::NotText });
                 return Ok(findings);
             };
+            // The plies counted before any is replayed (a ply takes at least two bytes).
+            if text.len() / 2 > limits.plies
+                && let Some(Ok(parsed)) = crate::notation::pgn::read_games(text).into_iter().next()
+                && parsed.moves.len() > limits.plies
+            {
+                let problem = Problem::TooManyPlies { plies: parsed.moves.len(), limit: limits.plies };
+                findings.push(Finding { subject, problem });
+                return Ok(findings);
+            }
             let previous = match c.parent {
                 Some(p) => archive.read_file_at(p, &game.path())?,
                 None => None,
@@ -599,11 +688,53 @@ pub fn hook_check(old: &str, new: &str, refname: &str) -> Result<Vec<String>, Fa
         (Some(new), None) => new,
         (_, problem) => return Ok(problem.into_iter().map(|p| p.to_string()).collect()),
     };
+    if let Some(problem) = other_branch_problem(&archive, refname, new)? {
+        return Ok(vec![problem.to_string()]);
+    }
     // A new branch: what other branches already hold was pushed before, by others.
     let known = if old.is_none() && pusher.is_some() { archive.branch_tips(refname)? } else { Vec::new() };
     // The server's clock says when the push arrived: no step may be dated later.
     let arrived = super::games::now().unix_seconds();
     check_range_known(&archive, old, new, pusher.as_ref(), &known, Some(arrived))
+}
+
+/// What is wrong with a push to `refname` (a branch) of the archive: a branch other than
+/// the archive's own, unless its `ravenpost.yaml` (as the archive's branch holds it, not as
+/// the push says) lists it under `branches:`. The archive's branch is the one the server's
+/// `HEAD` names; while that does not exist, the one branch there is (or, in an empty
+/// repository, the first pushed).
+fn other_branch_problem(archive: &Archive, refname: &str, new: CommitId) -> Result<Option<Problem>, Failure> {
+    let head = archive.branch().ok();
+    let head_tip = match &head {
+        Some(h) => archive.ref_tip(h)?,
+        None => None,
+    };
+    let (branch, tip) = match (head, head_tip) {
+        (Some(h), Some(t)) => (h, Some(t)),
+        _ => {
+            let mut others = archive.branch_names()?;
+            others.retain(|b| b != refname);
+            match others.as_slice() {
+                [] => return Ok(None),
+                [one] => (one.clone(), archive.ref_tip(one)?),
+                _ => {
+                    return Ok(Some(Problem::OtherBranch {
+                        refname: refname.to_string(),
+                        branch: others.join(", "),
+                    }));
+                }
+            }
+        }
+    };
+    if branch == refname {
+        return Ok(None);
+    }
+    let config = config_at(archive, tip.unwrap_or(new))?.unwrap_or_default();
+    let short = |r: &str| r.strip_prefix("refs/heads/").unwrap_or(r).to_string();
+    if config.allows_branch(&short(refname)) {
+        return Ok(None);
+    }
+    Ok(Some(Problem::OtherBranch { refname: refname.to_string(), branch: short(&branch) }))
 }
 
 /// `ravenpost hook check --explain`: how the hook will judge a push made now, with this
@@ -1249,11 +1380,67 @@ fn unpushed_legal(
 }
 
 fn verified(archive: &Archive, from: Option<CommitId>, to: CommitId, remote: &str) -> Result<(), Failure> {
-    let problems = check_range(archive, from, to)?;
+    let mut problems = check_range(archive, from, to)?;
+    if problems.is_empty() {
+        problems = not_my_steps(archive, from, to)?;
+    }
     if problems.is_empty() {
         return Ok(());
     }
     Err(SyncRefusal::Illegal { remote: remote.to_string(), problems }.into())
+}
+
+/// The steps among the commits after `from` up to `to` that were made in the name of the
+/// player this clone's identity is, but not by them ([`Problem::NotYourStep`]): authored
+/// as that player, committed by someone else, unsigned, in a game that lists no server
+/// account for them (and no `ravenpost.yaml` registry entry) by which a club server would
+/// have checked who pushed. One line a problem, as [`check_range`] gives them.
+fn not_my_steps(archive: &Archive, from: Option<CommitId>, to: CommitId) -> Result<Vec<String>, Failure> {
+    use crate::referee::players::{account_tag, email_tag};
+    let Ok(me) = archive.identity(None) else { return Ok(Vec::new()) };
+    let club = club_accounts_at(archive, to)?;
+    // Per game: the player this identity is there, unless an account vouches for them
+    // (read from the tags once; a game's tags never change).
+    let mut mine: std::collections::HashMap<String, Option<String>> = std::collections::HashMap::new();
+    let mut problems = Vec::new();
+    for c in archive.commits_between(from, to)? {
+        let Some(parent) = c.parent else { continue };
+        for ch in &c.changes {
+            let Some(path) = GamePath::parse(&ch.path) else { continue };
+            // A step, not the game's creation: the file was there before.
+            if ch.contents.is_none() || archive.entry_mode_at(parent, &ch.path)?.is_none() {
+                continue;
+            }
+            let player = mine.entry(ch.path.clone()).or_insert_with(|| {
+                let text = ch.contents.as_deref().and_then(|b| std::str::from_utf8(b).ok())?;
+                let tags = crate::notation::pgn::read_games(text).into_iter().next()?.ok()?;
+                let side = crate::engine::Side::ALL.into_iter().find(|&s| {
+                    let name = tags.tag(if s == crate::engine::Side::White { "White" } else { "Black" });
+                    name == Some(me.name.as_str())
+                        || tags
+                            .tag(email_tag(s))
+                            .is_some_and(|e| e.trim().eq_ignore_ascii_case(me.email.trim()))
+                })?;
+                let player = tags.tag(if side == crate::engine::Side::White { "White" } else { "Black" })?;
+                let vouched = tags.tag(account_tag(side)).is_some() || club.players.contains_key(player);
+                (!vouched).then(|| player.to_string())
+            });
+            let Some(player) = player.clone() else { continue };
+            if c.author_name != player {
+                continue;
+            }
+            let committer = archive.committer_of(c.commit)?;
+            if committer.email.eq_ignore_ascii_case(&me.email)
+                || archive.commit_signature(c.commit)?.is_some()
+            {
+                continue;
+            }
+            let committer = format!("{} <{}>", committer.name, committer.email);
+            let problem = Problem::NotYourStep { player, committer };
+            problems.push(format!("{} {}: {problem}", path.id(), c.commit.short()));
+        }
+    }
+    Ok(problems)
 }
 
 #[cfg(test)]

@@ -411,7 +411,10 @@ fn check_id(id: &str) -> Result<(), Failure> {
         && !id.ends_with(".pgn")
         && id.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
     if ok {
-        Ok(())
+        match crate::referee::layout::portability_problem(&format!("{id}.pgn")) {
+            Some(why) => Err(Failure::Usage(format!("--id `{id}`: {why}"))),
+            None => Ok(()),
+        }
     } else {
         Err(Failure::Usage(format!(
             "--id `{}`: use letters, digits, `-`, `_` and `.`, not starting with `.` and without `.pgn` (added for you)",
@@ -581,6 +584,14 @@ pub(super) fn new_game_tags(archive: &Archive, n: &NewGame, time: Timestamp) -> 
     }
     if let Some(id) = &n.id {
         check_id(id)?;
+        let ids: Vec<GamePath> = archive.list_games()?;
+        if let Some(other) = crate::referee::layout::case_collision(id, ids.iter().map(GamePath::id))
+            .filter(|o| *o != id.as_str())
+        {
+            return Err(Failure::Usage(format!(
+                "--id `{id}`: the archive has a game `{other}`, which differs only in case: on macOS and Windows the two files would be one"
+            )));
+        }
     }
     for (flag, e) in ["--white-email", "--black-email"].iter().zip(&n.emails) {
         if let Some(e) = e {
@@ -691,6 +702,20 @@ pub(super) fn new_game_tags(archive: &Archive, n: &NewGame, time: Timestamp) -> 
         return Err(Failure::Usage(format!(
             "--white-account and --black-account both list `{both}`: each player pushes from their own account"
         )));
+    }
+    // Where ravenpost.yaml registers accounts, a game may name only the player's own.
+    let given = |k: usize| n.accounts[k].as_deref();
+    if let Some(p) = crate::referee::players::registry_problem(
+        &config.club_accounts(),
+        [(&n.white, given(0)), (&n.black, given(1))],
+    ) {
+        let flag = if matches!(&p, crate::referee::Problem::AccountNotRegistered { tag, .. } if tag == "BlackAccount")
+        {
+            "--black-account"
+        } else {
+            "--white-account"
+        };
+        return Err(Failure::Usage(format!("{flag}: {p}")));
     }
     let tags: Vec<(String, String)> = tags.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
     if n.secret_armies {

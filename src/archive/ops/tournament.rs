@@ -10,7 +10,7 @@
 //! files through `status`'s standings cache ([`super::status`]).
 //!
 //! Ratings are Elo as the `skillratings` crate computes it ([`ELO_K`], [`ELO_START`]): every
-//! finished game (decisive or drawn) rated once, in the order its result was committed
+//! finished game (decisive or drawn) that `verify` finds clean rated once, in the order its result was committed
 //! (then by game id), each player starting at [`ELO_START`]; one list over all variants
 //! and one per variant.
 
@@ -237,18 +237,28 @@ pub fn standings(archive: &Archive, name: Option<&str>) -> Result<Vec<Standings>
         None => list_tournaments(archive)?,
     };
     let lines = status(archive)?;
+    let unclean = unclean_games(archive)?;
     let mut out = Vec::new();
     for n in names {
         let t = read_tournament(archive, tip, &n)?;
         let result = |id: &str| {
             lines
                 .iter()
-                .find(|l| l.id == id && l.variant == t.variant && l.problem.is_none())
+                .find(|l| {
+                    l.id == id && l.variant == t.variant && l.problem.is_none() && !unclean.contains(id)
+                })
                 .and_then(|l| Outcome::from_token(&l.result))
         };
         out.push(tournament::standings(&t, result));
     }
     Ok(out)
+}
+
+/// The games `verify` finds a problem in (a forged step, tags the registry contradicts):
+/// neither ratings nor standings count them.
+fn unclean_games(archive: &Archive) -> Result<std::collections::BTreeSet<String>, Failure> {
+    let report = super::checks::verify(archive, None, &mut |_, _| {})?;
+    Ok(report.problems.into_iter().map(|p| p.game).filter(|g| !g.is_empty()).collect())
 }
 
 /// One player's rating.
@@ -368,9 +378,11 @@ pub fn ratings(archive: &Archive, from: Option<&str>, to: Option<&str>) -> Resul
     let first = from.map(|d| parse_day("--from", d)).transpose()?;
     let last = to.map(|d| parse_day("--to", d)).transpose()?;
     let index = archive.index()?;
+    let unclean = unclean_games(archive)?;
     let mut games = Vec::new();
     for l in status(archive)? {
-        let Some(o) = Outcome::from_token(&l.result).filter(|_| l.problem.is_none()) else { continue };
+        let clean = l.problem.is_none() && !unclean.contains(&l.id);
+        let Some(o) = Outcome::from_token(&l.result).filter(|_| clean) else { continue };
         let Ok(path) = GamePath::new(&l.variant, &l.id) else { continue };
         let Some(v) = index.last_version(&path.path()) else { continue };
         let time = index.commit_at(v.position).time;
