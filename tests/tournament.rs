@@ -628,8 +628,8 @@ fn odd_tournament_pairings_did_not_name_the_bye() {
 }
 
 /// A game in two registered players' names, written by hand with a stranger's account
-/// tags and committed with plain git, then resigned: `verify` reports it, and
-/// `ratings` nor `standings` count it (Ann stayed at 1500, Bo too).
+/// tags and committed with plain git, then resigned: `verify` reports it, and `ratings`
+/// does not count it (Ann stayed at 1500, Bo too).
 #[test]
 fn a_forged_game_contradicting_the_registry_moved_the_ratings() {
     let t = tempfile::tempdir().unwrap();
