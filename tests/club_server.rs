@@ -619,6 +619,10 @@ fn each_pusher_variable_reaches_the_hook_and_explain_says_who_pushed() {
         cmd.output().unwrap()
     };
     ok(&admin, &home, &["init", "--admin", "admin"]);
+    // The club allows the branch `copy` beside main (see the regression below).
+    let yaml = std::fs::read_to_string(admin.join("ravenpost.yaml")).unwrap();
+    std::fs::write(admin.join("ravenpost.yaml"), format!("{yaml}branches:\n- copy\n")).unwrap();
+    git(&admin, &home, &["commit", "--quiet", "--all", "--amend", "--no-edit"]);
     let args = ["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "g"];
     ok(&admin, &home, &[&args[..], &["--white-account", "ann", "--black-account", "bo"]].concat());
     // The hook was installed with --pusher-var CLUB_USER: a push that does not set it is refused.
