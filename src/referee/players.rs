@@ -183,7 +183,7 @@ pub fn registry_problem(club: &ClubAccounts, players: [(&str, Option<&str>); 2])
             if registered.is_some_and(|r| !r.contains(&account)) || foreign.is_some() {
                 return Some(Problem::AccountNotRegistered {
                     player: player.to_string(),
-                    tag: account_tag(side).to_string(),
+                    white: side == Side::White,
                     account,
                     owner: foreign.cloned(),
                     registered: registered.cloned().unwrap_or_default(),

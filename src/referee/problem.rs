@@ -530,14 +530,15 @@ pub enum Problem {
     /// A new game's account tag names an account the archive's registry does not give
     /// that player.
     #[error(
-        "the {tag} tag names `{account}` for {player}, but ravenpost.yaml registers {}",
+        "the {} tag names `{account}` for {player}, but ravenpost.yaml registers {}",
+        if *.white { "WhiteAccount" } else { "BlackAccount" },
         registered_to(.account, .owner.as_deref(), .player, .registered)
     )]
     AccountNotRegistered {
         /// The player the tag is for.
         player: String,
-        /// The tag (`WhiteAccount` / `BlackAccount`).
-        tag: String,
+        /// Whether the tag is White's (`WhiteAccount`; else `BlackAccount`).
+        white: bool,
         /// The account it names.
         account: String,
         /// The player the registry gives the account to, if another.

@@ -709,8 +709,7 @@ pub(super) fn new_game_tags(archive: &Archive, n: &NewGame, time: Timestamp) -> 
         &config.club_accounts(),
         [(&n.white, given(0)), (&n.black, given(1))],
     ) {
-        let flag = if matches!(&p, crate::referee::Problem::AccountNotRegistered { tag, .. } if tag == "BlackAccount")
-        {
+        let flag = if matches!(&p, crate::referee::Problem::AccountNotRegistered { white: false, .. }) {
             "--black-account"
         } else {
             "--white-account"
