@@ -310,12 +310,17 @@ fn a_game_by_email_through_a_local_smtp_server() {
     }
 }
 
-/// A message as another mail program might write it: the game file as a plain 7-bit
-/// attachment.
+/// A message from Ann as another mail program might write it: the game file as a plain
+/// 7-bit attachment.
 fn hand_made_message(id: &str, game: &str) -> String {
+    hand_made_message_from("Ann Example <ann@example.org>", id, game)
+}
+
+/// [`hand_made_message`] from `from`.
+fn hand_made_message_from(from: &str, id: &str, game: &str) -> String {
     let game = game.replace('\n', "\r\n");
     format!(
-        "From: Ann Example <ann@example.org>\r\nTo: Bo Example <bo@example.net>\r\n\
+        "From: {from}\r\nTo: Bo Example <bo@example.net>\r\n\
          Subject: [ravenpost] {id}: a move\r\nMessage-ID: <{id}.forged@example.org>\r\n\
          MIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=\"b\"\r\n\r\n\
          --b\r\nContent-Type: text/plain\r\n\r\nMy move.\r\n\
@@ -554,7 +559,8 @@ fn a_game_from_a_secret_army_choice_travels_by_email() {
     let ann = Player::new(t.path(), "ann", "Ann Example", "ann@example.org");
     let bo = Player::new(t.path(), "bo", "Bo Example", "bo@example.net");
     let new = ["new", "fantasy-grand", "--white", "Ann Example", "--black", "Bo Example", "--id", "fg"];
-    ann.ok(T0, &[&new[..], &["--secret-armies", "--black-email", "bo@example.net"]].concat());
+    let emails = ["--white-email", "ann@example.org", "--black-email", "bo@example.net"];
+    ann.ok(T0, &[&new[..], &["--secret-armies"], &emails[..]].concat());
     ann.ok(T0, &["army", "commit", "fg", "elves"]);
     ann.ok(T0, &["army", "commit", "fg", "dwarves", "--as", "Bo Example"]);
     ann.ok(T0, &["army", "reveal", "fg"]);
@@ -597,7 +603,7 @@ fn players_are_recognised_by_their_email_tag() {
     let game = bo.game("g");
     let forged = ravenpost::record::play_move_at(&game, "Rx3b6", None, None, Some(T0 + 45)).unwrap().text;
     let f3 = t.path().join("3.eml");
-    std::fs::write(&f3, hand_made_message("g", &forged)).unwrap();
+    std::fs::write(&f3, hand_made_message_from("Bo <bo@example.net>", "g", &forged)).unwrap();
     let err = ann.refused(T0 + 60, &["mail", "import", f3.to_str().unwrap()]);
     assert!(err.contains("refusing a move made in your name"), "{err}");
     ann.ok(T0 + 70, &["mail", "import", f2.to_str().unwrap()]);
@@ -671,12 +677,12 @@ fn a_second_attachment_is_ignored() {
     assert_eq!(game_of(&two), (Some("ann-bo".into()), Ok(SMALL_GAME.to_string())));
 }
 
-/// A game cut off in the middle (no closing boundary) comes out as the part it has, and
-/// `mail import` refuses it by the rules of game files, committing nothing.
+/// A game cut off in the middle (no closing boundary) is not taken for the part it has:
+/// `mail import` refuses it as cut off, committing nothing.
 #[test]
 fn a_truncated_multipart_is_refused_on_import() {
     let cut = multipart(&pgn_part("ann-bo.pgn", "", "[Event \"?\"]\r\n[White \"Ann\"]\r\n[Bla"));
-    assert_eq!(game_of(&cut).1, Ok("[Event \"?\"]\n[White \"Ann\"]\n[Bla\n".to_string()));
+    assert_eq!(game_of(&cut).1, Err(CUT_OFF.to_string()));
     let t = tempfile::tempdir().unwrap();
     let bo = Player::new(t.path(), "bo", "Bo", "bo@example.net");
     let head = bo.head();
@@ -686,8 +692,7 @@ fn a_truncated_multipart_is_refused_on_import() {
     assert_eq!(
         err,
         format!(
-            "ravenpost: {} <x@example.org>: game ann-bo: refused, nothing committed: the game file in the message: \
-             the game file has problems: 3:1: malformed tag pair: expected [Name \"value\"]\n\
+            "ravenpost: {} <x@example.org>: game ann-bo: refused, nothing committed: {CUT_OFF}\n\
              ravenpost: 1 message refused\n",
             f.display()
         )
@@ -695,22 +700,38 @@ fn a_truncated_multipart_is_refused_on_import() {
     assert_eq!(bo.head(), head);
 }
 
-/// BUG (reported, `src/mail/mod.rs`): a base64 attachment cut off before its closing
-/// boundary is returned still encoded, as if the base64 text were the game.
+/// Why an attachment `ann-bo.pgn` whose message ends before it does is not taken.
+const CUT_OFF: &str = "the attached game file ann-bo.pgn is cut off: the message ends inside it, before the MIME \
+                       boundary that closes it (ask the sender for the message again)";
+
+/// Regression (issue 38): a base64 attachment cut off before its closing boundary was
+/// returned still encoded, as if the base64 text were the game. Now it is refused as cut
+/// off (mail-parser marks the part it could not decode to its end).
 #[test]
-#[ignore = "BUG: a truncated base64 attachment comes out undecoded"]
 fn a_truncated_base64_attachment_is_not_taken_as_text() {
     let cut =
         multipart(&pgn_part("ann-bo.pgn", "\r\nContent-Transfer-Encoding: base64", &SMALL_GAME_BASE64[..40]));
-    let game = game_of(&cut).1;
-    assert!(!game.as_ref().is_ok_and(|g| g.starts_with("W0V2ZW50")), "{game:?}");
+    assert_eq!(game_of(&cut), (Some("ann-bo".into()), Err(CUT_OFF.to_string())));
+    // Whole, but with a character base64 does not have: malformed, not cut off.
+    let bad = multipart(&format!(
+        "{}--b--\r\n",
+        pgn_part(
+            "ann-bo.pgn",
+            "\r\nContent-Transfer-Encoding: base64",
+            &SMALL_GAME_BASE64.replacen('I', "%", 1)
+        )
+    ));
+    assert_eq!(
+        game_of(&bad).1,
+        Err("the attached game file ann-bo.pgn cannot be decoded: its base64 text is malformed".to_string())
+    );
 }
 
-/// BUG (reported, `src/mail/mod.rs:330`): an attachment that declares its charset
-/// (`iso-8859-1`) is refused as "not UTF-8 text", though game files in Latin-1 are read
-/// (tests/game_files.rs `latin1_player_names_are_read`).
+/// Regression (issue 38): an attachment that declares its charset (`iso-8859-1`) was
+/// refused as "not UTF-8 text", though game files in Latin-1 are read (tests/game_files.rs
+/// `latin1_player_names_are_read`). Now the declared charset is decoded (mail-parser's
+/// decoders).
 #[test]
-#[ignore = "BUG: a declared Latin-1 charset is not decoded"]
 fn a_latin1_attachment_with_its_charset_is_read() {
     let body = "[Event \"?\"]\r\n[White \"Ann =DCnal\"]\r\n[Black \"Bo\"]\r\n[Result \"*\"]\r\n[Variant \"gygax\"]\r\n\r\n\
                 1. 2e3 *\r\n";
@@ -719,6 +740,72 @@ fn a_latin1_attachment_with_its_charset_is_read() {
         pgn_part("ann-bo.pgn", "; charset=iso-8859-1\r\nContent-Transfer-Encoding: quoted-printable", body)
     ));
     assert_eq!(game_of(&latin1).1, Ok(SMALL_GAME.replace("\"Ann\"", "\"Ann Ünal\"")));
+    // Not UTF-8, and no charset said: refused with what to declare.
+    let undeclared = multipart(&format!(
+        "{}--b--\r\n",
+        pgn_part("ann-bo.pgn", "\r\nContent-Transfer-Encoding: quoted-printable", body)
+    ));
+    assert_eq!(
+        game_of(&undeclared).1,
+        Err("the attached game file ann-bo.pgn is not UTF-8 text and declares no charset (such as \
+             `charset=iso-8859-1`) that says what it is"
+            .to_string())
+    );
+}
+
+/// `text` in Windows-1252 (Latin-1 but for 0x80-0x9F), quoted-printable: the characters
+/// outside ASCII, and `=`, as `=XX`.
+fn cp1252_quoted_printable(text: &str) -> String {
+    let mut out = String::new();
+    for c in text.chars() {
+        let byte = match c {
+            'Š' => 0x8A,
+            'Œ' => 0x8C,
+            '–' => 0x96,
+            c if u32::from(c) < 0x100 => u32::from(c) as u8,
+            c => panic!("{c} is not in Windows-1252 here"),
+        };
+        if byte >= 0x80 || byte == b'=' {
+            out.push_str(&format!("={byte:02X}"));
+        } else {
+            out.push(byte as char);
+        }
+    }
+    out
+}
+
+/// Regression (issue 38): a game mailed in Latin-1 or Windows-1252, its charset declared,
+/// was refused as "not UTF-8 text". Now it imports with the names intact.
+#[test]
+fn a_windows1252_or_latin1_game_was_refused_as_not_utf8() {
+    let t = tempfile::tempdir().unwrap();
+    let ann = Player::new(t.path(), "ann", "Ann Ünal", "ann@example.org");
+    let bo = Player::new(t.path(), "bo", "Bo Škoda", "bo@example.net");
+    for (id, charset, black) in
+        [("ann-bo", "windows-1252", "Bo Škoda–Œster"), ("ann-bo-2", "iso-8859-1", "Bo Ørsted")]
+    {
+        let new = ["new", "gygax", "--white", "Ann Ünal", "--black", black, "--id", id];
+        let emails = ["--white-email", "ann@example.org", "--black-email", "bo@example.net"];
+        ann.ok(T0, &[&new[..], &emails[..]].concat());
+        ann.ok(T0 + 10, &["move", id, "2e3"]);
+        let game = ann.game(id);
+        let message = format!(
+            "From: Ann <ann@example.org>\r\nTo: bo@example.net\r\nSubject: [ravenpost] {id}: 1. 2e3\r\n\
+             Message-ID: <{id}.1@example.org>\r\nMIME-Version: 1.0\r\n\
+             Content-Type: multipart/mixed; boundary=\"b\"\r\n\r\n--b\r\nContent-Type: text/plain\r\n\r\nMy move.\r\n{}--b--\r\n",
+            pgn_part(
+                &format!("{id}.pgn"),
+                &format!("; charset={charset}\r\nContent-Transfer-Encoding: quoted-printable"),
+                &cp1252_quoted_printable(&game.replace('\n', "\r\n"))
+            )
+        );
+        assert!(message.is_ascii() && !message.contains(black), "{message}");
+        let f = t.path().join(format!("{id}.eml"));
+        std::fs::write(&f, message).unwrap();
+        let out = bo.ok(T0 + 20, &["mail", "import", "--as", black, f.to_str().unwrap()]);
+        assert!(out.contains(&format!("game {id}: imported new game; ply 1 2e3 by Ann Ünal")), "{out}");
+        assert_eq!(bo.game(id), game, "{charset}");
+    }
 }
 
 /// TLS from the first byte (`--security tls`, SMTPS as on port 465): refused without
@@ -786,7 +873,21 @@ fn mail_import_on_a_fresh_machine_found_no_archive_and_no_player() {
     assert!(o.status.success(), "{}", text(&o));
 
     // A game whose tags name no address of the message's recipient: said why.
-    ann.ok(T0 + 50, &["new", "gygax", "--white", "Ann Example", "--black", "Cy", "--id", "ac"]);
+    ann.ok(
+        T0 + 50,
+        &[
+            "new",
+            "gygax",
+            "--white",
+            "Ann Example",
+            "--black",
+            "Cy",
+            "--id",
+            "ac",
+            "--white-email",
+            "ann@example.org",
+        ],
+    );
     ann.ok(T0 + 60, &["move", "ac", "2e3"]);
     let m2 = t.path().join("move2.eml");
     ann.ok(T0 + 70, &["mail", "export", "ac", "--to", "Cy <cy@example.com>", "-o", m2.to_str().unwrap()]);
@@ -1555,4 +1656,425 @@ fn the_first_mailed_move_replied_to_a_message_never_sent() {
             assert!(ids.contains(&named.as_str()), "{} names {named}, never sent: {ids:?}", m.message_id);
         }
     }
+}
+
+// ------------------------------------------- forged and malformed messages (issue 29)
+
+/// The headers of Ann's message of ply 1 of game `nm` (as `mail export` writes them, less
+/// the MIME ones).
+const ANN_PLY_1: [&str; 5] = [
+    "From: Ann Example <ann@example.org>",
+    "To: Bo Example <bo@example.net>",
+    "Subject: [ravenpost] nm: 1. 2e3",
+    "Message-ID: <nm.1@example.org>",
+    "X-Ravenpost-Game: gygax/nm",
+];
+
+/// `headers` with each change made: `("Name", Some(value))` replaces the header `Name`
+/// (or adds it when missing), `("Name", None)` removes it, and `("+Name", Some(value))`
+/// adds another `Name` header.
+fn changed(headers: &[impl AsRef<str>], changes: &[(&str, Option<&str>)]) -> Vec<String> {
+    let mut out: Vec<String> = headers.iter().map(|h| h.as_ref().to_string()).collect();
+    for (name, value) in changes {
+        if let Some(extra) = name.strip_prefix('+') {
+            out.push(format!("{extra}: {}", value.unwrap()));
+            continue;
+        }
+        let at = out.iter().position(|h| h.split_once(':').unwrap().0.eq_ignore_ascii_case(name));
+        match (at, value) {
+            (Some(i), Some(v)) => out[i] = format!("{name}: {v}"),
+            (Some(i), None) => drop(out.remove(i)),
+            (None, Some(v)) => out.push(format!("{name}: {v}")),
+            (None, None) => {}
+        }
+    }
+    out
+}
+
+/// A message with `headers`, a text part and each of `games` (file name, game file) as a
+/// 7-bit attachment.
+fn game_message(headers: &[String], games: &[(&str, &str)]) -> String {
+    let mut m: String = headers.iter().map(|h| format!("{h}\r\n")).collect();
+    m.push_str(
+        "MIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=\"b\"\r\n\r\n\
+         --b\r\nContent-Type: text/plain\r\n\r\nMy move.\r\n",
+    );
+    for (name, game) in games {
+        m.push_str(&pgn_part(name, "", &game.replace('\n', "\r\n")));
+    }
+    m.push_str("--b--\r\n");
+    m
+}
+
+/// Each of `cases` (a name, the message, the reason expected) imported by `p` is refused
+/// with that reason, and nothing is committed.
+fn each_refused(p: &Player, root: &Path, time: i64, cases: &[(&str, Vec<u8>, String)]) {
+    let head = p.head();
+    for (name, message, why) in cases {
+        let f = root.join(format!("{name}.eml"));
+        std::fs::write(&f, message).unwrap();
+        let err = p.refused(time, &["mail", "import", f.to_str().unwrap()]);
+        assert!(err.contains("refused, nothing committed: "), "{name}: {err}");
+        assert!(err.contains(why.as_str()), "{name}: expected {why:?} in\n{err}");
+        assert_eq!(p.head(), head, "{name}: the branch moved");
+    }
+}
+
+/// Ann (Gold) and Bo (Scarlet) with game `nm`; Ann has played ply 1 (2e3), and Bo has
+/// not imported it. Returns the players and Ann's game file.
+fn ann_played_ply_1(root: &Path) -> (Player, Player, String) {
+    let (ann, bo) = two_players(root);
+    ann.ok(T0 + 100, &["move", "nm", "2e3"]);
+    let game = ann.game("nm");
+    (ann, bo, game)
+}
+
+/// Regression (issue 29): a message `From: mallory@evil.example` with Ann's ply 3 changed
+/// was committed as Ann's move, and Ann's genuine message was then refused as "ply 3 was
+/// changed or removed". Now a step is taken only from its player's address in the game
+/// (ours, not the message's tags), compared without case; the genuine message imports.
+#[test]
+fn a_move_mailed_from_a_stranger_was_committed_as_the_players() {
+    let t = tempfile::tempdir().unwrap();
+    let (ann, bo, _) = ann_played_ply_1(t.path());
+    bo.ok(T0 + 200, &["mail", "import", export(&ann, t.path(), T0 + 150, "m1").to_str().unwrap()]);
+    bo.ok(T0 + 300, &["move", "nm", "Sa3b6"]);
+    ann.ok(T0 + 400, &["mail", "import", export(&bo, t.path(), T0 + 350, "m2").to_str().unwrap()]);
+    ann.ok(T0 + 500, &["move", "nm", "2f3"]);
+    let m3 = export(&ann, t.path(), T0 + 550, "m3");
+    let good = ann.game("nm");
+    let ply_3 = changed(
+        &ANN_PLY_1,
+        &[("Subject", Some("[ravenpost] nm: 2. 2f3")), ("Message-ID", Some("<nm.3@example.org>"))],
+    );
+    let mallory = changed(&ply_3, &[("From", Some("Mallory <mallory@evil.example>"))]);
+    let other_move = good.replace("2. 2f3", "2. 2d3");
+    assert_ne!(other_move, good);
+    let stranger = "the message is from mallory@evil.example, but ply 3 is Ann Example's, whose address is \
+                    ann@example.org (the game's WhiteEmail tag): a step is taken only from its player's address";
+    let cases = [
+        ("stranger", game_message(&mallory, &[("nm.pgn", &other_move)]).into_bytes(), stranger.to_string()),
+        // The stranger's address written into the game's tag: ours is the one compared.
+        (
+            "stranger-tag",
+            game_message(
+                &mallory,
+                &[("nm.pgn", &other_move.replace("ann@example.org", "mallory@evil.example"))],
+            )
+            .into_bytes(),
+            stranger.to_string(),
+        ),
+        (
+            "sender",
+            game_message(
+                &changed(&ply_3, &[("Sender", Some("mallory@evil.example"))]),
+                &[("nm.pgn", &other_move)],
+            )
+            .into_bytes(),
+            "the Sender header names mallory@evil.example, the From header ann@example.org".to_string(),
+        ),
+        // Ann's own message sent again with a step added under its Message-ID.
+        (
+            "copied-id",
+            game_message(
+                &changed(&ply_3, &[("Message-ID", Some("<nm.1@example.org>"))]),
+                &[("nm.pgn", &good)],
+            )
+            .into_bytes(),
+            "Message-ID <nm.1@example.org> was imported before (commit ".to_string(),
+        ),
+    ];
+    each_refused(&bo, t.path(), T0 + 600, &cases);
+    let out = bo.ok(T0 + 600, &["mail", "import", m3.to_str().unwrap()]);
+    assert!(out.contains("game nm: imported ply 3 2f3 by Ann Example"), "{out}");
+    assert_eq!(bo.game("nm"), good);
+    // Read again: nothing new, nothing committed.
+    let head = bo.head();
+    assert!(bo.ok(T0 + 650, &["mail", "import", m3.to_str().unwrap()]).contains("nothing new"));
+    assert_eq!(bo.head(), head);
+    // The address is compared without case.
+    bo.ok(T0 + 700, &["move", "nm", "Sc3d6"]);
+    let m4 = std::fs::read_to_string(export(&bo, t.path(), T0 + 750, "m4")).unwrap();
+    let shouted = t.path().join("m4-shouted.eml");
+    std::fs::write(
+        &shouted,
+        m4.replace("From: \"Bo Example\" <bo@example.net>", "From: Bo <BO@Example.NET>"),
+    )
+    .unwrap();
+    assert!(std::fs::read_to_string(&shouted).unwrap().contains("BO@Example.NET"), "{m4}");
+    let out = ann.ok(T0 + 800, &["mail", "import", shouted.to_str().unwrap()]);
+    assert!(out.contains("game nm: imported ply 4 Sc3d6 by Bo Example"), "{out}");
+}
+
+/// Regression (issue 29): a message with two `From:` headers, a `From` naming two
+/// addresses, a `Sender` other than the `From`, or no `From` at all was imported as if
+/// its first address had sent it. Now a game message has exactly one sender.
+#[test]
+fn a_message_with_two_senders_was_taken_from_the_first() {
+    let t = tempfile::tempdir().unwrap();
+    let (ann, bo, game) = ann_played_ply_1(t.path());
+    let message = |changes: &[(&str, Option<&str>)]| {
+        game_message(&changed(&ANN_PLY_1, changes), &[("nm.pgn", &game)]).into_bytes()
+    };
+    let cases = [
+        (
+            "two-from-headers",
+            message(&[("+From", Some("Mallory <mallory@evil.example>"))]),
+            "the message has 2 From headers (ann@example.org, mallory@evil.example): a game message has exactly \
+             one sender"
+                .to_string(),
+        ),
+        (
+            "two-from-addresses",
+            message(&[("From", Some("Ann Example <ann@example.org>, Mallory <mallory@evil.example>"))]),
+            "the From header names 2 addresses (ann@example.org, mallory@evil.example)".to_string(),
+        ),
+        (
+            "sender-mismatch",
+            message(&[("Sender", Some("Mallory <mallory@evil.example>"))]),
+            "the Sender header names mallory@evil.example, the From header ann@example.org: a game message is \
+             sent by the player it is from"
+                .to_string(),
+        ),
+        ("no-from", message(&[("From", None)]), "no sender: the message has no From address".to_string()),
+        (
+            "from-a-stranger",
+            message(&[("From", Some("Mallory <mallory@evil.example>"))]),
+            "the message is from mallory@evil.example, but the new game is Ann Example's, whose address is \
+             ann@example.org"
+                .to_string(),
+        ),
+    ];
+    each_refused(&bo, t.path(), T0 + 200, &cases);
+    // A Sender naming the From address is fine; so is the genuine message.
+    let same = t.path().join("same-sender.eml");
+    std::fs::write(&same, message(&[("Sender", Some("ann@EXAMPLE.org"))])).unwrap();
+    let out = bo.ok(T0 + 300, &["mail", "import", same.to_str().unwrap()]);
+    assert!(out.contains("game nm: imported new game; ply 1 2e3 by Ann Example"), "{out}");
+    assert_eq!(bo.game("nm"), ann.game("nm"));
+}
+
+/// Regression (issue 29): of two different attachments of the same game the first was
+/// taken silently, and an `X-Ravenpost-Game` header or a subject naming another game
+/// than the attachment was not looked at. Now such a message is refused; two identical
+/// copies, and another game's attachment, are harmless.
+#[test]
+fn conflicting_copies_of_a_game_were_taken_silently() {
+    let t = tempfile::tempdir().unwrap();
+    let (ann, bo, game) = ann_played_ply_1(t.path());
+    let other_move = game.replace("1. 2e3", "1. 2d3");
+    assert_ne!(other_move, game);
+    let with = |changes: &[(&str, Option<&str>)], games: &[(&str, &str)]| {
+        game_message(&changed(&ANN_PLY_1, changes), games).into_bytes()
+    };
+    let cases = [
+        (
+            "two-copies",
+            with(&[], &[("nm.pgn", &game), ("nm.pgn", &other_move)]),
+            "two different copies of the game are attached (nm.pgn and nm.pgn, the game files 1 and 2): which one \
+             was sent cannot be told"
+                .to_string(),
+        ),
+        (
+            "header-names-another-game",
+            with(&[("X-Ravenpost-Game", Some("gygax/ann-cy"))], &[("nm.pgn", &game)]),
+            "the X-Ravenpost-Game header names game ann-cy, but the attached game file is nm.pgn".to_string(),
+        ),
+        (
+            "header-names-another-variant",
+            with(&[("X-Ravenpost-Game", Some("fidchell/nm"))], &[("nm.pgn", &game)]),
+            "the X-Ravenpost-Game header names a fidchell game, but the attached game is a gygax game".to_string(),
+        ),
+        (
+            "two-game-headers",
+            with(&[("+X-Ravenpost-Game", Some("gygax/ann-cy"))], &[("nm.pgn", &game)]),
+            "two X-Ravenpost-Game headers name different games (nm and ann-cy)".to_string(),
+        ),
+        (
+            "subject-names-another-game",
+            with(&[("Subject", Some("Re: [ravenpost] ann-cy: 1. 2e3"))], &[("nm.pgn", &game)]),
+            "the subject names game ann-cy, but the attached game file is nm.pgn".to_string(),
+        ),
+        (
+            "subject-contradicts-the-header",
+            with(&[("Subject", Some("[ravenpost] ann-cy: 1. 2e3"))], &[]),
+            "the subject names game ann-cy, but the X-Ravenpost-Game header names game nm".to_string(),
+        ),
+    ];
+    each_refused(&bo, t.path(), T0 + 200, &cases);
+    let twice = t.path().join("twice.eml");
+    std::fs::write(&twice, with(&[], &[("nm.pgn", &game), ("nm.pgn", &game), ("cy-di.pgn", &other_move)]))
+        .unwrap();
+    let out = bo.ok(T0 + 300, &["mail", "import", twice.to_str().unwrap()]);
+    assert!(out.contains("game nm: imported new game; ply 1 2e3 by Ann Example"), "{out}");
+    assert_eq!(bo.game("nm"), ann.game("nm"));
+}
+
+/// Regression (issue 29): a message without a `Message-ID` was imported ("(from mail )"),
+/// and so was a game whose tags list no address for its mover. Now both are refused with
+/// the reason; a message read again stays "nothing new".
+#[test]
+fn a_message_without_a_message_id_was_imported_as_from_mail_nothing() {
+    let t = tempfile::tempdir().unwrap();
+    let (ann, bo, game) = ann_played_ply_1(t.path());
+    let no_address = game.replace("[WhiteEmail \"ann@example.org\"]\n", "");
+    assert_ne!(no_address, game);
+    let cases = [
+        (
+            "no-message-id",
+            game_message(&changed(&ANN_PLY_1, &[("Message-ID", None)]), &[("nm.pgn", &game)]).into_bytes(),
+            "no Message-ID header: every game message has one".to_string(),
+        ),
+        (
+            "no-address-for-the-mover",
+            game_message(&changed(&ANN_PLY_1, &[]), &[("nm.pgn", &no_address)]).into_bytes(),
+            "the new game is Ann Example's, and the game lists no address for Ann Example (no WhiteEmail tag) to \
+             check the sender ann@example.org against"
+                .to_string(),
+        ),
+    ];
+    each_refused(&bo, t.path(), T0 + 200, &cases);
+    let m1 = export(&ann, t.path(), T0 + 150, "m1");
+    assert!(bo.ok(T0 + 300, &["mail", "import", m1.to_str().unwrap()]).contains("imported new game"));
+    let head = bo.head();
+    let again = bo.ok(T0 + 400, &["mail", "import", m1.to_str().unwrap()]);
+    assert!(again.contains("<nm.1@example.org>: game nm: nothing new"), "{again}");
+    assert_eq!(bo.head(), head);
+}
+
+/// A new game of `plies` plies (2e3 and Sa3b6 and back, each with its move time) between
+/// Ann and Bo: move-shaped text, refused before any ply of it is replayed.
+fn long_game(plies: usize) -> String {
+    let mut g = String::from(
+        "[Event \"?\"]\n[White \"Ann Example\"]\n[Black \"Bo Example\"]\n[Result \"*\"]\n[Variant \"gygax\"]\n\
+         [WhiteEmail \"ann@example.org\"]\n[BlackEmail \"bo@example.net\"]\n\n",
+    );
+    let moves = ["2e3", "Sa3b6", "2e3e2", "Sb6a3"];
+    for k in 0..plies {
+        if k % 2 == 0 {
+            g.push_str(&format!("{}. ", k / 2 + 1));
+        }
+        g.push_str(&format!("{} {{ravenpost: at 2025-11-29T08:06:40Z}}\n", moves[k % 4]));
+    }
+    g.push_str("*\n");
+    g
+}
+
+/// Regression (issue 29): `mail import` of a 58 MB message (a new game of a million
+/// plies) used 980 MB and 15 s before refusing it for a reason visible at ply 2. Now a
+/// message over the archive's limit is refused by its size before it is read, and within
+/// the limits a game too large or too long before it is replayed (`limits:` in
+/// ravenpost.yaml), also on standard input.
+#[test]
+fn a_huge_message_was_replayed_before_it_was_refused() {
+    let t = tempfile::tempdir().unwrap();
+    let (ann, bo, game) = ann_played_ply_1(t.path());
+    // Base64-encoded, as mail clients send it.
+    let encoded = data_encoding::BASE64_MIME.encode(long_game(1_000_000).as_bytes());
+    let headers: String = ANN_PLY_1.iter().map(|h| format!("{h}\r\n")).collect();
+    let huge = format!(
+        "{headers}MIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=\"b\"\r\n\r\n{}--b--\r\n",
+        pgn_part("nm.pgn", "\r\nContent-Transfer-Encoding: base64", &encoded)
+    );
+    drop(encoded);
+    assert!(huge.len() > 58_000_000, "{}", huge.len());
+    let f = t.path().join("huge.eml");
+    std::fs::write(&f, &huge).unwrap();
+    let head = bo.head();
+    let err = bo.refused(T0 + 200, &["mail", "import", f.to_str().unwrap()]);
+    assert!(
+        err.contains(&format!(
+            "huge.eml: game ?: refused, nothing committed: the message is {:.1} MiB, over the limit of 32 MiB for \
+             one message",
+            huge.len() as f64 / f64::from(1 << 20)
+        )),
+        "{err}"
+    );
+    assert_eq!(bo.head(), head);
+    drop(huge);
+    // A club's tighter limits, committed in Bo's ravenpost.yaml.
+    let settings = bo.archive.join("ravenpost.yaml");
+    let mut yaml = std::fs::read_to_string(&settings).unwrap();
+    yaml.push_str("limits:\n  game-bytes: 4096\n  plies: 40\n  message-bytes: 65536\n");
+    std::fs::write(&settings, yaml).unwrap();
+    bo.git(&["commit", "-q", "-m", "Tighter limits", "ravenpost.yaml"]);
+    let long = long_game(41);
+    assert!(long.len() < 4096, "{}", long.len());
+    let padded = game.replace("1. 2e3", &format!("{{{}}} 1. 2e3", "a long comment ".repeat(300)));
+    let cases = [
+        (
+            "too-many-plies",
+            game_message(&changed(&ANN_PLY_1, &[]), &[("nm.pgn", &long)]).into_bytes(),
+            "the game in the message has 41 plies, over the limit of 40 for one game (`limits: plies:` in the \
+             archive's ravenpost.yaml); nothing of it was replayed"
+                .to_string(),
+        ),
+        (
+            "game-too-large",
+            game_message(&changed(&ANN_PLY_1, &[]), &[("nm.pgn", &padded)]).into_bytes(),
+            format!(
+                "the attached game file nm.pgn is {:.1} KiB, over the limit of 4 KiB for a game (`limits: \
+                 game-bytes:` in the archive's ravenpost.yaml)",
+                (padded.len() + padded.matches('\n').count()) as f64 / 1024.0
+            ),
+        ),
+        (
+            "message-too-large",
+            game_message(&changed(&ANN_PLY_1, &[]), &[("nm.pgn", &game), ("notes.pgn", &"x".repeat(70_000))])
+                .into_bytes(),
+            "over the limit of 64 KiB for one message".to_string(),
+        ),
+    ];
+    each_refused(&bo, t.path(), T0 + 300, &cases);
+    // On standard input, read only as far as the limit.
+    let head = bo.head();
+    let mut child = ravenpost_at(&bo.home, &bo.home, T0 + 400)
+        .args(["--archive", bo.archive.to_str().unwrap(), "mail", "import", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        use std::io::Write as _;
+        // The reader stops after the limit: a broken pipe here is expected.
+        let _ = stdin.write_all(&vec![b'x'; 1 << 20]);
+    });
+    let o = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains(
+            "<stdin>: game ?: refused, nothing committed: the message is over the limit of 64 KiB for one message"
+        ),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(bo.head(), head);
+    // The genuine message is within the limits.
+    let m1 = export(&ann, t.path(), T0 + 150, "m1");
+    assert!(bo.ok(T0 + 500, &["mail", "import", m1.to_str().unwrap()]).contains("imported new game"));
+}
+
+/// `--accept-sender` takes a step from another address than its player's, and the
+/// commit says who sent it.
+#[test]
+fn accept_sender_takes_a_step_from_another_address_and_says_so() {
+    let t = tempfile::tempdir().unwrap();
+    let (ann, bo, game) = ann_played_ply_1(t.path());
+    let from_work = changed(&ANN_PLY_1, &[("From", Some("Ann Example <ann@work.example>"))]);
+    let f = t.path().join("from-work.eml");
+    std::fs::write(&f, game_message(&from_work, &[("nm.pgn", &game)])).unwrap();
+    let err = bo.refused(T0 + 200, &["mail", "import", f.to_str().unwrap()]);
+    assert!(err.contains("(to take it all the same, add --accept-sender)"), "{err}");
+    let out = bo.ok(T0 + 300, &["mail", "import", "--accept-sender", f.to_str().unwrap()]);
+    assert!(out.contains("game nm: imported new game; ply 1 2e3 by Ann Example"), "{out}");
+    assert_eq!(bo.game("nm"), ann.game("nm"));
+    let log = bo.git(&["log", "--format=%B--", "main", "--", "games"]);
+    let note = "The sender was not the mover: the message is from ann@work.example, and Ann Example's address \
+                is ann@example.org; taken with `mail import --accept-sender`.";
+    assert_eq!(log.matches(note).count(), 2, "the creation and ply 1: {log}");
+    let help = bo.ok(T0, &["mail", "import", "--help"]);
+    assert!(help.contains("--accept-sender"), "{help}");
 }

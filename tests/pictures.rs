@@ -5,10 +5,14 @@ mod common;
 use std::sync::Arc;
 
 use common::diagram::check_pieces;
+use common::rng::Lcg;
 use common::rules::{gygax, play_san, variant};
 use common::{cli, cli_env};
-use ravenpost::engine::Variant;
-use ravenpost::notation::diagram::{DiagramStyle, diagram, diagram_styled};
+use ravenpost::engine::{Move, Position, Side, Variant};
+use ravenpost::notation::diagram::{
+    DiagramStyle, Layout, diagram, diagram_comments, diagram_laid_out, diagram_styled, piece_label,
+};
+use ravenpost::notation::san::write_move;
 use ravenpost::notation::svg::svg;
 
 /// Fidchell after its introduction (the `default` arrangement).
@@ -214,22 +218,187 @@ fn show_writes_an_svg() {
     assert_eq!(err, "ravenpost: /nonexistent-dir/x.svg: No such file or directory (os error 2)\n");
 }
 
-/// BUG (reported to the lead, not fixed here: `src/notation/diagram.rs`): a last-move mark
-/// around a two-letter piece code (`[Or]`) takes four columns, so the rest of that rank
-/// stands one column right of its file letters (and of the other ranks). Fantasy Grand
-/// Chess after 1. e5 Fob7 2. Orde3: rank 3 is 36 characters wide, the others 35. Run with
-/// `cargo test --test pictures -- --ignored` once fixed, then remove the `ignore`.
+/// The position after a move of a piece with a two-letter code by `side` from a square (found by
+/// playing pseudo-random legal moves from the start, seed `seed`): the position, the
+/// move, and the moves in order as written (SAN).
+fn after_two_letter_move(v: &Variant, side: Side, seed: u64) -> (Position, Move, Vec<String>) {
+    let mut rng = Lcg(seed);
+    let mut pos = v.start_position();
+    let mut sans = Vec::new();
+    for _ in 0..200 {
+        let moves = v.legal_moves(&pos);
+        assert!(!moves.is_empty(), "{}: no legal move after {sans:?}", v.def().slug);
+        let two_letter: Vec<&Move> = moves
+            .iter()
+            .filter(|m| {
+                // A move from a square (not a piece placed, as in Fidchell's introduction).
+                let piece = m.from().and_then(|_| v.make(&pos, m).piece_at(m.to()));
+                piece.is_some_and(|p| p.side == side && piece_label(v, p).chars().count() == 2)
+            })
+            .collect();
+        let mine = pos.side_to_move() == side;
+        let m = if mine && !two_letter.is_empty() {
+            *two_letter[rng.below(two_letter.len())]
+        } else {
+            moves[rng.below(moves.len())]
+        };
+        sans.push(write_move(v, &pos, &m));
+        pos = v.make(&pos, &m);
+        if mine && !two_letter.is_empty() {
+            return (pos, m, sans);
+        }
+    }
+    panic!("{}: no move of a two-letter piece of {side:?} in 200 plies: {sans:?}", v.def().slug);
+}
+
+/// `text` without its ANSI escapes.
+fn without_escapes(text: &str) -> String {
+    let mut out = String::new();
+    let mut in_escape = false;
+    for c in text.chars() {
+        match c {
+            '\x1b' => in_escape = true,
+            'm' if in_escape => in_escape = false,
+            _ if in_escape => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Every rank row of the diagram `text` (boards of `files` files, side by side or not)
+/// keeps its cells in their columns: each board's rank label on the right stands 3
+/// columns a file after the one on the left, as the file letters do.
+fn check_columns(text: &str, files: usize, what: &str) {
+    let board = 3 + 3 * files + 3 + 4;
+    let mut rows = 0;
+    for line in text.lines().filter(|l| l.split_whitespace().next().is_some_and(|t| t.parse::<u32>().is_ok()))
+    {
+        let label = line.split_whitespace().next().unwrap();
+        let mut left = 0;
+        while left < line.len() {
+            assert_eq!(line.get(left..left + 2).map(str::trim), Some(label), "{what}: {line:?}\n{text}");
+            let right = left + 3 + 3 * files + 1;
+            assert_eq!(line.get(right..right + label.len()), Some(label), "{what}: {line:?}\n{text}");
+            left += board;
+        }
+        rows += 1;
+    }
+    assert!(rows >= 8, "{what}: {rows} rank rows in\n{text}");
+}
+
+/// Shatranj (tests/data/variants) with its Faras coded `Hs`: a user variant with a
+/// two-letter code.
+fn shatranj_with_a_two_letter_code() -> Arc<Variant> {
+    let text = std::fs::read_to_string("tests/data/variants/shatranj.md").unwrap();
+    let text = text.replace("    - code: N\n", "    - code: Hs\n").replace(
+        "\"RNBKQBNR/PPPPPPPP/8/8/8/8/pppppppp/rnbkqbnr\"",
+        "\"R(Hs)BKQB(Hs)R/PPPPPPPP/8/8/8/8/pppppppp/r(hs)bkqb(hs)r\"",
+    );
+    assert!(text.contains("code: Hs") && text.contains("(hs)"));
+    ravenpost::variants::load_definition(&text).unwrap().variant(&[]).unwrap()
+}
+
+/// A variant to draw: its name, the variant, the game file's tags naming it (none for a
+/// user variant), and the sides with two-letter codes.
+type Case = (String, Arc<Variant>, Option<String>, Vec<Side>);
+
+/// Regression (issue 38): a last-move mark around a two-letter piece code (`[Or]`) took
+/// four columns, so the rest of that rank stood one column right of its file letters (and
+/// of the other ranks): Fantasy Grand Chess after 1. e5 Fob7 2. Orde3, rank 3 was 36
+/// characters wide, the others 35. Now the mark takes the code's free column (`Or]`).
+/// Checked after a move of a two-letter piece of each side in every variant with such
+/// codes (Fantasy Grand Chess with each army that has them; Fidchell; a user variant) in each writer that marks a move: the terminal's (side by side and
+/// stacked, turned, coloured), the mail body's and the game file's (`;|` lines).
 #[test]
-#[ignore = "BUG: a marked two-letter piece shifts the rest of its rank by one column"]
 fn marked_two_letter_pieces_keep_the_columns() {
     let v = fantasy_grand();
     let (pos, last) = play_san(&v, FANTASY_GRAND_MOVES);
     let d = diagram(&v, &pos, last.as_ref());
-    let widths: Vec<usize> = d
-        .lines()
-        .filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit()))
-        .map(str::len)
-        .collect();
-    // Rank 10's label is one character wider on the right.
-    assert!(widths[1..].iter().all(|w| *w == widths[1]), "{widths:?}\n{d}");
+    assert!(d.contains(" 3  G  G  G  G Or] G  G  G  G  G  3\n"), "{d}");
+    check_columns(&d, 10, "1. e5 Fob7 2. Orde3");
+
+    let both = vec![Side::White, Side::Black];
+    let mut cases: Vec<Case> = Vec::new();
+    // The armies with two-letter codes (the Humans' and the Elves' are all one letter).
+    for army in ["dwarves", "evil-horde", "giants", "druid"] {
+        for (white, black, side) in [(army, "humans", Side::White), ("humans", army, Side::Black)] {
+            let opts = [("army-white", white), ("army-black", black), ("druid", "allowed")];
+            let tags = format!(
+                "[Variant \"fantasy-grand\"]\n[WhiteArmy \"{white}\"]\n[BlackArmy \"{black}\"]\n\
+                 [GameOptions \"druid=allowed\"]\n"
+            );
+            let v = variant("fantasy-grand", &opts);
+            cases.push((format!("fantasy-grand {white} v {black}"), v, Some(tags), vec![side]));
+        }
+    }
+    let fidchell_tags = Some("[Variant \"fidchell\"]\n".to_string());
+    cases.push(("fidchell".into(), variant("fidchell", &[]), fidchell_tags, both.clone()));
+    cases.push(("shatranj with Hs".into(), shatranj_with_a_two_letter_code(), None, both));
+    let mut checked = 0;
+    for (seed, (name, v, tags, sides)) in cases.iter().enumerate() {
+        let files = v.def().dims.files() as usize;
+        for &side in sides {
+            let (pos, last, sans) = after_two_letter_move(v, side, seed as u64 * 2 + side.index() as u64);
+            let what = format!("{name}, {side:?}: {}", sans.join(" "));
+            // The terminal's.
+            for layout in [Layout::SideBySide, Layout::Stacked] {
+                for (color, flip) in [(false, false), (false, true), (true, false)] {
+                    let d = diagram_laid_out(v, &pos, Some(&last), DiagramStyle { color, flip }, layout);
+                    let plain = without_escapes(&d);
+                    check_columns(
+                        &plain,
+                        files,
+                        &format!("{what} ({layout:?}, colour {color}, flip {flip})"),
+                    );
+                    check_pieces(v, &pos, Some(&last), &plain, flip);
+                }
+            }
+            let plain = diagram(v, &pos, Some(&last));
+            // The game file's, as `;|` lines.
+            let comments: Vec<String> = diagram_comments(v, &pos, Some(&last))
+                .iter()
+                .map(|c| c.strip_prefix('|').unwrap().to_string())
+                .collect();
+            check_columns(&comments.join("\n"), files, &format!("{what} (game file)"));
+            assert_eq!(comments, plain.lines().map(str::trim_end).collect::<Vec<_>>(), "{what}");
+            let Some(tags) = tags else {
+                checked += 1;
+                continue;
+            };
+            // Written into a game file by `move` (with diagrams), and into a mail body.
+            let (last_san, before) = sans.split_last().unwrap();
+            let mut text = format!("[White \"Ann\"]\n[Black \"Bo\"]\n[Result \"*\"]\n{tags}\n");
+            for (i, san) in before.iter().enumerate() {
+                if i % 2 == 0 {
+                    text.push_str(&format!("{}. ", i / 2 + 1));
+                }
+                text.push_str(&format!("{san} "));
+            }
+            text.push_str("*\n");
+            let game = ravenpost::record::load(&text).unwrap_or_else(|e| panic!("{what}: {e}\n{text}"));
+            let options = ravenpost::record::MoveOptions { diagram: true, ..Default::default() };
+            let (applied, _) = ravenpost::record::play_move_on(&game, last_san, None, None, options).unwrap();
+            let written: Vec<&str> = applied.text.lines().filter_map(|l| l.strip_prefix(";|")).collect();
+            assert_eq!(written, comments.iter().map(String::as_str).collect::<Vec<_>>(), "{what}");
+            let built = ravenpost::mail::build(&ravenpost::mail::Outgoing {
+                game_id: "g",
+                text: &applied.text,
+                sender: side,
+                from: ravenpost::mail::Mailbox { name: "Ann".into(), email: "ann@example.org".into() },
+                to: ravenpost::mail::Mailbox { name: "Bo".into(), email: "bo@example.net".into() },
+                date: 1_764_400_000,
+                deadline: None,
+            })
+            .unwrap();
+            let message = mail_parser::MessageParser::default().parse(&built.bytes).unwrap();
+            let body = message.body_text(0).unwrap().replace("\r\n", "\n");
+            let layout = Layout::fitting(v, ravenpost::mail::BODY_WIDTH);
+            let in_body = diagram_laid_out(v, &pos, Some(&last), DiagramStyle::default(), layout);
+            assert!(body.contains(&in_body), "{what}: the body has not the diagram\n{in_body}\n{body}");
+            check_columns(&in_body, files, &format!("{what} (mail body)"));
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 8 + 2 + 2);
 }

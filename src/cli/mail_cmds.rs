@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use super::terminal::{fit, width};
 use super::{Failure, files, plural};
 use crate::archive::{Identity, ops};
-use crate::mail::exchange::ImportLine;
+use crate::mail::exchange::{ImportLine, ImportOptions};
 
 fn io(e: std::io::Error) -> Failure {
     Failure { message: format!("writing output: {e}"), code: 1 }
@@ -51,7 +51,7 @@ fn made_note(dir: &Path) -> String {
 pub(super) fn import(
     archive: Option<&Path>,
     paths: &[PathBuf],
-    who: Option<&str>,
+    options: ImportOptions<'_>,
     author: Option<&Identity>,
     json: bool,
     out: &mut impl Write,
@@ -63,11 +63,11 @@ pub(super) fn import(
         let mut lines = Vec::new();
         for p in paths {
             lines.extend(if files::is_stdin(p) {
-                let bytes = files::stdin_bytes().map_err(Failure::input)?;
+                // Read only as far as the archive's limit on a message.
                 let name = Path::new(files::STDIN_NAME);
-                crate::mail::exchange::import_bytes(&a, name, bytes, who, author)?
+                crate::mail::exchange::import_reader(&a, name, std::io::stdin().lock(), options, author)?
             } else {
-                crate::mail::exchange::import(&a, std::slice::from_ref(p), who, author)?
+                crate::mail::exchange::import(&a, std::slice::from_ref(p), options, author)?
             });
         }
         Ok(lines)

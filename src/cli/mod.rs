@@ -680,6 +680,13 @@ enum MailCmd {
     },
     /// Read received messages (.eml files, mbox files, or directories such as a Maildir),
     /// check that each game extends ours by the opponent's legal moves, and commit them.
+    ///
+    /// A message must come from the player whose steps it adds: its one From address (and
+    /// its Sender, if any) is that player's WhiteEmail/BlackEmail address in the game
+    /// (`--accept-sender` takes it all the same). A message without a Message-ID, with two
+    /// different copies of the game, naming another game in a header or the subject, or
+    /// over the archive's limits (ravenpost.yaml `limits:`) is refused. Nothing of a
+    /// refused message is committed (exit code 1).
     Import {
         /// Message files, mbox files or directories (`-`: a message or mbox on standard
         /// input, as a mail client pipes it).
@@ -688,6 +695,11 @@ enum MailCmd {
         /// Who you are (default: the archive's identity).
         #[arg(long = "as", value_name = "NAME")]
         who: Option<String>,
+        /// Take a message whose From address is not that of the player whose steps it
+        /// adds (or whose game lists no address for that player); each such commit says
+        /// who sent it. Without it, such a message is refused.
+        #[arg(long)]
+        accept_sender: bool,
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
@@ -1497,8 +1509,9 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             )?;
             writeln!(out, "{}", terminal::fit_stdout(&line)).map_err(io)?;
         }
-        Command::Mail { action: MailCmd::Import { paths, who, json } } => {
-            mail_cmds::import(cli.archive.as_deref(), &paths, who.as_deref(), author.as_ref(), json, out)?;
+        Command::Mail { action: MailCmd::Import { paths, who, accept_sender, json } } => {
+            let options = crate::mail::exchange::ImportOptions { who: who.as_deref(), accept_sender };
+            mail_cmds::import(cli.archive.as_deref(), &paths, options, author.as_ref(), json, out)?;
         }
         Command::Completions { shell } => {
             let mut cmd = <Cli as clap::CommandFactory>::command();

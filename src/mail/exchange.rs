@@ -25,6 +25,7 @@ use crate::archive::{Archive, GamePath, Identity, SmtpConfig, SmtpSecurity};
 use crate::engine::Side;
 use crate::record;
 use crate::record::game::Game;
+use crate::referee::limits::Limits;
 use crate::referee::{Step, check_step_at};
 
 use crate::archive::ops::Error as Failure;
@@ -557,40 +558,83 @@ fn smtp_failure(host: &str, port: u16, security: SmtpSecurity, e: &lettre::trans
     format!("SMTP server {host}:{port} refused or failed: {said}{hint}; nothing was sent")
 }
 
-/// `ravenpost mail import FILE|MBOX|DIR...`: one line per message.
+/// How `mail import` takes messages.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ImportOptions<'a> {
+    /// Who you are (`--as NAME`; default: the archive's identity, else the player the
+    /// message was sent to).
+    pub who: Option<&'a str>,
+    /// `--accept-sender`: take steps from a sender whose `From` address is not their
+    /// player's (or from a game that lists no address for the player); each such commit's
+    /// message says who sent it.
+    pub accept_sender: bool,
+}
+
+/// `ravenpost mail import FILE|MBOX|DIR...`: one line per message. A file larger than the
+/// archive's `limits.message_bytes` is refused without being read.
 pub fn import(
     archive: &Archive,
     paths: &[PathBuf],
-    who: Option<&str>,
+    options: ImportOptions<'_>,
     author: Option<&Identity>,
 ) -> Result<Vec<ImportLine>, Failure> {
+    let limits = archive.config()?.limits();
     let mut out = Vec::new();
     for file in message_files(paths)? {
-        let bytes = std::fs::read(&file).map_err(|e| Failure::Usage(format!("{}: {e}", file.display())))?;
-        out.extend(import_bytes(archive, &file, &bytes, who, author)?);
+        let unreadable = |e: std::io::Error| Failure::Usage(format!("{}: {e}", file.display()));
+        let size = std::fs::metadata(&file).map_err(unreadable)?.len();
+        if size > limits.message_bytes {
+            out.push(refused(&file, None, None, mail::too_large(Some(size), limits.message_bytes)));
+            continue;
+        }
+        let opened = std::fs::File::open(&file).map_err(unreadable)?;
+        out.extend(import_within(archive, &file, opened, options, author, &limits)?);
     }
     Ok(out)
 }
 
-/// [`import`] of one message or mbox already read (`mail import -`: standard input),
-/// named `name` in the report.
+/// [`import`] of the message or mbox `input` (standard input for `mail import -`), named
+/// `name` in the report.
 ///
 /// # Errors
-/// As [`import`].
-pub fn import_bytes(
+/// As [`import`]; [`Failure::Usage`] when `input` cannot be read.
+pub fn import_reader(
     archive: &Archive,
     name: &Path,
-    bytes: &[u8],
-    who: Option<&str>,
+    input: impl std::io::Read,
+    options: ImportOptions<'_>,
     author: Option<&Identity>,
 ) -> Result<Vec<ImportLine>, Failure> {
-    let messages = match mail::read_messages(bytes) {
+    let limits = archive.config()?.limits();
+    import_within(archive, name, input, options, author, &limits)
+}
+
+/// [`import_reader`] within `limits`: `input` is read up to one byte more than
+/// `limits.message_bytes`, and refused when that byte comes, without reading the rest.
+fn import_within(
+    archive: &Archive,
+    name: &Path,
+    input: impl std::io::Read,
+    options: ImportOptions<'_>,
+    author: Option<&Identity>,
+    limits: &Limits,
+) -> Result<Vec<ImportLine>, Failure> {
+    use std::io::Read as _;
+    let mut bytes = Vec::new();
+    input
+        .take(limits.message_bytes.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| Failure::Usage(format!("{}: {e}", name.display())))?;
+    if bytes.len() as u64 > limits.message_bytes {
+        return Ok(vec![refused(name, None, None, mail::too_large(None, limits.message_bytes))]);
+    }
+    let messages = match mail::read_messages_within(&bytes, limits) {
         Ok(m) => m,
         Err(e) => return Ok(vec![refused(name, None, None, e.to_string())]),
     };
     let mut out = Vec::new();
     for m in messages {
-        out.push(import_one(archive, name, &m, who, author)?);
+        out.push(import_one(archive, name, &m, options, author, limits)?);
     }
     Ok(out)
 }
@@ -644,6 +688,8 @@ fn addressed_side(game: &Game, m: &Incoming) -> Option<Side> {
 struct Version {
     /// The file's text.
     text: String,
+    /// The side whose step it is.
+    side: Side,
     /// The player whose step it is.
     author: Identity,
     /// The commit message.
@@ -658,8 +704,8 @@ struct Version {
 }
 
 impl Version {
-    fn new(text: String, author: Identity, message: String) -> Version {
-        Version { text, author, message, ply: None, step: None, at: None }
+    fn new(text: String, side: Side, author: Identity, message: String) -> Version {
+        Version { text, side, author, message, ply: None, step: None, at: None }
     }
 }
 
@@ -667,10 +713,15 @@ fn import_one(
     archive: &Archive,
     file: &Path,
     m: &Incoming,
-    who: Option<&str>,
+    options: ImportOptions<'_>,
     author: Option<&Identity>,
+    limits: &Limits,
 ) -> Result<ImportLine, Failure> {
+    let who = options.who;
     let refuse = |game: Option<String>, why: String| Ok(refused(file, Some(m), game, why));
+    if let Some(why) = &m.malformed {
+        return refuse(m.game_id.clone(), why.clone());
+    }
     let text = match &m.game {
         Ok(t) => t,
         Err(e) => return refuse(m.game_id.clone(), e.clone()),
@@ -681,11 +732,42 @@ fn import_one(
             "no game id: no `<id>.pgn` attachment, X-Ravenpost-Game header or subject".into(),
         );
     };
-    let received = match record::load(text) {
+    // Read, and its plies counted, before any is replayed.
+    let read = match crate::notation::pgn::GameReader::new(text.as_bytes()).next() {
+        Some(Ok(t)) => Ok(t),
+        Some(Err(e)) => Err(record::Refusal::Invalid(vec![e.into()])),
+        None => Err(record::Refusal::Invalid(vec![])),
+    };
+    let received = match read {
+        Ok(t) if t.moves.len() > limits.plies => {
+            return refuse(
+                Some(id),
+                format!(
+                    "the game in the message has {} plies, over the limit of {} for one game (`limits: plies:` \
+                     in the archive's ravenpost.yaml); nothing of it was replayed",
+                    t.moves.len(),
+                    limits.plies
+                ),
+            );
+        }
+        Ok(t) => record::game::replay(t).map_err(record::Refusal::Invalid),
+        Err(e) => Err(e),
+    };
+    let received = match received {
         Ok(g) => g,
         Err(e) => return refuse(Some(id), format!("the game file in the message: {e}")),
     };
-    let path = match GamePath::new(&received.variant.def().slug, &id) {
+    let slug = &received.variant.def().slug;
+    if let Some(v) = m.variant.as_deref().filter(|v| v != slug) {
+        return refuse(
+            Some(id),
+            format!(
+                "the {} header names a {v} game, but the attached game is a {slug} game",
+                mail::GAME_HEADER
+            ),
+        );
+    }
+    let path = match GamePath::new(slug, &id) {
         Ok(p) => p,
         Err(e) => return refuse(Some(id), format!("game id: {e}")),
     };
@@ -788,8 +870,78 @@ fn import_one(
             }
         }
     }
-    let time = now();
+    // A message read again adds nothing (above): one that adds steps under a Message-ID
+    // already imported is another message under a copied id.
+    if let (Some(mid), Some(_)) = (&m.message_id, &ours) {
+        let named = format!("<{mid}>");
+        if let Some(v) = archive.file_history(&path.path())?.into_iter().find(|v| v.message.contains(&named))
+        {
+            let commit: String = v.commit.to_string().chars().take(12).collect();
+            return refuse(
+                Some(id),
+                format!(
+                    "Message-ID {named} was imported before (commit {commit}), with other steps: a message read \
+                     again adds nothing, so this is another message under a copied Message-ID"
+                ),
+            );
+        }
+    }
     let opponent_of_me = my_side.map(Side::opponent);
+    // The sender must be the player whose steps the message adds: its From address is that
+    // player's address in the game (ours; the message's, for a game it creates), compared
+    // without case. `--accept-sender` takes a step all the same, and its commit says so.
+    let listed_in = ours_game.as_ref().unwrap_or(&received);
+    let sender = m.from.as_ref().map(|f| f.email.clone()).unwrap_or_default();
+    let mut accepted: [Option<String>; 2] = [None, None];
+    let mut vouch = |side: Side, what: &str| -> Result<(), String> {
+        let name = &players[side.index()];
+        let tag = email_tag(side);
+        let listed = listed_in
+            .text
+            .tag(tag)
+            .map(|t| parse_mailbox(t, name).map_or_else(|_| t.trim().to_string(), |b| b.email));
+        let problem = match &listed {
+            Some(a) if a.eq_ignore_ascii_case(&sender) => return Ok(()),
+            Some(a) => format!(
+                "the message is from {sender}, but {what} is {name}'s, whose address is {a} (the game's {tag} tag)"
+            ),
+            None => format!(
+                "{what} is {name}'s, and the game lists no address for {name} (no {tag} tag) to check the sender \
+                 {sender} against"
+            ),
+        };
+        if !options.accept_sender {
+            return Err(format!(
+                "{problem}: a step is taken only from its player's address (to take it all the same, add \
+                 --accept-sender)"
+            ));
+        }
+        let whose = match &listed {
+            Some(a) => format!("{name}'s address is {a}"),
+            None => format!("the game lists no address for {name}"),
+        };
+        accepted[side.index()] = Some(format!(
+            "The sender was not the mover: the message is from {sender}, and {whose}; taken with \
+             `mail import --accept-sender`."
+        ));
+        Ok(())
+    };
+    // Checked before any ply is judged: the creator of a new game, and the movers of the
+    // plies (a ply of yours is refused below, for what it is).
+    if ours.is_none()
+        && let Err(why) = vouch(opponent_of_me.unwrap_or(Side::White), "the new game")
+    {
+        return refuse(Some(id), why);
+    }
+    for k in (n0 + 1)..=n1.min(n0 + 2) {
+        let mover = received.position_at(k - 1).side_to_move();
+        if Some(mover) != my_side
+            && let Err(why) = vouch(mover, &format!("ply {k}"))
+        {
+            return refuse(Some(id), why);
+        }
+    }
+    let time = now();
     let email_of = |side: Side| -> String {
         received
             .text
@@ -810,7 +962,12 @@ fn import_one(
     if ours.is_none() {
         let creator = opponent_of_me.unwrap_or(Side::White);
         let v0 = truncated(&received, 0);
-        steps.push(Version::new(v0.clone(), identity(creator), format!("{id}: new game from mail {msg}")));
+        steps.push(Version::new(
+            v0.clone(),
+            creator,
+            identity(creator),
+            format!("{id}: new game from mail {msg}"),
+        ));
         prev = Some(v0);
     }
     let times = record::move_times(&received.text).unwrap_or_default();
@@ -846,6 +1003,7 @@ fn import_one(
                         ImportedStep { summary: with_player(&received, &a.summary), before_ply: Some(k) };
                     let mut v = Version::new(
                         a.text.clone(),
+                        mover,
                         identity(mover),
                         format!("{id}: {} (from mail {msg})", a.summary),
                     );
@@ -878,6 +1036,7 @@ fn import_one(
                     Ok(a) => {
                         let mut v = Version::new(
                             a.text.clone(),
+                            mover,
                             identity(mover),
                             format!("{id}: {} (from mail {msg})", a.summary),
                         );
@@ -911,6 +1070,9 @@ fn import_one(
                 ),
             );
         }
+        if let Err(why) = vouch(mover, &format!("ply {k} ({san})")) {
+            return refuse(Some(id), why);
+        }
         // Each side keeps the times the mover recorded; a ply without one could never be
         // matched again by the sender's later messages.
         if at.is_none() {
@@ -927,8 +1089,12 @@ fn import_one(
             Ok(other) => return refuse(Some(id), format!("ply {k} ({san}): unexpected change {other:?}")),
             Err(e) => return refuse(Some(id), format!("ply {k} ({san}): {e}")),
         }
-        let mut v =
-            Version::new(next.clone(), identity(mover), format!("{id}: ply {k} {san} (from mail {msg})"));
+        let mut v = Version::new(
+            next.clone(),
+            mover,
+            identity(mover),
+            format!("{id}: ply {k} {san} (from mail {msg})"),
+        );
         v.ply = Some(ImportedPly { ply: k, token: san, player: name });
         v.at = at;
         steps.push(v);
@@ -947,10 +1113,14 @@ fn import_one(
                         format!("\"{summary}\" is recorded for {player}, you, but {yours} does not have it"),
                     );
                 }
+                if let Err(why) = vouch(side, &format!("\"{summary}\"")) {
+                    return refuse(Some(id), why);
+                }
                 // Committed at the arrival time: the referee judges leave and claims by
                 // the commit's time, which the sender does not choose.
                 let mut v = Version::new(
                     full.clone(),
+                    side,
                     identity(side),
                     format!("{id}: {summary}, result {result} (from mail {msg})"),
                 );
@@ -966,6 +1136,11 @@ fn import_one(
             return refuse(Some(id), e.to_string());
         }
         return refuse(Some(id), format!("the message has {n1} plies, the archive {n0}, and they differ"));
+    }
+    for v in &mut steps {
+        if let Some(note) = &accepted[v.side.index()] {
+            v.message.push_str(&format!("\n\n{note}"));
+        }
     }
     let created = ours.is_none();
     // A game the message creates is dated by its first step's recorded time when that is

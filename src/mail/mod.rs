@@ -29,12 +29,14 @@ use mail_builder::MessageBuilder;
 use mail_builder::headers::address::Address;
 use mail_builder::headers::message_id::MessageId;
 use mail_builder::headers::raw::Raw;
-use mail_parser::{MessageParser, MimeHeaders};
+use mail_parser::decoders::charsets::map::charset_decoder;
+use mail_parser::{HeaderName, HeaderValue, Message, MessageParser, MessagePart, MimeHeaders, PartType};
 
 use crate::engine::Side;
 use crate::notation::diagram;
 use crate::notation::san::write_move;
 use crate::record;
+use crate::referee::limits::{Limits, size_in_words};
 
 pub mod exchange;
 pub mod notify;
@@ -478,6 +480,12 @@ pub struct Incoming {
     pub game: Result<String, String>,
     /// The plies before which their mover declined a draw offer ([`DECLINED_HEADER`]).
     pub declined_before: Vec<usize>,
+    /// The variant the `X-Ravenpost-Game` header names, if any.
+    pub variant: Option<String>,
+    /// Why the message is refused whatever the archive holds: it has no single sender (no
+    /// `From` address, two, or a `Sender` other than it), no `Message-ID`, two different
+    /// copies of the game, or a header or subject naming another game than its attachment.
+    pub malformed: Option<String>,
 }
 
 /// Whether `bytes` look like an mbox file (its first line starts with `From `).
@@ -485,21 +493,35 @@ pub fn is_mbox(bytes: &[u8]) -> bool {
     bytes.starts_with(b"From ")
 }
 
-/// Reads one message, or every message of an mbox file (split at `From ` lines).
+/// Reads one message, or every message of an mbox file (split at `From ` lines), within
+/// the default [`Limits`].
 ///
 /// # Errors
-/// [`MailError::Read`] when the input is empty or an mbox cannot be split.
+/// As [`read_messages_within`].
 pub fn read_messages(bytes: &[u8]) -> Result<Vec<Incoming>, MailError> {
+    read_messages_within(bytes, &Limits::default())
+}
+
+/// Reads one message, or every message of an mbox file (split at `From ` lines); a game
+/// larger than `limits.game_bytes` is not taken (its [`Incoming::game`] says why).
+///
+/// # Errors
+/// [`MailError::Read`] when the input is empty, larger than `limits.message_bytes`, or an
+/// mbox that cannot be split.
+pub fn read_messages_within(bytes: &[u8], limits: &Limits) -> Result<Vec<Incoming>, MailError> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(MailError::Read("empty: no message".into()));
     }
+    if bytes.len() as u64 > limits.message_bytes {
+        return Err(MailError::Read(too_large(Some(bytes.len() as u64), limits.message_bytes)));
+    }
     if !is_mbox(bytes) {
-        return Ok(vec![read_one(bytes, String::new())]);
+        return Ok(vec![read_one(bytes, String::new(), limits)]);
     }
     let mut out = Vec::new();
     for (i, m) in mail_parser::mailbox::mbox::MessageIterator::new(bytes).enumerate() {
         let m = m.map_err(|e| MailError::Read(format!("message {}: {e}", i + 1)))?;
-        out.push(read_one(m.contents(), format!("message {}", i + 1)));
+        out.push(read_one(m.contents(), format!("message {}", i + 1), limits));
     }
     // A single message (a mail client pipes one as an mbox of one): its place says
     // nothing (`from mail message 1 <…>`).
@@ -540,7 +562,219 @@ fn game_in_text(text: &str) -> Option<String> {
     None
 }
 
-fn read_one(bytes: &[u8], place: String) -> Incoming {
+/// Why a message of `size` bytes (when known: standard input's is not) is not read: it is
+/// over `limit`, the most one message may have (`limits: message-bytes:` in
+/// `ravenpost.yaml`).
+pub fn too_large(size: Option<u64>, limit: u64) -> String {
+    let size = size.map(|s| format!("is {}, ", size_in_words(s))).unwrap_or_else(|| "is ".into());
+    format!(
+        "the message {size}over the limit of {} for one message (`limits: message-bytes:` in the \
+         archive's ravenpost.yaml)",
+        size_in_words(limit)
+    )
+}
+
+/// Every address of an address list.
+fn addresses(a: &mail_parser::Address<'_>) -> Vec<Mailbox> {
+    a.iter()
+        .filter_map(|a| {
+            Some(Mailbox {
+                name: a.name().map(str::to_string).unwrap_or_default(),
+                email: a.address()?.to_string(),
+            })
+        })
+        .collect()
+}
+
+/// Every address a header (`From`, `Sender`) names.
+fn header_addresses(v: &HeaderValue<'_>) -> Vec<Mailbox> {
+    v.as_address().map(addresses).unwrap_or_default()
+}
+
+/// Addresses as a list for messages: `a@x.org, b@y.org`.
+fn listed(boxes: &[Mailbox]) -> String {
+    boxes.iter().map(|b| b.email.as_str()).collect::<Vec<_>>().join(", ")
+}
+
+/// Whether the part is a game file: named `*.pgn`, or of a PGN type.
+fn is_game_file(p: &MessagePart<'_>) -> bool {
+    let named_pgn = p.attachment_name().is_some_and(|n| n.to_ascii_lowercase().ends_with(".pgn"));
+    let typed = p.content_type().is_some_and(|ct| {
+        let full = format!("{}/{}", ct.ctype(), ct.subtype().unwrap_or("")).to_ascii_lowercase();
+        full == PGN_TYPE || full == "application/x-chess-pgn"
+    });
+    named_pgn || typed
+}
+
+/// The game id an attached game file names: its file name without `.pgn`.
+fn attachment_id(p: &MessagePart<'_>) -> Option<String> {
+    p.attachment_name()
+        .and_then(|n| n.strip_suffix(".pgn").or_else(|| n.strip_suffix(".PGN")))
+        .map(str::to_string)
+}
+
+/// The text of the attached game file `p` of message `m`, as its transfer encoding and
+/// its declared charset say (mail-parser decodes both), LF line ends; or why there is none:
+/// the message ends inside it, it is larger than `limits.game_bytes`, or it is not text
+/// in a charset known.
+fn attachment_text(m: &Message<'_>, p: &MessagePart<'_>, limits: &Limits) -> Result<String, String> {
+    let name = p.attachment_name().unwrap_or("(without a name)");
+    if p.is_encoding_problem {
+        // mail-parser keeps such a part's raw text; it ends where the message does when
+        // the boundary that should close it never came.
+        let encoding = p.content_transfer_encoding().unwrap_or("7bit");
+        return Err(if p.offset_end as usize >= m.raw_message().len() {
+            format!(
+                "the attached game file {name} is cut off: the message ends inside it, before the MIME \
+                 boundary that closes it (ask the sender for the message again)"
+            )
+        } else {
+            format!("the attached game file {name} cannot be decoded: its {encoding} text is malformed")
+        });
+    }
+    let bytes = p.contents();
+    if bytes.len() as u64 > limits.game_bytes {
+        return Err(format!(
+            "the attached game file {name} is {}, over the limit of {} for a game (`limits: game-bytes:` \
+             in the archive's ravenpost.yaml)",
+            size_in_words(bytes.len() as u64),
+            size_in_words(limits.game_bytes)
+        ));
+    }
+    let charset = p.content_type().and_then(|ct| ct.attribute("charset"));
+    // UTF-8 (and its subset ASCII) is checked strictly, not decoded with replacements.
+    let utf8 = |c: &str| {
+        let c = c.to_ascii_lowercase().replace('_', "-");
+        matches!(c.as_str(), "utf-8" | "utf8" | "us-ascii" | "ascii")
+    };
+    let decoder = charset.filter(|c| !utf8(c)).and_then(|c| charset_decoder(c.as_bytes()));
+    let text = match (&p.body, decoder) {
+        // A text/* part: mail-parser has decoded its declared charset.
+        (PartType::Text(t), _) => t.to_string(),
+        (_, Some(decode)) => decode(bytes),
+        (_, None) => match std::str::from_utf8(bytes) {
+            Ok(t) => t.to_string(),
+            Err(_) => {
+                return Err(match charset.filter(|c| !utf8(c)) {
+                    Some(c) => format!(
+                        "the attached game file {name} is not UTF-8 text and declares charset {c}, which is \
+                         not known (UTF-8, ISO-8859-1 and Windows-1252 are)"
+                    ),
+                    None => format!(
+                        "the attached game file {name} is not UTF-8 text and declares no charset (such as \
+                         `charset=iso-8859-1`) that says what it is"
+                    ),
+                });
+            }
+        },
+    };
+    Ok(text.replace("\r\n", "\n"))
+}
+
+/// Why message `m` cannot be taken whatever the archive holds (see [`Incoming::malformed`]),
+/// given its `From` headers' addresses, its game files (the first is the game) and the
+/// game ids its attachment, `X-Ravenpost-Game` headers and subject name.
+fn malformed(
+    m: &Message<'_>,
+    from: &[Vec<Mailbox>],
+    games: &[&MessagePart<'_>],
+    limits: &Limits,
+    header_ids: &[String],
+    subject_id: Option<&str>,
+) -> Option<String> {
+    let all: Vec<Mailbox> = from.iter().flatten().cloned().collect();
+    match (from.len(), all.len()) {
+        (_, 0) => return Some("no sender: the message has no From address".into()),
+        (1, 1) => {}
+        (1, n) => {
+            return Some(format!(
+                "the From header names {n} addresses ({}): a game message has exactly one sender",
+                listed(&all)
+            ));
+        }
+        (n, _) => {
+            return Some(format!(
+                "the message has {n} From headers ({}): a game message has exactly one sender",
+                listed(&all)
+            ));
+        }
+    }
+    let sender: Vec<Mailbox> = m.header_values(HeaderName::Sender).flat_map(header_addresses).collect();
+    let from_email = &all[0].email;
+    match sender.as_slice() {
+        [] if m.header_values(HeaderName::Sender).next().is_none() => {}
+        [s] if s.email.eq_ignore_ascii_case(from_email) => {}
+        [s] => {
+            return Some(format!(
+                "the Sender header names {}, the From header {from_email}: a game message is sent by the \
+                 player it is from",
+                s.email
+            ));
+        }
+        _ => {
+            return Some(format!(
+                "the Sender header names {} addresses ({}), the From header {from_email}: a game message is \
+                 sent by the player it is from",
+                sender.len(),
+                listed(&sender)
+            ));
+        }
+    }
+    if m.message_id().is_none() {
+        return Some(
+            "no Message-ID header: every game message has one (ravenpost writes <GAME.PLY@DOMAIN>), by \
+             which a message read again is known"
+                .into(),
+        );
+    }
+    if let Some(other) = header_ids.iter().find(|h| *h != &header_ids[0]) {
+        return Some(format!(
+            "two {GAME_HEADER} headers name different games ({} and {other})",
+            header_ids[0]
+        ));
+    }
+    let attached = games.first().and_then(|p| attachment_id(p));
+    let named = match (&attached, header_ids.first()) {
+        (Some(a), Some(h)) if a != h => {
+            return Some(format!(
+                "the {GAME_HEADER} header names game {h}, but the attached game file is {a}.pgn"
+            ));
+        }
+        (Some(a), _) => Some(format!("the attached game file is {a}.pgn")),
+        (None, Some(h)) => Some(format!("the {GAME_HEADER} header names game {h}")),
+        (None, None) => None,
+    };
+    let id = attached.as_deref().or(header_ids.first().map(String::as_str));
+    if let (Some(s), Some(id), Some(named)) = (subject_id, id, named)
+        && s != id
+    {
+        return Some(format!("the subject names game {s}, but {named}"));
+    }
+    // Further copies of the game (the same id, or no name): all the same, or none taken.
+    if let Some((first, rest)) = games.split_first() {
+        let same_game = |p: &MessagePart<'_>| match (attachment_id(first), attachment_id(p)) {
+            (Some(a), Some(b)) => a.eq_ignore_ascii_case(&b),
+            _ => true,
+        };
+        let text = attachment_text(m, first, limits);
+        for (i, p) in rest.iter().enumerate() {
+            if same_game(p) && attachment_text(m, p, limits) != text {
+                let name =
+                    |p: &MessagePart<'_>| p.attachment_name().unwrap_or("(without a name)").to_string();
+                return Some(format!(
+                    "two different copies of the game are attached ({} and {}, the game files 1 and {}): which \
+                     one was sent cannot be told",
+                    name(first),
+                    name(p),
+                    i + 2
+                ));
+            }
+        }
+    }
+    None
+}
+
+fn read_one(bytes: &[u8], place: String, limits: &Limits) -> Incoming {
     let Some(m) = MessageParser::default().parse(bytes) else {
         return Incoming {
             place,
@@ -552,55 +786,49 @@ fn read_one(bytes: &[u8], place: String) -> Incoming {
             game_id: None,
             game: Err("not an email message (no headers could be read)".into()),
             declined_before: Vec::new(),
+            variant: None,
+            malformed: None,
         };
     };
-    let from = m.from().and_then(|a| a.first()).and_then(|a| {
-        Some(Mailbox {
-            name: a.name().map(str::to_string).unwrap_or_default(),
-            email: a.address()?.to_string(),
-        })
-    });
-    let to = m
-        .to()
-        .map(|a| {
-            a.iter()
-                .filter_map(|a| {
-                    Some(Mailbox {
-                        name: a.name().map(str::to_string).unwrap_or_default(),
-                        email: a.address()?.to_string(),
-                    })
-                })
-                .collect()
-        })
-        .unwrap_or_default();
+    let from_headers: Vec<Vec<Mailbox>> = m.header_values(HeaderName::From).map(header_addresses).collect();
+    let from = from_headers.iter().flatten().next().cloned();
+    let to = m.to().map(addresses).unwrap_or_default();
     let subject = m.subject().map(str::to_string);
-    let attachment = m.attachments().find(|p| {
-        let named_pgn = p.attachment_name().is_some_and(|n| n.to_ascii_lowercase().ends_with(".pgn"));
-        let typed = p.content_type().is_some_and(|ct| {
-            let full = format!("{}/{}", ct.ctype(), ct.subtype().unwrap_or("")).to_ascii_lowercase();
-            full == PGN_TYPE || full == "application/x-chess-pgn"
-        });
-        named_pgn || typed
-    });
-    let from_header = m
-        .header_raw(GAME_HEADER)
-        .and_then(|v| v.trim().rsplit('/').next().map(str::to_string))
-        .filter(|s| !s.is_empty());
-    let from_name = attachment
-        .and_then(|p| p.attachment_name())
-        .and_then(|n| n.strip_suffix(".pgn").or_else(|| n.strip_suffix(".PGN")))
-        .map(str::to_string);
-    let game_id = from_name.or(from_header).or_else(|| subject.as_deref().and_then(id_from_subject));
+    let games: Vec<&MessagePart<'_>> = m.attachments().filter(|p| is_game_file(p)).collect();
+    let attachment = games.first().copied();
+    // Every `X-Ravenpost-Game: <variant>/<id>` header, as (variant, id).
+    let game_headers: Vec<(Option<String>, String)> = m
+        .headers_raw()
+        .filter(|(name, _)| name.eq_ignore_ascii_case(GAME_HEADER))
+        .map(|(_, v)| match v.trim().rsplit_once('/') {
+            Some((variant, id)) => (Some(variant.trim().to_string()), id.trim().to_string()),
+            None => (None, v.trim().to_string()),
+        })
+        .filter(|(_, id)| !id.is_empty())
+        .collect();
+    let header_ids: Vec<String> = game_headers.iter().map(|(_, id)| id.clone()).collect();
+    let subject_id = subject.as_deref().and_then(id_from_subject);
+    let game_id = attachment.and_then(attachment_id).or(header_ids.first().cloned()).or(subject_id.clone());
     let game = match attachment {
-        Some(p) => match std::str::from_utf8(p.contents()) {
-            Ok(t) => Ok(t.replace("\r\n", "\n")),
-            Err(_) => Err("the attached game file is not UTF-8 text".to_string()),
-        },
+        Some(p) => attachment_text(&m, p, limits),
         None => m
             .body_text(0)
             .and_then(|t| game_in_text(&t))
-            .ok_or_else(|| "no game file: neither a .pgn attachment nor a game in the text".to_string()),
+            .ok_or_else(|| "no game file: neither a .pgn attachment nor a game in the text".to_string())
+            .and_then(|g| {
+                if g.len() as u64 > limits.game_bytes {
+                    Err(format!(
+                        "the game in the message's text is {}, over the limit of {} for a game \
+                         (`limits: game-bytes:` in the archive's ravenpost.yaml)",
+                        size_in_words(g.len() as u64),
+                        size_in_words(limits.game_bytes)
+                    ))
+                } else {
+                    Ok(g)
+                }
+            }),
     };
+    let malformed = malformed(&m, &from_headers, &games, limits, &header_ids, subject_id.as_deref());
     Incoming {
         place,
         message_id: m.message_id().map(str::to_string),
@@ -614,6 +842,8 @@ fn read_one(bytes: &[u8], place: String) -> Incoming {
             .header_raw(DECLINED_HEADER)
             .map(|v| v.split(',').filter_map(|k| k.trim().parse().ok()).collect())
             .unwrap_or_default(),
+        variant: game_headers.into_iter().next().and_then(|(v, _)| v),
+        malformed,
     }
 }
 

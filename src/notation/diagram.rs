@@ -5,7 +5,9 @@
 //!
 //! Pieces are their position-string tokens (upper case for the first side); empty light
 //! squares are `.`, empty dark squares `:` (square `a1` of each level is dark). The last
-//! move's squares are marked with brackets. Empty Fidchell portal squares are `*`.
+//! move's squares are marked with brackets (`[G]`, `[:]`; a two-letter code, which takes
+//! two of a cell's three columns, with the closing one only: `Or]`). Empty Fidchell
+//! portal squares are `*`.
 //!
 //! [`diagram_styled`] can add ANSI colours (square colours from the variant's render
 //! data, the last move's squares and the portals highlighted); whether a terminal gets
@@ -137,7 +139,9 @@ pub fn diagram_laid_out(
     let dims = def.dims;
     let marked = move_squares(last);
     let portals = portal_squares(v);
-    // Each cell is 3 characters wide: " X ", "[X]".
+    // Each cell is 3 characters wide: " X ", "[X]"; a two-letter code fills all but the
+    // last column ("Or "), which is all its mark can take ("Or]"): a mark never moves a
+    // code's letters, nor the rest of the rank.
     let cell = |sq: Square| -> String {
         let dark = is_dark(sq);
         let piece = pos.piece_at(sq);
@@ -146,12 +150,12 @@ pub fn diagram_laid_out(
             None if portals.contains(&sq) => "*".to_string(),
             None => (if dark { ":" } else { "." }).to_string(),
         };
-        let text = if marked.contains(&sq) {
-            format!("[{body}]")
-        } else if body.chars().count() >= 2 {
-            format!("{body:<3}")
-        } else {
-            format!(" {body} ")
+        let text = match (marked.contains(&sq), body.chars().count()) {
+            (true, 1) => format!("[{body}]"),
+            (true, 2) => format!("{body}]"),
+            (false, 1) => format!(" {body} "),
+            // Three letters or more leave no room for a mark (colours still show it).
+            (_, _) => format!("{body:<3}"),
         };
         if !style.color {
             return text;

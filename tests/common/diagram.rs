@@ -10,10 +10,11 @@ use ravenpost::notation::position_string::write_position;
 pub type Board = Vec<Vec<String>>;
 
 /// The boards of a text diagram (levels side by side, left to right), and the cells
-/// marked as the last move's (`[x]`), as (board, row, column) in printed order. A rank
-/// row is read as tokens: its label, one token a file (a piece code, `.`, `:`, `*`, or
-/// a bracketed cell `[x]`, which may touch the next token), its label again, then the
-/// next board's; the file letters under the boards say how many files each has.
+/// marked as the last move's (`[x]`, or `xy]` for a two-letter code), as (board, row,
+/// column) in printed order. A rank row is read as tokens: its label, one token a file (a
+/// piece code, `.`, `:`, `*`, or a marked cell, which may touch the next token), its
+/// label again, then the next board's; the file letters under the boards say how many
+/// files each has.
 pub fn read_diagram(text: &str) -> (Vec<Board>, Vec<(usize, usize, usize)>) {
     let letters = text
         .lines()
@@ -43,7 +44,7 @@ pub fn read_diagram(text: &str) -> (Vec<Board>, Vec<(usize, usize, usize)>) {
             let mut cells = Vec::new();
             for col in 0..n {
                 let t = tokens.next().unwrap_or_else(|| panic!("{line}"));
-                let inner = t.strip_prefix('[').and_then(|t| t.strip_suffix(']'));
+                let inner = t.strip_suffix(']').map(|t| t.strip_prefix('[').unwrap_or(t));
                 if inner.is_some() {
                     marked.push((b, row, col));
                 }
@@ -58,7 +59,8 @@ pub fn read_diagram(text: &str) -> (Vec<Board>, Vec<(usize, usize, usize)>) {
     (boards, marked)
 }
 
-/// The tokens of a rank row: runs of non-blank characters, a `[...]` group being one.
+/// The tokens of a rank row: runs of non-blank characters, a `[...]` group being one,
+/// and a run ending at a `]` (a marked two-letter code, `Or]`).
 fn tokens(line: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut chars = line.chars().peekable();
@@ -79,6 +81,9 @@ fn tokens(line: &str) -> Vec<String> {
             while let Some(&c) = chars.peek().filter(|c| !c.is_whitespace() && **c != '[') {
                 t.push(c);
                 chars.next();
+                if c == ']' {
+                    break;
+                }
             }
             out.push(t);
         }
