@@ -138,3 +138,143 @@ fn a_closed_stderr_is_no_panic() {
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(1), "{status:?}");
 }
+
+/// A game file for the file-walking tests.
+const ONE_GAME: &str = "[Variant \"gygax\"]\n\n1. 2e3 Sa3b6 *\n";
+
+/// Runs `ravenpost args` in `dir`, killing it if it has not ended after 30 s (a hang is
+/// the bug these tests guard against, not a matter of speed): (exit code, stdout, stderr).
+fn run_or_kill(dir: &std::path::Path, args: &[&str]) -> (i32, String, String) {
+    use std::io::Read;
+    let mut child = ravenpost_at(dir, dir, T0)
+        .args(args)
+        .env("RAVENPOST_ARCHIVE", dir.join("no-archive-here"))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (mut out, mut err) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        out.read_to_string(&mut s).unwrap();
+        s
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        err.read_to_string(&mut s).unwrap();
+        s
+    });
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if std::time::Instant::now() > deadline {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("`ravenpost {}` never ended", args.join(" "));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    (status.code().unwrap_or(-1), reader.join().unwrap(), err_reader.join().unwrap())
+}
+
+#[cfg(unix)]
+fn symlink(target: &str, link: &std::path::Path) {
+    std::os::unix::fs::symlink(target, link).unwrap();
+}
+
+#[cfg(unix)]
+fn mkfifo(path: &std::path::Path) {
+    let status = std::process::Command::new("mkfifo").arg(path).status().expect("mkfifo runs");
+    assert!(status.success());
+}
+
+/// Regression: two symbolic link loops (`a/b -> ../b` beside `b/a -> ../a`, and a folder
+/// linking to itself) made `validate` and `fmt` walk for ever.
+#[cfg(unix)]
+#[test]
+fn two_symlink_loops_made_validate_walk_for_ever() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for sub in ["a", "b", "c"] {
+        std::fs::create_dir(d.join(sub)).unwrap();
+        write(&d.join(sub), "g.pgn", ONE_GAME);
+    }
+    symlink("../b", &d.join("a/to-b"));
+    symlink("../a", &d.join("b/to-a"));
+    symlink(".", &d.join("c/itself"));
+    let (code, out, err) = run_or_kill(d, &["validate", "a", "b", "c"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.trim(), "3 files, 3 games: 3 valid, 0 problems");
+    assert!(err.contains("warning: a/to-b/to-a: skipped: the same folder as a"), "{err}");
+    assert!(err.contains("warning: b: skipped: the same folder as a/to-b"), "{err}");
+    assert!(err.contains("warning: c/itself: skipped: the same folder as c"), "{err}");
+    // Each file is named once (not in canonical form: the tags are missing).
+    let (code, out, err) = run_or_kill(d, &["fmt", "--check", "a", "b", "c"]);
+    assert_eq!((code, out.as_str()), (1, "a/g.pgn\na/to-b/g.pgn\nc/g.pgn\n"), "{err}");
+    assert_eq!(err.matches("warning:").count(), 3, "{err}");
+}
+
+/// Regression: a folder with a link to itself (`games/loop -> .`) had its one game file
+/// counted 41 times (once per level, until the system refused the path as too long).
+#[cfg(unix)]
+#[test]
+fn a_symlink_loop_counted_one_file_41_times() {
+    let dir = tempfile::tempdir().unwrap();
+    let games = dir.path().join("games");
+    std::fs::create_dir(&games).unwrap();
+    write(&games, "g.pgn", ONE_GAME);
+    symlink(".", &games.join("loop"));
+    // The same file under a second name (a link) is read once too.
+    symlink("g.pgn", &games.join("h.pgn"));
+    let (code, out, err) = run_or_kill(dir.path(), &["validate", "games", "games/g.pgn"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.trim(), "1 file, 1 game: 1 valid, 0 problems");
+    assert!(err.contains("warning: games/h.pgn: skipped: the same file as games/g.pgn, read once"), "{err}");
+    assert!(err.contains("warning: games/loop: skipped: the same folder as games"), "{err}");
+    assert!(err.contains("warning: games/g.pgn: skipped: the same file as games/g.pgn"), "{err}");
+}
+
+/// Regression: a FIFO named `.pgn` in a folder made `validate` wait for ever for a writer.
+/// FIFOs, named directly or found in a folder, are passed over with a warning, never
+/// opened.
+#[cfg(unix)]
+#[test]
+fn a_pgn_fifo_made_validate_hang() {
+    let dir = tempfile::tempdir().unwrap();
+    let games = dir.path().join("games");
+    std::fs::create_dir(&games).unwrap();
+    write(&games, "g.pgn", ONE_GAME);
+    mkfifo(&games.join("pipe.pgn"));
+    let (code, out, err) = run_or_kill(dir.path(), &["validate", "games"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.trim(), "1 file, 1 game: 1 valid, 0 problems");
+    assert_eq!(
+        err.trim(),
+        "ravenpost: warning: games/pipe.pgn: skipped: a FIFO (named pipe), not a game file (never read)"
+    );
+    let (code, out, err) = run_or_kill(dir.path(), &["validate", "--json", "games/pipe.pgn"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["files"], 0);
+    assert_eq!(v["skipped"][0], "games/pipe.pgn: skipped: a FIFO (named pipe), not a game file (never read)");
+    let (code, _, err) = run_or_kill(dir.path(), &["fmt", "games"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("games/pipe.pgn: skipped: a FIFO"), "{err}");
+}
+
+/// Regression: `validate /dev/zero` read zeros until it held 3.2 GB. A device, named
+/// directly or through a `.pgn` link in a folder, is passed over with a warning.
+#[cfg(unix)]
+#[test]
+fn validate_of_dev_zero_grew_to_3_gigabytes() {
+    let dir = tempfile::tempdir().unwrap();
+    symlink("/dev/zero", &dir.path().join("zero.pgn"));
+    let (code, out, err) = run_or_kill(dir.path(), &["validate", "/dev/zero", "."]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.trim(), "0 files, 0 games: 0 valid, 0 problems");
+    assert!(err.contains("warning: /dev/zero: skipped: a device, not a game file (never read)"), "{err}");
+    assert!(err.contains("warning: ./zero.pgn: skipped: a device"), "{err}");
+}

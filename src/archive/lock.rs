@@ -35,7 +35,7 @@
 //! is lost.
 
 use std::fs::{self, File, OpenOptions, TryLockError};
-use std::io::{ErrorKind, Read, Seek, SeekFrom, Write};
+use std::io::{ErrorKind, Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -132,6 +132,14 @@ impl LockFile {
 }
 
 impl LockFile {
+    /// Clears the journal of the dead owner this lock was taken over from, once its write
+    /// has been recovered.
+    pub(crate) fn recovered(&self) {
+        if let Some(f) = &self.file {
+            let _ = rewrite(f, &self.owner);
+        }
+    }
+
     /// Leaves the file and its journal behind on release (only with an advisory lock,
     /// where a file nobody holds is taken over at once).
     pub(crate) fn keep(&mut self) {
@@ -149,10 +157,27 @@ impl Drop for LockFile {
     }
 }
 
-fn rewrite(mut f: &File, text: &str) -> std::io::Result<()> {
-    f.set_len(0)?;
-    f.seek(SeekFrom::Start(0))?;
-    f.write_all(text.as_bytes())
+/// Replaces the lock file's text with `text` so that a process killed at any moment
+/// leaves either text whole: the new text is written over the old one in one write, and
+/// only then is the file cut to its length. Until it is cut, what follows the new text
+/// is the old text's tail; [`Journal`]s are read from the first step line, which is the
+/// new one. (Emptying the file first, as this once did, left a window where a killed
+/// writer's journal was lost and its half-done write was never recovered: the index
+/// stayed one move behind the branch.)
+fn rewrite(f: &File, text: &str) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileExt;
+        f.write_all_at(text.as_bytes(), 0)?;
+    }
+    #[cfg(not(unix))]
+    {
+        use std::io::{Seek, SeekFrom};
+        let mut f = f;
+        f.seek(SeekFrom::Start(0))?;
+        f.write_all(text.as_bytes())?;
+    }
+    f.set_len(text.len() as u64)
 }
 
 fn age_of(path: &Path) -> Option<Duration> {
@@ -215,6 +240,12 @@ fn same_file(a: &fs::Metadata, b: &fs::Metadata) -> bool {
     }
 }
 
+/// The step a v2 lock file's text names: its first step line (after a kill between
+/// [`rewrite`]'s write and its cut, the old text's tail follows it).
+fn journal_in(text: &str) -> Option<Journal> {
+    text.lines().find_map(Journal::parse)
+}
+
 /// What a try at the lock found.
 enum Try {
     Got(Acquired),
@@ -253,7 +284,7 @@ fn try_once(path: &Path, options: &ArchiveOptions) -> Result<Try, ArchiveError> 
     let _ = f.read_to_string(&mut text);
     let interrupted = if text.starts_with(HEADER) {
         // A v2 file nobody holds: its owner died. Its last step, if it was mid-write.
-        text.lines().rev().find_map(Journal::parse)
+        journal_in(&text)
     } else if text.trim().is_empty() {
         None
     } else {
@@ -274,7 +305,13 @@ fn try_once(path: &Path, options: &ArchiveOptions) -> Result<Try, ArchiveError> 
         None
     };
     let owner = owner_lines();
-    rewrite(&f, &owner).map_err(|e| ArchiveError::io("write lock file", path, e))?;
+    // The dead owner's step stays in the file until its write is recovered
+    // ([`LockFile::recovered`]): a taker killed while recovering leaves it to the next.
+    let text = match &interrupted {
+        Some(j) => format!("{owner}{}", j.line()),
+        None => owner.clone(),
+    };
+    rewrite(&f, &text).map_err(|e| ArchiveError::io("write lock file", path, e))?;
     let lock = LockFile { path: path.to_path_buf(), file: Some(f), owner, keep: false };
     Ok(Try::Got(Acquired { lock, interrupted }))
 }
@@ -381,6 +418,42 @@ mod tests {
             new: "0123".into(),
         };
         assert_eq!(Journal::parse(&j.line()), Some(j));
+    }
+
+    /// Regression (issue 29): a note emptied the file before writing the new step, and a
+    /// kill between the two left no step at all. Now the new text is written over the old
+    /// and the file cut after: a kill before the cut leaves the old text's tail behind
+    /// the new step, which is the one read.
+    #[cfg(unix)]
+    #[test]
+    fn a_note_killed_before_the_file_was_cut_still_names_its_step() {
+        let step = |s: &str| Journal {
+            step: s.into(),
+            refname: "refs/heads/main".into(),
+            path: "games/grand/a-much-longer-name-than-the-next.pgn".into(),
+            expected: "-".into(),
+            new: "0123".into(),
+        };
+        let (worktree, index) = (step("worktree"), Journal { path: "g.pgn".into(), ..step("index") });
+        let old = format!("{}{}", owner_lines(), worktree.line());
+        let new = format!("{}{}", owner_lines(), index.line());
+        let dir = tempfile::tempdir().unwrap();
+        let f = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(dir.path().join("l"))
+            .unwrap();
+        rewrite(&f, &old).unwrap();
+        // The write over the old text, without the cut.
+        std::os::unix::fs::FileExt::write_all_at(&f, new.as_bytes(), 0).unwrap();
+        let torn = fs::read_to_string(dir.path().join("l")).unwrap();
+        assert!(torn.len() > new.len());
+        assert_eq!(journal_in(&torn), Some(index.clone()));
+        rewrite(&f, &new).unwrap();
+        assert_eq!(fs::read_to_string(dir.path().join("l")).unwrap(), new);
+        assert_eq!(journal_in(&owner_lines()), None);
     }
 
     #[test]

@@ -844,7 +844,13 @@ impl Archive {
             *self.lock_file.borrow_mut() = Some(acquired.lock);
             if let Some(journal) = acquired.interrupted {
                 // A writer died holding the lock: finish what it left half done first.
-                if let Err(e) = self.recover(&journal) {
+                let recovered = self.recover(&journal);
+                if recovered.is_ok()
+                    && let Some(lock) = self.lock_file.borrow().as_ref()
+                {
+                    lock.recovered();
+                }
+                if let Err(e) = recovered {
                     let mut held = self.lock_file.borrow_mut();
                     if let Some(lock) = held.as_mut() {
                         // Keep its journal for the next try.

@@ -120,14 +120,22 @@ impl Archive {
 
     /// The git repository `cwd` is in (searching parents as git does), archive or not
     /// (a fresh clone of an empty shared repository is no archive yet); `None` outside
-    /// any repository.
+    /// any repository. A write a killed ravenpost left half done there is finished first,
+    /// as [`Archive::recover_interrupted_write`] does (`sync` opens its clone this way:
+    /// without it, a `sync` that stopped at once for want of a remote left the index one
+    /// move behind the branch).
     ///
     /// # Errors
     ///
     /// Git failures other than "not found".
     pub fn discover_repository(cwd: &Path) -> Result<Option<Archive>, ArchiveError> {
         match Repository::discover(cwd) {
-            Ok(r) => Ok(Some(Archive::from_repo(r))),
+            Ok(r) => {
+                let archive = Archive::from_repo(r);
+                // A failure here is left for the next write, which reports it.
+                let _ = archive.recover_interrupted_write();
+                Ok(Some(archive))
+            }
             Err(e) if super::not_found(&e) => Ok(None),
             Err(e) => Err(ArchiveError::git_path("discover repository", cwd.display().to_string(), e)),
         }

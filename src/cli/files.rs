@@ -89,39 +89,166 @@ pub struct Report {
     pub valid: usize,
     /// Every problem.
     pub problems: Vec<FileProblem>,
+    /// The paths passed over, each with why ([`Collected::skipped`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<String>,
+}
+
+/// What [`collect`] found: the files to read, each once, and what it passed over.
+#[derive(Debug, Default)]
+pub struct Collected {
+    /// The files, in the order given (a folder's in name order).
+    pub files: Vec<PathBuf>,
+    /// One sentence per path passed over (a FIFO or device, a folder or file reached a
+    /// second time through a symbolic link), naming it: the warnings to print.
+    pub skipped: Vec<String>,
+}
+
+/// What a path is to [`collect`]: a game file, a folder to search, or something that is
+/// never read (a FIFO, socket or device would block or never end).
+enum Kind {
+    File,
+    Folder,
+    Special(&'static str),
+}
+
+/// What the file system says `meta` is.
+fn kind_of(meta: &std::fs::Metadata) -> Kind {
+    let t = meta.file_type();
+    if t.is_dir() {
+        return Kind::Folder;
+    }
+    if t.is_file() {
+        return Kind::File;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return Kind::Special("a FIFO (named pipe)");
+        }
+        if t.is_socket() {
+            return Kind::Special("a socket");
+        }
+        if t.is_char_device() || t.is_block_device() {
+            return Kind::Special("a device");
+        }
+    }
+    Kind::Special("not a regular file")
+}
+
+/// Which file `meta` (of `path`) is, whatever name reached it: device and inode on
+/// Unix, the path with every link resolved elsewhere.
+fn identity(meta: &std::fs::Metadata, path: &Path) -> (u64, u64, PathBuf) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let _ = path;
+        (meta.dev(), meta.ino(), PathBuf::new())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        (0, 0, std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()))
+    }
+}
+
+/// The files and folders [`collect`] has met, by identity, with the name each was
+/// first met under.
+#[derive(Default)]
+struct Visited {
+    seen: std::collections::HashMap<(u64, u64, PathBuf), PathBuf>,
+}
+
+impl Visited {
+    /// `None` the first time `path` (whose metadata is `meta`) is met; else the name it
+    /// was first met under.
+    fn first_name(&mut self, meta: &std::fs::Metadata, path: &Path) -> Option<PathBuf> {
+        match self.seen.entry(identity(meta, path)) {
+            std::collections::hash_map::Entry::Occupied(e) => Some(e.get().clone()),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(path.to_path_buf());
+                None
+            }
+        }
+    }
 }
 
 /// Every `.pgn` file under `paths` (files as given, `-` for standard input; directories
-/// searched recursively, in name order).
+/// searched recursively, in name order), each file and folder once however many names
+/// reach it (symbolic links, hard links, a path given twice). FIFOs, sockets and devices
+/// are never opened (reading one would block or never end): they are passed over with a
+/// warning, as are folders and files met again through another name.
 ///
 /// # Errors
 /// A path that does not exist or a directory that cannot be read.
-pub fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
-    let mut out = Vec::new();
+pub fn collect(paths: &[PathBuf]) -> Result<Collected, String> {
+    let mut out = Collected::default();
+    let mut visited = Visited::default();
     for p in paths {
-        if p.is_dir() {
-            walk(p, &mut out).map_err(|e| format!("{}: {e}", p.display()))?;
-        } else if p.exists() || is_stdin(p) {
-            out.push(p.clone());
-        } else {
-            return Err(format!("{}: no such file or directory", p.display()));
+        if is_stdin(p) {
+            out.files.push(p.clone());
+            continue;
         }
+        let meta = std::fs::metadata(p).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => format!("{}: no such file or directory", p.display()),
+            _ => format!("{}: {e}", p.display()),
+        })?;
+        visit(p, &meta, &mut visited, &mut out).map_err(|e| format!("{}: {e}", p.display()))?;
     }
     Ok(out)
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+/// Takes `path` (with its metadata, links followed) into `out`: a file once, a folder
+/// searched once, anything else passed over.
+fn visit(
+    path: &Path,
+    meta: &std::fs::Metadata,
+    visited: &mut Visited,
+    out: &mut Collected,
+) -> std::io::Result<()> {
+    match kind_of(meta) {
+        Kind::Special(what) => {
+            out.skipped.push(format!("{}: skipped: {what}, not a game file (never read)", path.display()));
+        }
+        Kind::File => match visited.first_name(meta, path) {
+            None => out.files.push(path.to_path_buf()),
+            Some(first) => out.skipped.push(format!(
+                "{}: skipped: the same file as {}, read once",
+                path.display(),
+                first.display()
+            )),
+        },
+        Kind::Folder => match visited.first_name(meta, path) {
+            None => walk(path, visited, out)?,
+            Some(first) => out.skipped.push(format!(
+                "{}: skipped: the same folder as {}, searched once (a symbolic link or a second name leads back to it)",
+                path.display(),
+                first.display()
+            )),
+        },
+    }
+    Ok(())
+}
+
+fn walk(dir: &Path, visited: &mut Visited, out: &mut Collected) -> std::io::Result<()> {
     let mut entries: Vec<PathBuf> =
         std::fs::read_dir(dir)?.map(|e| e.map(|e| e.path())).collect::<Result<_, _>>()?;
     entries.sort();
     for e in entries {
-        if e.is_dir() {
-            if e.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.')) {
-                continue;
+        let hidden = e.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.'));
+        let is_pgn = e.extension().is_some_and(|x| x == "pgn");
+        match std::fs::metadata(&e) {
+            Ok(meta) if meta.is_dir() => {
+                if !hidden {
+                    visit(&e, &meta, visited, out)?;
+                }
             }
-            walk(&e, out)?;
-        } else if e.extension().is_some_and(|x| x == "pgn") {
-            out.push(e);
+            Ok(meta) if is_pgn => visit(&e, &meta, visited, out)?,
+            Ok(_) => {}
+            // A link to nothing: named, so that reading it says what is wrong.
+            Err(_) if is_pgn => out.files.push(e),
+            Err(_) => {}
         }
     }
     Ok(())

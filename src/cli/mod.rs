@@ -918,11 +918,14 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
         Command::Position(args) => variant_cmds::position_cmd(args, out)?,
         Command::Import(args) => import_cmds::import(args, out)?,
         Command::Validate { paths, json, color } => {
-            let list = files::collect(&paths).map_err(Failure::input)?;
+            let found = files::collect(&paths).map_err(Failure::input)?;
+            warn_skipped(&found);
+            let list = found.files;
             // A bar only for many files (one long file is over before a bar would help).
             let mut bar = progress::Bar::new(json || list.len() < 20, "validating");
-            let report =
+            let mut report =
                 files::validate(&list, &mut |done, total| bar.set(done, total)).map_err(Failure::input)?;
+            report.skipped = found.skipped;
             bar.finish();
             if json {
                 let text = serde_json::to_string_pretty(&report).expect("report serialises");
@@ -1530,7 +1533,9 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             writeln!(out, "Wrote {} manual pages into {}", written, dir.display()).map_err(io)?;
         }
         Command::Fmt { paths, check, color } => {
-            let list = files::collect(&paths).map_err(Failure::input)?;
+            let found = files::collect(&paths).map_err(Failure::input)?;
+            warn_skipped(&found);
+            let list = found.files;
             let color = color.stderr();
             let mut failed = false;
             let mut changed = 0;
@@ -1764,6 +1769,14 @@ fn illegal_move_text(game: &str, token: &str, reason: &str, legal: &[String]) ->
     }
     text.push_str(&format!("\nevery legal move: `ravenpost moves {game}`"));
     text
+}
+
+/// Prints a warning for each path `validate` or `fmt` passed over (a FIFO, a device, a
+/// folder or file reached again through a link).
+fn warn_skipped(found: &files::Collected) {
+    for w in &found.skipped {
+        errln!("ravenpost: warning: {w}");
+    }
 }
 
 fn plural(n: usize) -> &'static str {
