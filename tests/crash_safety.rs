@@ -810,7 +810,7 @@ fn a_killed_move_left_the_index_one_move_behind_the_branch() {
             child.wait().unwrap();
             kills += 1;
             // What the kill left, before any ravenpost command.
-            if git(&dir, &home, &["status", "--porcelain"]) != "" {
+            if !git(&dir, &home, &["status", "--porcelain"]).is_empty() {
                 behind_at_once += 1;
             }
         }
