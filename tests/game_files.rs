@@ -397,3 +397,130 @@ fn move_times_are_checked_by_validate() {
     let p = problems("1. 2e3 {ravenpost: at 2026-11-30T00:00:00Z} {ravenpost: at 2026-11-30T00:00:01Z}");
     assert!(p[0].message.contains("ply 1 has 2 move times"), "{p:?}");
 }
+
+/// Every `.pgn` file of the repository (sample games, imports, fuzz finds), as bytes.
+fn repository_game_files() -> Vec<Vec<u8>> {
+    fn walk(dir: &std::path::Path, out: &mut Vec<Vec<u8>>) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+        entries.sort();
+        for p in entries {
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "pgn") {
+                out.push(std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut out = Vec::new();
+    for dir in ["games", "tests/data", "fuzz/corpus/parse_game"] {
+        walk(&root.join(dir), &mut out);
+    }
+    assert!(out.len() >= 10, "{} game files", out.len());
+    out
+}
+
+/// A game's text is read in pieces, cut after lines where no comment or tag pair is
+/// open: the games and errors read are the same wherever the cuts fall. The repository's
+/// game files, each also with characters that open, close or break comments, tag pairs,
+/// quotes and variations put in at random places.
+#[test]
+fn games_read_in_pieces_are_the_games_read_whole() {
+    const INSERTS: &[&str] = &[
+        "{",
+        "}",
+        "[",
+        "]",
+        "\"",
+        "\\",
+        "(",
+        ")",
+        ";",
+        "\n",
+        "\n%",
+        "\n[Event \"x\"]\n",
+        "$300",
+        " 1-0 ",
+        "\n\n",
+        "{a\nb}",
+    ];
+    let mut rng = common::rng::Lcg(38);
+    let mut texts = repository_game_files();
+    let originals = texts.len();
+    for k in 0..originals {
+        for _ in 0..60 {
+            let mut t = texts[k].clone();
+            for _ in 0..1 + rng.below(3) {
+                let at = rng.below(t.len() + 1);
+                let what = INSERTS[rng.below(INSERTS.len())].as_bytes();
+                t.splice(at..at, what.iter().copied());
+            }
+            texts.push(t);
+        }
+    }
+    let (mut games, mut errors) = (0, 0);
+    for t in &texts {
+        let whole: Vec<_> = GameReader::new(&t[..]).collect();
+        let pieces: Vec<_> = GameReader::with_piece_bytes(&t[..], 0).collect();
+        assert_eq!(pieces, whole, "{}", String::from_utf8_lossy(t));
+        games += whole.iter().filter(|g| g.is_ok()).count();
+        errors += whole.iter().filter(|g| g.is_err()).count();
+    }
+    assert!(games > 100 && errors > 100, "{games} games, {errors} errors");
+}
+
+/// `validate` judges each game as it is read ([`Judging`]), keeping neither its moves nor
+/// its positions: it finds exactly what `replay` of the whole game finds, the same
+/// problems in the same order at the same places. The repository's game files, each also
+/// with moves, variations, results and move times put in at random places.
+#[test]
+fn games_judged_as_they_are_read_get_the_problems_of_a_replay() {
+    use ravenpost::record::game::Judging;
+    const INSERTS: &[&str] = &[
+        " 2e3 ",
+        " Zz9 ",
+        " e5 ",
+        "(",
+        ")",
+        " ( 2e3 ) ",
+        " 1-0 ",
+        " * ",
+        " 1/2-1/2 ",
+        "{",
+        " {ravenpost: at 2026-01-01T00:00:00Z} ",
+        " {ravenpost: at 2020-01-01T00:00:00Z} ",
+        " {ravenpost: at someday} ",
+        "\n[Result \"0-1\"]\n",
+        "\n[Date \"2026.13.01\"]\n",
+    ];
+    let mut rng = common::rng::Lcg(29);
+    let mut texts = repository_game_files();
+    let originals = texts.len();
+    for k in 0..originals {
+        for _ in 0..40 {
+            let mut t = texts[k].clone();
+            for _ in 0..1 + rng.below(3) {
+                let at = rng.below(t.len() + 1);
+                let what = INSERTS[rng.below(INSERTS.len())].as_bytes();
+                t.splice(at..at, what.iter().copied());
+            }
+            texts.push(t);
+        }
+    }
+    let (mut valid, mut invalid) = (0, 0);
+    for t in &texts {
+        let replayed: Vec<_> =
+            GameReader::new(&t[..]).map(|g| g.map(|g| replay(g).map(|g| g.moves.len()))).collect();
+        let mut games = GameReader::with_piece_bytes(&t[..], 0);
+        let mut judged = Vec::new();
+        loop {
+            let mut judging = Judging::default();
+            let Some(g) = games.next_streamed(&mut judging) else { break };
+            judged.push(g.map(|g| judging.finish(&g)));
+        }
+        assert_eq!(judged, replayed, "{}", String::from_utf8_lossy(t));
+        valid += replayed.iter().filter(|g| matches!(g, Ok(Ok(_)))).count();
+        invalid += replayed.iter().filter(|g| matches!(g, Ok(Err(_)))).count();
+    }
+    assert!(valid > 50 && invalid > 100, "{valid} valid games, {invalid} with problems");
+}

@@ -13,6 +13,8 @@ use ravenpost::record::game::{CHECKPOINT_PLIES, Game, replay, replay_continuing}
 #[path = "support/long_game.rs"]
 mod long_game;
 
+mod common;
+
 fn text_of(file: &str) -> GameText {
     read_games(file).remove(0).expect("readable")
 }
@@ -306,4 +308,31 @@ fn issue_12_columns_on_a_long_one_line_movetext() {
         assert_eq!(node.span.column, *column, "{}", node.token);
     }
     assert_eq!(g.text.result.as_ref().map(|r| r.1.column), Some(line.chars().count()));
+}
+
+/// Regression (issue 29): `validate` of one 100 MB game (26M plies) took 5.8 GB, about 60
+/// bytes per byte of the file: it held every parsed move and replayed position. Now each
+/// move is judged as it is read, and the peak does not grow with the game. Measured here
+/// (memory, not time) on a 4 MB game of a million plies, which took some 230 MB before;
+/// `cargo bench --bench validate_memory` measures the 100 MB game.
+#[test]
+fn validate_of_a_100_mb_game_took_5_8_gb() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("long.pgn");
+    let plies = long_game::write_dense_game(&file, 4_000_000);
+    assert!(plies > 900_000, "{plies} plies");
+    let mut cmd = std::process::Command::new("/usr/bin/time");
+    cmd.arg("-v").arg(env!("CARGO_BIN_EXE_ravenpost")).arg("validate").arg(&file);
+    common::isolate(&mut cmd, dir.path());
+    let out = cmd.output().expect("GNU time (/usr/bin/time) runs: install it (Debian: apt install time)");
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{stdout}{stderr}");
+    assert_eq!(stdout.trim(), "1 file, 1 game: 1 valid, 0 problems");
+    let peak_kb: u64 = stderr
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Maximum resident set size (kbytes):"))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or_else(|| panic!("GNU time's maximum resident set size in: {stderr}"));
+    // The file's size would be 4 MB: the peak stays well below it plus the program.
+    assert!(peak_kb < 40 * 1024, "validate of a 4 MB game peaked at {peak_kb} kB");
 }

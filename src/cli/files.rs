@@ -59,7 +59,7 @@ use annotate_snippets::{AnnotationKind, Level, Renderer, Snippet};
 use serde::Serialize;
 
 use crate::notation::pgn::GameReader;
-use crate::record::game::{Problem, replay};
+use crate::record::game::{Judging, Problem, replay};
 
 /// A problem with the file it is in, as `--json` prints it.
 #[derive(Debug, Serialize)]
@@ -295,11 +295,15 @@ pub fn validate(files: &[PathBuf], progress: &mut dyn FnMut(usize, usize)) -> Re
         remember_definitions_near(f);
         let file = open(f).map_err(|e| format!("{}: {e}", display_name(f)))?;
         report.files += 1;
-        for game in GameReader::new(file) {
+        // Each game judged as it is read: memory follows the longest move, not the game.
+        let mut games = GameReader::new(file);
+        loop {
+            let mut judging = Judging::default();
+            let Some(game) = games.next_streamed(&mut judging) else { break };
             report.games += 1;
             match game {
                 Err(e) => report.problems.push(file_problem(f, e.into())),
-                Ok(text) => match replay(text) {
+                Ok(text) => match judging.finish(&text) {
                     Ok(_) => report.valid += 1,
                     Err(ps) => report.problems.extend(ps.into_iter().map(|p| file_problem(f, p))),
                 },

@@ -106,18 +106,65 @@ pub struct SyntaxError {
 }
 
 /// Reads games one at a time from a byte stream.
+///
+/// A game's text is read in pieces of about [`GameReader::PIECE_BYTES`], each cut after a
+/// line where no comment or tag pair is open, so that no token spans two pieces: as an
+/// iterator it gives whole [`GameText`]s, and [`GameReader::next_streamed`] hands each
+/// main-line move to a [`MoveSink`] as soon as it is read (with its comments and
+/// variations), so that memory follows the longest move, not the game.
 pub struct GameReader<R> {
     input: R,
     line_no: usize,
     pending: Option<(usize, String)>,
     first_line: bool,
     done: bool,
+    piece_bytes: usize,
+}
+
+/// Takes a game's main-line moves one at a time as [`GameReader::next_streamed`] reads
+/// them. Nothing is taken back: a syntax error found later ends the game, and the
+/// sink's work on it is to be dropped.
+pub trait MoveSink {
+    /// The game's tag pairs and the comments before its first move (`game.moves` is
+    /// empty, `game.result` not yet known): once per game, before its first move.
+    fn tags(&mut self, game: &GameText);
+    /// The next main-line move, with its NAGs, comments and variations.
+    fn main_move(&mut self, node: MoveNode);
+}
+
+/// A [`MoveSink`] that keeps every move: the whole [`GameText`].
+#[derive(Default)]
+struct KeepAll(Vec<MoveNode>);
+
+impl MoveSink for KeepAll {
+    fn tags(&mut self, _: &GameText) {}
+    fn main_move(&mut self, node: MoveNode) {
+        self.0.push(node);
+    }
 }
 
 impl<R: BufRead> GameReader<R> {
+    /// About how many bytes of a game's text are read and parsed at a time.
+    pub const PIECE_BYTES: usize = 1 << 16;
+
     /// A reader over `input`.
     pub fn new(input: R) -> Self {
-        GameReader { input, line_no: 0, pending: None, first_line: true, done: false }
+        GameReader {
+            input,
+            line_no: 0,
+            pending: None,
+            first_line: true,
+            done: false,
+            piece_bytes: Self::PIECE_BYTES,
+        }
+    }
+
+    /// A reader over `input` that parses a game's text in pieces of about `bytes` (0: cut
+    /// after every line that allows it). The games read are the same whatever the size;
+    /// for tests of that.
+    #[doc(hidden)]
+    pub fn with_piece_bytes(input: R, bytes: usize) -> Self {
+        GameReader { piece_bytes: bytes, ..GameReader::new(input) }
     }
 
     /// The next line as text: BOM dropped, CR LF and CR ends dropped, bytes that are not
@@ -179,16 +226,66 @@ fn comment_state(line: &str, mut open: bool) -> bool {
     open
 }
 
+/// Whether a comment (`{`), a tag pair (`[`) or a quoted tag value is open after `line`,
+/// given what was open before it: a game's text may be cut after a line only when none
+/// is (no token spans the cut then). Errs on the side of open: a line is never cut
+/// where the tokens could run on.
+fn open_after(line: &str, open: (bool, bool, bool)) -> (bool, bool, bool) {
+    let (mut comment, mut bracket, mut quote) = open;
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        if comment {
+            comment = c != '}';
+        } else if quote {
+            match c {
+                '\\' => {
+                    chars.next();
+                }
+                '"' => quote = false,
+                _ => {}
+            }
+        } else {
+            match c {
+                '{' => comment = true,
+                ';' => break,
+                '"' => quote = true,
+                '[' => bracket = true,
+                ']' => bracket = false,
+                _ => {}
+            }
+        }
+    }
+    // A quote outside a tag pair ends with its line (the tokens fail at it anyway).
+    (comment, bracket, quote && bracket)
+}
+
 impl<R: BufRead> Iterator for GameReader<R> {
     type Item = Result<GameText, SyntaxError>;
 
     fn next(&mut self) -> Option<Self::Item> {
+        let mut all = KeepAll::default();
+        let read = self.next_streamed(&mut all)?;
+        Some(read.map(|mut game| {
+            game.moves = all.0;
+            game
+        }))
+    }
+}
+
+impl<R: BufRead> GameReader<R> {
+    /// Reads the next game, handing its main-line moves to `sink` as they are read: the
+    /// game without its moves (tags, the comments before the first move, the result,
+    /// where it starts), or its syntax error (exactly as the iterator gives them); `None`
+    /// after the last game.
+    pub fn next_streamed(&mut self, sink: &mut dyn MoveSink) -> Option<Result<GameText, SyntaxError>> {
         if self.done {
             return None;
         }
-        let mut lines = Lines::default();
+        let mut piece = Lines::default();
+        let mut build: Option<Build> = None;
         let mut in_movetext = false;
         let mut in_comment = false;
+        let mut open = (false, false, false);
         loop {
             let next = match self.next_line() {
                 Ok(l) => l,
@@ -218,14 +315,20 @@ impl<R: BufRead> Iterator for GameReader<R> {
             }
             in_comment = comment_state(&line, in_comment);
             // Blank lines before the game are not part of it.
-            if !lines.starts.is_empty() || !line.trim().is_empty() {
-                lines.push(n, &line);
+            if build.is_some() || !line.trim().is_empty() {
+                let b = build.get_or_insert_with(|| Build::new(n));
+                piece.push(n, &line);
+                b.last_line = (n, line.chars().count());
+                open = open_after(&line, open);
+                if open == (false, false, false) && piece.text.len() >= self.piece_bytes {
+                    b.piece(&piece, sink);
+                    piece = Lines::default();
+                }
             }
         }
-        if lines.starts.is_empty() {
-            return None;
-        }
-        Some(parse_game(lines))
+        let mut build = build?;
+        build.piece(&piece, sink);
+        Some(build.finish(sink))
     }
 }
 
@@ -539,72 +642,133 @@ impl<'a> LineIndex<'a> {
     }
 }
 
-fn parse_game(lines: Lines) -> Result<GameText, SyntaxError> {
-    let index = LineIndex::new(&lines);
-    let text = &lines.text;
-    let mut toks: Vec<Located<Tok>> = Vec::new();
-    let mut rest: &str = text;
-    loop {
-        let (r, _) = multispace0::<&str, nom::error::Error<&str>>(rest).expect("never fails");
-        rest = r;
-        if rest.is_empty() {
-            break;
+/// One game's text parsed piece by piece ([`Build::piece`]): the tokens of every piece
+/// first (a token that cannot be read is the game's error, wherever it stands), the
+/// structure as the tokens come (the first misplaced one is the error, unless a token
+/// after it cannot be read). Main-line moves go to the sink once the next one starts.
+struct Build {
+    game: GameText,
+    /// Still in the tag section.
+    in_tags: bool,
+    /// The open lines: the main line (holding only its last move, not yet handed over),
+    /// then each open variation.
+    stack: Vec<Vec<MoveNode>>,
+    /// Whether the sink has had the tags.
+    told_tags: bool,
+    /// A result token was read: any token after it is an error.
+    after_result: bool,
+    /// The first token that cannot be read: the game's error.
+    unreadable: Option<SyntaxError>,
+    /// The first misplaced token: the game's error unless one is unreadable.
+    misplaced: Option<SyntaxError>,
+    /// The number of the game's last line so far and its length in characters.
+    last_line: (usize, usize),
+}
+
+impl Build {
+    fn new(first_line: usize) -> Build {
+        Build {
+            game: GameText { span: Span { line: first_line, column: 1 }, ..GameText::default() },
+            in_tags: true,
+            stack: vec![Vec::new()],
+            told_tags: false,
+            after_result: false,
+            unreadable: None,
+            misplaced: None,
+            last_line: (first_line, 0),
         }
-        match token(rest) {
-            Ok((r, t)) => {
-                toks.push((rest, t));
-                rest = r;
+    }
+
+    /// Reads the tokens of `lines`, the next piece of the game's text (whole lines, cut
+    /// where no token runs on).
+    fn piece(&mut self, lines: &Lines, sink: &mut dyn MoveSink) {
+        if self.unreadable.is_some() || lines.starts.is_empty() {
+            return;
+        }
+        let index = LineIndex::new(lines);
+        let text = &lines.text;
+        let mut toks: Vec<Located<Tok>> = Vec::new();
+        let mut rest: &str = text;
+        loop {
+            let (r, _) = multispace0::<&str, nom::error::Error<&str>>(rest).expect("never fails");
+            rest = r;
+            if rest.is_empty() {
+                break;
             }
-            Err(_) => {
-                let span = index.span_of(rest);
-                let bad: String = rest.chars().take_while(|c| !c.is_whitespace()).take(20).collect();
-                let reason = if rest.starts_with('{') {
-                    "comment never closed (`}` missing)".to_string()
-                } else if rest.starts_with('[') {
-                    "malformed tag pair: expected [Name \"value\"]".to_string()
-                } else if rest.starts_with('$') {
-                    "a NAG is `$` and a number from 0 to 255".to_string()
-                } else if rest.starts_with('\u{feff}') {
-                    "a byte order mark (U+FEFF) in the middle of the file: only a file's first character may be one; remove it (two files pasted together?)".to_string()
-                } else {
-                    format!("unexpected `{}`", visible(&bad))
-                };
-                return Err(SyntaxError { line: span.line, column: span.column, token: bad, reason });
+            match token(rest) {
+                Ok((r, t)) => {
+                    toks.push((rest, t));
+                    rest = r;
+                }
+                Err(_) => {
+                    let span = index.span_of(rest);
+                    let bad: String = rest.chars().take_while(|c| !c.is_whitespace()).take(20).collect();
+                    let reason = if rest.starts_with('{') {
+                        "comment never closed (`}` missing)".to_string()
+                    } else if rest.starts_with('[') {
+                        "malformed tag pair: expected [Name \"value\"]".to_string()
+                    } else if rest.starts_with('$') {
+                        "a NAG is `$` and a number from 0 to 255".to_string()
+                    } else if rest.starts_with('\u{feff}') {
+                        "a byte order mark (U+FEFF) in the middle of the file: only a file's first character may be one; remove it (two files pasted together?)".to_string()
+                    } else {
+                        format!("unexpected `{}`", visible(&bad))
+                    };
+                    self.unreadable =
+                        Some(SyntaxError { line: span.line, column: span.column, token: bad, reason });
+                    return;
+                }
+            }
+        }
+        if self.misplaced.is_some() {
+            return;
+        }
+        for (at, t) in &toks {
+            let span = index.span_of(at);
+            if let Err(e) = self.token(t, span, sink) {
+                self.misplaced = Some(e);
+                return;
             }
         }
     }
-    let mut game = GameText { span: index.span_of(text), ..GameText::default() };
-    let mut i = 0;
-    // Tag section.
-    while let Some((at, Tok::Tag(name, value))) = toks.get(i) {
-        let span = index.span_of(at);
-        if game.tags.iter().any(|t| t.name == *name) {
-            return Err(SyntaxError {
-                line: span.line,
-                column: span.column,
-                token: name.to_string(),
-                reason: format!("tag `{name}` given twice"),
-            });
-        }
-        game.tags.push(TagPair { name: name.to_string(), value: value.clone(), span });
-        i += 1;
-    }
-    let mut stack: Vec<Vec<MoveNode>> = vec![Vec::new()];
-    let mut leading = Vec::new();
-    while i < toks.len() {
-        let (at, t) = &toks[i];
-        let span = index.span_of(at);
+
+    /// Takes the next token, which stands at `span`.
+    fn token(&mut self, t: &Tok<'_>, span: Span, sink: &mut dyn MoveSink) -> Result<(), SyntaxError> {
         let err = |reason: &str, token: &str| SyntaxError {
             line: span.line,
             column: span.column,
             token: token.to_string(),
             reason: reason.to_string(),
         };
+        if self.after_result {
+            return Err(SyntaxError {
+                line: span.line,
+                column: span.column,
+                token: format!("{t:?}"),
+                reason: "text after the result token".into(),
+            });
+        }
+        if self.in_tags {
+            if let Tok::Tag(name, value) = t {
+                if self.game.tags.iter().any(|tag| tag.name == *name) {
+                    return Err(err(&format!("tag `{name}` given twice"), name));
+                }
+                self.game.tags.push(TagPair { name: name.to_string(), value: value.clone(), span });
+                return Ok(());
+            }
+            self.in_tags = false;
+        }
+        let stack = &mut self.stack;
         match t {
             Tok::Tag(name, _) => return Err(err("tag pair inside the movetext", name)),
             Tok::Number => {}
             Tok::Symbol(s, nags) => {
-                stack.last_mut().expect("non-empty").push(MoveNode {
+                if stack.len() == 1
+                    && let Some(done) = stack[0].pop()
+                {
+                    Self::hand_over(&mut self.told_tags, &self.game, done, sink);
+                }
+                self.stack.last_mut().expect("non-empty").push(MoveNode {
                     token: s.to_string(),
                     span,
                     nags: nags.clone(),
@@ -619,7 +783,7 @@ fn parse_game(lines: Lines) -> Result<GameText, SyntaxError> {
                 let depth = stack.len();
                 match stack.last_mut().and_then(|l| l.last_mut()) {
                     Some(m) => m.comments.push(c.clone()),
-                    None if depth == 1 => leading.push(c.clone()),
+                    None if depth == 1 => self.game.leading_comments.push(c.clone()),
                     None => {}
                 }
             }
@@ -643,32 +807,45 @@ fn parse_game(lines: Lines) -> Result<GameText, SyntaxError> {
                 if stack.len() > 1 {
                     return Err(err("result inside a variation (`)` missing)", r));
                 }
-                game.result = Some((r.to_string(), span));
-                if let Some((at2, t2)) = toks.get(i + 1) {
-                    let s2 = index.span_of(at2);
-                    return Err(SyntaxError {
-                        line: s2.line,
-                        column: s2.column,
-                        token: format!("{t2:?}"),
-                        reason: "text after the result token".into(),
-                    });
-                }
+                self.game.result = Some((r.to_string(), span));
+                self.after_result = true;
             }
         }
-        i += 1;
+        Ok(())
     }
-    if stack.len() > 1 {
-        let end = index.span_of(&text[text.len()..]);
-        return Err(SyntaxError {
-            line: end.line,
-            column: end.column,
-            token: String::new(),
-            reason: "variation never closed (`)` missing)".into(),
-        });
+
+    /// Hands a main-line move to `sink`, the tags first if it has not had them.
+    fn hand_over(told_tags: &mut bool, game: &GameText, node: MoveNode, sink: &mut dyn MoveSink) {
+        if !*told_tags {
+            *told_tags = true;
+            sink.tags(game);
+        }
+        sink.main_move(node);
     }
-    game.leading_comments = leading;
-    game.moves = stack.pop().expect("main line");
-    Ok(game)
+
+    /// The game (without its moves, which the sink has had) or its error.
+    fn finish(mut self, sink: &mut dyn MoveSink) -> Result<GameText, SyntaxError> {
+        if let Some(e) = self.unreadable.or(self.misplaced) {
+            return Err(e);
+        }
+        if self.stack.len() > 1 {
+            let (line, chars) = self.last_line;
+            // Where the text ends: after its last line's end.
+            return Err(SyntaxError {
+                line,
+                column: chars + 2,
+                token: String::new(),
+                reason: "variation never closed (`)` missing)".into(),
+            });
+        }
+        if let Some(last) = self.stack[0].pop() {
+            Self::hand_over(&mut self.told_tags, &self.game, last, sink);
+        }
+        if !self.told_tags {
+            sink.tags(&self.game);
+        }
+        Ok(self.game)
+    }
 }
 
 // ---------------------------------------------------------------------------------------

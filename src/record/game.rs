@@ -417,174 +417,19 @@ fn replay_with(
     checked: usize,
     mut written: Option<&mut Vec<String>>,
 ) -> Result<Game, Vec<Problem>> {
-    let mut problems = Vec::new();
-    let tag_span =
-        |name: &str| text.tags.iter().find(|t| t.name == name).map(|t| t.span).unwrap_or(text.span);
-    let Some(vname) = text.tag("Variant") else {
-        return Err(vec![problem(
-            text.span,
-            "",
-            "no Variant tag: a game file must say which game it is",
-            Some(format!("add e.g. [Variant \"gygax\"] (known: {})", variants::known_names().join(", "))),
-        )]);
-    };
-    if let Some(r) = text.tag("Ruleset")
-        && r != RULESET
-    {
-        problems.push(problem(
-            tag_span("Ruleset"),
-            r,
-            format!("unknown rule set `{r}`"),
-            Some(format!("this ravenpost plays {RULESET}")),
-        ));
-    }
-    if let Some(tc) = text.tag("TimeControl")
-        && let Err(e) = crate::notation::time_control::parse(tc)
-    {
-        problems.push(problem(tag_span("TimeControl"), tc, e, None));
-    }
-    // Signing keys (README "Signed moves"): a key no move could ever be signed with is a
-    // problem of the file, not of a later move.
-    for tag in ["WhiteSigningKey", "BlackSigningKey"] {
-        if let Some(k) = text.tag(tag)
-            && !is_public_key(k)
-        {
-            problems.push(problem(
-                tag_span(tag),
-                k,
-                format!(
-                    "{tag} is not an OpenSSH public key (expected a line like `ssh-ed25519 AAAA… comment`)"
-                ),
-                None,
-            ));
-        }
-    }
+    let setup = set_up(&text, prev).map_err(|p| vec![p])?;
+    let mut problems = setup.first;
     // Move times (movetext.md, "Move times"): readable, one per ply, never going back.
     let checked = if prev.is_some() { checked.min(text.moves.len()) } else { 0 };
     // The last time among the moves not checked again: where the check goes on from.
-    let mut last_time: Option<(i64, usize)> = super::last_timed(&text.moves[..checked]);
+    let mut times = MoveTimes { last: super::last_timed(&text.moves[..checked]) };
     for (i, m) in text.moves.iter().enumerate().skip(checked) {
-        let times: Vec<&str> = m.comments.iter().filter_map(|c| c.strip_prefix(super::TIME_PREFIX)).collect();
-        if times.len() > 1 {
-            problems.push(problem(
-                m.span,
-                &m.token,
-                format!("ply {} has {} move times", i + 1, times.len()),
-                None,
-            ));
-        }
-        let Some(t) = times.first() else { continue };
-        match chrono::DateTime::parse_from_rfc3339(t.trim()) {
-            Err(e) => problems.push(problem(
-                m.span,
-                &m.token,
-                format!("ply {}: the move time `{t}` is not an RFC 3339 time ({e})", i + 1),
-                Some("write {ravenpost: at 2026-11-29T16:40:00Z}".into()),
-            )),
-            Ok(at) => {
-                let at = at.timestamp();
-                if let Some((before, ply)) = last_time
-                    && at < before
-                {
-                    problems.push(problem(
-                        m.span,
-                        &m.token,
-                        format!("ply {}: the move time `{t}` is before ply {ply}'s", i + 1),
-                        None,
-                    ));
-                }
-                last_time = Some((at, i + 1));
-            }
-        }
+        times.check(i, m, &mut problems);
     }
-    if let Some(d) = text.tag("Date")
-        && let Err(e) = check_date(d)
-    {
-        problems.push(problem(
-            tag_span("Date"),
-            d,
-            e,
-            Some("write YYYY.MM.DD, `??` for unknown parts".into()),
-        ));
-    }
-    if let Some(t) = text.tag("Termination")
-        && !TERMINATIONS.contains(&t.to_ascii_lowercase().as_str())
-    {
-        problems.push(problem(
-            tag_span("Termination"),
-            t,
-            format!("unknown Termination `{t}`"),
-            Some(format!("one of: {}", TERMINATIONS.join(", "))),
-        ));
-    }
-    let options = match text.tag("GameOptions").map(parse_options).transpose() {
-        Ok(o) => o.unwrap_or_default(),
-        Err(e) => {
-            problems.push(problem(tag_span("GameOptions"), "GameOptions", e, None));
-            Vec::new()
-        }
-    };
-    // Fantasy Grand Chess armies: the WhiteArmy / BlackArmy tags, else the FEN's army
-    // fields (movetext.md, "WhiteArmy / BlackArmy").
-    let mut options = options;
-    for (tag, key) in [("WhiteArmy", "army-white"), ("BlackArmy", "army-black")] {
-        if let Some(a) = text.tag(tag)
-            && !options.iter().any(|(k, _)| k == key)
-        {
-            options.push((key.to_string(), a.to_string()));
-        }
-    }
-    if let Some(fen) = text.tag("FEN") {
-        options = variants::options_for_position(vname, &options, fen);
-    }
-    let built = match prev {
-        // The same tags build the same variant.
-        Some(g) => Ok(g.variant.clone()),
-        // A user definition pinned by its content hash (variant-files.md §8).
-        None => match (text.tag("VariantFile"), text.tag("VariantHash")) {
-            (file, Some(hash)) => variants::pinned_variant(vname, file.unwrap_or("?"), hash, &options),
-            (Some(file), None) => {
-                problems.push(problem(
-                    tag_span("VariantFile"),
-                    file,
-                    format!("VariantFile `{file}` without a VariantHash tag"),
-                    Some("a game pins its definition: add [VariantHash \"sha256:…\"]".into()),
-                ));
-                return Err(problems);
-            }
-            (None, None) => variants::by_name(vname, &options),
-        },
-    };
-    let variant = match built {
-        Ok(v) => v,
-        Err(e) => {
-            problems.push(problem(tag_span("Variant"), vname, e.to_string(), None));
-            return Err(problems);
-        }
-    };
-    let start = match (text.tag("FEN"), text.tag("SetUp")) {
-        (Some(fen), _) => match parse_position(&variant, fen) {
-            Ok(p) => p,
-            Err(e) => {
-                problems.push(problem(tag_span("FEN"), fen, format!("FEN: {e}"), None));
-                return Err(problems);
-            }
-        },
-        (None, Some("1")) => {
-            problems.push(problem(tag_span("SetUp"), "SetUp", "SetUp \"1\" without a FEN tag", None));
-            variant.start_position()
-        }
-        _ => variant.start_position(),
-    };
-    if let (Some(tag_result), Some((token, span))) = (text.tag("Result"), &text.result)
-        && tag_result != token
-    {
-        problems.push(problem(
-            *span,
-            token,
-            format!("the result token `{token}` differs from the Result tag `{tag_result}`"),
-            None,
-        ));
+    problems.extend(setup.then);
+    let Some((variant, start, options)) = setup.built else { return Err(problems) };
+    if let Some(p) = result_differs(&text) {
+        problems.push(p);
     }
     let (mut moves, mut line) = match prev {
         Some(g) => {
@@ -618,20 +463,7 @@ fn replay_with(
                 line.push(p.clone());
             }
             Err(e) => {
-                let over = variant.outcome(&p);
-                match over {
-                    Some(o) => problems.push(problem(
-                        node.span,
-                        &node.token,
-                        format!(
-                            "`{}`: a move after the end of the game ({})",
-                            node.token,
-                            describe(&variant, o)
-                        ),
-                        Some(format!("the game ended; the result is {}", result_token(o))),
-                    )),
-                    None => problems.push(move_problem(&variant, &p, node, &e)),
-                }
+                problems.push(main_line_problem(&variant, &p, node, &e));
                 line_ok = false;
                 break;
             }
@@ -639,17 +471,7 @@ fn replay_with(
     }
     let outcome = if line_ok { variant.outcome(&p) } else { None };
     if line_ok && let Some(o) = outcome {
-        let want = result_token(o);
-        let (token, span) = text.result.clone().unwrap_or(("(none)".into(), text.span));
-        if token != want {
-            let who = describe(&variant, o);
-            problems.push(problem(
-                span,
-                &token,
-                format!("the game is over ({who}) but the result is `{token}`"),
-                Some(format!("the result is {want}")),
-            ));
-        }
+        problems.extend(result_contradicts(&variant, o, &text));
     }
     if let Some(extra) = text.moves.get(moves.len())
         && line_ok
@@ -661,6 +483,315 @@ fn replay_with(
         Ok(Game { variant, text, start, moves, outcome, options, line })
     } else {
         Err(problems)
+    }
+}
+
+/// A game set up from its tags: its variant, start position and game options.
+type Built = (Arc<Variant>, Position, Vec<(String, String)>);
+
+/// What a game's tags say, checked ([`set_up`]).
+struct Setup {
+    /// The problems of the `Ruleset`, `TimeControl` and signing-key tags: reported
+    /// before those of the move times.
+    first: Vec<Problem>,
+    /// The problems of `Date`, `Termination`, `GameOptions`, the variant and the start
+    /// position: reported after the move times.
+    then: Vec<Problem>,
+    /// The variant, the start position and the game options; `None` when the game cannot
+    /// be set up (`then` ends with why).
+    built: Option<Built>,
+}
+
+/// Checks `text`'s tags and sets up its variant and start position (the variant taken
+/// from `prev` when given: the same tags build the same variant).
+///
+/// # Errors
+/// The one problem of a game without a `Variant` tag.
+fn set_up(text: &GameText, prev: Option<&Game>) -> Result<Setup, Problem> {
+    let mut first = Vec::new();
+    let mut then = Vec::new();
+    let tag_span =
+        |name: &str| text.tags.iter().find(|t| t.name == name).map(|t| t.span).unwrap_or(text.span);
+    let Some(vname) = text.tag("Variant") else {
+        return Err(problem(
+            text.span,
+            "",
+            "no Variant tag: a game file must say which game it is",
+            Some(format!("add e.g. [Variant \"gygax\"] (known: {})", variants::known_names().join(", "))),
+        ));
+    };
+    if let Some(r) = text.tag("Ruleset")
+        && r != RULESET
+    {
+        first.push(problem(
+            tag_span("Ruleset"),
+            r,
+            format!("unknown rule set `{r}`"),
+            Some(format!("this ravenpost plays {RULESET}")),
+        ));
+    }
+    if let Some(tc) = text.tag("TimeControl")
+        && let Err(e) = crate::notation::time_control::parse(tc)
+    {
+        first.push(problem(tag_span("TimeControl"), tc, e, None));
+    }
+    // Signing keys (README "Signed moves"): a key no move could ever be signed with is a
+    // problem of the file, not of a later move.
+    for tag in ["WhiteSigningKey", "BlackSigningKey"] {
+        if let Some(k) = text.tag(tag)
+            && !is_public_key(k)
+        {
+            first.push(problem(
+                tag_span(tag),
+                k,
+                format!(
+                    "{tag} is not an OpenSSH public key (expected a line like `ssh-ed25519 AAAA… comment`)"
+                ),
+                None,
+            ));
+        }
+    }
+    if let Some(d) = text.tag("Date")
+        && let Err(e) = check_date(d)
+    {
+        then.push(problem(tag_span("Date"), d, e, Some("write YYYY.MM.DD, `??` for unknown parts".into())));
+    }
+    if let Some(t) = text.tag("Termination")
+        && !TERMINATIONS.contains(&t.to_ascii_lowercase().as_str())
+    {
+        then.push(problem(
+            tag_span("Termination"),
+            t,
+            format!("unknown Termination `{t}`"),
+            Some(format!("one of: {}", TERMINATIONS.join(", "))),
+        ));
+    }
+    let options = match text.tag("GameOptions").map(parse_options).transpose() {
+        Ok(o) => o.unwrap_or_default(),
+        Err(e) => {
+            then.push(problem(tag_span("GameOptions"), "GameOptions", e, None));
+            Vec::new()
+        }
+    };
+    // Fantasy Grand Chess armies: the WhiteArmy / BlackArmy tags, else the FEN's army
+    // fields (movetext.md, "WhiteArmy / BlackArmy").
+    let mut options = options;
+    for (tag, key) in [("WhiteArmy", "army-white"), ("BlackArmy", "army-black")] {
+        if let Some(a) = text.tag(tag)
+            && !options.iter().any(|(k, _)| k == key)
+        {
+            options.push((key.to_string(), a.to_string()));
+        }
+    }
+    if let Some(fen) = text.tag("FEN") {
+        options = variants::options_for_position(vname, &options, fen);
+    }
+    let unbuilt = |then| Ok(Setup { first: first.clone(), then, built: None });
+    let built = match prev {
+        // The same tags build the same variant.
+        Some(g) => Ok(g.variant.clone()),
+        // A user definition pinned by its content hash (variant-files.md §8).
+        None => match (text.tag("VariantFile"), text.tag("VariantHash")) {
+            (file, Some(hash)) => variants::pinned_variant(vname, file.unwrap_or("?"), hash, &options),
+            (Some(file), None) => {
+                then.push(problem(
+                    tag_span("VariantFile"),
+                    file,
+                    format!("VariantFile `{file}` without a VariantHash tag"),
+                    Some("a game pins its definition: add [VariantHash \"sha256:…\"]".into()),
+                ));
+                return unbuilt(then);
+            }
+            (None, None) => variants::by_name(vname, &options),
+        },
+    };
+    let variant = match built {
+        Ok(v) => v,
+        Err(e) => {
+            then.push(problem(tag_span("Variant"), vname, e.to_string(), None));
+            return unbuilt(then);
+        }
+    };
+    let start = match (text.tag("FEN"), text.tag("SetUp")) {
+        (Some(fen), _) => match parse_position(&variant, fen) {
+            Ok(p) => p,
+            Err(e) => {
+                then.push(problem(tag_span("FEN"), fen, format!("FEN: {e}"), None));
+                return unbuilt(then);
+            }
+        },
+        (None, Some("1")) => {
+            then.push(problem(tag_span("SetUp"), "SetUp", "SetUp \"1\" without a FEN tag", None));
+            variant.start_position()
+        }
+        _ => variant.start_position(),
+    };
+    Ok(Setup { first, then, built: Some((variant, start, options)) })
+}
+
+/// The check of the move times (movetext.md, "Move times"): readable, one per ply, never
+/// going back. Takes the main-line moves in order.
+struct MoveTimes {
+    /// The last move time so far, and its ply.
+    last: Option<(i64, usize)>,
+}
+
+impl MoveTimes {
+    /// Checks the time of main-line move `m`, the `i`th (from 0).
+    fn check(&mut self, i: usize, m: &MoveNode, problems: &mut Vec<Problem>) {
+        let times: Vec<&str> = m.comments.iter().filter_map(|c| c.strip_prefix(super::TIME_PREFIX)).collect();
+        if times.len() > 1 {
+            problems.push(problem(
+                m.span,
+                &m.token,
+                format!("ply {} has {} move times", i + 1, times.len()),
+                None,
+            ));
+        }
+        let Some(t) = times.first() else { return };
+        match chrono::DateTime::parse_from_rfc3339(t.trim()) {
+            Err(e) => problems.push(problem(
+                m.span,
+                &m.token,
+                format!("ply {}: the move time `{t}` is not an RFC 3339 time ({e})", i + 1),
+                Some("write {ravenpost: at 2026-11-29T16:40:00Z}".into()),
+            )),
+            Ok(at) => {
+                let at = at.timestamp();
+                if let Some((before, ply)) = self.last
+                    && at < before
+                {
+                    problems.push(problem(
+                        m.span,
+                        &m.token,
+                        format!("ply {}: the move time `{t}` is before ply {ply}'s", i + 1),
+                        None,
+                    ));
+                }
+                self.last = Some((at, i + 1));
+            }
+        }
+    }
+}
+
+/// The problem of a result token that differs from the `Result` tag, if it does.
+fn result_differs(text: &GameText) -> Option<Problem> {
+    let (Some(tag_result), Some((token, span))) = (text.tag("Result"), &text.result) else { return None };
+    (tag_result != token).then(|| {
+        problem(
+            *span,
+            token,
+            format!("the result token `{token}` differs from the Result tag `{tag_result}`"),
+            None,
+        )
+    })
+}
+
+/// The problem of main-line move `node`, which cannot be played in `p`: a move after the
+/// game's end, or [`move_problem`]'s.
+fn main_line_problem(
+    v: &Variant,
+    p: &Position,
+    node: &MoveNode,
+    e: &crate::notation::san::SanError,
+) -> Problem {
+    match v.outcome(p) {
+        Some(o) => problem(
+            node.span,
+            &node.token,
+            format!("`{}`: a move after the end of the game ({})", node.token, describe(v, o)),
+            Some(format!("the game ended; the result is {}", result_token(o))),
+        ),
+        None => move_problem(v, p, node, e),
+    }
+}
+
+/// The problem of a result that contradicts the end the rules gave the game, if it does.
+fn result_contradicts(v: &Variant, o: Outcome, text: &GameText) -> Option<Problem> {
+    let want = result_token(o);
+    let (token, span) = text.result.clone().unwrap_or(("(none)".into(), text.span));
+    (token != want).then(|| {
+        let who = describe(v, o);
+        problem(
+            span,
+            &token,
+            format!("the game is over ({who}) but the result is `{token}`"),
+            Some(format!("the result is {want}")),
+        )
+    })
+}
+
+/// Judges one game as [`crate::notation::pgn::GameReader::next_streamed`] reads it,
+/// finding exactly the problems [`replay`] finds in the same text, without keeping its
+/// moves or positions: only the position after the last ply and the problems. For
+/// `validate`, so that its memory follows the longest move, not the longest game.
+/// Judging the main line stops at the first ply that fails.
+#[derive(Default)]
+pub struct Judging {
+    /// The game set up from its tags (`Err`: the game has no `Variant` tag).
+    setup: Option<Result<Setup, Problem>>,
+    /// The problems of the move times.
+    times: Vec<Problem>,
+    /// The problems of the main line and its variations, in order.
+    moves: Vec<Problem>,
+    check_times: Option<MoveTimes>,
+    /// The main-line moves read so far.
+    read: usize,
+    /// The position after the last ply, while the main line is legal.
+    position: Option<Position>,
+}
+
+impl crate::notation::pgn::MoveSink for Judging {
+    fn tags(&mut self, game: &GameText) {
+        let setup = set_up(game, None);
+        self.position = setup.as_ref().ok().and_then(|s| s.built.as_ref()).map(|(_, start, _)| start.clone());
+        self.setup = Some(setup);
+        self.check_times = Some(MoveTimes { last: None });
+    }
+
+    fn main_move(&mut self, node: MoveNode) {
+        let i = self.read;
+        self.read += 1;
+        if let Some(t) = self.check_times.as_mut() {
+            t.check(i, &node, &mut self.times);
+        }
+        let Some(Ok(Setup { built: Some((v, _, _)), .. })) = &self.setup else { return };
+        let Some(p) = self.position.as_mut() else { return };
+        check_variations(v, p, &node, &mut self.moves);
+        match read_move(v, p, &node.token) {
+            Ok(m) => *p = v.make(p, &m),
+            Err(e) => {
+                self.moves.push(main_line_problem(v, p, &node, &e));
+                self.position = None;
+            }
+        }
+    }
+}
+
+impl Judging {
+    /// The verdict on the game `text` (as the reader gave it: its result, without its
+    /// moves): the number of its plies, or the problems [`replay`] finds, in its order.
+    ///
+    /// # Errors
+    /// The problems.
+    pub fn finish(self, text: &GameText) -> Result<usize, Vec<Problem>> {
+        let setup = match self.setup {
+            Some(s) => s,
+            None => set_up(text, None),
+        };
+        let setup = setup.map_err(|p| vec![p])?;
+        let mut problems = setup.first;
+        problems.extend(self.times);
+        problems.extend(setup.then);
+        let Some((variant, _, _)) = setup.built else { return Err(problems) };
+        problems.extend(result_differs(text));
+        problems.extend(self.moves);
+        if let Some(p) = &self.position
+            && let Some(o) = variant.outcome(p)
+        {
+            problems.extend(result_contradicts(&variant, o, text));
+        }
+        if problems.is_empty() { Ok(self.read) } else { Err(problems) }
     }
 }
 

@@ -119,3 +119,90 @@ pub fn game_file(tokens: &[String], slug: &str, extra: &str) -> String {
     out.push('\n');
     out
 }
+
+/// A move that only moves a piece (no capture, drop or promotion): one that can be taken
+/// back by the piece's move the other way.
+fn plain(m: &Move) -> bool {
+    m.capture().is_none() && m.promotion().is_none() && m.from().is_some()
+}
+
+/// Four plies from `p` back to `p`: one piece of the side to move goes and comes back, and
+/// so does one of the other side, with no ply ending the game. Their tokens.
+pub fn shuttle(v: &Variant, p: &Position) -> Vec<String> {
+    let back = |q: &Position, m: &Move| {
+        v.legal_moves(q)
+            .into_iter()
+            .find(|r| plain(r) && r.from() == Some(m.to()) && Some(r.to()) == m.from())
+    };
+    for m1 in v.legal_moves(p).into_iter().filter(plain) {
+        let p1 = v.make(p, &m1);
+        if v.outcome(&p1).is_some() {
+            continue;
+        }
+        for m2 in v.legal_moves(&p1).into_iter().filter(plain) {
+            let p2 = v.make(&p1, &m2);
+            if v.outcome(&p2).is_some() {
+                continue;
+            }
+            let Some(m3) = back(&p2, &m1) else { continue };
+            let p3 = v.make(&p2, &m3);
+            if v.outcome(&p3).is_some() {
+                continue;
+            }
+            let Some(m4) = back(&p3, &m2) else { continue };
+            let p4 = v.make(&p3, &m4);
+            if p4.hash() == p.hash() && v.outcome(&p4).is_none() {
+                return vec![
+                    write_move(v, p, &m1),
+                    write_move(v, &p1, &m2),
+                    write_move(v, &p2, &m3),
+                    write_move(v, &p3, &m4),
+                ];
+            }
+        }
+    }
+    panic!("no piece can go back and forth here");
+}
+
+/// Writes a one-game file of Grand Chess of at least `bytes` bytes to `path`, as dense as
+/// game files get: a random legal opening, then one piece of each side going back and
+/// forth ([`shuttle`]) for as long as it takes, the movetext without move numbers (about
+/// 4 bytes a ply). Its plies.
+pub fn write_dense_game(path: &std::path::Path, bytes: usize) -> usize {
+    use std::io::Write;
+    let opening = random_game("grand", 200, 0x29);
+    let cycle = shuttle(&opening.variant, &opening.end);
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path).expect("create the game file"));
+    let head = game_file(&[], "grand", "");
+    let head = head.strip_suffix("*\n").expect("tags, then the result");
+    out.write_all(head.as_bytes()).unwrap();
+    let (mut written, mut line, mut plies) = (head.len(), 0, 0);
+    let mut put = |word: &str, out: &mut std::io::BufWriter<std::fs::File>| {
+        if line > 0 && line + 1 + word.len() > 80 {
+            out.write_all(b"\n").unwrap();
+            written += 1;
+            line = 0;
+        } else if line > 0 {
+            out.write_all(b" ").unwrap();
+            written += 1;
+            line += 1;
+        }
+        out.write_all(word.as_bytes()).unwrap();
+        written += word.len();
+        line += word.len();
+        written
+    };
+    for t in &opening.tokens {
+        put(t, &mut out);
+        plies += 1;
+    }
+    while put(&cycle[plies % 4], &mut out) < bytes {
+        plies += 1;
+    }
+    plies += 1;
+    // An even number of cycles keeps the side to move as the opening left it: no matter.
+    put("*", &mut out);
+    out.write_all(b"\n").unwrap();
+    out.flush().unwrap();
+    plies
+}
