@@ -7,7 +7,7 @@
 //! `cargo bench --bench long_games` prints one line per case: plies, bytes, and the best
 //! of three wall and CPU times for `GameReader` + `replay` (what `ravenpost validate
 //! FILE` does), each also per ply. The games are random legal games from a fixed seed that
-//! never end (`tests/support/long_game.rs`). With `LONG_GAMES_DIR=DIR` the game files
+//! never end (`tests/it/support/long_game.rs`). With `LONG_GAMES_DIR=DIR` the game files
 //! are also written there, to time `ravenpost validate` itself (and its memory, with
 //! `/usr/bin/time -v`). Set `LONG_GAMES_PLIES=50000,100000` for other lengths.
 
@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use ravenpost::notation::pgn::GameReader;
 use ravenpost::record::game::replay;
 
-#[path = "../tests/support/long_game.rs"]
+#[path = "../tests/it/support/long_game.rs"]
 mod long_game;
 
 /// The CPU time this thread has had, from `/proc/self/schedstat` (Linux; `None`

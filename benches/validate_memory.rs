@@ -13,7 +13,7 @@
 
 use std::process::Command;
 
-#[path = "../tests/support/long_game.rs"]
+#[path = "../tests/it/support/long_game.rs"]
 mod long_game;
 
 /// The peak `validate` may take for the 100 MB game (issue 29).

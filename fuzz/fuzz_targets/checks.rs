@@ -1,5 +1,5 @@
 //! What the fuzz targets check, as plain functions: each target in this folder hands its
-//! input to one of these, and `tests/fuzz_checks.rs` runs them on the corpus and the
+//! input to one of these, and `tests/it/fuzz_checks.rs` runs them on the corpus and the
 //! regressions in every `cargo test`, so that they compile and hold without libFuzzer or
 //! a nightly toolchain.
 //!
