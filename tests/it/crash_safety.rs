@@ -9,8 +9,7 @@
 
 use crate::common;
 
-#[path = "support/long_game.rs"]
-mod long_game;
+use crate::common::long_game;
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};

@@ -10,8 +10,7 @@ use ravenpost::engine::Position;
 use ravenpost::notation::pgn::{GameText, MoveNode, read_games};
 use ravenpost::record::game::{CHECKPOINT_PLIES, Game, replay, replay_continuing};
 
-#[path = "support/long_game.rs"]
-mod long_game;
+use crate::common::long_game;
 
 use crate::common;
 

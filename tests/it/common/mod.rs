@@ -7,6 +7,7 @@
 //! - [`child`]: a test that runs itself again as a second process.
 //! - [`diagram`]: an independent reader of text diagrams, for snapshot checks.
 //! - [`git`]: the real `git` command line, with the same isolation and fixed dates.
+//! - [`long_game`]: long legal games from a fixed seed (also included by two benches).
 //! - [`rules`]: variants, positions and move sets for the rules tests.
 //! - [`perft`]: the one reader of `tests/data/*.perft`.
 //! - [`rng`]: the one deterministic pseudo-random number generator.
@@ -24,6 +25,8 @@ pub mod child;
 pub mod cli;
 pub mod diagram;
 pub mod git;
+#[path = "../support/long_game.rs"]
+pub mod long_game;
 pub mod perft;
 pub mod rng;
 pub mod rules;

@@ -1,5 +1,6 @@
-//! Long legal games for the long-game tests and benchmarks (`tests/long_games.rs`,
-//! `benches/long_games.rs` include this file with `#[path]`).
+//! Long legal games for the long-game tests and benchmarks (`tests/it/common` holds it as
+//! `common::long_game`; `benches/long_games.rs` and `benches/validate_memory.rs` include
+//! this file with `#[path]`).
 //!
 //! The rules end a game only when the side to move has no legal move (repetitions and
 //! the 100-ply rule are draws that must be claimed: `record::claim_basis`), so a game
