@@ -272,6 +272,24 @@ impl<R: BufRead> Iterator for GameReader<R> {
     }
 }
 
+/// A [`MoveSink`] that only counts the main-line moves.
+struct Count(usize);
+
+impl MoveSink for Count {
+    fn tags(&mut self, _: &GameText) {}
+    fn main_move(&mut self, _: MoveNode) {
+        self.0 += 1;
+    }
+}
+
+/// The number of main-line moves (plies) of the first game in `text`, read in pieces and
+/// never held whole; `None` when it does not read. For limits checked before a replay.
+pub fn count_plies(text: &[u8]) -> Option<usize> {
+    let mut count = Count(0);
+    GameReader::new(text).next_streamed(&mut count)?.ok()?;
+    Some(count.0)
+}
+
 impl<R: BufRead> GameReader<R> {
     /// Reads the next game, handing its main-line moves to `sink` as they are read: the
     /// game without its moves (tags, the comments before the first move, the result,

@@ -621,10 +621,10 @@ fn check_record(
             };
             // The plies counted before any is replayed (a ply takes at least two bytes).
             if text.len() / 2 > limits.plies
-                && let Some(Ok(parsed)) = crate::notation::pgn::read_games(text).into_iter().next()
-                && parsed.moves.len() > limits.plies
+                && let Some(plies) = crate::notation::pgn::count_plies(bytes)
+                && plies > limits.plies
             {
-                let problem = Problem::TooManyPlies { plies: parsed.moves.len(), limit: limits.plies };
+                let problem = Problem::TooManyPlies { plies, limit: limits.plies };
                 findings.push(Finding { subject, problem });
                 return Ok(findings);
             }
