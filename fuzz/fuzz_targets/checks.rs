@@ -7,7 +7,8 @@
 //! game files ([`parse_game`]), position strings ([`parse_position`]), a move token in a
 //! position ([`parse_move`]), `TimeControl` values ([`parse_time_control`]),
 //! `ravenpost.yaml` ([`parse_config`]), army choice files ([`parse_army_choice`]), mail
-//! messages ([`parse_mail`]) and the pre-receive hook's input lines ([`parse_hook_input`]).
+//! messages ([`parse_mail`]), the pre-receive hook's input lines ([`parse_hook_input`]) and
+//! `mail import` into a real archive ([`mail_import`]).
 //! Each asserts that nothing panics and, where the reader has a canonical writer, that
 //! what is written reads back to the same value.
 
@@ -215,7 +216,8 @@ pub fn parse_mail(data: &[u8]) {
 
 /// Any text as the pre-receive hook's standard input (and each line as the three fields
 /// the hook script passes on): never a panic; every update that reads is written back as
-/// a line that reads as the same update, and what the hook would refuse it for is decided.
+/// a line that reads as the same update, and what the hook would refuse it for is decided;
+/// its lines as pushed paths are judged, and its plies counted as the reader reads them.
 pub fn parse_hook_input(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else { return };
     if let Ok(updates) = read_ref_updates(text) {
@@ -234,5 +236,77 @@ pub fn parse_hook_input(data: &[u8]) {
             assert_eq!(u.refname, refname);
             let _ = u.problem();
         }
+        // Each line as a pushed file's path, and the lines as one folder's names.
+        let _ = ravenpost::referee::layout::portability_problem(line);
+        let _ = ravenpost::referee::layout::case_collision(line, text.lines().take(16));
     }
+    // The input as a pushed game file: the plies the hook counts before replaying are
+    // the plies the reader reads.
+    if let Some(plies) = ravenpost::notation::pgn::count_plies(data)
+        && let Some(Ok(game)) = GameReader::new(data).next()
+    {
+        assert_eq!(plies, game.moves.len());
+    }
+}
+
+/// The archive [`mail_import`] imports into: a fresh one, made by importing Ann's first
+/// message of `fid-1` (`corpus/mail_import/seed-ply1.eml`), every 256 inputs.
+pub struct ImportArchive {
+    pub dir: std::path::PathBuf,
+    pub archive: ravenpost::archive::Archive,
+    inputs: usize,
+}
+
+pub fn import_archive() -> ImportArchive {
+    use ravenpost::archive::{Archive, Identity, Timestamp};
+    static MADE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("ravenpost-fuzz-import-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let club = Identity { name: "Club".into(), email: "club@example.org".into() };
+    let archive = Archive::init(&dir, Some(&club), Timestamp::from_unix(1_700_000_000, 0)).expect("init");
+    let seed = include_bytes!("../corpus/mail_import/seed-ply1.eml");
+    let lines = import(&archive, seed);
+    assert_eq!(lines.iter().map(|l| l.status).collect::<Vec<_>>(), ["imported"], "{lines:?}");
+    ImportArchive { dir, archive, inputs: 0 }
+}
+
+pub fn import(archive: &ravenpost::archive::Archive, data: &[u8]) -> Vec<mail::exchange::ImportLine> {
+    let options = mail::exchange::ImportOptions { who: None, accept_sender: false };
+    let path = std::path::Path::new("fuzz.eml");
+    mail::exchange::import_reader(archive, path, data, options, None).expect("import reports, not fails")
+}
+
+/// Any bytes given to `mail import` of an archive holding Ann and Bo's game `fid-1`:
+/// never a panic; a message that is not imported leaves the branch as it was, and an
+/// imported one leaves every game it touched replaying.
+pub fn mail_import(data: &[u8]) {
+    thread_local!(static ARCHIVE: std::cell::RefCell<Option<ImportArchive>> = const { std::cell::RefCell::new(None) });
+    ARCHIVE.with_borrow_mut(|slot| {
+        if slot.as_ref().is_none_or(|a| a.inputs >= 256) {
+            if let Some(old) = slot.take() {
+                let _ = std::fs::remove_dir_all(&old.dir);
+            }
+            *slot = Some(import_archive());
+        }
+        let a = slot.as_mut().expect("made above");
+        a.inputs += 1;
+        let before = a.archive.tip().expect("tip");
+        let lines = import(&a.archive, data);
+        let after = a.archive.tip().expect("tip");
+        if lines.iter().all(|l| l.status != "imported") {
+            assert_eq!(before, after, "{lines:?}");
+        }
+        for l in lines.iter().filter(|l| l.status == "imported") {
+            let game = l.game.as_deref().expect("an imported game has an id");
+            let file = std::fs::read_dir(a.dir.join("games"))
+                .expect("the games folder")
+                .flatten()
+                .flat_map(|d| std::fs::read_dir(d.path()).into_iter().flatten().flatten())
+                .find(|f| f.path().file_stem().is_some_and(|s| s == game))
+                .unwrap_or_else(|| panic!("{game}: no file in the archive ({lines:?})"));
+            let text = std::fs::read_to_string(file.path()).expect("game file");
+            ravenpost::record::load(&text).unwrap_or_else(|e| panic!("{game} imported as {text:?}: {e}"));
+        }
+    });
 }

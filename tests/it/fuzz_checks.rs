@@ -115,6 +115,27 @@ fn parse_hook_input_holds_on_the_corpus_and_the_regressions() {
     replay_all("parse_hook_input", 2, checks::parse_hook_input);
 }
 
+#[test]
+fn mail_import_holds_on_the_corpus_and_the_regressions() {
+    replay_all("mail_import", 2, checks::mail_import);
+}
+
+/// `mail import`'s seeds reach the commit: Bo's reply imports into the archive made from
+/// Ann's first message, and the same reply from a stranger is refused.
+#[test]
+fn the_mail_import_seeds_import() {
+    let a = checks::import_archive();
+    let reply = std::fs::read("fuzz/corpus/mail_import/seed-ply2.eml").unwrap();
+    let forged =
+        String::from_utf8(reply.clone()).unwrap().replace("From: \"Bo\" <bo@", "From: \"Bo\" <mallory@");
+    assert_ne!(forged.as_bytes(), reply.as_slice());
+    let lines = checks::import(&a.archive, forged.as_bytes());
+    assert_eq!(lines[0].status, "refused", "{lines:?}");
+    let lines = checks::import(&a.archive, &reply);
+    assert_eq!((lines[0].status, lines[0].plies.len()), ("imported", 1), "{lines:?}");
+    std::fs::remove_dir_all(&a.dir).unwrap();
+}
+
 /// The seeds reach the round trips: each is an input its reader accepts (a check that
 /// returned early on every seed would prove nothing).
 #[test]
