@@ -28,4 +28,5 @@ pub mod record;
 pub mod referee;
 pub mod render;
 pub mod site;
+pub mod usecases;
 pub mod variants;

@@ -271,10 +271,14 @@ pub fn import_archive() -> ImportArchive {
     ImportArchive { dir, archive, inputs: 0 }
 }
 
-pub fn import(archive: &ravenpost::archive::Archive, data: &[u8]) -> Vec<mail::exchange::ImportLine> {
-    let options = mail::exchange::ImportOptions { who: None, accept_sender: false };
+pub fn import(
+    archive: &ravenpost::archive::Archive,
+    data: &[u8],
+) -> Vec<ravenpost::usecases::mail::ImportLine> {
+    let options = ravenpost::usecases::mail::ImportOptions { who: None, accept_sender: false };
     let path = std::path::Path::new("fuzz.eml");
-    mail::exchange::import_reader(archive, path, data, options, None).expect("import reports, not fails")
+    ravenpost::usecases::mail::import_reader(archive, path, data, options, None)
+        .expect("import reports, not fails")
 }
 
 /// Any bytes given to `mail import` of an archive holding Ann and Bo's game `fid-1`:

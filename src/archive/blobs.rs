@@ -177,30 +177,18 @@ struct Cuts {
     ends: Vec<usize>,
 }
 
+/// Where a game file's text can be cut after each main-line move (the `ends` of
+/// [`Cuts`]: `ends[j]` ends the first `j` moves, the last entry ends the text of every
+/// move), `None` for a text that is no readable game. The notation knows where moves are;
+/// the store takes the finder from its caller ([`crate::notation::pgn::move_ends`]).
+pub type CutPoints = fn(&[u8]) -> Option<Vec<usize>>;
+
 impl Cuts {
-    /// The cuts of `text`, or `None` when it is no readable game (nothing to rebuild from).
-    fn of(text: &[u8]) -> Option<Cuts> {
-        let s = std::str::from_utf8(text).ok()?;
-        let game = crate::notation::pgn::GameReader::new(text).next()?.ok()?;
-        let starts = crate::notation::pgn::line_starts(text);
-        let offset = |line: usize, column: usize| {
-            crate::notation::pgn::byte_offset(s, &starts, crate::notation::pgn::Span { line, column })
-        };
-        let mut ends = Vec::with_capacity(game.moves.len() + 1);
-        for node in &game.moves {
-            let at = offset(node.span.line, node.span.column)?;
-            if !s[at..].starts_with(node.token.as_str()) {
-                return None;
-            }
-            ends.push(end_before(text, at));
-        }
-        // The text of every move: up to the result token, or to the end.
-        let all = match &game.result {
-            Some((_, span)) => end_before(text, offset(span.line, span.column)?),
-            None => text.trim_ascii_end().len(),
-        };
-        ends.push(all);
-        Some(Cuts { ends })
+    /// The cuts of `text` found by `cut_points`, or `None` when it finds none (no
+    /// readable game: nothing to rebuild from).
+    fn of(text: &[u8], cut_points: CutPoints) -> Option<Cuts> {
+        let ends = cut_points(text)?;
+        (!ends.is_empty()).then_some(Cuts { ends })
     }
 
     /// The number of main-line moves of the text cut.
@@ -230,20 +218,6 @@ impl Cuts {
     }
 }
 
-/// Where the text before the token at `at` ends: white space and the token's move number
-/// (`12.` or `12...`) left out.
-fn end_before(text: &[u8], at: usize) -> usize {
-    let mut end = text[..at].trim_ascii_end().len();
-    if end > 0 && text[end - 1] == b'.' {
-        let dots = end - text[..end].iter().rev().take_while(|b| **b == b'.').count();
-        let digits = dots - text[..dots].iter().rev().take_while(|b| b.is_ascii_digit()).count();
-        if digits < dots && (digits == 0 || text[digits - 1].is_ascii_whitespace()) {
-            end = text[..digits].trim_ascii_end().len();
-        }
-    }
-    end
-}
-
 impl Archive {
     /// The contents of `blobs`, versions of the game file at `path` oldest first, exactly
     /// as [`Archive::read_blobs`] gives them, most of them without reading the object store.
@@ -263,8 +237,14 @@ impl Archive {
     /// # Errors
     ///
     /// As [`Archive::read_blobs`].
-    pub fn read_versions(&self, blobs: &[BlobId], path: &str) -> Result<Vec<Vec<u8>>, ArchiveError> {
-        self.read_versions_counted(blobs, path).map(|(texts, _)| texts.into_iter().map(|(t, _)| t).collect())
+    pub fn read_versions(
+        &self,
+        blobs: &[BlobId],
+        path: &str,
+        cut_points: CutPoints,
+    ) -> Result<Vec<Vec<u8>>, ArchiveError> {
+        self.read_versions_counted(blobs, path, cut_points)
+            .map(|(texts, _)| texts.into_iter().map(|(t, _)| t).collect())
     }
 
     /// As [`Archive::read_versions`], each text with where it came from: a rebuilt version is
@@ -273,8 +253,13 @@ impl Archive {
     /// # Errors
     ///
     /// As [`Archive::read_blobs`].
-    pub fn read_versions_traced(&self, blobs: &[BlobId], path: &str) -> Result<TracedVersions, ArchiveError> {
-        self.read_versions_counted(blobs, path).map(|(texts, _)| texts)
+    pub fn read_versions_traced(
+        &self,
+        blobs: &[BlobId],
+        path: &str,
+        cut_points: CutPoints,
+    ) -> Result<TracedVersions, ArchiveError> {
+        self.read_versions_counted(blobs, path, cut_points).map(|(texts, _)| texts)
     }
 
     /// [`Archive::read_versions_traced`], and how many of the blobs were read from the object
@@ -283,6 +268,7 @@ impl Archive {
         &self,
         blobs: &[BlobId],
         path: &str,
+        cut_points: CutPoints,
     ) -> Result<(TracedVersions, usize), ArchiveError> {
         if blobs.len() < BULK {
             let read = self.read_blobs(blobs, path)?;
@@ -345,7 +331,7 @@ impl Archive {
                         .unwrap_or_default()
                 }
             };
-            let cuts = Cuts::of(&bytes);
+            let cuts = Cuts::of(&bytes, cut_points);
             moves = cuts.as_ref().map(Cuts::moves);
             out[i] = Some(bytes);
             reference = cuts.map(|c| (i, c));
@@ -482,7 +468,9 @@ mod tests {
         versions.push(text);
         let ids: Vec<BlobId> =
             versions.iter().map(|v| BlobId(archive.repo.blob(v.as_bytes()).unwrap())).collect();
-        let (traced, from_store) = archive.read_versions_counted(&ids, "games/grand/g.pgn").unwrap();
+        let (traced, from_store) = archive
+            .read_versions_counted(&ids, "games/grand/g.pgn", crate::notation::pgn::move_ends)
+            .unwrap();
         // Each rebuilt version names a later version read from the store, and keeps as many
         // moves as it says (the replay of its text has them).
         for (i, (text, source)) in traced.iter().enumerate() {

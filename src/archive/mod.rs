@@ -46,7 +46,6 @@ pub mod hook_input;
 mod index;
 mod locate;
 mod lock;
-pub mod ops;
 mod remote;
 pub mod settings;
 mod signing;
@@ -62,7 +61,7 @@ use std::time::Duration;
 use git2::{ErrorCode, ObjectType, Oid, Repository};
 
 pub use crate::referee::{ArmyChoice, ArmyReveal, COMMITMENT_TAGS, ChoiceStep, GamePath, check_choice_step};
-pub use blobs::VersionSource;
+pub use blobs::{CutPoints, VersionSource};
 pub use config::{ArchiveConfig, Diagrams, MailConfig, SmtpConfig, SmtpSecurity};
 pub use error::ArchiveError;
 pub use hook_input::{HookLineError, RefUpdate, read_ref_updates};
@@ -75,6 +74,7 @@ pub use signing::{
 pub use types::{ArchiveCommit, BlobId, CommitId, FileChange, FileVersion, Identity, Timestamp};
 pub use verdicts::{VerdictCache, VerdictLines};
 pub use write::CommitNames;
+pub(crate) use write::HoldSignals;
 
 /// The attributes file `init` commits beside `ravenpost.yaml`.
 pub const ATTRIBUTES_PATH: &str = crate::referee::layout::ATTRIBUTES_PATH;

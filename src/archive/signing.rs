@@ -115,7 +115,17 @@ impl SshSigner {
     }
 }
 
-pub use crate::record::game::is_public_key;
+/// Whether `s` is an OpenSSH public key line (`ssh-ed25519 AAAA… [comment]`, also
+/// `ecdsa-…` and `sk-…` kinds): what may go into an allowed-signers line. (The game's
+/// signing-key tags are checked for the same form by the record, which the store does
+/// not import.)
+pub fn is_public_key(s: &str) -> bool {
+    let mut parts = s.split_whitespace();
+    let (Some(kind), Some(blob)) = (parts.next(), parts.next()) else { return false };
+    ["ssh-", "ecdsa-", "sk-"].iter().any(|k| kind.starts_with(k))
+        && blob.len() >= 16
+        && blob.bytes().all(|b| b.is_ascii_alphanumeric() || b"+/=".contains(&b))
+}
 
 /// Checks that `signature` (armoured SSH signature) is a good signature of `data` in the
 /// namespace `git` by `public_key` (one OpenSSH public key line).

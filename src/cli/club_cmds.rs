@@ -1,6 +1,6 @@
 //! Club play on the command line: `tournament new`, `standings`, `ratings` (README,
 //! "Running a tournament"). Each parses its arguments, calls one function of
-//! [`crate::archive::ops`] and formats the answer.
+//! [`crate::usecases`] and formats the answer.
 
 use std::io::Write;
 use std::path::Path;
@@ -9,8 +9,8 @@ use clap::{Args, Subcommand, ValueEnum};
 
 use super::{Failure, parse_options};
 use crate::archive::Identity;
-use crate::archive::ops;
 use crate::referee::tournament::{ArmyPlan, crosstable_text, points_text};
+use crate::usecases as ops;
 
 /// `ravenpost tournament` actions.
 #[derive(Debug, Subcommand)]

@@ -7,7 +7,8 @@ use std::path::Path;
 use clap::Subcommand;
 
 use super::{Failure, files};
-use crate::archive::{Identity, ops};
+use crate::archive::Identity;
+use crate::usecases as ops;
 
 /// `ravenpost conditional` actions (README "Conditional moves").
 #[derive(Debug, Subcommand)]

@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 
 use super::terminal::{fit, width};
 use super::{Failure, files, plural};
-use crate::archive::{Identity, ops};
-use crate::mail::exchange::{ImportLine, ImportOptions};
+use crate::archive::Identity;
+use crate::usecases as ops;
+use crate::usecases::mail::{ImportLine, ImportOptions};
 
 fn io(e: std::io::Error) -> Failure {
     Failure { message: format!("writing output: {e}"), code: 1 }
@@ -65,9 +66,9 @@ pub(super) fn import(
             lines.extend(if files::is_stdin(p) {
                 // Read only as far as the archive's limit on a message.
                 let name = Path::new(files::STDIN_NAME);
-                crate::mail::exchange::import_reader(&a, name, std::io::stdin().lock(), options, author)?
+                crate::usecases::mail::import_reader(&a, name, std::io::stdin().lock(), options, author)?
             } else {
-                crate::mail::exchange::import(&a, std::slice::from_ref(p), options, author)?
+                crate::usecases::mail::import(&a, std::slice::from_ref(p), options, author)?
             });
         }
         Ok(lines)
@@ -166,7 +167,7 @@ pub(super) fn import(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mail::exchange::{ImportedPly, ImportedStep};
+    use crate::usecases::mail::{ImportedPly, ImportedStep};
 
     fn line(plies: &[(usize, &str, &str)], steps: &[(&str, Option<usize>)], result: &str) -> ImportLine {
         ImportLine {

@@ -32,9 +32,9 @@ mod variant_cmds;
 
 use std::path::PathBuf;
 
-use crate::archive::ops;
 use crate::engine::{Position, Variant};
 use crate::notation::position_string::parse_position;
+use crate::usecases as ops;
 use crate::variants;
 
 /// Play, archive, replay and check correspondence games of Gygax Chess (Dragonchess),
@@ -1424,7 +1424,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             }
         }
         Command::Hook { action: HookCmd::Notify { old, new, refname } } => {
-            for n in crate::mail::notify::hook_notify(&old, &new, &refname)? {
+            for n in crate::usecases::notify::hook_notify(&old, &new, &refname)? {
                 match &n.failure {
                     None => writeln!(
                         out,
@@ -1473,7 +1473,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
         }
         Command::Mail { action: MailCmd::Export { game, output, who } } => {
             let a = ops::open(cli.archive.as_deref(), false)?;
-            let (bytes, line) = crate::mail::exchange::export(
+            let (bytes, line) = crate::usecases::mail::export(
                 &a,
                 &game,
                 who.who.as_deref(),
@@ -1491,7 +1491,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
         }
         Command::Mail { action: MailCmd::Send { game, who, smtp, security, user, ca_file, sendmail } } => {
             let a = ops::open(cli.archive.as_deref(), false)?;
-            let delivery = crate::mail::exchange::Delivery {
+            let delivery = crate::usecases::mail::Delivery {
                 smtp,
                 security: security.map(|s| match s {
                     SecurityArg::Starttls => crate::archive::SmtpSecurity::Starttls,
@@ -1502,7 +1502,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
                 ca_file,
                 sendmail,
             };
-            let line = crate::mail::exchange::send(
+            let line = crate::usecases::mail::send(
                 &a,
                 &game,
                 who.who.as_deref(),
@@ -1513,7 +1513,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             writeln!(out, "{}", terminal::fit_stdout(&line)).map_err(io)?;
         }
         Command::Mail { action: MailCmd::Import { paths, who, accept_sender, json } } => {
-            let options = crate::mail::exchange::ImportOptions { who: who.as_deref(), accept_sender };
+            let options = crate::usecases::mail::ImportOptions { who: who.as_deref(), accept_sender };
             mail_cmds::import(cli.archive.as_deref(), &paths, options, author.as_ref(), json, out)?;
         }
         Command::Completions { shell } => {

@@ -1,8 +1,7 @@
 //! Games by email: the message that carries a game to the opponent, and reading such
-//! messages back (this module: no I/O, no git); [`exchange`] sends them (SMTP or
-//! `sendmail`) and imports received ones into the archive, each step judged by the
-//! [`crate::referee`] before it is committed; [`notify`] mails the player to move after
-//! each pushed move (the server's `post-receive` hook).
+//! messages back (this module: no I/O, no git). Sending them (SMTP or `sendmail`),
+//! importing received ones into the archive and mailing the player to move after each
+//! pushed move are use cases ([`crate::usecases::mail`], [`crate::usecases::notify`]).
 //!
 //! A game message is an RFC 5322 message with
 //! - `Subject: [ravenpost] <id>: <N>. <move>` (`<N>... <move>` for the second side's ply,
@@ -37,9 +36,6 @@ use crate::notation::diagram;
 use crate::notation::san::write_move;
 use crate::record;
 use crate::referee::limits::{Limits, size_in_words};
-
-pub mod exchange;
-pub mod notify;
 
 /// The MIME type of the attached game file (IANA's registered type for PGN).
 pub const PGN_TYPE: &str = "application/vnd.chess-pgn";

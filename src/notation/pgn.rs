@@ -1085,3 +1085,45 @@ fn visible(text: &str) -> String {
         })
         .collect()
 }
+
+/// Where `text`, a game file, can be cut after each main-line move: `ends[j]` is the byte
+/// where its first `j` moves end, with everything written after them (comments, NAGs,
+/// variations) but nothing of the next move, not even its number; the last entry ends the
+/// text of every move (before the result). `None` when `text` is no readable game, or a
+/// move is not where its span says. The archive rebuilds a game's older versions from a
+/// newer one with these ([`crate::archive::CutPoints`]).
+pub fn move_ends(text: &[u8]) -> Option<Vec<usize>> {
+    let s = std::str::from_utf8(text).ok()?;
+    let game = GameReader::new(text).next()?.ok()?;
+    let starts = line_starts(text);
+    let offset = |line: usize, column: usize| byte_offset(s, &starts, Span { line, column });
+    let mut ends = Vec::with_capacity(game.moves.len() + 1);
+    for node in &game.moves {
+        let at = offset(node.span.line, node.span.column)?;
+        if !s[at..].starts_with(node.token.as_str()) {
+            return None;
+        }
+        ends.push(end_before(text, at));
+    }
+    // The text of every move: up to the result token, or to the end.
+    let all = match &game.result {
+        Some((_, span)) => end_before(text, offset(span.line, span.column)?),
+        None => text.trim_ascii_end().len(),
+    };
+    ends.push(all);
+    Some(ends)
+}
+
+/// Where the text before the token at `at` ends: white space and the token's move number
+/// (`12.` or `12...`) left out.
+fn end_before(text: &[u8], at: usize) -> usize {
+    let mut end = text[..at].trim_ascii_end().len();
+    if end > 0 && text[end - 1] == b'.' {
+        let dots = end - text[..end].iter().rev().take_while(|b| **b == b'.').count();
+        let digits = dots - text[..dots].iter().rev().take_while(|b| b.is_ascii_digit()).count();
+        if digits < dots && (digits == 0 || text[digits - 1].is_ascii_whitespace()) {
+            end = text[..digits].trim_ascii_end().len();
+        }
+    }
+    end
+}

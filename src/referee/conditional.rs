@@ -21,7 +21,7 @@
 //! reply to the opponent's move ([`Followed::Reply`], with the rest of the tree), nothing
 //! yet ([`Followed::Waiting`]), or the tree dropped and why ([`Dropped`]: a move no line
 //! expected, a finished game, …). Where the tree is kept and how the reply is committed
-//! is the archive's business (`archive::ops::conditional`); nothing here reads or writes.
+//! is the archive's business (`usecases::conditional`); nothing here reads or writes.
 
 use std::fmt;
 

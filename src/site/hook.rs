@@ -20,7 +20,7 @@ fn shell_quote(s: &str) -> String {
 /// The hook line that runs `exe site <site> --archive <the repository>` (the hook runs
 /// in the repository's git directory; `$RAVENPOST_HOOK_EXE` overrides `exe`).
 pub fn site_hook_line(exe: &Path, site: &Path) -> String {
-    let env = crate::archive::ops::HOOK_EXE_ENV;
+    let env = crate::usecases::HOOK_EXE_ENV;
     format!(
         "ravenpost_site={exe}; [ -n \"${{{env}:-}}\" ] && ravenpost_site=\"${env}\"; \"$ravenpost_site\" site {site} --archive \"$PWD\" </dev/null >/dev/null || echo 'ravenpost: the site {shown} was not regenerated' >&2 {POST_RECEIVE_MARK}",
         exe = shell_quote(&exe.to_string_lossy()),

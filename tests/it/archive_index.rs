@@ -522,7 +522,7 @@ fn a_lossy_path_changed_twice_in_one_commit_lost_a_version() {
     run(&[os("mv"), os("--"), first, second]);
     run(&[os("commit"), os("-qm"), os("rename by hand")]);
     let report = || {
-        let report = ravenpost::archive::ops::verify(&open(&dir), None, &mut |_, _| {}).unwrap();
+        let report = ravenpost::usecases::verify(&open(&dir), None, &mut |_, _| {}).unwrap();
         serde_json::to_string_pretty(&report).unwrap()
     };
     let clear = || {

@@ -8,12 +8,12 @@
 //! referee gives when the version is judged on its own, from the whole text of the version
 //! before (`judge_game_version`), and, cached, again the same.
 
-use ravenpost::archive::ops::history;
 use ravenpost::archive::{Archive, FileVersion, Identity, Timestamp};
 use ravenpost::notation::san::write_move;
 use ravenpost::record::{self, DrawAction, MoveOptions};
 use ravenpost::referee::judge::judge_game_version;
 use ravenpost::referee::{CommitInfo, Evidence, GamePath, Problem, Step};
+use ravenpost::usecases::history;
 
 /// 2025-03-01T00:00:00Z.
 const T0: i64 = 1_740_787_200;

@@ -41,6 +41,7 @@ mod replay;
 mod round_trip;
 mod san;
 mod site;
+mod structure;
 mod sync_club;
 mod terminal_tools;
 mod tournament;

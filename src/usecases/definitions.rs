@@ -13,8 +13,8 @@ use crate::referee::definitions::{check_definition_change, check_pin, pin_of};
 use crate::referee::layout::{DEFINITIONS_DIR, definition_path, parse_definition_path};
 use crate::variants::{self, Definition, load_definition};
 
-use super::Error as Failure;
-use super::checks::VerifyProblem;
+use super::error::Error as Failure;
+use super::report::VerifyProblem;
 
 /// Remembers every definition in the folder `variants/` of commit `at` that loads (one
 /// that does not is left out: the games that pin it do not replay).

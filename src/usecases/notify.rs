@@ -20,13 +20,13 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use super::exchange::{Delivery, deliver};
-use super::{Mailbox, Outgoing};
-use crate::archive::ops::{Error as Failure, clock_of_game};
+use super::mail::{Delivery, deliver};
 use crate::archive::{Archive, ArchiveCommit, CommitId, GamePath};
 use crate::engine::Side;
+use crate::mail::{Mailbox, Outgoing};
 use crate::record;
 use crate::referee::players::email_tag;
+use crate::usecases::{Error as Failure, clock_of_game};
 
 /// One notification: sent or not, and why.
 #[derive(Debug, Clone, Serialize)]
@@ -67,7 +67,7 @@ pub fn notify(archive: &Archive, old: Option<CommitId>, new: CommitId) -> Result
         log.push_str(&format!(
             "{} {} {} ply {} to {}: {}\n",
             crate::referee::problem::rfc3339(&crate::referee::problem::time_from_unix(
-                crate::archive::ops::now().unix_seconds()
+                crate::usecases::now().unix_seconds()
             )),
             n.commit,
             n.game,
@@ -140,11 +140,11 @@ fn send_one(
         .text
         .tag(email_tag(mover))
         .map(str::to_string)
-        .unwrap_or_else(|| format!("ravenpost@{}", super::domain(&to_email)));
+        .unwrap_or_else(|| format!("ravenpost@{}", crate::mail::domain(&to_email)));
     let from = Mailbox { name: record::player(game, mover), email: from_email };
     let time = c.time.unix_seconds();
     let deadline = clock_of_game(archive, path, game, time).ok().flatten().map(|k| k.deadline);
-    let built = super::build(&Outgoing {
+    let built = crate::mail::build(&Outgoing {
         game_id: path.id(),
         text,
         sender: mover,

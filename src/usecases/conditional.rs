@@ -21,25 +21,11 @@ use crate::archive::{Archive, Identity};
 use crate::engine::Side;
 use crate::record;
 use crate::record::game::Game;
-use crate::referee::conditional::{Branch, ConditionalTree, Dropped, Followed, TreeRefusal, enter};
+use crate::referee::conditional::{Branch, ConditionalTree, Dropped, Followed, enter};
 use crate::referee::players::side_of_person;
 
-use super::Error as Failure;
+use super::error::{Error as Failure, TreeRefused};
 use super::games::{StepKind, change_game, find, now, read};
-use super::{SyncReport, sync};
-
-/// A tree the command line refused, with the movetext it was read from (for the
-/// diagnostic that quotes the offending line).
-#[derive(Debug, Clone, thiserror::Error)]
-#[error("{id}: conditional tree refused: {refusal}")]
-pub struct TreeRefused {
-    /// The game id.
-    pub id: String,
-    /// Why.
-    pub refusal: TreeRefusal,
-    /// The movetext as given.
-    pub movetext: String,
-}
 
 /// One stored tree, as `conditional show` prints it.
 #[derive(Debug, Clone, Serialize)]
@@ -429,78 +415,4 @@ pub fn answer_prepared(archive: &Archive, author: Option<&Identity>) -> Result<V
         }
     }
     Ok(out)
-}
-
-/// What `sync` did, with the prepared replies it played.
-#[derive(Debug, Clone, Serialize)]
-pub struct SyncAnswered {
-    /// The sync that fetched the opponent's moves.
-    pub sync: SyncReport,
-    /// What became of the clone's trees.
-    pub prepared: Vec<Answer>,
-    /// The sync that pushed the replies, when any was played.
-    pub pushed: Option<SyncReport>,
-}
-
-/// `ravenpost sync` with conditional moves: fetches, checks, fast-forwards and pushes
-/// ([`sync`]), plays the prepared replies that are now due ([`answer_prepared`]), and
-/// pushes them.
-///
-/// # Errors
-/// As [`sync`] and [`answer_prepared`].
-pub fn sync_answering(
-    archive: &Archive,
-    remote: &str,
-    author: Option<&Identity>,
-) -> Result<SyncAnswered, Failure> {
-    let first = sync(archive, remote)?;
-    let prepared = answer_prepared(archive, author)?;
-    let pushed = if prepared.iter().any(Answer::played) { Some(sync(archive, remote)?) } else { None };
-    Ok(SyncAnswered { sync: first, prepared, pushed })
-}
-
-/// One round of `sync --watch`: when it ran, and what it did or why it failed.
-#[derive(Debug)]
-pub struct WatchRound {
-    /// The round (from 1).
-    pub round: usize,
-    /// When it started.
-    pub at: crate::archive::Timestamp,
-    /// What it did.
-    pub outcome: Result<SyncAnswered, Failure>,
-}
-
-/// `ravenpost sync --watch`: [`sync_answering`] every `interval` until Ctrl-C (SIGINT,
-/// SIGTERM or SIGHUP, held throughout, so that a signal never cuts a round short: the
-/// round ends, then the loop), each round reported to `report` as it ends; a round that
-/// fails (the remote cannot be reached, say) is reported and the next one runs all the
-/// same. `rounds` limits the number of rounds (none: until a signal). The number of
-/// rounds run.
-///
-/// # Errors
-/// None of its own: failures are rounds' outcomes.
-pub fn sync_watch(
-    archive: &Archive,
-    remote: &str,
-    author: Option<&Identity>,
-    interval: std::time::Duration,
-    rounds: Option<usize>,
-    report: &mut dyn FnMut(WatchRound),
-) -> Result<usize, Failure> {
-    let held = crate::archive::write::HoldSignals::new();
-    let mut round = 0;
-    let mut stop = false;
-    while !stop && rounds.is_none_or(|n| round < n) {
-        round += 1;
-        let at = now();
-        let outcome = sync_answering(archive, remote, author);
-        report(WatchRound { round, at, outcome });
-        stop = held.take_arrived();
-        let until = std::time::Instant::now() + interval;
-        while !stop && rounds.is_none_or(|n| round < n) && std::time::Instant::now() < until {
-            std::thread::sleep(std::time::Duration::from_millis(100).min(interval));
-            stop = held.take_arrived();
-        }
-    }
-    Ok(round)
 }

@@ -23,12 +23,15 @@ use crate::archive::{
 use crate::engine::Side;
 use crate::record::game::Game;
 use crate::record::{self, result_of};
-use crate::referee::clock::{self, Clock, PlyTimes, TimedVersion};
+use crate::referee::clock::Clock;
 use crate::referee::judge::{self, CommitInfo, Evidence, GameVerdict};
+use crate::referee::tournament::{self, Tournament};
 use crate::referee::{ChoiceStep, Growth, Problem, Step};
 
-use super::Error as Failure;
+use super::clock::clock_with_index;
+use super::error::Error as Failure;
 use super::games::now;
+use super::report::{ShallowBoundary, UncheckedGame, VerifyProblem, VerifyReport};
 
 /// What the referee may ask about one commit of the archive.
 pub(crate) struct CommitEvidence<'a, F: Fn() -> Result<Vec<FileVersion>, ArchiveError>> {
@@ -275,48 +278,6 @@ fn standing_of(
     (standing, lasting)
 }
 
-/// The clock of the game `game` (the file at `path` at the tip) at `now`: from the move
-/// times the file records and the game's creation time (from the history index), or from
-/// the file's history when a ply records no time. `None` when no clock runs.
-///
-/// # Errors
-/// The archive's errors.
-pub fn clock_of_game(
-    archive: &Archive,
-    path: &GamePath,
-    game: &Game,
-    now: i64,
-) -> Result<Option<Clock>, Failure> {
-    clock_with_index(archive, &archive.index()?, path, game, now)
-}
-
-fn clock_with_index(
-    archive: &Archive,
-    index: &HistoryIndex,
-    path: &GamePath,
-    game: &Game,
-    now: i64,
-) -> Result<Option<Clock>, Failure> {
-    if result_of(game) != "*" || game.text.tag("TimeControl").is_none() {
-        return Ok(None);
-    }
-    let file = path.path();
-    let Some(first) = index.versions(&file).first() else { return Ok(None) };
-    let created = index.commit_at(first.position).time.unix_seconds();
-    let times = match PlyTimes::from_record(game, created) {
-        Some(t) => Some(t),
-        None => {
-            let history = archive.file_history(&file)?;
-            let versions: Vec<TimedVersion<'_>> = history
-                .iter()
-                .map(|v| TimedVersion { time: v.time.unix_seconds(), text: v.contents.as_deref() })
-                .collect();
-            PlyTimes::from_history(&versions, game)
-        }
-    };
-    Ok(times.and_then(|t| clock::clock(game, &t, now)))
-}
-
 /// One line of `ravenpost log`, and what `verify` checks per commit.
 #[derive(Debug, Clone, Serialize)]
 pub struct LogLine {
@@ -498,7 +459,11 @@ fn judge_game_path(
     wanted.dedup();
     let mut texts: HashMap<BlobId, Vec<u8>> = HashMap::with_capacity(wanted.len());
     let mut sources: HashMap<BlobId, VersionSource> = HashMap::with_capacity(wanted.len());
-    for (blob, (text, source)) in wanted.iter().copied().zip(archive.read_versions_traced(&wanted, &file)?) {
+    for (blob, (text, source)) in wanted.iter().copied().zip(archive.read_versions_traced(
+        &wanted,
+        &file,
+        crate::notation::pgn::move_ends,
+    )?) {
         texts.insert(blob, text);
         sources.insert(blob, source);
     }
@@ -725,51 +690,6 @@ fn choice_history_from(
     Ok(out)
 }
 
-/// A problem `verify` found.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct VerifyProblem {
-    /// The game id (empty for a deleted file).
-    pub game: String,
-    /// The short commit id (empty when the game's history could not be read).
-    pub commit: String,
-    /// The commit's author.
-    pub author: String,
-    /// What is wrong.
-    pub problem: String,
-}
-
-/// What `verify` found.
-#[derive(Debug, Clone, Serialize)]
-pub struct VerifyReport {
-    /// How many games were verified.
-    pub games: usize,
-    /// Every problem, game by game.
-    pub problems: Vec<VerifyProblem>,
-    /// In a shallow clone: where the history that could be checked starts.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub shallow: Option<ShallowBoundary>,
-}
-
-/// A shallow clone's boundary, as `verify` reports it: the oldest commit the clone has;
-/// what came before it is not in the clone and was not checked (`git fetch --unshallow`
-/// brings it).
-#[derive(Debug, Clone, Serialize)]
-pub struct ShallowBoundary {
-    /// The boundary commit (short id).
-    pub commit: String,
-    /// The games that were already under way there.
-    pub games: Vec<UncheckedGame>,
-}
-
-/// A game whose start lies before a shallow clone's boundary.
-#[derive(Debug, Clone, Serialize)]
-pub struct UncheckedGame {
-    /// The game id.
-    pub game: String,
-    /// The plies it had at the boundary (played before it, not checked).
-    pub plies: usize,
-}
-
 /// `ravenpost verify [GAME]`: judges every commit of the game (or of every game and army
 /// choice, and reports deleted records). `progress` is told each game as it is done.
 ///
@@ -896,7 +816,7 @@ pub fn verify(
         problems.extend(deletions(&index));
         problems.extend(unallowed_paths(&index));
         problems.extend(super::definitions::changed_definitions(archive, &index)?);
-        problems.extend(super::tournament::verify_tournaments(archive, &index)?);
+        problems.extend(verify_tournaments(archive, &index)?);
     }
     let shallow = index.shallow().map(|cut| ShallowBoundary {
         commit: cut.short(),
@@ -1047,4 +967,56 @@ fn deletions(index: &HistoryIndex) -> Vec<VerifyProblem> {
             problem: Problem::RecordDeleted { path: path.to_string() }.to_string(),
         })
         .collect()
+}
+
+/// What `verify` finds wrong with the tournament files: each must be created once, by a
+/// commit that creates exactly its games ([`tournament::judge_change`]), and never change.
+///
+/// # Errors
+/// The archive's errors.
+pub fn verify_tournaments(archive: &Archive, index: &HistoryIndex) -> Result<Vec<VerifyProblem>, Failure> {
+    let mut out = Vec::new();
+    let mut paths: Vec<&str> =
+        index.paths().into_iter().filter(|p| Tournament::parse_path(p).is_some()).collect();
+    paths.sort();
+    for path in paths {
+        let name = Tournament::parse_path(path).expect("filtered").to_string();
+        for (k, v) in index.versions(path).iter().enumerate() {
+            // A shallow clone's boundary shows every file as added: the tournament was
+            // made before it, out of the clone's reach; taken as given, as for a game.
+            if k == 0 && index.shallow() == Some(v.commit) {
+                continue;
+            }
+            let c = &index.commit_at(v.position);
+            let problem = if k > 0 {
+                Some(Problem::TournamentChanged { name: name.clone() })
+            } else {
+                let text = match v.blob {
+                    Some(b) => archive.read_blob_text(b, path).ok(),
+                    None => None,
+                };
+                let mut records = Vec::new();
+                for ch in c.changes.iter().filter(|ch| &*ch.path != path) {
+                    let existed = index.versions(&ch.path).first().is_some_and(|f| f.position < v.position);
+                    let text = match ch.blob {
+                        Some(b) => archive.read_blob_text(b, &ch.path).ok(),
+                        None => None,
+                    };
+                    records.push((ch.path.to_string(), existed, text));
+                }
+                let list: Vec<(&str, bool, Option<&str>)> =
+                    records.iter().map(|(p, e, t)| (p.as_str(), *e, t.as_deref())).collect();
+                tournament::judge_change(&name, false, text.as_deref(), &list)
+            };
+            if let Some(p) = problem {
+                out.push(VerifyProblem {
+                    game: name.clone(),
+                    commit: c.commit.short(),
+                    author: c.author_name.to_string(),
+                    problem: p.to_string(),
+                });
+            }
+        }
+    }
+    Ok(out)
 }

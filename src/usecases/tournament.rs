@@ -20,13 +20,12 @@ use serde::Serialize;
 use skillratings::Outcomes;
 use skillratings::elo::{EloConfig, EloRating, elo};
 
-use crate::archive::{Archive, ArmyChoice, CommitId, GamePath, HistoryIndex, Identity};
+use crate::archive::{Archive, ArmyChoice, CommitId, GamePath, Identity};
 use crate::record::{self, game_text_from_tags};
-use crate::referee::Problem;
 use crate::referee::tournament::{self, ArmyPlan, Entrant, Outcome, Standings, Tournament};
 
-use super::Error as Failure;
-use super::checks::{StatusLine, VerifyProblem, status};
+use super::checks::{StatusLine, status};
+use super::error::Error as Failure;
 use super::games::{NewGame, NewTags, new_game_tags, now};
 
 /// The Elo K-factor: the largest rating change one game can make.
@@ -454,56 +453,4 @@ pub fn identity_name(archive: &Archive, author: Option<&Identity>) -> Result<Str
             "status --to-move: whose games? name the player (`--to-move NAME`) or set an identity ({e})"
         ))
     })
-}
-
-/// What `verify` finds wrong with the tournament files: each must be created once, by a
-/// commit that creates exactly its games ([`tournament::judge_change`]), and never change.
-///
-/// # Errors
-/// The archive's errors.
-pub fn verify_tournaments(archive: &Archive, index: &HistoryIndex) -> Result<Vec<VerifyProblem>, Failure> {
-    let mut out = Vec::new();
-    let mut paths: Vec<&str> =
-        index.paths().into_iter().filter(|p| Tournament::parse_path(p).is_some()).collect();
-    paths.sort();
-    for path in paths {
-        let name = Tournament::parse_path(path).expect("filtered").to_string();
-        for (k, v) in index.versions(path).iter().enumerate() {
-            // A shallow clone's boundary shows every file as added: the tournament was
-            // made before it, out of the clone's reach; taken as given, as for a game.
-            if k == 0 && index.shallow() == Some(v.commit) {
-                continue;
-            }
-            let c = &index.commit_at(v.position);
-            let problem = if k > 0 {
-                Some(Problem::TournamentChanged { name: name.clone() })
-            } else {
-                let text = match v.blob {
-                    Some(b) => archive.read_blob_text(b, path).ok(),
-                    None => None,
-                };
-                let mut records = Vec::new();
-                for ch in c.changes.iter().filter(|ch| &*ch.path != path) {
-                    let existed = index.versions(&ch.path).first().is_some_and(|f| f.position < v.position);
-                    let text = match ch.blob {
-                        Some(b) => archive.read_blob_text(b, &ch.path).ok(),
-                        None => None,
-                    };
-                    records.push((ch.path.to_string(), existed, text));
-                }
-                let list: Vec<(&str, bool, Option<&str>)> =
-                    records.iter().map(|(p, e, t)| (p.as_str(), *e, t.as_deref())).collect();
-                tournament::judge_change(&name, false, text.as_deref(), &list)
-            };
-            if let Some(p) = problem {
-                out.push(VerifyProblem {
-                    game: name.clone(),
-                    commit: c.commit.short(),
-                    author: c.author_name.to_string(),
-                    problem: p.to_string(),
-                });
-            }
-        }
-    }
-    Ok(out)
 }

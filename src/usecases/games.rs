@@ -18,7 +18,7 @@ use crate::record::{self, Applied, DrawAction, game_text_from_tags};
 use crate::referee::clock::{check_leave_start, check_timeout_claim};
 use crate::referee::players::{email_tag, side_of_person, signing_key_tag};
 
-use super::Error as Failure;
+use super::error::Error as Failure;
 
 /// The time commits are stamped with: now, or `RAVENPOST_TIME` (Unix seconds, UTC) for
 /// reproducible archives and tests.
@@ -1104,7 +1104,7 @@ pub fn claim_timeout(
     let loaded = record::load(&text)?;
     let acting = acting_player(archive, &loaded, who, author);
     let who = acting.as_deref();
-    let clock = super::checks::clock_of_game(archive, &path, &loaded, now().unix_seconds())?;
+    let clock = super::clock::clock_of_game(archive, &path, &loaded, now().unix_seconds())?;
     let why = check_timeout_claim(path.id(), &loaded, who, clock.as_ref())?;
     let applied = record::time_forfeit(&text, who, &why)?;
     if who.is_none() {

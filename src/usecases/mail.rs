@@ -20,17 +20,17 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::{self as mail, Incoming, Mailbox, Outgoing};
 use crate::archive::{Archive, GamePath, Identity, SmtpConfig, SmtpSecurity};
 use crate::engine::Side;
+use crate::mail::{self, Incoming, Mailbox, Outgoing};
 use crate::record;
 use crate::record::game::Game;
 use crate::referee::limits::Limits;
 use crate::referee::{Step, check_step_at};
 
-use crate::archive::ops::Error as Failure;
-use crate::archive::ops::{find, now};
 use crate::referee::players::email_tag;
+use crate::usecases::Error as Failure;
+use crate::usecases::{find, now};
 
 /// The environment variable with the SMTP password, unless `mail.smtp.password-env`
 /// names another.
@@ -83,7 +83,7 @@ fn prepare(
         )));
     }
     let me = archive.identity(author).ok();
-    let history = crate::archive::ops::history(archive, &path)?;
+    let history = crate::usecases::history(archive, &path)?;
     let players = [record::player(&g, Side::White), record::player(&g, Side::Black)];
     let side_of = |name: &str| Side::ALL.into_iter().find(|s| players[s.index()] == name);
     let sender = match who {
@@ -194,7 +194,7 @@ fn prepare(
 /// The step `sender` took without a move after the last ply of a game still going (a
 /// declined or offered draw, booked leave): the game's last commit (of `history`), when it
 /// is such a step by the sender, with no move since.
-fn answer_of(history: &[crate::archive::ops::LogLine], g: &Game, sender: Side) -> Option<mail::Answer> {
+fn answer_of(history: &[crate::usecases::LogLine], g: &Game, sender: Side) -> Option<mail::Answer> {
     if record::result_of(g) != "*" {
         return None;
     }
@@ -212,7 +212,7 @@ fn answer_of(history: &[crate::archive::ops::LogLine], g: &Game, sender: Side) -
 /// message created: the creation's author either way), who mails the first move as its
 /// first message; else 0, the new game's own message, which the creator must have sent
 /// for the first mover to have the game.
-fn first_message(history: &[crate::archive::ops::LogLine], g: &Game) -> usize {
+fn first_message(history: &[crate::usecases::LogLine], g: &Game) -> usize {
     let first_mover = record::player(g, g.position_at(0).side_to_move());
     match history.first() {
         Some(created) if created.what == "created" && created.author == first_mover => 1,
@@ -305,7 +305,7 @@ pub struct Delivery {
 /// The `mail` section that applies: the user's own settings' (all of it), else the
 /// archive's `ravenpost.yaml`'s.
 fn mail_section(archive: &Archive) -> Result<Option<crate::archive::MailConfig>, Failure> {
-    match &crate::archive::ops::user_settings().mail {
+    match &crate::usecases::user_settings().mail {
         Some(m) => Ok(Some(m.clone())),
         None => Ok(archive.config()?.mail),
     }
@@ -1156,7 +1156,7 @@ fn import_one(
     // identity-less committer `move` uses, whose last step would make the importer's
     // next move look like one for both sides.
     let committer = match (archive.identity(author), my_side) {
-        (Ok(_), _) | (Err(_), None) => crate::archive::ops::step_committer(archive, author),
+        (Ok(_), _) | (Err(_), None) => crate::usecases::step_committer(archive, author),
         (Err(_), Some(side)) => identity(side),
     };
     let mut tip = tip;

@@ -9,7 +9,7 @@ use crate::archive::{Archive, ArmyChoice, ArmyReveal, CommitId, GamePath, Identi
 use crate::engine::Side;
 use crate::referee::players::{email_tag, signing_key_tag};
 
-use super::Error as Failure;
+use super::error::Error as Failure;
 use super::games::{PlayerStep, commit_player_step, now};
 
 /// What `army commit` and `army reveal` did.

@@ -32,8 +32,8 @@ use crate::referee::limits::Limits;
 use crate::referee::players::{ClubAccounts, Pusher};
 use crate::referee::{Problem, Step};
 
-use super::Error as Failure;
 use super::checks::CommitEvidence;
+use super::error::{Error as Failure, SyncRefusal, SyncStep};
 
 /// The environment variable that overrides the ravenpost executable the hook runs.
 pub const HOOK_EXE_ENV: &str = "RAVENPOST_HOOK_EXE";
@@ -797,30 +797,6 @@ pub fn open_for_sync(dir: Option<&Path>) -> Result<Archive, Failure> {
     super::games::open(dir, true)
 }
 
-/// One commit `sync` fetched, replayed, pushed or found vanished: the game (or file) it
-/// changed and what it did there.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct SyncStep {
-    /// The game id (for a file that is no game: its path).
-    pub game: String,
-    /// The short commit id.
-    pub commit: String,
-    /// What it did: `Ann's ply 3 Sa3b6`, `the new game`, a recorded action.
-    pub what: String,
-    /// The ply, for a move.
-    pub ply: Option<usize>,
-    /// The move (SAN), for a move.
-    pub san: Option<String>,
-    /// The player who moved, for a move.
-    pub player: Option<String>,
-}
-
-impl std::fmt::Display for SyncStep {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {} ({})", self.game, self.what, self.commit)
-    }
-}
-
 /// What one side did since the common ancestor: one step per game file (or army choice
 /// file) a commit changed.
 fn describe(archive: &Archive, commits: &[ArchiveCommit]) -> Vec<SyncStep> {
@@ -957,159 +933,6 @@ impl std::fmt::Display for SyncReport {
             }
         }
     }
-}
-
-/// Why `sync` changed nothing.
-#[derive(Debug, Clone, Serialize, thiserror::Error)]
-#[serde(tag = "refused", rename_all = "kebab-case")]
-#[non_exhaustive]
-pub enum SyncRefusal {
-    /// The remote's branch no longer contains the tip `sync` last accepted from it: its
-    /// history was rewritten (a force push: a takeback, a changed move).
-    #[error(
-        "{remote}/{branch} no longer contains {accepted}, the commit this archive last accepted from it: its history was rewritten (a force push). {} commit{} vanished: {}.{} Nothing was changed here.\nIf the rewrite is not agreed, restore the remote from this clone (your copy of the\nvanished commits is kept):\n    git push --force {remote} {accepted}:{branch}\nTo accept the rewritten history instead:\n    git update-ref -d refs/ravenpost/accepted/{remote}/{branch}\n    git fetch {remote}\n    git reset --hard {remote}/{branch}\n    ravenpost sync",
-        vanished.len(),
-        if vanished.len() == 1 { "" } else { "s" },
-        steps(vanished),
-        if replaced_by.is_empty() { String::new() } else { format!(" In their place {remote} has: {}.", steps(replaced_by)) }
-    )]
-    Rewritten {
-        /// The remote.
-        remote: String,
-        /// The branch (short name).
-        branch: String,
-        /// The accepted tip (short id).
-        accepted: String,
-        /// The remote's tip now (short id; `None`: the branch is gone).
-        remote_tip: Option<String>,
-        /// The accepted commits the remote no longer has, oldest first.
-        vanished: Vec<SyncStep>,
-        /// The remote's commits since the last commit both still share, oldest first.
-        replaced_by: Vec<SyncStep>,
-    },
-    /// Neither side has the branch, but the remote has other branches (a server whose
-    /// `HEAD` names another branch than the archive's: a clone of it checks out nothing).
-    #[error(
-        "{remote} has no branch `{branch}`, and this archive has no commits on it yet; {remote} has {}. Switch to the archive's branch and sync again: `git switch {}` (or `git checkout {}`), then `ravenpost sync`.",
-        others.iter().map(|b| format!("`{b}`")).collect::<Vec<_>>().join(", "),
-        others[0],
-        others[0]
-    )]
-    NoSuchBranch {
-        /// The remote.
-        remote: String,
-        /// This archive's branch (short name).
-        branch: String,
-        /// The remote's branches (short names; not empty).
-        others: Vec<String>,
-    },
-    /// The remote has commits that are not legal steps.
-    #[error(
-        "{remote} has commits that are not legal steps; nothing was changed here:\n{}",
-        problems.iter().map(|p| format!("ravenpost: {p}")).collect::<Vec<_>>().join("\n")
-    )]
-    Illegal {
-        /// The remote.
-        remote: String,
-        /// One line a problem: `<game> <commit>: <reason>`.
-        problems: Vec<String>,
-    },
-    /// Both sides moved in the same game: the remote's move came first and stands.
-    #[error(
-        "{remote}/{branch} and this archive have both moved on since {}: {remote} has {}; this archive has {}. In {} the move on {remote} came first and stands; yours was made on the older position. Nothing was changed and your commits stay here.\nTo continue from {remote}, keeping your commits on the branch ravenpost-unsent:\n    git branch ravenpost-unsent\n    git reset --hard {remote}/{branch}\nthen replay your moves with `ravenpost move` and `ravenpost sync`.",
-        base.as_deref().unwrap_or("the start"),
-        list(theirs),
-        list(ours),
-        clash.join(", ")
-    )]
-    Diverged {
-        /// The remote.
-        remote: String,
-        /// The branch (short name).
-        branch: String,
-        /// The last commit both share (short id; `None`: they share none).
-        base: Option<String>,
-        /// The remote's commits since then.
-        theirs: Vec<SyncStep>,
-        /// This archive's commits since then.
-        ours: Vec<SyncStep>,
-        /// The games both changed.
-        clash: Vec<String>,
-    },
-    /// This archive's commits, replayed on top of the remote's, are not legal steps there.
-    #[error(
-        "this archive's commits, replayed on top of {remote}'s, are not legal steps there; nothing was changed:\n{}",
-        problems.iter().map(|p| format!("ravenpost: {p}")).collect::<Vec<_>>().join("\n")
-    )]
-    ReplayRefused {
-        /// The remote.
-        remote: String,
-        /// One line a problem.
-        problems: Vec<String>,
-    },
-    /// The remote refused the push.
-    #[error("{remote} refused the push (nothing changed there): {why}{}", drop_refused(remote, branch.as_deref()))]
-    PushRefused {
-        /// The remote.
-        remote: String,
-        /// Its reasons (the server hook's lines, without git's padding and the hook's
-        /// `ravenpost:` prefix).
-        why: String,
-        /// The remote's branch (short name) when it exists, with its remote-tracking
-        /// branch at the remote's tip: the refused commits are dropped by a reset to it.
-        branch: Option<String>,
-    },
-    /// This archive's own commits, about to be pushed, are not legal steps (judged here as
-    /// the remote's hook judges a push: a move committed by hand with `git commit`).
-    #[error(
-        "this archive's commits are not legal steps; nothing was pushed to {remote}:\n{}{}",
-        problems.iter().map(|p| format!("ravenpost: {p}")).collect::<Vec<_>>().join("\n"),
-        drop_refused(remote, branch.as_deref())
-    )]
-    UnpushedIllegal {
-        /// The remote.
-        remote: String,
-        /// One line a problem: `<game> <commit>: <reason>`.
-        problems: Vec<String>,
-        /// The remote's branch (short name) when it exists, with its remote-tracking
-        /// branch at the remote's tip: the refused commits are dropped by a reset to it.
-        branch: Option<String>,
-    },
-    /// Other clones kept pushing between this one's fetch and push.
-    #[error(
-        "{remote} moved on again between fetch and push {attempts} times (other clones pushing): nothing was pushed; run `ravenpost sync` again"
-    )]
-    KeptMoving {
-        /// The remote.
-        remote: String,
-        /// How many attempts were made.
-        attempts: usize,
-    },
-}
-
-/// After a refused push: how to drop the refused commits, keeping them on a branch; each
-/// command on a line of its own, indented, to copy.
-fn drop_refused(remote: &str, branch: Option<&str>) -> String {
-    match branch {
-        Some(b) => format!(
-            "\nThe refused commits stay in this archive. To drop them, keeping a copy on the\n\
-             branch ravenpost-refused, run:\n    git branch ravenpost-refused\n    git reset --hard {remote}/{b}"
-        ),
-        None => String::new(),
-    }
-}
-
-/// Steps for a message: at most 20, then how many more.
-fn steps(v: &[SyncStep]) -> String {
-    let mut parts: Vec<String> = v.iter().take(20).map(ToString::to_string).collect();
-    if v.len() > 20 {
-        parts.push(format!("and {} more", v.len() - 20));
-    }
-    if parts.is_empty() { "none".to_string() } else { parts.join(", ") }
-}
-
-fn list(v: &[SyncStep]) -> String {
-    v.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
 }
 
 /// How many times `sync` fetches again when its push is overtaken by another clone's.

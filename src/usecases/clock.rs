@@ -1,0 +1,51 @@
+//! A game's clock: the time each player has used, read from the record's times or, when
+//! a ply records none, from the file's history.
+
+use crate::archive::{Archive, GamePath, HistoryIndex};
+use crate::record::game::Game;
+use crate::record::result_of;
+use crate::referee::clock::{self, Clock, PlyTimes, TimedVersion};
+
+use super::error::Error as Failure;
+
+/// The clock of the game `game` (the file at `path` at the tip) at `now`: from the move
+/// times the file records and the game's creation time (from the history index), or from
+/// the file's history when a ply records no time. `None` when no clock runs.
+///
+/// # Errors
+/// The archive's errors.
+pub fn clock_of_game(
+    archive: &Archive,
+    path: &GamePath,
+    game: &Game,
+    now: i64,
+) -> Result<Option<Clock>, Failure> {
+    clock_with_index(archive, &archive.index()?, path, game, now)
+}
+
+pub(crate) fn clock_with_index(
+    archive: &Archive,
+    index: &HistoryIndex,
+    path: &GamePath,
+    game: &Game,
+    now: i64,
+) -> Result<Option<Clock>, Failure> {
+    if result_of(game) != "*" || game.text.tag("TimeControl").is_none() {
+        return Ok(None);
+    }
+    let file = path.path();
+    let Some(first) = index.versions(&file).first() else { return Ok(None) };
+    let created = index.commit_at(first.position).time.unix_seconds();
+    let times = match PlyTimes::from_record(game, created) {
+        Some(t) => Some(t),
+        None => {
+            let history = archive.file_history(&file)?;
+            let versions: Vec<TimedVersion<'_>> = history
+                .iter()
+                .map(|v| TimedVersion { time: v.time.unix_seconds(), text: v.contents.as_deref() })
+                .collect();
+            PlyTimes::from_history(&versions, game)
+        }
+    };
+    Ok(times.and_then(|t| clock::clock(game, &t, now)))
+}

@@ -1,0 +1,57 @@
+//! The use cases: what each `ravenpost` command does, for every front end (the command
+//! line, the mail and site front ends, the server's hooks). Each change a player makes (a
+//! new game, a move, a resignation, a draw action, a timeout claim, leave, an army choice
+//! step) is read from the branch tip, decided by the [`crate::referee`] and the record
+//! rules, and committed on that tip with a compare-and-swap by [`crate::archive`]; each
+//! question asked of an archive (`status`, `log`, `verify`, what the pre-receive hook and
+//! `sync` accept; a tournament's standings, the ratings, the games waiting for one player)
+//! is answered from the archive's history index.
+//!
+//! Front ends parse their input, call one function here and present its answer.
+//!
+//! The files form layers with no circle (checked by the `structure` test): the leaves
+//! [`error`]-and-refusal types and the report types; then `definitions`, `games` (the
+//! kernel: open, find, read, change a game, commit a player's step, and the player
+//! actions), `clock`, `armies` and `conditional`; `checks` (status, log, verify); then
+//! `exchange` (hook, sync), `tournament`, `watch`, `mail` and `notify`.
+
+mod armies;
+mod checks;
+mod clock;
+mod conditional;
+mod definitions;
+mod error;
+mod exchange;
+mod games;
+mod report;
+mod tournament;
+mod watch;
+
+pub mod mail;
+pub mod notify;
+
+pub use armies::{ArmyOutcome, army_commit, army_reveal};
+pub use checks::{LogLine, StatusLine, choice_history, history, status, verify, verify_tournaments};
+pub use clock::clock_of_game;
+pub use conditional::{
+    Answer, AnswerOutcome, Prepared, answer_prepared, conditional_add, conditional_clear, conditional_show,
+    prepared_owners,
+};
+pub use error::{Error, SyncRefusal, SyncStep, TreeRefused};
+pub use exchange::{
+    GITOLITE_HOOK_NAME, HOOK_EXE_ENV, HookTarget, PUSHER_VAR_ENV, PUSHER_VARIABLES, PusherUnnamed,
+    SyncOutcome, SyncReport, check_range, check_range_pushed, hook_check, hook_explain, hook_script,
+    hook_script_with, install_hook, install_hook_to, install_notify_hook, notify_hook_script, open_for_sync,
+    pusher_from, pusher_from_env, sync,
+};
+pub use games::{
+    ClubSetup, Made, NewGame, claim_timeout, draw, find, init, init_club, leave, new_game, now, open,
+    open_or_make, per_user_dir, play, resign, set_break_lock, set_signing_key, set_user_settings,
+    step_committer, user_settings,
+};
+pub use report::{ShallowBoundary, UncheckedGame, VerifyProblem, VerifyReport};
+pub use tournament::{
+    Created, ELO_K, ELO_START, NewTournament, PlayerRating, RatedGame, Ratings, identity_name,
+    list_tournaments, ratings, standings, to_move, tournament_new,
+};
+pub use watch::{SyncAnswered, WatchRound, sync_answering, sync_watch};
