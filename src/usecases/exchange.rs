@@ -263,7 +263,7 @@ pub fn install_hook_to(target: HookTarget, pusher_var: Option<&str>) -> Result<S
                 && !existing.contains(HOOK_MARK)
             {
                 return Err(Failure::Usage(format!(
-                    "{} exists and is not ravenpost's (a git server's own hook?): nothing was written. On GitLab, Gitea or Forgejo put the script of `ravenpost hook install --print` among the server's custom hooks instead (README \"Running a club server\"); elsewhere remove the file first",
+                    "{} exists and is not ravenpost's (a git server's own hook?): nothing was written. On GitLab, Gitea or Forgejo put the script of `ravenpost hook install --print` among the server's custom hooks instead (docs/club.md, \"GitLab, Gitea, Forgejo\"); elsewhere remove the file first",
                     file.display()
                 )));
             }

@@ -463,7 +463,7 @@ pub fn deliver(
         }
         (None, None) => {
             return Err(Failure::Usage(
-                "no way to send mail: pass --smtp HOST[:PORT] or --sendmail, or add a `mail:` section to your settings file or to ravenpost.yaml (README, \"Playing by email\")".into(),
+                "no way to send mail: pass --smtp HOST[:PORT] or --sendmail, or add a `mail:` section to your settings file or to ravenpost.yaml (docs/email.md, \"Set up\")".into(),
             ));
         }
     };

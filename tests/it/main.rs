@@ -15,6 +15,7 @@ mod compat_archive;
 mod conditional;
 mod correspondence;
 mod crash_safety;
+mod docs;
 mod fantasy_grand_pairings;
 mod fantasy_grand_rules;
 mod fidchell_cli;
