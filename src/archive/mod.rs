@@ -73,8 +73,8 @@ pub use signing::{
 };
 pub use types::{ArchiveCommit, BlobId, CommitId, FileChange, FileVersion, Identity, Timestamp};
 pub use verdicts::{VerdictCache, VerdictLines};
-pub use write::CommitNames;
 pub(crate) use write::HoldSignals;
+pub use write::{Change, CommitNames, FileWrite};
 
 /// The attributes file `init` commits beside `ravenpost.yaml`.
 pub const ATTRIBUTES_PATH: &str = crate::referee::layout::ATTRIBUTES_PATH;
@@ -346,15 +346,11 @@ impl Archive {
             if let Ok(mut c) = archive.repo.config().and_then(|c| c.open_level(git2::ConfigLevel::Local)) {
                 let _ = c.set_str("diff.pgn.xfuncname", PGN_FUNCNAME);
             }
-            archive.create_two_files(
-                ArchiveConfig::PATH,
-                yaml.as_bytes(),
-                (ATTRIBUTES_PATH, ATTRIBUTES.as_bytes()),
-                tip,
-                Some(&author),
-                time,
-                message,
-            )?;
+            let who = archive.identity(Some(&author))?;
+            let change = Change::new(CommitNames::by(&who, time), tip, message)
+                .create(ArchiveConfig::PATH, yaml.as_bytes())
+                .create(ATTRIBUTES_PATH, ATTRIBUTES.as_bytes());
+            archive.commit(&change)?;
         }
         Ok(archive)
     }

@@ -605,9 +605,16 @@ impl Archive {
                         ),
                     });
                 };
-                self.write_commit(&author, &committer, &message, &tree, &[&parent], Some(signer), git_error)?
+                self.write_commit(
+                    (&author, &committer),
+                    &message,
+                    &tree,
+                    &[&parent],
+                    Some(signer),
+                    git_error,
+                )?
             } else {
-                self.write_commit(&author, &committer, &message, &tree, &[&parent], None, git_error)?
+                self.write_commit((&author, &committer), &message, &tree, &[&parent], None, git_error)?
             };
             out.push(CommitId(id));
             parent = self.find_commit(CommitId(id))?;

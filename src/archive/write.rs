@@ -59,10 +59,10 @@ pub(crate) fn check_path(path: &str) -> Result<Vec<&str>, ArchiveError> {
     Ok(parts)
 }
 
-/// Who a commit names, and when, for a step made by one person and committed by another
-/// at another time ([`Archive::commit_file_named`], [`Archive::create_file_named`]): a
-/// mailed move is its mover's (the author) at the move's recorded time, committed by the
-/// player who imported it (the committer) at its arrival.
+/// Who a commit names, and when ([`Change::names`]): most often one person at one time
+/// ([`CommitNames::by`]); a step made by one person and committed by another at another
+/// time names both: a mailed move is its mover's (the author) at the move's recorded time,
+/// committed by the player who imported it (the committer) at its arrival.
 #[derive(Debug, Clone, Copy)]
 pub struct CommitNames<'a> {
     /// Whose step it is: the commit's author.
@@ -75,37 +75,223 @@ pub struct CommitNames<'a> {
     pub time: Timestamp,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Mode {
-    /// Write whether or not the file exists.
-    Upsert,
-    /// Refuse if the file exists.
-    Create,
+impl<'a> CommitNames<'a> {
+    /// `who` as author and committer, both at `time`.
+    pub fn by(who: &'a Identity, time: Timestamp) -> CommitNames<'a> {
+        CommitNames { author: who, author_time: time, committer: who, time }
+    }
+}
+
+/// One file a [`Change`] writes.
+#[derive(Debug, Clone, Copy)]
+pub struct FileWrite<'a> {
+    /// Its path in the repository.
+    pub path: &'a str,
+    /// Its new contents.
+    pub contents: &'a [u8],
+    /// A new file: refused ([`ArchiveError::AlreadyExists`]) if it exists at the tip.
+    pub new: bool,
+}
+
+/// One commit for [`Archive::commit`]: the files it writes on the branch tip it expects,
+/// who makes it and when (resolved by the caller), its message and its signer.
+#[derive(Debug, Clone)]
+pub struct Change<'a> {
+    /// The files, in order (the first names the commit in errors and in the journal).
+    pub files: Vec<FileWrite<'a>>,
+    /// The tip the change is made on (`None`: the branch has no commit yet).
+    pub expected_tip: Option<CommitId>,
+    /// The author and committer, and their times.
+    pub names: CommitNames<'a>,
+    /// The commit message (its subject capped, see [`capped_message`]).
+    pub message: &'a str,
+    /// Signs the commit (an SSH signature in the `gpgsig` header, as `git commit -S` with
+    /// `gpg.format=ssh` makes), when given.
+    pub signer: Option<&'a SshSigner>,
+}
+
+impl<'a> Change<'a> {
+    /// A change without files yet, unsigned.
+    pub fn new(names: CommitNames<'a>, expected_tip: Option<CommitId>, message: &'a str) -> Change<'a> {
+        Change { files: Vec::new(), expected_tip, names, message, signer: None }
+    }
+
+    /// Writes `contents` at `path`, whether or not the file exists.
+    #[must_use]
+    pub fn write(mut self, path: &'a str, contents: &'a [u8]) -> Change<'a> {
+        self.files.push(FileWrite { path, contents, new: false });
+        self
+    }
+
+    /// Creates the file `path`: the change is refused if it exists.
+    #[must_use]
+    pub fn create(mut self, path: &'a str, contents: &'a [u8]) -> Change<'a> {
+        self.files.push(FileWrite { path, contents, new: true });
+        self
+    }
+
+    /// Signed by `signer`, when given.
+    #[must_use]
+    pub fn signed(mut self, signer: Option<&'a SshSigner>) -> Change<'a> {
+        self.signer = signer;
+        self
+    }
 }
 
 impl Archive {
-    /// Commits `contents` as the file at `path` on the branch, on top of `expected_tip`,
-    /// and returns the new commit.
+    /// Commits `change`: the files it writes, each in the tree of `change.expected_tip`
+    /// (neither the index nor the working tree are used for it), by its author and
+    /// committer at their times, signed when it names a signer. The one way ravenpost
+    /// commits, for one file or many (a tournament and its games, `init`'s two files).
     ///
-    /// The commit's tree is `expected_tip`'s tree with this one file replaced or added
-    /// (neither the index nor the working tree are used for it); author and committer are
-    /// [`Archive::identity`]`(author)` at `time`. The branch moves only if it still points
-    /// at `expected_tip` (`None`: the branch has no commit yet), atomically. Then, in a
-    /// non-bare repository, the working-tree file is replaced atomically and its index
-    /// entry updated, so `git status` stays clean.
+    /// The branch moves only if it still points at `expected_tip` (`None`: the branch has
+    /// no commit yet), atomically. Then, in a non-bare repository, each working-tree file
+    /// is replaced atomically and its index entry updated, so `git status` stays clean.
+    /// Each step is journaled first, so that a write killed at any point is finished or
+    /// undone by the next command ([`Archive::recover`]).
     ///
     /// # Errors
     ///
     /// - [`ArchiveError::Moved`]: the branch is not at `expected_tip` (someone else
     ///   committed first); nothing was changed.
-    /// - [`ArchiveError::Unchanged`]: `contents` equal the file at `expected_tip`.
-    /// - [`ArchiveError::DirtyWorkingCopy`]: the working-tree file has edits that are not
-    ///   in the archive; nothing was changed.
+    /// - [`ArchiveError::AlreadyExists`]: a file the change creates exists at the tip.
+    /// - [`ArchiveError::Unchanged`]: a file's contents equal the file at the tip.
+    /// - [`ArchiveError::DirtyWorkingCopy`]: a working-tree file has edits that are not in
+    ///   the archive; nothing was changed.
     /// - [`ArchiveError::WorkingCopyUpdate`]: committed, but the working copy could not be
     ///   updated (the error carries the new commit).
-    /// - [`ArchiveError::MissingIdentity`], [`ArchiveError::InvalidIdentity`],
-    ///   [`ArchiveError::InvalidPath`], [`ArchiveError::UnknownCommit`],
-    ///   [`ArchiveError::DetachedHead`], the errors of [`Archive::lock`], git failures.
+    /// - [`ArchiveError::Signing`] (nothing was changed), [`ArchiveError::InvalidIdentity`],
+    ///   [`ArchiveError::InvalidPath`] (also for a change without files),
+    ///   [`ArchiveError::UnknownCommit`], [`ArchiveError::DetachedHead`], the errors of
+    ///   [`Archive::lock`], git failures.
+    pub fn commit(&self, change: &Change<'_>) -> Result<CommitId, ArchiveError> {
+        let Some(first) = change.files.first().map(|f| f.path) else {
+            return Err(ArchiveError::InvalidPath { path: String::new(), reason: "no files to commit" });
+        };
+        let parts: Vec<Vec<&str>> =
+            change.files.iter().map(|f| check_path(f.path)).collect::<Result<_, _>>()?;
+        let expected = change.expected_tip;
+        let _lock = self.lock()?;
+        let refname = self.branch()?;
+        let names = &change.names;
+        names.author.validate()?;
+        names.committer.validate()?;
+        let signature = |who: &Identity, at: Timestamp| {
+            git2::Signature::new(&who.name, &who.email, &at.to_git())
+                .map_err(|e| ArchiveError::git("make signature", e))
+        };
+        let author = signature(names.author, names.author_time)?;
+        let committer = signature(names.committer, names.time)?;
+
+        let parent = expected.map(|id| self.find_commit(id)).transpose()?;
+        let base = parent.as_ref().map(|c| self.tree_of(c)).transpose()?;
+        // The tree before the parent: a working copy left behind by a crash between commit
+        // and update holds a file's version there.
+        let grandparent = match parent.as_ref().filter(|c| c.parent_count() > 0) {
+            Some(c) => {
+                let id = c.parent_id(0).map_err(|e| ArchiveError::git_oid("read parent", c.id(), e))?;
+                Some(self.tree_of(&self.find_commit(CommitId(id))?)?)
+            }
+            None => None,
+        };
+        let mut tree = base.as_ref().map(git2::Tree::id);
+        for (file, parts) in change.files.iter().zip(&parts) {
+            let path = file.path;
+            let old = match &base {
+                Some(t) => self.blob_at(t, path)?,
+                None => None,
+            };
+            let new = Oid::hash_object(ObjectType::Blob, file.contents)
+                .map_err(|e| ArchiveError::git_path("hash", path, e))?;
+            if file.new && old.is_some() {
+                let err = ArchiveError::AlreadyExists { path: path.to_string() };
+                return Err(self.moved_or(&refname, path, expected, err));
+            }
+            if old == Some(new) {
+                let err = ArchiveError::Unchanged { path: path.to_string() };
+                return Err(self.moved_or(&refname, path, expected, err));
+            }
+            let before = match &grandparent {
+                Some(t) => self.blob_at(t, path)?,
+                None => None,
+            };
+            if let Err(err) = self.check_working_copy(path, &[Some(new), old, before]) {
+                return Err(self.moved_or(&refname, path, expected, err));
+            }
+            let blob =
+                self.repo.blob(file.contents).map_err(|e| ArchiveError::git_path("write blob", path, e))?;
+            let with = tree
+                .map(|id| self.repo.find_tree(id).map_err(|e| ArchiveError::git_oid("read tree", id, e)))
+                .transpose()?;
+            tree = Some(self.insert_blob(with.as_ref(), parts, blob, path)?);
+        }
+        let tree = tree.expect("at least one file was inserted");
+        let tree = self.repo.find_tree(tree).map_err(|e| ArchiveError::git_oid("read tree", tree, e))?;
+        let message = capped_message(change.message);
+        let parents: Vec<&git2::Commit<'_>> = parent.iter().collect();
+        let commit =
+            self.write_commit((&author, &committer), &message, &tree, &parents, change.signer, |op, e| {
+                ArchiveError::git_path(op, first, e)
+            })?;
+        let summary = message.lines().next().unwrap_or_default();
+        let journal = |step: &str, path: &str| Journal::of(step, &refname, path, expected, commit);
+        self.note(&journal("objects", first));
+        test_pause("objects");
+        // From the ref update to the index entries: an interrupt (Ctrl-C, SIGTERM, SIGHUP)
+        // waits until the working copy has the commit, so the change is everywhere or
+        // nowhere. A SIGKILL cannot wait: the journal lets the next command finish.
+        let _hold = HoldSignals::new();
+        self.note(&journal("ref", first));
+        test_pause("ref");
+        self.swap_branch(&refname, commit, expected, first, &format!("ravenpost: {summary}"))?;
+        let id = CommitId(commit);
+        if self.repo.workdir().is_some() {
+            // Always under the lock file, even without `write_lock`: two writers that both
+            // won (one after the other) must not leave the older version in the working tree.
+            // Any failure from here on is reported with the commit, which has been made.
+            // Tests pause in the first file's steps, before any file is in place.
+            for (k, file) in change.files.iter().enumerate() {
+                let synced = match self.lock_if(true) {
+                    Ok(_lock) => {
+                        self.note(&journal("worktree", file.path));
+                        if k == 0 {
+                            test_pause("worktree");
+                        }
+                        let written =
+                            self.sync_working_copy(&refname, file.path, commit, file.contents, &|| {
+                                self.note(&journal("index", file.path));
+                                if k == 0 {
+                                    test_pause("index");
+                                }
+                            });
+                        if written.is_err() {
+                            // The next command brings the working copy up to date.
+                            self.keep_journal();
+                        }
+                        written
+                    }
+                    Err(e) => Err(e.to_string()),
+                };
+                synced.map_err(|message| ArchiveError::WorkingCopyUpdate {
+                    path: file.path.to_string(),
+                    commit: id,
+                    message,
+                })?;
+            }
+        }
+        self.note(&journal("done", first));
+        test_pause("done");
+        drop(_hold);
+        self.pack_if_needed();
+        Ok(id)
+    }
+
+    /// Commits `contents` as the file at `path`, as [`Archive::commit`] does, by
+    /// [`Archive::identity`]`(author)` as author and committer at `time`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Archive::commit`]; [`ArchiveError::MissingIdentity`] without an identity.
     pub fn commit_file(
         &self,
         path: &str,
@@ -115,175 +301,10 @@ impl Archive {
         time: Timestamp,
         message: &str,
     ) -> Result<CommitId, ArchiveError> {
-        self.write_file(
-            Mode::Upsert,
-            path,
-            contents.as_ref(),
-            expected_tip,
-            author,
-            time,
-            message,
-            None,
-            None,
-            None,
-            None,
-        )
-    }
-
-    /// As [`Archive::commit_file`], with the author's time `author_time` (when the step was
-    /// made, e.g. a mailed move's recorded time) and the committer's time `time` (when it
-    /// was committed here, e.g. on the message's arrival).
-    ///
-    /// # Errors
-    ///
-    /// As [`Archive::commit_file`].
-    #[allow(clippy::too_many_arguments)]
-    pub fn commit_file_dated(
-        &self,
-        path: &str,
-        contents: impl AsRef<[u8]>,
-        expected_tip: Option<CommitId>,
-        author: Option<&Identity>,
-        author_time: Timestamp,
-        time: Timestamp,
-        message: &str,
-    ) -> Result<CommitId, ArchiveError> {
-        self.write_file(
-            Mode::Upsert,
-            path,
-            contents.as_ref(),
-            expected_tip,
-            author,
-            author_time,
-            message,
-            None,
-            None,
-            None,
-            Some(time),
-        )
-    }
-
-    /// As [`Archive::commit_file`], and the commit is signed with `signer` (an SSH
-    /// signature in the `gpgsig` header, as `git commit -S` with `gpg.format=ssh` makes).
-    ///
-    /// # Errors
-    ///
-    /// As [`Archive::commit_file`], and [`ArchiveError::Signing`] (nothing was changed).
-    #[allow(clippy::too_many_arguments)]
-    pub fn commit_file_signed(
-        &self,
-        path: &str,
-        contents: impl AsRef<[u8]>,
-        expected_tip: Option<CommitId>,
-        author: Option<&Identity>,
-        time: Timestamp,
-        message: &str,
-        signer: &SshSigner,
-    ) -> Result<CommitId, ArchiveError> {
-        self.write_file(
-            Mode::Upsert,
-            path,
-            contents.as_ref(),
-            expected_tip,
-            author,
-            time,
-            message,
-            Some(signer),
-            None,
-            None,
-            None,
-        )
-    }
-
-    /// As [`Archive::commit_file`] (signed with `signer` when given, as
-    /// [`Archive::commit_file_signed`]), with `author` as the commit's author and
-    /// `committer` as its committer: a step made for a player by someone else (`move --as`
-    /// from another's clone) is the player's as author, the one who ran it's as committer.
-    ///
-    /// # Errors
-    ///
-    /// As [`Archive::commit_file_signed`]; [`ArchiveError::InvalidIdentity`] for either.
-    #[allow(clippy::too_many_arguments)]
-    pub fn commit_file_as(
-        &self,
-        path: &str,
-        contents: impl AsRef<[u8]>,
-        expected_tip: Option<CommitId>,
-        author: &Identity,
-        committer: &Identity,
-        time: Timestamp,
-        message: &str,
-        signer: Option<&SshSigner>,
-    ) -> Result<CommitId, ArchiveError> {
-        self.write_file(
-            Mode::Upsert,
-            path,
-            contents.as_ref(),
-            expected_tip,
-            Some(author),
-            time,
-            message,
-            signer,
-            None,
-            Some(committer),
-            None,
-        )
-    }
-
-    /// As [`Archive::commit_file`], with the author, committer and their times of `names`.
-    ///
-    /// # Errors
-    ///
-    /// As [`Archive::commit_file`]; [`ArchiveError::InvalidIdentity`] for either identity.
-    pub fn commit_file_named(
-        &self,
-        path: &str,
-        contents: impl AsRef<[u8]>,
-        expected_tip: Option<CommitId>,
-        names: &CommitNames<'_>,
-        message: &str,
-    ) -> Result<CommitId, ArchiveError> {
-        self.write_named(Mode::Upsert, path, contents.as_ref(), expected_tip, names, message)
-    }
-
-    /// As [`Archive::create_file`], with the author, committer and their times of `names`.
-    ///
-    /// # Errors
-    ///
-    /// As [`Archive::create_file`]; [`ArchiveError::InvalidIdentity`] for either identity.
-    pub fn create_file_named(
-        &self,
-        path: &str,
-        contents: impl AsRef<[u8]>,
-        expected_tip: Option<CommitId>,
-        names: &CommitNames<'_>,
-        message: &str,
-    ) -> Result<CommitId, ArchiveError> {
-        self.write_named(Mode::Create, path, contents.as_ref(), expected_tip, names, message)
-    }
-
-    fn write_named(
-        &self,
-        mode: Mode,
-        path: &str,
-        contents: &[u8],
-        expected_tip: Option<CommitId>,
-        names: &CommitNames<'_>,
-        message: &str,
-    ) -> Result<CommitId, ArchiveError> {
-        self.write_file(
-            mode,
-            path,
-            contents,
-            expected_tip,
-            Some(names.author),
-            names.author_time,
-            message,
-            None,
-            None,
-            Some(names.committer),
-            Some(names.time),
-        )
+        let who = self.identity(author)?;
+        let change =
+            Change::new(CommitNames::by(&who, time), expected_tip, message).write(path, contents.as_ref());
+        self.commit(&change)
     }
 
     /// As [`Archive::commit_file`], for a new file: refuses with
@@ -301,141 +322,10 @@ impl Archive {
         time: Timestamp,
         message: &str,
     ) -> Result<CommitId, ArchiveError> {
-        self.write_file(
-            Mode::Create,
-            path,
-            contents.as_ref(),
-            expected_tip,
-            author,
-            time,
-            message,
-            None,
-            None,
-            None,
-            None,
-        )
-    }
-
-    /// As [`Archive::create_file`], with a second new file `extra` in the same commit.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn create_two_files(
-        &self,
-        path: &str,
-        contents: &[u8],
-        extra: (&str, &[u8]),
-        expected_tip: Option<CommitId>,
-        author: Option<&Identity>,
-        time: Timestamp,
-        message: &str,
-    ) -> Result<CommitId, ArchiveError> {
-        self.write_file(
-            Mode::Create,
-            path,
-            contents,
-            expected_tip,
-            author,
-            time,
-            message,
-            None,
-            Some(extra),
-            None,
-            None,
-        )
-    }
-
-    /// Creates several new files in one commit (a tournament and its games), as
-    /// [`Archive::create_file`] creates one: the branch moves only if it is still at
-    /// `expected_tip`, then the working copy gets every file.
-    ///
-    /// # Errors
-    ///
-    /// As [`Archive::create_file`] (for any of the files); nothing was changed unless the
-    /// error is [`ArchiveError::WorkingCopyUpdate`].
-    pub fn create_files(
-        &self,
-        files: &[(String, Vec<u8>)],
-        expected_tip: Option<CommitId>,
-        author: Option<&Identity>,
-        time: Timestamp,
-        message: &str,
-    ) -> Result<CommitId, ArchiveError> {
-        let Some((first, _)) = files.first() else {
-            return Err(ArchiveError::InvalidPath { path: String::new(), reason: "no files to commit" });
-        };
-        let _lock = self.lock()?;
-        let refname = self.branch()?;
-        let author = self.identity(author)?;
-        let sig = git2::Signature::new(&author.name, &author.email, &time.to_git())
-            .map_err(|e| ArchiveError::git("make signature", e))?;
-        let parent = expected_tip.map(|id| self.find_commit(id)).transpose()?;
-        let mut tree = parent.as_ref().map(|c| self.tree_of(c)).transpose()?;
-        for (path, contents) in files {
-            let parts = check_path(path)?;
-            if let Some(t) = &tree
-                && self.blob_at(t, path)?.is_some()
-            {
-                let err = ArchiveError::AlreadyExists { path: path.to_string() };
-                return Err(self.moved_or(&refname, path, expected_tip, err));
-            }
-            if let Err(err) = self.check_working_copy(path, &[]) {
-                return Err(self.moved_or(&refname, path, expected_tip, err));
-            }
-            let blob = self.repo.blob(contents).map_err(|e| ArchiveError::git_path("write blob", path, e))?;
-            let id = self.insert_blob(tree.as_ref(), &parts, blob, path)?;
-            tree = Some(self.repo.find_tree(id).map_err(|e| ArchiveError::git_oid("read tree", id, e))?);
-        }
-        let tree = tree.expect("at least one file was inserted");
-        let message = capped_message(message);
-        let parents: Vec<&git2::Commit<'_>> = parent.iter().collect();
-        let commit = self
-            .repo
-            .commit(None, &sig, &sig, &message, &tree, &parents)
-            .map_err(|e| ArchiveError::git_path("write commit", first, e))?;
-        let summary = message.lines().next().unwrap_or_default();
-        // Journaled as one file's write is (see `commit_file_as`): the recovery brings every
-        // file the commit wrote into the working copy.
-        let journal = |step: &str, path: &str| Journal::of(step, &refname, path, expected_tip, commit);
-        self.note(&journal("objects", first));
-        test_pause("objects");
-        let _hold = HoldSignals::new();
-        self.note(&journal("ref", first));
-        test_pause("ref");
-        self.swap_branch(&refname, commit, expected_tip, first, &format!("ravenpost: {summary}"))?;
-        let id = CommitId(commit);
-        if self.repo.workdir().is_some() {
-            for (k, (path, contents)) in files.iter().enumerate() {
-                let synced = match self.lock_if(true) {
-                    Ok(_lock) => {
-                        self.note(&journal("worktree", path));
-                        if k == 1 {
-                            // Tests: a write killed with some of its files in place.
-                            test_pause("worktree");
-                        }
-                        // The index entry's step is journaled, as a single file's is: a
-                        // writer killed while it holds git's `index.lock` leaves it for the
-                        // recovery to remove.
-                        let written = self.sync_working_copy(&refname, path, commit, contents, &|| {
-                            self.note(&journal("index", path));
-                        });
-                        if written.is_err() {
-                            self.keep_journal();
-                        }
-                        written
-                    }
-                    Err(e) => Err(e.to_string()),
-                };
-                synced.map_err(|message| ArchiveError::WorkingCopyUpdate {
-                    path: path.to_string(),
-                    commit: id,
-                    message,
-                })?;
-            }
-        }
-        self.note(&journal("done", first));
-        test_pause("done");
-        drop(_hold);
-        self.pack_if_needed();
-        Ok(id)
+        let who = self.identity(author)?;
+        let change =
+            Change::new(CommitNames::by(&who, time), expected_tip, message).create(path, contents.as_ref());
+        self.commit(&change)
     }
 
     /// Commits new settings as `ravenpost.yaml`, as [`Archive::commit_file`] does.
@@ -471,133 +361,6 @@ impl Archive {
             }
             _ => err,
         }
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn write_file(
-        &self,
-        mode: Mode,
-        path: &str,
-        contents: &[u8],
-        expected: Option<CommitId>,
-        author: Option<&Identity>,
-        time: Timestamp,
-        message: &str,
-        signer: Option<&SshSigner>,
-        extra: Option<(&str, &[u8])>,
-        committer: Option<&Identity>,
-        committer_time: Option<Timestamp>,
-    ) -> Result<CommitId, ArchiveError> {
-        let parts = check_path(path)?;
-        let _lock = self.lock()?;
-        let refname = self.branch()?;
-        let author = self.identity(author)?;
-        let sig = git2::Signature::new(&author.name, &author.email, &time.to_git())
-            .map_err(|e| ArchiveError::git("make signature", e))?;
-        let committer = match (committer, committer_time) {
-            (Some(c), t) => {
-                c.validate()?;
-                git2::Signature::new(&c.name, &c.email, &t.unwrap_or(time).to_git())
-                    .map_err(|e| ArchiveError::git("make signature", e))?
-            }
-            (None, Some(t)) => git2::Signature::new(&author.name, &author.email, &t.to_git())
-                .map_err(|e| ArchiveError::git("make signature", e))?,
-            (None, None) => sig.clone(),
-        };
-
-        let parent = expected.map(|id| self.find_commit(id)).transpose()?;
-        let base = parent.as_ref().map(|c| self.tree_of(c)).transpose()?;
-        let grandparent_blob = match parent.as_ref().filter(|c| c.parent_count() > 0) {
-            Some(c) => {
-                let id = c.parent_id(0).map_err(|e| ArchiveError::git_oid("read parent", c.id(), e))?;
-                let gp = self.find_commit(CommitId(id))?;
-                self.blob_at(&self.tree_of(&gp)?, path)?
-            }
-            None => None,
-        };
-        let old = match &base {
-            Some(t) => self.blob_at(t, path)?,
-            None => None,
-        };
-        let new = Oid::hash_object(ObjectType::Blob, contents)
-            .map_err(|e| ArchiveError::git_path("hash", path, e))?;
-        if mode == Mode::Create && old.is_some() {
-            let err = ArchiveError::AlreadyExists { path: path.to_string() };
-            return Err(self.moved_or(&refname, path, expected, err));
-        }
-        if old == Some(new) {
-            let err = ArchiveError::Unchanged { path: path.to_string() };
-            return Err(self.moved_or(&refname, path, expected, err));
-        }
-        let blob = self.repo.blob(contents).map_err(|e| ArchiveError::git_path("write blob", path, e))?;
-        let mut tree = self.insert_blob(base.as_ref(), &parts, blob, path)?;
-        if let Err(err) = self.check_working_copy(path, &[Some(new), old, grandparent_blob]) {
-            return Err(self.moved_or(&refname, path, expected, err));
-        }
-        if let Some((extra_path, extra_contents)) = extra {
-            // A second new file in the same commit (`init`'s `.gitattributes`).
-            let extra_parts = check_path(extra_path)?;
-            let b = self
-                .repo
-                .blob(extra_contents)
-                .map_err(|e| ArchiveError::git_path("write blob", extra_path, e))?;
-            self.check_working_copy(extra_path, &[Some(b)])?;
-            let with = self.repo.find_tree(tree).map_err(|e| ArchiveError::git_oid("read tree", tree, e))?;
-            tree = self.insert_blob(Some(&with), &extra_parts, b, extra_path)?;
-        }
-        let tree = self.repo.find_tree(tree).map_err(|e| ArchiveError::git_oid("read tree", tree, e))?;
-        let message = capped_message(message);
-        let parents: Vec<&git2::Commit<'_>> = parent.iter().collect();
-        let commit = self.write_commit(&sig, &committer, &message, &tree, &parents, signer, |op, e| {
-            ArchiveError::git_path(op, path, e)
-        })?;
-        let summary = message.lines().next().unwrap_or_default();
-        let journal = |step: &str| Journal::of(step, &refname, path, expected, commit);
-        self.note(&journal("objects"));
-        test_pause("objects");
-        // From the ref update to the index entry: an interrupt (Ctrl-C, SIGTERM, SIGHUP)
-        // waits until the working copy has the commit, so the move is everywhere or
-        // nowhere. A SIGKILL cannot wait: the journal lets the next command finish.
-        let _hold = HoldSignals::new();
-        self.note(&journal("ref"));
-        test_pause("ref");
-        self.swap_branch(&refname, commit, expected, path, &format!("ravenpost: {summary}"))?;
-        let id = CommitId(commit);
-        if self.repo.workdir().is_some() {
-            // Always under the lock file, even without `write_lock`: two writers that both
-            // won (one after the other) must not leave the older version in the working tree.
-            // Any failure from here on is reported with the commit, which has been made.
-            let synced = match self.lock_if(true) {
-                Ok(_lock) => {
-                    self.note(&journal("worktree"));
-                    test_pause("worktree");
-                    let written = self.sync_working_copy(&refname, path, commit, contents, &|| {
-                        self.note(&journal("index"));
-                        test_pause("index");
-                    });
-                    let written = match (written, extra) {
-                        (Ok(()), Some((p, c))) => self.sync_working_copy(&refname, p, commit, c, &|| {}),
-                        (w, _) => w,
-                    };
-                    if written.is_err() {
-                        // The next command brings the working copy up to date.
-                        self.keep_journal();
-                    }
-                    written
-                }
-                Err(e) => Err(e.to_string()),
-            };
-            synced.map_err(|message| ArchiveError::WorkingCopyUpdate {
-                path: path.to_string(),
-                commit: id,
-                message,
-            })?;
-        }
-        self.note(&journal("done"));
-        test_pause("done");
-        drop(_hold);
-        self.pack_if_needed();
-        Ok(id)
     }
 
     /// Writes the tree `base` with the blob at `parts`, and returns it.
@@ -1118,11 +881,9 @@ impl Archive {
     /// Writes a commit object (not moving any ref), signed by `signer` when given (an SSH
     /// signature in the `gpgsig` header, as `git commit -S` with `gpg.format=ssh` makes).
     /// `git_error` gives libgit2's failures their context.
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn write_commit(
         &self,
-        author: &git2::Signature<'_>,
-        committer: &git2::Signature<'_>,
+        (author, committer): (&git2::Signature<'_>, &git2::Signature<'_>),
         message: &str,
         tree: &git2::Tree<'_>,
         parents: &[&git2::Commit<'_>],

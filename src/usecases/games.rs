@@ -9,8 +9,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::archive::{
-    Archive, ArchiveError, ArmyChoice, CommitId, GamePath, Identity, SshSigner, Timestamp, default_archive,
-    is_public_key, platform_data_dir, settings::UserSettings,
+    Archive, ArchiveError, ArmyChoice, Change, CommitId, CommitNames, GamePath, Identity, SshSigner,
+    Timestamp, default_archive, is_public_key, platform_data_dir, settings::UserSettings,
 };
 use crate::engine::Side;
 use crate::record::game::{Game, RULESET};
@@ -356,8 +356,11 @@ pub(super) fn commit_player_step(
 ) -> Result<CommitId, Failure> {
     let author = player_identity(archive, step.player, given, step.email.as_deref());
     let committer = step_committer(archive, given);
+    let time = now();
+    let names = CommitNames { author: &author, author_time: time, committer: &committer, time };
+    let change = Change::new(names, tip, message).write(step.file, text.as_bytes());
     let written = match &step.required_key {
-        None => archive.commit_file_as(step.file, text, tip, &author, &committer, now(), message, None),
+        None => archive.commit(&change),
         Some(public_key) => {
             let key = match SIGNING_KEY.get().cloned().flatten() {
                 Some(k) => k,
@@ -372,7 +375,7 @@ pub(super) fn commit_player_step(
                 step.player,
                 signing_key_tag(step.side)
             ));
-            archive.commit_file_as(step.file, text, tip, &author, &committer, now(), message, Some(&signer))
+            archive.commit(&change.signed(Some(&signer)))
         }
     };
     match written {

@@ -1170,11 +1170,14 @@ fn import_one(
             committer: &committer,
             time,
         };
-        let c = if exists {
-            archive.commit_file_named(&path.path(), &v.text, tip, &names, &v.message)?
+        let file = path.path();
+        let change = crate::archive::Change::new(names, tip, &v.message);
+        let change = if exists {
+            change.write(&file, v.text.as_bytes())
         } else {
-            archive.create_file_named(&path.path(), &v.text, tip, &names, &v.message)?
+            change.create(&file, v.text.as_bytes())
         };
+        let c = archive.commit(&change)?;
         tip = Some(c);
         plies.extend(v.ply);
         done.extend(v.step);

@@ -182,7 +182,11 @@ pub fn tournament_new(
         t.games.len()
     );
     let creator = archive.identity(author).unwrap_or_else(|_| Identity::ravenpost());
-    let commit = archive.create_files(&files, tip, Some(&creator), time, &message)?;
+    let change = files.iter().fold(
+        crate::archive::Change::new(crate::archive::CommitNames::by(&creator, time), tip, &message),
+        |change, (path, text)| change.create(path, text),
+    );
+    let commit = archive.commit(&change)?;
     Ok(Created { tournament: t, commit: commit.short() })
 }
 
