@@ -10,6 +10,21 @@ use super::piece::{Piece, PieceKind, Side};
 use super::position::{EnPassant, MAX_KINDS, Move, Position};
 use super::tables::{NO_SQUARE, Tables};
 
+thread_local! {
+    /// How many times this thread generated a position's moves: a counter for the tests
+    /// that check how often a command replays a game ([`generations`]). No setting: it
+    /// only counts.
+    static GENERATIONS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// How many times this thread has generated a position's moves
+/// ([`Variant::pseudo_legal_moves`], which every legal-move generation starts with). For
+/// tests that count the replays of a command.
+#[doc(hidden)]
+pub fn generations() -> u64 {
+    GENERATIONS.with(std::cell::Cell::get)
+}
+
 /// How a finished game ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Outcome {
@@ -419,6 +434,7 @@ impl Variant {
 
     /// Pseudo-legal moves: what the pieces' movement allows, before king safety.
     pub fn pseudo_legal_moves(&self, pos: &Position, out: &mut Vec<Move>) {
+        GENERATIONS.with(|n| n.set(n.get() + 1));
         let side = pos.side_to_move;
         let own = pos.occupied[side.index()];
         let check_freeze = self.freezer.is_some();

@@ -97,6 +97,10 @@ struct LineRecord {
     /// How many times each position (by [`Position::hash`]) occurred after plies
     /// `0..=plies`.
     seen: HashMap<u64, u32>,
+    /// Each ply's token as read, and as [`crate::notation::san::write_move`] writes its
+    /// move (found with the move, from the same generation of moves): the canonical text
+    /// is written from these, without reading the moves again.
+    tokens: Vec<(String, String)>,
 }
 
 impl std::fmt::Debug for LineRecord {
@@ -117,12 +121,15 @@ impl LineRecord {
             checkpoints: vec![start.clone()],
             end: start.clone(),
             seen: HashMap::from([(start.hash(), 1)]),
+            tokens: Vec::new(),
         }
     }
 
-    /// Records one more ply, after which the position is `after`.
-    fn push(&mut self, after: Position) {
+    /// Records one more ply, read as `read` and written as `written`, after which the
+    /// position is `after`.
+    fn push(&mut self, after: Position, read: &str, written: String) {
         self.plies += 1;
+        self.tokens.push((read.to_string(), written));
         *self.seen.entry(after.hash()).or_insert(0) += 1;
         if self.plies.is_multiple_of(CHECKPOINT_PLIES) {
             self.checkpoints.push(after.clone());
@@ -230,8 +237,28 @@ impl Game {
                 t.set_tag("GameOptions", canon);
             }
         }
-        canonical_line(&self.variant, &self.start, &mut t.moves);
+        self.canonical_moves(&mut t.moves);
         write_game(&t, self.start.fullmove_number() as u32, self.start.side_to_move() == Side::White)
+    }
+}
+
+impl Game {
+    /// Rewrites the tokens of `moves` (this game's main line as [`Game::text`] holds it,
+    /// moves pushed since the replay included) as [`canonical_line`] does: the plies the
+    /// replay read, from the same tokens and without variations, take the tokens it wrote
+    /// with their moves; the rest is read again from the position there.
+    fn canonical_moves(&self, moves: &mut [MoveNode]) {
+        let line = &self.line;
+        let replayed = line.plies.min(self.moves.len()).min(moves.len());
+        let same = moves[..replayed]
+            .iter()
+            .zip(&line.tokens)
+            .take_while(|(node, (read, _))| node.variations.is_empty() && node.token == *read)
+            .count();
+        for (node, (_, written)) in moves[..same].iter_mut().zip(&line.tokens) {
+            node.token.clone_from(written);
+        }
+        canonical_line(&self.variant, &self.position_at(same), &mut moves[same..]);
     }
 }
 
@@ -447,20 +474,14 @@ fn replay_with(
     let mut line_ok = true;
     for node in &text.moves[moves.len()..] {
         check_variations(&variant, &p, node, &mut problems);
-        let read = match written.as_deref_mut() {
-            Some(out) => {
-                crate::notation::san::read_move_written(&variant, &p, &node.token).map(|(m, token)| {
-                    out.push(token);
-                    m
-                })
-            }
-            None => read_move(&variant, &p, &node.token),
-        };
-        match read {
-            Ok(m) => {
+        match crate::notation::san::read_move_written(&variant, &p, &node.token) {
+            Ok((m, token)) => {
+                if let Some(out) = written.as_deref_mut() {
+                    out.push(token.clone());
+                }
                 moves.push(m);
                 p = variant.make(&p, &m);
-                line.push(p.clone());
+                line.push(p.clone(), &node.token, token);
             }
             Err(e) => {
                 problems.push(main_line_problem(&variant, &p, node, &e));

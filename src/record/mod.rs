@@ -649,7 +649,15 @@ pub fn play_move_unwritten(
 /// # Errors
 /// [`Refusal`]: invalid file, game over, not this player's turn.
 pub fn resign(text: &str, who: Option<&str>) -> Result<Applied, Refusal> {
-    let mut game = load(text)?;
+    resign_on(&load(text)?, who)
+}
+
+/// [`resign`], on the game as loaded (no second replay).
+///
+/// # Errors
+/// As [`resign`].
+pub fn resign_on(game: &Game, who: Option<&str>) -> Result<Applied, Refusal> {
+    let mut game = game.clone();
     let (side, name) = match who {
         // Either player may resign at any time: find which one `who` is.
         Some(w) => {
@@ -693,7 +701,15 @@ pub enum DrawAction {
 /// [`Refusal`]: invalid file, game over, wrong player, no offer to answer, or a claim
 /// the position does not support (the engine counts repetitions and the ply clock).
 pub fn draw(text: &str, who: Option<&str>, action: DrawAction) -> Result<Applied, Refusal> {
-    let mut game = load(text)?;
+    draw_on(&load(text)?, who, action)
+}
+
+/// [`draw`], on the game as loaded (no second replay).
+///
+/// # Errors
+/// As [`draw`].
+pub fn draw_on(game: &Game, who: Option<&str>, action: DrawAction) -> Result<Applied, Refusal> {
+    let mut game = game.clone();
     let (side, name) = match check_turn(&game, who) {
         // Answering an offer its maker has not yet moved with: say when it can be.
         Err(Refusal::NotYourTurn { player: answering, .. })
@@ -892,7 +908,15 @@ pub const MAX_LEAVE_DAYS: i64 = 45;
 /// # Errors
 /// [`Refusal`]: invalid file, game over, not a player, or `days` is 0.
 pub fn book_leave(text: &str, who: &str, from: i64, days: u32) -> Result<Applied, Refusal> {
-    let mut game = load(text)?;
+    book_leave_on(&load(text)?, who, from, days)
+}
+
+/// [`book_leave`], on the game as loaded (no second replay).
+///
+/// # Errors
+/// As [`book_leave`].
+pub fn book_leave_on(game: &Game, who: &str, from: i64, days: u32) -> Result<Applied, Refusal> {
+    let mut game = game.clone();
     ensure_going(&game)?;
     let side = side_of(&game, who)?;
     if days == 0 {
@@ -938,7 +962,15 @@ pub fn book_leave(text: &str, who: &str, from: i64, days: u32) -> Result<Applied
 /// # Errors
 /// [`Refusal`]: invalid file, game over, or `claimant` is not the player waiting.
 pub fn time_forfeit(text: &str, claimant: Option<&str>, why: &str) -> Result<Applied, Refusal> {
-    let mut game = load(text)?;
+    time_forfeit_on(&load(text)?, claimant, why)
+}
+
+/// [`time_forfeit`], on the game as loaded (no second replay).
+///
+/// # Errors
+/// As [`time_forfeit`].
+pub fn time_forfeit_on(game: &Game, claimant: Option<&str>, why: &str) -> Result<Applied, Refusal> {
+    let mut game = game.clone();
     ensure_going(&game)?;
     let loser = game.position().side_to_move();
     let winner = loser.opponent();

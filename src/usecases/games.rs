@@ -1071,7 +1071,9 @@ pub fn resign(
     who: Option<&str>,
     author: Option<&Identity>,
 ) -> Result<Applied, Failure> {
-    change_game(archive, game, who, StepKind::Resign, author, |text, _, who| Ok(record::resign(text, who)?))
+    change_game(archive, game, who, StepKind::Resign, author, |_, game, who| {
+        Ok(record::resign_on(game, who)?)
+    })
 }
 
 /// `ravenpost draw`.
@@ -1085,8 +1087,8 @@ pub fn draw(
     action: DrawAction,
     author: Option<&Identity>,
 ) -> Result<Applied, Failure> {
-    change_game(archive, game, who, StepKind::Draw(action), author, |text, _, who| {
-        Ok(record::draw(text, who, action)?)
+    change_game(archive, game, who, StepKind::Draw(action), author, |_, game, who| {
+        Ok(record::draw_on(game, who, action)?)
     })
 }
 
@@ -1109,7 +1111,7 @@ pub fn claim_timeout(
     let who = acting.as_deref();
     let clock = super::clock::clock_of_game(archive, &path, &loaded, now().unix_seconds())?;
     let why = check_timeout_claim(path.id(), &loaded, who, clock.as_ref())?;
-    let applied = record::time_forfeit(&text, who, &why)?;
+    let applied = record::time_forfeit_on(&loaded, who, &why)?;
     if who.is_none() {
         check_unknown_actor(archive, &path, &loaded, StepKind::ClaimTimeout, author)?;
     }
@@ -1126,9 +1128,9 @@ pub fn leave(
     days: u32,
     author: Option<&Identity>,
 ) -> Result<Applied, Failure> {
-    change_game(archive, game, Some(who), StepKind::Leave, author, |text, _, _| {
+    change_game(archive, game, Some(who), StepKind::Leave, author, |_, game, _| {
         check_leave_start(from, now().unix_seconds())?;
-        Ok(record::book_leave(text, who, from, days)?)
+        Ok(record::book_leave_on(game, who, from, days)?)
     })
 }
 

@@ -31,6 +31,7 @@ mod import_records;
 mod judged_in_one_pass;
 mod long_games;
 mod mail;
+mod one_replay;
 mod perft;
 mod pictures;
 mod png;
