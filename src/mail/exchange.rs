@@ -29,7 +29,7 @@ use crate::referee::limits::Limits;
 use crate::referee::{Step, check_step_at};
 
 use crate::archive::ops::Error as Failure;
-use crate::archive::ops::{find, now};
+use crate::archive::ops::{Session, find};
 use crate::referee::players::email_tag;
 
 /// The environment variable with the SMTP password, unless `mail.smtp.password-env`
@@ -68,7 +68,7 @@ fn prepare(
     game: &str,
     who: Option<&str>,
     to: Option<&str>,
-    author: Option<&Identity>,
+    session: &Session,
     only_own: Option<&str>,
 ) -> Result<Prepared, Failure> {
     let path = find(archive, game)?;
@@ -82,7 +82,7 @@ fn prepare(
             path.id()
         )));
     }
-    let me = archive.identity(author).ok();
+    let me = archive.identity(session.identity()).ok();
     let history = crate::archive::ops::history(archive, &path)?;
     let players = [record::player(&g, Side::White), record::player(&g, Side::Black)];
     let side_of = |name: &str| Side::ALL.into_iter().find(|s| players[s.index()] == name);
@@ -182,7 +182,7 @@ fn prepare(
             sender,
             from: from.clone(),
             to: to.clone(),
-            date: now().unix_seconds(),
+            date: session.now().unix_seconds(),
             deadline: None,
         },
         &steps,
@@ -268,9 +268,9 @@ pub fn export(
     game: &str,
     who: Option<&str>,
     to: Option<&str>,
-    author: Option<&Identity>,
+    session: &Session,
 ) -> Result<(Vec<u8>, String), Failure> {
-    let p = prepare(archive, game, who, to, author, who.is_none().then_some("export"))?;
+    let p = prepare(archive, game, who, to, session, who.is_none().then_some("export"))?;
     // The subject and the id on lines of their own: each line fits 80 columns.
     let line = format!(
         "{} ply {} from {} <{}> to {} <{}>:\n  {}\n  (Message-ID <{}>)",
@@ -304,15 +304,15 @@ pub struct Delivery {
 
 /// The `mail` section that applies: the user's own settings' (all of it), else the
 /// archive's `ravenpost.yaml`'s.
-fn mail_section(archive: &Archive) -> Result<Option<crate::archive::MailConfig>, Failure> {
-    match &crate::archive::ops::user_settings().mail {
+fn mail_section(session: &Session, archive: &Archive) -> Result<Option<crate::archive::MailConfig>, Failure> {
+    match &session.settings.mail {
         Some(m) => Ok(Some(m.clone())),
         None => Ok(archive.config()?.mail),
     }
 }
 
-fn smtp_settings(archive: &Archive, d: &Delivery) -> Result<Option<SmtpConfig>, Failure> {
-    let configured = mail_section(archive)?.and_then(|m| m.smtp);
+fn smtp_settings(session: &Session, archive: &Archive, d: &Delivery) -> Result<Option<SmtpConfig>, Failure> {
+    let configured = mail_section(session, archive)?.and_then(|m| m.smtp);
     let Some(server) = &d.smtp else {
         return Ok(configured.map(|mut c| {
             if let Some(s) = d.security {
@@ -385,14 +385,14 @@ pub fn send(
     who: Option<&str>,
     to: Option<&str>,
     delivery: &Delivery,
-    author: Option<&Identity>,
+    session: &Session,
 ) -> Result<String, Failure> {
-    let p = prepare(archive, game, who, to, author, Some("send"))?;
+    let p = prepare(archive, game, who, to, session, Some("send"))?;
     // The Message-IDs this clone has sent, one a line, never committed: a message sent
     // again (the same step, so the same Message-ID) is called a resend.
     let sent_log = archive.secrets_dir().join("sent-messages");
     let again = std::fs::read_to_string(&sent_log).is_ok_and(|t| t.lines().any(|l| l == p.built.message_id));
-    let via = deliver(archive, delivery, &p.from, &p.to, &p.built.bytes)?;
+    let via = deliver(session, archive, delivery, &p.from, &p.to, &p.built.bytes)?;
     if !again {
         record_sent(&sent_log, &p.built.message_id);
     }
@@ -428,6 +428,7 @@ fn record_sent(log: &Path, message_id: &str) {
 /// [`Failure::Declined`] when the server or command fails; [`Failure::Usage`] when no
 /// way to send is configured or an address is malformed.
 pub fn deliver(
+    session: &Session,
     archive: &Archive,
     delivery: &Delivery,
     from: &Mailbox,
@@ -440,8 +441,8 @@ pub fn deliver(
     };
     let envelope = lettre::address::Envelope::new(Some(addr(from)?), vec![addr(to)?])
         .map_err(|e| Failure::Usage(format!("envelope: {e}")))?;
-    let configured_sendmail = mail_section(archive)?.and_then(|m| m.sendmail);
-    let smtp = if delivery.sendmail.is_some() { None } else { smtp_settings(archive, delivery)? };
+    let configured_sendmail = mail_section(session, archive)?.and_then(|m| m.sendmail);
+    let smtp = if delivery.sendmail.is_some() { None } else { smtp_settings(session, archive, delivery)? };
     let via = match (smtp, delivery.sendmail.clone().or(configured_sendmail)) {
         (Some(c), _) => {
             let port = c.port.unwrap_or(c.security.default_port());
@@ -576,7 +577,7 @@ pub fn import(
     archive: &Archive,
     paths: &[PathBuf],
     options: ImportOptions<'_>,
-    author: Option<&Identity>,
+    session: &Session,
 ) -> Result<Vec<ImportLine>, Failure> {
     let limits = archive.config()?.limits();
     let mut out = Vec::new();
@@ -588,7 +589,7 @@ pub fn import(
             continue;
         }
         let opened = std::fs::File::open(&file).map_err(unreadable)?;
-        out.extend(import_within(archive, &file, opened, options, author, &limits)?);
+        out.extend(import_within(archive, &file, opened, options, session, &limits)?);
     }
     Ok(out)
 }
@@ -603,10 +604,10 @@ pub fn import_reader(
     name: &Path,
     input: impl std::io::Read,
     options: ImportOptions<'_>,
-    author: Option<&Identity>,
+    session: &Session,
 ) -> Result<Vec<ImportLine>, Failure> {
     let limits = archive.config()?.limits();
-    import_within(archive, name, input, options, author, &limits)
+    import_within(archive, name, input, options, session, &limits)
 }
 
 /// [`import_reader`] within `limits`: `input` is read up to one byte more than
@@ -616,7 +617,7 @@ fn import_within(
     name: &Path,
     input: impl std::io::Read,
     options: ImportOptions<'_>,
-    author: Option<&Identity>,
+    session: &Session,
     limits: &Limits,
 ) -> Result<Vec<ImportLine>, Failure> {
     use std::io::Read as _;
@@ -634,7 +635,7 @@ fn import_within(
     };
     let mut out = Vec::new();
     for m in messages {
-        out.push(import_one(archive, name, &m, options, author, limits)?);
+        out.push(import_one(archive, name, &m, options, session, limits)?);
     }
     Ok(out)
 }
@@ -714,7 +715,7 @@ fn import_one(
     file: &Path,
     m: &Incoming,
     options: ImportOptions<'_>,
-    author: Option<&Identity>,
+    session: &Session,
     limits: &Limits,
 ) -> Result<ImportLine, Failure> {
     let who = options.who;
@@ -782,7 +783,7 @@ fn import_one(
     let players = [record::player(&received, Side::White), record::player(&received, Side::Black)];
     let (me, my_side) = match who {
         Some(w) => (Some(w.to_string()), Side::ALL.into_iter().find(|s| players[s.index()] == w)),
-        None => match archive.identity(author) {
+        None => match archive.identity(session.identity()) {
             Ok(i) => {
                 let side = crate::referee::players::side_of_person(&received, &i.name, &i.email);
                 (Some(side.map_or(i.name, |s| players[s.index()].clone())), side)
@@ -941,7 +942,7 @@ fn import_one(
             return refuse(Some(id), why);
         }
     }
-    let time = now();
+    let time = session.now();
     let email_of = |side: Side| -> String {
         received
             .text
@@ -1155,8 +1156,8 @@ fn import_one(
     // message is for (`--as`, or its `To:` address), when known: not the
     // identity-less committer `move` uses, whose last step would make the importer's
     // next move look like one for both sides.
-    let committer = match (archive.identity(author), my_side) {
-        (Ok(_), _) | (Err(_), None) => crate::archive::ops::step_committer(archive, author),
+    let committer = match (archive.identity(session.identity()), my_side) {
+        (Ok(_), _) | (Err(_), None) => crate::archive::ops::step_committer(archive, session),
         (Err(_), Some(side)) => identity(side),
     };
     let mut tip = tip;

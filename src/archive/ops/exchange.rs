@@ -33,6 +33,7 @@ use crate::referee::players::{ClubAccounts, Pusher};
 use crate::referee::{Problem, Step};
 
 use super::Error as Failure;
+use super::Session;
 use super::checks::CommitEvidence;
 
 /// The environment variable that overrides the ravenpost executable the hook runs.
@@ -82,12 +83,12 @@ pub fn pusher_from(lookup: impl Fn(&str) -> Option<String>) -> Result<Option<Pus
         .find_map(|(var, _)| set(var).map(|account| Pusher { account, variable: (*var).to_string() })))
 }
 
-/// [`pusher_from`] this process's environment.
+/// The pusher the session's front end read from its environment ([`pusher_from`]).
 ///
 /// # Errors
 /// As [`pusher_from`].
-pub fn pusher_from_env() -> Result<Option<Pusher>, Failure> {
-    pusher_from(|v| std::env::var(v).ok()).map_err(|e| Failure::Usage(e.to_string()))
+fn session_pusher(session: &Session) -> Result<Option<Pusher>, Failure> {
+    session.pusher.clone().map_err(|e| Failure::Usage(e.to_string()))
 }
 
 fn shell_quote(s: &str) -> String {
@@ -670,12 +671,12 @@ fn check_record(
 }
 
 /// `ravenpost hook check <old> <new> <ref>`: the problems with one ref update, pushed by
-/// whoever the server names in the environment ([`pusher_from_env`]).
+/// whoever the server names in the environment (the session's pusher, [`pusher_from`]).
 ///
 /// # Errors
 /// The archive's errors; a pusher variable that [`PUSHER_VAR_ENV`] names but is unset.
-pub fn hook_check(old: &str, new: &str, refname: &str) -> Result<Vec<String>, Failure> {
-    let pusher = pusher_from_env()?;
+pub fn hook_check(session: &Session, old: &str, new: &str, refname: &str) -> Result<Vec<String>, Failure> {
+    let pusher = session_pusher(session)?;
     let cwd = std::env::current_dir().map_err(|e| Failure::Usage(format!("current directory: {e}")))?;
     let archive = Archive::open_for_hook(&cwd)?;
     // By hand, a commit may be named by a unique abbreviation (git passes full ids).
@@ -694,7 +695,7 @@ pub fn hook_check(old: &str, new: &str, refname: &str) -> Result<Vec<String>, Fa
     // A new branch: what other branches already hold was pushed before, by others.
     let known = if old.is_none() && pusher.is_some() { archive.branch_tips(refname)? } else { Vec::new() };
     // The server's clock says when the push arrived: no step may be dated later.
-    let arrived = super::games::now().unix_seconds();
+    let arrived = session.now().unix_seconds();
     check_range_known(&archive, old, new, pusher.as_ref(), &known, Some(arrived))
 }
 
@@ -742,8 +743,8 @@ fn other_branch_problem(archive: &Archive, refname: &str, new: CommitId) -> Resu
 /// names nobody and steps are judged by the commits' author names only.
 ///
 /// # Errors
-/// As [`pusher_from_env`].
-pub fn hook_explain() -> Result<String, Failure> {
+/// As [`pusher_from`].
+pub fn hook_explain(session: &Session) -> Result<String, Failure> {
     let vars: Vec<&str> = PUSHER_VARIABLES.iter().map(|(v, _)| *v).collect();
     let admins = std::env::current_dir()
         .ok()
@@ -761,7 +762,7 @@ pub fn hook_explain() -> Result<String, Failure> {
         }
         Some(a) => format!("admins (ravenpost.yaml): {}", a.join(", ")),
     };
-    Ok(match pusher_from_env()? {
+    Ok(match session_pusher(session)? {
         Some(p) => {
             let server = PUSHER_VARIABLES
                 .iter()
@@ -787,14 +788,14 @@ pub fn hook_explain() -> Result<String, Failure> {
 /// The archive `sync` works on: as for the other commands, except that the repository
 /// the command runs in counts even before it is an archive (a fresh clone of an empty
 /// shared repository, or one whose first sync is still to come).
-pub fn open_for_sync(dir: Option<&Path>) -> Result<Archive, Failure> {
-    if dir.is_none() && std::env::var_os(crate::archive::RAVENPOST_ARCHIVE).is_none() {
+pub fn open_for_sync(session: &Session) -> Result<Archive, Failure> {
+    if session.archive.is_none() && session.archive_env.is_none() {
         let cwd = std::env::current_dir().map_err(|e| Failure::Usage(format!("current directory: {e}")))?;
         if let Some(a) = Archive::discover_repository(&cwd)? {
             return Ok(a);
         }
     }
-    super::games::open(dir, true)
+    super::games::open(session, true)
 }
 
 /// One commit `sync` fetched, replayed, pushed or found vanished: the game (or file) it
@@ -1141,7 +1142,7 @@ const ATTEMPTS: usize = 8;
 ///
 /// # Errors
 /// [`Failure::Sync`] for a refusal; the archive's errors.
-pub fn sync(archive: &Archive, remote: &str) -> Result<SyncReport, Failure> {
+pub fn sync(archive: &Archive, remote: &str, session: &Session) -> Result<SyncReport, Failure> {
     let branch = archive.branch()?;
     let short = branch.strip_prefix("refs/heads/").unwrap_or(&branch).to_string();
     for attempt in 1..=ATTEMPTS {
@@ -1155,7 +1156,7 @@ pub fn sync(archive: &Archive, remote: &str) -> Result<SyncReport, Failure> {
             pushed: 0,
             attempts: attempt,
         };
-        if sync_once(archive, remote, &mut report)? {
+        if sync_once(archive, remote, &mut report, session)? {
             return Ok(report);
         }
         // Overtaken: let the other pushes land before fetching again.
@@ -1195,8 +1196,49 @@ fn subjects(c: &ArchiveCommit) -> Vec<String> {
         .collect()
 }
 
+/// Refuses a remote whose branch (now at `theirs`) no longer holds `accepted`, the tip
+/// this clone last accepted from it: its history was rewritten.
+fn not_rewritten(
+    archive: &Archive,
+    remote: &str,
+    branch: &str,
+    accepted: CommitId,
+    theirs: Option<CommitId>,
+) -> Result<(), Failure> {
+    let kept = match theirs {
+        Some(t) => archive.is_ancestor(accepted, t)?,
+        None => false,
+    };
+    if kept {
+        return Ok(());
+    }
+    let base = match theirs {
+        Some(t) => archive.merge_base(accepted, t)?,
+        None => None,
+    };
+    let vanished = describe(archive, &archive.commits_between(base, accepted)?);
+    let replaced_by = match theirs {
+        Some(t) => describe(archive, &archive.commits_between(base, t)?),
+        None => Vec::new(),
+    };
+    Err(SyncRefusal::Rewritten {
+        remote: remote.to_string(),
+        branch: branch.to_string(),
+        accepted: accepted.short(),
+        remote_tip: theirs.map(|t| t.short()),
+        vanished,
+        replaced_by,
+    }
+    .into())
+}
+
 /// One round of `sync`; `Ok(false)` when the push was overtaken (fetch again).
-fn sync_once(archive: &Archive, remote: &str, report: &mut SyncReport) -> Result<bool, Failure> {
+fn sync_once(
+    archive: &Archive,
+    remote: &str,
+    report: &mut SyncReport,
+    session: &Session,
+) -> Result<bool, Failure> {
     let short = report.branch.clone();
     let ours = archive.tip()?;
     // What this clone last accepted from the remote.
@@ -1209,30 +1251,7 @@ fn sync_once(archive: &Archive, remote: &str, report: &mut SyncReport) -> Result
     };
     let theirs = archive.fetch(remote)?;
     if let Some(a) = baseline {
-        let kept = match theirs {
-            Some(t) => archive.is_ancestor(a, t)?,
-            None => false,
-        };
-        if !kept {
-            let base = match theirs {
-                Some(t) => archive.merge_base(a, t)?,
-                None => None,
-            };
-            let vanished = describe(archive, &archive.commits_between(base, a)?);
-            let replaced_by = match theirs {
-                Some(t) => describe(archive, &archive.commits_between(base, t)?),
-                None => Vec::new(),
-            };
-            return Err(SyncRefusal::Rewritten {
-                remote: remote.to_string(),
-                branch: short,
-                accepted: a.short(),
-                remote_tip: theirs.map(|t| t.short()),
-                vanished,
-                replaced_by,
-            }
-            .into());
-        }
+        not_rewritten(archive, remote, &short, a, theirs)?;
     }
     let push = |report: &mut SyncReport, commit: CommitId, n: usize| -> Result<bool, Failure> {
         let outcome = archive.push(remote, commit)?;
@@ -1343,8 +1362,9 @@ fn sync_once(archive: &Archive, remote: &str, report: &mut SyncReport) -> Result
         }
         .into());
     }
-    let signer = archive.git_signing_key()?.map(crate::archive::SshSigner::new);
-    let replayed = archive.replay_onto(theirs, &mine, super::games::now(), signer.as_ref())?;
+    let signer =
+        archive.git_signing_key()?.map(|k| crate::archive::SshSigner::new(k).with_home(session.home.clone()));
+    let replayed = archive.replay_onto(theirs, &mine, session.now(), signer.as_ref())?;
     let new_tip = *replayed.last().expect("at least one commit replayed");
     let problems = check_range(archive, Some(theirs), new_tip)?;
     if !problems.is_empty() {

@@ -1,0 +1,123 @@
+//! One run's settings: where the archive is, who commits, which key signs, the clock that
+//! stamps commits, the user's settings and the pusher the git server names. The front end
+//! (the command line, a hook) reads the environment and the command line once and builds
+//! a [`Session`]; everything below takes it as an argument and reads no environment, so
+//! two sessions (two identities, two clocks) can work side by side in one process.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use crate::archive::settings::UserSettings;
+use crate::archive::{Identity, Timestamp};
+use crate::referee::players::Pusher;
+
+use super::PusherUnnamed;
+
+/// The time commits are stamped with.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Clock {
+    /// The system's clock.
+    #[default]
+    System,
+    /// Always this Unix time (seconds, UTC): reproducible archives and tests
+    /// (`RAVENPOST_TIME`).
+    Fixed(i64),
+}
+
+impl Clock {
+    /// The clock `RAVENPOST_TIME`'s value names: fixed at those Unix seconds when it
+    /// reads as a number, else the system's.
+    pub fn from_env_value(value: Option<&str>) -> Clock {
+        match value.and_then(|s| s.trim().parse::<i64>().ok()) {
+            Some(secs) => Clock::Fixed(secs),
+            None => Clock::System,
+        }
+    }
+
+    /// The time now, by this clock.
+    pub fn now(self) -> Timestamp {
+        match self {
+            Clock::System => Timestamp::now(),
+            Clock::Fixed(secs) => Timestamp::from_unix(secs, 0),
+        }
+    }
+}
+
+/// What one run works with (see the module documentation).
+#[derive(Debug, Clone)]
+pub struct Session {
+    /// `--archive DIR`: the archive named on the command line.
+    pub archive: Option<PathBuf>,
+    /// `$RAVENPOST_ARCHIVE`: the default archive's directory (relative to the current
+    /// directory), when set.
+    pub archive_env: Option<OsString>,
+    /// The per-user data directory (its `archive` is the per-user archive); `None`
+    /// without a home directory.
+    pub data_dir: Option<PathBuf>,
+    /// The home directory, for a signing key named `~/…` (git's `user.signingKey`).
+    pub home: Option<PathBuf>,
+    /// Who commits: `--author`, else the identity of the user's settings (`None`: the
+    /// archive's `ravenpost.yaml` author, else git's).
+    pub identity: Option<Identity>,
+    /// The key that signs steps a game requires signed: `--signing-key`, else the
+    /// settings' (`None`: git's `user.signingKey`).
+    pub signing_key: Option<String>,
+    /// `--break-lock`: remove a lock file left by ravenpost 0.1.0.
+    pub break_lock: bool,
+    /// The user's own settings ([`crate::archive::settings`]).
+    pub settings: UserSettings,
+    /// Where the user's settings file is (for messages).
+    pub settings_path: Option<PathBuf>,
+    /// The clock that stamps commits and judges deadlines.
+    pub clock: Clock,
+    /// Who the git server says pushed (the hook): `Ok(None)` when it names nobody.
+    pub pusher: Result<Option<Pusher>, PusherUnnamed>,
+}
+
+impl Default for Session {
+    fn default() -> Session {
+        Session {
+            archive: None,
+            archive_env: None,
+            data_dir: None,
+            home: None,
+            identity: None,
+            signing_key: None,
+            break_lock: false,
+            settings: UserSettings::default(),
+            settings_path: None,
+            clock: Clock::System,
+            pusher: Ok(None),
+        }
+    }
+}
+
+impl Session {
+    /// A session with nothing set: the system clock, no identity (the archive's or git's),
+    /// no archive named, no per-user archive, no pusher.
+    pub fn new() -> Session {
+        Session::default()
+    }
+
+    /// This session committing as `identity`.
+    pub fn with_identity(mut self, identity: Identity) -> Session {
+        self.identity = Some(identity);
+        self
+    }
+
+    /// This session stamping its commits by `clock`.
+    pub fn with_clock(mut self, clock: Clock) -> Session {
+        self.clock = clock;
+        self
+    }
+
+    /// The time now, by the session's clock.
+    pub fn now(&self) -> Timestamp {
+        self.clock.now()
+    }
+
+    /// The identity given for this run (`--author` or the settings'), if any.
+    pub fn identity(&self) -> Option<&Identity> {
+        self.identity.as_ref()
+    }
+}
