@@ -13,7 +13,8 @@ pub(crate) const TIME_ENV: &str = "RAVENPOST_TIME";
 
 /// The session of this run: the global options (`--archive`, `--author`, `--signing-key`,
 /// `--break-lock`) over the user's settings file and the environment (`RAVENPOST_ARCHIVE`,
-/// `RAVENPOST_CONFIG`, `RAVENPOST_TIME`, `HOME`, the pusher variables of a git server).
+/// `RAVENPOST_CONFIG`, `RAVENPOST_TIME`, `HOME`, the pusher variables of a git server, the
+/// SMTP password's variable).
 ///
 /// # Errors
 /// A settings file that cannot be read, or an `--author` that is no identity (exit 2).
@@ -44,5 +45,6 @@ pub(crate) fn from_env(
         settings_path,
         clock: Clock::from_env_value(std::env::var(TIME_ENV).ok().as_deref()),
         pusher: ops::pusher_from(|v| std::env::var(v).ok()),
+        secret: |v| std::env::var(v).ok(),
     })
 }

@@ -346,7 +346,7 @@ fn smtp_settings(session: &Session, archive: &Archive, d: &Delivery) -> Result<O
     }))
 }
 
-fn smtp_transport(c: &SmtpConfig) -> Result<lettre::SmtpTransport, Failure> {
+fn smtp_transport(session: &Session, c: &SmtpConfig) -> Result<lettre::SmtpTransport, Failure> {
     use lettre::transport::smtp::authentication::Credentials;
     use lettre::transport::smtp::client::{Certificate, Tls, TlsParameters};
     let port = c.port.unwrap_or(c.security.default_port());
@@ -368,7 +368,7 @@ fn smtp_transport(c: &SmtpConfig) -> Result<lettre::SmtpTransport, Failure> {
     };
     if let Some(user) = &c.user {
         let var = c.password_env.clone().unwrap_or_else(|| PASSWORD_ENV.to_string());
-        let password = std::env::var(&var).map_err(|_| {
+        let password = (session.secret)(&var).ok_or_else(|| {
             Failure::Usage(format!(
                 "SMTP user {user} needs a password: set ${var} (passwords are never stored in the archive)"
             ))
@@ -446,7 +446,7 @@ pub fn deliver(
     let via = match (smtp, delivery.sendmail.clone().or(configured_sendmail)) {
         (Some(c), _) => {
             let port = c.port.unwrap_or(c.security.default_port());
-            smtp_transport(&c)?
+            smtp_transport(session, &c)?
                 .send_raw(&envelope, bytes)
                 .map_err(|e| Failure::Declined(smtp_failure(&c.host, port, c.security, &e)))?;
             let how = match c.security {

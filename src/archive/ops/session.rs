@@ -72,6 +72,10 @@ pub struct Session {
     pub clock: Clock,
     /// Who the git server says pushed (the hook): `Ok(None)` when it names nobody.
     pub pusher: Result<Option<Pusher>, PusherUnnamed>,
+    /// Reads a secret the settings name by a variable (the SMTP password,
+    /// `$RAVENPOST_SMTP_PASSWORD` or the settings' `password-env`): the front end's
+    /// environment; by default none.
+    pub secret: fn(&str) -> Option<String>,
 }
 
 impl Default for Session {
@@ -88,6 +92,7 @@ impl Default for Session {
             settings_path: None,
             clock: Clock::System,
             pusher: Ok(None),
+            secret: |_| None,
         }
     }
 }
