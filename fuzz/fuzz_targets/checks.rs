@@ -277,7 +277,8 @@ pub fn import(
 ) -> Vec<ravenpost::usecases::mail::ImportLine> {
     let options = ravenpost::usecases::mail::ImportOptions { who: None, accept_sender: false };
     let path = std::path::Path::new("fuzz.eml");
-    ravenpost::usecases::mail::import_reader(archive, path, data, options, None)
+    let session = ravenpost::usecases::Session::new();
+    ravenpost::usecases::mail::import_reader(archive, path, data, options, &session)
         .expect("import reports, not fails")
 }
 

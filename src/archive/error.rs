@@ -285,8 +285,9 @@ impl ArchiveError {
             }
             ArchiveError::NoDataDirectory => "set RAVENPOST_ARCHIVE to an archive directory".to_string(),
             ArchiveError::UncommittedSettings { path } => format!(
-                "commit the edit (`git commit {path}`) or undo it (`git checkout -- {path}`); your own settings (SMTP server, identity, signing key) go in your user settings file, {}",
-                super::settings::UserSettings::path().map_or_else(|| super::settings::CONFIG_ENV.to_string(), |p| p.display().to_string())
+                "commit the edit (`git commit {path}`) or undo it (`git checkout -- {path}`); your own settings (SMTP server, identity, signing key) go in your user settings file (${}, else ravenpost/{} in your config directory)",
+                super::settings::CONFIG_ENV,
+                super::settings::FILE_NAME
             ),
             _ => return None,
         };

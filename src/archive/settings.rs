@@ -32,6 +32,7 @@
 //! start of a path is the home directory, and a relative path is read from the file's
 //! own directory.
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -71,10 +72,11 @@ impl UserSettings {
     /// The newest format version this ravenpost reads.
     pub const VERSION: u32 = 1;
 
-    /// Where the settings are read from: `$RAVENPOST_CONFIG` if set and not empty, else
-    /// `config.yaml` in the per-user config directory; `None` without a home directory.
-    pub fn path() -> Option<PathBuf> {
-        match std::env::var_os(CONFIG_ENV).filter(|v| !v.is_empty()) {
+    /// Where the settings are read from: `config_env` (the value of `$RAVENPOST_CONFIG`)
+    /// if set and not empty, else `config.yaml` in the per-user config directory; `None`
+    /// without a home directory.
+    pub fn path_from(config_env: Option<&OsStr>) -> Option<PathBuf> {
+        match config_env.filter(|v| !v.is_empty()) {
             Some(p) => Some(PathBuf::from(p)),
             None => {
                 directories::ProjectDirs::from("", "", "ravenpost").map(|d| d.config_dir().join(FILE_NAME))
@@ -82,15 +84,16 @@ impl UserSettings {
         }
     }
 
-    /// Reads the settings from [`UserSettings::path`]; the defaults (nothing set) when the
-    /// per-user file does not exist.
+    /// Reads the settings from `path` ([`UserSettings::path_from`] `config_env`, the value
+    /// of `$RAVENPOST_CONFIG`); the defaults (nothing set) when the per-user file does not
+    /// exist.
     ///
     /// # Errors
     /// [`ArchiveError::UserSettings`]: a file that cannot be read or parsed, or one named
     /// by `$RAVENPOST_CONFIG` that does not exist.
-    pub fn load() -> Result<UserSettings, ArchiveError> {
-        let Some(path) = UserSettings::path() else { return Ok(UserSettings::default()) };
-        let named = std::env::var_os(CONFIG_ENV).is_some_and(|v| !v.is_empty());
+    pub fn load_from(path: Option<&Path>, config_env: Option<&OsStr>) -> Result<UserSettings, ArchiveError> {
+        let Some(path) = path.map(Path::to_path_buf) else { return Ok(UserSettings::default()) };
+        let named = config_env.is_some_and(|v| !v.is_empty());
         match std::fs::read_to_string(&path) {
             Ok(text) => UserSettings::from_yaml(&text, &path),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound && !named => Ok(UserSettings::default()),

@@ -7,7 +7,7 @@
 //! `ssh-keygen` (OpenSSH 8.2 or later) must be on the PATH for both.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 use super::{Archive, ArchiveError, CommitId};
@@ -23,12 +23,21 @@ pub struct SshSigner {
     key: String,
     expected: Option<String>,
     label: Option<String>,
+    home: Option<PathBuf>,
 }
 
 impl SshSigner {
-    /// A signer for `key` (see the type's description); `~/` is expanded.
+    /// A signer for `key` (see the type's description); `~/` is expanded to the home
+    /// directory given with [`SshSigner::with_home`].
     pub fn new(key: impl Into<String>) -> SshSigner {
-        SshSigner { key: key.into(), expected: None, label: None }
+        SshSigner { key: key.into(), expected: None, label: None, home: None }
+    }
+
+    /// The same signer, reading a key named `~/…` below `home` (the caller's home
+    /// directory; `None`: the name is taken as it is).
+    pub fn with_home(mut self, home: Option<PathBuf>) -> SshSigner {
+        self.home = home;
+        self
     }
 
     /// The same signer, which checks each signature it makes against `public_key` (one
@@ -57,8 +66,8 @@ impl SshSigner {
     }
 
     fn path(&self) -> PathBuf {
-        match (self.key.strip_prefix("~/"), std::env::var_os("HOME")) {
-            (Some(rest), Some(home)) => Path::new(&home).join(rest),
+        match (self.key.strip_prefix("~/"), &self.home) {
+            (Some(rest), Some(home)) => home.join(rest),
             _ => PathBuf::from(&self.key),
         }
     }

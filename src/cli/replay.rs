@@ -7,10 +7,7 @@
 //! move list around the current ply (`>` marks it). Diagram comments (`;|` lines) are
 //! left out of the move list.
 
-use std::io::{IsTerminal, Write};
-
-use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
-use crossterm::{cursor, execute, queue, terminal};
+use std::io::Write;
 
 use crate::engine::{Position, Side};
 use crate::notation::diagram::{DiagramStyle, diagram_laid_out, side_line};
@@ -32,7 +29,7 @@ Keys (interactive):
   q, Esc, Ctrl-C                       quit";
 
 /// The one-line key summary at the bottom of the interactive screen.
-const KEYS_LINE: &str =
+pub(crate) const KEYS_LINE: &str =
     "Keys: n/Right next  p/Left previous  </Home first  >/End last  NUMBER+Enter or g jump  f flip  q quit";
 
 /// Rows of the move list when the screen size is not known.
@@ -218,139 +215,4 @@ pub(crate) fn print(
         }
     }
     Ok(())
-}
-
-/// Leaves raw mode and the alternate screen when dropped (also on errors and panics).
-struct TerminalGuard;
-
-impl Drop for TerminalGuard {
-    fn drop(&mut self) {
-        let _ = execute!(std::io::stdout(), cursor::Show, terminal::LeaveAlternateScreen);
-        let _ = terminal::disable_raw_mode();
-    }
-}
-
-/// What a key does.
-enum Action {
-    Go(usize),
-    Flip,
-    Quit,
-    Redraw,
-}
-
-/// Steps through `r` interactively from ply `start`, colouring the diagram if `color`.
-///
-/// # Errors
-/// Exit 2 when standard input or output is not a terminal (with the non-interactive
-/// forms to use instead) or the terminal cannot be set up.
-pub(crate) fn interactive(r: &Replay, start: usize, color: bool, flip: bool) -> Result<(), Failure> {
-    if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
-        return Err(Failure::input(
-            "replay steps through a game interactively and needs a terminal on standard input and output; \
-             in scripts use `ravenpost replay GAME --ply N`, `--all` or `--json`",
-        ));
-    }
-    let term = |e: std::io::Error| Failure::input(format!("terminal: {e}"));
-    terminal::enable_raw_mode().map_err(term)?;
-    let _guard = TerminalGuard;
-    let mut stdout = std::io::stdout();
-    execute!(stdout, terminal::EnterAlternateScreen, cursor::Hide).map_err(term)?;
-    let mut style = DiagramStyle { color, flip };
-    let mut ply = start;
-    let mut number = String::new();
-    let mut status = String::new();
-    loop {
-        let rows = match terminal::size() {
-            Ok((_, h)) if h > 0 => h as usize,
-            _ => 24,
-        };
-        let mut lines = r.screen(ply, style, 0);
-        // Title, diagram and state lines, then the list, the status line and the keys.
-        let list_rows = rows.saturating_sub(lines.len() + 3).max(3);
-        lines = r.screen(ply, style, list_rows);
-        lines.push(if number.is_empty() { status.clone() } else { format!("Go to ply: {number}") });
-        lines.push(KEYS_LINE.to_string());
-        queue!(stdout, terminal::Clear(terminal::ClearType::All), cursor::MoveTo(0, 0)).map_err(term)?;
-        stdout.write_all(lines.join("\r\n").as_bytes()).map_err(term)?;
-        stdout.flush().map_err(term)?;
-        let action = match crossterm::event::read().map_err(term)? {
-            Event::Key(k) if k.kind != KeyEventKind::Release => {
-                key(k, ply, r.plies(), &mut number, &mut status)
-            }
-            _ => Action::Redraw,
-        };
-        match action {
-            Action::Go(p) => {
-                ply = p;
-                status.clear();
-            }
-            Action::Flip => {
-                style.flip = !style.flip;
-                status = if style.flip { "Board flipped".into() } else { String::new() };
-            }
-            Action::Quit => return Ok(()),
-            Action::Redraw => {}
-        }
-    }
-}
-
-/// Applies key `k` at `ply` of `plies`; `number` holds the digits typed so far and
-/// `status` receives a message for the user.
-fn key(k: KeyEvent, ply: usize, plies: usize, number: &mut String, status: &mut String) -> Action {
-    let last = plies;
-    match k.code {
-        KeyCode::Char('c') if k.modifiers.contains(KeyModifiers::CONTROL) => Action::Quit,
-        KeyCode::Char(d) if d.is_ascii_digit() => {
-            if number.len() < 9 {
-                number.push(d);
-            }
-            Action::Redraw
-        }
-        KeyCode::Enter | KeyCode::Char('g') if !number.is_empty() => {
-            let n: usize = number.parse().unwrap_or(usize::MAX);
-            number.clear();
-            if n > plies {
-                *status = format!("ply {n}: the game has {plies} plies");
-                Action::Redraw
-            } else {
-                Action::Go(n)
-            }
-        }
-        KeyCode::Backspace if !number.is_empty() => {
-            number.pop();
-            Action::Redraw
-        }
-        KeyCode::Esc if !number.is_empty() => {
-            number.clear();
-            Action::Redraw
-        }
-        KeyCode::Char('g') => {
-            *status = "Type a ply number, then Enter or g".into();
-            Action::Redraw
-        }
-        KeyCode::Char('n' | ' ' | 'l' | 'j') | KeyCode::Right | KeyCode::Down | KeyCode::Enter => {
-            if ply < last {
-                Action::Go(ply + 1)
-            } else {
-                *status = "That is the last ply".into();
-                Action::Redraw
-            }
-        }
-        KeyCode::Char('p' | 'h' | 'k') | KeyCode::Left | KeyCode::Up | KeyCode::Backspace => {
-            if ply > 0 {
-                Action::Go(ply - 1)
-            } else {
-                *status = "That is the start position".into();
-                Action::Redraw
-            }
-        }
-        KeyCode::Char('<') | KeyCode::Home => Action::Go(0),
-        KeyCode::Char('>') | KeyCode::End => Action::Go(last),
-        KeyCode::Char('f') => Action::Flip,
-        KeyCode::Char('q') | KeyCode::Esc => Action::Quit,
-        _ => {
-            *status = "Unknown key (q quits)".into();
-            Action::Redraw
-        }
-    }
 }

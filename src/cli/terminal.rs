@@ -28,13 +28,13 @@ pub(crate) enum LayoutArg {
     Stacked,
 }
 
-impl super::ColorChoice {
+impl super::args::ColorChoice {
     /// Whether to colour a stream that is a terminal (`is_terminal`) in this mode.
     pub(crate) fn colors(self, is_terminal: bool) -> bool {
         match self {
-            super::ColorChoice::Always => true,
-            super::ColorChoice::Never => false,
-            super::ColorChoice::Auto => {
+            super::args::ColorChoice::Always => true,
+            super::args::ColorChoice::Never => false,
+            super::args::ColorChoice::Auto => {
                 is_terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
             }
         }
@@ -180,12 +180,15 @@ mod tests {
     /// declines the d` / `raw`). Now a UTC time is written with `Z`, 5 columns fewer.
     #[test]
     fn log_lines_wrapped_at_80_columns() {
-        assert_eq!(super::super::log_time("2026-12-01T18:46:53+00:00"), "2026-12-01T18:46:53Z");
-        assert_eq!(super::super::log_time("2026-12-01T19:46:53+01:00"), "2026-12-01T19:46:53+01:00");
+        assert_eq!(crate::cli::commands::log::log_time("2026-12-01T18:46:53+00:00"), "2026-12-01T18:46:53Z");
+        assert_eq!(
+            crate::cli::commands::log::log_time("2026-12-01T19:46:53+01:00"),
+            "2026-12-01T19:46:53+01:00"
+        );
         let line = format!(
             "{}  {}  {:<16} {}",
             "802f597f5bd9",
-            super::super::log_time("2026-12-01T18:46:53+00:00"),
+            crate::cli::commands::log::log_time("2026-12-01T18:46:53+00:00"),
             "Bo Example",
             "Scarlet declines the draw"
         );

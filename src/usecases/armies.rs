@@ -10,7 +10,8 @@ use crate::engine::Side;
 use crate::referee::players::{email_tag, signing_key_tag};
 
 use super::error::Error as Failure;
-use super::games::{PlayerStep, commit_player_step, now};
+use super::games::{PlayerStep, commit_player_step};
+use super::session::Session;
 
 /// What `army commit` and `army reveal` did.
 #[derive(Debug, Clone, Serialize)]
@@ -65,13 +66,13 @@ fn acting(
     archive: &Archive,
     choice: &ArmyChoice,
     who: Option<&str>,
-    author: Option<&Identity>,
+    session: &Session,
 ) -> Result<(String, Side), Failure> {
     let name = match who {
         Some(w) => w.to_string(),
-        None => archive.identity(author).map(|i| i.name).unwrap_or_default(),
+        None => archive.identity(session.identity()).map(|i| i.name).unwrap_or_default(),
     };
-    let email = archive.identity(author).map(|i| i.email).unwrap_or_default();
+    let email = archive.identity(session.identity()).map(|i| i.email).unwrap_or_default();
     let by_email = |side: Side| {
         who.is_none()
             && choice.tags.get(email_tag(side)).is_some_and(|e| e.trim().eq_ignore_ascii_case(email.trim()))
@@ -96,14 +97,14 @@ fn commit_choice(
     (player, side): (&str, Side),
     tip: Option<CommitId>,
     message: &str,
-    author: Option<&Identity>,
+    session: &Session,
 ) -> Result<CommitId, Failure> {
     let tag = signing_key_tag(side);
     let required_key = choice.tags.get(tag).cloned();
     let file = ArmyChoice::path(id);
     let email = choice.tags.get(crate::referee::players::email_tag(side)).cloned();
     let step = PlayerStep { file: &file, id, player, side, required_key, email };
-    commit_player_step(archive, &step, &choice.to_yaml(), tip, message, author)
+    commit_player_step(archive, &step, &choice.to_yaml(), tip, message, session)
 }
 
 /// `ravenpost army commit <GAME> <ARMY>`: commits the player to `army` without showing
@@ -117,11 +118,11 @@ pub fn army_commit(
     id: &str,
     army: &str,
     who: Option<&str>,
-    author: Option<&Identity>,
+    session: &Session,
 ) -> Result<ArmyOutcome, Failure> {
     let _lock = archive.lock()?;
     let (mut choice, tip) = read_choice(archive, id)?;
-    let (player, side) = acting(archive, &choice, who, author)?;
+    let (player, side) = acting(archive, &choice, who, session)?;
     if choice.commitment_of(side).is_some() {
         return Err(Failure::Declined(format!(
             "{player} has already committed to an army in {id}; a commitment is final"
@@ -137,7 +138,7 @@ pub fn army_commit(
     std::fs::write(&path, serde_yaml_ng::to_string(&secret).expect("strings serialise")).map_err(io)?;
     choice.set_commitment(side, ArmyChoice::commitment(id, side, army, &salt));
     let message = format!("{id}: {player} commits to an army (secret until both reveal)");
-    let c = commit_choice(archive, id, &choice, (&player, side), tip, &message, author)?;
+    let c = commit_choice(archive, id, &choice, (&player, side), tip, &message, session)?;
     Ok(ArmyOutcome {
         game: id.to_string(),
         summary: format!(
@@ -161,11 +162,11 @@ pub fn army_reveal(
     id: &str,
     who: Option<&str>,
     given: Option<(String, String)>,
-    author: Option<&Identity>,
+    session: &Session,
 ) -> Result<ArmyOutcome, Failure> {
     let _lock = archive.lock()?;
     let (mut choice, tip) = read_choice(archive, id)?;
-    let (player, side) = acting(archive, &choice, who, author)?;
+    let (player, side) = acting(archive, &choice, who, session)?;
     let refuse = Failure::Declined;
     let Some(commitment) = choice.commitment_of(side).map(str::to_string) else {
         return Err(refuse(format!(
@@ -178,7 +179,7 @@ pub fn army_reveal(
         if choice.is_complete()
             && tip.is_some_and(|t| archive.read_file_at(t, &path.path()).ok().flatten().is_none())
         {
-            let c = start_game(archive, id, &choice, &started_game_text(&choice)?, &player, author)?;
+            let c = start_game(archive, id, &choice, &started_game_text(&choice)?, &player, session)?;
             return Ok(ArmyOutcome {
                 game: id.to_string(),
                 summary: format!("both armies were revealed; the game {id} starts now"),
@@ -218,11 +219,11 @@ pub fn army_reveal(
     let game_text = if choice.is_complete() { Some(started_game_text(&choice)?) } else { None };
     let message = format!("{id}: {player} reveals {}", secret.army);
     let mut commits =
-        vec![commit_choice(archive, id, &choice, (&player, side), tip, &message, author)?.short()];
+        vec![commit_choice(archive, id, &choice, (&player, side), tip, &message, session)?.short()];
     let mut summary = format!("{player} reveals {} for {id}", secret.army);
     let started = game_text.is_some();
     if let Some(text) = game_text {
-        commits.push(start_game(archive, id, &choice, &text, &player, author)?.short());
+        commits.push(start_game(archive, id, &choice, &text, &player, session)?.short());
         let (w, b) = (
             choice.white_reveal.as_ref().expect("complete"),
             choice.black_reveal.as_ref().expect("complete"),
@@ -247,7 +248,7 @@ fn start_game(
     choice: &ArmyChoice,
     text: &str,
     player: &str,
-    author: Option<&Identity>,
+    session: &Session,
 ) -> Result<CommitId, Failure> {
     let path = GamePath::new(ArmyChoice::VARIANT, id)?;
     let tip = archive.tip()?;
@@ -257,9 +258,18 @@ fn start_game(
         "{id}: armies revealed, {} ({}) v {} ({}): the game starts",
         choice.white, w.army, choice.black, b.army
     );
-    let email =
-        archive.identity(author).map(|i| i.email).unwrap_or_else(|_| "ravenpost@ravenpost.invalid".into());
-    Ok(archive.create_file(&path.path(), text, tip, Some(&Identity::new(player, email)), now(), &message)?)
+    let email = archive
+        .identity(session.identity())
+        .map(|i| i.email)
+        .unwrap_or_else(|_| "ravenpost@ravenpost.invalid".into());
+    Ok(archive.create_file(
+        &path.path(),
+        text,
+        tip,
+        Some(&Identity::new(player, email)),
+        session.now(),
+        &message,
+    )?)
 }
 
 /// The game file a complete choice starts (canonical text of its tags, no moves).

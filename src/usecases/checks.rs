@@ -30,8 +30,8 @@ use crate::referee::{ChoiceStep, Growth, Problem, Step};
 
 use super::clock::clock_with_index;
 use super::error::Error as Failure;
-use super::games::now;
 use super::report::{ShallowBoundary, UncheckedGame, VerifyProblem, VerifyReport};
+use super::session::Session;
 
 /// What the referee may ask about one commit of the archive.
 pub(crate) struct CommitEvidence<'a, F: Fn() -> Result<Vec<FileVersion>, ArchiveError>> {
@@ -122,10 +122,10 @@ pub struct StatusLine {
 ///
 /// # Errors
 /// The archive's errors.
-pub fn status(archive: &Archive) -> Result<Vec<StatusLine>, Failure> {
+pub fn status(archive: &Archive, session: &Session) -> Result<Vec<StatusLine>, Failure> {
     let mut out = Vec::new();
     let tip = archive.tip()?;
-    let now = now().unix_seconds();
+    let now = session.now().unix_seconds();
     let index = archive.index()?;
     let mut cache = archive.verdict_cache(STANDINGS);
     for g in archive.list_games()? {

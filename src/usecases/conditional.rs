@@ -17,7 +17,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::archive::{Archive, Identity};
+use crate::archive::Archive;
 use crate::engine::Side;
 use crate::record;
 use crate::record::game::Game;
@@ -25,7 +25,8 @@ use crate::referee::conditional::{Branch, ConditionalTree, Dropped, Followed, en
 use crate::referee::players::side_of_person;
 
 use super::error::{Error as Failure, TreeRefused};
-use super::games::{StepKind, change_game, find, now, read};
+use super::games::{StepKind, change_game, find, read};
+use super::session::Session;
 
 /// One stored tree, as `conditional show` prints it.
 #[derive(Debug, Clone, Serialize)]
@@ -169,7 +170,7 @@ fn owner_side(
     game: &Game,
     id: &str,
     who: Option<&str>,
-    author: Option<&Identity>,
+    session: &Session,
 ) -> Result<Option<Side>, Failure> {
     if let Some(w) = who {
         return Side::ALL.into_iter().find(|s| record::player(game, *s) == w).map(Some).ok_or_else(|| {
@@ -180,7 +181,7 @@ fn owner_side(
             ))
         });
     }
-    Ok(archive.identity(author).ok().and_then(|me| side_of_person(game, &me.name, &me.email)))
+    Ok(archive.identity(session.identity()).ok().and_then(|me| side_of_person(game, &me.name, &me.email)))
 }
 
 fn prepared(id: &str, owner: &str, tree: &ConditionalTree, file: PathBuf) -> Prepared {
@@ -206,12 +207,12 @@ pub fn conditional_add(
     game: &str,
     movetext: &str,
     who: Option<&str>,
-    author: Option<&Identity>,
+    session: &Session,
 ) -> Result<Prepared, Failure> {
     let path = find(archive, game)?;
     let (text, _) = read(archive, &path)?;
     let g = record::load(&text)?;
-    let side = owner_side(archive, &g, path.id(), who, author)?.ok_or_else(|| {
+    let side = owner_side(archive, &g, path.id(), who, session)?.ok_or_else(|| {
         Failure::Usage(format!(
             "whose replies are these? You are not a player of {}: say so with `--as {}` or `--as {}`",
             path.id(),
@@ -241,12 +242,12 @@ fn trees_of(
     archive: &Archive,
     game: &str,
     who: Option<&str>,
-    author: Option<&Identity>,
+    session: &Session,
 ) -> Result<GameTrees, Failure> {
     let path = find(archive, game)?;
     let (text, _) = read(archive, &path)?;
     let g = record::load(&text)?;
-    let sides = match owner_side(archive, &g, path.id(), who, author)? {
+    let sides = match owner_side(archive, &g, path.id(), who, session)? {
         Some(s) => vec![s],
         None => Side::ALL.to_vec(),
     };
@@ -266,9 +267,9 @@ pub fn conditional_show(
     archive: &Archive,
     game: &str,
     who: Option<&str>,
-    author: Option<&Identity>,
+    session: &Session,
 ) -> Result<Vec<Prepared>, Failure> {
-    let (id, g, files) = trees_of(archive, game, who, author)?;
+    let (id, g, files) = trees_of(archive, game, who, session)?;
     let mut out = Vec::new();
     for (side, file) in files {
         let stored = std::fs::read_to_string(&file)
@@ -289,9 +290,9 @@ pub fn conditional_clear(
     archive: &Archive,
     game: &str,
     who: Option<&str>,
-    author: Option<&Identity>,
+    session: &Session,
 ) -> Result<Vec<String>, Failure> {
-    let (_, g, files) = trees_of(archive, game, who, author)?;
+    let (_, g, files) = trees_of(archive, game, who, session)?;
     let mut out = Vec::new();
     for (side, file) in files {
         std::fs::remove_file(&file).map_err(|e| Failure::Declined(format!("{}: {e}", file.display())))?;
@@ -337,7 +338,7 @@ fn stored_trees(archive: &Archive) -> Vec<(String, Side, PathBuf)> {
 /// # Errors
 /// The archive's errors (reading the games); a reply that cannot be committed is an
 /// [`AnswerOutcome::NotPlayed`], not an error.
-pub fn answer_prepared(archive: &Archive, author: Option<&Identity>) -> Result<Vec<Answer>, Failure> {
+pub fn answer_prepared(archive: &Archive, session: &Session) -> Result<Vec<Answer>, Failure> {
     let mut out = Vec::new();
     for _ in 0..64 {
         let before = out.len();
@@ -366,7 +367,7 @@ pub fn answer_prepared(archive: &Archive, author: Option<&Identity>) -> Result<V
                 Followed::Reply { ply, san, answers, rest } => {
                     let options = record::MoveOptions {
                         diagram: archive.config()?.diagrams == crate::archive::Diagrams::EveryMove,
-                        at: Some(now().unix_seconds()),
+                        at: Some(session.now().unix_seconds()),
                         prepared: true,
                     };
                     let committed = change_game(
@@ -374,7 +375,7 @@ pub fn answer_prepared(archive: &Archive, author: Option<&Identity>) -> Result<V
                         path.id(),
                         Some(&owner),
                         StepKind::Move { expect_ply: Some(ply) },
-                        author,
+                        session,
                         |_, game, who| {
                             let (mut applied, _) = record::play_move_on(game, &san, who, Some(ply), options)?;
                             applied.summary.push_str(", a prepared reply");

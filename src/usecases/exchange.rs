@@ -1,5 +1,5 @@
 //! Correspondence over a git remote: `hook install` (with `--notify`, also the
-//! post-receive hook that runs [`crate::mail::notify`]), `hook check` (the server's
+//! post-receive hook that runs [`crate::usecases::notify`]), `hook check` (the server's
 //! pre-receive hook) and `sync`.
 //!
 //! The hook and `sync` judge incoming commits alike ([`check_range`]), and `sync` judges
@@ -13,7 +13,7 @@
 //! different games (see [`sync`]).
 //!
 //! On a git server that authenticates pushes, the hook also knows who pushed
-//! ([`pusher_from`]: gitolite's `GL_USER`, `REMOTE_USER` from `git http-backend` behind an
+//! ([`pusher_from`](super::pusher_from): gitolite's `GL_USER`, `REMOTE_USER` from `git http-backend` behind an
 //! authenticating web server, GitLab's `GL_USERNAME`, Gitea's and Forgejo's
 //! `GITEA_PUSHER_NAME`, or the variable `RAVENPOST_PUSHER_VAR` names), and refuses a step
 //! pushed by an account that is not the acting player's ([`check_range_pushed`],
@@ -34,60 +34,17 @@ use crate::referee::{Problem, Step};
 
 use super::checks::CommitEvidence;
 use super::error::{Error as Failure, SyncRefusal, SyncStep};
+use super::session::{PUSHER_VAR_ENV, PUSHER_VARIABLES, Session};
 
 /// The environment variable that overrides the ravenpost executable the hook runs.
 pub const HOOK_EXE_ENV: &str = "RAVENPOST_HOOK_EXE";
 
-/// The environment variable that names the variable holding the pusher's account, for a
-/// git server other than those of [`PUSHER_VARIABLES`] (it then is the only one read).
-pub const PUSHER_VAR_ENV: &str = "RAVENPOST_PUSHER_VAR";
-
-/// The variables git servers name the authenticated pusher in, read in this order, with
-/// the server that sets each.
-pub const PUSHER_VARIABLES: [(&str, &str); 4] = [
-    ("GL_USER", "gitolite"),
-    ("REMOTE_USER", "git http-backend behind an authenticating web server"),
-    ("GL_USERNAME", "GitLab"),
-    ("GITEA_PUSHER_NAME", "Gitea and Forgejo"),
-];
-
-/// The variable [`PUSHER_VAR_ENV`] names is not set: the server was meant to name the
-/// pusher and did not, so the push is refused rather than judged by author names.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "{PUSHER_VAR_ENV} names the variable {variable}, which is not set: the server did not say who pushed, so the push is refused"
-)]
-pub struct PusherUnnamed {
-    /// The variable named.
-    pub variable: String,
-}
-
-/// Who pushed, from the environment as `lookup` reads it: the variable
-/// [`PUSHER_VAR_ENV`] names if it is set (and then only that one), else the first of
-/// [`PUSHER_VARIABLES`] that is set and not empty. `None`: the server names no pusher.
+/// The pusher the session's front end read from its environment ([`pusher_from`](super::pusher_from)).
 ///
 /// # Errors
-/// When [`PUSHER_VAR_ENV`] names a variable that is unset or empty (the server was meant
-/// to name the pusher and did not: the push must be refused, not judged by author names).
-pub fn pusher_from(lookup: impl Fn(&str) -> Option<String>) -> Result<Option<Pusher>, PusherUnnamed> {
-    let set = |name: &str| lookup(name).map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
-    if let Some(var) = set(PUSHER_VAR_ENV) {
-        return match set(&var) {
-            Some(account) => Ok(Some(Pusher { account, variable: var })),
-            None => Err(PusherUnnamed { variable: var }),
-        };
-    }
-    Ok(PUSHER_VARIABLES
-        .iter()
-        .find_map(|(var, _)| set(var).map(|account| Pusher { account, variable: (*var).to_string() })))
-}
-
-/// [`pusher_from`] this process's environment.
-///
-/// # Errors
-/// As [`pusher_from`].
-pub fn pusher_from_env() -> Result<Option<Pusher>, Failure> {
-    pusher_from(|v| std::env::var(v).ok()).map_err(|e| Failure::Usage(e.to_string()))
+/// As [`pusher_from`](super::pusher_from).
+fn session_pusher(session: &Session) -> Result<Option<Pusher>, Failure> {
+    session.pusher.clone().map_err(|e| Failure::Usage(e.to_string()))
 }
 
 fn shell_quote(s: &str) -> String {
@@ -670,12 +627,12 @@ fn check_record(
 }
 
 /// `ravenpost hook check <old> <new> <ref>`: the problems with one ref update, pushed by
-/// whoever the server names in the environment ([`pusher_from_env`]).
+/// whoever the server names in the environment (the session's pusher, [`pusher_from`](super::pusher_from)).
 ///
 /// # Errors
 /// The archive's errors; a pusher variable that [`PUSHER_VAR_ENV`] names but is unset.
-pub fn hook_check(old: &str, new: &str, refname: &str) -> Result<Vec<String>, Failure> {
-    let pusher = pusher_from_env()?;
+pub fn hook_check(session: &Session, old: &str, new: &str, refname: &str) -> Result<Vec<String>, Failure> {
+    let pusher = session_pusher(session)?;
     let cwd = std::env::current_dir().map_err(|e| Failure::Usage(format!("current directory: {e}")))?;
     let archive = Archive::open_for_hook(&cwd)?;
     // By hand, a commit may be named by a unique abbreviation (git passes full ids).
@@ -694,7 +651,7 @@ pub fn hook_check(old: &str, new: &str, refname: &str) -> Result<Vec<String>, Fa
     // A new branch: what other branches already hold was pushed before, by others.
     let known = if old.is_none() && pusher.is_some() { archive.branch_tips(refname)? } else { Vec::new() };
     // The server's clock says when the push arrived: no step may be dated later.
-    let arrived = super::games::now().unix_seconds();
+    let arrived = session.now().unix_seconds();
     check_range_known(&archive, old, new, pusher.as_ref(), &known, Some(arrived))
 }
 
@@ -742,8 +699,8 @@ fn other_branch_problem(archive: &Archive, refname: &str, new: CommitId) -> Resu
 /// names nobody and steps are judged by the commits' author names only.
 ///
 /// # Errors
-/// As [`pusher_from_env`].
-pub fn hook_explain() -> Result<String, Failure> {
+/// As [`pusher_from`](super::pusher_from).
+pub fn hook_explain(session: &Session) -> Result<String, Failure> {
     let vars: Vec<&str> = PUSHER_VARIABLES.iter().map(|(v, _)| *v).collect();
     let admins = std::env::current_dir()
         .ok()
@@ -761,7 +718,7 @@ pub fn hook_explain() -> Result<String, Failure> {
         }
         Some(a) => format!("admins (ravenpost.yaml): {}", a.join(", ")),
     };
-    Ok(match pusher_from_env()? {
+    Ok(match session_pusher(session)? {
         Some(p) => {
             let server = PUSHER_VARIABLES
                 .iter()
@@ -787,14 +744,14 @@ pub fn hook_explain() -> Result<String, Failure> {
 /// The archive `sync` works on: as for the other commands, except that the repository
 /// the command runs in counts even before it is an archive (a fresh clone of an empty
 /// shared repository, or one whose first sync is still to come).
-pub fn open_for_sync(dir: Option<&Path>) -> Result<Archive, Failure> {
-    if dir.is_none() && std::env::var_os(crate::archive::RAVENPOST_ARCHIVE).is_none() {
+pub fn open_for_sync(session: &Session) -> Result<Archive, Failure> {
+    if session.archive.is_none() && session.archive_env.is_none() {
         let cwd = std::env::current_dir().map_err(|e| Failure::Usage(format!("current directory: {e}")))?;
         if let Some(a) = Archive::discover_repository(&cwd)? {
             return Ok(a);
         }
     }
-    super::games::open(dir, true)
+    super::games::open(session, true)
 }
 
 /// What one side did since the common ancestor: one step per game file (or army choice
@@ -964,7 +921,7 @@ const ATTEMPTS: usize = 8;
 ///
 /// # Errors
 /// [`Failure::Sync`] for a refusal; the archive's errors.
-pub fn sync(archive: &Archive, remote: &str) -> Result<SyncReport, Failure> {
+pub fn sync(archive: &Archive, remote: &str, session: &Session) -> Result<SyncReport, Failure> {
     let branch = archive.branch()?;
     let short = branch.strip_prefix("refs/heads/").unwrap_or(&branch).to_string();
     for attempt in 1..=ATTEMPTS {
@@ -978,7 +935,7 @@ pub fn sync(archive: &Archive, remote: &str) -> Result<SyncReport, Failure> {
             pushed: 0,
             attempts: attempt,
         };
-        if sync_once(archive, remote, &mut report)? {
+        if sync_once(archive, remote, &mut report, session)? {
             return Ok(report);
         }
         // Overtaken: let the other pushes land before fetching again.
@@ -1018,8 +975,49 @@ fn subjects(c: &ArchiveCommit) -> Vec<String> {
         .collect()
 }
 
+/// Refuses a remote whose branch (now at `theirs`) no longer holds `accepted`, the tip
+/// this clone last accepted from it: its history was rewritten.
+fn not_rewritten(
+    archive: &Archive,
+    remote: &str,
+    branch: &str,
+    accepted: CommitId,
+    theirs: Option<CommitId>,
+) -> Result<(), Failure> {
+    let kept = match theirs {
+        Some(t) => archive.is_ancestor(accepted, t)?,
+        None => false,
+    };
+    if kept {
+        return Ok(());
+    }
+    let base = match theirs {
+        Some(t) => archive.merge_base(accepted, t)?,
+        None => None,
+    };
+    let vanished = describe(archive, &archive.commits_between(base, accepted)?);
+    let replaced_by = match theirs {
+        Some(t) => describe(archive, &archive.commits_between(base, t)?),
+        None => Vec::new(),
+    };
+    Err(SyncRefusal::Rewritten {
+        remote: remote.to_string(),
+        branch: branch.to_string(),
+        accepted: accepted.short(),
+        remote_tip: theirs.map(|t| t.short()),
+        vanished,
+        replaced_by,
+    }
+    .into())
+}
+
 /// One round of `sync`; `Ok(false)` when the push was overtaken (fetch again).
-fn sync_once(archive: &Archive, remote: &str, report: &mut SyncReport) -> Result<bool, Failure> {
+fn sync_once(
+    archive: &Archive,
+    remote: &str,
+    report: &mut SyncReport,
+    session: &Session,
+) -> Result<bool, Failure> {
     let short = report.branch.clone();
     let ours = archive.tip()?;
     // What this clone last accepted from the remote.
@@ -1032,30 +1030,7 @@ fn sync_once(archive: &Archive, remote: &str, report: &mut SyncReport) -> Result
     };
     let theirs = archive.fetch(remote)?;
     if let Some(a) = baseline {
-        let kept = match theirs {
-            Some(t) => archive.is_ancestor(a, t)?,
-            None => false,
-        };
-        if !kept {
-            let base = match theirs {
-                Some(t) => archive.merge_base(a, t)?,
-                None => None,
-            };
-            let vanished = describe(archive, &archive.commits_between(base, a)?);
-            let replaced_by = match theirs {
-                Some(t) => describe(archive, &archive.commits_between(base, t)?),
-                None => Vec::new(),
-            };
-            return Err(SyncRefusal::Rewritten {
-                remote: remote.to_string(),
-                branch: short,
-                accepted: a.short(),
-                remote_tip: theirs.map(|t| t.short()),
-                vanished,
-                replaced_by,
-            }
-            .into());
-        }
+        not_rewritten(archive, remote, &short, a, theirs)?;
     }
     let push = |report: &mut SyncReport, commit: CommitId, n: usize| -> Result<bool, Failure> {
         let outcome = archive.push(remote, commit)?;
@@ -1166,8 +1141,9 @@ fn sync_once(archive: &Archive, remote: &str, report: &mut SyncReport) -> Result
         }
         .into());
     }
-    let signer = archive.git_signing_key()?.map(crate::archive::SshSigner::new);
-    let replayed = archive.replay_onto(theirs, &mine, super::games::now(), signer.as_ref())?;
+    let signer =
+        archive.git_signing_key()?.map(|k| crate::archive::SshSigner::new(k).with_home(session.home.clone()));
+    let replayed = archive.replay_onto(theirs, &mine, session.now(), signer.as_ref())?;
     let new_tip = *replayed.last().expect("at least one commit replayed");
     let problems = check_range(archive, Some(theirs), new_tip)?;
     if !problems.is_empty() {
@@ -1269,6 +1245,7 @@ fn not_my_steps(archive: &Archive, from: Option<CommitId>, to: CommitId) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::usecases::session::{PusherUnnamed, pusher_from};
 
     /// An environment of these variables only.
     fn env<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use crate::archive::{
     Archive, ArchiveError, ArmyChoice, Change, CommitId, CommitNames, GamePath, Identity, SshSigner,
-    Timestamp, default_archive, is_public_key, platform_data_dir, settings::UserSettings,
+    Timestamp, default_archive, is_public_key,
 };
 use crate::engine::Side;
 use crate::record::game::{Game, RULESET};
@@ -19,23 +19,15 @@ use crate::referee::clock::{check_leave_start, check_timeout_claim};
 use crate::referee::players::{email_tag, side_of_person, signing_key_tag};
 
 use super::error::Error as Failure;
-
-/// The time commits are stamped with: now, or `RAVENPOST_TIME` (Unix seconds, UTC) for
-/// reproducible archives and tests.
-pub fn now() -> Timestamp {
-    match std::env::var("RAVENPOST_TIME").ok().and_then(|s| s.trim().parse::<i64>().ok()) {
-        Some(secs) => Timestamp::from_unix(secs, 0),
-        None => Timestamp::now(),
-    }
-}
+use super::session::Session;
 
 /// The archive to work on: `--archive DIR`, else `RAVENPOST_ARCHIVE`, else the repository
 /// the command runs in if it is an archive, else the per-user archive. Only with `create`
 /// (`ravenpost new`, and `mail import`, whose first message may be the first game) is a
 /// missing default archive made; other commands say where none is.
-pub fn open(dir: Option<&Path>, create: bool) -> Result<Archive, Failure> {
-    let mut archive = open_archive(dir, create)?;
-    if BREAK_LOCK.get().copied().unwrap_or(false) {
+pub fn open(session: &Session, create: bool) -> Result<Archive, Failure> {
+    let mut archive = open_archive(session, create)?;
+    if session.break_lock {
         let mut options = archive.options().clone();
         options.break_locks_older_than = Some(std::time::Duration::ZERO);
         archive.set_options(options);
@@ -83,17 +75,18 @@ impl Made {
 ///
 /// # Errors
 /// As [`open`].
-pub fn open_or_make(dir: Option<&Path>) -> Result<(Archive, Option<Made>), Failure> {
-    match open(dir, false) {
+pub fn open_or_make(session: &Session) -> Result<(Archive, Option<Made>), Failure> {
+    let dir = session.archive.as_deref();
+    match open(session, false) {
         Ok(a) => return Ok((a, None)),
         Err(e) if dir.is_some() => return Err(e),
         Err(_) => {}
     }
     // Where it can be made, and the state of each place before.
     let cwd = std::env::current_dir().map_err(|e| Failure::Usage(format!("current directory: {e}")))?;
-    let env = std::env::var_os("RAVENPOST_ARCHIVE").filter(|v| !v.is_empty()).map(|e| cwd.join(e));
+    let env = session.archive_env.as_ref().filter(|v| !v.is_empty()).map(|e| cwd.join(e));
     let places: Vec<(PathBuf, Option<Option<PathBuf>>)> =
-        [env, user_settings().archive.clone(), platform_data_dir().map(|d| d.join("archive"))]
+        [env, session.settings.archive.clone(), session.data_dir.as_ref().map(|d| d.join("archive"))]
             .into_iter()
             .flatten()
             .map(|p| {
@@ -107,7 +100,7 @@ pub fn open_or_make(dir: Option<&Path>) -> Result<(Archive, Option<Made>), Failu
                 (p, state)
             })
             .collect();
-    let archive = open(dir, true)?;
+    let archive = open(session, true)?;
     let made = archive.dir().canonicalize().ok().and_then(|d| {
         places.into_iter().find_map(|(p, state)| {
             let top = state?;
@@ -118,8 +111,8 @@ pub fn open_or_make(dir: Option<&Path>) -> Result<(Archive, Option<Made>), Failu
 }
 
 /// The per-user archive's directory, if `archive` is it (`new` then says so).
-pub fn per_user_dir(archive: &Archive) -> Option<PathBuf> {
-    let user = platform_data_dir()?.join("archive");
+pub fn per_user_dir(session: &Session, archive: &Archive) -> Option<PathBuf> {
+    let user = session.data_dir.as_ref()?.join("archive");
     let same = match (user.canonicalize(), archive.dir().canonicalize()) {
         (Ok(a), Ok(b)) => a == b,
         _ => false,
@@ -127,21 +120,13 @@ pub fn per_user_dir(archive: &Archive) -> Option<PathBuf> {
     same.then_some(user)
 }
 
-/// `--break-lock` for this run.
-static BREAK_LOCK: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-
-/// Sets `--break-lock` (remove a lock file left by ravenpost 0.1.0), once per run.
-pub fn set_break_lock(on: bool) {
-    let _ = BREAK_LOCK.set(on);
-}
-
 /// [`open`], without the definitions.
-fn open_archive(dir: Option<&Path>, create: bool) -> Result<Archive, Failure> {
-    if let Some(d) = dir {
+fn open_archive(session: &Session, create: bool) -> Result<Archive, Failure> {
+    if let Some(d) = &session.archive {
         return Ok(Archive::open(d)?);
     }
     let cwd = std::env::current_dir().map_err(|e| Failure::Usage(format!("current directory: {e}")))?;
-    let env = std::env::var_os("RAVENPOST_ARCHIVE");
+    let env = session.archive_env.clone();
     if env.as_ref().is_none_or(|v| v.is_empty()) {
         // Inside a repository that holds an archive, use it or say why not (a detached
         // HEAD, say), never fall back silently to another archive.
@@ -167,22 +152,22 @@ fn open_archive(dir: Option<&Path>, create: bool) -> Result<Archive, Failure> {
     }
     // The archive the user's settings name, outside any archive's repository.
     if env.as_ref().is_none_or(|v| v.is_empty())
-        && let Some(dir) = &user_settings().archive
+        && let Some(dir) = &session.settings.archive
     {
         let empty = std::fs::read_dir(dir).map(|mut d| d.next().is_none()).unwrap_or(true);
         return match (empty, create) {
             (false, _) => Ok(Archive::open(dir)?),
-            (true, true) => Ok(Archive::init(dir, None, now())?),
+            (true, true) => Ok(Archive::init(dir, None, session.now())?),
             (true, false) => Err(Failure::Usage(format!(
                 "no archive at {} (`archive` in your settings, {}): start a game with `ravenpost new`, \
                  or make one with `ravenpost init {}`",
                 dir.display(),
-                UserSettings::path().map(|p| p.display().to_string()).unwrap_or_default(),
+                session.settings_path.as_ref().map(|p| p.display().to_string()).unwrap_or_default(),
                 dir.display()
             ))),
         };
     }
-    let data = platform_data_dir();
+    let data = session.data_dir.clone();
     if !create {
         let missing = |p: &Path| std::fs::read_dir(p).map(|mut d| d.next().is_none()).unwrap_or(true);
         match env.as_ref().filter(|v| !v.is_empty()) {
@@ -209,7 +194,7 @@ fn open_archive(dir: Option<&Path>, create: bool) -> Result<Archive, Failure> {
             }
         }
     }
-    let (archive, _) = default_archive(env.as_deref(), &cwd, data.as_deref(), now())?;
+    let (archive, _) = default_archive(env.as_deref(), &cwd, data.as_deref(), session.now())?;
     Ok(archive)
 }
 
@@ -266,14 +251,9 @@ pub(super) fn read(archive: &Archive, path: &GamePath) -> Result<(String, Option
 /// player's; else the player's name with their email from the game (`email`: its
 /// `WhiteEmail`/`BlackEmail` tag), else with the configured identity's email, else
 /// `name@ravenpost.invalid`.
-fn player_identity(
-    archive: &Archive,
-    player: &str,
-    given: Option<&Identity>,
-    email: Option<&str>,
-) -> Identity {
+fn player_identity(archive: &Archive, player: &str, session: &Session, email: Option<&str>) -> Identity {
     let email = email.filter(|e| Identity::new(player, *e).validate().is_ok());
-    match (archive.identity(given), email) {
+    match (archive.identity(session.identity()), email) {
         (Ok(id), _) if id.name == player => id,
         (_, Some(e)) => Identity::new(player, e),
         (Ok(id), None) => Identity::new(player, id.email),
@@ -283,8 +263,8 @@ fn player_identity(
 
 /// Who commits a player's step: the configured identity (the one who ran the command),
 /// else [`Identity::ravenpost`] (a step committed without any identity says so).
-pub fn step_committer(archive: &Archive, given: Option<&Identity>) -> Identity {
-    archive.identity(given).unwrap_or_else(|_| Identity::ravenpost())
+pub fn step_committer(archive: &Archive, session: &Session) -> Identity {
+    archive.identity(session.identity()).unwrap_or_else(|_| Identity::ravenpost())
 }
 
 /// `s` as a part of a game id or an address: transliterated to ASCII (`Zoë Ünal` →
@@ -309,7 +289,7 @@ fn commit_applied(
     tip: Option<CommitId>,
     a: &Applied,
     game: &Game,
-    given: Option<&Identity>,
+    session: &Session,
 ) -> Result<CommitId, Failure> {
     let message = match &a.san {
         Some(san) => format!("{}: ply {} {} ({})", path.id(), a.ply, san, a.summary),
@@ -324,7 +304,7 @@ fn commit_applied(
         required_key: required,
         email: game.text.tag(crate::referee::players::email_tag(a.side)).map(str::to_string),
     };
-    commit_player_step(archive, &step, &a.text, tip, &message, given)
+    commit_player_step(archive, &step, &a.text, tip, &message, session)
 }
 
 /// One player's step to commit: which file of which game, by whom, and the SSH public key
@@ -352,17 +332,17 @@ pub(super) fn commit_player_step(
     text: &str,
     tip: Option<CommitId>,
     message: &str,
-    given: Option<&Identity>,
+    session: &Session,
 ) -> Result<CommitId, Failure> {
-    let author = player_identity(archive, step.player, given, step.email.as_deref());
-    let committer = step_committer(archive, given);
-    let time = now();
+    let author = player_identity(archive, step.player, session, step.email.as_deref());
+    let committer = step_committer(archive, session);
+    let time = session.now();
     let names = CommitNames { author: &author, author_time: time, committer: &committer, time };
     let change = Change::new(names, tip, message).write(step.file, text.as_bytes());
     let written = match &step.required_key {
         None => archive.commit(&change),
         Some(public_key) => {
-            let key = match SIGNING_KEY.get().cloned().flatten() {
+            let key = match session.signing_key.clone() {
                 Some(k) => k,
                 None => archive.git_signing_key()?.ok_or_else(|| Failure::NoSigningKey {
                     player: step.player.to_string(),
@@ -370,11 +350,10 @@ pub(super) fn commit_player_step(
                     tag: signing_key_tag(step.side),
                 })?,
             };
-            let signer = SshSigner::new(key).expecting(public_key.clone()).labelled(format!(
-                "{}'s key ({})",
-                step.player,
-                signing_key_tag(step.side)
-            ));
+            let signer = SshSigner::new(key)
+                .with_home(session.home.clone())
+                .expecting(public_key.clone())
+                .labelled(format!("{}'s key ({})", step.player, signing_key_tag(step.side)));
             archive.commit(&change.signed(Some(&signer)))
         }
     };
@@ -427,12 +406,16 @@ fn check_id(id: &str) -> Result<(), Failure> {
 }
 
 /// `ravenpost init [DIR]`.
-pub fn init(dir: Option<PathBuf>, diagrams: crate::archive::Diagrams) -> Result<String, Failure> {
+pub fn init(
+    session: &Session,
+    dir: Option<PathBuf>,
+    diagrams: crate::archive::Diagrams,
+) -> Result<String, Failure> {
     let dir = match dir {
         Some(d) => d,
         None => std::env::current_dir().map_err(|e| Failure::Usage(e.to_string()))?,
     };
-    init_club(Some(dir), diagrams, ClubSetup::default())
+    init_club(session, Some(dir), diagrams, ClubSetup::default())
 }
 
 /// The git server accounts `ravenpost init` writes into `ravenpost.yaml` (README "Running
@@ -451,6 +434,7 @@ pub struct ClubSetup {
 /// # Errors
 /// A bad account name, and [`init`]'s errors.
 pub fn init_club(
+    session: &Session,
     dir: Option<PathBuf>,
     diagrams: crate::archive::Diagrams,
     club: ClubSetup,
@@ -477,7 +461,7 @@ pub fn init_club(
         }
     }
     let options = crate::archive::ArchiveOptions { pin_line_endings: true, ..Default::default() };
-    let a = Archive::init_with_config(&dir, &config, None, now(), options)?;
+    let a = Archive::init_with_config(&dir, &config, None, session.now(), options)?;
     Ok(format!("Initialised a ravenpost archive in {}", a.dir().display()))
 }
 
@@ -513,27 +497,6 @@ pub struct NewGame {
     /// `WhiteAccount` and `BlackAccount` tags: the players' accounts on the club's git
     /// server (one or more, separated by commas), the only ones that may push their steps.
     pub accounts: [Option<String>; 2],
-}
-
-/// `--signing-key` for this run (None: git's `user.signingKey`).
-static SIGNING_KEY: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
-
-/// Sets the key `--signing-key` names, once per run.
-pub fn set_signing_key(key: Option<String>) {
-    let _ = SIGNING_KEY.set(key);
-}
-
-/// The user's own settings for this run ([`crate::archive::settings`]).
-static USER_SETTINGS: std::sync::OnceLock<UserSettings> = std::sync::OnceLock::new();
-
-/// Sets the user's settings for this run, once (the command line reads them first).
-pub fn set_user_settings(settings: UserSettings) {
-    let _ = USER_SETTINGS.set(settings);
-}
-
-/// The user's settings for this run: those [`set_user_settings`] set, else none.
-pub fn user_settings() -> &'static UserSettings {
-    USER_SETTINGS.get_or_init(UserSettings::default)
 }
 
 /// A public key given on the command line: a key line, or the path of a file holding one.
@@ -740,12 +703,8 @@ pub(super) fn new_game_tags(archive: &Archive, n: &NewGame, time: Timestamp) -> 
 }
 
 /// `ravenpost new`: writes the game file with its tags and commits it.
-pub fn new_game(
-    archive: &Archive,
-    n: NewGame,
-    author: Option<&Identity>,
-) -> Result<(GamePath, CommitId), Failure> {
-    let time = now();
+pub fn new_game(archive: &Archive, n: NewGame, session: &Session) -> Result<(GamePath, CommitId), Failure> {
+    let time = session.now();
     let NewTags { title, slug: slug_v, date, tags, user } = new_game_tags(archive, &n, time)?;
     let canonical = if n.secret_armies {
         String::new()
@@ -772,9 +731,9 @@ pub fn new_game(
     let message = format!("{id}: new {} game, {} v {}", title, n.white, n.black);
     // Without a configured identity the game is created under the first player's name,
     // as their moves are.
-    let creator = match archive.identity(author) {
+    let creator = match archive.identity(session.identity()) {
         Ok(id) => id,
-        Err(_) => player_identity(archive, &n.white, author, n.emails[0].as_deref()),
+        Err(_) => player_identity(archive, &n.white, session, n.emails[0].as_deref()),
     };
     // A definition given with --variant-file goes into the archive in a commit of its own.
     let tip = match &user {
@@ -801,16 +760,11 @@ pub fn new_game(
 /// Who acts when `--as` is not given: the committing identity if it is one of the game's
 /// players (so a player's clone never moves for the opponent by accident), else nobody
 /// in particular (a referee's or a shared archive: the player to move acts).
-fn acting_player(
-    archive: &Archive,
-    game: &Game,
-    who: Option<&str>,
-    author: Option<&Identity>,
-) -> Option<String> {
+fn acting_player(archive: &Archive, game: &Game, who: Option<&str>, session: &Session) -> Option<String> {
     if let Some(w) = who {
         return Some(w.to_string());
     }
-    let me = archive.identity(author).ok()?;
+    let me = archive.identity(session.identity()).ok()?;
     side_of_person(game, &me.name, &me.email).map(|s| record::player(game, s))
 }
 
@@ -824,10 +778,10 @@ pub(super) fn change_game(
     game: &str,
     who: Option<&str>,
     step: StepKind,
-    author: Option<&Identity>,
+    session: &Session,
     change: impl FnOnce(&str, &Game, Option<&str>) -> Result<Applied, Failure>,
 ) -> Result<Applied, Failure> {
-    change_game_checked(archive, game, who, step, author, |_, _| Ok(()), change)
+    change_game_checked(archive, game, who, step, session, |_, _| Ok(()), change)
 }
 
 /// [`change_game`], with `first` asked before anything else about the game as read
@@ -837,7 +791,7 @@ fn change_game_checked(
     game: &str,
     who: Option<&str>,
     step: StepKind,
-    author: Option<&Identity>,
+    session: &Session,
     first: impl FnOnce(&GamePath, &Game) -> Result<(), Failure>,
     change: impl FnOnce(&str, &Game, Option<&str>) -> Result<Applied, Failure>,
 ) -> Result<Applied, Failure> {
@@ -847,19 +801,19 @@ fn change_game_checked(
     super::definitions::check_pinned_at(archive, tip, path.id(), &text)?;
     let game = record::load(&text)?;
     first(&path, &game)?;
-    let who = acting_player(archive, &game, who, author);
+    let who = acting_player(archive, &game, who, session);
     let guarded = who.is_none() && !step.said_whose();
     // A move is guarded first (the same move typed twice is refused as such, not as an
     // illegal move for the other side); another step is first judged by its own rules,
     // so that a claim or answer refused anyway says why.
     if guarded && matches!(step, StepKind::Move { .. }) {
-        check_unknown_actor(archive, &path, &game, step, author)?;
+        check_unknown_actor(archive, &path, &game, step, session)?;
     }
     let applied = change(&text, &game, who.as_deref())?;
     if guarded && !matches!(step, StepKind::Move { .. }) {
-        check_unknown_actor(archive, &path, &game, step, author)?;
+        check_unknown_actor(archive, &path, &game, step, session)?;
     }
-    commit_applied(archive, &path, tip, &applied, &game, author)?;
+    commit_applied(archive, &path, tip, &applied, &game, session)?;
     Ok(applied)
 }
 
@@ -873,15 +827,15 @@ pub fn play(
     token: &str,
     who: Option<&str>,
     expect_ply: Option<usize>,
-    author: Option<&Identity>,
+    session: &Session,
 ) -> Result<Applied, Failure> {
     let options = record::MoveOptions {
         diagram: archive.config()?.diagrams == crate::archive::Diagrams::EveryMove,
-        at: Some(now().unix_seconds()),
+        at: Some(session.now().unix_seconds()),
         prepared: false,
     };
     let again = |path: &GamePath, game: &Game| already_recorded(archive, path, game, token);
-    change_game_checked(archive, game, who, StepKind::Move { expect_ply }, author, again, |_, game, who| {
+    change_game_checked(archive, game, who, StepKind::Move { expect_ply }, session, again, |_, game, who| {
         let token = move_token_for(game, token)?;
         Ok(record::play_move_on(game, token, who, expect_ply, options)?.0)
     })
@@ -1013,12 +967,12 @@ fn check_unknown_actor(
     path: &GamePath,
     game: &Game,
     step: StepKind,
-    author: Option<&Identity>,
+    session: &Session,
 ) -> Result<(), Failure> {
     let index = archive.index()?;
     let Some(last) = index.last_version(&path.path()) else { return Ok(()) };
     let last = index.commit_at(last.position);
-    let me = archive.identity(author).ok();
+    let me = archive.identity(session.identity()).ok();
     // Whose command made the last step: its committer (the author is the player it was
     // played for); ravenpost 0.1 made them the same.
     let committer = archive.committer_of(last.commit)?;
@@ -1069,9 +1023,9 @@ pub fn resign(
     archive: &Archive,
     game: &str,
     who: Option<&str>,
-    author: Option<&Identity>,
+    session: &Session,
 ) -> Result<Applied, Failure> {
-    change_game(archive, game, who, StepKind::Resign, author, |_, game, who| {
+    change_game(archive, game, who, StepKind::Resign, session, |_, game, who| {
         Ok(record::resign_on(game, who)?)
     })
 }
@@ -1085,9 +1039,9 @@ pub fn draw(
     game: &str,
     who: Option<&str>,
     action: DrawAction,
-    author: Option<&Identity>,
+    session: &Session,
 ) -> Result<Applied, Failure> {
-    change_game(archive, game, who, StepKind::Draw(action), author, |_, game, who| {
+    change_game(archive, game, who, StepKind::Draw(action), session, |_, game, who| {
         Ok(record::draw_on(game, who, action)?)
     })
 }
@@ -1100,22 +1054,22 @@ pub fn claim_timeout(
     archive: &Archive,
     game: &str,
     who: Option<&str>,
-    author: Option<&Identity>,
+    session: &Session,
 ) -> Result<Applied, Failure> {
     let path = find(archive, game)?;
     let _lock = archive.lock()?;
     let (text, tip) = read(archive, &path)?;
     super::definitions::check_pinned_at(archive, tip, path.id(), &text)?;
     let loaded = record::load(&text)?;
-    let acting = acting_player(archive, &loaded, who, author);
+    let acting = acting_player(archive, &loaded, who, session);
     let who = acting.as_deref();
-    let clock = super::clock::clock_of_game(archive, &path, &loaded, now().unix_seconds())?;
+    let clock = super::clock::clock_of_game(archive, &path, &loaded, session.now().unix_seconds())?;
     let why = check_timeout_claim(path.id(), &loaded, who, clock.as_ref())?;
     let applied = record::time_forfeit_on(&loaded, who, &why)?;
     if who.is_none() {
-        check_unknown_actor(archive, &path, &loaded, StepKind::ClaimTimeout, author)?;
+        check_unknown_actor(archive, &path, &loaded, StepKind::ClaimTimeout, session)?;
     }
-    commit_applied(archive, &path, tip, &applied, &loaded, author)?;
+    commit_applied(archive, &path, tip, &applied, &loaded, session)?;
     Ok(applied)
 }
 
@@ -1126,10 +1080,10 @@ pub fn leave(
     who: &str,
     from: i64,
     days: u32,
-    author: Option<&Identity>,
+    session: &Session,
 ) -> Result<Applied, Failure> {
-    change_game(archive, game, Some(who), StepKind::Leave, author, |_, game, _| {
-        check_leave_start(from, now().unix_seconds())?;
+    change_game(archive, game, Some(who), StepKind::Leave, session, |_, game, _| {
+        check_leave_start(from, session.now().unix_seconds())?;
         Ok(record::book_leave_on(game, who, from, days)?)
     })
 }

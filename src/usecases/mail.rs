@@ -28,9 +28,10 @@ use crate::record::game::Game;
 use crate::referee::limits::Limits;
 use crate::referee::{Step, check_step_at};
 
+use super::error::Error as Failure;
+use super::games::find;
+use super::session::Session;
 use crate::referee::players::email_tag;
-use crate::usecases::Error as Failure;
-use crate::usecases::{find, now};
 
 /// The environment variable with the SMTP password, unless `mail.smtp.password-env`
 /// names another.
@@ -68,7 +69,7 @@ fn prepare(
     game: &str,
     who: Option<&str>,
     to: Option<&str>,
-    author: Option<&Identity>,
+    session: &Session,
     only_own: Option<&str>,
 ) -> Result<Prepared, Failure> {
     let path = find(archive, game)?;
@@ -82,7 +83,7 @@ fn prepare(
             path.id()
         )));
     }
-    let me = archive.identity(author).ok();
+    let me = archive.identity(session.identity()).ok();
     let history = crate::usecases::history(archive, &path)?;
     let players = [record::player(&g, Side::White), record::player(&g, Side::Black)];
     let side_of = |name: &str| Side::ALL.into_iter().find(|s| players[s.index()] == name);
@@ -182,7 +183,7 @@ fn prepare(
             sender,
             from: from.clone(),
             to: to.clone(),
-            date: now().unix_seconds(),
+            date: session.now().unix_seconds(),
             deadline: None,
         },
         &steps,
@@ -268,9 +269,9 @@ pub fn export(
     game: &str,
     who: Option<&str>,
     to: Option<&str>,
-    author: Option<&Identity>,
+    session: &Session,
 ) -> Result<(Vec<u8>, String), Failure> {
-    let p = prepare(archive, game, who, to, author, who.is_none().then_some("export"))?;
+    let p = prepare(archive, game, who, to, session, who.is_none().then_some("export"))?;
     // The subject and the id on lines of their own: each line fits 80 columns.
     let line = format!(
         "{} ply {} from {} <{}> to {} <{}>:\n  {}\n  (Message-ID <{}>)",
@@ -304,15 +305,15 @@ pub struct Delivery {
 
 /// The `mail` section that applies: the user's own settings' (all of it), else the
 /// archive's `ravenpost.yaml`'s.
-fn mail_section(archive: &Archive) -> Result<Option<crate::archive::MailConfig>, Failure> {
-    match &crate::usecases::user_settings().mail {
+fn mail_section(session: &Session, archive: &Archive) -> Result<Option<crate::archive::MailConfig>, Failure> {
+    match &session.settings.mail {
         Some(m) => Ok(Some(m.clone())),
         None => Ok(archive.config()?.mail),
     }
 }
 
-fn smtp_settings(archive: &Archive, d: &Delivery) -> Result<Option<SmtpConfig>, Failure> {
-    let configured = mail_section(archive)?.and_then(|m| m.smtp);
+fn smtp_settings(session: &Session, archive: &Archive, d: &Delivery) -> Result<Option<SmtpConfig>, Failure> {
+    let configured = mail_section(session, archive)?.and_then(|m| m.smtp);
     let Some(server) = &d.smtp else {
         return Ok(configured.map(|mut c| {
             if let Some(s) = d.security {
@@ -346,7 +347,7 @@ fn smtp_settings(archive: &Archive, d: &Delivery) -> Result<Option<SmtpConfig>, 
     }))
 }
 
-fn smtp_transport(c: &SmtpConfig) -> Result<lettre::SmtpTransport, Failure> {
+fn smtp_transport(session: &Session, c: &SmtpConfig) -> Result<lettre::SmtpTransport, Failure> {
     use lettre::transport::smtp::authentication::Credentials;
     use lettre::transport::smtp::client::{Certificate, Tls, TlsParameters};
     let port = c.port.unwrap_or(c.security.default_port());
@@ -368,7 +369,7 @@ fn smtp_transport(c: &SmtpConfig) -> Result<lettre::SmtpTransport, Failure> {
     };
     if let Some(user) = &c.user {
         let var = c.password_env.clone().unwrap_or_else(|| PASSWORD_ENV.to_string());
-        let password = std::env::var(&var).map_err(|_| {
+        let password = (session.secret)(&var).ok_or_else(|| {
             Failure::Usage(format!(
                 "SMTP user {user} needs a password: set ${var} (passwords are never stored in the archive)"
             ))
@@ -385,14 +386,14 @@ pub fn send(
     who: Option<&str>,
     to: Option<&str>,
     delivery: &Delivery,
-    author: Option<&Identity>,
+    session: &Session,
 ) -> Result<String, Failure> {
-    let p = prepare(archive, game, who, to, author, Some("send"))?;
+    let p = prepare(archive, game, who, to, session, Some("send"))?;
     // The Message-IDs this clone has sent, one a line, never committed: a message sent
     // again (the same step, so the same Message-ID) is called a resend.
     let sent_log = archive.secrets_dir().join("sent-messages");
     let again = std::fs::read_to_string(&sent_log).is_ok_and(|t| t.lines().any(|l| l == p.built.message_id));
-    let via = deliver(archive, delivery, &p.from, &p.to, &p.built.bytes)?;
+    let via = deliver(session, archive, delivery, &p.from, &p.to, &p.built.bytes)?;
     if !again {
         record_sent(&sent_log, &p.built.message_id);
     }
@@ -428,6 +429,7 @@ fn record_sent(log: &Path, message_id: &str) {
 /// [`Failure::Declined`] when the server or command fails; [`Failure::Usage`] when no
 /// way to send is configured or an address is malformed.
 pub fn deliver(
+    session: &Session,
     archive: &Archive,
     delivery: &Delivery,
     from: &Mailbox,
@@ -440,12 +442,12 @@ pub fn deliver(
     };
     let envelope = lettre::address::Envelope::new(Some(addr(from)?), vec![addr(to)?])
         .map_err(|e| Failure::Usage(format!("envelope: {e}")))?;
-    let configured_sendmail = mail_section(archive)?.and_then(|m| m.sendmail);
-    let smtp = if delivery.sendmail.is_some() { None } else { smtp_settings(archive, delivery)? };
+    let configured_sendmail = mail_section(session, archive)?.and_then(|m| m.sendmail);
+    let smtp = if delivery.sendmail.is_some() { None } else { smtp_settings(session, archive, delivery)? };
     let via = match (smtp, delivery.sendmail.clone().or(configured_sendmail)) {
         (Some(c), _) => {
             let port = c.port.unwrap_or(c.security.default_port());
-            smtp_transport(&c)?
+            smtp_transport(session, &c)?
                 .send_raw(&envelope, bytes)
                 .map_err(|e| Failure::Declined(smtp_failure(&c.host, port, c.security, &e)))?;
             let how = match c.security {
@@ -576,7 +578,7 @@ pub fn import(
     archive: &Archive,
     paths: &[PathBuf],
     options: ImportOptions<'_>,
-    author: Option<&Identity>,
+    session: &Session,
 ) -> Result<Vec<ImportLine>, Failure> {
     let limits = archive.config()?.limits();
     let mut out = Vec::new();
@@ -588,7 +590,7 @@ pub fn import(
             continue;
         }
         let opened = std::fs::File::open(&file).map_err(unreadable)?;
-        out.extend(import_within(archive, &file, opened, options, author, &limits)?);
+        out.extend(import_within(archive, &file, opened, options, session, &limits)?);
     }
     Ok(out)
 }
@@ -603,10 +605,10 @@ pub fn import_reader(
     name: &Path,
     input: impl std::io::Read,
     options: ImportOptions<'_>,
-    author: Option<&Identity>,
+    session: &Session,
 ) -> Result<Vec<ImportLine>, Failure> {
     let limits = archive.config()?.limits();
-    import_within(archive, name, input, options, author, &limits)
+    import_within(archive, name, input, options, session, &limits)
 }
 
 /// [`import_reader`] within `limits`: `input` is read up to one byte more than
@@ -616,7 +618,7 @@ fn import_within(
     name: &Path,
     input: impl std::io::Read,
     options: ImportOptions<'_>,
-    author: Option<&Identity>,
+    session: &Session,
     limits: &Limits,
 ) -> Result<Vec<ImportLine>, Failure> {
     use std::io::Read as _;
@@ -634,7 +636,7 @@ fn import_within(
     };
     let mut out = Vec::new();
     for m in messages {
-        out.push(import_one(archive, name, &m, options, author, limits)?);
+        out.push(import_one(archive, name, &m, options, session, limits)?);
     }
     Ok(out)
 }
@@ -714,91 +716,16 @@ fn import_one(
     file: &Path,
     m: &Incoming,
     options: ImportOptions<'_>,
-    author: Option<&Identity>,
+    session: &Session,
     limits: &Limits,
 ) -> Result<ImportLine, Failure> {
-    let who = options.who;
     let refuse = |game: Option<String>, why: String| Ok(refused(file, Some(m), game, why));
-    if let Some(why) = &m.malformed {
-        return refuse(m.game_id.clone(), why.clone());
-    }
-    let text = match &m.game {
-        Ok(t) => t,
-        Err(e) => return refuse(m.game_id.clone(), e.clone()),
+    let (id, received, path) = match read_received(m, limits) {
+        Ok(r) => r,
+        Err((game, why)) => return refuse(game, why),
     };
-    let Some(id) = m.game_id.clone() else {
-        return refuse(
-            None,
-            "no game id: no `<id>.pgn` attachment, X-Ravenpost-Game header or subject".into(),
-        );
-    };
-    // Read, and its plies counted, before any is replayed.
-    let read = match crate::notation::pgn::GameReader::new(text.as_bytes()).next() {
-        Some(Ok(t)) => Ok(t),
-        Some(Err(e)) => Err(record::Refusal::Invalid(vec![e.into()])),
-        None => Err(record::Refusal::Invalid(vec![])),
-    };
-    let received = match read {
-        Ok(t) if t.moves.len() > limits.plies => {
-            return refuse(
-                Some(id),
-                format!(
-                    "the game in the message has {} plies, over the limit of {} for one game (`limits: plies:` \
-                     in the archive's ravenpost.yaml); nothing of it was replayed",
-                    t.moves.len(),
-                    limits.plies
-                ),
-            );
-        }
-        Ok(t) => record::game::replay(t).map_err(record::Refusal::Invalid),
-        Err(e) => Err(e),
-    };
-    let received = match received {
-        Ok(g) => g,
-        Err(e) => return refuse(Some(id), format!("the game file in the message: {e}")),
-    };
-    let slug = &received.variant.def().slug;
-    if let Some(v) = m.variant.as_deref().filter(|v| v != slug) {
-        return refuse(
-            Some(id),
-            format!(
-                "the {} header names a {v} game, but the attached game is a {slug} game",
-                mail::GAME_HEADER
-            ),
-        );
-    }
-    let path = match GamePath::new(slug, &id) {
-        Ok(p) => p,
-        Err(e) => return refuse(Some(id), format!("game id: {e}")),
-    };
-    if let Some(tag) = signed_game(&received) {
-        return refuse(
-            Some(id),
-            format!(
-                "this game requires signed moves ({tag}), which email cannot carry: play it through a shared repository"
-            ),
-        );
-    }
     let players = [record::player(&received, Side::White), record::player(&received, Side::Black)];
-    let (me, my_side) = match who {
-        Some(w) => (Some(w.to_string()), Side::ALL.into_iter().find(|s| players[s.index()] == w)),
-        None => match archive.identity(author) {
-            Ok(i) => {
-                let side = crate::referee::players::side_of_person(&received, &i.name, &i.email);
-                (Some(side.map_or(i.name, |s| players[s.index()].clone())), side)
-            }
-            Err(_) => (None, None),
-        },
-    };
-    // Without a name, the player the message was sent to: its `To:` address is their
-    // WhiteEmail/BlackEmail tag.
-    let (me, my_side) = match (me, my_side) {
-        (me, None) if who.is_none() => match addressed_side(&received, m) {
-            Some(s) => (Some(players[s.index()].clone()), Some(s)),
-            None => (me, None),
-        },
-        found => found,
-    };
+    let (me, my_side) = importer(archive, session, options.who, &received, &players, m);
 
     let _lock = archive.lock()?;
     let tip = archive.tip()?;
@@ -813,332 +740,50 @@ fn import_one(
             })?),
             None => None,
         };
-    if ours.is_none() {
-        // Another variant's game of the same id, or an unknown game for a non-player.
-        if let Ok(other) = find(archive, &id) {
-            return refuse(
-                Some(id.clone()),
-                format!(
-                    "this archive's game {id} is a {} game, the message's is {}",
-                    other.variant(),
-                    path.variant()
-                ),
-            );
-        }
-        if my_side.is_none() {
-            let whom = match me.as_deref() {
-                Some(name) => format!("{name} is not one of its players ({} and {})", players[0], players[1]),
-                None => format!(
-                    "no identity is set to say which of its players ({} and {}) you are, and the message's To: \
-                     address is neither player's (WhiteEmail/BlackEmail tags): name yourself with `--as NAME`, \
-                     or set git's user.name and user.email",
-                    players[0], players[1]
-                ),
-            };
-            return refuse(
-                Some(id.clone()),
-                format!("unknown game {id}: it is not in this archive, and {whom}"),
-            );
-        }
+    if ours.is_none()
+        && let Some(why) = unknown_game(archive, &id, &path, me.as_deref(), my_side, &players)
+    {
+        return refuse(Some(id), why);
     }
     let full = received.canonical_text();
-    let n0 = ours_game.as_ref().map_or(0, |g| g.moves.len());
-    let n1 = received.moves.len();
-    let nothing_new = |why: &str| ImportLine {
-        file: file.display().to_string(),
-        message_id: m.message_id.clone(),
-        game: Some(id.clone()),
-        status: "nothing-new",
-        created: false,
-        plies: vec![],
-        steps: vec![],
-        result: None,
-        reason: Some(why.to_string()),
-    };
-    if let Some(g0) = &ours_game {
-        if ours.as_deref() == Some(full.as_str()) {
-            return Ok(nothing_new("the archive has this version of the game"));
-        }
-        if n1 < n0 && g0.moves[..n1] == received.moves[..] {
-            return Ok(nothing_new(&earlier_version(archive, &path, g0, &received, &full)?));
-        }
-        if n1 == n0 {
-            let known =
-                archive.file_history(&path.path())?.into_iter().any(|v| v.contents.as_deref() == Some(&full));
-            if known {
-                return Ok(nothing_new("an earlier version of the game (the archive has moved on)"));
-            }
-        }
+    let known = Known { file, m, id: &id, path: &path, ours: ours.as_deref(), full: &full };
+    if let Some(line) = known.already(archive, ours_game.as_ref(), &received)? {
+        return Ok(line);
     }
-    // A message read again adds nothing (above): one that adds steps under a Message-ID
-    // already imported is another message under a copied id.
-    if let (Some(mid), Some(_)) = (&m.message_id, &ours) {
-        let named = format!("<{mid}>");
-        if let Some(v) = archive.file_history(&path.path())?.into_iter().find(|v| v.message.contains(&named))
-        {
-            let commit: String = v.commit.to_string().chars().take(12).collect();
-            return refuse(
-                Some(id),
-                format!(
-                    "Message-ID {named} was imported before (commit {commit}), with other steps: a message read \
-                     again adds nothing, so this is another message under a copied Message-ID"
-                ),
-            );
-        }
-    }
-    let opponent_of_me = my_side.map(Side::opponent);
     // The sender must be the player whose steps the message adds: its From address is that
     // player's address in the game (ours; the message's, for a game it creates), compared
     // without case. `--accept-sender` takes a step all the same, and its commit says so.
     let listed_in = ours_game.as_ref().unwrap_or(&received);
-    let sender = m.from.as_ref().map(|f| f.email.clone()).unwrap_or_default();
-    let mut accepted: [Option<String>; 2] = [None, None];
-    let mut vouch = |side: Side, what: &str| -> Result<(), String> {
+    let listed = Side::ALL.map(|side| {
         let name = &players[side.index()];
-        let tag = email_tag(side);
-        let listed = listed_in
-            .text
-            .tag(tag)
-            .map(|t| parse_mailbox(t, name).map_or_else(|_| t.trim().to_string(), |b| b.email));
-        let problem = match &listed {
-            Some(a) if a.eq_ignore_ascii_case(&sender) => return Ok(()),
-            Some(a) => format!(
-                "the message is from {sender}, but {what} is {name}'s, whose address is {a} (the game's {tag} tag)"
-            ),
-            None => format!(
-                "{what} is {name}'s, and the game lists no address for {name} (no {tag} tag) to check the sender \
-                 {sender} against"
-            ),
-        };
-        if !options.accept_sender {
-            return Err(format!(
-                "{problem}: a step is taken only from its player's address (to take it all the same, add \
-                 --accept-sender)"
-            ));
-        }
-        let whose = match &listed {
-            Some(a) => format!("{name}'s address is {a}"),
-            None => format!("the game lists no address for {name}"),
-        };
-        accepted[side.index()] = Some(format!(
-            "The sender was not the mover: the message is from {sender}, and {whose}; taken with \
-             `mail import --accept-sender`."
-        ));
-        Ok(())
-    };
-    // Checked before any ply is judged: the creator of a new game, and the movers of the
-    // plies (a ply of yours is refused below, for what it is).
-    if ours.is_none()
-        && let Err(why) = vouch(opponent_of_me.unwrap_or(Side::White), "the new game")
-    {
-        return refuse(Some(id), why);
-    }
-    for k in (n0 + 1)..=n1.min(n0 + 2) {
-        let mover = received.position_at(k - 1).side_to_move();
-        if Some(mover) != my_side
-            && let Err(why) = vouch(mover, &format!("ply {k}"))
-        {
-            return refuse(Some(id), why);
-        }
-    }
-    let time = now();
-    let email_of = |side: Side| -> String {
-        received
+        listed_in
             .text
             .tag(email_tag(side))
-            .map(str::to_string)
-            .or_else(|| m.from.as_ref().filter(|_| Some(side) != my_side).map(|f| f.email.clone()))
-            .unwrap_or_else(|| {
-                format!("{}@ravenpost.invalid", players[side.index()].to_lowercase().replace(' ', "-"))
-            })
+            .map(|t| parse_mailbox(t, name).map_or_else(|_| t.trim().to_string(), |b| b.email))
+    });
+    let time = session.now();
+    let mut import = Import {
+        m,
+        id: &id,
+        received: &received,
+        players: &players,
+        my_side,
+        listed,
+        sender: m.from.as_ref().map(|f| f.email.clone()).unwrap_or_default(),
+        accept_sender: options.accept_sender,
+        accepted: [None, None],
+        time,
+        msg: mail::describe(m).into_owned(),
+        // "your archive" says which: a mail client's working directory may have chosen another.
+        yours: format!("your archive ({})", archive.dir().components().collect::<PathBuf>().display()),
     };
-    let identity = |side: Side| Identity::new(players[side.index()].clone(), email_of(side));
-    // "your archive" says which: a mail client's working directory may have chosen another.
-    let yours = format!("your archive ({})", archive.dir().components().collect::<PathBuf>().display());
-    // Every version the message implies after ours, each checked like a pushed commit.
-    let mut steps: Vec<Version> = Vec::new();
-    let mut prev = ours.clone();
-    let msg = mail::describe(m);
-    if ours.is_none() {
-        let creator = opponent_of_me.unwrap_or(Side::White);
-        let v0 = truncated(&received, 0);
-        steps.push(Version::new(
-            v0.clone(),
-            creator,
-            identity(creator),
-            format!("{id}: new game from mail {msg}"),
-        ));
-        prev = Some(v0);
-    }
-    let times = record::move_times(&received.text).unwrap_or_default();
-    for k in (n0 + 1)..=n1 {
-        let mover = received.position_at(k - 1).side_to_move();
-        let name = players[mover.index()].clone();
-        let san = crate::notation::san::write_move(
-            &received.variant,
-            &received.position_at(k - 1),
-            &received.moves[k - 1],
-        );
-        let at = times.get(k - 1).copied().flatten();
-        // A declined draw offer leaves no trace in the file (the move would have ended it
-        // too): the sender's message names the plies it came before; the decline is
-        // recorded first, as the sender's archive has it.
-        let pending =
-            prev.as_deref().and_then(|t| record::load(t).ok()).and_then(|g| record::pending_offer(&g));
-        let opponents_offer = pending.as_deref() == Some(received.variant.def().side_name(mover.opponent()));
-        if m.declined_before.contains(&k) && opponents_offer && Some(mover) != my_side {
-            let base = prev.clone().unwrap_or_default();
-            let declined = record::draw(&base, Some(&name), record::DrawAction::Decline)
-                .map_err(|e| e.to_string())
-                .and_then(|a| {
-                    match check_step_at(Some(&base), &a.text, Some(&name), Some(time.unix_seconds())) {
-                        Ok(Step::Recorded { .. }) => Ok(a),
-                        Ok(other) => Err(format!("unexpected change {other:?}")),
-                        Err(e) => Err(e.to_string()),
-                    }
-                });
-            match declined {
-                Ok(a) => {
-                    let summary =
-                        ImportedStep { summary: with_player(&received, &a.summary), before_ply: Some(k) };
-                    let mut v = Version::new(
-                        a.text.clone(),
-                        mover,
-                        identity(mover),
-                        format!("{id}: {} (from mail {msg})", a.summary),
-                    );
-                    v.step = Some(summary);
-                    v.at = at;
-                    steps.push(v);
-                    prev = Some(a.text);
-                }
-                Err(e) => return refuse(Some(id), format!("the draw declined before ply {k} ({san}): {e}")),
-            }
-        }
-        let next = if k < n1 {
-            truncated(&received, k)
-        } else {
-            // The last ply as ravenpost writes it: the mover's draw offer (made before the
-            // move, carried by it) first as a step of its own; a result the rules do not
-            // give (resignation, draw, time forfeit) after it, below.
-            let side_name = received.variant.def().side_name(mover).to_string();
-            let offered = received.text.moves.last().is_some_and(|m| {
-                m.comments
-                    .iter()
-                    .any(|c| c.strip_prefix(record::DRAW_OFFER_PREFIX) == Some(side_name.as_str()))
-            });
-            let base = prev.clone().unwrap_or_default();
-            // An offer already in ours (its own message came first) is not made again.
-            let made =
-                record::load(&base).ok().and_then(|g| record::pending_offer(&g)) == Some(side_name.clone());
-            let base = if offered && !made && Some(mover) != my_side {
-                match record::draw(&base, Some(&name), record::DrawAction::Offer) {
-                    Ok(a) => {
-                        let mut v = Version::new(
-                            a.text.clone(),
-                            mover,
-                            identity(mover),
-                            format!("{id}: {} (from mail {msg})", a.summary),
-                        );
-                        v.step = Some(ImportedStep {
-                            summary: with_player(&received, &a.summary),
-                            before_ply: Some(k),
-                        });
-                        v.at = at;
-                        steps.push(v);
-                        prev = Some(a.text.clone());
-                        a.text
-                    }
-                    Err(e) => return refuse(Some(id), format!("ply {k} ({san}): {e}")),
-                }
-            } else {
-                base
-            };
-            // A prepared reply keeps its note (`{ravenpost: prepared}`).
-            let prepared = record::is_prepared(&received.text, k);
-            let options = record::MoveOptions { at, prepared, ..record::MoveOptions::default() };
-            match record::play_move_with(&base, &san, None, None, options) {
-                Ok(a) => a.text,
-                Err(e) => return refuse(Some(id), format!("ply {k} ({san}): {e}")),
-            }
-        };
-        if Some(mover) == my_side {
-            return refuse(
-                Some(id),
-                format!(
-                    "ply {k} ({san}) is played for {name}, you, but {yours} does not have it: refusing a move made in your name"
-                ),
-            );
-        }
-        if let Err(why) = vouch(mover, &format!("ply {k} ({san})")) {
-            return refuse(Some(id), why);
-        }
-        // Each side keeps the times the mover recorded; a ply without one could never be
-        // matched again by the sender's later messages.
-        if at.is_none() {
-            return refuse(
-                Some(id),
-                format!(
-                    "ply {k} ({san}) carries no move time ({{ravenpost: at …}}); ravenpost writes one after every move"
-                ),
-            );
-        }
-        // Judged at the arrival time: a move dated in the future is refused here.
-        match check_step_at(prev.as_deref(), &next, Some(&name), Some(time.unix_seconds())) {
-            Ok(Step::Moved { .. }) => {}
-            Ok(other) => return refuse(Some(id), format!("ply {k} ({san}): unexpected change {other:?}")),
-            Err(e) => return refuse(Some(id), format!("ply {k} ({san}): {e}")),
-        }
-        let mut v = Version::new(
-            next.clone(),
-            mover,
-            identity(mover),
-            format!("{id}: ply {k} {san} (from mail {msg})"),
-        );
-        v.ply = Some(ImportedPly { ply: k, token: san, player: name });
-        v.at = at;
-        steps.push(v);
-        prev = Some(next);
-    }
-    if n1 >= n0 && !prev.as_deref().is_some_and(|p| record::same_record(p, &full)) {
-        // After the plies: a result or an offer recorded by the opponent.
-        match check_step_at(prev.as_deref(), &full, None, Some(time.unix_seconds())) {
-            Ok(Step::Recorded { result, player, summary }) => {
-                let Some(side) = Side::ALL.into_iter().find(|s| players[s.index()] == player) else {
-                    return refuse(Some(id), format!("\"{summary}\" by {player}, who is not a player"));
-                };
-                if Some(side) == my_side {
-                    return refuse(
-                        Some(id),
-                        format!("\"{summary}\" is recorded for {player}, you, but {yours} does not have it"),
-                    );
-                }
-                if let Err(why) = vouch(side, &format!("\"{summary}\"")) {
-                    return refuse(Some(id), why);
-                }
-                // Committed at the arrival time: the referee judges leave and claims by
-                // the commit's time, which the sender does not choose.
-                let mut v = Version::new(
-                    full.clone(),
-                    side,
-                    identity(side),
-                    format!("{id}: {summary}, result {result} (from mail {msg})"),
-                );
-                v.step = Some(ImportedStep { summary: with_player(&received, &summary), before_ply: None });
-                steps.push(v);
-            }
-            Ok(_) => {}
-            Err(e) => return refuse(Some(id), e.to_string()),
-        }
-    } else if n1 < n0 {
-        // Not a prefix of ours (checked above): history was rewritten.
-        if let Err(e) = check_step_at(prev.as_deref(), &full, None, None) {
-            return refuse(Some(id), e.to_string());
-        }
-        return refuse(Some(id), format!("the message has {n1} plies, the archive {n0}, and they differ"));
-    }
+    let n0 = ours_game.as_ref().map_or(0, |g| g.moves.len());
+    let mut steps = match import.versions(ours.clone(), n0, &full) {
+        Ok(s) => s,
+        Err(why) => return refuse(Some(id), why),
+    };
     for v in &mut steps {
-        if let Some(note) = &accepted[v.side.index()] {
+        if let Some(note) = &import.accepted[v.side.index()] {
             v.message.push_str(&format!("\n\n{note}"));
         }
     }
@@ -1155,11 +800,241 @@ fn import_one(
     // message is for (`--as`, or its `To:` address), when known: not the
     // identity-less committer `move` uses, whose last step would make the importer's
     // next move look like one for both sides.
-    let committer = match (archive.identity(author), my_side) {
-        (Ok(_), _) | (Err(_), None) => crate::usecases::step_committer(archive, author),
-        (Err(_), Some(side)) => identity(side),
+    let committer = match (archive.identity(session.identity()), my_side) {
+        (Ok(_), _) | (Err(_), None) => crate::usecases::step_committer(archive, session),
+        (Err(_), Some(side)) => import.identity(side),
     };
-    let mut tip = tip;
+    let (plies, done) = commit_versions(archive, &path, tip, steps, &committer, time)?;
+    let result = received.text.result.as_ref().map(|r| r.0.clone()).unwrap_or_else(|| "*".into());
+    Ok(ImportLine {
+        file: file.display().to_string(),
+        message_id: m.message_id.clone(),
+        game: Some(id),
+        status: "imported",
+        created,
+        plies,
+        steps: done,
+        result: Some(result),
+        reason: None,
+    })
+}
+
+/// The game a message carries, read and replayed (within the archive's limits), its id
+/// and its path; or why it is refused (with the game id, when known).
+fn read_received(
+    m: &Incoming,
+    limits: &Limits,
+) -> Result<(String, Game, GamePath), (Option<String>, String)> {
+    if let Some(why) = &m.malformed {
+        return Err((m.game_id.clone(), why.clone()));
+    }
+    let text = match &m.game {
+        Ok(t) => t,
+        Err(e) => return Err((m.game_id.clone(), e.clone())),
+    };
+    let Some(id) = m.game_id.clone() else {
+        return Err((
+            None,
+            "no game id: no `<id>.pgn` attachment, X-Ravenpost-Game header or subject".into(),
+        ));
+    };
+    // Read, and its plies counted, before any is replayed.
+    let read = match crate::notation::pgn::GameReader::new(text.as_bytes()).next() {
+        Some(Ok(t)) => Ok(t),
+        Some(Err(e)) => Err(record::Refusal::Invalid(vec![e.into()])),
+        None => Err(record::Refusal::Invalid(vec![])),
+    };
+    let received = match read {
+        Ok(t) if t.moves.len() > limits.plies => {
+            return Err((
+                Some(id),
+                format!(
+                    "the game in the message has {} plies, over the limit of {} for one game (`limits: plies:` \
+                     in the archive's ravenpost.yaml); nothing of it was replayed",
+                    t.moves.len(),
+                    limits.plies
+                ),
+            ));
+        }
+        Ok(t) => record::game::replay(t).map_err(record::Refusal::Invalid),
+        Err(e) => Err(e),
+    };
+    let received = match received {
+        Ok(g) => g,
+        Err(e) => return Err((Some(id), format!("the game file in the message: {e}"))),
+    };
+    let slug = &received.variant.def().slug;
+    if let Some(v) = m.variant.as_deref().filter(|v| v != slug) {
+        return Err((
+            Some(id),
+            format!(
+                "the {} header names a {v} game, but the attached game is a {slug} game",
+                mail::GAME_HEADER
+            ),
+        ));
+    }
+    let path = match GamePath::new(slug, &id) {
+        Ok(p) => p,
+        Err(e) => return Err((Some(id), format!("game id: {e}"))),
+    };
+    if let Some(tag) = signed_game(&received) {
+        return Err((
+            Some(id),
+            format!(
+                "this game requires signed moves ({tag}), which email cannot carry: play it through a shared repository"
+            ),
+        ));
+    }
+    Ok((id, received, path))
+}
+
+/// Who imports the message, and their side in its game: `--as NAME`, else the session's
+/// identity, else the player the message was sent to.
+fn importer(
+    archive: &Archive,
+    session: &Session,
+    who: Option<&str>,
+    received: &Game,
+    players: &[String; 2],
+    m: &Incoming,
+) -> (Option<String>, Option<Side>) {
+    let (me, my_side) = match who {
+        Some(w) => (Some(w.to_string()), Side::ALL.into_iter().find(|s| players[s.index()] == w)),
+        None => match archive.identity(session.identity()) {
+            Ok(i) => {
+                let side = crate::referee::players::side_of_person(received, &i.name, &i.email);
+                (Some(side.map_or(i.name, |s| players[s.index()].clone())), side)
+            }
+            Err(_) => (None, None),
+        },
+    };
+    // Without a name, the player the message was sent to: its `To:` address is their
+    // WhiteEmail/BlackEmail tag.
+    match (me, my_side) {
+        (me, None) if who.is_none() => match addressed_side(received, m) {
+            Some(s) => (Some(players[s.index()].clone()), Some(s)),
+            None => (me, None),
+        },
+        found => found,
+    }
+}
+
+/// Why a game the archive does not have is refused: another variant's game has its id,
+/// or the importer is none of its players.
+fn unknown_game(
+    archive: &Archive,
+    id: &str,
+    path: &GamePath,
+    me: Option<&str>,
+    my_side: Option<Side>,
+    players: &[String; 2],
+) -> Option<String> {
+    // Another variant's game of the same id, or an unknown game for a non-player.
+    if let Ok(other) = find(archive, id) {
+        return Some(format!(
+            "this archive's game {id} is a {} game, the message's is {}",
+            other.variant(),
+            path.variant()
+        ));
+    }
+    if my_side.is_none() {
+        let whom = match me {
+            Some(name) => format!("{name} is not one of its players ({} and {})", players[0], players[1]),
+            None => format!(
+                "no identity is set to say which of its players ({} and {}) you are, and the message's To: \
+                 address is neither player's (WhiteEmail/BlackEmail tags): name yourself with `--as NAME`, \
+                 or set git's user.name and user.email",
+                players[0], players[1]
+            ),
+        };
+        return Some(format!("unknown game {id}: it is not in this archive, and {whom}"));
+    }
+    None
+}
+
+/// A message's game as the archive may know it already.
+struct Known<'a> {
+    file: &'a Path,
+    m: &'a Incoming,
+    id: &'a str,
+    path: &'a GamePath,
+    /// Our copy of the game file, if any.
+    ours: Option<&'a str>,
+    /// The message's game, canonical.
+    full: &'a str,
+}
+
+impl Known<'_> {
+    /// The line for a message that adds nothing (a version we have, or had), or that
+    /// reuses the Message-ID of another imported message; `None`: it is new.
+    fn already(
+        &self,
+        archive: &Archive,
+        ours_game: Option<&Game>,
+        received: &Game,
+    ) -> Result<Option<ImportLine>, Failure> {
+        let (path, full) = (self.path, self.full);
+        let n0 = ours_game.map_or(0, |g| g.moves.len());
+        let n1 = received.moves.len();
+        let nothing_new = |why: &str| ImportLine {
+            file: self.file.display().to_string(),
+            message_id: self.m.message_id.clone(),
+            game: Some(self.id.to_string()),
+            status: "nothing-new",
+            created: false,
+            plies: vec![],
+            steps: vec![],
+            result: None,
+            reason: Some(why.to_string()),
+        };
+        if let Some(g0) = ours_game {
+            if self.ours == Some(full) {
+                return Ok(Some(nothing_new("the archive has this version of the game")));
+            }
+            if n1 < n0 && g0.moves[..n1] == received.moves[..] {
+                return Ok(Some(nothing_new(&earlier_version(archive, path, g0, received, full)?)));
+            }
+            if n1 == n0 {
+                let known = archive
+                    .file_history(&path.path())?
+                    .into_iter()
+                    .any(|v| v.contents.as_deref() == Some(full));
+                if known {
+                    return Ok(Some(nothing_new(
+                        "an earlier version of the game (the archive has moved on)",
+                    )));
+                }
+            }
+        }
+        // A message read again adds nothing (above): one that adds steps under a Message-ID
+        // already imported is another message under a copied id.
+        if let (Some(mid), Some(_)) = (&self.m.message_id, self.ours) {
+            let named = format!("<{mid}>");
+            if let Some(v) =
+                archive.file_history(&path.path())?.into_iter().find(|v| v.message.contains(&named))
+            {
+                let commit: String = v.commit.to_string().chars().take(12).collect();
+                let why = format!(
+                    "Message-ID {named} was imported before (commit {commit}), with other steps: a message read \
+                     again adds nothing, so this is another message under a copied Message-ID"
+                );
+                return Ok(Some(refused(self.file, Some(self.m), Some(self.id.to_string()), why)));
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// Commits the versions in order on `tip`, each authored by its player at its time and
+/// committed by `committer` at `time`; returns the plies and the other steps committed.
+fn commit_versions(
+    archive: &Archive,
+    path: &GamePath,
+    mut tip: Option<crate::archive::CommitId>,
+    steps: Vec<Version>,
+    committer: &Identity,
+    time: crate::archive::Timestamp,
+) -> Result<(Vec<ImportedPly>, Vec<ImportedStep>), Failure> {
     let mut plies = Vec::new();
     let mut done = Vec::new();
     for v in steps {
@@ -1167,7 +1042,7 @@ fn import_one(
         let names = crate::archive::CommitNames {
             author: &v.author,
             author_time: v.at.map_or(time, |at| crate::archive::Timestamp::from_unix(at, 0)),
-            committer: &committer,
+            committer,
             time,
         };
         let file = path.path();
@@ -1182,18 +1057,301 @@ fn import_one(
         plies.extend(v.ply);
         done.extend(v.step);
     }
-    let result = received.text.result.as_ref().map(|r| r.0.clone()).unwrap_or_else(|| "*".into());
-    Ok(ImportLine {
-        file: file.display().to_string(),
-        message_id: m.message_id.clone(),
-        game: Some(id),
-        status: "imported",
-        created,
-        plies,
-        steps: done,
-        result: Some(result),
-        reason: None,
-    })
+    Ok((plies, done))
+}
+
+/// A message's steps being worked out: the game it carries, who is who, and the steps
+/// taken from a sender who is not their player (`--accept-sender`).
+struct Import<'a> {
+    m: &'a Incoming,
+    id: &'a str,
+    received: &'a Game,
+    players: &'a [String; 2],
+    /// The importer's side, if they play the game.
+    my_side: Option<Side>,
+    /// Each side's address as the game lists it.
+    listed: [Option<String>; 2],
+    /// The message's From address.
+    sender: String,
+    accept_sender: bool,
+    /// The note on a side's steps taken from another sender.
+    accepted: [Option<String>; 2],
+    /// The arrival.
+    time: crate::archive::Timestamp,
+    /// The message, as commit messages name it.
+    msg: String,
+    /// "your archive (DIR)".
+    yours: String,
+}
+
+impl Import<'_> {
+    /// Whether `what`, `side`'s step, may come from the message's sender: its From address
+    /// is the side's; else taken with `--accept-sender` (noted), else refused.
+    fn vouch(&mut self, side: Side, what: &str) -> Result<(), String> {
+        let name = &self.players[side.index()];
+        let tag = email_tag(side);
+        let sender = &self.sender;
+        let listed = &self.listed[side.index()];
+        let problem = match listed {
+            Some(a) if a.eq_ignore_ascii_case(sender) => return Ok(()),
+            Some(a) => format!(
+                "the message is from {sender}, but {what} is {name}'s, whose address is {a} (the game's {tag} tag)"
+            ),
+            None => format!(
+                "{what} is {name}'s, and the game lists no address for {name} (no {tag} tag) to check the sender \
+                 {sender} against"
+            ),
+        };
+        if !self.accept_sender {
+            return Err(format!(
+                "{problem}: a step is taken only from its player's address (to take it all the same, add \
+                 --accept-sender)"
+            ));
+        }
+        let whose = match listed {
+            Some(a) => format!("{name}'s address is {a}"),
+            None => format!("the game lists no address for {name}"),
+        };
+        self.accepted[side.index()] = Some(format!(
+            "The sender was not the mover: the message is from {sender}, and {whose}; taken with \
+             `mail import --accept-sender`."
+        ));
+        Ok(())
+    }
+
+    /// The address of `side`'s player: the game's tag, else the sender's (for the
+    /// opponent), else a made-up one.
+    fn email_of(&self, side: Side) -> String {
+        self.received
+            .text
+            .tag(email_tag(side))
+            .map(str::to_string)
+            .or_else(|| self.m.from.as_ref().filter(|_| Some(side) != self.my_side).map(|f| f.email.clone()))
+            .unwrap_or_else(|| {
+                format!("{}@ravenpost.invalid", self.players[side.index()].to_lowercase().replace(' ', "-"))
+            })
+    }
+
+    /// The author of `side`'s steps.
+    fn identity(&self, side: Side) -> Identity {
+        Identity::new(self.players[side.index()].clone(), self.email_of(side))
+    }
+
+    /// A step of `side` to commit: its text and its commit message's subject.
+    fn version(&self, text: String, side: Side, subject: String) -> Version {
+        Version::new(text, side, self.identity(side), subject)
+    }
+
+    /// Every version the message implies after ours (`ours`, with `n0` plies), each
+    /// checked like a pushed commit; or why the message is refused.
+    fn versions(&mut self, ours: Option<String>, n0: usize, full: &str) -> Result<Vec<Version>, String> {
+        let received = self.received;
+        let n1 = received.moves.len();
+        let opponent_of_me = self.my_side.map(Side::opponent);
+        // Checked before any ply is judged: the creator of a new game, and the movers of the
+        // plies (a ply of yours is refused below, for what it is).
+        if ours.is_none() {
+            self.vouch(opponent_of_me.unwrap_or(Side::White), "the new game")?;
+        }
+        for k in (n0 + 1)..=n1.min(n0 + 2) {
+            let mover = received.position_at(k - 1).side_to_move();
+            if Some(mover) != self.my_side {
+                self.vouch(mover, &format!("ply {k}"))?;
+            }
+        }
+        let mut steps: Vec<Version> = Vec::new();
+        let mut prev = ours.clone();
+        if ours.is_none() {
+            let creator = opponent_of_me.unwrap_or(Side::White);
+            let v0 = truncated(received, 0);
+            let subject = format!("{}: new game from mail {}", self.id, self.msg);
+            steps.push(self.version(v0.clone(), creator, subject));
+            prev = Some(v0);
+        }
+        let times = record::move_times(&received.text).unwrap_or_default();
+        for k in (n0 + 1)..=n1 {
+            let at = times.get(k - 1).copied().flatten();
+            self.ply(k, at, &mut prev, &mut steps)?;
+        }
+        if n1 >= n0 && !prev.as_deref().is_some_and(|p| record::same_record(p, full)) {
+            // After the plies: a result or an offer recorded by the opponent.
+            match check_step_at(prev.as_deref(), full, None, Some(self.time.unix_seconds())) {
+                Ok(Step::Recorded { result, player, summary }) => {
+                    steps.push(self.recorded(full, &result, &player, &summary)?);
+                }
+                Ok(_) => {}
+                Err(e) => return Err(e.to_string()),
+            }
+        } else if n1 < n0 {
+            // Not a prefix of ours (checked above): history was rewritten.
+            check_step_at(prev.as_deref(), full, None, None).map_err(|e| e.to_string())?;
+            return Err(format!("the message has {n1} plies, the archive {n0}, and they differ"));
+        }
+        Ok(steps)
+    }
+
+    /// Ply `k` of the message (recorded at `at`) after `prev`, with the steps without a
+    /// move that come with it.
+    fn ply(
+        &mut self,
+        k: usize,
+        at: Option<i64>,
+        prev: &mut Option<String>,
+        steps: &mut Vec<Version>,
+    ) -> Result<(), String> {
+        let received = self.received;
+        let n1 = received.moves.len();
+        let mover = received.position_at(k - 1).side_to_move();
+        let name = self.players[mover.index()].clone();
+        let san = crate::notation::san::write_move(
+            &received.variant,
+            &received.position_at(k - 1),
+            &received.moves[k - 1],
+        );
+        self.declined_before(k, at, &san, prev, steps)?;
+        let next = if k < n1 { truncated(received, k) } else { self.last_ply(k, at, &san, prev, steps)? };
+        if Some(mover) == self.my_side {
+            return Err(format!(
+                "ply {k} ({san}) is played for {name}, you, but {} does not have it: refusing a move made in your name",
+                self.yours
+            ));
+        }
+        self.vouch(mover, &format!("ply {k} ({san})"))?;
+        // Each side keeps the times the mover recorded; a ply without one could never be
+        // matched again by the sender's later messages.
+        if at.is_none() {
+            return Err(format!(
+                "ply {k} ({san}) carries no move time ({{ravenpost: at …}}); ravenpost writes one after every move"
+            ));
+        }
+        // Judged at the arrival time: a move dated in the future is refused here.
+        match check_step_at(prev.as_deref(), &next, Some(&name), Some(self.time.unix_seconds())) {
+            Ok(Step::Moved { .. }) => {}
+            Ok(other) => return Err(format!("ply {k} ({san}): unexpected change {other:?}")),
+            Err(e) => return Err(format!("ply {k} ({san}): {e}")),
+        }
+        let mut v =
+            self.version(next.clone(), mover, format!("{}: ply {k} {san} (from mail {})", self.id, self.msg));
+        v.ply = Some(ImportedPly { ply: k, token: san, player: name });
+        v.at = at;
+        steps.push(v);
+        *prev = Some(next);
+        Ok(())
+    }
+
+    /// A declined draw offer before ply `k`: it leaves no trace in the file (the move would
+    /// have ended it too), so the sender's message names the plies it came before; the
+    /// decline is recorded first, as the sender's archive has it.
+    fn declined_before(
+        &self,
+        k: usize,
+        at: Option<i64>,
+        san: &str,
+        prev: &mut Option<String>,
+        steps: &mut Vec<Version>,
+    ) -> Result<(), String> {
+        let received = self.received;
+        let mover = received.position_at(k - 1).side_to_move();
+        let name = &self.players[mover.index()];
+        let pending =
+            prev.as_deref().and_then(|t| record::load(t).ok()).and_then(|g| record::pending_offer(&g));
+        let opponents_offer = pending.as_deref() == Some(received.variant.def().side_name(mover.opponent()));
+        if !(self.m.declined_before.contains(&k) && opponents_offer && Some(mover) != self.my_side) {
+            return Ok(());
+        }
+        let base = prev.clone().unwrap_or_default();
+        let declined =
+            record::draw(&base, Some(name), record::DrawAction::Decline).map_err(|e| e.to_string()).and_then(
+                |a| match check_step_at(Some(&base), &a.text, Some(name), Some(self.time.unix_seconds())) {
+                    Ok(Step::Recorded { .. }) => Ok(a),
+                    Ok(other) => Err(format!("unexpected change {other:?}")),
+                    Err(e) => Err(e.to_string()),
+                },
+            );
+        match declined {
+            Ok(a) => {
+                let summary =
+                    ImportedStep { summary: with_player(received, &a.summary), before_ply: Some(k) };
+                let subject = format!("{}: {} (from mail {})", self.id, a.summary, self.msg);
+                let mut v = self.version(a.text.clone(), mover, subject);
+                v.step = Some(summary);
+                v.at = at;
+                steps.push(v);
+                *prev = Some(a.text);
+                Ok(())
+            }
+            Err(e) => Err(format!("the draw declined before ply {k} ({san}): {e}")),
+        }
+    }
+
+    /// The last ply (`k`) as ravenpost writes it: the mover's draw offer (made before the
+    /// move, carried by it) first as a step of its own; a result the rules do not give
+    /// (resignation, draw, time forfeit) after it ([`Import::versions`]).
+    fn last_ply(
+        &self,
+        k: usize,
+        at: Option<i64>,
+        san: &str,
+        prev: &mut Option<String>,
+        steps: &mut Vec<Version>,
+    ) -> Result<String, String> {
+        let received = self.received;
+        let mover = received.position_at(k - 1).side_to_move();
+        let name = &self.players[mover.index()];
+        let side_name = received.variant.def().side_name(mover).to_string();
+        let offered = received.text.moves.last().is_some_and(|m| {
+            m.comments.iter().any(|c| c.strip_prefix(record::DRAW_OFFER_PREFIX) == Some(side_name.as_str()))
+        });
+        let base = prev.clone().unwrap_or_default();
+        // An offer already in ours (its own message came first) is not made again.
+        let made =
+            record::load(&base).ok().and_then(|g| record::pending_offer(&g)) == Some(side_name.clone());
+        let base = if offered && !made && Some(mover) != self.my_side {
+            match record::draw(&base, Some(name), record::DrawAction::Offer) {
+                Ok(a) => {
+                    let subject = format!("{}: {} (from mail {})", self.id, a.summary, self.msg);
+                    let mut v = self.version(a.text.clone(), mover, subject);
+                    v.step = Some(ImportedStep {
+                        summary: with_player(received, &a.summary),
+                        before_ply: Some(k),
+                    });
+                    v.at = at;
+                    steps.push(v);
+                    *prev = Some(a.text.clone());
+                    a.text
+                }
+                Err(e) => return Err(format!("ply {k} ({san}): {e}")),
+            }
+        } else {
+            base
+        };
+        // A prepared reply keeps its note (`{ravenpost: prepared}`).
+        let prepared = record::is_prepared(&received.text, k);
+        let options = record::MoveOptions { at, prepared, ..record::MoveOptions::default() };
+        record::play_move_with(&base, san, None, None, options)
+            .map(|a| a.text)
+            .map_err(|e| format!("ply {k} ({san}): {e}"))
+    }
+
+    /// A result or an offer recorded by `player` after the plies: committed at the arrival
+    /// time (the referee judges leave and claims by the commit's time, which the sender
+    /// does not choose).
+    fn recorded(&mut self, full: &str, result: &str, player: &str, summary: &str) -> Result<Version, String> {
+        let Some(side) = Side::ALL.into_iter().find(|s| self.players[s.index()] == player) else {
+            return Err(format!("\"{summary}\" by {player}, who is not a player"));
+        };
+        if Some(side) == self.my_side {
+            return Err(format!(
+                "\"{summary}\" is recorded for {player}, you, but {} does not have it",
+                self.yours
+            ));
+        }
+        self.vouch(side, &format!("\"{summary}\""))?;
+        let subject = format!("{}: {summary}, result {result} (from mail {})", self.id, self.msg);
+        let mut v = self.version(full.to_string(), side, subject);
+        v.step = Some(ImportedStep { summary: with_player(self.received, summary), before_ply: None });
+        Ok(v)
+    }
 }
 
 /// Why a message with an earlier ply than ours is nothing new: its version of the game is

@@ -24,6 +24,7 @@ mod error;
 mod exchange;
 mod games;
 mod report;
+mod session;
 mod tournament;
 mod watch;
 
@@ -39,17 +40,16 @@ pub use conditional::{
 };
 pub use error::{Error, SyncRefusal, SyncStep, TreeRefused};
 pub use exchange::{
-    GITOLITE_HOOK_NAME, HOOK_EXE_ENV, HookTarget, PUSHER_VAR_ENV, PUSHER_VARIABLES, PusherUnnamed,
-    SyncOutcome, SyncReport, check_range, check_range_pushed, hook_check, hook_explain, hook_script,
-    hook_script_with, install_hook, install_hook_to, install_notify_hook, notify_hook_script, open_for_sync,
-    pusher_from, pusher_from_env, sync,
+    GITOLITE_HOOK_NAME, HOOK_EXE_ENV, HookTarget, SyncOutcome, SyncReport, check_range, check_range_pushed,
+    hook_check, hook_explain, hook_script, hook_script_with, install_hook, install_hook_to,
+    install_notify_hook, notify_hook_script, open_for_sync, sync,
 };
 pub use games::{
-    ClubSetup, Made, NewGame, claim_timeout, draw, find, init, init_club, leave, new_game, now, open,
-    open_or_make, per_user_dir, play, resign, set_break_lock, set_signing_key, set_user_settings,
-    step_committer, user_settings,
+    ClubSetup, Made, NewGame, claim_timeout, draw, find, init, init_club, leave, new_game, open,
+    open_or_make, per_user_dir, play, resign, step_committer,
 };
 pub use report::{ShallowBoundary, UncheckedGame, VerifyProblem, VerifyReport};
+pub use session::{Clock, PUSHER_VAR_ENV, PUSHER_VARIABLES, PusherUnnamed, Session, pusher_from};
 pub use tournament::{
     Created, ELO_K, ELO_START, NewTournament, PlayerRating, RatedGame, Ratings, identity_name,
     list_tournaments, ratings, standings, to_move, tournament_new,

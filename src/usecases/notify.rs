@@ -20,13 +20,14 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+use super::clock::clock_of_game;
+use super::error::Error as Failure;
 use super::mail::{Delivery, deliver};
+use super::session::Session;
 use crate::archive::{Archive, ArchiveCommit, CommitId, GamePath};
-use crate::engine::Side;
 use crate::mail::{Mailbox, Outgoing};
 use crate::record;
 use crate::referee::players::email_tag;
-use crate::usecases::{Error as Failure, clock_of_game};
 
 /// One notification: sent or not, and why.
 #[derive(Debug, Clone, Serialize)]
@@ -57,17 +58,22 @@ pub fn log_path(archive: &Archive) -> PathBuf {
 ///
 /// # Errors
 /// The archive's errors.
-pub fn notify(archive: &Archive, old: Option<CommitId>, new: CommitId) -> Result<Vec<Notice>, Failure> {
+pub fn notify(
+    session: &Session,
+    archive: &Archive,
+    old: Option<CommitId>,
+    new: CommitId,
+) -> Result<Vec<Notice>, Failure> {
     let mut notices = Vec::new();
     for c in archive.commits_between(old, new)? {
-        notices.extend(notices_of(archive, &c)?);
+        notices.extend(notices_of(session, archive, &c)?);
     }
     let mut log = String::new();
     for n in &notices {
         log.push_str(&format!(
             "{} {} {} ply {} to {}: {}\n",
             crate::referee::problem::rfc3339(&crate::referee::problem::time_from_unix(
-                crate::usecases::now().unix_seconds()
+                session.now().unix_seconds()
             )),
             n.commit,
             n.game,
@@ -90,7 +96,7 @@ pub fn notify(archive: &Archive, old: Option<CommitId>, new: CommitId) -> Result
     Ok(notices)
 }
 
-fn notices_of(archive: &Archive, c: &ArchiveCommit) -> Result<Vec<Notice>, Failure> {
+fn notices_of(session: &Session, archive: &Archive, c: &ArchiveCommit) -> Result<Vec<Notice>, Failure> {
     let mut out = Vec::new();
     for ch in &c.changes {
         let Some(path) = GamePath::parse(&ch.path) else { continue };
@@ -115,7 +121,7 @@ fn notices_of(archive: &Archive, c: &ArchiveCommit) -> Result<Vec<Notice>, Failu
             message_id: None,
             failure: None,
         };
-        if let Err(why) = send_one(archive, &path, &game, text, mover, c, &mut notice) {
+        if let Err(why) = send_one(session, archive, &path, &game, text, c, &mut notice) {
             notice.failure = Some(why);
         }
         out.push(notice);
@@ -124,14 +130,16 @@ fn notices_of(archive: &Archive, c: &ArchiveCommit) -> Result<Vec<Notice>, Failu
 }
 
 fn send_one(
+    session: &Session,
     archive: &Archive,
     path: &GamePath,
     game: &crate::record::game::Game,
     text: &str,
-    mover: Side,
     c: &ArchiveCommit,
     notice: &mut Notice,
 ) -> Result<(), String> {
+    // The player who moved: the opponent of the one to move now.
+    let mover = game.position().side_to_move().opponent();
     let Some(to_email) = notice.to.clone() else {
         return Err(format!("the game has no {} tag", email_tag(mover.opponent())));
     };
@@ -155,7 +163,7 @@ fn send_one(
     })
     .map_err(|e| e.to_string())?;
     notice.message_id = Some(built.message_id.clone());
-    deliver(archive, &Delivery::default(), &from, &to, &built.bytes).map_err(|e| e.to_string())?;
+    deliver(session, archive, &Delivery::default(), &from, &to, &built.bytes).map_err(|e| e.to_string())?;
     Ok(())
 }
 
@@ -165,7 +173,7 @@ fn send_one(
 ///
 /// # Errors
 /// The archive's errors.
-pub fn hook_notify(old: &str, new: &str, refname: &str) -> Result<Vec<Notice>, Failure> {
+pub fn hook_notify(session: &Session, old: &str, new: &str, refname: &str) -> Result<Vec<Notice>, Failure> {
     let cwd = std::env::current_dir().map_err(|e| Failure::Usage(format!("current directory: {e}")))?;
     let archive = Archive::open_for_hook(&cwd)?;
     if !refname.starts_with("refs/heads/") {
@@ -173,5 +181,5 @@ pub fn hook_notify(old: &str, new: &str, refname: &str) -> Result<Vec<Notice>, F
     }
     let old = archive.resolve(old)?;
     let Some(new) = archive.resolve(new)? else { return Ok(Vec::new()) };
-    notify(&archive, old, new)
+    notify(session, &archive, old, new)
 }

@@ -26,7 +26,8 @@ use crate::referee::tournament::{self, ArmyPlan, Entrant, Outcome, Standings, To
 
 use super::checks::{StatusLine, status};
 use super::error::Error as Failure;
-use super::games::{NewGame, NewTags, new_game_tags, now};
+use super::games::{NewGame, NewTags, new_game_tags};
+use super::session::Session;
 
 /// The Elo K-factor: the largest rating change one game can make.
 pub const ELO_K: f64 = 20.0;
@@ -84,11 +85,7 @@ fn entrant(spec: &str) -> Result<Entrant, Failure> {
 ///
 /// # Errors
 /// [`Failure::Usage`] for bad input (with what would be legal); the archive's errors.
-pub fn tournament_new(
-    archive: &Archive,
-    n: NewTournament,
-    author: Option<&Identity>,
-) -> Result<Created, Failure> {
+pub fn tournament_new(archive: &Archive, n: NewTournament, session: &Session) -> Result<Created, Failure> {
     let mut players: Vec<Entrant> = n.players.iter().map(|p| entrant(p)).collect::<Result<_, _>>()?;
     let variant =
         crate::variants::by_name(&n.variant, &n.options).map_err(|e| Failure::Usage(e.to_string()))?;
@@ -132,7 +129,7 @@ pub fn tournament_new(
     }
     let mut existing: Vec<String> = archive.list_games()?.iter().map(|g| g.id().to_string()).collect();
     existing.extend(archive.list_army_choices()?);
-    let time = now();
+    let time = session.now();
     let mut files = vec![(path.clone(), t.to_yaml().into_bytes())];
     let person = |name: &str| t.players.iter().find(|p| p.name == name).expect("a scheduled player");
     for g in &t.games {
@@ -181,7 +178,7 @@ pub fn tournament_new(
         t.players.len(),
         t.games.len()
     );
-    let creator = archive.identity(author).unwrap_or_else(|_| Identity::ravenpost());
+    let creator = archive.identity(session.identity()).unwrap_or_else(|_| Identity::ravenpost());
     let change = files.iter().fold(
         crate::archive::Change::new(crate::archive::CommitNames::by(&creator, time), tip, &message),
         |change, (path, text)| change.create(path, text),
@@ -233,13 +230,17 @@ fn read_tournament(archive: &Archive, tip: Option<CommitId>, name: &str) -> Resu
 ///
 /// # Errors
 /// An unknown tournament; the archive's errors.
-pub fn standings(archive: &Archive, name: Option<&str>) -> Result<Vec<Standings>, Failure> {
+pub fn standings(
+    archive: &Archive,
+    name: Option<&str>,
+    session: &Session,
+) -> Result<Vec<Standings>, Failure> {
     let tip = archive.tip()?;
     let names = match name {
         Some(n) => vec![n.to_string()],
         None => list_tournaments(archive)?,
     };
-    let lines = status(archive)?;
+    let lines = status(archive, session)?;
     let unclean = unclean_games(archive)?;
     let mut out = Vec::new();
     for n in names {
@@ -377,13 +378,18 @@ fn parse_day(flag: &str, day: &str) -> Result<chrono::NaiveDate, Failure> {
 ///
 /// # Errors
 /// A malformed day; the archive's errors.
-pub fn ratings(archive: &Archive, from: Option<&str>, to: Option<&str>) -> Result<Ratings, Failure> {
+pub fn ratings(
+    archive: &Archive,
+    from: Option<&str>,
+    to: Option<&str>,
+    session: &Session,
+) -> Result<Ratings, Failure> {
     let first = from.map(|d| parse_day("--from", d)).transpose()?;
     let last = to.map(|d| parse_day("--to", d)).transpose()?;
     let index = archive.index()?;
     let unclean = unclean_games(archive)?;
     let mut games = Vec::new();
-    for l in status(archive)? {
+    for l in status(archive, session)? {
         let clean = l.problem.is_none() && !unclean.contains(&l.id);
         let Some(o) = Outcome::from_token(&l.result).filter(|_| clean) else { continue };
         let Ok(path) = GamePath::new(&l.variant, &l.id) else { continue };
@@ -429,8 +435,8 @@ pub fn ratings(archive: &Archive, from: Option<&str>, to: Option<&str>) -> Resul
 ///
 /// # Errors
 /// The archive's errors.
-pub fn to_move(archive: &Archive, player: &str) -> Result<Vec<StatusLine>, Failure> {
-    let mut lines: Vec<StatusLine> = status(archive)?
+pub fn to_move(archive: &Archive, player: &str, session: &Session) -> Result<Vec<StatusLine>, Failure> {
+    let mut lines: Vec<StatusLine> = status(archive, session)?
         .into_iter()
         .filter(|l| l.problem.is_none() && l.to_move.as_deref() == Some(player))
         .collect();
@@ -451,8 +457,8 @@ pub fn to_move(archive: &Archive, player: &str) -> Result<Vec<StatusLine>, Failu
 ///
 /// # Errors
 /// [`Failure::Usage`] when there is no identity.
-pub fn identity_name(archive: &Archive, author: Option<&Identity>) -> Result<String, Failure> {
-    archive.identity(author).map(|i| i.name).map_err(|e| {
+pub fn identity_name(archive: &Archive, session: &Session) -> Result<String, Failure> {
+    archive.identity(session.identity()).map(|i| i.name).map_err(|e| {
         Failure::Usage(format!(
             "status --to-move: whose games? name the player (`--to-move NAME`) or set an identity ({e})"
         ))

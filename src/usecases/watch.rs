@@ -4,12 +4,11 @@
 use serde::Serialize;
 
 use crate::archive::Archive;
-use crate::archive::Identity;
 
 use super::conditional::{Answer, answer_prepared};
 use super::error::Error as Failure;
 use super::exchange::{SyncReport, sync};
-use super::games::now;
+use super::session::Session;
 
 /// What `sync` did, with the prepared replies it played.
 #[derive(Debug, Clone, Serialize)]
@@ -28,14 +27,11 @@ pub struct SyncAnswered {
 ///
 /// # Errors
 /// As [`sync`] and [`answer_prepared`].
-pub fn sync_answering(
-    archive: &Archive,
-    remote: &str,
-    author: Option<&Identity>,
-) -> Result<SyncAnswered, Failure> {
-    let first = sync(archive, remote)?;
-    let prepared = answer_prepared(archive, author)?;
-    let pushed = if prepared.iter().any(Answer::played) { Some(sync(archive, remote)?) } else { None };
+pub fn sync_answering(archive: &Archive, remote: &str, session: &Session) -> Result<SyncAnswered, Failure> {
+    let first = sync(archive, remote, session)?;
+    let prepared = answer_prepared(archive, session)?;
+    let pushed =
+        if prepared.iter().any(Answer::played) { Some(sync(archive, remote, session)?) } else { None };
     Ok(SyncAnswered { sync: first, prepared, pushed })
 }
 
@@ -62,7 +58,7 @@ pub struct WatchRound {
 pub fn sync_watch(
     archive: &Archive,
     remote: &str,
-    author: Option<&Identity>,
+    session: &Session,
     interval: std::time::Duration,
     rounds: Option<usize>,
     report: &mut dyn FnMut(WatchRound),
@@ -72,8 +68,8 @@ pub fn sync_watch(
     let mut stop = false;
     while !stop && rounds.is_none_or(|n| round < n) {
         round += 1;
-        let at = now();
-        let outcome = sync_answering(archive, remote, author);
+        let at = session.now();
+        let outcome = sync_answering(archive, remote, session);
         report(WatchRound { round, at, outcome });
         stop = held.take_arrived();
         let until = std::time::Instant::now() + interval;

@@ -822,3 +822,70 @@ fn racing_processes_lose_no_commit() {
     assert_eq!(history[0].commit, c1);
     assert_eq!(status(&dir), "");
 }
+
+/// Two sessions in one process, with two identities and two clocks: each game created
+/// and each move played carries its own session's author and time (nothing of one run
+/// is process-wide).
+#[test]
+fn two_sessions_in_one_process_commit_as_their_own_identity_and_time() {
+    use ravenpost::usecases::{self as ops, Clock, NewGame, Session};
+    let t = TempDir::new().unwrap();
+    let dir = t.path().join("a");
+    let a = init(&dir).unwrap();
+    let ann_s = Session::new().with_identity(ann()).with_clock(Clock::Fixed(T0 + 3_600));
+    let bo_s = Session::new().with_identity(bo()).with_clock(Clock::Fixed(T0 + 7_200));
+    let new = |id: &str| NewGame {
+        variant: "gygax".into(),
+        variant_file: None,
+        white: "Ann Example".into(),
+        black: "Bo Example".into(),
+        options: Vec::new(),
+        armies: None,
+        id: Some(id.into()),
+        event: None,
+        time_control: None,
+        keys: [None, None],
+        secret_armies: false,
+        emails: [None, None],
+        accounts: [None, None],
+    };
+    ops::new_game(&a, new("by-ann"), &ann_s).unwrap();
+    ops::new_game(&a, new("by-bo"), &bo_s).unwrap();
+    let first = |game: &str| {
+        let path = ops::find(&a, game).unwrap();
+        let g = ravenpost::record::load(&a.read_file(&path.path()).unwrap().unwrap()).unwrap();
+        let pos = g.position();
+        let m = g.variant.legal_moves(&pos)[0];
+        ravenpost::notation::san::write_move(&g.variant, &pos, &m)
+    };
+    // Interleaved: Ann moves in Bo's game, then Bo answers, each in their own session.
+    let white = first("by-bo");
+    ops::play(&a, "by-bo", &white, Some("Ann Example"), None, &ann_s).unwrap();
+    let black = first("by-bo");
+    ops::play(&a, "by-bo", &black, Some("Bo Example"), None, &bo_s).unwrap();
+    let history = a.history(None).unwrap();
+    let made: Vec<(String, i64)> =
+        history.iter().skip(1).map(|c| (c.author_name.clone(), c.time.unix_seconds())).collect();
+    assert_eq!(
+        made,
+        [
+            ("Ann Example".to_string(), T0 + 3_600),
+            ("Bo Example".to_string(), T0 + 7_200),
+            ("Ann Example".to_string(), T0 + 3_600),
+            ("Bo Example".to_string(), T0 + 7_200),
+        ],
+        "{history:#?}"
+    );
+    // The committer is the session's identity too (git's own view of the commits).
+    let log =
+        run_git(git_command(&dir, t.path()).args(["log", "--reverse", "--format=%an|%cn|%at|%ct", "-4"]));
+    assert_eq!(
+        log,
+        format!(
+            "Ann Example|Ann Example|{a}|{a}\nBo Example|Bo Example|{b}|{b}\n\
+             Ann Example|Ann Example|{a}|{a}\nBo Example|Bo Example|{b}|{b}\n",
+            a = T0 + 3_600,
+            b = T0 + 7_200
+        )
+    );
+}

@@ -9,7 +9,7 @@ use crate::common;
 use ravenpost::archive::{Archive, ArchiveConfig, ArchiveOptions, GitConfigScope, Identity, Timestamp};
 use ravenpost::engine::variant::generations;
 use ravenpost::record::{self, DrawAction};
-use ravenpost::usecases;
+use ravenpost::usecases::{self, Session};
 
 /// The plies of the game before each command.
 const PLIES: usize = 300;
@@ -58,8 +58,8 @@ fn counted<T>(run: impl FnOnce() -> T) -> (T, u64) {
 fn move_resign_and_draw_replayed_the_game_three_times() {
     let t = tempfile::tempdir().unwrap();
     let (archive, next) = archive_with_a_long_game(t.path());
-    let ann = Identity::new("Ann", "ann@example.org");
-    let bo = Identity::new("Bo", "bo@example.org");
+    let ann = Session::new().with_identity(Identity::new("Ann", "ann@example.org"));
+    let bo = Session::new().with_identity(Identity::new("Bo", "bo@example.org"));
     // One replay: what loading the game takes (a generation per ply, two where a
     // token's pseudo-legal match was not unique), then at most a handful more for the
     // new move's own (read, written, the outcome after it), never a second pass.
@@ -74,15 +74,13 @@ fn move_resign_and_draw_replayed_the_game_three_times() {
         assert!(n <= one + 12, "{what}: {n} generations, a replay being {one}");
     };
     // Ply 301 is White's: Ann's.
-    let (played, n) =
-        counted(|| usecases::play(&archive, "g", &next, Some("Ann"), None, Some(&ann)).unwrap());
+    let (played, n) = counted(|| usecases::play(&archive, "g", &next, Some("Ann"), None, &ann).unwrap());
     assert_eq!(played.ply, PLIES + 1);
     once(n, "move");
-    let (offered, n) =
-        counted(|| usecases::draw(&archive, "g", Some("Bo"), DrawAction::Offer, Some(&bo)).unwrap());
+    let (offered, n) = counted(|| usecases::draw(&archive, "g", Some("Bo"), DrawAction::Offer, &bo).unwrap());
     assert_eq!(offered.player, "Bo");
     once(n, "draw offer");
-    let (resigned, n) = counted(|| usecases::resign(&archive, "g", Some("Ann"), Some(&ann)).unwrap());
+    let (resigned, n) = counted(|| usecases::resign(&archive, "g", Some("Ann"), &ann).unwrap());
     assert_eq!(resigned.result.as_deref(), Some("0-1"));
     once(n, "resign");
     // The game as committed replays, with its moves.

@@ -301,7 +301,7 @@ fn play_game(a: &Archive, variant: &str, id: &str, armies: Option<(&str, &str)>,
         accounts: [None, None],
         variant_file: None,
     };
-    let (path, _) = ops::new_game(a, n, Some(&referee)).unwrap();
+    let (path, _) = ops::new_game(a, n, &ops::Session::new().with_identity(referee)).unwrap();
     let mut rng = Lcg(seed);
     for _ in 0..plies {
         let game = record::load(&a.read_file(&path.path()).unwrap().unwrap()).unwrap();
@@ -313,7 +313,8 @@ fn play_game(a: &Archive, variant: &str, id: &str, armies: Option<(&str, &str)>,
         let mv = &legal[rng.below(legal.len())];
         let token = write_move(&game.variant, &pos, mv);
         let who = record::player(&game, pos.side_to_move());
-        ops::play(a, id, &token, Some(&who), None, Some(&Identity::new(&who, "player@example.org"))).unwrap();
+        let me = ops::Session::new().with_identity(Identity::new(&who, "player@example.org"));
+        ops::play(a, id, &token, Some(&who), None, &me).unwrap();
     }
 }
 

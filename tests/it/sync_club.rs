@@ -603,7 +603,8 @@ fn play_random(
         }
         let san = ravenpost::notation::san::write_move(v, &pos, &m);
         let me = Identity::new(player, format!("{}@example.org", player.to_lowercase()));
-        let applied = ravenpost::usecases::play(&archive, id, &san, Some(player), None, Some(&me))
+        let session = ravenpost::usecases::Session::new().with_identity(me);
+        let applied = ravenpost::usecases::play(&archive, id, &san, Some(player), None, &session)
             .unwrap_or_else(|e| panic!("{player} in {id}: {san}: {e}"));
         assert_eq!(applied.san.as_deref(), Some(san.as_str()));
         return Some((id.clone(), applied.ply, san));

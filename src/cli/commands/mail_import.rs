@@ -6,15 +6,11 @@
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
-use super::terminal::{fit, width};
-use super::{Failure, files, plural};
-use crate::archive::Identity;
-use crate::usecases as ops;
+use crate::cli::failure::{Failure, io, plural};
+use crate::cli::files;
+use crate::cli::terminal::{fit, width};
 use crate::usecases::mail::{ImportLine, ImportOptions};
-
-fn io(e: std::io::Error) -> Failure {
-    Failure { message: format!("writing output: {e}"), code: 1 }
-}
+use crate::usecases::{self as ops, Session};
 
 /// What one imported message did, in the order it happened: `ply 2 Sa3b6 by Bo`,
 /// `Scarlet (Bo) declines the draw, ply 12 S3l6 by Bo`, `new game; ply 1 2e3 by Ann`.
@@ -49,26 +45,25 @@ fn made_note(dir: &Path) -> String {
 }
 
 /// `ravenpost mail import FILE|MBOX|DIR|- ...`.
-pub(super) fn import(
-    archive: Option<&Path>,
+pub(super) fn run(
+    s: &Session,
     paths: &[PathBuf],
     options: ImportOptions<'_>,
-    author: Option<&Identity>,
     json: bool,
     out: &mut impl Write,
 ) -> Result<(), Failure> {
     // The first import on a machine makes the per-user archive, as `new` does; when
     // nothing is committed to it, it is removed again.
-    let (a, made) = ops::open_or_make(archive)?;
+    let (a, made) = ops::open_or_make(s)?;
     let read = (|| -> Result<Vec<ImportLine>, Failure> {
         let mut lines = Vec::new();
         for p in paths {
             lines.extend(if files::is_stdin(p) {
                 // Read only as far as the archive's limit on a message.
                 let name = Path::new(files::STDIN_NAME);
-                crate::usecases::mail::import_reader(&a, name, std::io::stdin().lock(), options, author)?
+                crate::usecases::mail::import_reader(&a, name, std::io::stdin().lock(), options, s)?
             } else {
-                crate::usecases::mail::import(&a, std::slice::from_ref(p), options, author)?
+                crate::usecases::mail::import(&a, std::slice::from_ref(p), options, s)?
             });
         }
         Ok(lines)
@@ -80,7 +75,7 @@ pub(super) fn import(
         Some(m) if !committed => {
             let dir = m.dir.clone();
             drop(kept.take());
-            m.undo().map_err(|e| Failure { message: format!("removing {}: {e}", dir.display()), code: 1 })?;
+            m.undo().map_err(|e| Failure::refused(format!("removing {}: {e}", dir.display())))?;
             Some(dir)
         }
         _ => None,
@@ -89,7 +84,7 @@ pub(super) fn import(
     let refused = lines.iter().filter(|l| l.status == "refused").count();
     // The opponent's moves are in: play the prepared replies that are now due.
     let answers = match &kept {
-        Some(a) => ops::answer_prepared(a, author)?,
+        Some(a) => ops::answer_prepared(a, s)?,
         None => Vec::new(),
     };
     if json {
@@ -159,7 +154,7 @@ pub(super) fn import(
         );
     }
     if refused > 0 {
-        return Err(Failure { message: format!("{refused} message{} refused", plural(refused)), code: 1 });
+        return Err(Failure::refused(format!("{refused} message{} refused", plural(refused))));
     }
     Ok(())
 }

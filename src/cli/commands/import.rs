@@ -6,8 +6,10 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use super::Failure;
-use super::files::{FileProblem, render};
+use crate::cli::Failure;
+use crate::cli::args::ColorChoice;
+use crate::cli::diagnostics::{FileProblem, render};
+use crate::cli::files;
 use crate::notation::pgn::read_games;
 use crate::record::game::{Problem, replay};
 use crate::variants::import::{ImportChoices, Letters, Levels, convert};
@@ -32,9 +34,29 @@ enum LevelsArg {
     TopFirst,
 }
 
-/// `ravenpost import`.
+impl From<LettersArg> for Letters {
+    fn from(a: LettersArg) -> Letters {
+        match a {
+            LettersArg::Ravenpost => Letters::Ravenpost,
+            LettersArg::Hatch => Letters::Hatch,
+            LettersArg::Freeling => Letters::Freeling,
+        }
+    }
+}
+
+impl From<LevelsArg> for Levels {
+    fn from(a: LevelsArg) -> Levels {
+        match a {
+            LevelsArg::BottomFirst => Levels::BottomFirst,
+            LevelsArg::TopFirst => Levels::TopFirst,
+        }
+    }
+}
+
+/// Read a record in another program's piece letters or level numbering and write it
+/// in ravenpost's canonical form (notation-spec/piece-codes.md §6).
 #[derive(Debug, Args)]
-pub(super) struct ImportArgs {
+pub(crate) struct ImportArgs {
     /// The record (PGN, one or more games; `-`: standard input).
     file: PathBuf,
     /// The piece letters the record uses.
@@ -48,25 +70,15 @@ pub(super) struct ImportArgs {
     output: Option<PathBuf>,
     /// Colour the diagnostics: `auto` when standard error is a terminal and NO_COLOR is
     /// unset or empty.
-    #[arg(long, value_enum, default_value_t = super::ColorChoice::Auto)]
-    color: super::ColorChoice,
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    color: ColorChoice,
 }
 
 /// Converts, replays and writes every game; on any problem writes nothing and reports
 /// each, as `validate` does, at its place in the file as given.
-pub(super) fn import(a: ImportArgs, out: &mut impl Write) -> Result<(), Failure> {
-    let text = super::files::read_text(&a.file).map_err(Failure::input)?;
-    let choices = ImportChoices {
-        letters: match a.letters {
-            LettersArg::Ravenpost => Letters::Ravenpost,
-            LettersArg::Hatch => Letters::Hatch,
-            LettersArg::Freeling => Letters::Freeling,
-        },
-        levels: match a.levels {
-            LevelsArg::BottomFirst => Levels::BottomFirst,
-            LevelsArg::TopFirst => Levels::TopFirst,
-        },
-    };
+pub(crate) fn run(a: ImportArgs, out: &mut impl Write) -> Result<(), Failure> {
+    let text = files::read_text(&a.file).map_err(Failure::input)?;
+    let choices = ImportChoices { letters: a.letters.into(), levels: a.levels.into() };
     let mut games = Vec::new();
     let mut problems: Vec<Problem> = Vec::new();
     for g in read_games(&text) {
@@ -89,7 +101,7 @@ pub(super) fn import(a: ImportArgs, out: &mut impl Write) -> Result<(), Failure>
         let color = a.color.stderr();
         for p in &problems {
             let fp = FileProblem {
-                file: super::files::display_name(&a.file),
+                file: files::display_name(&a.file),
                 line: p.span.line,
                 column: p.span.column,
                 token: p.token.clone(),
@@ -111,7 +123,7 @@ pub(super) fn import(a: ImportArgs, out: &mut impl Write) -> Result<(), Failure>
     let all = games.join("\n");
     match a.output {
         Some(path) => {
-            super::files::write_atomically(&path, &all)
+            files::write_atomically(&path, &all)
                 .map_err(|e| Failure::input(format!("{}: {e}", path.display())))?;
         }
         None => out

@@ -1,0 +1,134 @@
+//! What several commands' arguments share: `--color`, game options (`--option K=V`) and
+//! the value parsers that turn an argument into its value (dates, `NAME=VALUE` pairs),
+//! and the variant and position a command names.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use super::Failure;
+use crate::engine::{Position, Variant};
+use crate::notation::position_string::parse_position;
+use crate::variants;
+
+/// When to colour output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ColorChoice {
+    /// When standard output is a terminal and NO_COLOR is unset or empty.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+/// A value parser's refusal of an argument: the whole sentence, printed as it is
+/// (`ravenpost: …`, exit code 2) rather than in clap's words
+/// ([`super::failure::usage_error`]).
+#[derive(Debug)]
+pub(crate) struct ArgError(pub(crate) String);
+
+impl std::fmt::Display for ArgError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ArgError {}
+
+/// `--option K=V`: one game option (value parser).
+pub(crate) fn game_option(o: &str) -> Result<(String, String), ArgError> {
+    o.split_once('=')
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .ok_or_else(|| ArgError(format!("game option `{o}`: expected K=V")))
+}
+
+/// `--account NAME=ACCOUNT` (value parser).
+pub(crate) fn name_account(a: &str) -> Result<(String, String), ArgError> {
+    match a.split_once('=') {
+        Some((name, account)) => Ok((name.trim().to_string(), account.trim().to_string())),
+        None => Err(ArgError(format!(
+            "--account `{a}`: expected NAME=ACCOUNT, e.g. --account \"Ann Example=ann\""
+        ))),
+    }
+}
+
+/// `--army NAME=ARMY` (value parser).
+pub(crate) fn name_army(s: &str) -> Result<(String, String), ArgError> {
+    s.split_once('=')
+        .map(|(p, a)| (p.trim().to_string(), a.trim().to_string()))
+        .ok_or_else(|| ArgError(format!("--army `{s}`: expected NAME=ARMY")))
+}
+
+/// `--from DATE`: a day, `YYYY-MM-DD` (UTC), as the Unix time of its midnight (value
+/// parser).
+pub(crate) fn day_start(d: &str) -> Result<i64, ArgError> {
+    Ok(chrono::NaiveDate::parse_from_str(d, "%Y-%m-%d")
+        .map_err(|_| ArgError(format!("--from `{d}`: expected YYYY-MM-DD")))?
+        .and_hms_opt(0, 0, 0)
+        .expect("midnight exists")
+        .and_utc()
+        .timestamp())
+}
+
+/// The game options, each key once.
+pub(crate) fn options(list: &[(String, String)]) -> Result<Vec<(String, String)>, Failure> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for (k, v) in list {
+        if out.iter().any(|(n, _)| n == k) {
+            return Err(Failure::input(format!("game option `{k}` given twice")));
+        }
+        out.push((k.clone(), v.clone()));
+    }
+    Ok(out)
+}
+
+/// The built-in variant `variant` with the game options (and those a position string
+/// names).
+pub(crate) fn load(
+    variant: &str,
+    options: &[(String, String)],
+    position: Option<&str>,
+) -> Result<Arc<Variant>, Failure> {
+    let mut options = self::options(options)?;
+    if let Some(p) = position {
+        // Fantasy Grand Chess position strings may name the armies.
+        options = variants::options_for_position(variant, &options, p);
+    }
+    variants::by_name(variant, &options).map_err(|e| Failure::input(e.to_string()))
+}
+
+/// The position `text` names, else the start position.
+pub(crate) fn position(v: &Variant, text: Option<&str>) -> Result<Position, Failure> {
+    match text {
+        None => Ok(v.start_position()),
+        Some(t) => parse_position(v, t).map_err(|e| Failure::input(format!("position string: {e}"))),
+    }
+}
+
+/// Reads a definition file: unreadable → exit 2; refused → exit 1 with its place
+/// (`FILE:LINE:COLUMN: message`, as compilers write it).
+pub(crate) fn read_definition(path: &Path) -> Result<variants::Definition, Failure> {
+    let text = super::files::read_text(path).map_err(Failure::input)?;
+    variants::load_definition(&text).map_err(|e| Failure::refused(e.located(&path.display().to_string())))
+}
+
+/// The variant of a command: a built-in by name, or the one defined in `file`.
+pub(crate) fn variant_of(
+    name: Option<&str>,
+    file: Option<&Path>,
+    options: &[(String, String)],
+    pos: Option<&str>,
+) -> Result<Arc<Variant>, Failure> {
+    match (file, name) {
+        (Some(f), _) => {
+            let d = read_definition(f)?;
+            let mut options = self::options(options)?;
+            if let Some(p) = pos {
+                options = variants::options_for_position(&d.def().slug, &options, p);
+            }
+            d.variant(&options).map_err(|e| Failure::input(format!("{}: {e}", f.display())))
+        }
+        (None, Some(n)) => load(n, options, pos),
+        (None, None) => Err(Failure::input("name a variant, or give --variant-file FILE")),
+    }
+}

@@ -1,0 +1,107 @@
+//! `ravenpost log`: one line per change of a game, or of every game.
+
+use std::io::Write;
+
+use crate::archive::Archive;
+use crate::cli::failure::{Failure, io};
+use crate::usecases::{self as ops, Session};
+
+/// One line per change of a game, from the git history: ply, move, author, time; without
+/// a game, every game's changes in time order.
+#[derive(Debug, clap::Args)]
+pub(crate) struct LogArgs {
+    /// The game id (default: every game of the archive).
+    game: Option<String>,
+    /// Print as JSON (`commit`: 12 hex digits; `hash`: the full 40; with no game, each
+    /// entry names its `game`).
+    #[arg(long)]
+    json: bool,
+}
+
+/// `ravenpost log [GAME]`.
+pub(crate) fn run(s: &Session, a: LogArgs, out: &mut impl Write) -> Result<(), Failure> {
+    let archive = ops::open(s, false)?;
+    let Some(game) = a.game else { return archive_log(&archive, a.json, out) };
+    // A Fantasy Grand game with a secret army choice: the choice comes first (and is
+    // all there is until both armies are revealed).
+    let choice =
+        archive.list_army_choices()?.into_iter().find(|id| *id == game.trim_start_matches("fantasy-grand/"));
+    let mut lines = match &choice {
+        Some(id) => ops::choice_history(&archive, id)?,
+        None => Vec::new(),
+    };
+    match ops::find(&archive, &game) {
+        Ok(path) => lines.extend(ops::history(&archive, &path)?),
+        Err(e) if lines.is_empty() => return Err(e.into()),
+        Err(_) => {}
+    }
+    if a.json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&lines).expect("json")).map_err(io)?;
+    } else {
+        for l in &lines {
+            let what = match &l.problem {
+                Some(p) => format!("INVALID: {p}"),
+                None if l.prepared => format!("{} (prepared reply)", l.what),
+                None => log_what(l),
+            };
+            writeln!(out, "{}  {}  {:<16} {}", l.commit, log_time(&l.time), l.author, what).map_err(io)?;
+        }
+    }
+    Ok(())
+}
+
+/// `ravenpost log` without a game: every game's history, merged in time order (games in
+/// path order at equal times), one line each, or as JSON.
+fn archive_log(a: &Archive, json: bool, out: &mut impl Write) -> Result<(), Failure> {
+    /// One entry of `log --json` without a game (docs/schemas/log.schema.json).
+    #[derive(serde::Serialize)]
+    struct Entry {
+        game: String,
+        #[serde(flatten)]
+        line: ops::LogLine,
+    }
+    let mut entries = Vec::new();
+    for path in a.list_games()? {
+        let id = format!("{}/{}", path.variant(), path.id());
+        entries.extend(ops::history(a, &path)?.into_iter().map(|line| Entry { game: id.clone(), line }));
+    }
+    entries.sort_by(|x, y| x.line.time.cmp(&y.line.time));
+    if json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&entries).expect("json")).map_err(io)?;
+        return Ok(());
+    }
+    let width = entries.iter().map(|e| e.game.chars().count()).max().unwrap_or(0);
+    for e in &entries {
+        let l = &e.line;
+        let what = match &l.problem {
+            Some(p) => format!("INVALID: {p}"),
+            None => l.what.clone(),
+        };
+        writeln!(out, "{}  {}  {:<width$}  {:<16} {what}", l.commit, log_time(&l.time), e.game, l.author)
+            .map_err(io)?;
+    }
+    Ok(())
+}
+
+/// A commit time (RFC 3339) as a `log` line shows it: UTC as `Z`, RFC 3339's short form
+/// (`2026-12-01T18:46:53Z`), so that a line fits 80 columns more often.
+pub(crate) fn log_time(time: &str) -> String {
+    time.strip_suffix("+00:00").map_or_else(|| time.to_string(), |t| format!("{t}Z"))
+}
+
+/// What a `log` line says a commit did, for reading: a recorded action (`log --json`'s
+/// `Scarlet declines the draw (*)`) without the result when it stays `*`, and with the
+/// word when it changed (`Scarlet resigns, result 1-0`).
+fn log_what(l: &ops::LogLine) -> String {
+    if l.ply.is_none() {
+        for result in ["*", "1-0", "0-1", "1/2-1/2"] {
+            if let Some(action) = l.what.strip_suffix(&format!(" ({result})")) {
+                return match result {
+                    "*" => action.to_string(),
+                    r => format!("{action}, result {r}"),
+                };
+            }
+        }
+    }
+    l.what.clone()
+}

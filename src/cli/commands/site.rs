@@ -1,0 +1,48 @@
+//! `ravenpost site`: the archive as a static web site.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use crate::cli::failure::{Failure, io, plural};
+use crate::usecases::{self as ops, Session};
+
+/// Write the archive as a static web site into OUT_DIR: an index of the games and one
+/// page per game to step through in a browser (works opened from disk). Re-running
+/// rewrites only what changed.
+#[derive(Debug, clap::Args)]
+pub(crate) struct SiteArgs {
+    /// The output directory (new, empty, or made by `ravenpost site`).
+    #[arg(value_name = "OUT_DIR")]
+    out: PathBuf,
+    /// Print what was done as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// `ravenpost site OUT_DIR`.
+pub(crate) fn run(s: &Session, a: SiteArgs, out: &mut impl Write) -> Result<(), Failure> {
+    let archive = ops::open(s, false)?;
+    let dir = a.out;
+    let report = crate::site::generate(&archive, &dir).map_err(|e| Failure::refused(e.to_string()))?;
+    if a.json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&report).expect("json")).map_err(io)?;
+    } else {
+        for (path, problem) in &report.unreadable {
+            errln!("ravenpost: {path}: {problem} (listed on the index without a page)");
+        }
+        writeln!(
+            out,
+            "{} game{}: wrote {} file{}, {} page{} unchanged, {} removed ({})",
+            report.games,
+            plural(report.games),
+            report.written.len(),
+            plural(report.written.len()),
+            report.unchanged,
+            plural(report.unchanged),
+            report.removed.len(),
+            dir.join("index.html").display()
+        )
+        .map_err(io)?;
+    }
+    Ok(())
+}
