@@ -860,9 +860,19 @@ impl Archive {
             commit: CommitId(new),
             message,
         };
+        // The recovery takes git's index.lock as the write it finishes did: journaled as
+        // that write's `index` step, so that a recovery killed while it holds the lock
+        // leaves the next one the step that removes it.
+        let index_step = Journal { step: "index".to_string(), path: path.to_string(), ..journal.clone() };
         if on_disk != Some(new_blob) {
-            self.sync_working_copy(&journal.refname, path, new, &contents, &|| {}).map_err(fail)?;
+            let note = || {
+                self.note(&index_step);
+                test_pause("recovery-index");
+            };
+            self.sync_working_copy(&journal.refname, path, new, &contents, &note).map_err(fail)?;
         } else {
+            self.note(&index_step);
+            test_pause("recovery-index");
             self.update_index_entry(path).map_err(fail)?;
         }
         Ok(())

@@ -757,6 +757,38 @@ fn an_init_killed_before_writing_its_files_was_no_archive_here() {
     assert_fsck_clean(&dir, &home, "after the recovery");
 }
 
+/// Regression: a command killed while it recovered an interrupted move, holding git's
+/// `index.lock`, left the lock file's journal at the move's `worktree` step; every later
+/// recovery then stopped at an index lock it could not tell was ravenpost's, and
+/// `git status` stayed dirty (`MM`) for good. Found by the kill loop below under load (2
+/// of some 20 runs). Now the recovery journals its own `index` step before taking the
+/// lock, as a write does.
+#[test]
+fn a_recovery_killed_holding_the_index_lock_left_the_index_stale() {
+    let (_t, dir, home) = archive();
+    ok(&dir, &home, &["new", "grand", "--white", "Ann", "--black", "Bo", "--id", "g"]);
+    let line = long_game::random_game("grand", 1, 31);
+    // The move, killed before its working copy is written.
+    killed_at(&mut move_command(&dir, &home, &line.tokens[0], 1), &dir, "worktree");
+    // The next command recovers it and is killed holding git's index lock.
+    let mut child = ravenpost_at(&dir, &home, T0)
+        .args(["status"])
+        .env("RAVENPOST_TEST_PAUSE_AT", "recovery-index")
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for_step(&dir, &mut child, "index");
+    std::thread::sleep(Duration::from_millis(300));
+    signal(&child, Signal::SIGKILL);
+    child.wait().unwrap();
+    plant_git_lock(&dir, "index");
+    // The command after it finishes the move.
+    ok(&dir, &home, &["status"]);
+    assert_eq!(git(&dir, &home, &["status", "--porcelain", "--untracked-files=all"]), "");
+    assert_eq!(working_copy_plies(&dir), 1);
+    assert_fsck_clean(&dir, &home, "after the recovery");
+}
+
 /// The moves of the game in the working copy (which `git status` has found equal to the
 /// branch's version).
 fn working_copy_plies(dir: &Path) -> usize {
