@@ -243,6 +243,12 @@ impl Game {
 }
 
 impl Game {
+    /// The token ravenpost writes for main-line move `ply` (0-based), as the replay found
+    /// it with the move; `None` past the plies replayed.
+    pub fn written_token(&self, ply: usize) -> Option<&str> {
+        self.line.tokens.get(ply).map(|(_, written)| written.as_str())
+    }
+
     /// Rewrites the tokens of `moves` (this game's main line as [`Game::text`] holds it,
     /// moves pushed since the replay included) as [`canonical_line`] does: the plies the
     /// replay read, from the same tokens and without variations, take the tokens it wrote
@@ -375,7 +381,7 @@ fn problem(span: Span, token: &str, message: impl Into<String>, help: Option<Str
 /// (later moves cannot be judged) and of each variation, then a result that contradicts
 /// the final position.
 pub fn replay(text: GameText) -> Result<Game, Vec<Problem>> {
-    replay_with(text, None, 0, None)
+    replay_with(text, None, 0)
 }
 
 /// Replays `text`, the next version of the game `prev` was replayed from, reusing
@@ -406,7 +412,7 @@ pub fn replay_continuing(prev: &Game, text: GameText) -> Result<Game, Vec<Proble
 pub fn replay_continuing_read(prev: &Game, text: GameText, shared: usize) -> Result<Game, Vec<Problem>> {
     let reuse = continues(prev, &text);
     let shared = if reuse { shared.min(prev.moves.len()) } else { 0 };
-    replay_with(text, reuse.then_some(prev), shared, None)
+    replay_with(text, reuse.then_some(prev), shared)
 }
 
 /// Whether `text` continues `prev`: the same tags (names and values, in order), and its
@@ -423,27 +429,11 @@ fn continues(prev: &Game, text: &GameText) -> bool {
         && prev.text.moves[..k].iter().zip(&text.moves[..k]).all(|(a, b)| a.token == b.token)
 }
 
-/// [`replay`], and the canonical token of each main-line move ([`crate::notation::san::write_move`]'s),
-/// read from the same generation of moves as the move itself.
-///
-/// # Errors
-/// As [`replay`].
-pub fn replay_written(text: GameText) -> Result<(Game, Vec<String>), Vec<Problem>> {
-    let mut written = Vec::with_capacity(text.moves.len());
-    replay_with(text, None, 0, Some(&mut written)).map(|g| (g, written))
-}
-
 /// [`replay`], taking the variant and the first `prev.moves.len()` plies from `prev`
 /// when given (the caller has checked that `text` has `prev`'s tags and those tokens).
 /// The move times of the first `checked` main-line moves (the same as `prev.text`'s, which
-/// replayed without problems) are not checked again. With `written`, the canonical token
-/// of each move replayed is pushed there.
-fn replay_with(
-    text: GameText,
-    prev: Option<&Game>,
-    checked: usize,
-    mut written: Option<&mut Vec<String>>,
-) -> Result<Game, Vec<Problem>> {
+/// replayed without problems) are not checked again.
+fn replay_with(text: GameText, prev: Option<&Game>, checked: usize) -> Result<Game, Vec<Problem>> {
     let setup = set_up(&text, prev).map_err(|p| vec![p])?;
     let mut problems = setup.first;
     // Move times (movetext.md, "Move times"): readable, one per ply, never going back.
@@ -476,9 +466,6 @@ fn replay_with(
         check_variations(&variant, &p, node, &mut problems);
         match crate::notation::san::read_move_written(&variant, &p, &node.token) {
             Ok((m, token)) => {
-                if let Some(out) = written.as_deref_mut() {
-                    out.push(token.clone());
-                }
                 moves.push(m);
                 p = variant.make(&p, &m);
                 line.push(p.clone(), &node.token, token);

@@ -353,15 +353,6 @@ fn read_first(text: &str) -> Result<GameText, Refusal> {
     first.map_err(|e| Refusal::Invalid(vec![e.into()]))
 }
 
-/// [`load`], and the canonical token of each main-line move (what
-/// [`crate::notation::san::write_move`] writes for it), found with the move.
-///
-/// # Errors
-/// As [`load`].
-pub fn load_written(text: &str) -> Result<(Game, Vec<String>), Refusal> {
-    self::game::replay_written(read_first(text)?).map_err(Refusal::Invalid)
-}
-
 /// As [`load`], for the next version of the game `prev`: only the plies `text` adds to
 /// `prev` are replayed when the rest is `prev`'s as written
 /// ([`game::replay_continuing`]); the result is what [`load`] gives.

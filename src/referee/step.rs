@@ -270,8 +270,6 @@ pub fn check_step_read(
 pub struct Growth {
     /// The last version's game.
     game: Game,
-    /// The canonical token of each of its main-line moves.
-    written: Vec<String>,
     /// The times of its main-line moves.
     times: Vec<Option<i64>>,
     /// How many of its first main-line moves hold no draw offer and no variation.
@@ -287,7 +285,7 @@ impl Growth {
     /// `None` when it does not read, its move times cannot be read or its leading comments
     /// hold a draw offer (each step is then judged from its two versions).
     pub fn new(text: &str, plies: usize) -> Option<Growth> {
-        let (game, written) = crate::record::load_written(text).ok()?;
+        let game = crate::record::load(text).ok()?;
         if plies > game.moves.len() || crate::record::holds_offer(&game.text.leading_comments) {
             return None;
         }
@@ -299,7 +297,7 @@ impl Growth {
             .position(|m| crate::record::holds_offer(&m.comments) || !m.variations.is_empty())
             .unwrap_or(game.text.moves.len());
         let pos = game.position_at(plies);
-        Some(Growth { game, written, times, clean, plies, pos })
+        Some(Growth { game, times, clean, plies, pos })
     }
 
     /// The last version's game.
@@ -345,7 +343,7 @@ impl Growth {
         if at.is_some_and(|t| t > commit_time + MAX_CLOCK_SKEW) {
             return None;
         }
-        let san = self.written.get(k0)?.clone();
+        let san = self.game.written_token(k0)?.to_string();
         let options = MoveOptions {
             at,
             prepared: crate::record::is_prepared(&self.game.text, ply),
