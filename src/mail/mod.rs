@@ -207,157 +207,23 @@ pub fn build_answer(o: &Outgoing<'_>, answer: Option<&Answer>) -> Result<Built, 
 /// # Errors
 /// As [`build`].
 pub fn build_steps(o: &Outgoing<'_>, steps: &Steps) -> Result<Built, MailError> {
-    let answer = steps.answer.as_ref();
     let game = record::load(o.text).map_err(|e| MailError::Game(e.to_string()))?;
     let plies = game.moves.len();
     let result = game.text.result.as_ref().map(|r| r.0.clone()).unwrap_or_else(|| "*".into());
     let ended = result != "*" && game.rules_result() != Some(result.as_str());
-    let address = |side: Side| if side == o.sender { &o.from.email } else { &o.to.email };
-    // The player who sent the message of ply k: the one not to move after it.
-    let sender_of = |k: usize| game.position_at(k).side_to_move().opponent();
-    let id_of = |k: usize| message_id(o.game_id, k, false, &domain(address(sender_of(k))));
-    let answer = answer.filter(|_| result == "*");
-    let this = match (ended, answer) {
-        (true, _) => message_id(o.game_id, plies, true, &domain(&o.from.email)),
-        (false, Some(a)) => format!("{}.{plies}.{}@{}", o.game_id, a.commit, domain(&o.from.email)),
-        (false, None) => id_of(plies),
-    };
-    // The messages before this one, from the game's first (the thread's root, which
-    // names none).
-    let root = steps.first_message.min(plies);
-    let previous: Vec<usize> =
-        if ended || answer.is_some() { (root..=plies).collect() } else { (root..plies).collect() };
-    let in_reply_to = previous.last().map(|&k| id_of(k));
-    let mut references: Vec<String> = Vec::new();
-    if let Some(&first) = previous.first() {
-        references.push(id_of(first));
-    }
-    for &k in previous.iter().skip(1).rev().take(10).collect::<Vec<_>>().iter().rev() {
-        references.push(id_of(*k));
-    }
-
-    let def = game.variant.def();
-    let white = record::player(&game, Side::White);
-    let black = record::player(&game, Side::Black);
-    // A side as the body names it: colour and player, `Gold (Ann)`.
-    let named = |side: Side| format!("{} ({})", def.side_name(side), record::player(&game, side));
-    let pos = game.position();
-    let to_move = pos.side_to_move();
-    // A draw offer the sender made (with the last move, or alone): the reader answers it.
-    let offer_by_sender = record::pending_offer(&game).filter(|s| s == def.side_name(o.sender));
+    let answer = steps.answer.as_ref().filter(|_| result == "*");
+    let offer_by_sender =
+        record::pending_offer(&game).filter(|s| s == game.variant.def().side_name(o.sender));
     let last = numbered(&game, plies);
-    let what = match (&last, ended) {
-        (_, true) => game
-            .text
-            .moves
-            .last()
-            .and_then(|m| m.comments.iter().rev().find(|c| !c.starts_with("ravenpost: ")).cloned())
-            .unwrap_or_else(|| format!("result {result}")),
-        (Some(l), false) => match answer {
-            Some(a) => format!("{} after {l}", a.summary),
-            None if offer_by_sender.is_some() => format!("{l} (draw offered)"),
-            None => l.clone(),
-        },
-        (None, false) => match answer {
-            Some(a) => format!("{} (new {} game, {white} v {black})", a.summary, def.title),
-            None => format!("new {} game, {white} v {black}", def.title),
-        },
-    };
+    let draft = Draft { o, game, plies, result, ended, answer, offer_by_sender, last };
+    let def = draft.game.variant.def();
+    let (this, in_reply_to, references) = draft.thread(steps.first_message);
+    let what = draft.what();
     let mut subject = format!("[ravenpost] {}: {what}", o.game_id);
-    if result != "*" {
-        subject.push_str(&format!(" {result}"));
+    if draft.result != "*" {
+        subject.push_str(&format!(" {}", draft.result));
     }
-
-    let last_move = if plies > 0 { Some(game.moves[plies - 1]) } else { None };
-    let id = o.game_id;
-    // The essentials first, so that they fit one pager screen; the boards after them.
-    let mut body = format!("{} v {} ({}), game {id}\n\n", white, black, def.title);
-    match &last {
-        Some(l) => {
-            let mover = record::player(&game, sender_of(plies));
-            body.push_str(&format!("Last move: {l} by {mover} (ply {plies})\n"));
-        }
-        None => body.push_str("No move has been played yet.\n"),
-    }
-    if let Some(a) = answer {
-        body.push_str(&format!("Then: {} ({}).\n", a.summary, o.from.name));
-    }
-    let take = "pipe this message into `ravenpost mail import -` (with `--archive DIR` when \
-                your mail client does not run in your archive; or save it and run \
-                `ravenpost mail import FILE`)";
-    if result == "*" {
-        let to_move_name = record::player(&game, to_move);
-        body.push_str(&format!("{}: {to_move_name}.\n", diagram::side_line(&game.variant, &pos)));
-        if let Some(d) = &o.deadline {
-            body.push_str(&format!(
-                "Deadline for {to_move_name}'s move: {}.\n",
-                crate::referee::problem::rfc3339(d)
-            ));
-        }
-        if offer_by_sender.is_some() {
-            // How to answer it comes after how to import it (below), which must come first.
-            body.push_str(&format!("{} offers a draw.\n", named(o.sender)));
-        } else if let Some(side) = record::pending_offer(&game)
-            && let Some(side) = Side::ALL.into_iter().find(|s| def.side_name(*s) == side)
-        {
-            body.push_str(&format!("{} offers a draw.\n", named(side)));
-        }
-        body.push('\n');
-        if to_move == o.sender {
-            // A step without a move (a declined or offered draw, leave): the sender is
-            // still to move; the reader waits.
-            body.push_str(&format!(
-                "To take this into your archive, {take}; then wait for {}'s move: {} is to move, \
-                 not you.\n",
-                record::player(&game, to_move),
-                named(to_move)
-            ));
-        } else {
-            body.push_str(&format!(
-                "To take the move into your archive, {take}; then play with `ravenpost move {id} MOVE` \
-                 and answer with `ravenpost mail send {id}`.\n"
-            ));
-        }
-        if offer_by_sender.is_some() {
-            body.push_str(&format!(
-                "{} offers a draw: accept it with `ravenpost draw accept {id}` or decline it with \
-                 `ravenpost draw decline {id}` (playing a move instead declines it too), then \
-                 answer with `ravenpost mail send {id}`.\n",
-                named(o.sender)
-            ));
-        }
-    } else {
-        // The record's comment ends in a full stop (`Gold resigns.`): not twice; and the
-        // side gets its player's name, as elsewhere in the body (`Gold (Ann) resigns`).
-        let mut ended_by = what.trim_end_matches('.').to_string();
-        if let Some(side) =
-            Side::ALL.into_iter().find(|s| ended_by.starts_with(&format!("{} ", def.side_name(*s))))
-        {
-            ended_by = format!("{}{}", named(side), &ended_by[def.side_name(side).len()..]);
-        }
-        body.push_str(&format!("The game has ended: {result} ({ended_by}).\n\n"));
-        body.push_str(&format!("To take the result into your archive, {take}.\n"));
-    }
-    // The plies a draw was offered with: from the sender's history, and the pending offer
-    // when the last ply's mover made it.
-    let mut offered = steps.offered_with.clone();
-    if plies > 0
-        && record::pending_offer(&game).as_deref() == Some(def.side_name(sender_of(plies)))
-        && !offered.contains(&plies)
-    {
-        offered.push(plies);
-    }
-    body.push_str("\nMoves:\n");
-    body.push_str(&score(&game, &offered));
-    if !offered.is_empty() {
-        body.push_str("(=): a draw offer made with the move\n");
-    }
-    body.push('\n');
-    let layout = diagram::Layout::fitting(&game.variant, BODY_WIDTH);
-    let style = diagram::DiagramStyle::default();
-    body.push_str(&diagram::diagram_laid_out(&game.variant, &pos, last_move.as_ref(), style, layout));
-    body.push_str(&format!("\nThe game file is attached as {id}.pgn.\n"));
-    let body = fit_lines(&body, BODY_WIDTH);
+    let body = draft.body(&what, &steps.offered_with);
 
     let mut b = MessageBuilder::new()
         .from(Address::new_address(Some(o.from.name.clone()), o.from.email.clone()))
@@ -379,6 +245,219 @@ pub fn build_steps(o: &Outgoing<'_>, steps: &Steps) -> Result<Built, MailError> 
     }
     let bytes = b.write_to_vec().map_err(|e| MailError::Write(e.to_string()))?;
     Ok(Built { bytes, message_id: this, in_reply_to, subject })
+}
+
+/// How the body tells the reader to take a message into their archive.
+const HOW_TO_IMPORT: &str = "pipe this message into `ravenpost mail import -` (with `--archive DIR` when \
+                             your mail client does not run in your archive; or save it and run \
+                             `ravenpost mail import FILE`)";
+
+/// A game message being written ([`build_steps`]): the game it carries, and what its
+/// subject, body and thread are written from.
+struct Draft<'a> {
+    o: &'a Outgoing<'a>,
+    game: crate::record::game::Game,
+    /// The game's plies.
+    plies: usize,
+    /// The game's result, `*` while it goes on.
+    result: String,
+    /// Whether the game ended without a move (a result the rules do not give).
+    ended: bool,
+    /// The step the sender took without a move after the last ply, while the game goes on.
+    answer: Option<&'a Answer>,
+    /// A draw offer the sender made (with the last move, or alone): the reader answers it.
+    offer_by_sender: Option<String>,
+    /// The last move with its number ([`numbered`]).
+    last: Option<String>,
+}
+
+impl Draft<'_> {
+    /// The player who sent the message of ply `k`: the one not to move after it.
+    fn sender_of(&self, k: usize) -> Side {
+        self.game.position_at(k).side_to_move().opponent()
+    }
+
+    /// The [`message_id`] of the message of ply `k`, at its sender's domain.
+    fn id_of(&self, k: usize) -> String {
+        let o = self.o;
+        let address = if self.sender_of(k) == o.sender { &o.from.email } else { &o.to.email };
+        message_id(o.game_id, k, false, &domain(address))
+    }
+
+    /// A side as the body names it: colour and player, `Gold (Ann)`.
+    fn named(&self, side: Side) -> String {
+        format!("{} ({})", self.game.variant.def().side_name(side), record::player(&self.game, side))
+    }
+
+    /// The message's place in the game's thread, the game's first message being that of
+    /// ply `first_message`: its `Message-ID`, its `In-Reply-To` (none for the first) and
+    /// its `References` ([`build`] says which).
+    fn thread(&self, first_message: usize) -> (String, Option<String>, Vec<String>) {
+        let (o, plies) = (self.o, self.plies);
+        let this = match (self.ended, self.answer) {
+            (true, _) => message_id(o.game_id, plies, true, &domain(&o.from.email)),
+            (false, Some(a)) => format!("{}.{plies}.{}@{}", o.game_id, a.commit, domain(&o.from.email)),
+            (false, None) => self.id_of(plies),
+        };
+        // The messages before this one, from the game's first (the thread's root, which
+        // names none).
+        let root = first_message.min(plies);
+        let previous: Vec<usize> = if self.ended || self.answer.is_some() {
+            (root..=plies).collect()
+        } else {
+            (root..plies).collect()
+        };
+        let in_reply_to = previous.last().map(|&k| self.id_of(k));
+        let mut references: Vec<String> = Vec::new();
+        if let Some(&first) = previous.first() {
+            references.push(self.id_of(first));
+        }
+        for &k in previous.iter().skip(1).rev().take(10).collect::<Vec<_>>().iter().rev() {
+            references.push(self.id_of(*k));
+        }
+        (this, in_reply_to, references)
+    }
+
+    /// What the message reports, for its subject: the last move (and a draw offered with
+    /// it), the sender's step without a move, the new game, or how the game ended.
+    fn what(&self) -> String {
+        let game = &self.game;
+        let def = game.variant.def();
+        let white = record::player(game, Side::White);
+        let black = record::player(game, Side::Black);
+        match (&self.last, self.ended) {
+            (_, true) => game
+                .text
+                .moves
+                .last()
+                .and_then(|m| m.comments.iter().rev().find(|c| !c.starts_with("ravenpost: ")).cloned())
+                .unwrap_or_else(|| format!("result {}", self.result)),
+            (Some(l), false) => match self.answer {
+                Some(a) => format!("{} after {l}", a.summary),
+                None if self.offer_by_sender.is_some() => format!("{l} (draw offered)"),
+                None => l.clone(),
+            },
+            (None, false) => match self.answer {
+                Some(a) => format!("{} (new {} game, {white} v {black})", a.summary, def.title),
+                None => format!("new {} game, {white} v {black}", def.title),
+            },
+        }
+    }
+
+    /// The message's body, in lines of at most [`BODY_WIDTH`] columns: the essentials
+    /// first, so that they fit one pager screen (the players, the last move, what the
+    /// reader should do, the moves, a move in `offered_with` marked `(=)`), then the
+    /// boards. `what` is what the message reports ([`Draft::what`]).
+    fn body(&self, what: &str, offered_with: &[usize]) -> String {
+        let (game, plies, id) = (&self.game, self.plies, self.o.game_id);
+        let def = game.variant.def();
+        let white = record::player(game, Side::White);
+        let black = record::player(game, Side::Black);
+        let pos = game.position();
+        let last_move = if plies > 0 { Some(game.moves[plies - 1]) } else { None };
+        // The essentials first, so that they fit one pager screen; the boards after them.
+        let mut body = format!("{} v {} ({}), game {id}\n\n", white, black, def.title);
+        match &self.last {
+            Some(l) => {
+                let mover = record::player(game, self.sender_of(plies));
+                body.push_str(&format!("Last move: {l} by {mover} (ply {plies})\n"));
+            }
+            None => body.push_str("No move has been played yet.\n"),
+        }
+        if let Some(a) = self.answer {
+            body.push_str(&format!("Then: {} ({}).\n", a.summary, self.o.from.name));
+        }
+        if self.result == "*" {
+            self.push_turn(&mut body, &pos);
+        } else {
+            self.push_end(&mut body, what);
+        }
+        // The plies a draw was offered with: from the sender's history, and the pending offer
+        // when the last ply's mover made it.
+        let mut offered = offered_with.to_vec();
+        if plies > 0
+            && record::pending_offer(game).as_deref() == Some(def.side_name(self.sender_of(plies)))
+            && !offered.contains(&plies)
+        {
+            offered.push(plies);
+        }
+        body.push_str("\nMoves:\n");
+        body.push_str(&score(game, &offered));
+        if !offered.is_empty() {
+            body.push_str("(=): a draw offer made with the move\n");
+        }
+        body.push('\n');
+        let layout = diagram::Layout::fitting(&game.variant, BODY_WIDTH);
+        let style = diagram::DiagramStyle::default();
+        body.push_str(&diagram::diagram_laid_out(&game.variant, &pos, last_move.as_ref(), style, layout));
+        body.push_str(&format!("\nThe game file is attached as {id}.pgn.\n"));
+        fit_lines(&body, BODY_WIDTH)
+    }
+
+    /// Adds to `body`, for a game that goes on (at `pos`), whose turn it is, its deadline,
+    /// a draw offer, and what the reader should do: take the message in, then move or
+    /// wait, and answer the sender's offer.
+    fn push_turn(&self, body: &mut String, pos: &crate::engine::Position) {
+        let (o, game, id) = (self.o, &self.game, self.o.game_id);
+        let def = game.variant.def();
+        let to_move = pos.side_to_move();
+        let to_move_name = record::player(game, to_move);
+        body.push_str(&format!("{}: {to_move_name}.\n", diagram::side_line(&game.variant, pos)));
+        if let Some(d) = &o.deadline {
+            body.push_str(&format!(
+                "Deadline for {to_move_name}'s move: {}.\n",
+                crate::referee::problem::rfc3339(d)
+            ));
+        }
+        if self.offer_by_sender.is_some() {
+            // How to answer it comes after how to import it (below), which must come first.
+            body.push_str(&format!("{} offers a draw.\n", self.named(o.sender)));
+        } else if let Some(side) = record::pending_offer(game)
+            && let Some(side) = Side::ALL.into_iter().find(|s| def.side_name(*s) == side)
+        {
+            body.push_str(&format!("{} offers a draw.\n", self.named(side)));
+        }
+        body.push('\n');
+        if to_move == o.sender {
+            // A step without a move (a declined or offered draw, leave): the sender is
+            // still to move; the reader waits.
+            body.push_str(&format!(
+                "To take this into your archive, {HOW_TO_IMPORT}; then wait for {}'s move: {} is \
+                 to move, not you.\n",
+                record::player(game, to_move),
+                self.named(to_move)
+            ));
+        } else {
+            body.push_str(&format!(
+                "To take the move into your archive, {HOW_TO_IMPORT}; then play with \
+                 `ravenpost move {id} MOVE` and answer with `ravenpost mail send {id}`.\n"
+            ));
+        }
+        if self.offer_by_sender.is_some() {
+            body.push_str(&format!(
+                "{} offers a draw: accept it with `ravenpost draw accept {id}` or decline it with \
+                 `ravenpost draw decline {id}` (playing a move instead declines it too), then \
+                 answer with `ravenpost mail send {id}`.\n",
+                self.named(o.sender)
+            ));
+        }
+    }
+
+    /// Adds to `body`, for a game that has ended, its result and how it ended (`what`,
+    /// [`Draft::what`]), and how to take the result in.
+    fn push_end(&self, body: &mut String, what: &str) {
+        let def = self.game.variant.def();
+        // The record's comment ends in a full stop (`Gold resigns.`): not twice; and the
+        // side gets its player's name, as elsewhere in the body (`Gold (Ann) resigns`).
+        let mut ended_by = what.trim_end_matches('.').to_string();
+        if let Some(side) =
+            Side::ALL.into_iter().find(|s| ended_by.starts_with(&format!("{} ", def.side_name(*s))))
+        {
+            ended_by = format!("{}{}", self.named(side), &ended_by[def.side_name(side).len()..]);
+        }
+        body.push_str(&format!("The game has ended: {} ({ended_by}).\n\n", self.result));
+        body.push_str(&format!("To take the result into your archive, {HOW_TO_IMPORT}.\n"));
+    }
 }
 
 /// The game score: the main line's moves in canonical form with their numbers, then the

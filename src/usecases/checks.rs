@@ -433,19 +433,67 @@ fn judge_game_path(
     path: &GamePath,
     cache: &VerdictCache,
 ) -> JudgedGame {
-    let mut judged = Vec::new();
     let file = path.path();
     let versions: &[PathVersion] = index.versions(&file);
-    // Each version's cached verdict, and whether the cache holds one (readable or not).
-    let (in_cache, hits): (Vec<bool>, Vec<Option<Cached>>) = versions
+    let (in_cache, hits) = cached_verdicts(versions, cache, &file);
+    let (texts, cuts) = read_uncached(archive, versions, &hits, &file)?;
+    let tops = run_tops(&cuts);
+    let mut judging = PathJudging {
+        archive,
+        index,
+        path,
+        file: &file,
+        versions,
+        texts,
+        cuts,
+        tops,
+        growth: None,
+        no_growth: None,
+        out: Vec::with_capacity(versions.len()),
+        judged: Vec::new(),
+        before: None,
+    };
+    for (i, (v, hit)) in versions.iter().zip(hits).enumerate() {
+        judging.version(i, v, hit)?;
+    }
+    let PathJudging { out, judged, .. } = judging;
+    // Judged verdicts are in the order of the versions.
+    let mut next = judged.iter().map(|(c, _)| *c).peekable();
+    let all_kept = versions.iter().zip(&in_cache).all(|(v, cached)| {
+        let now = next.next_if_eq(&v.commit).is_some();
+        *cached || now
+    });
+    Ok(Judged { lines: out, verdicts: judged, all_kept })
+}
+
+/// For each version, whether `cache` holds its verdict (readable or not), and the verdict
+/// (`None` for none, or one that does not read).
+fn cached_verdicts(
+    versions: &[PathVersion],
+    cache: &VerdictCache,
+    file: &str,
+) -> (Vec<bool>, Vec<Option<Cached>>) {
+    versions
         .iter()
         .map(|v| {
-            let got = cache.get(v.commit, &file);
+            let got = cache.get(v.commit, file);
             (got.is_some(), got.and_then(|s| serde_json::from_str::<Cached>(s).ok()))
         })
-        .unzip();
-    // The texts this run will read, all in one batch: every version judged now, and the
-    // version before it when that one's verdict came from the cache.
+        .unzip()
+}
+
+/// The texts a judging of `versions` of `file` will read, all in one batch: every version
+/// without a verdict in `hits`, and the version before it when that one's verdict came
+/// from the cache. Returns them by blob, with what each version was cut from ([`Cuts`]).
+///
+/// # Errors
+/// The archive's errors.
+fn read_uncached(
+    archive: &Archive,
+    versions: &[PathVersion],
+    hits: &[Option<Cached>],
+    file: &str,
+) -> Result<(HashMap<BlobId, Vec<u8>>, Cuts), ArchiveError> {
     let mut wanted = Vec::new();
     for (i, v) in versions.iter().enumerate() {
         if let (Some(blob), None) = (v.blob, &hits[i]) {
@@ -461,162 +509,244 @@ fn judge_game_path(
     let mut sources: HashMap<BlobId, VersionSource> = HashMap::with_capacity(wanted.len());
     for (blob, (text, source)) in wanted.iter().copied().zip(archive.read_versions_traced(
         &wanted,
-        &file,
+        file,
         crate::notation::pgn::move_ends,
     )?) {
         texts.insert(blob, text);
         sources.insert(blob, source);
     }
-    let cuts: Vec<Option<(BlobId, usize)>> = versions
+    let cuts: Cuts = versions
         .iter()
         .map(|v| match v.blob.and_then(|b| sources.get(&b)) {
             Some(VersionSource::Cut { of, moves }) => Some((*of, *moves)),
             _ => None,
         })
         .collect();
-    let tops = run_tops(&cuts);
-    let text_of = |texts: &mut HashMap<BlobId, Vec<u8>>, blob: BlobId| -> Result<String, ArchiveError> {
-        match texts.remove(&blob) {
+    Ok((texts, cuts))
+}
+
+/// For each version, what it was cut from and how many moves it keeps
+/// ([`VersionSource::Cut`]); `None` for no cut, or a text not read.
+type Cuts = Vec<Option<(BlobId, usize)>>;
+
+/// The version before one: its game (or why it does not read) and its text.
+type Previous = (Result<Game, String>, String);
+
+/// The judging of one game file's versions, oldest first ([`judge_game_path`]): what is
+/// carried from one version to the next.
+struct PathJudging<'a> {
+    archive: &'a Archive,
+    index: &'a HistoryIndex,
+    path: &'a GamePath,
+    file: &'a str,
+    versions: &'a [PathVersion],
+    /// The texts read in one batch, by blob, each taken out when used.
+    texts: HashMap<BlobId, Vec<u8>>,
+    /// What each version was cut from ([`read_uncached`]).
+    cuts: Cuts,
+    /// The last version of each version's run ([`run_tops`]).
+    tops: Vec<Option<usize>>,
+    /// The growth of the run being judged (the index of its last version).
+    growth: Option<(usize, Growth)>,
+    /// The last version of a run whose growth could not be built.
+    no_growth: Option<usize>,
+    /// One line per version judged so far.
+    out: Vec<LogLine>,
+    /// The verdicts to add to the cache (commit, verdict).
+    judged: Vec<(CommitId, String)>,
+    /// The version before the next one, unless it was deleted or no game.
+    before: Option<Before>,
+}
+
+impl PathJudging<'_> {
+    /// The text of `blob`: from the batch read, else read now.
+    ///
+    /// # Errors
+    /// The archive's errors; [`ArchiveError::NotText`] for a text that is not UTF-8.
+    fn text_of(&mut self, blob: BlobId) -> Result<String, ArchiveError> {
+        match self.texts.remove(&blob) {
             Some(bytes) => String::from_utf8(bytes)
-                .map_err(|_| ArchiveError::NotText { path: file.clone(), oid: blob.to_string() }),
-            None => archive.read_blob_text(blob, &file),
+                .map_err(|_| ArchiveError::NotText { path: self.file.to_string(), oid: blob.to_string() }),
+            None => self.archive.read_blob_text(blob, self.file),
         }
-    };
-    // The growth of the run being judged (the index of its last version), or the last
-    // version of a run whose growth could not be built.
-    let mut growth: Option<(usize, Growth)> = None;
-    let mut no_growth: Option<usize> = None;
-    let mut out = Vec::with_capacity(versions.len());
-    let mut before: Option<Before> = None;
-    for (i, (v, hit)) in versions.iter().zip(hits).enumerate() {
-        let c = &index.commit_at(v.position);
+    }
+
+    /// Adds the line of version `i` (`v`), taken from `hit` if the cache holds its verdict,
+    /// else judged.
+    ///
+    /// # Errors
+    /// The archive's errors.
+    fn version(&mut self, i: usize, v: &PathVersion, hit: Option<Cached>) -> Result<(), Failure> {
+        let c = &self.index.commit_at(v.position);
         let Some(blob) = v.blob else {
             let line =
                 Cached { what: "deleted".into(), ply: None, san: None, problem: Some(Problem::GameDeleted) };
-            out.push(LogLine::from_cached(c, line));
-            before = None;
-            continue;
+            self.out.push(LogLine::from_cached(c, line));
+            self.before = None;
+            return Ok(());
         };
-        if before.is_none() && index.shallow() == Some(v.commit) {
-            // A shallow clone's boundary: the oldest version there is, taken as given (the
-            // commits before it are not in the clone); never cached, so that it is judged
-            // once the history is fetched.
-            let text = archive.read_blob_text(blob, &file)?;
-            let game = record::load(&text).map_err(|e| e.to_string());
-            let plies = game.as_ref().map_or(0, |g| g.moves.len());
-            let what = format!("history starts here (shallow clone): {plies} plies before it not checked");
-            let mut line = LogLine::from_cached(c, Cached { what, ply: None, san: None, problem: None });
-            line.shallow_boundary = Some(plies);
-            out.push(line);
-            before = Some(Before { blob, text: Some(text), game: Some(game) });
-            continue;
+        if self.before.is_none() && self.index.shallow() == Some(v.commit) {
+            return self.shallow_boundary(c, blob);
         }
         if let Some(hit) = hit {
-            out.push(LogLine::from_cached(c, hit));
-            before = Some(Before { blob, text: None, game: None });
-            continue;
+            self.out.push(LogLine::from_cached(c, hit));
+            self.before = Some(Before { blob, text: None, game: None });
+            return Ok(());
         }
         // The entry's mode is in the index: a symbolic link or submodule is no game.
-        if let Some(problem) = crate::referee::layout::entry_problem(&file, v.mode) {
+        if let Some(problem) = crate::referee::layout::entry_problem(self.file, v.mode) {
             let line = Cached { what: "invalid".into(), ply: None, san: None, problem: Some(problem) };
-            judged.push((v.commit, serde_json::to_string(&line).expect("a verdict serialises")));
-            out.push(LogLine::from_cached(c, line));
-            before = None;
-            continue;
+            self.judged.push((v.commit, serde_json::to_string(&line).expect("a verdict serialises")));
+            self.out.push(LogLine::from_cached(c, line));
+            self.before = None;
+            return Ok(());
         }
-        let text = match text_of(&mut texts, blob) {
+        let text = match self.text_of(blob) {
             Ok(t) => t,
             Err(ArchiveError::NotText { .. }) => {
                 let line =
                     Cached { what: "invalid".into(), ply: None, san: None, problem: Some(Problem::NotText) };
-                out.push(LogLine::from_cached(c, line));
-                before = None;
-                continue;
+                self.out.push(LogLine::from_cached(c, line));
+                self.before = None;
+                return Ok(());
             }
             Err(e) => return Err(e.into()),
         };
+        self.judge_text(i, v, c, blob, text)
+    }
+
+    /// Adds the line of a shallow clone's boundary (`c`, the version `blob`): the oldest
+    /// version there is, taken as given (the commits before it are not in the clone);
+    /// never cached, so that it is judged once the history is fetched.
+    ///
+    /// # Errors
+    /// The archive's errors.
+    fn shallow_boundary(&mut self, c: &IndexedCommit, blob: BlobId) -> Result<(), Failure> {
+        let text = self.archive.read_blob_text(blob, self.file)?;
+        let game = record::load(&text).map_err(|e| e.to_string());
+        let plies = game.as_ref().map_or(0, |g| g.moves.len());
+        let what = format!("history starts here (shallow clone): {plies} plies before it not checked");
+        let mut line = LogLine::from_cached(c, Cached { what, ply: None, san: None, problem: None });
+        line.shallow_boundary = Some(plies);
+        self.out.push(line);
+        self.before = Some(Before { blob, text: Some(text), game: Some(game) });
+        Ok(())
+    }
+
+    /// Judges version `i` (`v`, the version `blob` committed by `c`), whose text is `text`,
+    /// and adds its line: as a step within its run of cut versions when it can be, else
+    /// from the version before.
+    ///
+    /// # Errors
+    /// The archive's errors.
+    fn judge_text(
+        &mut self,
+        i: usize,
+        v: &PathVersion,
+        c: &IndexedCommit,
+        blob: BlobId,
+        text: String,
+    ) -> Result<(), Failure> {
+        let (archive, file) = (self.archive, self.file);
         let evidence = CommitEvidence {
             archive,
             commit: v.commit,
             earlier: || match c.parent {
-                Some(parent) => archive.file_history_at(&file, parent),
+                Some(parent) => archive.file_history_at(file, parent),
                 None => Ok(Vec::new()),
             },
         };
         let info = CommitInfo { author: &c.author_name, time: c.time.unix_seconds() };
-        // A step within a run of cut versions, from the version before in the same run.
-        let top = tops[i].filter(|&top| {
-            i > 0
-                && tops[i - 1] == Some(top)
-                && no_growth != Some(top)
-                && before.as_ref().is_some_and(|b| Some(b.blob) == versions[i - 1].blob)
-        });
-        if let (Some(top), Some((_, plies))) = (top, i.checked_sub(1).and_then(|p| cuts[p])) {
-            if growth.as_ref().is_none_or(|(t, g)| *t != top || g.plies() != plies) {
-                let top_text = if top == i {
-                    Some(text.as_str())
-                } else {
-                    versions[top].blob.and_then(|b| texts.get(&b)).and_then(|t| std::str::from_utf8(t).ok())
-                };
-                growth = top_text.and_then(|t| Growth::new(t, plies)).map(|g| (top, g));
-                if growth.is_none() {
-                    no_growth = Some(top);
-                }
-            }
-            if let Some((_, g)) = growth.as_mut()
-                && let Some(verdict) = judge::judge_grown_version(&evidence, g, info, &text)?
-            {
-                push_verdict(&mut out, &mut judged, c, step_line(verdict.as_ref()));
-                before = Some(Before { blob, text: Some(text), game: None });
-                continue;
-            }
+        if let Some(verdict) = self.grown_verdict(i, &evidence, info, &text)? {
+            push_verdict(&mut self.out, &mut self.judged, c, step_line(verdict.as_ref()));
+            self.before = Some(Before { blob, text: Some(text), game: None });
+            return Ok(());
         }
-        let previous = match before.take() {
-            None => None,
-            Some(Before { blob, text, game }) => {
-                let old = match text {
-                    Some(t) => t,
-                    None => text_of(&mut texts, blob)?,
-                };
-                let game = match (game, growth.take()) {
-                    (Some(game), kept) => {
-                        growth = kept;
-                        game
-                    }
-                    // The last version of a run: its growth holds its game.
-                    (None, Some((top, g))) if top + 1 == i && g.plies() == g.game().moves.len() => {
-                        Ok(g.into_game())
-                    }
-                    (None, kept) => {
-                        growth = kept;
-                        record::load(&old).map_err(|e| e.to_string())
-                    }
-                };
-                Some((game, old))
-            }
-        };
-        let verdict: GameVerdict = match &previous {
+        let verdict: GameVerdict = match &self.take_previous(i)? {
             Some((Err(why), _)) => Err(Problem::PreviousUnreadable { why: why.clone() }),
             Some((Ok(g), t)) => {
-                judge::judge_game_version(&evidence, path, info, Some((g, t.as_str())), &text)?
+                judge::judge_game_version(&evidence, self.path, info, Some((g, t.as_str())), &text)?
             }
-            None => judge::judge_game_version(&evidence, path, info, None, &text)?,
+            None => judge::judge_game_version(&evidence, self.path, info, None, &text)?,
         };
-        push_verdict(&mut out, &mut judged, c, step_line(verdict.as_ref().map(|(s, _)| s)));
+        push_verdict(&mut self.out, &mut self.judged, c, step_line(verdict.as_ref().map(|(s, _)| s)));
         // A version that is not a legal step is still what the next one follows.
         let game = match verdict {
             Ok((_, game)) => Ok(game),
             Err(_) => record::load(&text).map_err(|e| e.to_string()),
         };
-        before = Some(Before { blob, text: Some(text), game: Some(game) });
+        self.before = Some(Before { blob, text: Some(text), game: Some(game) });
+        Ok(())
     }
-    // Judged verdicts are in the order of the versions.
-    let mut next = judged.iter().map(|(c, _)| *c).peekable();
-    let all_kept = versions.iter().zip(&in_cache).all(|(v, cached)| {
-        let now = next.next_if_eq(&v.commit).is_some();
-        *cached || now
-    });
-    Ok(Judged { lines: out, verdicts: judged, all_kept })
+
+    /// The verdict on version `i` (whose text is `text`) as a step within its run of cut
+    /// versions, from the version before in the same run, through the run's [`Growth`]
+    /// (built from the run's last text on its first step). `None` for a version that is no
+    /// such step, or one the growth does not judge.
+    ///
+    /// # Errors
+    /// The evidence's errors.
+    fn grown_verdict<E: Evidence>(
+        &mut self,
+        i: usize,
+        evidence: &E,
+        info: CommitInfo<'_>,
+        text: &str,
+    ) -> Result<Option<Result<Step, Problem>>, E::Error> {
+        let top = self.tops[i].filter(|&top| {
+            i > 0
+                && self.tops[i - 1] == Some(top)
+                && self.no_growth != Some(top)
+                && self.before.as_ref().is_some_and(|b| Some(b.blob) == self.versions[i - 1].blob)
+        });
+        let (Some(top), Some((_, plies))) = (top, i.checked_sub(1).and_then(|p| self.cuts[p])) else {
+            return Ok(None);
+        };
+        if self.growth.as_ref().is_none_or(|(t, g)| *t != top || g.plies() != plies) {
+            let top_text = if top == i {
+                Some(text)
+            } else {
+                self.versions[top]
+                    .blob
+                    .and_then(|b| self.texts.get(&b))
+                    .and_then(|t| std::str::from_utf8(t).ok())
+            };
+            self.growth = top_text.and_then(|t| Growth::new(t, plies)).map(|g| (top, g));
+            if self.growth.is_none() {
+                self.no_growth = Some(top);
+            }
+        }
+        match self.growth.as_mut() {
+            Some((_, g)) => judge::judge_grown_version(evidence, g, info, text),
+            None => Ok(None),
+        }
+    }
+
+    /// The version before version `i`, taken out of `before`: its game (or why it does not
+    /// read) and its text; `None` when there is none to follow.
+    ///
+    /// # Errors
+    /// The archive's errors.
+    fn take_previous(&mut self, i: usize) -> Result<Option<Previous>, ArchiveError> {
+        let Some(Before { blob, text, game }) = self.before.take() else { return Ok(None) };
+        let old = match text {
+            Some(t) => t,
+            None => self.text_of(blob)?,
+        };
+        let game = match (game, self.growth.take()) {
+            (Some(game), kept) => {
+                self.growth = kept;
+                game
+            }
+            // The last version of a run: its growth holds its game.
+            (None, Some((top, g))) if top + 1 == i && g.plies() == g.game().moves.len() => Ok(g.into_game()),
+            (None, kept) => {
+                self.growth = kept;
+                record::load(&old).map_err(|e| e.to_string())
+            }
+        };
+        Ok(Some((game, old)))
+    }
 }
 
 /// The history of one game, each commit judged (`log` shows it, `verify` judges it).

@@ -9,8 +9,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::archive::{
-    Archive, ArchiveError, ArmyChoice, Change, CommitId, CommitNames, GamePath, Identity, SshSigner,
-    Timestamp, default_archive, is_public_key,
+    Archive, ArchiveConfig, ArchiveError, ArmyChoice, Change, CommitId, CommitNames, GamePath, Identity,
+    SshSigner, Timestamp, default_archive, is_public_key,
 };
 use crate::engine::Side;
 use crate::record::game::{Game, RULESET};
@@ -534,11 +534,45 @@ pub(super) struct NewTags {
     pub tags: Vec<(String, String)>,
     /// A user-defined variant's definition, and whether its file must first be committed
     /// (given with `--variant-file` and not yet in the archive).
-    pub user: Option<(crate::variants::Definition, bool)>,
+    pub user: Option<UserVariant>,
 }
 
+/// A user-defined variant's definition, and whether its file must first be committed
+/// ([`NewTags::user`]).
+pub(super) type UserVariant = (crate::variants::Definition, bool);
+
 /// The checked tags of the game `n` would make, at `time`.
+///
+/// # Errors
+/// [`Failure::Usage`] for a flag that does not check out; the archive's errors.
 pub(super) fn new_game_tags(archive: &Archive, n: &NewGame, time: Timestamp) -> Result<NewTags, Failure> {
+    check_new_game_flags(archive, n)?;
+    let (variant, user) = new_game_variant(archive, n)?;
+    let slug_v = variant.def().slug.clone();
+    let date =
+        time.to_datetime().map(|d| d.format("%Y.%m.%d").to_string()).unwrap_or_else(|| "????.??.??".into());
+    let config = archive.config()?;
+    let mut tags = game_tags(n, &config, &date, &slug_v, user.as_ref().map(|(d, _)| d));
+    push_signing_keys(n, &mut tags)?;
+    for (side, e) in Side::ALL.into_iter().zip(&n.emails) {
+        if let Some(e) = e {
+            tags.push((email_tag(side), e.clone()));
+        }
+    }
+    push_accounts(n, &config, &mut tags)?;
+    let tags: Vec<(String, String)> = tags.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+    if n.secret_armies {
+        check_secret_armies(n, &slug_v, &tags)?;
+    }
+    Ok(NewTags { title: variant.def().title.clone(), slug: slug_v, date, tags, user })
+}
+
+/// Checks the players' names (two different ones), the game id (no other game's but for
+/// case), the email addresses and the time control `n` gives.
+///
+/// # Errors
+/// [`Failure::Usage`] for the first that does not check out; the archive's errors.
+fn check_new_game_flags(archive: &Archive, n: &NewGame) -> Result<(), Failure> {
     for (what, name) in [("--white", &n.white), ("--black", &n.black)] {
         check_player_name(what, name)?;
     }
@@ -569,6 +603,19 @@ pub(super) fn new_game_tags(archive: &Archive, n: &NewGame, time: Timestamp) -> 
         crate::notation::time_control::parse(tc)
             .map_err(|e| Failure::Usage(format!("--time-control: {e}")))?;
     }
+    Ok(())
+}
+
+/// The variant of the game `n` would make, with its options and armies, and a
+/// user-defined variant's definition (as [`NewTags::user`]).
+///
+/// # Errors
+/// [`Failure::Usage`] for a variant file that does not read or a variant that does not
+/// build; the archive's errors, and those of the definition.
+fn new_game_variant(
+    archive: &Archive,
+    n: &NewGame,
+) -> Result<(std::sync::Arc<crate::engine::Variant>, Option<UserVariant>), Failure> {
     let mut options = n.options.clone();
     if let Some((w, b)) = &n.armies {
         options.push(("army-white".into(), w.clone()));
@@ -594,23 +641,33 @@ pub(super) fn new_game_tags(archive: &Archive, n: &NewGame, time: Timestamp) -> 
         None => crate::variants::by_name(&n.variant, &options),
     }
     .map_err(|e| Failure::Usage(e.to_string()))?;
-    let slug_v = variant.def().slug.clone();
-    let date =
-        time.to_datetime().map(|d| d.format("%Y.%m.%d").to_string()).unwrap_or_else(|| "????.??.??".into());
-    let config = archive.config()?;
+    Ok((variant, user))
+}
+
+/// The tags of the game `n` would make that need no checking, in the order written: the
+/// seven tag roster (`Round` is `-`, `Event` and `Site` from `config` unless given), the
+/// variant `slug` and the ruleset, a user-defined variant's file and hash (`user`, the
+/// definition then remembered), the armies, the options and the time control.
+fn game_tags(
+    n: &NewGame,
+    config: &ArchiveConfig,
+    date: &str,
+    slug: &str,
+    user: Option<&crate::variants::Definition>,
+) -> Vec<(&'static str, String)> {
     let mut tags = vec![
         ("Event", n.event.clone().or(config.event.clone()).unwrap_or_else(|| "?".into())),
         ("Site", config.site.clone().unwrap_or_else(|| "?".into())),
-        ("Date", date.clone()),
+        ("Date", date.to_string()),
         ("Round", "-".into()),
         ("White", n.white.clone()),
         ("Black", n.black.clone()),
         ("Result", "*".into()),
-        ("Variant", slug_v.clone()),
+        ("Variant", slug.to_string()),
         ("Ruleset", RULESET.into()),
     ];
-    if let Some((d, _)) = &user {
-        tags.push(("VariantFile", crate::referee::layout::definition_path(&slug_v)));
+    if let Some(d) = user {
+        tags.push(("VariantFile", crate::referee::layout::definition_path(slug)));
         tags.push(("VariantHash", d.hash().to_string()));
         crate::variants::remember(d.clone());
     }
@@ -625,6 +682,15 @@ pub(super) fn new_game_tags(archive: &Archive, n: &NewGame, time: Timestamp) -> 
     if let Some(tc) = n.time_control.clone().or(config.time_control.clone()) {
         tags.push(("TimeControl", tc));
     }
+    tags
+}
+
+/// Adds the players' signing keys `n` gives to `tags` (`WhiteSigningKey`,
+/// `BlackSigningKey`), two different keys when both are given.
+///
+/// # Errors
+/// [`Failure::Usage`] for a key that does not read, or the same key twice.
+fn push_signing_keys(n: &NewGame, tags: &mut Vec<(&'static str, String)>) -> Result<(), Failure> {
     if let (Some(w), Some(b)) = (&n.keys[0], &n.keys[1]) {
         let key_of = |k: &str, f: &str| {
             read_public_key(f, k).map(|l| l.split_whitespace().take(2).collect::<Vec<_>>().join(" "))
@@ -642,11 +708,20 @@ pub(super) fn new_game_tags(archive: &Archive, n: &NewGame, time: Timestamp) -> 
             tags.push((signing_key_tag(side), read_public_key(flag, k)?));
         }
     }
-    for (side, e) in Side::ALL.into_iter().zip(&n.emails) {
-        if let Some(e) = e {
-            tags.push((email_tag(side), e.clone()));
-        }
-    }
+    Ok(())
+}
+
+/// Adds the players' accounts `n` gives to `tags` (`WhiteAccount`, `BlackAccount`),
+/// checked: valid names, none of them both players', and each the player's own where
+/// `config` registers accounts.
+///
+/// # Errors
+/// [`Failure::Usage`] for the first that does not check out.
+fn push_accounts(
+    n: &NewGame,
+    config: &ArchiveConfig,
+    tags: &mut Vec<(&'static str, String)>,
+) -> Result<(), Failure> {
     for ((side, flag), given) in
         Side::ALL.into_iter().zip(["--white-account", "--black-account"]).zip(&n.accounts)
     {
@@ -682,24 +757,30 @@ pub(super) fn new_game_tags(archive: &Archive, n: &NewGame, time: Timestamp) -> 
         };
         return Err(Failure::Usage(format!("{flag}: {p}")));
     }
-    let tags: Vec<(String, String)> = tags.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
-    if n.secret_armies {
-        if slug_v != ArmyChoice::VARIANT {
-            return Err(Failure::Usage(format!(
-                "--secret-armies: only Fantasy Grand Chess has armies, not {slug_v}"
-            )));
-        }
-        if n.armies.is_some() || n.options.iter().any(|(k, _)| k.starts_with("army-")) {
-            return Err(Failure::Usage(
-                "--secret-armies: leave out --army-white, --army-black and army options (the players choose)"
-                    .into(),
-            ));
-        }
-        if let Some(p) = crate::referee::army::choice_tags_problem(&tags.iter().cloned().collect()) {
-            return Err(Failure::Usage(format!("--secret-armies: {p}")));
-        }
+    Ok(())
+}
+
+/// Checks that the game `n` would make, of the variant `slug` with `tags`, can have its
+/// armies chosen in secret (`--secret-armies`): Fantasy Grand Chess, no armies given.
+///
+/// # Errors
+/// [`Failure::Usage`] when it cannot.
+fn check_secret_armies(n: &NewGame, slug: &str, tags: &[(String, String)]) -> Result<(), Failure> {
+    if slug != ArmyChoice::VARIANT {
+        return Err(Failure::Usage(format!(
+            "--secret-armies: only Fantasy Grand Chess has armies, not {slug}"
+        )));
     }
-    Ok(NewTags { title: variant.def().title.clone(), slug: slug_v, date, tags, user })
+    if n.armies.is_some() || n.options.iter().any(|(k, _)| k.starts_with("army-")) {
+        return Err(Failure::Usage(
+            "--secret-armies: leave out --army-white, --army-black and army options (the players choose)"
+                .into(),
+        ));
+    }
+    if let Some(p) = crate::referee::army::choice_tags_problem(&tags.iter().cloned().collect()) {
+        return Err(Failure::Usage(format!("--secret-armies: {p}")));
+    }
+    Ok(())
 }
 
 /// `ravenpost new`: writes the game file with its tags and commits it.

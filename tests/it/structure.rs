@@ -2,7 +2,9 @@
 //! record ← referee ← archive and mail ← usecases ← site ← cli. A module names only the
 //! layers below it; the archive (storage) names neither the record nor the notation; and
 //! the files of the use-case layer import each other without a circle. Unit-test modules
-//! (`#[cfg(test)]` to the end of a file) are not read.
+//! (`#[cfg(test)]` to the end of a file) are not read for imports.
+//!
+//! And no function of `src/` (unit tests included) is over 150 lines.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -246,4 +248,115 @@ fn an_upward_import_or_a_circle_is_found() {
     report.1.push_str("\nuse super::status;\n");
     let c = circle(&file_edges(&files, "usecases")).expect("a circle");
     assert!(c.contains(&"report".to_string()) && c.contains(&"checks".to_string()), "{c:?}");
+}
+
+/// The most lines a function of `src/` may have, from its `fn` line to its closing `}`.
+const MAX_FN_LINES: usize = 150;
+
+/// The name of the function a trimmed line starts, if it starts one: `pub`, `pub(crate)`
+/// or `pub(super)`, then any of `const`, `async`, `unsafe` and `extern "C"`, then
+/// `fn name`.
+fn fn_name(trimmed: &str) -> Option<&str> {
+    let mut rest = trimmed;
+    if let Some(r) = ["pub(crate) ", "pub(super) ", "pub "].iter().find_map(|v| rest.strip_prefix(v)) {
+        rest = r;
+    }
+    while let Some(r) =
+        ["const ", "async ", "unsafe ", "extern \"C\" "].iter().find_map(|q| rest.strip_prefix(q))
+    {
+        rest = r;
+    }
+    let rest = rest.strip_prefix("fn ")?;
+    let end = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(rest.len());
+    (end > 0).then(|| &rest[..end])
+}
+
+/// Each function with a body in `text`, as (line number, name, lines): from its `fn` line
+/// to the line at its indentation that is `}` (rustfmt's layout), both counted. A
+/// function whose signature ends in `;` (a trait method's declaration) or whose body is
+/// on its `fn` line has none; a body never closed runs to the end of the text.
+fn fn_lengths(text: &str) -> Vec<(usize, String, usize)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let trimmed = line.trim_start();
+        let Some(name) = fn_name(trimmed) else { continue };
+        let indent = &line[..line.len() - trimmed.len()];
+        // The lines at the function's indentation: its signature's (the `fn` line, then
+        // `) -> T {`, `where`, `{`), then the closing `}`.
+        let at_indent = lines.iter().enumerate().skip(i).filter_map(|(j, l)| {
+            let t = l.strip_prefix(indent)?;
+            (!t.starts_with(char::is_whitespace)).then_some((j, t.trim_end()))
+        });
+        let mut body = false;
+        let mut end = None;
+        for (j, t) in at_indent {
+            if body {
+                if t == "}" {
+                    end = Some(j);
+                    break;
+                }
+            } else if t.ends_with(';') || t.ends_with('}') {
+                break;
+            } else if t.ends_with('{') {
+                body = true;
+            }
+        }
+        if body {
+            out.push((i + 1, name.to_string(), end.unwrap_or(lines.len() - 1) - i + 1));
+        }
+    }
+    out
+}
+
+/// Every function of `files` over [`MAX_FN_LINES`] lines, as `src/path:line: fn name is N
+/// lines`.
+fn long_functions(files: &[(String, String)]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (path, text) in files {
+        for (line, name, len) in fn_lengths(text) {
+            if len > MAX_FN_LINES {
+                out.push(format!("src/{path}:{line}: fn {name} is {len} lines"));
+            }
+        }
+    }
+    out
+}
+
+/// A function of `n` lines (its `fn` line and `}` counted) in an `impl` block, among
+/// functions without a body and one-line ones.
+fn synthetic_function(n: usize) -> String {
+    let mut text = String::from(
+        "trait T {\n    fn declared(&self) -> u8;\n    fn declared_long(\n        &self,\n    ) -> u8;\n}\n\
+         pub(crate) const fn one_line() -> u8 { 1 }\n\nimpl S {\n    pub(super) fn long(\n        \
+         &self,\n    ) -> u8\n    where\n        Self: Sized,\n    {\n",
+    );
+    // Six lines so far from `fn long(`; then a block of three whose `}` is not the
+    // function's, a line each up to line `n - 1`, and the function's `}` on line `n`.
+    text.push_str("        if true {\n            let _y = 0;\n        }\n");
+    for k in 10..n {
+        text.push_str(&format!("        let _x{k} = {k};\n"));
+    }
+    text.push_str("    }\n}\n\nfn after() {}\n");
+    text
+}
+
+/// No function of `src/` is over [`MAX_FN_LINES`] lines (issue #30); and the measure finds
+/// one that is: a synthetic function of 151 lines, not one of 150.
+#[test]
+fn no_function_in_src_is_over_150_lines() {
+    for (n, over) in [(MAX_FN_LINES, false), (MAX_FN_LINES + 1, true)] {
+        let text = synthetic_function(n);
+        let found: Vec<_> = fn_lengths(&text).into_iter().map(|(_, name, len)| (name, len)).collect();
+        assert_eq!(found, [("long".to_string(), n)], "{text}");
+        let long = long_functions(&[("synthetic.rs".into(), text)]);
+        let want = if over { vec![format!("src/synthetic.rs:10: fn long is {n} lines")] } else { vec![] };
+        assert_eq!(long, want);
+    }
+
+    let files = sources();
+    let measured: usize = files.iter().map(|(_, t)| fn_lengths(t).len()).sum();
+    assert!(measured > 1000, "{measured} functions measured");
+    let long = long_functions(&files);
+    assert!(long.is_empty(), "functions over {MAX_FN_LINES} lines:\n{}", long.join("\n"));
 }
