@@ -148,7 +148,14 @@ fn play_game(g: usize, rng: &mut Rng) -> Vec<Step> {
         let token = san::write_move(&variant, &pos, mv);
         time += 600 + rng.below(86_400) as i64;
         let player = if ply % 2 == 1 { white } else { black };
-        let applied = record::play_move_at(&text, &token, Some(player), Some(ply), Some(time))
+        let how = record::Play {
+            who: Some(player),
+            expect_ply: Some(ply),
+            options: record::MoveOptions { at: Some(time), ..Default::default() },
+            ..Default::default()
+        };
+        let (applied, _) = record::load(&text)
+            .and_then(|game| record::play(&game, &token, how))
             .unwrap_or_else(|e| panic!("game {g} ply {ply} {token}: {e:?}"));
         let message = match &applied.san {
             Some(s) => format!("{}: ply {} {} ({})", game_id(g), applied.ply, s, applied.summary),
@@ -312,7 +319,9 @@ fn next_move(dir: &Path, path: &str, at: i64) -> (String, String, String) {
     let mv = legal.first().expect("the game goes on");
     let token = san::write_move(&game.variant, &pos, mv);
     let player = record::player(&game, pos.side_to_move());
-    let applied = record::play_move_at(&text, &token, Some(&player), None, Some(at)).expect("legal");
+    let options = record::MoveOptions { at: Some(at), ..Default::default() };
+    let how = record::Play { who: Some(&player), options, ..Default::default() };
+    let (applied, _) = record::play(&game, &token, how).expect("legal");
     (token, player, applied.text)
 }
 

@@ -443,11 +443,11 @@ mod tests {
         let mut versions = vec![text.clone()];
         for ply in 0..40_i64 {
             if ply == 12 {
-                text = record::draw(&text, None, DrawAction::Offer).unwrap().text;
+                text = record::draw(&record::load(&text).unwrap(), None, DrawAction::Offer).unwrap().0.text;
                 versions.push(text.clone());
             }
             if ply == 13 {
-                text = record::draw(&text, None, DrawAction::Decline).unwrap().text;
+                text = record::draw(&record::load(&text).unwrap(), None, DrawAction::Decline).unwrap().0.text;
                 versions.push(text.clone());
             }
             let game = record::load(&text).unwrap();
@@ -455,16 +455,16 @@ mod tests {
             let legal = game.variant.legal_moves(&pos);
             let mv = legal[(ply as usize * 7) % legal.len()];
             let san = crate::notation::san::write_move(&game.variant, &pos, &mv);
-            text = record::play_move_at(&text, &san, None, None, Some(1_740_830_400 + ply * 3_601))
-                .unwrap()
-                .text;
+            let at = Some(1_740_830_400 + ply * 3_601);
+            let options = record::MoveOptions { at, ..Default::default() };
+            text = record::play(&game, &san, record::Play { options, ..Default::default() }).unwrap().0.text;
             versions.push(text.clone());
             if ply == 25 {
                 // A hand-made edit: the same game with its lines ending in CR LF.
                 versions.push(text.replace('\n', "\r\n"));
             }
         }
-        text = record::resign(&text, Some("Bo")).unwrap().text;
+        text = record::resign(&record::load(&text).unwrap(), Some("Bo")).unwrap().0.text;
         versions.push(text);
         let ids: Vec<BlobId> =
             versions.iter().map(|v| BlobId(archive.repo.blob(v.as_bytes()).unwrap())).collect();

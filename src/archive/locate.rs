@@ -20,20 +20,14 @@ pub enum ArchiveSource {
     UserDataDir(PathBuf),
 }
 
-/// The platform's per-user data directory for ravenpost (e.g.
-/// `$XDG_DATA_HOME/ravenpost` or `~/.local/share/ravenpost` on Linux,
-/// `~/Library/Application Support/ravenpost` on macOS); `None` without a home directory.
-pub fn platform_data_dir() -> Option<PathBuf> {
-    directories::ProjectDirs::from("", "", "ravenpost").map(|d| d.data_dir().to_path_buf())
-}
-
 /// Opens the default archive, creating it if needed:
 ///
 /// 1. `env_archive` (the value of `RAVENPOST_ARCHIVE`), if set and not empty: that
 ///    directory, relative to `cwd` if relative. It is created as an archive if it does
 ///    not exist or is empty; anything else there must already be an archive.
 /// 2. Otherwise the git repository containing `cwd`, if it is an archive.
-/// 3. Otherwise `<data_dir>/archive` (pass [`platform_data_dir`]), created on first use.
+/// 3. Otherwise `<data_dir>/archive` (the platform's per-user data directory for
+///    ravenpost, which the front end finds), created on first use.
 ///
 /// `time` dates the first commit of an archive created here. The caller passes the
 /// environment in, so tests need not touch the process's own.

@@ -66,7 +66,7 @@ pub use config::{ArchiveConfig, Diagrams, MailConfig, SmtpConfig, SmtpSecurity};
 pub use error::ArchiveError;
 pub use hook_input::{HookLineError, RefUpdate, read_ref_updates};
 pub use index::{HistoryIndex, IndexedChange, IndexedCommit, PathVersion};
-pub use locate::{ArchiveSource, RAVENPOST_ARCHIVE, default_archive, platform_data_dir};
+pub use locate::{ArchiveSource, RAVENPOST_ARCHIVE, default_archive};
 pub use remote::{PushOutcome, hook_accepted_line, redact_url_passwords};
 pub use signing::{
     CommitSignature, NAMESPACE as SIGNATURE_NAMESPACE, SshSigner, is_public_key, verify_ssh_signature,

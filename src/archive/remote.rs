@@ -105,12 +105,8 @@ impl Archive {
     /// # Errors
     ///
     /// [`ArchiveError::NotARepository`], git failures.
-    pub fn open_for_hook(dir: &Path) -> Result<Archive, ArchiveError> {
-        let repo = if std::env::var_os("GIT_DIR").is_some() {
-            Repository::open_from_env()
-        } else {
-            Repository::open(dir)
-        };
+    pub fn open_for_hook(dir: &Path, git_env: bool) -> Result<Archive, ArchiveError> {
+        let repo = if git_env { Repository::open_from_env() } else { Repository::open(dir) };
         match repo {
             Ok(r) => Ok(Archive::from_repo(r)),
             Err(e) if super::not_found(&e) => Err(ArchiveError::NotARepository { dir: dir.to_path_buf() }),

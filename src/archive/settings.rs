@@ -73,14 +73,12 @@ impl UserSettings {
     pub const VERSION: u32 = 1;
 
     /// Where the settings are read from: `config_env` (the value of `$RAVENPOST_CONFIG`)
-    /// if set and not empty, else `config.yaml` in the per-user config directory; `None`
-    /// without a home directory.
-    pub fn path_from(config_env: Option<&OsStr>) -> Option<PathBuf> {
+    /// if set and not empty, else `config.yaml` in `config_dir`, the per-user config
+    /// directory the front end found (`None` without a home directory).
+    pub fn path_from(config_env: Option<&OsStr>, config_dir: Option<&Path>) -> Option<PathBuf> {
         match config_env.filter(|v| !v.is_empty()) {
             Some(p) => Some(PathBuf::from(p)),
-            None => {
-                directories::ProjectDirs::from("", "", "ravenpost").map(|d| d.config_dir().join(FILE_NAME))
-            }
+            None => config_dir.map(|d| d.join(FILE_NAME)),
         }
     }
 
@@ -91,11 +89,16 @@ impl UserSettings {
     /// # Errors
     /// [`ArchiveError::UserSettings`]: a file that cannot be read or parsed, or one named
     /// by `$RAVENPOST_CONFIG` that does not exist.
-    pub fn load_from(path: Option<&Path>, config_env: Option<&OsStr>) -> Result<UserSettings, ArchiveError> {
+    /// A `~/` in its paths is `home`.
+    pub fn load_from(
+        path: Option<&Path>,
+        config_env: Option<&OsStr>,
+        home: Option<&Path>,
+    ) -> Result<UserSettings, ArchiveError> {
         let Some(path) = path.map(Path::to_path_buf) else { return Ok(UserSettings::default()) };
         let named = config_env.is_some_and(|v| !v.is_empty());
         match std::fs::read_to_string(&path) {
-            Ok(text) => UserSettings::from_yaml(&text, &path),
+            Ok(text) => UserSettings::from_yaml(&text, &path, home),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound && !named => Ok(UserSettings::default()),
             Err(e) => Err(ArchiveError::UserSettings {
                 message: if named { format!("{e} (named by ${CONFIG_ENV})") } else { e.to_string() },
@@ -105,12 +108,12 @@ impl UserSettings {
     }
 
     /// Reads settings from `text`, the file at `path` (for messages, and the directory
-    /// relative paths are read from).
+    /// relative paths are read from); a path starting `~/` is in `home`.
     ///
     /// # Errors
     /// [`ArchiveError::UserSettings`] for YAML that is not settings (with the line and
     /// column), a newer version, or an identity git cannot record.
-    pub fn from_yaml(text: &str, path: &Path) -> Result<UserSettings, ArchiveError> {
+    pub fn from_yaml(text: &str, path: &Path, home: Option<&Path>) -> Result<UserSettings, ArchiveError> {
         let fail = |message: String| ArchiveError::UserSettings { path: path.to_path_buf(), message };
         let mut s: UserSettings = if text.trim().is_empty() {
             UserSettings::default()
@@ -127,24 +130,23 @@ impl UserSettings {
             id.validate().map_err(|e| fail(format!("identity: {e}")))?;
         }
         let base = path.parent().unwrap_or(Path::new("."));
-        s.archive = s.archive.map(|a| resolve(&a, base));
+        s.archive = s.archive.map(|a| resolve(&a, base, home));
         s.signing_key = s.signing_key.map(|k| {
             // A key line (`ssh-ed25519 AAAA…`) stays as it is; a path is resolved.
             if k.starts_with("ssh-") || k.starts_with("ecdsa-") || k.starts_with("sk-") {
                 k
             } else {
-                resolve(Path::new(&k), base).to_string_lossy().into_owned()
+                resolve(Path::new(&k), base, home).to_string_lossy().into_owned()
             }
         });
         Ok(s)
     }
 }
 
-/// `p` with a leading `~/` made the home directory, and a relative path made relative to
-/// `base`.
-fn resolve(p: &Path, base: &Path) -> PathBuf {
+/// `p` with a leading `~/` made `home`, and a relative path made relative to `base`.
+fn resolve(p: &Path, base: &Path, home: Option<&Path>) -> PathBuf {
     if let Ok(rest) = p.strip_prefix("~")
-        && let Some(home) = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf())
+        && let Some(home) = home
     {
         return home.join(rest);
     }
@@ -159,30 +161,33 @@ mod tests {
     fn settings_read_with_paths_resolved() {
         let text = "identity:\n  name: Zoë Ünal\n  email: zoe@example.org\narchive: club\nsigning-key: keys/id.pub\n\
                     mail:\n  sendmail: /usr/sbin/sendmail\n";
-        let s = UserSettings::from_yaml(text, Path::new("/home/z/.config/ravenpost/config.yaml")).unwrap();
+        let s =
+            UserSettings::from_yaml(text, Path::new("/home/z/.config/ravenpost/config.yaml"), None).unwrap();
         assert_eq!(s.identity, Some(Identity::new("Zoë Ünal", "zoe@example.org")));
         assert_eq!(s.archive, Some(PathBuf::from("/home/z/.config/ravenpost/club")));
         assert_eq!(s.signing_key.as_deref(), Some("/home/z/.config/ravenpost/keys/id.pub"));
         assert_eq!(s.mail.unwrap().sendmail.as_deref(), Some("/usr/sbin/sendmail"));
-        let s = UserSettings::from_yaml("signing-key: ssh-ed25519 AAAA x\n", Path::new("/c.yaml")).unwrap();
+        let s =
+            UserSettings::from_yaml("signing-key: ssh-ed25519 AAAA x\n", Path::new("/c.yaml"), None).unwrap();
         assert_eq!(s.signing_key.as_deref(), Some("ssh-ed25519 AAAA x"));
-        assert_eq!(UserSettings::from_yaml("", Path::new("/c.yaml")).unwrap(), UserSettings::default());
+        assert_eq!(UserSettings::from_yaml("", Path::new("/c.yaml"), None).unwrap(), UserSettings::default());
     }
 
     #[test]
     fn bad_settings_say_which_file_and_where() {
-        let e =
-            UserSettings::from_yaml("version: 1\nidentiy:\n  name: x\n", Path::new("/c.yaml")).unwrap_err();
+        let e = UserSettings::from_yaml("version: 1\nidentiy:\n  name: x\n", Path::new("/c.yaml"), None)
+            .unwrap_err();
         let m = e.to_string();
         assert!(m.starts_with("/c.yaml: unknown field `identiy`"), "{m}");
         assert!(m.contains("line 2"), "{m}");
-        let e = UserSettings::from_yaml("version: 2\n", Path::new("/c.yaml")).unwrap_err();
+        let e = UserSettings::from_yaml("version: 2\n", Path::new("/c.yaml"), None).unwrap_err();
         assert_eq!(
             e.to_string(),
             "/c.yaml: format version 2, this ravenpost reads up to version 1 (upgrade ravenpost)"
         );
-        let e = UserSettings::from_yaml("identity:\n  name: A <a>\n  email: a@b\n", Path::new("/c.yaml"))
-            .unwrap_err();
+        let e =
+            UserSettings::from_yaml("identity:\n  name: A <a>\n  email: a@b\n", Path::new("/c.yaml"), None)
+                .unwrap_err();
         assert!(e.to_string().starts_with("/c.yaml: identity: "), "{e}");
     }
 }

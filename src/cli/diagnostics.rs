@@ -8,9 +8,10 @@ use std::path::{Path, PathBuf};
 use annotate_snippets::{AnnotationKind, Level, Renderer, Snippet};
 use serde::Serialize;
 
-use super::files::{STDIN_NAME, display_name, open, remember_definitions_near, stdin_bytes};
+use super::files::{STDIN_NAME, definitions_near, display_name, open, stdin_bytes};
 use crate::notation::pgn::GameReader;
-use crate::record::game::{Judging, Problem, replay};
+use crate::record::Loader;
+use crate::record::game::{Judging, Problem};
 
 /// A problem with the file it is in, as `--json` prints it.
 #[derive(Debug, Serialize)]
@@ -64,13 +65,13 @@ pub fn validate(files: &[PathBuf], progress: &mut dyn FnMut(usize, usize)) -> Re
     let mut report = Report::default();
     for (k, f) in files.iter().enumerate() {
         progress(k, files.len());
-        remember_definitions_near(f);
+        let definitions = definitions_near(f);
         let file = open(f).map_err(|e| format!("{}: {e}", display_name(f)))?;
         report.files += 1;
         // Each game judged as it is read: memory follows the longest move, not the game.
         let mut games = GameReader::new(file);
         loop {
-            let mut judging = Judging::default();
+            let mut judging = Judging::new(&definitions);
             let Some(game) = games.next_streamed(&mut judging) else { break };
             report.games += 1;
             match game {
@@ -156,7 +157,7 @@ fn read_line(path: &Path, line: usize) -> Option<String> {
 /// # Errors
 /// The problems of its games (a file with problems is never rewritten), or a read error.
 pub fn canonical_file(path: &Path) -> Result<String, Vec<FileProblem>> {
-    remember_definitions_near(path);
+    let definitions = definitions_near(path);
     let file = open(path).map_err(|e| {
         vec![FileProblem {
             file: display_name(path),
@@ -172,8 +173,8 @@ pub fn canonical_file(path: &Path) -> Result<String, Vec<FileProblem>> {
     for game in GameReader::new(file) {
         match game {
             Err(e) => problems.push(file_problem(path, e.into())),
-            Ok(text) => match replay(text) {
-                Ok(g) => out.push(g.canonical_text()),
+            Ok(text) => match Loader::new().definitions(&definitions).replay(text) {
+                Ok(l) => out.push(l.game.canonical_text()),
                 Err(ps) => problems.extend(ps.into_iter().map(|p| file_problem(path, p))),
             },
         }

@@ -56,6 +56,7 @@ pub(crate) fn open(path: &Path) -> std::io::Result<Box<dyn BufRead>> {
 }
 
 use crate::notation::pgn::GameReader;
+use crate::variants::Definitions;
 
 /// What [`collect`] found: the files to read, each once, and what it passed over.
 #[derive(Debug, Default)]
@@ -217,23 +218,27 @@ fn walk(dir: &Path, visited: &mut Visited, out: &mut Collected) -> std::io::Resu
     Ok(())
 }
 
-/// Makes the variant definitions of the archive a game file is in known to its replay:
-/// every readable definition in the `variants/` folder of the nearest directory above
-/// `file` that has one (`notation-spec/variant-files.md` §10). A game uses only the one
-/// its `VariantHash` names, so a definition found here can never be the wrong one.
-pub fn remember_definitions_near(file: &Path) {
-    let Ok(file) = std::path::absolute(file) else { return };
-    let Some(dir) = file.ancestors().skip(1).map(|d| d.join("variants")).find(|d| d.is_dir()) else { return };
-    let Ok(entries) = std::fs::read_dir(&dir) else { return };
+/// The variant definitions of the archive a game file is in, for its replay: every
+/// readable definition in the `variants/` folder of the nearest directory above `file`
+/// that has one (`notation-spec/variant-files.md` §10). A game uses only the one its
+/// `VariantHash` names, so a definition found here can never be the wrong one.
+pub fn definitions_near(file: &Path) -> Definitions {
+    let mut found = Definitions::new();
+    let Ok(file) = std::path::absolute(file) else { return found };
+    let Some(dir) = file.ancestors().skip(1).map(|d| d.join("variants")).find(|d| d.is_dir()) else {
+        return found;
+    };
+    let Ok(entries) = std::fs::read_dir(&dir) else { return found };
     for entry in entries.flatten() {
         let path = entry.path();
         if path.extension().is_some_and(|e| e == "md")
             && let Ok(text) = std::fs::read_to_string(&path)
             && let Ok(d) = crate::variants::load_definition(&text)
         {
-            crate::variants::remember(d);
+            found.insert(d);
         }
     }
+    found
 }
 
 /// Replaces `path`'s contents atomically (temporary file in the same directory, then
@@ -272,21 +277,23 @@ pub fn write_atomically(path: &Path, contents: impl AsRef<[u8]>) -> std::io::Res
 }
 
 /// The `n`th game (from 1) of a file (`-`: standard input), replayed as far as its main line is legal
-/// ([`crate::record::game::replay_prefix`]).
+/// ([`crate::record::Loader::as_far_as_legal`]).
 ///
 /// # Errors
 /// The file cannot be read, has fewer games, or not even the game's start replays (the
 /// first problem is given with its line and column).
 pub fn load_game_prefix(path: &Path, n: usize) -> Result<crate::record::game::Prefix, String> {
-    remember_definitions_near(path);
+    let definitions = definitions_near(path);
     let name = display_name(path);
     let file = open(path).map_err(|e| format!("{name}: {e}"))?;
     let text = GameReader::new(file)
         .nth(n.saturating_sub(1))
         .ok_or_else(|| format!("{name}: no game {n}"))?
         .map_err(|e| format!("{name}:{}:{}: {}", e.line, e.column, e.reason))?;
-    crate::record::game::replay_prefix(text).map_err(|ps| {
+    let loaded = crate::record::Loader::new().definitions(&definitions).as_far_as_legal().replay(text);
+    let loaded = loaded.map_err(|ps| {
         let p = &ps[0];
         format!("{name}:{}:{}: {}", p.span.line, p.span.column, p.message)
-    })
+    })?;
+    Ok(crate::record::game::Prefix { game: loaded.game, broken: loaded.broken })
 }

@@ -72,7 +72,9 @@ pub(crate) fn resolve_game(
         let a = ops::open(session, false)?;
         let path = ops::find(&a, &file.to_string_lossy())?;
         let text = a.read_file(&path.path())?.unwrap_or_default();
-        (crate::record::load_prefix(&text)?, path.path())
+        let definitions = ops::definitions_at(&a)?;
+        let loaded = crate::record::Loader::new().definitions(&definitions).as_far_as_legal().load(&text)?;
+        (crate::record::game::Prefix { game: loaded.game, broken: loaded.broken }, path.path())
     };
     let broken = prefix.broken.map(|(ply, problem)| Break { ply, file: name, problem });
     Ok((prefix.game, broken))

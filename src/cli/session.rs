@@ -26,8 +26,10 @@ pub(crate) fn from_env(
 ) -> Result<Session, Failure> {
     // The user's own settings: defaults below the command line's (archive::settings).
     let config_env = std::env::var_os(CONFIG_ENV);
-    let settings_path = UserSettings::path_from(config_env.as_deref());
-    let settings = UserSettings::load_from(settings_path.as_deref(), config_env.as_deref())
+    let dirs = directories::ProjectDirs::from("", "", "ravenpost");
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let settings_path = UserSettings::path_from(config_env.as_deref(), dirs.as_ref().map(|d| d.config_dir()));
+    let settings = UserSettings::load_from(settings_path.as_deref(), config_env.as_deref(), home.as_deref())
         .map_err(|e| Failure::input(e.to_string()))?;
     let identity = match author {
         None => settings.identity.clone(),
@@ -36,8 +38,10 @@ pub(crate) fn from_env(
     Ok(Session {
         archive,
         archive_env: std::env::var_os(crate::archive::RAVENPOST_ARCHIVE),
-        data_dir: crate::archive::platform_data_dir(),
-        home: std::env::var_os("HOME").map(PathBuf::from),
+        data_dir: platform_data_dir(dirs.as_ref()),
+        home,
+        cwd: std::env::current_dir().map_err(|e| Failure::input(format!("current directory: {e}")))?,
+        git_env: std::env::var_os("GIT_DIR").is_some(),
         identity,
         signing_key: signing_key.or_else(|| settings.signing_key.clone()),
         break_lock,
@@ -47,4 +51,11 @@ pub(crate) fn from_env(
         pusher: ops::pusher_from(|v| std::env::var(v).ok()),
         secret: |v| std::env::var(v).ok(),
     })
+}
+
+/// The platform's per-user data directory for ravenpost (e.g. `$XDG_DATA_HOME/ravenpost`
+/// or `~/.local/share/ravenpost` on Linux, `~/Library/Application Support/ravenpost` on
+/// macOS); `None` without a home directory.
+pub fn platform_data_dir(dirs: Option<&directories::ProjectDirs>) -> Option<PathBuf> {
+    dirs.map(|d| d.data_dir().to_path_buf())
 }

@@ -9,8 +9,8 @@
 //! against the position before it, and a [`Game`] keeps what that replay saw (its final
 //! position, one position every [`CHECKPOINT_PLIES`] plies, and how often each position
 //! occurred), so [`Game::position`] and [`Game::repetitions`] take constant time and
-//! [`Game::position_at`] at most [`CHECKPOINT_PLIES`] moves. [`replay_continuing`]
-//! replays the next version of a game file from the previous version's [`Game`],
+//! [`Game::position_at`] at most [`CHECKPOINT_PLIES`] moves. A [`super::Loader`] told
+//! of the previous version's [`Game`] replays the next version of a game file from it,
 //! resolving only the plies the new text adds.
 
 use std::collections::HashMap;
@@ -381,7 +381,7 @@ fn problem(span: Span, token: &str, message: impl Into<String>, help: Option<Str
 /// (later moves cannot be judged) and of each variation, then a result that contradicts
 /// the final position.
 pub fn replay(text: GameText) -> Result<Game, Vec<Problem>> {
-    replay_with(text, None, 0)
+    replay_with(text, None, 0, None)
 }
 
 /// Replays `text`, the next version of the game `prev` was replayed from, reusing
@@ -391,28 +391,26 @@ pub fn replay(text: GameText) -> Result<Game, Vec<Problem>> {
 /// `prev`; otherwise (or when `prev`'s moves were edited since its replay) this is
 /// [`replay`]. Either way the answer is exactly [`replay`]'s: the same [`Game`] (`==`)
 /// or the same problems. Everything else (tags, move times, variations, the result) is
-/// checked on `text` as [`replay`] does.
+/// checked on `text` as [`replay`] does. A `text` whose first `shared` main-line moves
+/// were read from the same bytes as `prev.text`'s
+/// ([`crate::notation::pgn::read_continuation`]): their move times, checked when `prev`
+/// was replayed, are not checked again. A pinned user variant is taken from
+/// `definitions`.
 ///
 /// For judging one commit of a game file from the version before it without replaying
 /// the game from its first ply.
 ///
 /// # Errors
 /// As [`replay`].
-pub fn replay_continuing(prev: &Game, text: GameText) -> Result<Game, Vec<Problem>> {
-    replay_continuing_read(prev, text, 0)
-}
-
-/// As [`replay_continuing`], for a `text` whose first `shared` main-line moves were read
-/// from the same bytes as `prev.text`'s ([`crate::notation::pgn::read_continuation`]):
-/// their move times, checked when `prev` was replayed, are not checked again. The answer
-/// is still exactly [`replay`]'s.
-///
-/// # Errors
-/// As [`replay`].
-pub fn replay_continuing_read(prev: &Game, text: GameText, shared: usize) -> Result<Game, Vec<Problem>> {
+pub(super) fn replay_after(
+    prev: &Game,
+    text: GameText,
+    shared: usize,
+    definitions: Option<&variants::Definitions>,
+) -> Result<Game, Vec<Problem>> {
     let reuse = continues(prev, &text);
     let shared = if reuse { shared.min(prev.moves.len()) } else { 0 };
-    replay_with(text, reuse.then_some(prev), shared)
+    replay_with(text, reuse.then_some(prev), shared, definitions)
 }
 
 /// Whether `text` continues `prev`: the same tags (names and values, in order), and its
@@ -432,9 +430,15 @@ fn continues(prev: &Game, text: &GameText) -> bool {
 /// [`replay`], taking the variant and the first `prev.moves.len()` plies from `prev`
 /// when given (the caller has checked that `text` has `prev`'s tags and those tokens).
 /// The move times of the first `checked` main-line moves (the same as `prev.text`'s, which
-/// replayed without problems) are not checked again.
-fn replay_with(text: GameText, prev: Option<&Game>, checked: usize) -> Result<Game, Vec<Problem>> {
-    let setup = set_up(&text, prev).map_err(|p| vec![p])?;
+/// replayed without problems) are not checked again. A pinned user variant is taken from
+/// `definitions`.
+pub(super) fn replay_with(
+    text: GameText,
+    prev: Option<&Game>,
+    checked: usize,
+    definitions: Option<&variants::Definitions>,
+) -> Result<Game, Vec<Problem>> {
+    let setup = set_up(&text, prev, definitions).map_err(|p| vec![p])?;
     let mut problems = setup.first;
     // Move times (movetext.md, "Move times"): readable, one per ply, never going back.
     let checked = if prev.is_some() { checked.min(text.moves.len()) } else { 0 };
@@ -511,11 +515,16 @@ struct Setup {
 }
 
 /// Checks `text`'s tags and sets up its variant and start position (the variant taken
-/// from `prev` when given: the same tags build the same variant).
+/// from `prev` when given: the same tags build the same variant; a pinned user variant
+/// from `definitions`).
 ///
 /// # Errors
 /// The one problem of a game without a `Variant` tag.
-fn set_up(text: &GameText, prev: Option<&Game>) -> Result<Setup, Problem> {
+fn set_up(
+    text: &GameText,
+    prev: Option<&Game>,
+    definitions: Option<&variants::Definitions>,
+) -> Result<Setup, Problem> {
     let mut first = Vec::new();
     let mut then = Vec::new();
     let tag_span =
@@ -600,7 +609,13 @@ fn set_up(text: &GameText, prev: Option<&Game>) -> Result<Setup, Problem> {
         Some(g) => Ok(g.variant.clone()),
         // A user definition pinned by its content hash (variant-files.md §8).
         None => match (text.tag("VariantFile"), text.tag("VariantHash")) {
-            (file, Some(hash)) => variants::pinned_variant(vname, file.unwrap_or("?"), hash, &options),
+            (file, Some(hash)) => match definitions {
+                Some(d) => d.variant(vname, file.unwrap_or("?"), hash, &options),
+                None => Err(variants::VariantError::NotLoaded {
+                    file: file.unwrap_or("?").to_string(),
+                    hash: hash.to_string(),
+                }),
+            },
             (Some(file), None) => {
                 then.push(problem(
                     tag_span("VariantFile"),
@@ -733,9 +748,12 @@ fn result_contradicts(v: &Variant, o: Outcome, text: &GameText) -> Option<Proble
 /// finding exactly the problems [`replay`] finds in the same text, without keeping its
 /// moves or positions: only the position after the last ply and the problems. For
 /// `validate`, so that its memory follows the longest move, not the longest game.
-/// Judging the main line stops at the first ply that fails.
+/// Judging the main line stops at the first ply that fails. A pinned user variant is
+/// taken from the definitions given ([`Judging::new`]).
 #[derive(Default)]
-pub struct Judging {
+pub struct Judging<'a> {
+    /// The user definitions a pinned game may use.
+    definitions: Option<&'a variants::Definitions>,
     /// The game set up from its tags (`Err`: the game has no `Variant` tag).
     setup: Option<Result<Setup, Problem>>,
     /// The problems of the move times.
@@ -749,9 +767,9 @@ pub struct Judging {
     position: Option<Position>,
 }
 
-impl crate::notation::pgn::MoveSink for Judging {
+impl crate::notation::pgn::MoveSink for Judging<'_> {
     fn tags(&mut self, game: &GameText) {
-        let setup = set_up(game, None);
+        let setup = set_up(game, None, self.definitions);
         self.position = setup.as_ref().ok().and_then(|s| s.built.as_ref()).map(|(_, start, _)| start.clone());
         self.setup = Some(setup);
         self.check_times = Some(MoveTimes { last: None });
@@ -776,7 +794,12 @@ impl crate::notation::pgn::MoveSink for Judging {
     }
 }
 
-impl Judging {
+impl<'a> Judging<'a> {
+    /// Judging a game whose pinned user variant, if any, is in `definitions`.
+    pub fn new(definitions: &'a variants::Definitions) -> Judging<'a> {
+        Judging { definitions: Some(definitions), ..Judging::default() }
+    }
+
     /// The verdict on the game `text` (as the reader gave it: its result, without its
     /// moves): the number of its plies, or the problems [`replay`] finds, in its order.
     ///
@@ -785,7 +808,7 @@ impl Judging {
     pub fn finish(self, text: &GameText) -> Result<usize, Vec<Problem>> {
         let setup = match self.setup {
             Some(s) => s,
-            None => set_up(text, None),
+            None => set_up(text, None, self.definitions),
         };
         let setup = setup.map_err(|p| vec![p])?;
         let mut problems = setup.first;
@@ -879,7 +902,11 @@ pub struct Prefix {
 /// The problems of [`replay`] when even the start cannot be set up (the tags: no or an
 /// unknown variant, a bad `FEN`, …), or when the main line is legal and the problems are
 /// elsewhere (a variation, the result).
-pub fn replay_prefix(text: GameText) -> Result<Prefix, Vec<Problem>> {
+pub(super) fn replay_prefix(
+    text: GameText,
+    definitions: Option<&variants::Definitions>,
+) -> Result<Prefix, Vec<Problem>> {
+    let replay = |t: GameText| replay_with(t, None, 0, definitions);
     let problems = match replay(text.clone()) {
         Ok(game) => return Ok(Prefix { game, broken: None }),
         Err(ps) => ps,
@@ -958,7 +985,7 @@ mod tests {
     #[test]
     fn the_continued_replay_takes_the_plies_and_the_record_from_the_previous_version() {
         let prev = replay(text("1. 2e3 Sa3b6 *")).unwrap();
-        let next = replay_continuing(&prev, text("1. 2e3 Sa3b6 2. R3g1x3b6 *")).unwrap();
+        let next = replay_after(&prev, text("1. 2e3 Sa3b6 2. R3g1x3b6 *"), 0, None).unwrap();
         assert!(Arc::ptr_eq(&next.variant, &prev.variant), "the variant is reused");
         assert_eq!(next.line.plies, 3);
         assert_eq!(next.line.checkpoints.len(), 1);

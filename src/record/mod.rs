@@ -14,9 +14,10 @@ use std::fmt;
 
 use crate::engine::{EndReason, Move, Outcome, Side};
 
-use self::game::{Game, Problem, replay, result_token};
+use self::game::{Game, Problem, result_token};
 use crate::notation::pgn::{GameReader, GameText, MoveNode};
 use crate::notation::san::{SanError, read_move, write_move};
+use crate::variants;
 
 /// The comment that records a pending draw offer, with the offering side's name.
 pub const DRAW_OFFER_PREFIX: &str = "ravenpost: draw offered by ";
@@ -126,7 +127,7 @@ fn written_comments(own_offer: Option<String>, options: MoveOptions) -> Vec<Stri
     comments
 }
 
-/// Whether `g1` is what [`play_move_unwritten`] makes of `g0` with `san`, `g1`'s one new
+/// Whether `g1` is what [`play`] (unwritten) makes of `g0` with `san`, `g1`'s one new
 /// main-line move, written with `options` (no diagram), as [`same_game`] compares games,
 /// told from the new move alone when the first `shared` main-line moves of both texts
 /// were read from the same bytes: the same tags, comments before the first move and
@@ -338,12 +339,13 @@ pub struct Applied {
     pub summary: String,
 }
 
-/// Reads the one game of `text` and replays it.
+/// Reads the one game of `text` and replays it: [`Loader`] with no options (built-in
+/// variants only; a game pinning a user definition is refused as not loaded).
 ///
 /// # Errors
 /// [`Refusal::Invalid`] with the problems found.
 pub fn load(text: &str) -> Result<Game, Refusal> {
-    replay(read_first(text)?).map_err(Refusal::Invalid)
+    Loader::new().load(text).map(|l| l.game)
 }
 
 /// The first game of `text`, as read.
@@ -353,46 +355,106 @@ fn read_first(text: &str) -> Result<GameText, Refusal> {
     first.map_err(|e| Refusal::Invalid(vec![e.into()]))
 }
 
-/// As [`load`], for the next version of the game `prev`: only the plies `text` adds to
-/// `prev` are replayed when the rest is `prev`'s as written
-/// ([`game::replay_continuing`]); the result is what [`load`] gives.
+/// How a game is read and replayed: the one loader, with its options. The default
+/// replays the whole text, with the built-in variants only, and refuses a record with
+/// any problem.
 ///
-/// # Errors
-/// As [`load`].
-pub fn load_after(prev: &Game, text: &str) -> Result<Game, Refusal> {
-    let mut games = GameReader::new(text.as_bytes());
-    let first = games.next().ok_or_else(|| Refusal::Invalid(vec![]))?;
-    let gt = first.map_err(|e| Refusal::Invalid(vec![e.into()]))?;
-    self::game::replay_continuing(prev, gt).map_err(Refusal::Invalid)
+/// ```
+/// # use ravenpost::record::Loader;
+/// # use ravenpost::variants::Definitions;
+/// let text = "[Variant \"gygax\"]\n\n1. 2e3 *\n";
+/// let first = Loader::new().load(text).unwrap().game;
+/// let next = "[Variant \"gygax\"]\n\n1. 2e3 Sa3b6 *\n";
+/// let definitions = Definitions::new();
+/// let loaded = Loader::new().definitions(&definitions).after(&first, Some(text)).load(next).unwrap();
+/// assert_eq!(loaded.game.moves.len(), 2);
+/// // The same game as a whole replay gives, for the cost of the move it adds.
+/// assert_eq!(loaded.game, Loader::new().load(next).unwrap().game);
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Loader<'a> {
+    definitions: Option<&'a variants::Definitions>,
+    previous: Option<(&'a Game, Option<&'a str>)>,
+    as_far_as_legal: bool,
 }
 
-/// As [`load_after`], for `text`, the next version of `prev_text`, from which `prev` was
-/// loaded: the text is read only from where the two versions first differ
-/// ([`crate::notation::pgn::read_continuation`]), and the moves before that place are not
-/// checked again. The game (what [`load`] gives) and how many main-line moves were taken
-/// from `prev` as read (0 when `text` was read whole).
-///
-/// # Errors
-/// As [`load`].
-pub fn load_continuing(prev: &Game, prev_text: &str, text: &str) -> Result<(Game, usize), Refusal> {
-    match crate::notation::pgn::read_continuation(&prev.text, prev_text, text) {
-        Some((gt, shared)) => self::game::replay_continuing_read(prev, gt, shared)
-            .map(|g| (g, shared))
-            .map_err(Refusal::Invalid),
-        None => load_after(prev, text).map(|g| (g, 0)),
+/// A game as a [`Loader`] loaded it.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    /// The game (what [`load`] gives, for a record without problems).
+    pub game: Game,
+    /// How many main-line moves were taken from the previous version as read (0 when
+    /// the text was read whole).
+    pub shared: usize,
+    /// With [`Loader::as_far_as_legal`], the first main-line ply (1-based) that cannot be
+    /// played, and why; the game then stops before it.
+    pub broken: Option<(usize, Problem)>,
+}
+
+impl<'a> Loader<'a> {
+    /// The default loader (see the type's documentation).
+    pub fn new() -> Loader<'a> {
+        Loader::default()
     }
-}
 
-/// As [`load`], as far as the main line is legal ([`game::replay_prefix`]): for showing
-/// a record that breaks at some ply up to that ply.
-///
-/// # Errors
-/// As [`load`], when not even a prefix replays.
-pub fn load_prefix(text: &str) -> Result<game::Prefix, Refusal> {
-    let mut games = GameReader::new(text.as_bytes());
-    let first = games.next().ok_or_else(|| Refusal::Invalid(vec![]))?;
-    let gt = first.map_err(|e| Refusal::Invalid(vec![e.into()]))?;
-    self::game::replay_prefix(gt).map_err(Refusal::Invalid)
+    /// A game pinning a user definition (`VariantFile`, `VariantHash`) takes it from
+    /// `definitions`.
+    pub fn definitions(mut self, definitions: &'a variants::Definitions) -> Loader<'a> {
+        self.definitions = Some(definitions);
+        self
+    }
+
+    /// The text is the next version of the game `previous` was loaded from (its text
+    /// `previous_text`, when known): the plies it shares with `previous` are taken from
+    /// it and only those it adds are replayed; with `previous_text`, the text is read only
+    /// from where the two versions first differ
+    /// ([`crate::notation::pgn::read_continuation`]). The answer is the same as without.
+    pub fn after(mut self, previous: &'a Game, previous_text: Option<&'a str>) -> Loader<'a> {
+        self.previous = Some((previous, previous_text));
+        self
+    }
+
+    /// Replays the main line as far as it is legal, for showing a record that breaks at
+    /// some ply (an imported record with a wrong move): the game up to the ply before the
+    /// break, and the break ([`Loaded::broken`]). A record without problems gives itself.
+    pub fn as_far_as_legal(mut self) -> Loader<'a> {
+        self.as_far_as_legal = true;
+        self
+    }
+
+    /// Reads the first game of `text` and replays it.
+    ///
+    /// # Errors
+    /// [`Refusal::Invalid`] with the problems found (with [`Loader::as_far_as_legal`],
+    /// only when not even a prefix replays, or the main line is legal and the problems
+    /// are elsewhere).
+    pub fn load(&self, text: &str) -> Result<Loaded, Refusal> {
+        if !self.as_far_as_legal
+            && let Some((prev, Some(prev_text))) = self.previous
+            && let Some((gt, shared)) = crate::notation::pgn::read_continuation(&prev.text, prev_text, text)
+        {
+            let game = game::replay_after(prev, gt, shared, self.definitions).map_err(Refusal::Invalid)?;
+            return Ok(Loaded { game, shared, broken: None });
+        }
+        self.replay(read_first(text)?).map_err(Refusal::Invalid)
+    }
+
+    /// Replays `text`, a game already read.
+    ///
+    /// # Errors
+    /// The problems found, as [`Loader::load`].
+    pub fn replay(&self, text: GameText) -> Result<Loaded, Vec<Problem>> {
+        let definitions = self.definitions;
+        if self.as_far_as_legal {
+            let p = game::replay_prefix(text, definitions)?;
+            return Ok(Loaded { game: p.game, shared: 0, broken: p.broken });
+        }
+        let game = match self.previous {
+            Some((prev, _)) => game::replay_after(prev, text, 0, definitions)?,
+            None => game::replay_with(text, None, 0, definitions)?,
+        };
+        Ok(Loaded { game, shared: 0, broken: None })
+    }
 }
 
 /// The name of `side`'s player (`White`/`Black` tag; `?` if absent).
@@ -506,7 +568,7 @@ pub fn pending_offer(game: &Game) -> Option<String> {
     comments.iter().find_map(|c| c.strip_prefix(DRAW_OFFER_PREFIX).map(str::to_string))
 }
 
-/// How [`play_move_with`] writes the move.
+/// How [`play`] writes the move.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct MoveOptions {
     /// Write the plain diagram of the new position after the move, as `;|` comment lines
@@ -519,81 +581,29 @@ pub struct MoveOptions {
     pub prepared: bool,
 }
 
-/// Plays `token` for `who` (if given, it must be the player to move) in the game `text`.
-/// `expect_ply` (1-based), if given, must be the next ply. A move that ends the game by
-/// the rules writes the result and `Termination` too.
-///
-/// # Errors
-/// [`Refusal`]: the file is invalid, the game is over, the ply or player is wrong, or the
-/// move is illegal (with the engine's reason).
-pub fn play_move(
-    text: &str,
-    token: &str,
-    who: Option<&str>,
-    expect_ply: Option<usize>,
-) -> Result<Applied, Refusal> {
-    play_move_with(text, token, who, expect_ply, MoveOptions::default())
+/// How a move is played ([`play`]): by whom, at which ply, written how.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Play<'a> {
+    /// The player making it: if given, it must be the player to move.
+    pub who: Option<&'a str>,
+    /// The ply (1-based) the move must be: if given, it must be the next.
+    pub expect_ply: Option<usize>,
+    /// What is written with the move.
+    pub options: MoveOptions,
+    /// Leave the new text unwritten ([`Applied::text`] empty): for checking what a move
+    /// would make ([`same_game`] compares it) at the cost of the move alone.
+    pub unwritten: bool,
 }
 
-/// As [`play_move`], recording the move's time `at` (Unix seconds, UTC) in the comment
-/// [`TIME_PREFIX`] right after it (`ravenpost move` always does).
+/// Plays `token` in the replayed `game` as `how` says: the change, and the game after it
+/// (its canonical text is the change's text). A move that ends the game by the rules
+/// writes the result and `Termination` too.
 ///
 /// # Errors
-/// As [`play_move`].
-pub fn play_move_at(
-    text: &str,
-    token: &str,
-    who: Option<&str>,
-    expect_ply: Option<usize>,
-    at: Option<i64>,
-) -> Result<Applied, Refusal> {
-    play_move_with(text, token, who, expect_ply, MoveOptions { at, ..MoveOptions::default() })
-}
-
-/// [`play_move`], written as `options` say.
-///
-/// # Errors
-/// As [`play_move`].
-pub fn play_move_with(
-    text: &str,
-    token: &str,
-    who: Option<&str>,
-    expect_ply: Option<usize>,
-    options: MoveOptions,
-) -> Result<Applied, Refusal> {
-    play_move_on(&load(text)?, token, who, expect_ply, options).map(|(applied, _)| applied)
-}
-
-/// As [`play_move_with`] on the replayed `game` (no replay of its text): the change, and
-/// the game after it (its canonical text is the change's text).
-///
-/// # Errors
-/// As [`play_move`].
-pub fn play_move_on(
-    game: &Game,
-    token: &str,
-    who: Option<&str>,
-    expect_ply: Option<usize>,
-    options: MoveOptions,
-) -> Result<(Applied, Game), Refusal> {
-    let (mut applied, game) = play_move_unwritten(game, token, who, expect_ply, options)?;
-    applied.text = game.canonical_text();
-    Ok((applied, game))
-}
-
-/// As [`play_move_on`], without writing the new text (the [`Applied::text`] is empty):
-/// for checking what a move would make ([`same_game`] compares it) at the cost of the
-/// move alone.
-///
-/// # Errors
-/// As [`play_move`].
-pub fn play_move_unwritten(
-    game: &Game,
-    token: &str,
-    who: Option<&str>,
-    expect_ply: Option<usize>,
-    options: MoveOptions,
-) -> Result<(Applied, Game), Refusal> {
+/// [`Refusal`]: the game is over, the ply or player is wrong, or the move is illegal
+/// (with the engine's reason).
+pub fn play(game: &Game, token: &str, how: Play) -> Result<(Applied, Game), Refusal> {
+    let Play { who, expect_ply, options, unwritten } = how;
     let mut game = game.clone();
     let next = game.moves.len() + 1;
     if let Some(e) = expect_ply
@@ -630,24 +640,16 @@ pub fn play_move_unwritten(
         finish(&mut game, r, None);
         r.to_string()
     });
-    let applied =
-        Applied { text: String::new(), ply: next, san: Some(san), side, player: name, result, summary };
+    let text = if unwritten { String::new() } else { game.canonical_text() };
+    let applied = Applied { text, ply: next, san: Some(san), side, player: name, result, summary };
     Ok((applied, game))
 }
 
-/// Records that `who` (the player to move, if given) resigns.
+/// Records that `who` (the player to move, if given) resigns. Returns the change and the game after it (its canonical text is the change's text).
 ///
 /// # Errors
 /// [`Refusal`]: invalid file, game over, not this player's turn.
-pub fn resign(text: &str, who: Option<&str>) -> Result<Applied, Refusal> {
-    resign_on(&load(text)?, who)
-}
-
-/// [`resign`], on the game as loaded (no second replay).
-///
-/// # Errors
-/// As [`resign`].
-pub fn resign_on(game: &Game, who: Option<&str>) -> Result<Applied, Refusal> {
+pub fn resign(game: &Game, who: Option<&str>) -> Result<(Applied, Game), Refusal> {
     let mut game = game.clone();
     let (side, name) = match who {
         // Either player may resign at any time: find which one `who` is.
@@ -661,15 +663,18 @@ pub fn resign_on(game: &Game, who: Option<&str>) -> Result<Applied, Refusal> {
     let r = if side == Side::White { "0-1" } else { "1-0" };
     clear_offer(&mut game.text);
     finish(&mut game, r, Some(format!("{side_name} resigns.")));
-    Ok(Applied {
-        text: game.canonical_text(),
-        ply: game.moves.len(),
-        san: None,
-        side,
-        player: name,
-        result: Some(r.into()),
-        summary: format!("{side_name} resigns"),
-    })
+    Ok((
+        Applied {
+            text: game.canonical_text(),
+            ply: game.moves.len(),
+            san: None,
+            side,
+            player: name,
+            result: Some(r.into()),
+            summary: format!("{side_name} resigns"),
+        },
+        game,
+    ))
 }
 
 /// A draw action.
@@ -687,19 +692,12 @@ pub enum DrawAction {
 }
 
 /// Applies a draw action of the player to move (`who`, if given, must be that player).
+/// Returns the change and the game after it (its canonical text is the change's text).
 ///
 /// # Errors
 /// [`Refusal`]: invalid file, game over, wrong player, no offer to answer, or a claim
 /// the position does not support (the engine counts repetitions and the ply clock).
-pub fn draw(text: &str, who: Option<&str>, action: DrawAction) -> Result<Applied, Refusal> {
-    draw_on(&load(text)?, who, action)
-}
-
-/// [`draw`], on the game as loaded (no second replay).
-///
-/// # Errors
-/// As [`draw`].
-pub fn draw_on(game: &Game, who: Option<&str>, action: DrawAction) -> Result<Applied, Refusal> {
+pub fn draw(game: &Game, who: Option<&str>, action: DrawAction) -> Result<(Applied, Game), Refusal> {
     let mut game = game.clone();
     let (side, name) = match check_turn(&game, who) {
         // Answering an offer its maker has not yet moved with: say when it can be.
@@ -747,15 +745,18 @@ pub fn draw_on(game: &Game, who: Option<&str>, action: DrawAction) -> Result<App
             (format!("{side_name} claims a draw ({why})"), Some("1/2-1/2".to_string()))
         }
     };
-    Ok(Applied {
-        text: game.canonical_text(),
-        ply: game.moves.len(),
-        san: None,
-        side,
-        player: name,
-        result,
-        summary,
-    })
+    Ok((
+        Applied {
+            text: game.canonical_text(),
+            ply: game.moves.len(),
+            san: None,
+            side,
+            player: name,
+            result,
+            summary,
+        },
+        game,
+    ))
 }
 
 /// Why a draw may be claimed now (rulings §1.3): the position has occurred three times
@@ -837,20 +838,19 @@ pub fn without_diagrams(game: &Game) -> String {
     g.canonical_text()
 }
 
-/// Which recorded action turns `old` into `new` (whose canonical text it must give
+/// Which recorded action turns the game `g0` into `new` (whose canonical text it must give
 /// exactly): a resignation by either player; a draw offer, acceptance, refusal or claim
 /// by the player to move; a time-forfeit claim (its reason as written; whether the
 /// deadline really passed is judged from the recorded times by the archive layer); or
 /// booked leave.
-pub fn recognise_action(old: &str, new: &Game) -> Option<Applied> {
+pub fn recognise_action(g0: &Game, new: &Game) -> Option<Applied> {
     let target = without_diagrams(new);
-    let g0 = load(old).ok()?;
-    let mut tries: Vec<Result<Applied, Refusal>> = Vec::new();
+    let mut tries: Vec<Result<(Applied, Game), Refusal>> = Vec::new();
     for side in Side::ALL {
-        tries.push(resign(old, Some(&player(&g0, side))));
+        tries.push(resign(g0, Some(&player(g0, side))));
     }
     for action in [DrawAction::Offer, DrawAction::Accept, DrawAction::Decline, DrawAction::Claim] {
-        tries.push(draw(old, None, action));
+        tries.push(draw(g0, None, action));
     }
     let last_comments = match new.text.moves.last() {
         Some(m) => &m.comments,
@@ -858,14 +858,15 @@ pub fn recognise_action(old: &str, new: &Game) -> Option<Applied> {
     };
     for c in last_comments {
         if let Some(why) = c.strip_prefix("Time forfeit: ").and_then(|r| r.rsplit_once("; claimed by ")) {
-            tries.push(time_forfeit(old, None, why.0));
+            tries.push(time_forfeit(g0, None, why.0));
         }
         if let Some((who, from, days)) = parse_leave(c) {
             let days = u32::try_from(days).ok()?;
-            tries.push(book_leave(old, &who, from, days));
+            tries.push(book_leave(g0, &who, from, days));
         }
     }
-    tries.into_iter().flatten().find(|a| load(&a.text).is_ok_and(|g| without_diagrams(&g) == target))
+    // Each try's game is what its text replays to: compared as written, without diagrams.
+    tries.into_iter().flatten().find(|(_, g)| without_diagrams(g) == target).map(|(a, _)| a)
 }
 
 /// The comment that records booked leave: `ravenpost: leave NAME FROM DAYSd`, `FROM` an
@@ -895,18 +896,11 @@ pub fn leaves(game: &Game) -> Vec<(String, i64, i64)> {
 pub const MAX_LEAVE_DAYS: i64 = 45;
 
 /// Books `days` days of leave for `who` (a player of the game) from `from` (Unix seconds).
+/// Returns the change and the game after it (its canonical text is the change's text).
 ///
 /// # Errors
 /// [`Refusal`]: invalid file, game over, not a player, or `days` is 0.
-pub fn book_leave(text: &str, who: &str, from: i64, days: u32) -> Result<Applied, Refusal> {
-    book_leave_on(&load(text)?, who, from, days)
-}
-
-/// [`book_leave`], on the game as loaded (no second replay).
-///
-/// # Errors
-/// As [`book_leave`].
-pub fn book_leave_on(game: &Game, who: &str, from: i64, days: u32) -> Result<Applied, Refusal> {
+pub fn book_leave(game: &Game, who: &str, from: i64, days: u32) -> Result<(Applied, Game), Refusal> {
     let mut game = game.clone();
     ensure_going(&game)?;
     let side = side_of(&game, who)?;
@@ -933,34 +927,30 @@ pub fn book_leave_on(game: &Game, who: &str, from: i64, days: u32) -> Result<App
         .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
     add_comment(&mut game.text, format!("{LEAVE_PREFIX}{who} {start} {days}d"));
     let side_name = game.variant.def().side_name(side).to_string();
-    Ok(Applied {
-        text: game.canonical_text(),
-        ply: game.moves.len(),
-        san: None,
-        side,
-        player: who.to_string(),
-        result: None,
-        summary: format!(
-            "{who} ({side_name}) books {days} day{} of leave from {start}",
-            if days == 1 { "" } else { "s" }
-        ),
-    })
+    Ok((
+        Applied {
+            text: game.canonical_text(),
+            ply: game.moves.len(),
+            san: None,
+            side,
+            player: who.to_string(),
+            result: None,
+            summary: format!(
+                "{who} ({side_name}) books {days} day{} of leave from {start}",
+                if days == 1 { "" } else { "s" }
+            ),
+        },
+        game,
+    ))
 }
 
 /// Ends the game on time in favour of the player not to move, `claimant`; `why` says
 /// whose deadline passed when (the caller has checked it from the recorded times).
+/// Returns the change and the game after it (its canonical text is the change's text).
 ///
 /// # Errors
 /// [`Refusal`]: invalid file, game over, or `claimant` is not the player waiting.
-pub fn time_forfeit(text: &str, claimant: Option<&str>, why: &str) -> Result<Applied, Refusal> {
-    time_forfeit_on(&load(text)?, claimant, why)
-}
-
-/// [`time_forfeit`], on the game as loaded (no second replay).
-///
-/// # Errors
-/// As [`time_forfeit`].
-pub fn time_forfeit_on(game: &Game, claimant: Option<&str>, why: &str) -> Result<Applied, Refusal> {
+pub fn time_forfeit(game: &Game, claimant: Option<&str>, why: &str) -> Result<(Applied, Game), Refusal> {
     let mut game = game.clone();
     ensure_going(&game)?;
     let loser = game.position().side_to_move();
@@ -977,15 +967,18 @@ pub fn time_forfeit_on(game: &Game, claimant: Option<&str>, why: &str) -> Result
     finish(&mut game, r, Some(format!("Time forfeit: {why}; claimed by {name}.")));
     game.text.set_tag("Termination", "time forfeit");
     let side_name = game.variant.def().side_name(winner).to_string();
-    Ok(Applied {
-        text: game.canonical_text(),
-        ply: game.moves.len(),
-        san: None,
-        side: winner,
-        player: name,
-        result: Some(r.into()),
-        summary: format!("{side_name} wins on time"),
-    })
+    Ok((
+        Applied {
+            text: game.canonical_text(),
+            ply: game.moves.len(),
+            san: None,
+            side: winner,
+            player: name,
+            result: Some(r.into()),
+            summary: format!("{side_name} wins on time"),
+        },
+        game,
+    ))
 }
 
 /// A game file with these tag pairs and no moves, in canonical PGN layout (not checked:

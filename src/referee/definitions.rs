@@ -4,7 +4,7 @@
 //! must have the pinned content hash ([`check_pin`]); a commit may add a definition, never
 //! change or delete one ([`check_definition_change`]).
 
-use crate::variants::{self, content_hash, load_definition};
+use crate::variants::{Definition, Definitions, content_hash, load_definition};
 
 use super::layout::{definition_path, parse_definition_path};
 use super::problem::Problem;
@@ -45,13 +45,13 @@ pub fn pin_of(text: &str) -> Option<Pin> {
 }
 
 /// Checks the pinned definition against `found`, the text at its path in the judged
-/// commit (`None`: no such file), and on success remembers it
-/// ([`variants::remember`]) so that the game replays with it.
+/// commit (`None`: no such file): on success, the definition when `known` does not hold
+/// it yet (the game replays with it).
 ///
 /// # Errors
 /// [`Problem::NotADefinitionPath`], [`Problem::DefinitionMissing`],
 /// [`Problem::DefinitionHashMismatch`], [`Problem::DefinitionInvalid`].
-pub fn check_pin(pin: &Pin, found: Option<&str>) -> Result<(), Problem> {
+pub fn check_pin(pin: &Pin, found: Option<&str>, known: &Definitions) -> Result<Option<Definition>, Problem> {
     if parse_definition_path(&pin.file).is_none() {
         return Err(Problem::NotADefinitionPath { file: pin.file.clone() });
     }
@@ -64,18 +64,18 @@ pub fn check_pin(pin: &Pin, found: Option<&str>) -> Result<(), Problem> {
             found: hash,
         });
     }
-    if variants::remembered(&hash).is_none() {
-        let definition = load_definition(text)
-            .map_err(|e| Problem::DefinitionInvalid { file: pin.file.clone(), why: e.to_string() })?;
-        variants::remember(definition);
+    if known.get(&hash).is_some() {
+        return Ok(None);
     }
-    Ok(())
+    let definition = load_definition(text)
+        .map_err(|e| Problem::DefinitionInvalid { file: pin.file.clone(), why: e.to_string() })?;
+    Ok(Some(definition))
 }
 
 /// Judges one commit's change to the definition `name` (`variants/<name>.md`):
 /// `previous` its text in the parent commit, `new` its bytes after (`None`: deleted). A
 /// new definition must load and define the slug `name`; a committed one is never changed
-/// or deleted.
+/// or deleted. The definition a commit adds, loaded.
 ///
 /// # Errors
 /// [`Problem::DefinitionChanged`], [`Problem::DefinitionDeleted`],
@@ -84,12 +84,12 @@ pub fn check_definition_change(
     name: &str,
     previous: Option<&[u8]>,
     new: Option<&[u8]>,
-) -> Result<(), Problem> {
+) -> Result<Option<Definition>, Problem> {
     let file = definition_path(name);
     match (previous, new) {
         (Some(_), None) => Err(Problem::DefinitionDeleted { file }),
         (Some(old), Some(new)) if old != new => Err(Problem::DefinitionChanged { file }),
-        (Some(_), Some(_)) | (None, None) => Ok(()),
+        (Some(_), Some(_)) | (None, None) => Ok(None),
         (None, Some(bytes)) => {
             let text = std::str::from_utf8(bytes).map_err(|_| Problem::DefinitionInvalid {
                 file: file.clone(),
@@ -100,8 +100,7 @@ pub fn check_definition_change(
             if definition.def().slug != name {
                 return Err(Problem::DefinitionMisnamed { file, slug: definition.def().slug.clone() });
             }
-            variants::remember(definition);
-            Ok(())
+            Ok(Some(definition))
         }
     }
 }
@@ -118,8 +117,8 @@ mod tests {
         let unhashed = pin_of("[VariantFile \"variants/loft.md\"]\n").unwrap();
         assert_eq!(unhashed.hash, "");
         assert_eq!(
-            check_pin(&unhashed, Some("---\n")),
-            Err(Problem::DefinitionHashMismatch {
+            check_pin(&unhashed, Some("---\n"), &Definitions::new()).err(),
+            Some(Problem::DefinitionHashMismatch {
                 file: "variants/loft.md".into(),
                 pinned: String::new(),
                 found: content_hash("---\n"),
@@ -131,13 +130,13 @@ mod tests {
     fn a_pin_outside_the_definitions_folder_or_missing_is_refused() {
         let pin = Pin { file: "../loft.md".into(), hash: "sha256:00".into() };
         assert_eq!(
-            check_pin(&pin, Some("x")),
-            Err(Problem::NotADefinitionPath { file: "../loft.md".into() })
+            check_pin(&pin, Some("x"), &Definitions::new()).err(),
+            Some(Problem::NotADefinitionPath { file: "../loft.md".into() })
         );
         let pin = Pin { file: "variants/loft.md".into(), hash: "sha256:00".into() };
         assert_eq!(
-            check_pin(&pin, None),
-            Err(Problem::DefinitionMissing { file: "variants/loft.md".into() })
+            check_pin(&pin, None, &Definitions::new()).err(),
+            Some(Problem::DefinitionMissing { file: "variants/loft.md".into() })
         );
     }
 
@@ -145,12 +144,12 @@ mod tests {
     fn a_committed_definition_may_be_added_never_changed_or_deleted() {
         let (a, b): (&[u8], &[u8]) = (b"one", b"two");
         assert_eq!(
-            check_definition_change("loft", Some(a), Some(b)),
-            Err(Problem::DefinitionChanged { file: "variants/loft.md".into() })
+            check_definition_change("loft", Some(a), Some(b)).err(),
+            Some(Problem::DefinitionChanged { file: "variants/loft.md".into() })
         );
         assert_eq!(
-            check_definition_change("loft", Some(a), None),
-            Err(Problem::DefinitionDeleted { file: "variants/loft.md".into() })
+            check_definition_change("loft", Some(a), None).err(),
+            Some(Problem::DefinitionDeleted { file: "variants/loft.md".into() })
         );
         assert!(matches!(
             check_definition_change("loft", None, Some(b"no front matter")),

@@ -10,8 +10,9 @@
 //! signature, the file's earlier versions, the army choice file beside a new game) it
 //! asks of an [`Evidence`], only when the step needs it.
 
+use crate::record::Loader;
 use crate::record::game::Game;
-use crate::record::load;
+use crate::variants::Definitions;
 
 use super::army::{ArmyChoice, ChoiceStep, check_choice_step, choice_tags_problem, started_game_text};
 use super::clock::{PlyTimes, TimedVersion, is_timeout_claim, timeout_claim_problem};
@@ -80,7 +81,8 @@ pub type GameVerdict = Result<(Step, Game), Problem>;
 
 /// Judges the version `text` of the game file `path` made by the commit `info`, after
 /// `previous` (the game and its text one version earlier; `None`: the commit creates the
-/// file). One replay, of what `text` adds to `previous`.
+/// file). One replay, of what `text` adds to `previous`; a pinned user variant from
+/// `definitions`, else from the judged commit.
 ///
 /// # Errors
 /// Only when `evidence` fails; every verdict is in the [`GameVerdict`].
@@ -90,20 +92,31 @@ pub fn judge_game_version<E: Evidence>(
     info: CommitInfo<'_>,
     previous: Option<(&Game, &str)>,
     text: &str,
+    definitions: &Definitions,
 ) -> Result<GameVerdict, E::Error> {
-    // A pinned definition must be in the judged commit, unchanged (variant-files.md §10).
-    if let Some(pin) = super::definitions::pin_of(text)
-        && let Err(p) = super::definitions::check_pin(&pin, evidence.definition(&pin.file)?.as_deref())
-    {
-        return Ok(Err(p));
+    // A pinned definition must be in the judged commit, unchanged (variant-files.md §10);
+    // one that `definitions` does not hold yet (a push adding it) is read from there.
+    let mut added = None;
+    if let Some(pin) = super::definitions::pin_of(text) {
+        match super::definitions::check_pin(&pin, evidence.definition(&pin.file)?.as_deref(), definitions) {
+            Ok(None) => {}
+            Ok(Some(d)) => {
+                let mut more = definitions.clone();
+                more.insert(d);
+                added = Some(more);
+            }
+            Err(p) => return Ok(Err(p)),
+        }
     }
+    let definitions = added.as_ref().unwrap_or(definitions);
     // Only what the new version adds to the previous one is read, replayed and compared.
+    let loader = Loader::new().definitions(definitions);
     let loaded = match previous {
-        Some((g0, old)) => crate::record::load_continuing(g0, old, text),
-        None => load(text).map(|g| (g, 0)),
+        Some((g0, old)) => loader.after(g0, Some(old)).load(text),
+        None => loader.load(text),
     };
     let (game, shared) = match loaded {
-        Ok(g) => g,
+        Ok(l) => (l.game, l.shared),
         Err(e) => return Ok(Err(Problem::Unreadable { why: e.to_string() })),
     };
     let step = match previous {
@@ -113,7 +126,7 @@ pub fn judge_game_version<E: Evidence>(
             }
             check_created(path.variant(), &game)
         }
-        Some((g0, old)) => check_step_read(g0, old, &game, shared, Some(info.author), Some(info.time)),
+        Some((g0, _)) => check_step_read(g0, &game, shared, Some(info.author), Some(info.time)),
     };
     let step = match step {
         Ok(s) => s,

@@ -9,9 +9,10 @@ use serde::{Deserialize, Serialize};
 use crate::notation::pgn::GameText;
 use crate::record::game::Game;
 use crate::record::{
-    MAX_CLOCK_SKEW, MoveOptions, adds_just_the_move, last_move_time, load, move_times, move_times_from,
-    play_move_unwritten, player, recognise_action, result_of, same_game,
+    Loader, MAX_CLOCK_SKEW, MoveOptions, Play, adds_just_the_move, last_move_time, move_times,
+    move_times_from, play, player, recognise_action, result_of, same_game,
 };
+use crate::variants::Definitions;
 
 use super::problem::{Problem, time_from_unix};
 
@@ -59,14 +60,15 @@ impl Step {
 /// # Errors
 /// The [`Problem`].
 pub fn check_step(old: Option<&str>, new: &str, author: Option<&str>) -> Result<Step, Problem> {
-    check_step_at(old, new, author, None)
+    check_step_at(old, new, author, None, &Definitions::new())
 }
 
 /// As [`check_step`], and checks the recorded move times ([`crate::record::TIME_PREFIX`]): the
 /// times of earlier plies are unchanged, an added ply's time is not before the last
 /// recorded time before it, and not after `commit_time` (Unix seconds, the commit adding
 /// it, when known) plus [`MAX_CLOCK_SKEW`]. A ply without a time is accepted (files of
-/// older ravenposts and of other tools; clocks then use the commit time).
+/// older ravenposts and of other tools; clocks then use the commit time). A game pinning a
+/// user definition takes it from `definitions`.
 ///
 /// # Errors
 /// The [`Problem`].
@@ -75,7 +77,9 @@ pub fn check_step_at(
     new: &str,
     author: Option<&str>,
     commit_time: Option<i64>,
+    definitions: &Definitions,
 ) -> Result<Step, Problem> {
+    let load = |text: &str| Loader::new().definitions(definitions).load(text).map(|l| l.game);
     let g1 = load(new).map_err(|e| Problem::Unreadable { why: e.to_string() })?;
     match old {
         None => {
@@ -84,28 +88,27 @@ pub fn check_step_at(
         }
         Some(old) => {
             let g0 = load(old).map_err(|e| Problem::PreviousUnreadable { why: e.to_string() })?;
-            check_step_from(&g0, old, &g1, author, commit_time)
+            check_step_from(&g0, &g1, author, commit_time)
         }
     }
 }
 
-/// As [`check_step_at`] for a step from the replayed game `g0` (whose text is `old`) to
-/// `g1`: no replay of either.
+/// As [`check_step_at`] for a step from the replayed game `g0` to `g1`: no replay of
+/// either.
 ///
 /// # Errors
 /// The [`Problem`].
 pub fn check_step_from(
     g0: &Game,
-    old: &str,
     g1: &Game,
     author: Option<&str>,
     commit_time: Option<i64>,
 ) -> Result<Step, Problem> {
-    check_step_read(g0, old, g1, 0, author, commit_time)
+    check_step_read(g0, g1, 0, author, commit_time)
 }
 
 /// As [`check_step_from`], when the first `shared` main-line moves of `g1.text` were read
-/// from the same bytes as `g0.text`'s ([`crate::record::load_continuing`]): what they hold
+/// from the same bytes as `g0.text`'s ([`crate::record::Loader::after`]): what they hold
 /// is not compared again, so that the step costs what it adds. The verdict is
 /// [`check_step_from`]'s.
 ///
@@ -113,7 +116,6 @@ pub fn check_step_from(
 /// The [`Problem`].
 pub fn check_step_read(
     g0: &Game,
-    old: &str,
     g1: &Game,
     shared: usize,
     author: Option<&str>,
@@ -133,7 +135,13 @@ pub fn check_step_read(
     // Tags are compared in canonical form (only when they differ as written), so that
     // layout and defaulted tags do not count as changes.
     let canonical_tags = |g: &Game| -> Result<Vec<(String, String)>, Problem> {
-        Ok(fixed(&load(&g.canonical_text()).map_err(|e| Problem::Unreadable { why: e.to_string() })?.text))
+        let text = g.canonical_text();
+        let read = crate::notation::pgn::GameReader::new(text.as_bytes()).next();
+        match read {
+            Some(Ok(t)) => Ok(fixed(&t)),
+            Some(Err(e)) => Err(Problem::Unreadable { why: e.to_string() }),
+            None => Err(Problem::Unreadable { why: "no game".into() }),
+        }
     };
     // The tags as written, compared without copying them.
     fn as_written(t: &GameText) -> impl Iterator<Item = (&String, &String)> {
@@ -185,7 +193,7 @@ pub fn check_step_read(
                 }
                 return Err(Problem::GameOver { result: r0 });
             }
-            let Some(done) = recognise_action(old, g1) else {
+            let Some(done) = recognise_action(g0, g1) else {
                 return Err(if r1 != "*" {
                     Problem::ResultWithoutAction { result: r1 }
                 } else {
@@ -234,7 +242,7 @@ pub fn check_step_read(
             if adds_just_the_move(g0, g1, shared, &san, options) {
                 return Ok(Step::Moved { ply, san, player: who });
             }
-            let (_, expected) = play_move_unwritten(g0, &san, None, None, options)
+            let (_, expected) = play(g0, &san, Play { options, unwritten: true, ..Play::default() })
                 .map_err(|e| Problem::IllegalMove { ply, why: e.to_string() })?;
             if !same_game(&expected, g1) {
                 let rules = result_of(&expected);
@@ -376,7 +384,7 @@ pub fn check_created(folder: &str, game: &Game) -> Result<Step, Problem> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::{self, DrawAction, load_continuing};
+    use crate::record::{self, DrawAction};
 
     /// The versions of a Grand Chess game as ravenpost writes them: moves with their
     /// times, a draw offer carried with a move, a declined offer, a resignation.
@@ -390,11 +398,11 @@ mod tests {
         let mut versions = vec![text.clone()];
         for ply in 0..30_i64 {
             if ply == 8 || ply == 15 {
-                text = record::draw(&text, None, DrawAction::Offer).unwrap().text;
+                text = record::draw(&record::load(&text).unwrap(), None, DrawAction::Offer).unwrap().0.text;
                 versions.push(text.clone());
             }
             if ply == 16 {
-                text = record::draw(&text, None, DrawAction::Decline).unwrap().text;
+                text = record::draw(&record::load(&text).unwrap(), None, DrawAction::Decline).unwrap().0.text;
                 versions.push(text.clone());
             }
             let game = record::load(&text).unwrap();
@@ -402,12 +410,12 @@ mod tests {
             let legal = game.variant.legal_moves(&pos);
             let mv = legal[(ply as usize * 5 + 3) % legal.len()];
             let san = crate::notation::san::write_move(&game.variant, &pos, &mv);
-            text = record::play_move_at(&text, &san, None, None, Some(1_740_830_400 + ply * 3_601))
-                .unwrap()
-                .text;
+            let at = Some(1_740_830_400 + ply * 3_601);
+            let options = record::MoveOptions { at, ..Default::default() };
+            text = record::play(&game, &san, record::Play { options, ..Default::default() }).unwrap().0.text;
             versions.push(text.clone());
         }
-        text = record::resign(&text, Some("Bo")).unwrap().text;
+        text = record::resign(&record::load(&text).unwrap(), Some("Bo")).unwrap().0.text;
         versions.push(text);
         versions
     }
@@ -466,7 +474,7 @@ mod tests {
         }
     }
 
-    /// Reading a next version from where it differs (`load_continuing`) and judging the step
+    /// Reading a next version from where it differs (`Loader::after` with the previous text) and judging the step
     /// from the shared moves (`check_step_read`) give exactly what reading and judging the
     /// whole text give: the same game (places included) or the same problems, and the same
     /// verdict, for every step of a played game and for each of some 20 edits of every step.
@@ -480,9 +488,9 @@ mod tests {
             let (old, _) = (&pair[0], &pair[1]);
             let g0 = record::load(old).unwrap();
             for new in edits(old, &pair[1]) {
-                let whole = record::load_after(&g0, &new);
-                assert_eq!(whole, record::load(&new), "load_after and load agree on:\n{new}");
-                let read = load_continuing(&g0, old, &new);
+                let whole = record::Loader::new().after(&g0, None).load(&new).map(|l| l.game);
+                assert_eq!(whole, record::load(&new), "loading after g0 and load agree on:\n{new}");
+                let read = record::Loader::new().after(&g0, Some(old)).load(&new).map(|l| (l.game, l.shared));
                 match (&whole, &read) {
                     (Ok(w), Ok((r, shared))) => {
                         assert!(w == r, "the same game for:\n{new}\n{:?}\n{:?}", w.text, r.text);
@@ -491,10 +499,10 @@ mod tests {
                         }
                         for author in [None, Some("Ann"), Some("Bo")] {
                             for time in [None, Some(1_740_830_400 + 40 * 3_601), Some(1_600_000_000)] {
-                                let verdict = check_step_read(&g0, old, r, *shared, author, time);
+                                let verdict = check_step_read(&g0, r, *shared, author, time);
                                 assert_eq!(
                                     verdict,
-                                    check_step_from(&g0, old, w, author, time),
+                                    check_step_from(&g0, w, author, time),
                                     "the same verdict for {author:?} at {time:?} on:\n{new}"
                                 );
                                 kinds.push(kind(&verdict));

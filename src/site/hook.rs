@@ -31,19 +31,13 @@ pub fn site_hook_line(exe: &Path, site: &Path) -> String {
 
 /// Puts [`site_hook_line`] into `git_dir/hooks/post-receive` (made executable; created
 /// with a `#!/bin/sh` line when missing), replacing an earlier site line and keeping the
-/// others. `site` is made absolute first. Returns the hook's path.
+/// others. `site` is absolute (the front end makes it so: the hook runs elsewhere).
+/// Returns the hook's path.
 ///
 /// # Errors
-/// [`SiteError::Io`]: the hook or the current directory could not be read or written.
+/// [`SiteError::Io`]: the hook could not be read or written.
 pub fn install_site_hook(git_dir: &Path, exe: &Path, site: &Path) -> Result<PathBuf, SiteError> {
-    let site = if site.is_absolute() {
-        site.to_path_buf()
-    } else {
-        let cwd =
-            std::env::current_dir().map_err(|source| SiteError::Io { path: site.to_path_buf(), source })?;
-        cwd.join(site)
-    };
-    put_site_line(git_dir, &site_hook_line(exe, &site))
+    put_site_line(git_dir, &site_hook_line(exe, site))
 }
 
 /// The site's line of `git_dir/hooks/post-receive`, if one is installed.

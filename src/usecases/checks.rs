@@ -29,9 +29,11 @@ use crate::referee::tournament::{self, Tournament};
 use crate::referee::{ChoiceStep, Growth, Problem, Step};
 
 use super::clock::clock_with_index;
+use super::definitions::load;
 use super::error::Error as Failure;
 use super::report::{ShallowBoundary, UncheckedGame, VerifyProblem, VerifyReport};
 use super::session::Session;
+use crate::variants::Definitions;
 
 /// What the referee may ask about one commit of the archive.
 pub(crate) struct CommitEvidence<'a, F: Fn() -> Result<Vec<FileVersion>, ArchiveError>> {
@@ -128,6 +130,7 @@ pub fn status(archive: &Archive, session: &Session) -> Result<Vec<StatusLine>, F
     let now = session.now().unix_seconds();
     let index = archive.index()?;
     let mut cache = archive.verdict_cache(STANDINGS);
+    let definitions = super::definitions::at(archive, tip)?;
     for g in archive.list_games()? {
         let file = g.path();
         // The standing after the commit that last changed the file never changes: cached.
@@ -137,7 +140,7 @@ pub fn status(archive: &Archive, session: &Session) -> Result<Vec<StatusLine>, F
         let standing = match cached {
             Some(s) => s,
             None => {
-                let (standing, lasting) = standing_of(archive, &index, tip, &g);
+                let (standing, lasting) = standing_of(archive, &index, tip, &g, &definitions);
                 if let (true, Some(c)) = (lasting, last) {
                     cache.put(c, &file, serde_json::to_string(&standing).expect("a standing serialises"));
                 }
@@ -228,6 +231,7 @@ fn standing_of(
     index: &HistoryIndex,
     tip: Option<CommitId>,
     g: &GamePath,
+    definitions: &Definitions,
 ) -> (Standing, bool) {
     let text = match tip {
         Some(t) => archive.read_file_at(t, &g.path()).map(Option::unwrap_or_default),
@@ -248,7 +252,7 @@ fn standing_of(
         Ok(t) => t,
         Err(e) => return (unreadable(e.to_string()), false),
     };
-    let game = match record::load(&text) {
+    let game = match load(definitions, &text) {
         Ok(g) => g,
         Err(e) => return (unreadable(e.to_string()), true),
     };
@@ -432,6 +436,7 @@ fn judge_game_path(
     index: &HistoryIndex,
     path: &GamePath,
     cache: &VerdictCache,
+    definitions: &Definitions,
 ) -> JudgedGame {
     let file = path.path();
     let versions: &[PathVersion] = index.versions(&file);
@@ -440,6 +445,7 @@ fn judge_game_path(
     let tops = run_tops(&cuts);
     let mut judging = PathJudging {
         archive,
+        definitions,
         index,
         path,
         file: &file,
@@ -536,6 +542,8 @@ type Previous = (Result<Game, String>, String);
 /// carried from one version to the next.
 struct PathJudging<'a> {
     archive: &'a Archive,
+    /// The user definitions the archive's history holds, for pinned games.
+    definitions: &'a Definitions,
     index: &'a HistoryIndex,
     path: &'a GamePath,
     file: &'a str,
@@ -623,7 +631,7 @@ impl PathJudging<'_> {
     /// The archive's errors.
     fn shallow_boundary(&mut self, c: &IndexedCommit, blob: BlobId) -> Result<(), Failure> {
         let text = self.archive.read_blob_text(blob, self.file)?;
-        let game = record::load(&text).map_err(|e| e.to_string());
+        let game = load(self.definitions, &text).map_err(|e| e.to_string());
         let plies = game.as_ref().map_or(0, |g| g.moves.len());
         let what = format!("history starts here (shallow clone): {plies} plies before it not checked");
         let mut line = LogLine::from_cached(c, Cached { what, ply: None, san: None, problem: None });
@@ -664,16 +672,21 @@ impl PathJudging<'_> {
         }
         let verdict: GameVerdict = match &self.take_previous(i)? {
             Some((Err(why), _)) => Err(Problem::PreviousUnreadable { why: why.clone() }),
-            Some((Ok(g), t)) => {
-                judge::judge_game_version(&evidence, self.path, info, Some((g, t.as_str())), &text)?
-            }
-            None => judge::judge_game_version(&evidence, self.path, info, None, &text)?,
+            Some((Ok(g), t)) => judge::judge_game_version(
+                &evidence,
+                self.path,
+                info,
+                Some((g, t.as_str())),
+                &text,
+                self.definitions,
+            )?,
+            None => judge::judge_game_version(&evidence, self.path, info, None, &text, self.definitions)?,
         };
         push_verdict(&mut self.out, &mut self.judged, c, step_line(verdict.as_ref().map(|(s, _)| s)));
         // A version that is not a legal step is still what the next one follows.
         let game = match verdict {
             Ok((_, game)) => Ok(game),
-            Err(_) => record::load(&text).map_err(|e| e.to_string()),
+            Err(_) => load(self.definitions, &text).map_err(|e| e.to_string()),
         };
         self.before = Some(Before { blob, text: Some(text), game: Some(game) });
         Ok(())
@@ -742,7 +755,7 @@ impl PathJudging<'_> {
             (None, Some((top, g))) if top + 1 == i && g.plies() == g.game().moves.len() => Ok(g.into_game()),
             (None, kept) => {
                 self.growth = kept;
-                record::load(&old).map_err(|e| e.to_string())
+                load(self.definitions, &old).map_err(|e| e.to_string())
             }
         };
         Ok(Some((game, old)))
@@ -756,9 +769,9 @@ impl PathJudging<'_> {
 pub fn history(archive: &Archive, path: &GamePath) -> Result<Vec<LogLine>, Failure> {
     let index = archive.index()?;
     prefetch(archive, &index, std::slice::from_ref(path))?;
-    super::definitions::remember_history(archive, &index)?;
+    let definitions = super::definitions::history(archive, &index)?;
     let mut cache = archive.verdict_cache(VERDICTS);
-    let Judged { mut lines, verdicts, .. } = judge_game_path(archive, &index, path, &cache)?;
+    let Judged { mut lines, verdicts, .. } = judge_game_path(archive, &index, path, &cache, &definitions)?;
     let file = path.path();
     for (commit, verdict) in verdicts {
         cache.put(commit, &file, verdict);
@@ -767,7 +780,7 @@ pub fn history(archive: &Archive, path: &GamePath) -> Result<Vec<LogLine>, Failu
     let _ = cache.save();
     // Prepared replies are noted in the record (earlier plies never change): one read.
     if lines.iter().any(|l| l.ply.is_some())
-        && let Some(game) = archive.read_file(&path.path())?.and_then(|t| record::load(&t).ok())
+        && let Some(game) = archive.read_file(&path.path())?.and_then(|t| load(&definitions, &t).ok())
     {
         for l in &mut lines {
             l.prepared = l.ply.is_some_and(|p| record::is_prepared(&game.text, p));
@@ -845,7 +858,7 @@ pub fn verify(
     let total = games.len();
     let index = archive.index()?;
     prefetch(archive, &index, &games)?;
-    super::definitions::remember_history(archive, &index)?;
+    let definitions = super::definitions::history(archive, &index)?;
     // A game whose latest version was verified before: its problems, as found then.
     let mut summaries = archive.verdict_cache(GAME_VERDICTS);
     let known: Vec<Option<Vec<VerifyProblem>>> = games
@@ -869,7 +882,7 @@ pub fn verify(
         (0..games.len()).map(|_| None).collect();
     let mut new_verdicts = VerdictLines::default();
     if let Some(cache) = per_commit.as_ref() {
-        judge_games(archive, &index, &games, &pending, cache, &mut |k, result| {
+        judge_games(archive, &index, &games, &pending, cache, &definitions, &mut |k, result| {
             let g = &games[k];
             found_in[k] = Some(result.map(|judged| {
                 let file = g.path();
@@ -982,6 +995,7 @@ fn judge_games(
     games: &[GamePath],
     pending: &[usize],
     cache: &VerdictCache,
+    definitions: &Definitions,
     done: &mut dyn FnMut(usize, JudgedGame),
 ) {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_JUDGES);
@@ -992,7 +1006,7 @@ fn judge_games(
     };
     if extra.is_empty() {
         for &k in pending {
-            done(k, judge_game_path(archive, index, &games[k], cache));
+            done(k, judge_game_path(archive, index, &games[k], cache, definitions));
         }
         return;
     }
@@ -1005,7 +1019,7 @@ fn judge_games(
             let take = &take;
             scope.spawn(move || {
                 while let Some(k) = take() {
-                    if send.send((k, judge_game_path(&mine, index, &games[k], cache))).is_err() {
+                    if send.send((k, judge_game_path(&mine, index, &games[k], cache, definitions))).is_err() {
                         break;
                     }
                 }
@@ -1014,7 +1028,7 @@ fn judge_games(
         drop(send);
         // This thread judges too, and passes on what the others have judged.
         while let Some(k) = take() {
-            done(k, judge_game_path(archive, index, &games[k], cache));
+            done(k, judge_game_path(archive, index, &games[k], cache, definitions));
             while let Ok((k, r)) = receive.try_recv() {
                 done(k, r);
             }

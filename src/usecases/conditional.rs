@@ -24,6 +24,7 @@ use crate::record::game::Game;
 use crate::referee::conditional::{Branch, ConditionalTree, Dropped, Followed, enter};
 use crate::referee::players::side_of_person;
 
+use super::definitions::load_pinned_at;
 use super::error::{Error as Failure, TreeRefused};
 use super::games::{StepKind, change_game, find, read};
 use super::session::Session;
@@ -210,8 +211,8 @@ pub fn conditional_add(
     session: &Session,
 ) -> Result<Prepared, Failure> {
     let path = find(archive, game)?;
-    let (text, _) = read(archive, &path)?;
-    let g = record::load(&text)?;
+    let (text, tip) = read(archive, &path)?;
+    let g = load_pinned_at(archive, tip, path.id(), &text)?;
     let side = owner_side(archive, &g, path.id(), who, session)?.ok_or_else(|| {
         Failure::Usage(format!(
             "whose replies are these? You are not a player of {}: say so with `--as {}` or `--as {}`",
@@ -245,8 +246,8 @@ fn trees_of(
     session: &Session,
 ) -> Result<GameTrees, Failure> {
     let path = find(archive, game)?;
-    let (text, _) = read(archive, &path)?;
-    let g = record::load(&text)?;
+    let (text, tip) = read(archive, &path)?;
+    let g = load_pinned_at(archive, tip, path.id(), &text)?;
     let sides = match owner_side(archive, &g, path.id(), who, session)? {
         Some(s) => vec![s],
         None => Side::ALL.to_vec(),
@@ -345,8 +346,8 @@ pub fn answer_prepared(archive: &Archive, session: &Session) -> Result<Vec<Answe
         let mut played = false;
         for (id, side, file) in stored_trees(archive) {
             let Ok(path) = find(archive, &id) else { continue };
-            let (text, _) = read(archive, &path)?;
-            let Ok(g) = record::load(&text) else { continue };
+            let (text, tip) = read(archive, &path)?;
+            let Ok(g) = load_pinned_at(archive, tip, path.id(), &text) else { continue };
             let owner = record::player(&g, side);
             let answer = |outcome| Answer { game: id.clone(), owner: owner.clone(), outcome };
             let stored = std::fs::read_to_string(&file).unwrap_or_default();
@@ -377,7 +378,13 @@ pub fn answer_prepared(archive: &Archive, session: &Session) -> Result<Vec<Answe
                         StepKind::Move { expect_ply: Some(ply) },
                         session,
                         |_, game, who| {
-                            let (mut applied, _) = record::play_move_on(game, &san, who, Some(ply), options)?;
+                            let how = record::Play {
+                                who,
+                                expect_ply: Some(ply),
+                                options,
+                                ..record::Play::default()
+                            };
+                            let (mut applied, _) = record::play(game, &san, how)?;
                             applied.summary.push_str(", a prepared reply");
                             Ok(applied)
                         },

@@ -1,28 +1,30 @@
 //! The archive's variant definitions (`variants/<name>.md`, `notation-spec/variant-files.md`
-//! §10): made known to the replay of the games that pin them ([`remember_at`],
-//! [`remember_history`]), added by `ravenpost new --variant-file` ([`definition_for_new`]),
-//! and the commits that changed or deleted one, for `verify` ([`changed_definitions`]).
+//! §10): gathered for the replay of the games that pin them ([`at`], [`history`]), added
+//! by `ravenpost new --variant-file` ([`definition_for_new`]), and the commits that
+//! changed or deleted one, for `verify` ([`changed_definitions`]).
 //!
 //! Which definition a game may use at a commit is the referee's decision
-//! ([`crate::referee::definitions`]); remembering a definition only makes it available,
-//! by its content hash.
+//! ([`crate::referee::definitions`]); gathering a definition only makes it available, by
+//! its content hash, to the replays the gathered [`Definitions`] are passed to.
 
 use crate::archive::{Archive, ArchiveError, CommitId, HistoryIndex};
+use crate::record::{self, game::Game};
 use crate::referee::Problem;
 use crate::referee::definitions::{check_definition_change, check_pin, pin_of};
 use crate::referee::layout::{DEFINITIONS_DIR, definition_path, parse_definition_path};
-use crate::variants::{self, Definition, load_definition};
+use crate::variants::{self, Definition, Definitions, load_definition};
 
 use super::error::Error as Failure;
 use super::report::VerifyProblem;
 
-/// Remembers every definition in the folder `variants/` of commit `at` that loads (one
-/// that does not is left out: the games that pin it do not replay).
+/// Every definition in the folder `variants/` of commit `at` that loads (one that does not
+/// is left out: the games that pin it do not replay).
 ///
 /// # Errors
 /// The archive's errors.
-pub(crate) fn remember_at(archive: &Archive, at: Option<CommitId>) -> Result<(), ArchiveError> {
-    let Some(at) = at else { return Ok(()) };
+pub fn at(archive: &Archive, at: Option<CommitId>) -> Result<Definitions, ArchiveError> {
+    let mut found = Definitions::new();
+    let Some(at) = at else { return Ok(found) };
     for path in archive.list_files_at(at, DEFINITIONS_DIR)? {
         if parse_definition_path(&path).is_none() {
             continue;
@@ -31,18 +33,27 @@ pub(crate) fn remember_at(archive: &Archive, at: Option<CommitId>) -> Result<(),
         if let Ok(Some(text)) = archive.read_file_at(at, &path)
             && let Ok(d) = load_definition(&text)
         {
-            variants::remember(d);
+            found.insert(d);
         }
     }
-    Ok(())
+    Ok(found)
 }
 
-/// Remembers every version of every definition the branch's history holds (for judging
-/// games whose definition was changed later: their earlier versions still replay).
+/// The definitions of the archive's branch tip ([`at`]).
 ///
 /// # Errors
 /// The archive's errors.
-pub(crate) fn remember_history(archive: &Archive, index: &HistoryIndex) -> Result<(), ArchiveError> {
+pub fn at_tip(archive: &Archive) -> Result<Definitions, ArchiveError> {
+    at(archive, archive.tip()?)
+}
+
+/// Every version of every definition the branch's history holds (for judging games whose
+/// definition was changed later: their earlier versions still replay).
+///
+/// # Errors
+/// The archive's errors.
+pub(crate) fn history(archive: &Archive, index: &HistoryIndex) -> Result<Definitions, ArchiveError> {
+    let mut found = Definitions::new();
     for path in index.paths() {
         if parse_definition_path(path).is_none() {
             continue;
@@ -51,29 +62,43 @@ pub(crate) fn remember_history(archive: &Archive, index: &HistoryIndex) -> Resul
             if let Ok(text) = archive.read_blob_text(blob, path)
                 && let Ok(d) = load_definition(&text)
             {
-                variants::remember(d);
+                found.insert(d);
             }
         }
     }
-    Ok(())
+    Ok(found)
 }
 
-/// Checks the definition the game `id` (its file's `text` at `tip`) pins, if any, against
-/// the archive at `tip` ([`crate::referee::definitions::check_pin`]), before a player's
-/// change is made to it.
+/// Replays `text` with the user variant it pins, if any, taken from `definitions`.
 ///
 /// # Errors
-/// [`Failure::Definition`] with the referee's problem; the archive's errors.
-pub(crate) fn check_pinned_at(
+/// As [`record::load`].
+pub(crate) fn load(definitions: &Definitions, text: &str) -> Result<Game, record::Refusal> {
+    record::Loader::new().definitions(definitions).load(text).map(|l| l.game)
+}
+
+/// The game `id` (its file's `text` at `tip`) replayed, after the definition it pins, if
+/// any, is checked against the archive at `tip` ([`crate::referee::definitions::check_pin`]):
+/// before a player's change is made to it.
+///
+/// # Errors
+/// [`Failure::Definition`] with the referee's problem; the game's and the archive's errors.
+pub(crate) fn load_pinned_at(
     archive: &Archive,
     tip: Option<CommitId>,
     id: &str,
     text: &str,
-) -> Result<(), Failure> {
-    let (Some(pin), Some(tip)) = (pin_of(text), tip) else { return Ok(()) };
-    let found = archive.read_file_at(tip, &pin.file)?;
-    check_pin(&pin, found.as_deref())
-        .map_err(|problem| Failure::Definition { id: id.to_string(), problem: Box::new(problem) })
+) -> Result<Game, Failure> {
+    let mut definitions = Definitions::new();
+    if let (Some(pin), Some(tip)) = (pin_of(text), tip) {
+        let found = archive.read_file_at(tip, &pin.file)?;
+        let checked = check_pin(&pin, found.as_deref(), &definitions)
+            .map_err(|problem| Failure::Definition { id: id.to_string(), problem: Box::new(problem) })?;
+        if let Some(d) = checked {
+            definitions.insert(d);
+        }
+    }
+    Ok(load(&definitions, text)?)
 }
 
 /// Every commit of the branch that changed or deleted a committed definition, or added

@@ -35,6 +35,7 @@ use crate::referee::{Problem, Step};
 use super::checks::CommitEvidence;
 use super::error::{Error as Failure, SyncRefusal, SyncStep};
 use super::session::{PUSHER_VAR_ENV, PUSHER_VARIABLES, Session};
+use crate::variants::Definitions;
 
 /// The environment variable that overrides the ravenpost executable the hook runs.
 pub const HOOK_EXE_ENV: &str = "RAVENPOST_HOOK_EXE";
@@ -119,12 +120,8 @@ fn hook_exe() -> Result<PathBuf, Failure> {
 }
 
 /// The file of hook `name` in the repository at `repo` (default: the current directory).
-fn repository_hook(repo: Option<PathBuf>, name: &str) -> Result<PathBuf, Failure> {
-    let dir = match repo {
-        Some(d) => d,
-        None => std::env::current_dir().map_err(|e| Failure::Usage(format!("current directory: {e}")))?,
-    };
-    let git = git2::Repository::open(&dir)
+fn repository_hook(dir: &Path, name: &str) -> Result<PathBuf, Failure> {
+    let git = git2::Repository::open(dir)
         .map_err(|e| Failure::Usage(format!("{}: not a git repository ({})", dir.display(), e.message())))?;
     Ok(git.path().join("hooks").join(name))
 }
@@ -134,7 +131,7 @@ fn repository_hook(repo: Option<PathBuf>, name: &str) -> Result<PathBuf, Failure
 ///
 /// # Errors
 /// A repository that is not one, a file that cannot be written.
-pub fn install_notify_hook(repo: Option<PathBuf>) -> Result<String, Failure> {
+pub fn install_notify_hook(repo: &Path) -> Result<String, Failure> {
     let exe = hook_exe()?;
     let file = repository_hook(repo, "post-receive")?;
     write_hook(&file, &notify_hook_script(&exe))?;
@@ -144,8 +141,8 @@ pub fn install_notify_hook(repo: Option<PathBuf>) -> Result<String, Failure> {
 /// Where `ravenpost hook install` writes the hook.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum HookTarget {
-    /// `hooks/pre-receive` of this repository (`None`: the current directory).
-    Repository(Option<PathBuf>),
+    /// `hooks/pre-receive` of the repository in this directory.
+    Repository(PathBuf),
     /// gitolite's common hooks (`$LOCAL_CODE/hooks/common`, else
     /// `$GL_ADMIN_BASE/hooks/common`, i.e. `~/.gitolite/hooks/common`), which `gitolite
     /// setup --hooks-only` links into every repository; run as the gitolite user.
@@ -215,7 +212,7 @@ pub fn install_hook_to(target: HookTarget, pusher_var: Option<&str>) -> Result<S
     let exe = hook_exe()?;
     match target {
         HookTarget::Repository(repo) => {
-            let file = repository_hook(repo, "pre-receive")?;
+            let file = repository_hook(&repo, "pre-receive")?;
             if let Ok(existing) = std::fs::read_to_string(&file)
                 && !existing.contains(HOOK_MARK)
             {
@@ -275,7 +272,7 @@ pub fn install_hook_to(target: HookTarget, pusher_var: Option<&str>) -> Result<S
 ///
 /// # Errors
 /// As [`install_hook_to`].
-pub fn install_hook(repo: Option<PathBuf>) -> Result<String, Failure> {
+pub fn install_hook(repo: PathBuf) -> Result<String, Failure> {
     install_hook_to(HookTarget::Repository(repo), None)
 }
 
@@ -350,9 +347,9 @@ fn check_range_known(
             index.since(old).iter().flat_map(|c| c.changes.iter().filter_map(|ch| ch.blob)).collect();
         archive.fetch_missing_blobs(&blobs, GamePath::DIR)?;
     }
-    // The definitions the games pin as the branch held them (the judge checks each
-    // pushed commit's own).
-    super::definitions::remember_at(archive, old)?;
+    // The definitions the games pin as the branch held them, and those the pushed
+    // commits add (the judge checks each pushed commit's own).
+    let mut definitions = super::definitions::at(archive, old)?;
     let mut problems = Vec::new();
     for c in archive.commits_between(old, new)? {
         let mut by = pushed;
@@ -364,7 +361,7 @@ fn check_range_known(
                 }
             }
         }
-        for f in check_commit(archive, &c, by, arrived, &limits)? {
+        for f in check_commit(archive, &c, by, arrived, &limits, &mut definitions)? {
             problems.push(format!("{} {}: {}", f.subject, c.commit.short(), f.problem));
         }
     }
@@ -372,13 +369,14 @@ fn check_range_known(
 }
 
 /// What is wrong with one incoming commit: what it changed, and whether the change is a
-/// step of the player who authored it.
+/// step of the player who authored it. A definition it adds joins `definitions`.
 fn check_commit(
     archive: &Archive,
     c: &ArchiveCommit,
     pushed: Option<(&Pusher, &ClubAccounts)>,
     arrived: Option<i64>,
     limits: &Limits,
+    definitions: &mut Definitions,
 ) -> Result<Vec<Finding>, Failure> {
     // What no record may be, whatever it holds: too large, or a new name that other
     // systems cannot hold.
@@ -419,7 +417,7 @@ fn check_commit(
         findings.push(Finding { subject: config.to_string(), problem });
     }
     if let Some(changed) = changed {
-        findings.extend(check_record(archive, c, changed, pushed, arrived, limits)?);
+        findings.extend(check_record(archive, c, changed, pushed, arrived, limits, definitions)?);
     }
     Ok(findings)
 }
@@ -492,7 +490,7 @@ fn file_findings(
 }
 
 /// What is wrong with one record's change in the commit `c` (pushed by `pushed`, when the
-/// server names the pusher).
+/// server names the pusher). A definition it adds joins `definitions`.
 fn check_record(
     archive: &Archive,
     c: &ArchiveCommit,
@@ -500,6 +498,7 @@ fn check_record(
     pushed: Option<(&Pusher, &ClubAccounts)>,
     arrived: Option<i64>,
     limits: &Limits,
+    definitions: &mut Definitions,
 ) -> Result<Vec<Finding>, Failure> {
     let mut findings = Vec::new();
     let time = c.time.unix_seconds();
@@ -511,10 +510,16 @@ fn check_record(
                 Some(p) => archive.read_bytes_at(p, &crate::referee::layout::definition_path(&name))?,
                 None => None,
             };
-            if let Err(problem) =
-                crate::referee::definitions::check_definition_change(&name, previous.as_deref(), bytes)
-            {
-                findings.push(Finding { subject: crate::referee::layout::definition_path(&name), problem });
+            match crate::referee::definitions::check_definition_change(&name, previous.as_deref(), bytes) {
+                Ok(added) => {
+                    if let Some(d) = added {
+                        definitions.insert(d);
+                    }
+                }
+                Err(problem) => {
+                    findings
+                        .push(Finding { subject: crate::referee::layout::definition_path(&name), problem });
+                }
             }
         }
         Changed::Tournament(name, bytes, records) => {
@@ -543,7 +548,7 @@ fn check_record(
                 findings.push(Finding { subject: name, problem });
             }
             for r in records {
-                findings.extend(check_record(archive, c, r, pushed, arrived, limits)?);
+                findings.extend(check_record(archive, c, r, pushed, arrived, limits, definitions)?);
             }
         }
         Changed::Choice(id, bytes) => {
@@ -595,16 +600,23 @@ fn check_record(
             };
             let evidence = CommitEvidence { archive, commit: c.commit, earlier };
             let verdict = match &previous {
-                None => judge::judge_game_version(&evidence, &game, info, None, text)?,
-                Some(old) => match record::load(old) {
-                    Ok(g0) => judge::judge_game_version(&evidence, &game, info, Some((&g0, old)), text)?,
+                None => judge::judge_game_version(&evidence, &game, info, None, text, definitions)?,
+                Some(old) => match super::definitions::load(definitions, old) {
+                    Ok(g0) => judge::judge_game_version(
+                        &evidence,
+                        &game,
+                        info,
+                        Some((&g0, old)),
+                        text,
+                        definitions,
+                    )?,
                     Err(e) => Err(Problem::PreviousUnreadable { why: e.to_string() }),
                 },
             };
             // A record that does not read: its place with the file's name (`games/gygax/
             // g.pgn:15:28: illegal move …`), as `sync` and the hook relay it.
             let verdict = match verdict {
-                Err(Problem::Unreadable { why }) => match record::load(text) {
+                Err(Problem::Unreadable { why }) => match super::definitions::load(definitions, text) {
                     Err(e) => Err(Problem::Unreadable { why: e.in_file(&game.path()) }),
                     Ok(_) => Err(Problem::Unreadable { why }),
                 },
@@ -633,8 +645,7 @@ fn check_record(
 /// The archive's errors; a pusher variable that [`PUSHER_VAR_ENV`] names but is unset.
 pub fn hook_check(session: &Session, old: &str, new: &str, refname: &str) -> Result<Vec<String>, Failure> {
     let pusher = session_pusher(session)?;
-    let cwd = std::env::current_dir().map_err(|e| Failure::Usage(format!("current directory: {e}")))?;
-    let archive = Archive::open_for_hook(&cwd)?;
+    let archive = Archive::open_for_hook(&session.cwd, session.git_env)?;
     // By hand, a commit may be named by a unique abbreviation (git passes full ids).
     let (old, new) = (archive.expand_abbreviated(old)?, archive.expand_abbreviated(new)?);
     let (old, new) = (old.as_str(), new.as_str());
@@ -702,9 +713,8 @@ fn other_branch_problem(archive: &Archive, refname: &str, new: CommitId) -> Resu
 /// As [`pusher_from`](super::pusher_from).
 pub fn hook_explain(session: &Session) -> Result<String, Failure> {
     let vars: Vec<&str> = PUSHER_VARIABLES.iter().map(|(v, _)| *v).collect();
-    let admins = std::env::current_dir()
+    let admins = Archive::open_for_hook(&session.cwd, session.git_env)
         .ok()
-        .and_then(|d| Archive::open_for_hook(&d).ok())
         .and_then(|a| a.tip().ok().flatten().map(|t| (a, t)))
         .and_then(|(a, t)| club_accounts_at(&a, t).ok())
         .map(|c| c.admins);
@@ -745,11 +755,11 @@ pub fn hook_explain(session: &Session) -> Result<String, Failure> {
 /// the command runs in counts even before it is an archive (a fresh clone of an empty
 /// shared repository, or one whose first sync is still to come).
 pub fn open_for_sync(session: &Session) -> Result<Archive, Failure> {
-    if session.archive.is_none() && session.archive_env.is_none() {
-        let cwd = std::env::current_dir().map_err(|e| Failure::Usage(format!("current directory: {e}")))?;
-        if let Some(a) = Archive::discover_repository(&cwd)? {
-            return Ok(a);
-        }
+    if session.archive.is_none()
+        && session.archive_env.is_none()
+        && let Some(a) = Archive::discover_repository(&session.cwd)?
+    {
+        return Ok(a);
     }
     super::games::open(session, true)
 }

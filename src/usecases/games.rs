@@ -35,8 +35,6 @@ pub fn open(session: &Session, create: bool) -> Result<Archive, Failure> {
     // A write a killed ravenpost left half done is finished before anything else (a
     // failure here is left for the next write, which reports it).
     let _ = archive.recover_interrupted_write();
-    // The games pinning a definition the archive holds replay with it.
-    super::definitions::remember_at(&archive, archive.tip()?)?;
     Ok(archive)
 }
 
@@ -83,7 +81,7 @@ pub fn open_or_make(session: &Session) -> Result<(Archive, Option<Made>), Failur
         Err(_) => {}
     }
     // Where it can be made, and the state of each place before.
-    let cwd = std::env::current_dir().map_err(|e| Failure::Usage(format!("current directory: {e}")))?;
+    let cwd = &session.cwd;
     let env = session.archive_env.as_ref().filter(|v| !v.is_empty()).map(|e| cwd.join(e));
     let places: Vec<(PathBuf, Option<Option<PathBuf>>)> =
         [env, session.settings.archive.clone(), session.data_dir.as_ref().map(|d| d.join("archive"))]
@@ -125,7 +123,7 @@ fn open_archive(session: &Session, create: bool) -> Result<Archive, Failure> {
     if let Some(d) = &session.archive {
         return Ok(Archive::open(d)?);
     }
-    let cwd = std::env::current_dir().map_err(|e| Failure::Usage(format!("current directory: {e}")))?;
+    let cwd = &session.cwd;
     let env = session.archive_env.clone();
     if env.as_ref().is_none_or(|v| v.is_empty()) {
         // Inside a repository that holds an archive, use it or say why not (a detached
@@ -137,10 +135,10 @@ fn open_archive(session: &Session, create: bool) -> Result<Archive, Failure> {
         }
         // An archive whose settings file is missing from the working copy (an `init`
         // killed before it wrote it): opening it recovers the write.
-        if let Some(found) = Archive::discover(&cwd)? {
+        if let Some(found) = Archive::discover(cwd)? {
             return Ok(Archive::open(found.dir())?);
         }
-        if create && let Some(repo) = Archive::discover_repository(&cwd)? {
+        if create && let Some(repo) = Archive::discover_repository(cwd)? {
             // `new` in a git repository that is no archive: never the per-user archive
             // behind the user's back.
             return Err(Failure::Usage(format!(
@@ -194,7 +192,7 @@ fn open_archive(session: &Session, create: bool) -> Result<Archive, Failure> {
             }
         }
     }
-    let (archive, _) = default_archive(env.as_deref(), &cwd, data.as_deref(), session.now())?;
+    let (archive, _) = default_archive(env.as_deref(), cwd, data.as_deref(), session.now())?;
     Ok(archive)
 }
 
@@ -413,7 +411,7 @@ pub fn init(
 ) -> Result<String, Failure> {
     let dir = match dir {
         Some(d) => d,
-        None => std::env::current_dir().map_err(|e| Failure::Usage(e.to_string()))?,
+        None => session.cwd.clone(),
     };
     init_club(session, Some(dir), diagrams, ClubSetup::default())
 }
@@ -441,7 +439,7 @@ pub fn init_club(
 ) -> Result<String, Failure> {
     let dir = match dir {
         Some(d) => d,
-        None => std::env::current_dir().map_err(|e| Failure::Usage(e.to_string()))?,
+        None => session.cwd.clone(),
     };
     let mut config = crate::archive::ArchiveConfig { diagrams, ..Default::default() };
     for a in club.admins {
@@ -647,7 +645,7 @@ fn new_game_variant(
 /// The tags of the game `n` would make that need no checking, in the order written: the
 /// seven tag roster (`Round` is `-`, `Event` and `Site` from `config` unless given), the
 /// variant `slug` and the ruleset, a user-defined variant's file and hash (`user`, the
-/// definition then remembered), the armies, the options and the time control.
+/// definition then pinned), the armies, the options and the time control.
 fn game_tags(
     n: &NewGame,
     config: &ArchiveConfig,
@@ -669,7 +667,6 @@ fn game_tags(
     if let Some(d) = user {
         tags.push(("VariantFile", crate::referee::layout::definition_path(slug)));
         tags.push(("VariantHash", d.hash().to_string()));
-        crate::variants::remember(d.clone());
     }
     if let Some((w, b)) = &n.armies {
         tags.push(("WhiteArmy", w.clone()));
@@ -783,15 +780,27 @@ fn check_secret_armies(n: &NewGame, slug: &str, tags: &[(String, String)]) -> Re
     Ok(())
 }
 
+/// The canonical text of a new game with `tags`, played with `user`'s definition when
+/// given (the game pins it).
+///
+/// # Errors
+/// [`Failure::Refused`] for tags that do not make a game.
+pub(super) fn new_game_text(
+    tags: &[(String, String)],
+    user: Option<&UserVariant>,
+) -> Result<String, Failure> {
+    let mut definitions = crate::variants::Definitions::new();
+    if let Some((d, _)) = user {
+        definitions.insert(d.clone());
+    }
+    Ok(super::definitions::load(&definitions, &game_text_from_tags(tags))?.canonical_text())
+}
+
 /// `ravenpost new`: writes the game file with its tags and commits it.
 pub fn new_game(archive: &Archive, n: NewGame, session: &Session) -> Result<(GamePath, CommitId), Failure> {
     let time = session.now();
     let NewTags { title, slug: slug_v, date, tags, user } = new_game_tags(archive, &n, time)?;
-    let canonical = if n.secret_armies {
-        String::new()
-    } else {
-        record::load(&game_text_from_tags(&tags))?.canonical_text()
-    };
+    let canonical = if n.secret_armies { String::new() } else { new_game_text(&tags, user.as_ref())? };
     let base_id =
         n.id.clone()
             .unwrap_or_else(|| format!("{}-{}-{}", date.replace('.', ""), slug(&n.white), slug(&n.black)));
@@ -879,8 +888,7 @@ fn change_game_checked(
     let path = find(archive, game)?;
     let _lock = archive.lock()?;
     let (text, tip) = read(archive, &path)?;
-    super::definitions::check_pinned_at(archive, tip, path.id(), &text)?;
-    let game = record::load(&text)?;
+    let game = super::definitions::load_pinned_at(archive, tip, path.id(), &text)?;
     first(&path, &game)?;
     let who = acting_player(archive, &game, who, session);
     let guarded = who.is_none() && !step.said_whose();
@@ -918,7 +926,8 @@ pub fn play(
     let again = |path: &GamePath, game: &Game| already_recorded(archive, path, game, token);
     change_game_checked(archive, game, who, StepKind::Move { expect_ply }, session, again, |_, game, who| {
         let token = move_token_for(game, token)?;
-        Ok(record::play_move_on(game, token, who, expect_ply, options)?.0)
+        let how = record::Play { who, expect_ply, options, ..record::Play::default() };
+        Ok(record::play(game, token, how)?.0)
     })
 }
 
@@ -1106,9 +1115,14 @@ pub fn resign(
     who: Option<&str>,
     session: &Session,
 ) -> Result<Applied, Failure> {
-    change_game(archive, game, who, StepKind::Resign, session, |_, game, who| {
-        Ok(record::resign_on(game, who)?)
-    })
+    change_game(
+        archive,
+        game,
+        who,
+        StepKind::Resign,
+        session,
+        |_, game, who| Ok(record::resign(game, who)?.0),
+    )
 }
 
 /// `ravenpost draw`.
@@ -1123,7 +1137,7 @@ pub fn draw(
     session: &Session,
 ) -> Result<Applied, Failure> {
     change_game(archive, game, who, StepKind::Draw(action), session, |_, game, who| {
-        Ok(record::draw_on(game, who, action)?)
+        Ok(record::draw(game, who, action)?.0)
     })
 }
 
@@ -1140,13 +1154,12 @@ pub fn claim_timeout(
     let path = find(archive, game)?;
     let _lock = archive.lock()?;
     let (text, tip) = read(archive, &path)?;
-    super::definitions::check_pinned_at(archive, tip, path.id(), &text)?;
-    let loaded = record::load(&text)?;
+    let loaded = super::definitions::load_pinned_at(archive, tip, path.id(), &text)?;
     let acting = acting_player(archive, &loaded, who, session);
     let who = acting.as_deref();
     let clock = super::clock::clock_of_game(archive, &path, &loaded, session.now().unix_seconds())?;
     let why = check_timeout_claim(path.id(), &loaded, who, clock.as_ref())?;
-    let applied = record::time_forfeit_on(&loaded, who, &why)?;
+    let (applied, _) = record::time_forfeit(&loaded, who, &why)?;
     if who.is_none() {
         check_unknown_actor(archive, &path, &loaded, StepKind::ClaimTimeout, session)?;
     }
@@ -1165,7 +1178,7 @@ pub fn leave(
 ) -> Result<Applied, Failure> {
     change_game(archive, game, Some(who), StepKind::Leave, session, |_, game, _| {
         check_leave_start(from, session.now().unix_seconds())?;
-        Ok(record::book_leave_on(game, who, from, days)?)
+        Ok(record::book_leave(game, who, from, days)?.0)
     })
 }
 

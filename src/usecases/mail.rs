@@ -28,10 +28,12 @@ use crate::record::game::Game;
 use crate::referee::limits::Limits;
 use crate::referee::{Step, check_step_at};
 
+use super::definitions::load;
 use super::error::Error as Failure;
 use super::games::find;
 use super::session::Session;
 use crate::referee::players::email_tag;
+use crate::variants::Definitions;
 
 /// The environment variable with the SMTP password, unless `mail.smtp.password-env`
 /// names another.
@@ -76,7 +78,8 @@ fn prepare(
     let text = archive
         .read_file(&path.path())?
         .ok_or_else(|| Failure::Usage(format!("{}: not in the archive", path.path())))?;
-    let g = record::load(&text)?;
+    let definitions = super::definitions::at_tip(archive)?;
+    let g = load(&definitions, &text)?;
     if let Some(tag) = signed_game(&g) {
         return Err(Failure::Declined(format!(
             "{}: this game requires signed moves ({tag}), and git signatures cannot travel by email: play it through a shared repository (`ravenpost sync`)",
@@ -173,7 +176,7 @@ fn prepare(
             }
         },
     };
-    let mut steps = offers_and_declines(archive, &path)?;
+    let mut steps = offers_and_declines(archive, &path, &definitions)?;
     steps.answer = answer_of(&history, &g, sender);
     steps.first_message = first_message(&history, &g);
     let built = mail::build_steps(
@@ -224,11 +227,15 @@ fn first_message(history: &[crate::usecases::LogLine], g: &Game) -> usize {
 /// The draw offers and declines of the game's history, as plies (the game file keeps only
 /// a pending offer): the plies a draw was offered with (an offer made before a move goes
 /// with it) and the plies before which their mover declined an offer.
-fn offers_and_declines(archive: &Archive, path: &GamePath) -> Result<mail::Steps, Failure> {
+fn offers_and_declines(
+    archive: &Archive,
+    path: &GamePath,
+    definitions: &Definitions,
+) -> Result<mail::Steps, Failure> {
     let mut steps = mail::Steps::default();
     let mut prev: Option<(usize, Option<String>)> = None;
     for v in archive.file_history(&path.path())? {
-        let Some(g) = v.contents.as_deref().and_then(|t| record::load(t).ok()) else { continue };
+        let Some(g) = v.contents.as_deref().and_then(|t| load(definitions, t).ok()) else { continue };
         let plies = g.moves.len();
         let offer = record::pending_offer(&g);
         let to_move = g.variant.def().side_name(g.position().side_to_move()).to_string();
@@ -720,7 +727,10 @@ fn import_one(
     limits: &Limits,
 ) -> Result<ImportLine, Failure> {
     let refuse = |game: Option<String>, why: String| Ok(refused(file, Some(m), game, why));
-    let (id, received, path) = match read_received(m, limits) {
+    // The definitions a game pinning one may use: the archive's (a game by mail never
+    // brings its own).
+    let definitions = super::definitions::at_tip(archive)?;
+    let (id, received, path) = match read_received(m, limits, &definitions) {
         Ok(r) => r,
         Err((game, why)) => return refuse(game, why),
     };
@@ -735,7 +745,7 @@ fn import_one(
     };
     let ours_game =
         match &ours {
-            Some(t) => Some(record::load(t).map_err(|e| {
+            Some(t) => Some(load(&definitions, t).map_err(|e| {
                 Failure::Declined(format!("{}: our own copy does not replay: {e}", path.path()))
             })?),
             None => None,
@@ -746,7 +756,15 @@ fn import_one(
         return refuse(Some(id), why);
     }
     let full = received.canonical_text();
-    let known = Known { file, m, id: &id, path: &path, ours: ours.as_deref(), full: &full };
+    let known = Known {
+        file,
+        m,
+        id: &id,
+        path: &path,
+        ours: ours.as_deref(),
+        full: &full,
+        definitions: &definitions,
+    };
     if let Some(line) = known.already(archive, ours_game.as_ref(), &received)? {
         return Ok(line);
     }
@@ -763,6 +781,7 @@ fn import_one(
     });
     let time = session.now();
     let mut import = Import {
+        definitions: &definitions,
         m,
         id: &id,
         received: &received,
@@ -824,6 +843,7 @@ fn import_one(
 fn read_received(
     m: &Incoming,
     limits: &Limits,
+    definitions: &Definitions,
 ) -> Result<(String, Game, GamePath), (Option<String>, String)> {
     if let Some(why) = &m.malformed {
         return Err((m.game_id.clone(), why.clone()));
@@ -856,7 +876,11 @@ fn read_received(
                 ),
             ));
         }
-        Ok(t) => record::game::replay(t).map_err(record::Refusal::Invalid),
+        Ok(t) => record::Loader::new()
+            .definitions(definitions)
+            .replay(t)
+            .map(|l| l.game)
+            .map_err(record::Refusal::Invalid),
         Err(e) => Err(e),
     };
     let received = match received {
@@ -962,6 +986,8 @@ struct Known<'a> {
     ours: Option<&'a str>,
     /// The message's game, canonical.
     full: &'a str,
+    /// The archive's definitions, for a game pinning one.
+    definitions: &'a Definitions,
 }
 
 impl Known<'_> {
@@ -992,7 +1018,8 @@ impl Known<'_> {
                 return Ok(Some(nothing_new("the archive has this version of the game")));
             }
             if n1 < n0 && g0.moves[..n1] == received.moves[..] {
-                return Ok(Some(nothing_new(&earlier_version(archive, path, g0, received, full)?)));
+                let why = earlier_version(archive, path, g0, received, full, self.definitions)?;
+                return Ok(Some(nothing_new(&why)));
             }
             if n1 == n0 {
                 let known = archive
@@ -1063,6 +1090,8 @@ fn commit_versions(
 /// A message's steps being worked out: the game it carries, who is who, and the steps
 /// taken from a sender who is not their player (`--accept-sender`).
 struct Import<'a> {
+    /// The archive's definitions, for a game pinning one.
+    definitions: &'a Definitions,
     m: &'a Incoming,
     id: &'a str,
     received: &'a Game,
@@ -1175,7 +1204,8 @@ impl Import<'_> {
         }
         if n1 >= n0 && !prev.as_deref().is_some_and(|p| record::same_record(p, full)) {
             // After the plies: a result or an offer recorded by the opponent.
-            match check_step_at(prev.as_deref(), full, None, Some(self.time.unix_seconds())) {
+            match check_step_at(prev.as_deref(), full, None, Some(self.time.unix_seconds()), self.definitions)
+            {
                 Ok(Step::Recorded { result, player, summary }) => {
                     steps.push(self.recorded(full, &result, &player, &summary)?);
                 }
@@ -1184,7 +1214,7 @@ impl Import<'_> {
             }
         } else if n1 < n0 {
             // Not a prefix of ours (checked above): history was rewritten.
-            check_step_at(prev.as_deref(), full, None, None).map_err(|e| e.to_string())?;
+            check_step_at(prev.as_deref(), full, None, None, self.definitions).map_err(|e| e.to_string())?;
             return Err(format!("the message has {n1} plies, the archive {n0}, and they differ"));
         }
         Ok(steps)
@@ -1225,7 +1255,13 @@ impl Import<'_> {
             ));
         }
         // Judged at the arrival time: a move dated in the future is refused here.
-        match check_step_at(prev.as_deref(), &next, Some(&name), Some(self.time.unix_seconds())) {
+        match check_step_at(
+            prev.as_deref(),
+            &next,
+            Some(&name),
+            Some(self.time.unix_seconds()),
+            self.definitions,
+        ) {
             Ok(Step::Moved { .. }) => {}
             Ok(other) => return Err(format!("ply {k} ({san}): unexpected change {other:?}")),
             Err(e) => return Err(format!("ply {k} ({san}): {e}")),
@@ -1253,21 +1289,26 @@ impl Import<'_> {
         let received = self.received;
         let mover = received.position_at(k - 1).side_to_move();
         let name = &self.players[mover.index()];
-        let pending =
-            prev.as_deref().and_then(|t| record::load(t).ok()).and_then(|g| record::pending_offer(&g));
+        let pending = prev
+            .as_deref()
+            .and_then(|t| load(self.definitions, t).ok())
+            .and_then(|g| record::pending_offer(&g));
         let opponents_offer = pending.as_deref() == Some(received.variant.def().side_name(mover.opponent()));
         if !(self.m.declined_before.contains(&k) && opponents_offer && Some(mover) != self.my_side) {
             return Ok(());
         }
         let base = prev.clone().unwrap_or_default();
-        let declined =
-            record::draw(&base, Some(name), record::DrawAction::Decline).map_err(|e| e.to_string()).and_then(
-                |a| match check_step_at(Some(&base), &a.text, Some(name), Some(self.time.unix_seconds())) {
+        let at_arrival = Some(self.time.unix_seconds());
+        let declined = load(self.definitions, &base)
+            .and_then(|g| record::draw(&g, Some(name), record::DrawAction::Decline))
+            .map_err(|e| e.to_string())
+            .and_then(|(a, _)| {
+                match check_step_at(Some(&base), &a.text, Some(name), at_arrival, self.definitions) {
                     Ok(Step::Recorded { .. }) => Ok(a),
                     Ok(other) => Err(format!("unexpected change {other:?}")),
                     Err(e) => Err(e.to_string()),
-                },
-            );
+                }
+            });
         match declined {
             Ok(a) => {
                 let summary =
@@ -1304,11 +1345,11 @@ impl Import<'_> {
         });
         let base = prev.clone().unwrap_or_default();
         // An offer already in ours (its own message came first) is not made again.
-        let made =
-            record::load(&base).ok().and_then(|g| record::pending_offer(&g)) == Some(side_name.clone());
+        let base_game = load(self.definitions, &base).map_err(|e| format!("ply {k} ({san}): {e}"))?;
+        let made = record::pending_offer(&base_game) == Some(side_name.clone());
         let base = if offered && !made && Some(mover) != self.my_side {
-            match record::draw(&base, Some(name), record::DrawAction::Offer) {
-                Ok(a) => {
+            match record::draw(&base_game, Some(name), record::DrawAction::Offer) {
+                Ok((a, g)) => {
                     let subject = format!("{}: {} (from mail {})", self.id, a.summary, self.msg);
                     let mut v = self.version(a.text.clone(), mover, subject);
                     v.step = Some(ImportedStep {
@@ -1317,19 +1358,19 @@ impl Import<'_> {
                     });
                     v.at = at;
                     steps.push(v);
-                    *prev = Some(a.text.clone());
-                    a.text
+                    *prev = Some(a.text);
+                    g
                 }
                 Err(e) => return Err(format!("ply {k} ({san}): {e}")),
             }
         } else {
-            base
+            base_game
         };
         // A prepared reply keeps its note (`{ravenpost: prepared}`).
         let prepared = record::is_prepared(&received.text, k);
         let options = record::MoveOptions { at, prepared, ..record::MoveOptions::default() };
-        record::play_move_with(&base, san, None, None, options)
-            .map(|a| a.text)
+        record::play(&base, san, record::Play { options, ..record::Play::default() })
+            .map(|(a, _)| a.text)
             .map_err(|e| format!("ply {k} ({san}): {e}"))
     }
 
@@ -1364,13 +1405,14 @@ fn earlier_version(
     ours: &Game,
     received: &Game,
     full: &str,
+    definitions: &Definitions,
 ) -> Result<String, Failure> {
     let (n0, n1) = (ours.moves.len(), received.moves.len());
     let plain = format!("an earlier ply ({n1}) of the game: the archive is at ply {n0}");
     // The step the message carries beyond the ply, if any: from our first version at that
     // ply (which the step changed on the sender's side).
-    let step = history_version_before(archive, path, n1)?
-        .and_then(|t| record::load(full).ok().and_then(|g| record::recognise_action(&t, &g)));
+    let step = history_version_before(archive, path, n1, definitions)?
+        .and_then(|before| record::recognise_action(&before, received));
     let Some(step) = step else { return Ok(plain) };
     let summary = with_player(received, &step.summary);
     let known = archive
@@ -1391,12 +1433,14 @@ fn history_version_before(
     archive: &Archive,
     path: &GamePath,
     plies: usize,
-) -> Result<Option<String>, Failure> {
+    definitions: &Definitions,
+) -> Result<Option<Game>, Failure> {
     for v in archive.file_history(&path.path())? {
         if let Some(t) = v.contents
-            && record::load(&t).is_ok_and(|g| g.moves.len() == plies)
+            && let Ok(g) = load(definitions, &t)
+            && g.moves.len() == plies
         {
-            return Ok(Some(t));
+            return Ok(Some(g));
         }
     }
     Ok(None)

@@ -98,15 +98,24 @@ pub fn notify(
 
 fn notices_of(session: &Session, archive: &Archive, c: &ArchiveCommit) -> Result<Vec<Notice>, Failure> {
     let mut out = Vec::new();
+    // The definitions a pinned game uses, as the commit holds them: read once, if needed.
+    let mut definitions = None;
     for ch in &c.changes {
         let Some(path) = GamePath::parse(&ch.path) else { continue };
         let Some(text) = ch.contents.as_deref().and_then(|b| std::str::from_utf8(b).ok()) else { continue };
-        let Ok(game) = record::load(text) else { continue };
+        let definitions = match &definitions {
+            Some(d) => d,
+            None => definitions.insert(super::definitions::at(archive, Some(c.commit))?),
+        };
+        let Ok(game) = super::definitions::load(definitions, text) else { continue };
         let before = match c.parent {
             Some(p) => archive.read_file_at(p, &ch.path)?,
             None => None,
         };
-        let plies_before = before.as_deref().and_then(|t| record::load(t).ok()).map(|g| g.moves.len());
+        let plies_before = before
+            .as_deref()
+            .and_then(|t| super::definitions::load(definitions, t).ok())
+            .map(|g| g.moves.len());
         let ply = game.moves.len();
         if plies_before.is_none_or(|b| b + 1 != ply) {
             continue;
@@ -174,8 +183,7 @@ fn send_one(
 /// # Errors
 /// The archive's errors.
 pub fn hook_notify(session: &Session, old: &str, new: &str, refname: &str) -> Result<Vec<Notice>, Failure> {
-    let cwd = std::env::current_dir().map_err(|e| Failure::Usage(format!("current directory: {e}")))?;
-    let archive = Archive::open_for_hook(&cwd)?;
+    let archive = Archive::open_for_hook(&session.cwd, session.git_env)?;
     if !refname.starts_with("refs/heads/") {
         return Ok(Vec::new());
     }

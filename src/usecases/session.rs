@@ -54,6 +54,13 @@ pub struct Session {
     pub data_dir: Option<PathBuf>,
     /// The home directory, for a signing key named `~/…` (git's `user.signingKey`).
     pub home: Option<PathBuf>,
+    /// The directory relative paths, the archive found by position and a hook's
+    /// repository are taken from (the process's current directory, for the cli).
+    pub cwd: PathBuf,
+    /// Whether git runs this command as a hook and names the repository in the
+    /// environment (`GIT_DIR`, and the quarantine object directories of a push being
+    /// received): the hook's repository is then opened as git describes it.
+    pub git_env: bool,
     /// Who commits: `--author`, else the identity of the user's settings (`None`: the
     /// archive's `ravenpost.yaml` author, else git's).
     pub identity: Option<Identity>,
@@ -83,6 +90,8 @@ impl Default for Session {
             archive_env: None,
             data_dir: None,
             home: None,
+            cwd: PathBuf::from("."),
+            git_env: false,
             identity: None,
             signing_key: None,
             break_lock: false,
@@ -111,6 +120,12 @@ impl Session {
     /// This session stamping its commits by `clock`.
     pub fn with_clock(mut self, clock: Clock) -> Session {
         self.clock = clock;
+        self
+    }
+
+    /// This session working in the directory `cwd`.
+    pub fn in_dir(mut self, cwd: impl Into<PathBuf>) -> Session {
+        self.cwd = cwd.into();
         self
     }
 

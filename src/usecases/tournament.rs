@@ -21,7 +21,6 @@ use skillratings::Outcomes;
 use skillratings::elo::{EloConfig, EloRating, elo};
 
 use crate::archive::{Archive, ArmyChoice, CommitId, GamePath, Identity};
-use crate::record::{self, game_text_from_tags};
 use crate::referee::tournament::{self, ArmyPlan, Entrant, Outcome, Standings, Tournament};
 
 use super::checks::{StatusLine, status};
@@ -158,7 +157,7 @@ pub fn tournament_new(archive: &Archive, n: NewTournament, session: &Session) ->
             accounts: [None, None],
             variant_file: None,
         };
-        let NewTags { tags, .. } = new_game_tags(archive, &game, time)?;
+        let NewTags { tags, user, .. } = new_game_tags(archive, &game, time)?;
         let tags: Vec<(String, String)> = tags
             .into_iter()
             .map(|(k, v)| if k == "Round" { (k, g.round.to_string()) } else { (k, v) })
@@ -166,7 +165,7 @@ pub fn tournament_new(archive: &Archive, n: NewTournament, session: &Session) ->
         let text = if game.secret_armies {
             ArmyChoice::new(&g.white, &g.black, tags.into_iter().collect()).to_yaml()
         } else {
-            record::load(&game_text_from_tags(&tags))?.canonical_text()
+            super::games::new_game_text(&tags, user.as_ref())?
         };
         files.push((t.record_path(&g.id), text.into_bytes()));
     }

@@ -29,9 +29,7 @@ mod rules;
 mod user;
 
 pub use rules::{ChessRules, RulesKind, Stalemate};
-pub use user::{
-    Definition, DefinitionError, content_hash, load_definition, pinned_variant, remember, remembered,
-};
+pub use user::{Definition, DefinitionError, Definitions, content_hash, load_definition};
 
 /// The Gygax Chess definition and rules document.
 pub const GYGAX_MD: &str = include_str!("gygax.md");

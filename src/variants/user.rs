@@ -9,12 +9,12 @@
 //! A game played with a user definition pins it: its `VariantFile` tag names the file in
 //! the archive and its `VariantHash` tag holds the file's [`content_hash`]
 //! (`notation-spec/variant-files.md` §8). Replaying such a game takes the definition with
-//! that hash from those [`remember`]ed in this process (the archive remembers the ones it
-//! holds, after checking them): keyed by the content hash, an entry can never be the
-//! wrong definition, only missing ([`VariantError::NotLoaded`]).
+//! that hash from the [`Definitions`] its caller passes (an archive's, after checking
+//! them): keyed by the content hash, an entry can never be the wrong definition, only
+//! missing ([`VariantError::NotLoaded`]).
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use sha2::{Digest, Sha256};
 
@@ -182,63 +182,88 @@ impl Definition {
     }
 }
 
-/// The definitions [`remember`]ed in this process, by content hash, and the variants
-/// built from them, by content hash and game options.
-#[derive(Default)]
-struct Remembered {
-    definitions: HashMap<String, Arc<Definition>>,
-    variants: HashMap<PinnedKey, Arc<Variant>>,
+/// The user definitions a replay may use, by content hash: those the caller found for
+/// the games at hand (an archive's `variants/` folder at a commit or over its history,
+/// the folder beside a file). A game uses only the one its `VariantHash` names, so a set
+/// holding more is never wrong; one without it refuses the game
+/// ([`VariantError::NotLoaded`]). A value, passed down: two archives in one process
+/// never see each other's definitions.
+#[derive(Debug, Default)]
+pub struct Definitions {
+    by_hash: HashMap<String, Arc<Definition>>,
+    /// The variants built from them, by content hash and game options: a cache.
+    built: Mutex<HashMap<PinnedKey, Arc<Variant>>>,
 }
 
 /// A pinned variant: the definition's content hash and the game options.
 type PinnedKey = (String, Vec<(String, String)>);
 
-fn remembered_all() -> std::sync::MutexGuard<'static, Remembered> {
-    static LOADED: OnceLock<Mutex<Remembered>> = OnceLock::new();
-    LOADED.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// Keeps `definition` for the games that pin its hash ([`pinned_variant`]), and gives it
-/// back shared.
-pub fn remember(definition: Definition) -> Arc<Definition> {
-    let mut all = remembered_all();
-    all.definitions.entry(definition.hash.clone()).or_insert_with(|| Arc::new(definition)).clone()
-}
-
-/// The remembered definition whose content hash is `hash`, if any.
-pub fn remembered(hash: &str) -> Option<Arc<Definition>> {
-    remembered_all().definitions.get(hash).cloned()
-}
-
-/// The variant of a game that pins the definition `file` by its content hash `hash`
-/// (`VariantFile` and `VariantHash` tags) and names it `slug` (`Variant` tag), with the
-/// game's options.
-///
-/// # Errors
-/// [`VariantError::NotLoaded`] when no definition with that hash was [`remember`]ed;
-/// [`VariantError::PinnedSlug`] when its slug is not `slug`; as [`Definition::variant`].
-pub fn pinned_variant(
-    slug: &str,
-    file: &str,
-    hash: &str,
-    options: &[(String, String)],
-) -> Result<Arc<Variant>, VariantError> {
-    let key = (hash.to_string(), options.to_vec());
-    if let Some(v) = remembered_all().variants.get(&key) {
-        return Ok(v.clone());
+impl Clone for Definitions {
+    fn clone(&self) -> Definitions {
+        Definitions { by_hash: self.by_hash.clone(), built: Mutex::default() }
     }
-    let definition = remembered(hash)
-        .ok_or_else(|| VariantError::NotLoaded { file: file.to_string(), hash: hash.to_string() })?;
-    if definition.def.slug != slug {
-        return Err(VariantError::PinnedSlug {
-            slug: slug.to_string(),
-            defined: definition.def.slug.clone(),
-            file: file.to_string(),
-        });
+}
+
+impl Definitions {
+    /// No definitions: games of the built-in variants only.
+    pub fn new() -> Definitions {
+        Definitions::default()
     }
-    let v = definition.variant(options)?;
-    remembered_all().variants.insert(key, v.clone());
-    Ok(v)
+
+    /// Adds `definition` (a second one with the same content is the same) and gives it
+    /// back shared.
+    pub fn insert(&mut self, definition: Definition) -> Arc<Definition> {
+        self.by_hash.entry(definition.hash.clone()).or_insert_with(|| Arc::new(definition)).clone()
+    }
+
+    /// The definition whose content hash is `hash`, if held.
+    pub fn get(&self, hash: &str) -> Option<&Arc<Definition>> {
+        self.by_hash.get(hash)
+    }
+
+    /// How many definitions are held.
+    pub fn len(&self) -> usize {
+        self.by_hash.len()
+    }
+
+    /// Whether none is held.
+    pub fn is_empty(&self) -> bool {
+        self.by_hash.is_empty()
+    }
+
+    /// The variant of a game that pins the definition `file` by its content hash `hash`
+    /// (`VariantFile` and `VariantHash` tags) and names it `slug` (`Variant` tag), with
+    /// the game's options.
+    ///
+    /// # Errors
+    /// [`VariantError::NotLoaded`] when no definition with that hash is held;
+    /// [`VariantError::PinnedSlug`] when its slug is not `slug`; as
+    /// [`Definition::variant`].
+    pub fn variant(
+        &self,
+        slug: &str,
+        file: &str,
+        hash: &str,
+        options: &[(String, String)],
+    ) -> Result<Arc<Variant>, VariantError> {
+        let key = (hash.to_string(), options.to_vec());
+        if let Some(v) = self.built.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+            return Ok(v.clone());
+        }
+        let definition = self
+            .get(hash)
+            .ok_or_else(|| VariantError::NotLoaded { file: file.to_string(), hash: hash.to_string() })?;
+        if definition.def.slug != slug {
+            return Err(VariantError::PinnedSlug {
+                slug: slug.to_string(),
+                defined: definition.def.slug.clone(),
+                file: file.to_string(),
+            });
+        }
+        let v = definition.variant(options)?;
+        self.built.lock().unwrap_or_else(|e| e.into_inner()).insert(key, v.clone());
+        Ok(v)
+    }
 }
 
 /// Where in the front matter `error` is: (line, column) from 1, within `yaml`.

@@ -708,7 +708,7 @@ fn default_archive_in_repo_then_data_dir() {
 fn default_archive_in_the_platform_data_dir() {
     // The child: HOME and XDG_DATA_HOME as the parent set them; the role is the cwd.
     if let Some(cwd) = child() {
-        let data = ravenpost::archive::platform_data_dir();
+        let data = directories::ProjectDirs::from("", "", "ravenpost").map(|d| d.data_dir().to_path_buf());
         let (_, source) = default_archive(None, Path::new(&cwd), data.as_deref(), at(0)).unwrap();
         println!("SOURCE {source:?}");
         return;

@@ -331,7 +331,7 @@ fn signed_moves_are_required_where_the_game_lists_keys() {
     // An unsigned move committed with git: the hook refuses it.
     let file = s.ann.join("games/gygax/s.pgn");
     let current = std::fs::read_to_string(&file).unwrap();
-    let next = ravenpost::record::play_move(&current, "Rx3b6", Some("Ann"), None).unwrap().text;
+    let next = common::records::play_move(&current, "Rx3b6", Some("Ann"), None).unwrap().text;
     std::fs::write(&file, &next).unwrap();
     git(&s.ann, &s.home, &["commit", "--quiet", "-am", "s: ply 3"]);
     refused_in(
@@ -511,8 +511,7 @@ fn timed_game_and_claim() -> (Setup, PathBuf, String) {
     ok(&s.ann, &s.home, &["sync"]);
     let file = s.ann.join("games/gygax/tc.pgn");
     let current = std::fs::read_to_string(&file).unwrap();
-    let claim =
-        ravenpost::record::time_forfeit(&current, Some("Ann"), "Bo did not move in time").unwrap().text;
+    let claim = common::records::time_forfeit(&current, Some("Ann"), "Bo did not move in time").unwrap().text;
     (s, file, claim)
 }
 

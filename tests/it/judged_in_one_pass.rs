@@ -8,12 +8,14 @@
 //! referee gives when the version is judged on its own, from the whole text of the version
 //! before (`judge_game_version`), and, cached, again the same.
 
+use crate::common::records;
 use ravenpost::archive::{Archive, FileVersion, Identity, Timestamp};
 use ravenpost::notation::san::write_move;
 use ravenpost::record::{self, DrawAction, MoveOptions};
 use ravenpost::referee::judge::judge_game_version;
 use ravenpost::referee::{CommitInfo, Evidence, GamePath, Problem, Step};
 use ravenpost::usecases::history;
+use ravenpost::variants::Definitions;
 
 /// 2025-03-01T00:00:00Z.
 const T0: i64 = 1_740_787_200;
@@ -59,10 +61,14 @@ fn judged_alone(path: &GamePath, versions: &[FileVersion]) -> Vec<(String, Optio
         let evidence = Plain { earlier: &versions[..i] };
         let info = CommitInfo { author: &v.author_name, time: v.time.unix_seconds() };
         let verdict = match i.checked_sub(1).map(|p| versions[p].contents.as_deref().unwrap()) {
-            None => judge_game_version(&evidence, path, info, None, text).unwrap().map(|(s, _)| s),
+            None => judge_game_version(&evidence, path, info, None, text, &Definitions::new())
+                .unwrap()
+                .map(|(s, _)| s),
             Some(old) => match record::load(old) {
                 Ok(g0) => {
-                    judge_game_version(&evidence, path, info, Some((&g0, old)), text).unwrap().map(|(s, _)| s)
+                    judge_game_version(&evidence, path, info, Some((&g0, old)), text, &Definitions::new())
+                        .unwrap()
+                        .map(|(s, _)| s)
                 }
                 Err(e) => Err(Problem::PreviousUnreadable { why: e.to_string() }),
             },
@@ -142,7 +148,7 @@ fn played(
         let text = versions.last().unwrap().0.clone();
         let at = T0 + ply as i64 * HOUR;
         let (san, _) = nth_move(&text, ply * 7 + 3);
-        let next = record::play_move_at(&text, &san, None, None, Some(at)).unwrap().text;
+        let next = records::play_move_at(&text, &san, None, None, Some(at)).unwrap().text;
         versions.push((next, mover(&text), at + 60));
         edit(ply, &mut versions);
     }
@@ -183,13 +189,13 @@ fn every_kind_of_step_is_judged_as_each_version_alone() {
             // A prepared reply; a move without a time.
             15 => {
                 let options = MoveOptions { at: Some(at), prepared: true, ..MoveOptions::default() };
-                Some(replace(record::play_move_with(&before, &san, None, None, options).unwrap().text))
+                Some(replace(records::play_move_with(&before, &san, None, None, options).unwrap().text))
             }
-            17 => Some(replace(record::play_move_at(&before, &san, None, None, None).unwrap().text)),
+            17 => Some(replace(records::play_move_at(&before, &san, None, None, None).unwrap().text)),
             // A draw offer with the move, then the reply (the offer lapses).
             19 => {
                 versions.push((
-                    record::draw(&text, None, DrawAction::Offer).unwrap().text,
+                    records::draw(&text, None, DrawAction::Offer).unwrap().text,
                     mover(&text),
                     time + 30,
                 ));
@@ -205,14 +211,14 @@ fn every_kind_of_step_is_judged_as_each_version_alone() {
             // Timed before the move before it, then timed again.
             23 => {
                 let early =
-                    record::play_move_at(&before, &san, None, None, Some(at - 2 * HOUR)).unwrap().text;
+                    records::play_move_at(&before, &san, None, None, Some(at - 2 * HOUR)).unwrap().text;
                 versions.insert(versions.len() - 1, (early, author, time - 30));
                 None
             }
             // Two plies at once: this ply and the next in one version.
             27 => {
                 let (next, _) = nth_move(&text, 5);
-                let two = record::play_move_at(&text, &next, None, None, Some(at + 60)).unwrap().text;
+                let two = records::play_move_at(&text, &next, None, None, Some(at + 60)).unwrap().text;
                 Some(replace(two))
             }
             // The move taken back, then played again.
@@ -240,7 +246,7 @@ fn every_kind_of_step_is_judged_as_each_version_alone() {
     });
     let mut versions = versions;
     let (last, _, time) = versions.last().cloned().unwrap();
-    versions.push((record::resign(&last, Some(PLAYERS[1])).unwrap().text, PLAYERS[1], time + HOUR));
+    versions.push((records::resign(&last, Some(PLAYERS[1])).unwrap().text, PLAYERS[1], time + HOUR));
     let verdicts = check_game("edited", &versions);
     // Every kind of verdict the edits were made for was given.
     let problems: Vec<String> = verdicts.iter().filter_map(|(_, p)| p.clone()).collect();

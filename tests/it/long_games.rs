@@ -3,12 +3,13 @@
 //!
 //! The games are random legal games from a fixed seed (`tests/support/long_game.rs`);
 //! what a replay gives is checked against the moves and positions the engine made while
-//! generating them, and [`replay_continuing`] against a full [`replay`] of the same text.
+//! generating them, and a replay continuing the previous version ([`Loader::after`]) against a full [`replay`] of the same text.
 
 use proptest::prelude::*;
 use ravenpost::engine::Position;
 use ravenpost::notation::pgn::{GameText, MoveNode, read_games};
-use ravenpost::record::game::{CHECKPOINT_PLIES, Game, replay, replay_continuing};
+use ravenpost::record::Loader;
+use ravenpost::record::game::{CHECKPOINT_PLIES, Game, Problem, replay};
 
 use crate::common::long_game;
 
@@ -334,4 +335,9 @@ fn validate_of_a_100_mb_game_took_5_8_gb() {
         .unwrap_or_else(|| panic!("GNU time's maximum resident set size in: {stderr}"));
     // The file's size would be 4 MB: the peak stays well below it plus the program.
     assert!(peak_kb < 40 * 1024, "validate of a 4 MB game peaked at {peak_kb} kB");
+}
+
+/// The replay of `text` continuing the game `prev` ([`Loader::after`]).
+fn replay_continuing(prev: &Game, text: GameText) -> Result<Game, Vec<Problem>> {
+    Loader::new().after(prev, None).replay(text).map(|l| l.game)
 }

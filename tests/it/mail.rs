@@ -601,7 +601,7 @@ fn players_are_recognised_by_their_email_tag() {
     let f2 = t.path().join("2.eml");
     bo.ok(T0 + 50, &["mail", "export", "g", "-o", f2.to_str().unwrap()]);
     let game = bo.game("g");
-    let forged = ravenpost::record::play_move_at(&game, "Rx3b6", None, None, Some(T0 + 45)).unwrap().text;
+    let forged = common::records::play_move_at(&game, "Rx3b6", None, None, Some(T0 + 45)).unwrap().text;
     let f3 = t.path().join("3.eml");
     std::fs::write(&f3, hand_made_message_from("Bo <bo@example.net>", "g", &forged)).unwrap();
     let err = ann.refused(T0 + 60, &["mail", "import", f3.to_str().unwrap()]);

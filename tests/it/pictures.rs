@@ -378,7 +378,8 @@ fn marked_two_letter_pieces_keep_the_columns() {
             text.push_str("*\n");
             let game = ravenpost::record::load(&text).unwrap_or_else(|e| panic!("{what}: {e}\n{text}"));
             let options = ravenpost::record::MoveOptions { diagram: true, ..Default::default() };
-            let (applied, _) = ravenpost::record::play_move_on(&game, last_san, None, None, options).unwrap();
+            let how = ravenpost::record::Play { options, ..Default::default() };
+            let (applied, _) = ravenpost::record::play(&game, last_san, how).unwrap();
             let written: Vec<&str> = applied.text.lines().filter_map(|l| l.strip_prefix(";|")).collect();
             assert_eq!(written, comments.iter().map(String::as_str).collect::<Vec<_>>(), "{what}");
             let built = ravenpost::mail::build(&ravenpost::mail::Outgoing {

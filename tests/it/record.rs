@@ -3,14 +3,14 @@
 
 use crate::common;
 
+use common::records::{book_leave, draw, play_move, resign, time_forfeit};
 use common::rules::{gygax, pos};
 use ravenpost::notation::pgn::read_games;
 use ravenpost::notation::san::write_move;
 use ravenpost::record::game::replay;
-use ravenpost::record::{
-    DrawAction, Refusal, book_leave, claim_basis, draw, play_move, resign, time_forfeit,
-};
+use ravenpost::record::{DrawAction, Refusal, claim_basis};
 use ravenpost::referee::Step;
+use ravenpost::variants::Definitions;
 
 /// The referee's step check, its problem as the sentence users see.
 fn check_step(old: Option<&str>, new: &str, author: Option<&str>) -> Result<Step, String> {
@@ -24,7 +24,7 @@ fn check_step_at(
     author: Option<&str>,
     at: Option<i64>,
 ) -> Result<Step, String> {
-    ravenpost::referee::check_step_at(old, new, author, at).map_err(|e| e.to_string())
+    ravenpost::referee::check_step_at(old, new, author, at, &Definitions::new()).map_err(|e| e.to_string())
 }
 
 const NEW: &str =
@@ -206,7 +206,8 @@ fn verify_steps() {
 /// later changes, and checked by `check_step_at`.
 #[test]
 fn move_times_are_recorded_and_checked() {
-    use ravenpost::record::{move_times, play_move_at};
+    use common::records::play_move_at;
+    use ravenpost::record::move_times;
     let t0 = 1_764_400_000; // 2025-11-29T07:06:40Z
     let v1 = play_move_at(NEW, "2e3", Some("Ann"), None, Some(t0)).unwrap().text;
     assert!(v1.contains("1. 2e3 {ravenpost: at 2025-11-29T07:06:40Z} *"), "{v1}");

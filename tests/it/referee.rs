@@ -12,12 +12,11 @@
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 
+use crate::common::records::{book_leave, draw, play_move_at, resign, time_forfeit};
 use ravenpost::engine::Side;
 use ravenpost::notation::pgn::{GameText, MoveNode};
 use ravenpost::record::game::Game;
-use ravenpost::record::{
-    DrawAction, book_leave, draw, load, play_move_at, resign, time_comment, time_forfeit,
-};
+use ravenpost::record::{DrawAction, load, time_comment};
 use ravenpost::referee::army::{choice_tags_problem, started_game_problem, started_game_text};
 use ravenpost::referee::clock::{
     TimedVersion, arrival_problem, arrival_time, check_leave_start, check_timeout_claim, clock,
@@ -30,6 +29,7 @@ use ravenpost::referee::{
     ArmyChoice, ArmyReveal, COMMITMENT_TAGS, ChoiceStep, Clock, ClockRefusal, CommitInfo, Evidence, Finding,
     GamePath, PlyTimes, Problem, Step, check_choice_step,
 };
+use ravenpost::variants::Definitions;
 
 /// 2025-11-29T07:06:40Z.
 const T0: i64 = 1_764_400_000;
@@ -76,7 +76,7 @@ fn at(t: i64) -> ravenpost::referee::Time {
 }
 
 fn step(old: Option<&str>, new: &str, author: Option<&str>) -> Result<Step, Problem> {
-    check_step_at(old, new, author, None)
+    check_step_at(old, new, author, None, &Definitions::new())
 }
 
 fn moved(ply: usize, san: &str, player: &str) -> Result<Step, Problem> {
@@ -273,11 +273,11 @@ fn bad_move_times() {
     let mut g1 = game(&p1);
     g1.text.moves[0].comments.push(time_comment(T0 + 1));
     assert_eq!(
-        check_step_from(&g0, &new, &g1, Some("Ann"), None),
+        check_step_from(&g0, &g1, Some("Ann"), None),
         Err(Problem::BadMoveTime { why: "ply 1 (2e3): two recorded times".into() })
     );
     g1.text.moves[0].comments = vec!["ravenpost: at 2025-13-45".into()];
-    match check_step_from(&g0, &new, &g1, Some("Ann"), None) {
+    match check_step_from(&g0, &g1, Some("Ann"), None) {
         Err(Problem::BadMoveTime { why }) => {
             assert!(why.starts_with("ply 1 (2e3): the time `2025-13-45` is not an RFC 3339 time: "), "{why}")
         }
@@ -333,7 +333,7 @@ fn a_new_ply_timed_before_the_previous_one() {
     let p2_ok = play(&new, &[Some(T0 + 100), Some(T0 + 100)]);
     let mut g1 = game(&p2_ok);
     g1.text.moves[1].comments[0] = time_comment(T0 + 50);
-    let p = check_step_from(&game(&p1), &p1, &g1, Some("Bo"), None).unwrap_err();
+    let p = check_step_from(&game(&p1), &g1, Some("Bo"), None).unwrap_err();
     assert_eq!(p, Problem::TimedBeforePrevious { ply: 2, at: at(T0 + 50), previous: at(T0 + 100) });
     assert_eq!(
         p.to_string(),
@@ -349,14 +349,17 @@ fn a_new_ply_timed_in_the_future() {
     let new = new_game(None);
     // 15 minutes (900 s) of clock skew are allowed, not 901.
     let p1 = play(&new, &[Some(T0 + 900)]);
-    assert_eq!(check_step_at(Some(&new), &p1, Some("Ann"), Some(T0)), moved(1, "2e3", "Ann"));
+    assert_eq!(
+        check_step_at(Some(&new), &p1, Some("Ann"), Some(T0), &Definitions::new()),
+        moved(1, "2e3", "Ann")
+    );
     let p1 = play(&new, &[Some(T0 + 901)]);
     assert_eq!(
-        check_step_at(Some(&new), &p1, Some("Ann"), Some(T0)),
+        check_step_at(Some(&new), &p1, Some("Ann"), Some(T0), &Definitions::new()),
         Err(Problem::TimedInFuture { ply: 1, at: at(T0 + 901), commit: at(T0) })
     );
     assert_eq!(
-        check_step_at(Some(&new), &p1, Some("Ann"), Some(T0)).unwrap_err().to_string(),
+        check_step_at(Some(&new), &p1, Some("Ann"), Some(T0), &Definitions::new()).unwrap_err().to_string(),
         "ply 1 is timed 2025-11-29T07:21:41Z, later than its commit (2025-11-29T07:06:40Z): a move cannot be timed in the future"
     );
 }
@@ -495,7 +498,7 @@ fn a_ply_with_more_than_the_move() {
     g1.text.result = None;
     g1.text.remove_tag("Termination");
     assert_eq!(
-        check_step_from(&game(&old), &old, &g1, Some("Bo"), None),
+        check_step_from(&game(&old), &g1, Some("Bo"), None),
         Err(Problem::ResultWithMove { ply: 1, san: "O2a7#".into(), result: "*".into(), rules: "0-1".into() })
     );
 }
@@ -524,12 +527,16 @@ fn a_new_game_in_the_wrong_folder_or_with_moves() {
     let fake = Fake::default();
     let path = GamePath::new("fidchell", "g").unwrap();
     assert_eq!(
-        judge_game_version(&fake, &path, info("Ann", T0), None, &new).unwrap().map(|v| v.0),
+        judge_game_version(&fake, &path, info("Ann", T0), None, &new, &Definitions::new())
+            .unwrap()
+            .map(|v| v.0),
         Err(Problem::WrongFolder { variant: "gygax".into(), folder: "fidchell".into() })
     );
     let path = GamePath::new("gygax", "g").unwrap();
     assert_eq!(
-        judge_game_version(&fake, &path, info("Ann", T0), None, &p1).unwrap().map(|v| v.0),
+        judge_game_version(&fake, &path, info("Ann", T0), None, &p1, &Definitions::new())
+            .unwrap()
+            .map(|v| v.0),
         Err(Problem::CreatedWithMoves { plies: 1 })
     );
 }
@@ -574,7 +581,9 @@ const ANN_KEY: &str = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEXAMPLEannEXAMPLEann
 fn judge(fake: &Fake, author: &str, time: i64, old: &str, new: &str) -> Result<Step, Problem> {
     let g0 = game(old);
     let path = GamePath::new("gygax", "g").unwrap();
-    judge_game_version(fake, &path, info(author, time), Some((&g0, old)), new).unwrap().map(|(s, _)| s)
+    judge_game_version(fake, &path, info(author, time), Some((&g0, old)), new, &Definitions::new())
+        .unwrap()
+        .map(|(s, _)| s)
 }
 
 #[test]
@@ -617,7 +626,9 @@ fn signatures_are_asked_for_listed_keys_only() {
     // The creation is nobody's step: nothing asked.
     let fake = Fake::default();
     let path = GamePath::new("gygax", "g").unwrap();
-    let created = judge_game_version(&fake, &path, info("Ann", T0), None, &new).unwrap().map(|v| v.0);
+    let created = judge_game_version(&fake, &path, info("Ann", T0), None, &new, &Definitions::new())
+        .unwrap()
+        .map(|v| v.0);
     assert_eq!(created, Ok(Step::Created));
     assert!(fake.asked.borrow().is_empty());
 }
@@ -763,7 +774,7 @@ fn commitments_follow_the_documented_formula() {
 fn judge_start(choice: Option<String>, text: &str) -> Result<Step, Problem> {
     let fake = Fake { choice, ..Fake::default() };
     let path = GamePath::new("fantasy-grand", ID).unwrap();
-    judge_game_version(&fake, &path, info("Ann", T0), None, text).unwrap().map(|v| v.0)
+    judge_game_version(&fake, &path, info("Ann", T0), None, text, &Definitions::new()).unwrap().map(|v| v.0)
 }
 
 #[test]

@@ -506,3 +506,30 @@ fn built_in_entries_are_listed_under_their_slugs() {
         }
     }
 }
+
+/// The definitions a pinned game replays with are a value passed to the loader: loading
+/// a game with them leaves nothing behind in the process (the registry of loaded
+/// definitions they replaced let a second archive's game replay with the first's).
+#[test]
+fn a_definition_loaded_once_was_remembered_for_the_whole_process() {
+    use ravenpost::record::{Loader, Refusal};
+    use ravenpost::variants::Definitions;
+    let text = data("gardner.md");
+    let definition = load_definition(&text).unwrap();
+    let slug = definition.def().slug.clone();
+    let game = format!(
+        "[Variant \"{slug}\"]\n[VariantFile \"variants/{slug}.md\"]\n[VariantHash \"{}\"]\n[Result \"*\"]\n\n*\n",
+        content_hash(&text)
+    );
+    let mut held = Definitions::new();
+    held.insert(definition);
+    let loaded = Loader::new().definitions(&held).load(&game).unwrap();
+    assert_eq!(loaded.game.variant.def().slug, slug);
+    // The same game, loaded without them, after they were used: not loaded.
+    for refused in [Loader::new().load(&game).map(|l| l.game), ravenpost::record::load(&game)] {
+        let Err(Refusal::Invalid(problems)) = refused else { panic!("replayed without its definition") };
+        let message = &problems[0].message;
+        assert!(message.contains("which is not at hand"), "{message}");
+    }
+    assert!(Loader::new().definitions(&Definitions::new()).load(&game).is_err());
+}

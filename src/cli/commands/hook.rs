@@ -98,6 +98,9 @@ enum HookCmd {
 pub(crate) fn run(s: &Session, a: HookArgs, out: &mut impl Write) -> Result<(), Failure> {
     match a.action {
         HookCmd::Install { repo, gitolite, print, pusher_var, notify, site } => {
+            // `--repo`, else the current directory; a relative `--site` from there too.
+            let repo = repo.unwrap_or_else(|| s.cwd.clone());
+            let site = site.map(|d| s.cwd.join(d));
             install(repo, gitolite, print, pusher_var.as_deref(), notify, site, out)
         }
         HookCmd::Notify { old, new, refname } => {
@@ -139,7 +142,7 @@ pub(crate) fn run(s: &Session, a: HookArgs, out: &mut impl Write) -> Result<(), 
 
 /// `ravenpost hook install`.
 fn install(
-    repo: Option<PathBuf>,
+    repo: PathBuf,
     gitolite: Option<GitoliteArg>,
     print: bool,
     pusher_var: Option<&str>,
@@ -159,35 +162,27 @@ fn install(
     writeln!(out, "{installed}").map_err(io)?;
     if notify {
         // The notify hook is written whole: a site line installed before is put back.
-        let kept = hook_git_dir(repo.clone()).ok().and_then(|d| crate::site::site_line(&d).map(|l| (d, l)));
-        writeln!(out, "{}", ops::install_notify_hook(repo.clone())?).map_err(io)?;
+        let kept = hook_git_dir(&repo).ok().and_then(|d| crate::site::site_line(&d).map(|l| (d, l)));
+        writeln!(out, "{}", ops::install_notify_hook(&repo)?).map_err(io)?;
         if let (None, Some((git_dir, line))) = (&site, kept) {
             crate::site::put_site_line(&git_dir, &line).map_err(|e| Failure::refused(e.to_string()))?;
         }
     }
     // After --notify, which writes the post-receive hook whole: this adds one line.
     if let Some(site) = site {
-        writeln!(out, "{}", install_site_hook(repo, &site)?).map_err(io)?;
+        writeln!(out, "{}", install_site_hook(&repo, &site)?).map_err(io)?;
     }
     Ok(())
 }
 
-/// The git directory `hook install` writes into (`--repo`, else the current directory's).
-fn hook_git_dir(repo: Option<PathBuf>) -> Result<PathBuf, Failure> {
-    let dir = match repo {
-        Some(d) => d,
-        None => std::env::current_dir().map_err(|e| Failure::input(format!("current directory: {e}")))?,
-    };
-    Ok(crate::archive::Archive::open_for_hook(&dir)?.git_dir().to_path_buf())
+/// The git directory `hook install` writes into: that of the repository at `repo`.
+fn hook_git_dir(repo: &Path) -> Result<PathBuf, Failure> {
+    Ok(crate::archive::Archive::open_for_hook(repo, false)?.git_dir().to_path_buf())
 }
 
 /// `hook install --site DIR`: the post-receive line that regenerates the site.
-fn install_site_hook(repo: Option<PathBuf>, site: &Path) -> Result<String, Failure> {
-    let dir = match repo {
-        Some(d) => d,
-        None => std::env::current_dir().map_err(|e| Failure::input(format!("current directory: {e}")))?,
-    };
-    let a = crate::archive::Archive::open_for_hook(&dir)?;
+fn install_site_hook(repo: &Path, site: &Path) -> Result<String, Failure> {
+    let a = crate::archive::Archive::open_for_hook(repo, false)?;
     let exe = std::env::current_exe().map_err(|e| Failure::input(format!("this executable's path: {e}")))?;
     let exe = exe.canonicalize().unwrap_or(exe);
     let file = crate::site::install_site_hook(a.git_dir(), &exe, site)

@@ -28,6 +28,7 @@ pub mod git;
 #[path = "../support/long_game.rs"]
 pub mod long_game;
 pub mod perft;
+pub mod records;
 pub mod rng;
 pub mod rules;
 pub mod smtp;
