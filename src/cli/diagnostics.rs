@@ -6,86 +6,9 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 use annotate_snippets::{AnnotationKind, Level, Renderer, Snippet};
-use serde::Serialize;
 
-use super::files::{STDIN_NAME, definitions_near, display_name, open, stdin_bytes};
-use crate::notation::pgn::GameReader;
-use crate::record::Loader;
-use crate::record::game::{Judging, Problem};
-
-/// A problem with the file it is in, as `--json` prints it.
-#[derive(Debug, Serialize)]
-pub struct FileProblem {
-    /// The file.
-    pub file: String,
-    /// 1-based line.
-    pub line: usize,
-    /// 1-based column.
-    pub column: usize,
-    /// The offending token.
-    pub token: String,
-    /// What is wrong.
-    pub message: String,
-    /// What would be right, if known.
-    pub help: Option<String>,
-}
-
-/// What `validate` found.
-#[derive(Debug, Default, Serialize)]
-pub struct Report {
-    /// Files read.
-    pub files: usize,
-    /// Games read.
-    pub games: usize,
-    /// Games without problems.
-    pub valid: usize,
-    /// Every problem.
-    pub problems: Vec<FileProblem>,
-    /// The paths passed over, each with why ([`Collected::skipped`]).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub skipped: Vec<String>,
-}
-
-fn file_problem(file: &Path, p: Problem) -> FileProblem {
-    FileProblem {
-        file: display_name(file),
-        line: p.span.line,
-        column: p.span.column,
-        token: p.token,
-        message: p.message,
-        help: p.help,
-    }
-}
-
-/// Reads and replays every game of every file.
-///
-/// # Errors
-/// A file that cannot be opened.
-pub fn validate(files: &[PathBuf], progress: &mut dyn FnMut(usize, usize)) -> Result<Report, String> {
-    let mut report = Report::default();
-    for (k, f) in files.iter().enumerate() {
-        progress(k, files.len());
-        let definitions = definitions_near(f);
-        let file = open(f).map_err(|e| format!("{}: {e}", display_name(f)))?;
-        report.files += 1;
-        // Each game judged as it is read: memory follows the longest move, not the game.
-        let mut games = GameReader::new(file);
-        loop {
-            let mut judging = Judging::new(&definitions);
-            let Some(game) = games.next_streamed(&mut judging) else { break };
-            report.games += 1;
-            match game {
-                Err(e) => report.problems.push(file_problem(f, e.into())),
-                Ok(text) => match judging.finish(&text) {
-                    Ok(_) => report.valid += 1,
-                    Err(ps) => report.problems.extend(ps.into_iter().map(|p| file_problem(f, p))),
-                },
-            }
-        }
-    }
-    progress(files.len(), files.len());
-    Ok(report)
-}
+use super::files::{CliFiles, STDIN_NAME, stdin_bytes};
+pub use crate::usecases::files::{FileProblem, Report};
 
 /// Renders a problem as a compiler-style diagnostic, quoting its line of the file.
 pub fn render(p: &FileProblem, color: bool) -> String {
@@ -152,32 +75,19 @@ fn read_line(path: &Path, line: usize) -> Option<String> {
     Some(s.trim_start_matches('\u{feff}').to_string())
 }
 
-/// The canonical text of a whole file, or its problems.
+/// Reads and replays every game of every file ([`crate::usecases::files::validate`]).
 ///
 /// # Errors
-/// The problems of its games (a file with problems is never rewritten), or a read error.
+/// A file that cannot be opened.
+pub fn validate(files: &[PathBuf], progress: &mut dyn FnMut(usize, usize)) -> Result<Report, String> {
+    crate::usecases::files::validate(&CliFiles, files, progress)
+}
+
+/// The canonical text of a whole file, or its problems
+/// ([`crate::usecases::files::canonical_file`]).
+///
+/// # Errors
+/// As [`crate::usecases::files::canonical_file`].
 pub fn canonical_file(path: &Path) -> Result<String, Vec<FileProblem>> {
-    let definitions = definitions_near(path);
-    let file = open(path).map_err(|e| {
-        vec![FileProblem {
-            file: display_name(path),
-            line: 0,
-            column: 0,
-            token: String::new(),
-            message: e.to_string(),
-            help: None,
-        }]
-    })?;
-    let mut out = Vec::new();
-    let mut problems = Vec::new();
-    for game in GameReader::new(file) {
-        match game {
-            Err(e) => problems.push(file_problem(path, e.into())),
-            Ok(text) => match Loader::new().definitions(&definitions).replay(text) {
-                Ok(l) => out.push(l.game.canonical_text()),
-                Err(ps) => problems.extend(ps.into_iter().map(|p| file_problem(path, p))),
-            },
-        }
-    }
-    if problems.is_empty() { Ok(out.join("\n")) } else { Err(problems) }
+    crate::usecases::files::canonical_file(&CliFiles, path)
 }

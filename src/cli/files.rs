@@ -3,7 +3,7 @@
 //! under the paths `validate` and `fmt` are given, and atomic rewrites.
 
 use std::io::{BufRead, BufReader, Read};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::OnceLock;
 
 /// How messages name standard input (as compilers do).
@@ -55,245 +55,26 @@ pub(crate) fn open(path: &Path) -> std::io::Result<Box<dyn BufRead>> {
     Ok(Box::new(BufReader::new(std::fs::File::open(path)?)))
 }
 
-use crate::notation::pgn::GameReader;
-use crate::variants::Definitions;
+pub use crate::usecases::files::{Collected, collect, write_atomically};
 
-/// What [`collect`] found: the files to read, each once, and what it passed over.
-#[derive(Debug, Default)]
-pub struct Collected {
-    /// The files, in the order given (a folder's in name order).
-    pub files: Vec<PathBuf>,
-    /// One sentence per path passed over (a FIFO or device, a folder or file reached a
-    /// second time through a symbolic link), naming it: the warnings to print.
-    pub skipped: Vec<String>,
-}
+/// The command line's files: standard input for `-` (read once), else the file.
+pub struct CliFiles;
 
-/// What a path is to [`collect`]: a game file, a folder to search, or something that is
-/// never read (a FIFO, socket or device would block or never end).
-enum Kind {
-    File,
-    Folder,
-    Special(&'static str),
-}
+impl crate::usecases::files::Source for CliFiles {
+    fn open(&self, path: &Path) -> std::io::Result<Box<dyn BufRead + '_>> {
+        open(path)
+    }
 
-/// What the file system says `meta` is.
-fn kind_of(meta: &std::fs::Metadata) -> Kind {
-    let t = meta.file_type();
-    if t.is_dir() {
-        return Kind::Folder;
-    }
-    if t.is_file() {
-        return Kind::File;
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if t.is_fifo() {
-            return Kind::Special("a FIFO (named pipe)");
-        }
-        if t.is_socket() {
-            return Kind::Special("a socket");
-        }
-        if t.is_char_device() || t.is_block_device() {
-            return Kind::Special("a device");
-        }
-    }
-    Kind::Special("not a regular file")
-}
-
-/// Which file `meta` (of `path`) is, whatever name reached it: device and inode on
-/// Unix, the path with every link resolved elsewhere.
-fn identity(meta: &std::fs::Metadata, path: &Path) -> (u64, u64, PathBuf) {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        let _ = path;
-        (meta.dev(), meta.ino(), PathBuf::new())
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = meta;
-        (0, 0, std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()))
+    fn name(&self, path: &Path) -> String {
+        display_name(path)
     }
 }
 
-/// The files and folders [`collect`] has met, by identity, with the name each was
-/// first met under.
-#[derive(Default)]
-struct Visited {
-    seen: std::collections::HashMap<(u64, u64, PathBuf), PathBuf>,
-}
-
-impl Visited {
-    /// `None` the first time `path` (whose metadata is `meta`) is met; else the name it
-    /// was first met under.
-    fn first_name(&mut self, meta: &std::fs::Metadata, path: &Path) -> Option<PathBuf> {
-        match self.seen.entry(identity(meta, path)) {
-            std::collections::hash_map::Entry::Occupied(e) => Some(e.get().clone()),
-            std::collections::hash_map::Entry::Vacant(e) => {
-                e.insert(path.to_path_buf());
-                None
-            }
-        }
-    }
-}
-
-/// Every `.pgn` file under `paths` (files as given, `-` for standard input; directories
-/// searched recursively, in name order), each file and folder once however many names
-/// reach it (symbolic links, hard links, a path given twice). FIFOs, sockets and devices
-/// are never opened (reading one would block or never end): they are passed over with a
-/// warning, as are folders and files met again through another name.
+/// The `n`th game (from 1) of a file (`-`: standard input), replayed as far as its main
+/// line is legal ([`crate::usecases::files::load_game_prefix`]).
 ///
 /// # Errors
-/// A path that does not exist or a directory that cannot be read.
-pub fn collect(paths: &[PathBuf]) -> Result<Collected, String> {
-    let mut out = Collected::default();
-    let mut visited = Visited::default();
-    for p in paths {
-        if is_stdin(p) {
-            out.files.push(p.clone());
-            continue;
-        }
-        let meta = std::fs::metadata(p).map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => format!("{}: no such file or directory", p.display()),
-            _ => format!("{}: {e}", p.display()),
-        })?;
-        visit(p, &meta, &mut visited, &mut out).map_err(|e| format!("{}: {e}", p.display()))?;
-    }
-    Ok(out)
-}
-
-/// Takes `path` (with its metadata, links followed) into `out`: a file once, a folder
-/// searched once, anything else passed over.
-fn visit(
-    path: &Path,
-    meta: &std::fs::Metadata,
-    visited: &mut Visited,
-    out: &mut Collected,
-) -> std::io::Result<()> {
-    match kind_of(meta) {
-        Kind::Special(what) => {
-            out.skipped.push(format!("{}: skipped: {what}, not a game file (never read)", path.display()));
-        }
-        Kind::File => match visited.first_name(meta, path) {
-            None => out.files.push(path.to_path_buf()),
-            Some(first) => out.skipped.push(format!(
-                "{}: skipped: the same file as {}, read once",
-                path.display(),
-                first.display()
-            )),
-        },
-        Kind::Folder => match visited.first_name(meta, path) {
-            None => walk(path, visited, out)?,
-            Some(first) => out.skipped.push(format!(
-                "{}: skipped: the same folder as {}, searched once (a symbolic link or a second name leads back to it)",
-                path.display(),
-                first.display()
-            )),
-        },
-    }
-    Ok(())
-}
-
-fn walk(dir: &Path, visited: &mut Visited, out: &mut Collected) -> std::io::Result<()> {
-    let mut entries: Vec<PathBuf> =
-        std::fs::read_dir(dir)?.map(|e| e.map(|e| e.path())).collect::<Result<_, _>>()?;
-    entries.sort();
-    for e in entries {
-        let hidden = e.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.'));
-        let is_pgn = e.extension().is_some_and(|x| x == "pgn");
-        match std::fs::metadata(&e) {
-            Ok(meta) if meta.is_dir() => {
-                if !hidden {
-                    visit(&e, &meta, visited, out)?;
-                }
-            }
-            Ok(meta) if is_pgn => visit(&e, &meta, visited, out)?,
-            Ok(_) => {}
-            // A link to nothing: named, so that reading it says what is wrong.
-            Err(_) if is_pgn => out.files.push(e),
-            Err(_) => {}
-        }
-    }
-    Ok(())
-}
-
-/// The variant definitions of the archive a game file is in, for its replay: every
-/// readable definition in the `variants/` folder of the nearest directory above `file`
-/// that has one (`notation-spec/variant-files.md` §10). A game uses only the one its
-/// `VariantHash` names, so a definition found here can never be the wrong one.
-pub fn definitions_near(file: &Path) -> Definitions {
-    let mut found = Definitions::new();
-    let Ok(file) = std::path::absolute(file) else { return found };
-    let Some(dir) = file.ancestors().skip(1).map(|d| d.join("variants")).find(|d| d.is_dir()) else {
-        return found;
-    };
-    let Ok(entries) = std::fs::read_dir(&dir) else { return found };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.extension().is_some_and(|e| e == "md")
-            && let Ok(text) = std::fs::read_to_string(&path)
-            && let Ok(d) = crate::variants::load_definition(&text)
-        {
-            found.insert(d);
-        }
-    }
-    found
-}
-
-/// Replaces `path`'s contents atomically (temporary file in the same directory, then
-/// rename), so a crash leaves the old file or the new one, never half of either. A
-/// symbolic link's target is replaced; anything but a regular file is refused.
-///
-/// # Errors
-/// The I/O error.
-pub fn write_atomically(path: &Path, contents: impl AsRef<[u8]>) -> std::io::Result<()> {
-    // Only regular files are replaced: a device, pipe or folder is refused, and a symbolic
-    // link is followed (its target is replaced, the link stays).
-    if let Ok(m) = std::fs::metadata(path)
-        && !m.is_file()
-    {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            "not a regular file (a folder, device or pipe); nothing was written",
-        ));
-    }
-    let resolved;
-    let path = if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
-        resolved = std::fs::canonicalize(path)?;
-        resolved.as_path()
-    } else {
-        path
-    };
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.ravenpost-tmp-{}", std::process::id()));
-    std::fs::write(&tmp, contents)?;
-    if let Err(e) = std::fs::rename(&tmp, path) {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(e);
-    }
-    Ok(())
-}
-
-/// The `n`th game (from 1) of a file (`-`: standard input), replayed as far as its main line is legal
-/// ([`crate::record::Loader::as_far_as_legal`]).
-///
-/// # Errors
-/// The file cannot be read, has fewer games, or not even the game's start replays (the
-/// first problem is given with its line and column).
+/// As [`crate::usecases::files::load_game_prefix`].
 pub fn load_game_prefix(path: &Path, n: usize) -> Result<crate::record::game::Prefix, String> {
-    let definitions = definitions_near(path);
-    let name = display_name(path);
-    let file = open(path).map_err(|e| format!("{name}: {e}"))?;
-    let text = GameReader::new(file)
-        .nth(n.saturating_sub(1))
-        .ok_or_else(|| format!("{name}: no game {n}"))?
-        .map_err(|e| format!("{name}:{}:{}: {}", e.line, e.column, e.reason))?;
-    let loaded = crate::record::Loader::new().definitions(&definitions).as_far_as_legal().replay(text);
-    let loaded = loaded.map_err(|ps| {
-        let p = &ps[0];
-        format!("{name}:{}:{}: {}", p.span.line, p.span.column, p.message)
-    })?;
-    Ok(crate::record::game::Prefix { game: loaded.game, broken: loaded.broken })
+    crate::usecases::files::load_game_prefix(&CliFiles, path, n)
 }

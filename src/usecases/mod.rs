@@ -22,6 +22,7 @@ mod conditional;
 mod definitions;
 mod error;
 mod exchange;
+pub mod files;
 mod games;
 mod report;
 mod session;

@@ -360,3 +360,78 @@ fn no_function_in_src_is_over_150_lines() {
     let long = long_functions(&files);
     assert!(long.is_empty(), "functions over {MAX_FN_LINES} lines:\n{}", long.join("\n"));
 }
+
+/// The process-wide state and environment reads allowed outside the front ends (`cli/`,
+/// `main.rs`), each with why (docs/internals.md, "Process-wide state"): (file, what the
+/// line holds, why).
+const PROCESS_WIDE: &[(&str, &str, &str)] = &[
+    ("archive/write.rs", "static TMP_COUNTER", "temporary file names, unique within the process"),
+    ("archive/write.rs", "static STATE", "the signal handlers, process-wide by nature"),
+    ("archive/write.rs", "RAVENPOST_TEST_PAUSE", "the crash tests' pause at a step of a write"),
+    ("archive/lock.rs", "COMPUTERNAME", "the host name written in the lock"),
+    ("archive/remote.rs", "open_from_env", "a hook's repository as git names it, when the session says so"),
+    // Not settings: the engine's constant table, a memo of the compiled-in definitions,
+    // and the test-only count of move generations (issue: "a test-only hook is fine").
+    ("engine/position.rs", "static Z", "the Zobrist keys: a constant table"),
+    ("variants/mod.rs", "static CACHE", "the built-in variants, built once: keyed by content"),
+    ("engine/variant.rs", "static GENERATIONS", "the count of move generations, for tests"),
+];
+
+/// Each line of `src/` outside the front ends that holds process-wide state or reads the
+/// environment: (file, line).
+fn process_wide(files: &[(String, String)]) -> Vec<(String, String)> {
+    let marks =
+        ["static ", "env::var", "var_os(", "current_dir(", "home_dir(", "directories::", "open_from_env"];
+    let mut found = Vec::new();
+    for (path, text) in files {
+        if path.starts_with("cli/") || path == "main.rs" {
+            continue;
+        }
+        for line in code(text).lines() {
+            let t = line.trim();
+            // `&'static str` and the like are lifetimes, not statics.
+            let t_no_lifetimes = t.replace("'static ", "");
+            if marks.iter().any(|m| t_no_lifetimes.contains(m)) {
+                found.push((path.clone(), t.to_string()));
+            }
+        }
+    }
+    found
+}
+
+/// The lines of `found` that [`PROCESS_WIDE`] does not allow.
+fn unallowed(found: &[(String, String)]) -> Vec<String> {
+    found
+        .iter()
+        .filter(|(path, line)| !PROCESS_WIDE.iter().any(|(p, what, _)| p == path && line.contains(what)))
+        .map(|(path, line)| format!("{path}: {line}"))
+        .collect()
+}
+
+#[test]
+fn process_wide_state_is_only_what_is_documented() {
+    let found = process_wide(&sources());
+    let bad = unallowed(&found);
+    assert!(
+        bad.is_empty(),
+        "process-wide state or environment reads below the front ends:\n{}",
+        bad.join("\n")
+    );
+    // Each allowed one is still there (a stale entry would hide a new one in its file).
+    for (path, what, why) in PROCESS_WIDE {
+        assert!(
+            found.iter().any(|(p, l)| p == path && l.contains(what)),
+            "{path}: no `{what}` ({why}) any more"
+        );
+    }
+    // Besides the constant table, the memo and the test-only counter: at most five.
+    assert!(PROCESS_WIDE.len() - 3 <= 5);
+    // And the check finds one that is added.
+    let mut injected = sources();
+    let settings = injected.iter_mut().find(|(p, _)| p == "archive/settings.rs").expect("settings.rs");
+    // Before the unit tests, which the check does not read.
+    settings.1.insert_str(0, "fn home() -> Option<std::ffi::OsString> { std::env::var_os(\"HOME\") }\n");
+    let bad = unallowed(&process_wide(&injected));
+    assert_eq!(bad.len(), 1, "{bad:?}");
+    assert!(bad[0].starts_with("archive/settings.rs: fn home()"), "{bad:?}");
+}
