@@ -118,7 +118,7 @@ fn positions_and_repetitions_stay_right_when_moves_are_pushed_or_truncated() {
     assert_eq!(g.repetitions(), 4);
     let end = g.position();
     assert_eq!(end.hash(), start.hash());
-    // As `record::play_move` does: the move is pushed on the replayed game.
+    // As `record::play` does: the move is pushed on the replayed game.
     g.moves.push(white);
     assert_eq!(g.position(), g.variant.make(&end, &white));
     assert_eq!(g.repetitions(), 4, "after White's first move: once per cycle, and now");

@@ -4,7 +4,7 @@
 //! time, leave, deadlines exact to the second), timeout claims and leave bookings, the
 //! secret army choice of Fantasy Grand Chess, and what a commit may change.
 //!
-//! Game texts are made the way ravenpost makes them (`record::play_move_at`, `resign`,
+//! Game texts are made the way ravenpost makes them (`common::records::play_move_at`, `resign`,
 //! `draw`, `book_leave`, `time_forfeit`) and then edited the way a cheater or a broken
 //! tool would. Times are hand-computed from `T0` = 2025-11-29T07:06:40Z (Unix
 //! 1 764 400 000; that day starts at `D0` = 1 764 374 400, 07:06:40 being 25 600 s).
