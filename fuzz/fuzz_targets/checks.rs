@@ -197,6 +197,7 @@ pub fn parse_mail(data: &[u8]) {
         let out = Outgoing {
             game_id: "fuzz-game",
             text,
+            game: &game,
             sender: Side::White,
             from: mailbox("Ann Example", "ann@example.org"),
             to: mailbox("Bo Example", "bo@example.org"),

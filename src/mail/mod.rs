@@ -117,8 +117,11 @@ pub enum MailError {
 pub struct Outgoing<'a> {
     /// The game id (the file name without `.pgn`).
     pub game_id: &'a str,
-    /// The game file's text (one game).
+    /// The game file's text (one game), attached as it is.
     pub text: &'a str,
+    /// The game, replayed from `text` by the caller (who has the definitions a game
+    /// pinning one needs).
+    pub game: &'a crate::record::game::Game,
     /// The side of the sender.
     pub sender: Side,
     /// The sender.
@@ -207,7 +210,7 @@ pub fn build_answer(o: &Outgoing<'_>, answer: Option<&Answer>) -> Result<Built, 
 /// # Errors
 /// As [`build`].
 pub fn build_steps(o: &Outgoing<'_>, steps: &Steps) -> Result<Built, MailError> {
-    let game = record::load(o.text).map_err(|e| MailError::Game(e.to_string()))?;
+    let game = o.game.clone();
     let plies = game.moves.len();
     let result = game.text.result.as_ref().map(|r| r.0.clone()).unwrap_or_else(|| "*".into());
     let ended = result != "*" && game.rules_result() != Some(result.as_str());

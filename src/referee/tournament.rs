@@ -23,6 +23,7 @@
 //! games, of the points scored in the game times the opponent's total points), ranked
 //! by points, then Sonneborn-Berger, then the players' order.
 
+use crate::variants::Definitions;
 use serde::{Deserialize, Serialize};
 
 use super::layout::GamePath;
@@ -423,15 +424,16 @@ pub fn check_created(
 }
 
 /// The tag pairs a tournament's record states: a game file's tags, or an army choice's
-/// tags with its players as `White` and `Black`; `None` when it does not read.
-pub fn record_tags(path: &str, text: &str) -> Option<Vec<(String, String)>> {
+/// tags with its players as `White` and `Black`; `None` when it does not read (a game
+/// pinning a user definition replays with `definitions`).
+pub fn record_tags(path: &str, text: &str, definitions: &Definitions) -> Option<Vec<(String, String)>> {
     if super::army::ArmyChoice::parse_path(path).is_some() {
         let c = super::army::ArmyChoice::from_yaml(text).ok()?;
         let mut tags = vec![("White".to_string(), c.white.clone()), ("Black".to_string(), c.black.clone())];
         tags.extend(c.tags.into_iter().filter(|(k, _)| k != "White" && k != "Black"));
         return Some(tags);
     }
-    let g = crate::record::load(text).ok()?;
+    let g = crate::record::Loader::new().definitions(definitions).load(text).ok()?.game;
     Some(g.text.tags.iter().map(|t| (t.name.clone(), t.value.clone())).collect())
 }
 
@@ -445,6 +447,7 @@ pub fn judge_change(
     existed: bool,
     text: Option<&str>,
     records: &[(&str, bool, Option<&str>)],
+    definitions: &Definitions,
 ) -> Option<super::Problem> {
     let (false, Some(text)) = (existed, text) else {
         return Some(super::Problem::TournamentChanged { name: name.to_string() });
@@ -454,7 +457,7 @@ pub fn judge_change(
         return invalid(format!("{path} exists already: a tournament only creates new games"));
     }
     let tags: Vec<Option<Vec<(String, String)>>> =
-        records.iter().map(|(path, _, text)| text.and_then(|t| record_tags(path, t))).collect();
+        records.iter().map(|(path, _, text)| text.and_then(|t| record_tags(path, t, definitions))).collect();
     let created: Vec<CreatedRecord<'_>> = records
         .iter()
         .zip(&tags)

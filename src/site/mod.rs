@@ -304,6 +304,8 @@ pub fn generate(archive: &Archive, out: &Path) -> Result<SiteReport, SiteError> 
     let mut rows = Vec::new();
     let games = archive.list_games()?;
     report.games = games.len();
+    // The definitions a game pinning one replays with: the archive's.
+    let definitions = crate::usecases::definitions_at(archive)?;
     for path in &games {
         let file = path.path();
         let rel = format!("games/{}/{}.html", path.variant(), path.id());
@@ -315,7 +317,7 @@ pub fn generate(archive: &Archive, out: &Path) -> Result<SiteReport, SiteError> 
             report.unchanged += 1;
             continue;
         }
-        let game = match record::load(&text) {
+        let game = match record::Loader::new().definitions(&definitions).load(&text).map(|l| l.game) {
             Ok(g) => g,
             Err(e) => {
                 let problem = e.to_string().lines().next().unwrap_or("unreadable").to_string();

@@ -1120,6 +1120,7 @@ fn deletions(index: &HistoryIndex) -> Vec<VerifyProblem> {
 /// The archive's errors.
 pub fn verify_tournaments(archive: &Archive, index: &HistoryIndex) -> Result<Vec<VerifyProblem>, Failure> {
     let mut out = Vec::new();
+    let definitions = super::definitions::history(archive, index)?;
     let mut paths: Vec<&str> =
         index.paths().into_iter().filter(|p| Tournament::parse_path(p).is_some()).collect();
     paths.sort();
@@ -1150,7 +1151,7 @@ pub fn verify_tournaments(archive: &Archive, index: &HistoryIndex) -> Result<Vec
                 }
                 let list: Vec<(&str, bool, Option<&str>)> =
                     records.iter().map(|(p, e, t)| (p.as_str(), *e, t.as_deref())).collect();
-                tournament::judge_change(&name, false, text.as_deref(), &list)
+                tournament::judge_change(&name, false, text.as_deref(), &list, &definitions)
             };
             if let Some(p) = problem {
                 out.push(VerifyProblem {

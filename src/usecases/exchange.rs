@@ -26,7 +26,6 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::archive::{Archive, ArchiveCommit, ArmyChoice, CommitId, GamePath, PushOutcome};
-use crate::record;
 use crate::referee::judge::{self, Changed, CommitInfo, Finding};
 use crate::referee::limits::Limits;
 use crate::referee::players::{ClubAccounts, Pusher};
@@ -544,7 +543,9 @@ fn check_record(
             let list: Vec<(&str, bool, Option<&str>)> =
                 seen.iter().map(|(p, e, t)| (p.as_str(), *e, *t)).collect();
             let text = bytes.and_then(|b| std::str::from_utf8(b).ok());
-            if let Some(problem) = crate::referee::tournament::judge_change(&name, existed, text, &list) {
+            if let Some(problem) =
+                crate::referee::tournament::judge_change(&name, existed, text, &list, definitions)
+            {
                 findings.push(Finding { subject: name, problem });
             }
             for r in records {
@@ -790,12 +791,18 @@ fn describe(archive: &Archive, commits: &[ArchiveCommit]) -> Vec<SyncStep> {
                 continue;
             };
             let prev = c.parent.and_then(|p| archive.read_file_at(p, &ch.path).ok().flatten());
-            let (what, moved) = match crate::referee::check_step(prev.as_deref(), text, None) {
+            // A game pinning a definition replays with the commit's (a description only:
+            // one that cannot be read falls back to naming the author).
+            let definitions = super::definitions::at(archive, Some(c.commit)).unwrap_or_default();
+            let checked = crate::referee::check_step_at(prev.as_deref(), text, None, None, &definitions);
+            let (what, moved) = match checked {
                 Ok(Step::Moved { ply, san, player }) => {
                     (format!("{player}'s ply {ply} {san}"), Some((ply, san, player)))
                 }
                 Ok(Step::Created) => ("the new game".to_string(), None),
-                Ok(Step::Recorded { summary, player, .. }) => (with_player(text, &player, &summary), None),
+                Ok(Step::Recorded { summary, player, .. }) => {
+                    (with_player(text, &player, &summary, &definitions), None)
+                }
                 Err(_) => (format!("{}'s change", c.author_name), None),
             };
             out.push(step(g.id(), what, moved));
@@ -806,8 +813,8 @@ fn describe(archive: &Archive, commits: &[ArchiveCommit]) -> Vec<SyncStep> {
 
 /// A recorded action's summary, which names the side (`Scarlet offers a draw`), with the
 /// player's name before it, as a move names its player: `Bo (Scarlet) offers a draw`.
-fn with_player(text: &str, player: &str, summary: &str) -> String {
-    let Ok(game) = record::load(text) else { return summary.to_string() };
+fn with_player(text: &str, player: &str, summary: &str, definitions: &Definitions) -> String {
+    let Ok(game) = super::definitions::load(definitions, text) else { return summary.to_string() };
     let def = game.variant.def();
     for side in [crate::engine::Side::White, crate::engine::Side::Black] {
         let name = def.side_name(side);

@@ -183,6 +183,7 @@ fn prepare(
         &Outgoing {
             game_id: path.id(),
             text: &text,
+            game: &g,
             sender,
             from: from.clone(),
             to: to.clone(),

@@ -164,6 +164,7 @@ fn send_one(
     let built = crate::mail::build(&Outgoing {
         game_id: path.id(),
         text,
+        game,
         sender: mover,
         from: from.clone(),
         to: to.clone(),

@@ -382,9 +382,11 @@ fn marked_two_letter_pieces_keep_the_columns() {
             let (applied, _) = ravenpost::record::play(&game, last_san, how).unwrap();
             let written: Vec<&str> = applied.text.lines().filter_map(|l| l.strip_prefix(";|")).collect();
             assert_eq!(written, comments.iter().map(String::as_str).collect::<Vec<_>>(), "{what}");
+            let sent = ravenpost::record::load(&applied.text).unwrap();
             let built = ravenpost::mail::build(&ravenpost::mail::Outgoing {
                 game_id: "g",
                 text: &applied.text,
+                game: &sent,
                 sender: side,
                 from: ravenpost::mail::Mailbox { name: "Ann".into(), email: "ann@example.org".into() },
                 to: ravenpost::mail::Mailbox { name: "Bo".into(), email: "bo@example.net".into() },

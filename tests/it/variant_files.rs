@@ -533,3 +533,28 @@ fn a_definition_loaded_once_was_remembered_for_the_whole_process() {
     }
     assert!(Loader::new().definitions(&Definitions::new()).load(&game).is_err());
 }
+
+/// Once the definitions were no longer remembered for the whole process, every command
+/// that loads a game had to be handed the archive's: `mail export` refused a game of a
+/// user variant as "not at hand", and the site listed it as unreadable.
+#[test]
+fn a_user_variant_game_was_not_at_hand_for_mail_export_and_the_site() {
+    use common::ok;
+    let c = Club::new();
+    ok(&c.ann, &c.home, &["move", "g", "1a3", "--as", "Ann"]);
+    ok(&c.ann, &c.home, &["sync"]);
+    // Bo's sync says what came in, as for a built-in variant (not "Ann's change").
+    let fetched = ok(&c.bo, &c.home, &["sync"]);
+    assert!(fetched.contains("Ann's ply 1 1a3"), "{fetched}");
+    let mail = ok(&c.ann, &c.home, &["mail", "export", "g", "--as", "Ann", "--to", "bo@example.org"]);
+    assert!(mail.contains("Content-Disposition: attachment; filename=\"g.pgn\""), "{mail}");
+    assert!(mail.contains("1a3"), "{mail}");
+    let site = c.ann.parent().unwrap().join("site");
+    let report = ok(&c.ann, &c.home, &["site", site.to_str().unwrap()]);
+    assert!(!report.contains("unreadable"), "{report}");
+    let page = std::fs::read_to_string(site.join("games/loft/g.html")).unwrap();
+    assert!(page.contains("1a3"), "the game page shows the move");
+    for args in [&["show", "g"][..], &["status"], &["log", "g"], &["verify"], &["validate", "games"]] {
+        ok(&c.ann, &c.home, args);
+    }
+}
