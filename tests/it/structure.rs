@@ -2,7 +2,7 @@
 //! record ← referee ← archive and mail ← usecases ← site ← cli. A module names only the
 //! layers below it; the archive (storage) names neither the record nor the notation; and
 //! the files of the use-case layer import each other without a circle. Unit-test modules
-//! (`#[cfg(test)]` to the end of a file) are not read for imports.
+//! (`#[cfg(test)] mod` to the end of a file) are not read for imports.
 //!
 //! And no function of `src/` (unit tests included) is over 150 lines.
 
@@ -33,7 +33,8 @@ const FORBIDDEN: &[(&str, &str, &str)] = &[
 
 /// The source without comments and without its unit-test module.
 fn code(text: &str) -> String {
-    let text = text.find("#[cfg(test)]").map_or(text, |i| &text[..i]);
+    // The unit-test module: `#[cfg(test)]` on a `mod` (a test-only item before it is read).
+    let text = text.find("#[cfg(test)]\nmod ").map_or(text, |i| &text[..i]);
     text.lines()
         .map(|l| {
             let t = l.trim_start();
@@ -375,7 +376,14 @@ const PROCESS_WIDE: &[(&str, &str, &str)] = &[
     ("engine/position.rs", "static Z", "the Zobrist keys: a constant table"),
     ("variants/mod.rs", "static CACHE", "the built-in variants, built once: keyed by content"),
     ("engine/variant.rs", "static GENERATIONS", "the count of move generations, for tests"),
+    // Compiled into the unit tests only (`#[cfg(test)]`).
+    ("archive/index.rs", "static WALK_WITH_LIBGIT2", "unit tests only: walk with libgit2"),
+    ("archive/index.rs", "static WALKS_THROUGH_GIT", "unit tests only: count git log walks"),
 ];
+
+/// The entries of [`PROCESS_WIDE`] that are no run settings (a constant table, a memo of
+/// compiled-in data, test-only counters), and so not among the five allowed.
+const NOT_SETTINGS: usize = 5;
 
 /// Each line of `src/` outside the front ends that holds process-wide state or reads the
 /// environment: (file, line).
@@ -424,8 +432,8 @@ fn process_wide_state_is_only_what_is_documented() {
             "{path}: no `{what}` ({why}) any more"
         );
     }
-    // Besides the constant table, the memo and the test-only counter: at most five.
-    assert!(PROCESS_WIDE.len() - 3 <= 5);
+    // Besides the constant table, the memo and the test-only counters: at most five.
+    assert!(PROCESS_WIDE.len() - NOT_SETTINGS <= 5);
     // And the check finds one that is added.
     let mut injected = sources();
     let settings = injected.iter_mut().find(|(p, _)| p == "archive/settings.rs").expect("settings.rs");
