@@ -663,18 +663,28 @@ pub fn resign(game: &Game, who: Option<&str>) -> Result<(Applied, Game), Refusal
     let r = if side == Side::White { "0-1" } else { "1-0" };
     clear_offer(&mut game.text);
     finish(&mut game, r, Some(format!("{side_name} resigns.")));
-    Ok((
-        Applied {
-            text: game.canonical_text(),
-            ply: game.moves.len(),
-            san: None,
-            side,
-            player: name,
-            result: Some(r.into()),
-            summary: format!("{side_name} resigns"),
-        },
-        game,
-    ))
+    Ok(recorded(game, side, name, Some(r.into()), format!("{side_name} resigns")))
+}
+
+/// A step without a move on `game` (already changed): the change as [`Applied`], with
+/// the game's canonical text, and the game.
+fn recorded(
+    game: Game,
+    side: Side,
+    player: String,
+    result: Option<String>,
+    summary: String,
+) -> (Applied, Game) {
+    let applied = Applied {
+        text: game.canonical_text(),
+        ply: game.moves.len(),
+        san: None,
+        side,
+        player,
+        result,
+        summary,
+    };
+    (applied, game)
 }
 
 /// A draw action.
@@ -745,18 +755,7 @@ pub fn draw(game: &Game, who: Option<&str>, action: DrawAction) -> Result<(Appli
             (format!("{side_name} claims a draw ({why})"), Some("1/2-1/2".to_string()))
         }
     };
-    Ok((
-        Applied {
-            text: game.canonical_text(),
-            ply: game.moves.len(),
-            san: None,
-            side,
-            player: name,
-            result,
-            summary,
-        },
-        game,
-    ))
+    Ok(recorded(game, side, name, result, summary))
 }
 
 /// Why a draw may be claimed now (rulings §1.3): the position has occurred three times
@@ -927,20 +926,15 @@ pub fn book_leave(game: &Game, who: &str, from: i64, days: u32) -> Result<(Appli
         .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
     add_comment(&mut game.text, format!("{LEAVE_PREFIX}{who} {start} {days}d"));
     let side_name = game.variant.def().side_name(side).to_string();
-    Ok((
-        Applied {
-            text: game.canonical_text(),
-            ply: game.moves.len(),
-            san: None,
-            side,
-            player: who.to_string(),
-            result: None,
-            summary: format!(
-                "{who} ({side_name}) books {days} day{} of leave from {start}",
-                if days == 1 { "" } else { "s" }
-            ),
-        },
+    Ok(recorded(
         game,
+        side,
+        who.to_string(),
+        None,
+        format!(
+            "{who} ({side_name}) books {days} day{} of leave from {start}",
+            if days == 1 { "" } else { "s" }
+        ),
     ))
 }
 
@@ -967,18 +961,7 @@ pub fn time_forfeit(game: &Game, claimant: Option<&str>, why: &str) -> Result<(A
     finish(&mut game, r, Some(format!("Time forfeit: {why}; claimed by {name}.")));
     game.text.set_tag("Termination", "time forfeit");
     let side_name = game.variant.def().side_name(winner).to_string();
-    Ok((
-        Applied {
-            text: game.canonical_text(),
-            ply: game.moves.len(),
-            san: None,
-            side: winner,
-            player: name,
-            result: Some(r.into()),
-            summary: format!("{side_name} wins on time"),
-        },
-        game,
-    ))
+    Ok(recorded(game, winner, name, Some(r.into()), format!("{side_name} wins on time")))
 }
 
 /// A game file with these tag pairs and no moves, in canonical PGN layout (not checked:

@@ -130,7 +130,8 @@ pub fn status(archive: &Archive, session: &Session) -> Result<Vec<StatusLine>, F
     let now = session.now().unix_seconds();
     let index = archive.index()?;
     let mut cache = archive.verdict_cache(STANDINGS);
-    let definitions = super::definitions::at(archive, tip)?;
+    // Read when a standing is not cached: the definitions a game pinning one replays with.
+    let mut definitions = None;
     for g in archive.list_games()? {
         let file = g.path();
         // The standing after the commit that last changed the file never changes: cached.
@@ -140,7 +141,11 @@ pub fn status(archive: &Archive, session: &Session) -> Result<Vec<StatusLine>, F
         let standing = match cached {
             Some(s) => s,
             None => {
-                let (standing, lasting) = standing_of(archive, &index, tip, &g, &definitions);
+                let definitions = match &definitions {
+                    Some(d) => d,
+                    None => definitions.insert(super::definitions::at(archive, tip)?),
+                };
+                let (standing, lasting) = standing_of(archive, &index, tip, &g, definitions);
                 if let (true, Some(c)) = (lasting, last) {
                     cache.put(c, &file, serde_json::to_string(&standing).expect("a standing serialises"));
                 }

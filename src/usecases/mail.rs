@@ -1290,17 +1290,16 @@ impl Import<'_> {
         let received = self.received;
         let mover = received.position_at(k - 1).side_to_move();
         let name = &self.players[mover.index()];
-        let pending = prev
-            .as_deref()
-            .and_then(|t| load(self.definitions, t).ok())
-            .and_then(|g| record::pending_offer(&g));
+        // The version before, replayed once: its pending offer, and the decline made on it.
+        let base = prev.clone().unwrap_or_default();
+        let base_game = load(self.definitions, &base);
+        let pending = base_game.as_ref().ok().and_then(record::pending_offer);
         let opponents_offer = pending.as_deref() == Some(received.variant.def().side_name(mover.opponent()));
         if !(self.m.declined_before.contains(&k) && opponents_offer && Some(mover) != self.my_side) {
             return Ok(());
         }
-        let base = prev.clone().unwrap_or_default();
         let at_arrival = Some(self.time.unix_seconds());
-        let declined = load(self.definitions, &base)
+        let declined = base_game
             .and_then(|g| record::draw(&g, Some(name), record::DrawAction::Decline))
             .map_err(|e| e.to_string())
             .and_then(|(a, _)| {
