@@ -463,6 +463,16 @@ pub fn player(game: &Game, side: Side) -> String {
     game.text.tag(tag).unwrap_or("?").to_string()
 }
 
+/// A player as messages name them: the name with the side in brackets, e.g.
+/// `Ann (Gold)`; only the side when the game names no player for it (`?` or no tag).
+pub fn named(game: &Game, side: Side) -> String {
+    let side_name = game.variant.def().side_name(side);
+    match player(game, side).as_str() {
+        "" | "?" => side_name.to_string(),
+        name => format!("{name} ({side_name})"),
+    }
+}
+
 /// The caption of a picture of `game` after `ply` plies: the players with their sides
 /// (and armies, in a game of armies), then the ply, the side to move, check or mate, and
 /// the result once the last ply is reached. E.g.

@@ -265,3 +265,14 @@ fn draw_claim_after_100_plies_without_progress() {
         Ok("100 plies without a capture, promotion, drop or pawn move".to_string())
     );
 }
+
+#[test]
+fn players_are_named_with_their_side_in_brackets() {
+    use ravenpost::engine::Side;
+    let g = ravenpost::record::load(NEW).unwrap();
+    assert_eq!(ravenpost::record::named(&g, Side::White), "Ann (Gold)");
+    assert_eq!(ravenpost::record::named(&g, Side::Black), "Bo (Scarlet)");
+    let unnamed = NEW.replace("[Black \"Bo\"]", "[Black \"?\"]");
+    let g = ravenpost::record::load(&unnamed).unwrap();
+    assert_eq!(ravenpost::record::named(&g, Side::Black), "Scarlet");
+}
