@@ -22,7 +22,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 mod args;
 mod commands;
@@ -47,23 +47,23 @@ pub struct Cli {
     /// it is an archive, else the `archive` of your settings file ($RAVENPOST_CONFIG, else
     /// config.yaml in your config directory), else your per-user archive, which `new`
     /// makes on first use).
-    #[arg(long, global = true, value_name = "DIR")]
+    #[arg(long, global = true, value_name = "DIR", help_heading = GLOBAL_OPTIONS)]
     archive: Option<PathBuf>,
     /// Commit as this identity, "Name <email>" (default: the `identity` of your settings
     /// file, else the archive's ravenpost.yaml author, else git's user.name and
     /// user.email). Moves are authored under the player's name (with their email from the
     /// game's WhiteEmail/BlackEmail tags) and committed by this identity.
-    #[arg(long, global = true, value_name = "NAME <EMAIL>")]
+    #[arg(long, global = true, value_name = "NAME <EMAIL>", help_heading = GLOBAL_OPTIONS)]
     author: Option<String>,
     /// Sign commits with this SSH key where the game requires signed moves: a private key
     /// file, or a public key file or line whose private half is in ssh-agent (default:
     /// the `signing-key` of your settings file, else git's user.signingKey).
-    #[arg(long, global = true, value_name = "KEY")]
+    #[arg(long, global = true, value_name = "KEY", help_heading = GLOBAL_OPTIONS)]
     signing_key: Option<String>,
     /// Remove the archive's lock file left by an older ravenpost (0.1.0) and go on: only
     /// when no ravenpost is running on the archive. (A lock of this version whose owner
     /// has died is taken over without it.)
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = GLOBAL_OPTIONS)]
     break_lock: bool,
     #[command(subcommand)]
     command: Command,
@@ -105,6 +105,63 @@ enum Command {
     Completions(c::completions::CompletionsArgs),
     Man(c::man::ManArgs),
     Fmt(c::fmt::FmtArgs),
+}
+
+/// The heading of the global options in `ravenpost --help` and ravenpost(1).
+const GLOBAL_OPTIONS: &str = "Global options";
+
+/// The line each subcommand's help has in place of the global options.
+pub(crate) const GLOBAL_OPTIONS_NOTE: &str =
+    "Global options (--archive, --author, --signing-key, --break-lock): see `ravenpost --help`";
+
+/// The command line as parsed and shown: [`Cli`]'s, with the global options shown once.
+/// `ravenpost --help` lists them under "Global options"; after a subcommand they are
+/// still accepted (`ravenpost show g --archive DIR`) but hidden from its help, which
+/// names them in one line ([`GLOBAL_OPTIONS_NOTE`], or `note` for the manual pages).
+pub(crate) fn command_with(note: Option<&str>) -> clap::Command {
+    let cmd = Cli::command();
+    // Each subcommand gets a hidden copy of each global option before clap builds the
+    // command: clap then leaves the copy in place (it propagates a global option only to
+    // a subcommand without it), and a value given after the subcommand still reaches
+    // the top level, where `Cli` reads it, by the option's id.
+    let hidden: Vec<clap::Arg> =
+        cmd.get_arguments().filter(|a| a.is_global_set()).map(|a| a.clone().hide(true)).collect();
+    fn hide_in(mut sc: clap::Command, hidden: &[clap::Arg], note: Option<&str>) -> clap::Command {
+        for a in hidden {
+            sc = sc.arg(a.clone());
+        }
+        if let Some(note) = note {
+            let join = |before: Option<&clap::builder::StyledStr>| match before {
+                Some(b) => format!("{b}\n\n{note}"),
+                None => note.to_string(),
+            };
+            let long = sc.get_after_long_help().map(|h| join(Some(h)));
+            let short = join(sc.get_after_help());
+            sc = sc.after_help(short);
+            if let Some(long) = long {
+                sc = sc.after_long_help(long);
+            }
+        }
+        let names: Vec<String> = sc.get_subcommands().map(|c| c.get_name().to_string()).collect();
+        for name in names {
+            sc = sc.mut_subcommand(name, |c| hide_in(c, hidden, note));
+        }
+        sc
+    }
+    let names: Vec<String> = cmd.get_subcommands().map(|c| c.get_name().to_string()).collect();
+    names.into_iter().fold(cmd, |cmd, name| cmd.mut_subcommand(name, |c| hide_in(c, &hidden, note)))
+}
+
+/// [`command_with`] the note of `--help`: the command line `ravenpost` parses.
+pub fn command() -> clap::Command {
+    command_with(Some(GLOBAL_OPTIONS_NOTE))
+}
+
+/// Parses the process's command line with [`command`].
+fn parse() -> Result<Cli, clap::Error> {
+    let mut cmd = command();
+    let matches = cmd.try_get_matches_from_mut(std::env::args_os())?;
+    Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut cmd))
 }
 
 /// Runs one parsed command line, writing its answer to `out`.
@@ -151,7 +208,11 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
 /// bad input and usage, 1 for a refusal or a problem found, 3 for a change saved but not
 /// checked out; `--help` and `--version` go to standard output with exit code 0.
 pub fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    // `COMPLETE=SHELL ravenpost …`: a shell asks for completions (or their script).
+    if let Some(code) = c::completions::answer_a_shell() {
+        return code;
+    }
+    let cli = match parse() {
         Ok(cli) => cli,
         Err(e) if !e.use_stderr() => {
             let _ = e.print();

@@ -120,22 +120,6 @@ pub(crate) fn layout(v: &Variant, arg: LayoutArg) -> Layout {
     }
 }
 
-/// Writes a manual page for the command and one for each subcommand (`ravenpost-move.1`,
-/// `ravenpost-mail-import.1`, …) into `dir`, made if missing; returns how many.
-///
-/// # Errors
-/// The I/O error.
-pub(crate) fn man_pages(dir: &std::path::Path) -> std::io::Result<usize> {
-    std::fs::create_dir_all(dir)?;
-    let cmd = <super::Cli as clap::CommandFactory>::command().disable_help_subcommand(true);
-    fn count(c: &clap::Command) -> usize {
-        1 + c.get_subcommands().filter(|s| !s.is_hide_set()).map(count).sum::<usize>()
-    }
-    let pages = count(&cmd);
-    clap_mangen::generate_to(cmd, dir)?;
-    Ok(pages)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

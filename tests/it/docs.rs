@@ -14,8 +14,6 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use clap::CommandFactory;
-
 /// The repository's root.
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -50,7 +48,7 @@ const REFERENCE_WIDTH: usize = 100;
 /// The text of `docs/reference.md`: the long help of `ravenpost` and of every subcommand,
 /// depth first in the order `--help` lists them.
 fn reference() -> String {
-    let mut cmd = ravenpost::cli::Cli::command().term_width(REFERENCE_WIDTH).max_term_width(REFERENCE_WIDTH);
+    let mut cmd = ravenpost::cli::command().term_width(REFERENCE_WIDTH).max_term_width(REFERENCE_WIDTH);
     cmd.build();
     let mut sections = Vec::new();
     collect(&mut cmd, "ravenpost".to_string(), &mut sections);

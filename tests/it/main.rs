@@ -12,6 +12,7 @@ mod cli;
 mod cli_fantasy_grand;
 mod club_server;
 mod compat_archive;
+mod completion;
 mod conditional;
 mod correspondence;
 mod crash_safety;

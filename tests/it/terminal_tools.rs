@@ -429,23 +429,36 @@ fn draw_decline_export_has_its_own_message_id_and_says_so() {
 // ------------------------------------------------------------------- completions, man
 
 /// `ravenpost completions bash` is loaded by bash and completes subcommands; zsh and
-/// fish load theirs.
+/// fish load theirs. (Game ids and variant names: tests/it/completion.rs.)
 #[test]
 fn shell_completions_load_and_complete_subcommands() {
     let (t, dir, home) = archive();
     require("bash", &["--version"], "bash");
     let bash = t.path().join("ravenpost.bash");
-    std::fs::write(&bash, ok(&dir, &home, &["completions", "bash"])).unwrap();
-    let script = format!(
-        "source {}\ncomplete -p ravenpost\nCOMP_WORDS=(ravenpost mo)\nCOMP_CWORD=1\n_ravenpost ravenpost mo ravenpost\nprintf '%s\\n' \"${{COMPREPLY[@]}}\"\nCOMP_WORDS=(ravenpost mail im)\nCOMP_CWORD=2\n_ravenpost ravenpost im mail\nprintf 'mail:%s\\n' \"${{COMPREPLY[@]}}\"\n",
-        bash.display()
+    let script = ok(&dir, &home, &["completions", "bash"]);
+    // The script `COMPLETE=bash ravenpost` prints (clap's dynamic completion).
+    assert_eq!(script, ok_env(&dir, &home, &[("COMPLETE", "bash")], &[]));
+    std::fs::write(&bash, &script).unwrap();
+    let complete = |words: &str, cword: usize| {
+        format!(
+            "COMP_WORDS=({words})\nCOMP_CWORD={cword}\nCOMPREPLY=()\n\
+             _clap_complete_ravenpost ravenpost \"${{COMP_WORDS[COMP_CWORD]}}\" \"${{COMP_WORDS[COMP_CWORD-1]}}\"\n"
+        )
+    };
+    let text = format!(
+        "source {}\ncomplete -p ravenpost\n{}printf '%s\\n' \"${{COMPREPLY[@]}}\"\n{}printf 'mail:%s\\n' \"${{COMPREPLY[@]}}\"\n",
+        bash.display(),
+        complete("ravenpost mo", 1),
+        complete("ravenpost mail im", 2),
     );
-    let o = Command::new("bash").arg("-c").arg(&script).output().unwrap();
+    let mut cmd = Command::new("bash");
+    common::isolate(&mut cmd, &home);
+    let o = cmd.arg("-c").arg(&text).current_dir(&dir).output().unwrap();
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{}{}", out, String::from_utf8_lossy(&o.stderr));
     let lines: Vec<&str> = out.lines().collect();
     assert!(lines[0].starts_with("complete ") && lines[0].ends_with(" ravenpost"), "{out}");
-    assert!(lines[0].contains("-F _ravenpost"), "{out}");
+    assert!(lines[0].contains("-F _clap_complete_ravenpost"), "{out}");
     let mut words: Vec<&str> = lines[1..].iter().filter(|l| !l.starts_with("mail:")).copied().collect();
     words.sort();
     assert_eq!(words, ["move", "moves"], "{out}");
@@ -456,19 +469,18 @@ fn shell_completions_load_and_complete_subcommands() {
     std::fs::create_dir_all(&zsh_dir).unwrap();
     let zsh = ok(&dir, &home, &["completions", "zsh"]);
     assert!(zsh.starts_with("#compdef ravenpost"), "{}", &zsh[..80.min(zsh.len())]);
-    std::fs::write(zsh_dir.join("_ravenpost"), &zsh).unwrap();
+    std::fs::write(zsh_dir.join("ravenpost.zsh"), &zsh).unwrap();
     let o = Command::new("zsh")
         .args(["-f", "-c"])
         .arg(format!(
-            "fpath=({} $fpath); autoload -Uz compinit && compinit -u -d {}/zcompdump && print -r -- ${{_comps[ravenpost]}} && autoload -Uz +X _ravenpost && echo loaded",
-            zsh_dir.display(),
+            "autoload -Uz compinit && compinit -u -d {0}/zcompdump && source {0}/ravenpost.zsh && print -r -- ${{_comps[ravenpost]}}",
             zsh_dir.display()
         ))
         .output()
         .unwrap();
     assert_eq!(
         String::from_utf8_lossy(&o.stdout),
-        "_ravenpost\nloaded\n",
+        "_clap_dynamic_completer_ravenpost\n",
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
@@ -476,11 +488,12 @@ fn shell_completions_load_and_complete_subcommands() {
     require("fish", &["--version"], "fish (.ci/test-deps installs it)");
     let fish = t.path().join("ravenpost.fish");
     std::fs::write(&fish, ok(&dir, &home, &["completions", "fish"])).unwrap();
-    let o = Command::new("fish")
+    let mut cmd = Command::new("fish");
+    common::isolate(&mut cmd, &home);
+    let o = cmd
         .arg("--no-config")
         .arg("-c")
         .arg(format!("source {}; complete --do-complete 'ravenpost mo'", fish.display()))
-        .env("HOME", &home)
         .output()
         .unwrap();
     let out = String::from_utf8_lossy(&o.stdout);
@@ -497,11 +510,11 @@ fn the_manual_pages_render_with_man() {
     let (t, dir, home) = archive();
     let page = t.path().join("ravenpost.1");
     std::fs::write(&page, ok(&dir, &home, &["man"])).unwrap();
-    let render = |page: &Path| {
+    let render_at = |page: &Path, width: &str| {
         let o = Command::new("man")
             .args(["-l", "-P", "cat"])
             .arg(page)
-            .env("MANWIDTH", "80")
+            .env("MANWIDTH", width)
             // The pages are UTF-8 (`…`): groff's ASCII device would warn about them.
             .env("LC_ALL", "C.UTF-8")
             .env("HOME", &home)
@@ -511,6 +524,7 @@ fn the_manual_pages_render_with_man() {
         assert!(o.stderr.is_empty(), "man -l {}: {}", page.display(), String::from_utf8_lossy(&o.stderr));
         String::from_utf8_lossy(&o.stdout).into_owned()
     };
+    let render = |page: &Path| render_at(page, "80");
     let shown = render(&page);
     for want in ["NAME", "ravenpost - Play, archive, replay", "SYNOPSIS", "SUBCOMMANDS", "ravenpost-move(1)"]
     {
@@ -536,6 +550,84 @@ fn the_manual_pages_render_with_man() {
     let import = render(&pages.join("ravenpost-mail-import.1"));
     assert!(import.contains("ravenpost-mail-import"), "{import}");
     assert!(import.contains("--json"), "{import}");
+
+    // The global options once, in ravenpost(1); NOTATION there and in ravenpost-move(1);
+    // EXAMPLES in the pages of the everyday commands.
+    // A section of a page rendered wide (its short lines unwrapped): up to the next
+    // heading (a line that starts in the first column).
+    let section = |page: &str, name: &str| -> String {
+        let mut lines = page.lines().skip_while(|l| *l != name).skip(1);
+        let body: Vec<&str> = lines.by_ref().take_while(|l| l.is_empty() || l.starts_with(' ')).collect();
+        assert!(!body.is_empty(), "no {name}: {page}");
+        body.join("\n")
+    };
+    let render = |page: &Path| render_at(page, "200");
+    let main = render(&pages.join("ravenpost.1"));
+    let global = section(&main, "GLOBAL OPTIONS");
+    for option in ["--archive <DIR>", "--author <NAME <EMAIL>>", "--signing-key <KEY>", "--break-lock"] {
+        assert!(global.contains(option), "{option}: {global}");
+    }
+    let notation = section(&main, "NOTATION");
+    for said in ["Sa3b6", "The Sylph of file a (on 3a7)", "Long form: S3a7-3b6", "R:2c6", "2c8=H", "W_c3"] {
+        assert!(notation.contains(said), "{said}: {notation}");
+    }
+    assert!(section(&main, "EXAMPLES").contains("ravenpost move ann-bo Sa3b6 --as Bo"), "{main}");
+    let moves = render(&pages.join("ravenpost-move.1"));
+    assert!(section(&moves, "NOTATION").contains("Long form: S3a7-3b6"), "{moves}");
+    for name in ["move", "new", "show", "moves", "sync", "mail", "status", "verify"] {
+        let page = render(&pages.join(format!("ravenpost-{name}.1")));
+        let examples = section(&page, "EXAMPLES");
+        assert!(examples.contains(&format!("ravenpost {name}")), "{name}: {examples}");
+        // A subcommand's page names the global options and sends to ravenpost(1).
+        let global = section(&page, "GLOBAL OPTIONS");
+        assert!(
+            global.contains("--archive, --author, --signing-key, --break-lock: see ravenpost(1)"),
+            "{name}: {global}"
+        );
+        assert!(!page.contains("--archive <DIR>") && !page.contains("--break-lock\n"), "{name}: {page}");
+    }
+}
+
+/// Every subcommand's `--help` named the four global options in full. Now `ravenpost
+/// --help` lists them under "Global options" and a subcommand's help names them in one
+/// line; after a subcommand they are still accepted.
+#[test]
+fn the_global_options_are_shown_once_and_still_accepted_after_a_subcommand() {
+    let (t, dir, home) = archive();
+    let top = ok(&dir, &home, &["--help"]);
+    let global = &top[top.find("\nGlobal options:\n").unwrap_or_else(|| panic!("{top}"))..];
+    for option in ["--archive <DIR>", "--author <NAME <EMAIL>>", "--signing-key <KEY>", "--break-lock"] {
+        assert!(global.contains(option), "{option}: {top}");
+    }
+    let note = "Global options (--archive, --author, --signing-key, --break-lock): see `ravenpost --help`";
+    for args in [
+        &["show", "--help"][..],
+        &["show", "-h"],
+        &["mail", "send", "--help"],
+        &["replay", "--help"],
+        &["help", "move"],
+    ] {
+        let help = ok(&dir, &home, args);
+        assert!(help.trim_end().ends_with(note), "{args:?}: {help}");
+        for option in ["--archive", "--author", "--signing-key", "--break-lock"] {
+            assert_eq!(help.matches(option).count(), 1, "{args:?}: {option} only in the note: {help}");
+        }
+    }
+    // Before and after the subcommand, at any depth.
+    ok(&dir, &home, &["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "ann-bo"]);
+    let archive = dir.to_str().unwrap();
+    let shown = ok(t.path(), &home, &["show", "ann-bo", "--archive", archive]);
+    assert_eq!(shown, ok(t.path(), &home, &["--archive", archive, "show", "ann-bo"]));
+    assert!(shown.contains("Gold to move"), "{shown}");
+    let played = ok(
+        t.path(),
+        &home,
+        &["move", "ann-bo", "2e3", "--archive", archive, "--author", "Ann <ann@example.org>"],
+    );
+    assert!(played.contains("2e3"), "{played}");
+    let status =
+        ok(t.path(), &home, &["conditional", "show", "ann-bo", "--archive", archive, "--break-lock"]);
+    assert!(!status.is_empty());
 }
 
 // ------------------------------------------------------------------------ JSON, colour
