@@ -121,6 +121,27 @@ fn bash_completes_game_ids_and_variant_names() {
         ),
         ["friendly-bo-ann"]
     );
+    // The identity named on the line decides which games are yours: none waits for Bo's
+    // move, so for Bo they come by id. An `--author` bash broke into pieces is left out
+    // (Ann's order again), not a reason to offer nothing.
+    assert_eq!(
+        bash_complete(
+            &script,
+            &dir,
+            &home,
+            &["ravenpost", "--author", "Bo Example <bo@example.net>", "show", "c"]
+        ),
+        ["club-2027-r03-a1", "club-2027-r04-b3"]
+    );
+    assert_eq!(
+        bash_complete(
+            &script,
+            &dir,
+            &home,
+            &["ravenpost", "--author", "\"Ann", "<ann@example.org>\"", "show", "c"]
+        ),
+        ["club-2027-r04-b3", "club-2027-r03-a1"]
+    );
     assert_eq!(
         bash_complete(&script, &dir, &home, &["ravenpost", "mail", "send", "friendly"]),
         ["friendly-bo-ann"]

@@ -104,14 +104,17 @@ struct Source {
 }
 
 impl Source {
-    /// The value of the global option `--NAME` on the line (`--NAME V` or `--NAME=V`),
-    /// `~/` read as the home directory.
+    /// The value of the global option `--NAME` on the line (`--NAME V` or `--NAME=V`, or
+    /// `--NAME`, `=`, `V` as bash splits words at `=`), `~/` read as the home directory.
     fn option(&self, name: &str) -> Option<String> {
         let long = format!("--{name}");
-        let mut words = self.words.iter().map(|w| w.to_string_lossy());
+        let mut words = self.words.iter().map(|w| w.to_string_lossy()).peekable();
         let mut found = None;
         while let Some(w) = words.next() {
             if w == long {
+                if words.peek().is_some_and(|v| v == "=") {
+                    words.next();
+                }
                 found = words.next().map(|v| v.into_owned());
             } else if let Some(v) = w.strip_prefix(&format!("{long}=")) {
                 found = Some(v.to_string());
@@ -124,11 +127,14 @@ impl Source {
         })
     }
 
-    /// The session of the line being completed; `None` when it cannot be made (a
-    /// settings file that does not read, say).
+    /// The session of the line being completed (an `--author` that does not read, as
+    /// a shell may split it, left out); `None` when it cannot be made (a settings file
+    /// that does not read, say).
     fn session(&self) -> Option<ops::Session> {
         let archive = self.option("archive").map(PathBuf::from);
-        session::from_env(archive, self.option("author"), None, false).ok()
+        session::from_env(archive.clone(), self.option("author"), None, false)
+            .or_else(|_| session::from_env(archive, None, None, false))
+            .ok()
     }
 
     fn games(&self) -> &[GameChoice] {
@@ -356,5 +362,14 @@ mod tests {
             Some("/b")
         );
         assert_eq!(source(&["ravenpost", "show", "club"]).option("archive"), None);
+        // bash splits `--archive=/c` at `=`.
+        assert_eq!(
+            source(&["ravenpost", "--archive", "=", "/c", "show", ""]).option("archive").as_deref(),
+            Some("/c")
+        );
+        // An `--author` split by the shell: a piece that is no identity (the session is
+        // then made without it).
+        let split = source(&["ravenpost", "--author", "\"Ann", "<ann@example.org>\"", "show", ""]);
+        assert_eq!(split.option("author").as_deref(), Some("\"Ann"));
     }
 }
