@@ -178,7 +178,10 @@ const EXAMPLES: &[(&str, &[Example])] = &[
                 "Bo's reply in long form, the Sylph from 3a7 to 3b6 (SAN Sa3b6):",
                 "ravenpost move ann-bo S3a7-3b6 --as Bo",
             ),
-            ("The Dragon (on 3b6) captures on Land without moving:", "ravenpost move ann-bo R:2c6"),
+            (
+                "The Dragon takes the Sylph, refused unless it is the third ply (the game as you saw it):",
+                "ravenpost move ann-bo Rx3b6 --expect-ply 3",
+            ),
         ],
     ),
     (
