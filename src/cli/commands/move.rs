@@ -10,6 +10,7 @@ use crate::usecases::{self as ops, Session};
 /// Play a move: checked by the rules, then appended in canonical form and committed
 /// (author: the player).
 #[derive(Debug, clap::Args)]
+#[command(after_long_help = super::variant::pieces_help())]
 pub(crate) struct MoveArgs {
     /// The game id.
     game: String,
