@@ -494,3 +494,58 @@ pub fn diagram_comments(v: &Variant, pos: &Position, last: Option<&Move>) -> Vec
         .map(|l| format!("{}{l}", super::pgn::VERBATIM_MARK).trim_end().to_string())
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The compact layout of Gygax Chess: 10 lines within 78 columns, every level's 12
+    /// files, the last move's two squares in brackets; two marked squares side by side
+    /// share a `|`.
+    #[test]
+    fn compact_gygax_is_ten_lines_within_78_columns_with_marks_in_text() {
+        let v = crate::variants::by_name("gygax", &[]).unwrap();
+        let pos = v.start_position();
+        let m =
+            v.legal_moves(&pos).into_iter().find(|m| crate::notation::moves::long_form(&v, m) == "W2e2-2e3");
+        let text = diagram_laid_out(&v, &pos, None, DiagramStyle::default(), Layout::Compact);
+        assert_eq!(text.lines().count(), 10, "{text}");
+        assert!(text.lines().all(|l| l.chars().count() <= 78), "{text}");
+        assert_eq!(
+            text.lines().next().unwrap().trim(),
+            "Air (3)                  Land (2)              Subterranean (1)"
+        );
+        let after = v.make(&pos, m.as_ref().unwrap());
+        let marked = diagram_laid_out(&v, &after, m.as_ref(), DiagramStyle::default(), Layout::Compact);
+        let lines: Vec<&str> = marked.lines().collect();
+        assert_eq!(lines[6], "3 : . : . : . : . : . : .   : . : .[W]. : . : . : .   : . : . : . : . : . : .");
+        assert_eq!(lines[7], "2 S : S : S : S : S : S :   W W W W[.]W W W W W W W   . D . D . D . D . D . D");
+        // Two marked squares side by side: `[.|W]`.
+        let e2 = v.def().dims.parse_square("2e2").unwrap();
+        let f2 = v.def().dims.parse_square("2f2").unwrap();
+        let both = diagram_marked(
+            &v,
+            &pos,
+            &[(e2, Mark::Last), (f2, Mark::Capture)],
+            DiagramStyle::default(),
+            Layout::Compact,
+        );
+        assert!(both.contains("W W W W[W|W)W W W W W W"), "{both}");
+        // Colour keeps the text marks.
+        let colored = diagram_laid_out(
+            &v,
+            &after,
+            m.as_ref(),
+            DiagramStyle { color: true, flip: false },
+            Layout::Compact,
+        );
+        assert!(colored.contains('[') && colored.contains("\x1b[48;2;"), "{colored}");
+        // A one-level board is drawn as ever.
+        let f = crate::variants::by_name("fidchell", &[]).unwrap();
+        let p = f.start_position();
+        assert_eq!(
+            diagram_laid_out(&f, &p, None, DiagramStyle::default(), Layout::Compact),
+            diagram_laid_out(&f, &p, None, DiagramStyle::default(), Layout::SideBySide)
+        );
+    }
+}

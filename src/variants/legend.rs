@@ -232,3 +232,30 @@ pub fn legend_lines(def: &GameDef, width: usize) -> Vec<String> {
     }
     lines
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn betza_tokens_read_as_words() {
+        assert_eq!(token("mfW"), "moves 1 orthogonally forward");
+        assert_eq!(token("cfF"), "captures 1 diagonally forward");
+        assert_eq!(token("R4"), "up to 4 orthogonally");
+        assert_eq!(token("N"), "a knight's leap");
+        assert_eq!(token("NN"), "knight's leap repeated in a line");
+        assert_eq!(token("cpR"), "captures any distance orthogonally over one piece");
+        let levels = vec!["Subterranean".to_string(), "Land".into(), "Air".into()];
+        let on = vec!["Air".to_string()];
+        let m = MoveText {
+            on: &on,
+            betza: Some("cO"),
+            special: None,
+            level: vec![-1],
+            slide: false,
+            remote: false,
+            initial: false,
+        };
+        assert_eq!(describe_moves(&[m], &levels), "Air: captures 1 level down");
+    }
+}
