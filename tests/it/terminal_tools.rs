@@ -754,11 +754,18 @@ fn move_sa3b5_read_the_a_as_the_file_without_saying_so() {
     let (_t, dir, home) = archive();
     ok(&dir, &home, &["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "g"]);
     ok(&dir, &home, &["move", "g", "2e3"]);
+    // The Sylph's one move drawn on the board (issue 34): the Sylph on 3a7 `[s]`, the
+    // square it reaches `+`.
+    let board = ok(&dir, &home, &["moves", "g", "--from", "3a7", "--board"]);
+    let board: String = board.lines().take(10).map(|l| format!("{l}\n")).collect();
+    assert!(board.contains("7[s]. s") && board.contains("6 . + . :"), "{board}");
     assert_eq!(
         refused(&dir, &home, &["move", "g", "Sa3b5", "--as", "Bo"]),
-        "ravenpost: illegal move `Sa3b5`: no Sylph of Scarlet on the a-file can go to 3b5\n\
-         legal: Sa3b6\n\
-         every legal move: `ravenpost moves g`\n"
+        format!(
+            "ravenpost: illegal move `Sa3b5`: no Sylph of Scarlet on the a-file can go to 3b5\n\
+             legal: Sa3b6\n{board}\
+             every legal move: `ravenpost moves g`\n"
+        )
     );
     // No Warrior reaches 2e4 at once: every Warrior move is listed, within 80 columns.
     let err = refused(&dir, &home, &["move", "g", "2e4", "--as", "Bo"]);
