@@ -475,3 +475,37 @@ fn the_legend_of_each_built_in_variant_lists_every_piece_in_play() {
     assert!(help.contains("ravenpost variant legend NAME"), "{help}");
     assert!(help.contains("S Sylph, G Griffon, R Dragon"), "{help}");
 }
+
+/// A finished game's `show` and `replay` give the result and how it ended, the player
+/// named with the side, never a side to move; Fidchell and the 10×10 games fit 80×24 with
+/// their hand.
+#[test]
+fn a_finished_game_shows_the_result_and_every_board_fits_80x24() {
+    let (_t, dir, home) = archive();
+    ok(&dir, &home, &["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "g"]);
+    ok(&dir, &home, &["move", "g", "2e3", "--as", "Ann"]);
+    ok(&dir, &home, &["resign", "g", "--as", "Bo"]);
+    let shown = ok(&dir, &home, &["show", "g"]);
+    assert!(shown.lines().any(|l| l == "Result: 1-0 (Bo (Scarlet) resigns)"), "{shown}");
+    assert!(!shown.contains("to move"), "{shown}");
+    let screen = ok(&dir, &home, &["replay", "g", "--ply", "1"]);
+    assert!(screen.lines().any(|l| l == "Result: 1-0 (Bo (Scarlet) resigns)"), "{screen}");
+    assert!(!screen.contains("to move"), "{screen}");
+    for (variant, extra) in [
+        ("fidchell", &[][..]),
+        ("grand", &[][..]),
+        ("fantasy-grand", &["--army-white", "giants", "--army-black", "evil-horde"][..]),
+    ] {
+        let id = format!("{variant}-24");
+        let mut args = vec!["new", variant, "--white", "Ann", "--black", "Bo", "--id", &id];
+        args.extend_from_slice(extra);
+        ok(&dir, &home, &args);
+        let shown = ok(&dir, &home, &["show", &id]);
+        assert!(shown.lines().count() <= 24, "{variant}: {shown}");
+        assert!(shown.lines().all(|l| l.chars().count() <= 80), "{variant}: {shown}");
+        assert!(shown.lines().any(|l| l == "Ann (White) to move (move 1)"), "{variant}: {shown}");
+        if variant == "fidchell" {
+            assert!(shown.lines().any(|l| l.starts_with("In hand: White 6W")), "{shown}");
+        }
+    }
+}

@@ -231,9 +231,10 @@ pub(crate) fn state_lines(g: &Game, n: usize, players: bool) -> Vec<String> {
 }
 
 /// How a finished game ended: the board's verdict (checkmate, stalemate), else the
-/// record's closing comment (`Scarlet resigns`), else its `Termination` tag.
+/// record's closing comment with the side named by its player (`Bo (Scarlet) resigns`),
+/// else its `Termination` tag.
 pub(crate) fn ending(g: &Game) -> String {
-    use crate::engine::{EndReason, Outcome};
+    use crate::engine::{EndReason, Outcome, Side};
     let pos = g.position();
     let mover = crate::record::named(g, pos.side_to_move());
     match g.variant.outcome(&pos).map(|o| match o {
@@ -251,8 +252,13 @@ pub(crate) fn ending(g: &Game) -> String {
     let closing = comments.iter().rev().find(|c| {
         !c.starts_with("ravenpost: ") && !c.starts_with('|') && !c.starts_with(crate::record::TIME_PREFIX)
     });
-    match closing {
-        Some(c) => c.trim().trim_end_matches('.').to_string(),
-        None => g.text.tag("Termination").unwrap_or("game over").to_string(),
+    let Some(said) = closing.map(|c| c.trim().trim_end_matches('.')) else {
+        return g.text.tag("Termination").unwrap_or("game over").to_string();
+    };
+    // The side the record names gets its player's name: `Bo (Scarlet) resigns`.
+    let def = g.variant.def();
+    match Side::ALL.into_iter().find(|s| said.starts_with(&format!("{} ", def.side_name(*s)))) {
+        Some(side) => format!("{}{}", crate::record::named(g, side), &said[def.side_name(side).len()..]),
+        None => said.to_string(),
     }
 }
