@@ -84,3 +84,26 @@ pub(crate) fn usage_error(e: &clap::Error) -> Option<String> {
     let rest = rendered.trim_end_matches('\n').strip_prefix("error: ")?;
     Some(format!("{PREFIX}{rest}"))
 }
+
+/// The board under `move`'s refusal of an illegal move in `game` (an id or a file): the
+/// position with the destinations of `legal` (canonical tokens) marked, when they are the
+/// moves of one piece and the board fits the terminal's width (80 columns when unknown);
+/// else `None`.
+pub(crate) fn illegal_board(s: &ops::Session, game: &str, legal: &[String]) -> Option<String> {
+    use crate::notation::diagram;
+    let (g, _) = super::games::resolve_game(s, std::path::Path::new(game), 1).ok()?;
+    let (v, pos) = (&g.variant, g.position());
+    let moves: Vec<crate::engine::Move> =
+        legal.iter().map(|t| crate::notation::san::read_move(v, &pos, t)).collect::<Result<_, _>>().ok()?;
+    let from = moves.first()?.from()?;
+    if moves.iter().any(|m| m.from() != Some(from)) {
+        return None;
+    }
+    let columns = super::terminal::columns().unwrap_or(super::terminal::UNKNOWN_WIDTH);
+    let layout = diagram::Layout::fitting(v, columns);
+    if layout.width(v) > columns {
+        return None;
+    }
+    let marks = diagram::move_marks(&pos, &[from], &moves);
+    Some(diagram::diagram_marked(v, &pos, &marks, diagram::DiagramStyle::default(), layout))
+}

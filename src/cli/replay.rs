@@ -10,7 +10,7 @@
 use std::io::Write;
 
 use crate::engine::{Position, Side};
-use crate::notation::diagram::{DiagramStyle, diagram_laid_out, side_line};
+use crate::notation::diagram::{DiagramStyle, diagram_laid_out};
 use crate::notation::position_string::write_position;
 use crate::notation::san::write_move;
 use crate::record::game::Game;
@@ -28,9 +28,8 @@ Keys (interactive):
   f                                    flip the board
   q, Esc, Ctrl-C                       quit";
 
-/// The one-line key summary at the bottom of the interactive screen.
-pub(crate) const KEYS_LINE: &str =
-    "Keys: n/Right next  p/Left previous  </Home first  >/End last  NUMBER+Enter or g jump  f flip  q quit";
+/// The one-line key summary at the bottom of the interactive screen (within 80 columns).
+pub(crate) const KEYS_LINE: &str = "Keys: n next  p previous  < first  > last  NUMBER g jump  f flip  q quit";
 
 /// Rows of the move list when the screen size is not known.
 const DEFAULT_LIST_ROWS: usize = 9;
@@ -135,24 +134,29 @@ impl Replay {
         lines.extend(diagram_laid_out(v, pos, last.as_ref(), style, layout).lines().map(str::to_string));
         let end = ply == self.plies();
         let result = self.result();
+        let g = &self.game;
         if end && result != "*" {
-            lines.push(format!("Game over: {result}"));
+            lines.push(format!("Result: {result} ({})", super::commands::show::ending(g)));
         } else {
-            lines.push(side_line(v, pos));
+            let check = if v.in_check(pos) { ", check" } else { "" };
+            let mover = crate::record::named(g, pos.side_to_move());
+            lines.push(format!("{mover} to move (move {}){check}", pos.fullmove_number()));
         }
         if ply == 0 {
             lines.push(self.with_comments(0, "Start position".into()));
         } else {
+            let long = crate::notation::moves::long_form(v, &self.game.moves[ply - 1]);
             lines.push(self.with_comments(
                 ply,
-                format!("Last move: {} {} (ply {ply})", self.number(ply), self.sans[ply - 1]),
+                format!("Last move: {} {} ({long}), ply {ply}", self.number(ply), self.sans[ply - 1]),
             ));
         }
-        lines.push(if end {
-            format!("Result: {result}")
-        } else {
-            format!("Result: {result} (after ply {})", self.plies())
-        });
+        if let Some(hand) = crate::notation::diagram::hand_line(v, pos) {
+            lines.push(hand);
+        }
+        if result != "*" && !end {
+            lines.push(format!("Result: {result} (after ply {})", self.plies()));
+        }
         if end && let Some((said, _)) = &self.broken {
             lines.extend(said.iter().cloned());
         }

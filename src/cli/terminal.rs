@@ -5,8 +5,9 @@
 //! The width ([`columns`]) is that of the terminal on standard output, else `$COLUMNS`,
 //! else that of the terminal on standard error or standard input (the one the command
 //! was typed in, when its output is piped to `less` or `head`), else unknown; a diagram
-//! too wide for a known width is drawn with its levels stacked, and one asked for side by
-//! side that does not fit gets a note on standard error ([`too_wide_note`]). A command
+//! too wide for the width (80 columns when unknown) is drawn in the compact layout, and
+//! one asked for side by side that does not fit gets a note on standard error
+//! ([`too_wide_note`]). A command
 //! whose three streams are all redirected is a script's: its layout does not depend on
 //! whichever terminal started it (so `/dev/tty` is not asked).
 
@@ -18,14 +19,16 @@ use crate::notation::diagram::Layout;
 /// `--layout`: where a many-level board's levels go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub(crate) enum LayoutArg {
-    /// Side by side when that fits the terminal (its width, else $COLUMNS), else stacked;
-    /// side by side when the width is unknown.
+    /// Side by side when that fits the terminal (its width, else $COLUMNS), else compact
+    /// (else stacked); compact when the width is unknown (a pipe, a file).
     #[default]
     Auto,
     /// Side by side, the highest level on the left.
     SideBySide,
     /// One above the other, the highest level on top.
     Stacked,
+    /// Side by side in one-character cells (Gygax Chess: 78 columns, 10 lines).
+    Compact,
 }
 
 impl super::args::ColorChoice {
@@ -111,12 +114,18 @@ fn columns_from_env(value: Option<&str>) -> Option<usize> {
     value.and_then(|c| c.trim().parse::<usize>().ok()).filter(|&c| c > 0)
 }
 
-/// The layout `arg` asks for `v`: `auto` fits [`columns`] (side by side when unknown).
+/// The width a diagram is fitted to when the terminal's is unknown: a pipe or a file
+/// gets what an 80-column terminal would.
+pub(crate) const UNKNOWN_WIDTH: usize = 80;
+
+/// The layout `arg` asks for `v`: `auto` fits [`columns`] ([`UNKNOWN_WIDTH`] when
+/// unknown).
 pub(crate) fn layout(v: &Variant, arg: LayoutArg) -> Layout {
     match arg {
         LayoutArg::SideBySide => Layout::SideBySide,
         LayoutArg::Stacked => Layout::Stacked,
-        LayoutArg::Auto => columns().map_or(Layout::SideBySide, |c| Layout::fitting(v, c)),
+        LayoutArg::Compact => Layout::Compact,
+        LayoutArg::Auto => Layout::fitting(v, columns().unwrap_or(UNKNOWN_WIDTH)),
     }
 }
 
@@ -203,13 +212,17 @@ mod tests {
     }
 
     #[test]
-    fn gygax_stacks_below_134_columns_and_one_level_boards_never_do() {
+    fn gygax_is_compact_below_134_columns_and_one_level_boards_never_are() {
         let gygax = crate::variants::by_name("gygax", &[]).unwrap();
         assert_eq!(Layout::SideBySide.width(&gygax), 134);
         assert_eq!(Layout::Stacked.width(&gygax), 42);
-        assert_eq!(Layout::fitting(&gygax, 133), Layout::Stacked);
+        assert_eq!(Layout::Compact.width(&gygax), 78);
+        assert_eq!(Layout::fitting(&gygax, 133), Layout::Compact);
+        assert_eq!(Layout::fitting(&gygax, 78), Layout::Compact);
+        assert_eq!(Layout::fitting(&gygax, 77), Layout::Stacked);
         assert_eq!(Layout::fitting(&gygax, 134), Layout::SideBySide);
         let fidchell = crate::variants::by_name("fidchell", &[]).unwrap();
         assert_eq!(Layout::fitting(&fidchell, 80), Layout::SideBySide);
+        assert_eq!(Layout::Compact.drawn(&fidchell), Layout::SideBySide);
     }
 }

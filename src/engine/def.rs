@@ -32,6 +32,9 @@ pub struct KindDef {
     pub code: String,
     /// Name, e.g. `Dragon`.
     pub name: String,
+    /// How it moves, in one line for a legend (the definition's `summary`, else derived
+    /// from its moves).
+    pub summary: String,
     /// How it moves and captures.
     pub atoms: Vec<Atom>,
     /// Whether it is the royal piece (check, checkmate).

@@ -9,8 +9,9 @@
 //! - a plain text body of lines of at most [`BODY_WIDTH`] columns, the essentials first
 //!   (so that they fit one pager screen): the players, the last move, a draw offer and how
 //!   to answer it, whose turn it is and what the reader should do, the moves so far (the
-//!   game score, wrapped, a draw offer marked `(=)` after its move); then a text diagram
-//!   (Gygax Chess's levels stacked);
+//!   game score, wrapped, a draw offer marked `(=)` after its move), with a text diagram
+//!   after the last move (Gygax Chess's levels in the compact layout, 10 lines) and the
+//!   variant's legend after the score;
 //! - the whole game file as an attachment `<id>.pgn` of type [`PGN_TYPE`], so the message
 //!   alone is enough to replay the game;
 //! - `Message-ID: <id.PLY@domain>` ([`message_id`]), `In-Reply-To` and `References` naming
@@ -359,7 +360,16 @@ impl Draft<'_> {
         let pos = game.position();
         let last_move = if plies > 0 { Some(game.moves[plies - 1]) } else { None };
         // The essentials first, so that they fit one pager screen; the boards after them.
-        let mut body = format!("{} v {} ({}), game {id}\n\n", white, black, def.title);
+        let mut body = format!("{} v {} ({}), game {id}\n", white, black, def.title);
+        // The whole board on the first pager screen, under the players and above the last
+        // move and whose turn it is (the compact layout: 10 lines for Gygax Chess), no
+        // blank line around it: an 80×24 NeoMutt shows all of it with whose move it is.
+        let layout = diagram::Layout::fitting(&game.variant, BODY_WIDTH);
+        let style = diagram::DiagramStyle::default();
+        body.push_str(&diagram::diagram_laid_out(&game.variant, &pos, last_move.as_ref(), style, layout));
+        if let Some(hand) = diagram::hand_line(&game.variant, &pos) {
+            body.push_str(&format!("{hand}\n"));
+        }
         match &self.last {
             Some(l) => {
                 let mover = record::player(game, self.sender_of(plies));
@@ -389,10 +399,11 @@ impl Draft<'_> {
         if !offered.is_empty() {
             body.push_str("(=): a draw offer made with the move\n");
         }
+        // The legend, for a reader without the rules at hand.
         body.push('\n');
-        let layout = diagram::Layout::fitting(&game.variant, BODY_WIDTH);
-        let style = diagram::DiagramStyle::default();
-        body.push_str(&diagram::diagram_laid_out(&game.variant, &pos, last_move.as_ref(), style, layout));
+        for l in crate::variants::legend::legend_lines(def, BODY_WIDTH) {
+            body.push_str(&format!("{l}\n"));
+        }
         body.push_str(&format!("\nThe game file is attached as {id}.pgn.\n"));
         fit_lines(&body, BODY_WIDTH)
     }

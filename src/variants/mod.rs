@@ -25,6 +25,7 @@ use crate::engine::{
 use crate::notation::position_string::{PositionError, RankOrder, parse_placement};
 
 pub mod import;
+pub mod legend;
 mod rules;
 mod user;
 
@@ -244,6 +245,9 @@ fn one() -> u8 {
 struct PieceYaml {
     code: String,
     name: String,
+    /// How it moves in one line, for the legend (optional: derived from `moves`).
+    #[serde(default)]
+    summary: Option<String>,
     #[serde(default)]
     royal: bool,
     #[serde(default)]
@@ -654,9 +658,30 @@ fn read_pieces(pieces: &[PieceYaml], level_names: &[String], base: u8) -> Result
                 lost_only: pr.lost,
             }),
         };
+        let summary = p.summary.clone().unwrap_or_else(|| {
+            let texts: Vec<legend::MoveText<'_>> = p
+                .moves
+                .iter()
+                .map(|m| legend::MoveText {
+                    on: &m.on,
+                    betza: m.betza.as_deref(),
+                    special: m.special.as_deref(),
+                    level: match &m.level {
+                        None => vec![],
+                        Some(OneOrMany::One(l)) => vec![*l],
+                        Some(OneOrMany::Many(l)) => l.clone(),
+                    },
+                    slide: m.slide,
+                    remote: m.remote,
+                    initial: m.initial,
+                })
+                .collect();
+            legend::describe_moves(&texts, level_names)
+        });
         kinds.push(KindDef {
             code: p.code.clone(),
             name: p.name.clone(),
+            summary,
             atoms,
             royal: p.royal,
             pawn: p.pawn,

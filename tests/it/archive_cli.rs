@@ -162,7 +162,7 @@ fn status_log_and_show_of_a_game() {
     assert_eq!(log.lines().count(), 3);
     assert!(log.lines().nth(2).unwrap().contains("Bo") && log.contains("ply 2 Sa3b6"), "{log}");
     let show = ok(&dir, &home, &["show", "g"]);
-    assert!(show.contains("Air (3)") && show.contains("Last move: Sa3b6 (ply 2)"), "{show}");
+    assert!(show.contains("Air (3)") && show.contains("Last move: 1... Sa3b6 (S3a7-3b6), ply 2"), "{show}");
     // Draw offer, then acceptance.
     ok(&dir, &home, &["draw", "offer", "g", "--as", "Ann"]);
     ok(&dir, &home, &["move", "g", "Rx3b6", "--as", "Ann"]);

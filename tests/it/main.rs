@@ -11,6 +11,7 @@ mod archive_store;
 mod cli;
 mod cli_fantasy_grand;
 mod club_server;
+mod compact_board;
 mod compat_archive;
 mod completion;
 mod conditional;

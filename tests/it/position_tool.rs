@@ -119,7 +119,7 @@ fn show_and_replay_of_a_record_broken_at_ply_k_work_up_to_ply_k_and_say_where_it
     // `show` without --ply shows ply 39 and says where and why the record breaks.
     let (code, out, err) = ravenpost(&["show", file]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("Last move: Ae7 (ply 39)"), "{out}");
+    assert!(out.lines().any(|l| l.starts_with("Last move: 20. Ae7 (") && l.ends_with("), ply 39")), "{out}");
     let said =
         format!("Record breaks at ply 40 ({file}:{line}:{column}): illegal move `Rad1` (Black, move 20)");
     assert!(out.contains(&said), "{out}");
@@ -186,10 +186,24 @@ fn moves_of_a_game_lists_its_legal_moves_in_san_at_its_current_position() {
         .map(|m| (m["san"].as_str().unwrap().to_string(), m["long"].as_str().unwrap().to_string()))
         .collect();
     assert_eq!(listed.iter().map(|m| m.1.clone()).collect::<Vec<_>>(), long);
-    // The text form: one SAN a line; the Dragon's capture of the Sylph on 3b6 is among them.
+    // The text form: grouped by piece and origin (`Dragon on 3g1:`), each SAN with its
+    // long form beside it; the Dragon's capture of the Sylph on 3b6 is among them.
     let text = ok(&dir, &home, &["moves", "g"]);
-    let sans: Vec<&str> = text.lines().collect();
-    assert_eq!(sans, listed.iter().map(|m| m.0.as_str()).collect::<Vec<_>>());
+    let pairs: Vec<(String, String)> = text
+        .lines()
+        .filter(|l| l.starts_with("  "))
+        .flat_map(|l| {
+            let w: Vec<String> = l.split_whitespace().map(str::to_string).collect();
+            w.chunks(2).map(|c| (c[0].clone(), c[1].clone())).collect::<Vec<_>>()
+        })
+        .collect();
+    let mut sorted = listed.clone();
+    sorted.sort();
+    let mut pairs_sorted = pairs.clone();
+    pairs_sorted.sort();
+    assert_eq!(pairs_sorted, sorted, "{text}");
+    assert!(text.lines().any(|l| l == "Dragon on 3g1:"), "{text}");
+    let sans: Vec<&str> = pairs.iter().map(|p| p.0.as_str()).collect();
     assert!(sans.contains(&"Rx3b6"), "{text}");
     // Each SAN is a move `move` accepts: the first one is played.
     ok(&dir, &home, &["move", "g", sans[0], "--as", "Ann"]);
@@ -199,7 +213,7 @@ fn moves_of_a_game_lists_its_legal_moves_in_san_at_its_current_position() {
     );
     // A game that is over has none; a game that is not there is an error.
     ok(&dir, &home, &["resign", "g", "--as", "Bo"]);
-    assert_eq!(ok(&dir, &home, &["moves", "g"]), "");
+    assert_eq!(ok(&dir, &home, &["moves", "g"]), "No legal move: the game is over (1-0).\n");
     let o = run(&dir, &home, &["moves", "nosuchgame"]);
     assert_eq!(o.status.code(), Some(2), "{}", common::text(&o));
 }

@@ -68,10 +68,10 @@ fn line<'a>(lines: &'a [String], start: &str) -> &'a str {
     lines.iter().find(|l| l.starts_with(start)).unwrap_or_else(|| panic!("no line `{start}…` in {lines:#?}"))
 }
 
-/// The 3-character cell of file `index` (counting from the left edge) of the leftmost
-/// board (Air) in a diagram rank row.
+/// The cell of file `index` (counting from the left edge) of the leftmost board (Air) in
+/// a rank row of the compact layout, with the columns beside it that hold its mark.
 fn cell(row: &str, index: usize) -> &str {
-    &row[3 + 3 * index..6 + 3 * index]
+    &row[1 + 2 * index..4 + 2 * index]
 }
 
 #[test]
@@ -85,43 +85,51 @@ fn interactive_replay_through_a_pty() {
         .env_remove("NO_COLOR");
     let mut p = spawn_command(cmd, Some(20_000)).unwrap();
 
+    // It opens at the current (last) move (issue 34).
     let s = screen(&mut p);
+    assert!(line(&s, "Gygax Chess: Ann (Gold) v Bob (Scarlet)").ends_with("ply 3 of 3"), "{s:#?}");
+    assert_eq!(line(&s, "Last move:"), "Last move: 2. Rx3b6 (R3g1x3b6), ply 3");
+    line(&s, "Bob (Scarlet) to move (move 2)");
+
+    let s = keys(&mut p, "<");
     assert!(line(&s, "Gygax Chess: Ann (Gold) v Bob (Scarlet)").ends_with("ply 0 of 3"), "{s:#?}");
     line(&s, "Start position");
-    line(&s, "Gold to move (move 1)");
+    line(&s, "Ann (Gold) to move (move 1)");
     // Air at the start: sylphs on a2 (Gold) and a7 (Scarlet), file index 0.
-    assert_eq!(cell(line(&s, " 2 "), 0), " S ");
-    assert_eq!(cell(line(&s, " 7 "), 0), " s ");
+    assert_eq!(cell(line(&s, "2"), 0), " S ");
+    assert_eq!(cell(line(&s, "7"), 0), " s ");
 
     let s = keys(&mut p, "nn");
     assert!(line(&s, "Gygax Chess").ends_with("ply 2 of 3"), "{s:#?}");
-    assert_eq!(line(&s, "Last move:"), "Last move: 1... Sa3b6 (ply 2) {The sylph flies.}");
-    line(&s, "Gold to move (move 2)");
+    assert_eq!(line(&s, "Last move:"), "Last move: 1... Sa3b6 (S3a7-3b6), ply 2 {The sylph flies.}");
+    line(&s, "Ann (Gold) to move (move 2)");
     line(&s, "> 1... Sa3b6 {The sylph flies.}");
     // Air: the Scarlet sylph left a7 (now empty and dark, marked) for b6 (marked).
-    let row6 = line(&s, " 6 ");
+    let row6 = line(&s, "6");
     assert_eq!(cell(row6, 1), "[s]", "{row6}");
-    assert_eq!(cell(line(&s, " 7 "), 0), "[:]");
-    assert_eq!(cell(line(&s, " 2 "), 0), " S ", "Gold's sylph on a2 is still there");
-    let files = s.iter().rev().find(|l| l.trim_start().starts_with("a  b")).unwrap();
-    assert!(files.trim_start().starts_with("a  b  c"), "{files}");
+    assert_eq!(cell(line(&s, "7"), 0), "[:]");
+    assert_eq!(cell(line(&s, "2"), 0), " S ", "Gold's sylph on a2 is still there");
+    let files = s.iter().rev().find(|l| l.trim_start().starts_with("a b")).unwrap();
+    assert!(files.trim_start().starts_with("a b c d e f g h i j k l   a b c"), "{files}");
+    // The whole screen fits 80 columns.
+    assert!(s.iter().all(|l| l.chars().count() <= 80), "{s:#?}");
 
     // Flip: files run l…a, rank 1 at the top, b6 now the 11th cell from the left.
     let s = keys(&mut p, "f");
-    let files = s.iter().rev().find(|l| l.trim_start().starts_with("l  k")).expect("flipped file row");
-    assert!(files.trim_start().starts_with("l  k  j  i  h  g  f  e  d  c  b  a"), "{files}");
-    let rank_rows: Vec<&String> = s.iter().filter(|l| l.starts_with(" 1 ") || l.starts_with(" 8 ")).collect();
-    assert!(rank_rows[0].starts_with(" 1 "), "{rank_rows:?}");
-    assert_eq!(cell(line(&s, " 6 "), 10), "[s]");
+    let files = s.iter().rev().find(|l| l.trim_start().starts_with("l k")).expect("flipped file row");
+    assert!(files.trim_start().starts_with("l k j i h g f e d c b a"), "{files}");
+    let rank_rows: Vec<&String> = s.iter().filter(|l| l.starts_with("1 ") || l.starts_with("8 ")).collect();
+    assert!(rank_rows[0].starts_with("1 "), "{rank_rows:?}");
+    assert_eq!(cell(line(&s, "6"), 10), "[s]");
 
     // Jump past the end: an error message; then to ply 3.
     let s = keys(&mut p, "9g");
     line(&s, "ply 9: the game has 3 plies");
     let s = keys(&mut p, "3\r");
     assert!(line(&s, "Gygax Chess").ends_with("ply 3 of 3"), "{s:#?}");
-    assert_eq!(line(&s, "Last move:"), "Last move: 2. Rx3b6 (ply 3)");
+    assert_eq!(line(&s, "Last move:"), "Last move: 2. Rx3b6 (R3g1x3b6), ply 3");
     // Still flipped: the Gold roc on b6.
-    assert_eq!(cell(line(&s, " 6 "), 10), "[R]");
+    assert_eq!(cell(line(&s, "6"), 10), "[R]");
 
     p.send("q").unwrap();
     p.flush().unwrap();
@@ -217,9 +225,9 @@ fn replay_flip_turns_the_board_half_a_turn() {
     check_pieces(&v, &pos, last.as_ref(), &out, true);
     // Files right to left under each board, rank 1 on top.
     let files = out.lines().find(|l| l.trim_start().starts_with('l')).unwrap();
-    assert!(files.trim_start().starts_with("l  k  j  i  h  g  f  e  d  c  b  a"), "{out}");
+    assert!(files.trim_start().starts_with("l k j i h g f e d c b a   l k"), "{out}");
     let first_rank = out.lines().nth(2).unwrap();
-    assert!(first_rank.starts_with(" 1 "), "{out}");
+    assert!(first_rank.starts_with("1 "), "{out}");
 }
 
 /// `--game N` picks the Nth game of a file, for `replay` and `show`; a game the file

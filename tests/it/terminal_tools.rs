@@ -54,7 +54,8 @@ fn widest(s: &str) -> usize {
 
 /// The legal moves of a game now, in SAN (`ravenpost moves GAME`).
 fn legal(dir: &Path, home: &Path, game: &str) -> Vec<String> {
-    ok(dir, home, &["moves", game]).lines().map(str::to_string).collect()
+    let j: serde_json::Value = serde_json::from_str(&ok(dir, home, &["moves", game, "--json"])).unwrap();
+    j["moves"].as_array().unwrap().iter().map(|m| m["san"].as_str().unwrap().to_string()).collect()
 }
 
 /// Plays `plies` moves in `game` (a new game), each the first legal move that is no
@@ -95,9 +96,9 @@ fn games_of_each_variant(dir: &Path, home: &Path) -> Vec<(&'static str, String)>
 }
 
 /// At 80 columns (`$COLUMNS`, standard output not a terminal) every variant's `show` fits:
-/// Gygax Chess's levels are stacked (the same boards as side by side, read back square by
-/// square, and those of the position string), the others are as wide as ever. Snapshots
-/// of each, and the explicit layouts.
+/// Gygax Chess's levels are in the compact layout (the same boards as side by side and
+/// stacked, read back square by square, and those of the position string), the others are
+/// as wide as ever. Snapshots of each, and the explicit layouts.
 #[test]
 fn diagrams_fit_80_columns_in_each_variant() {
     let (_t, dir, home) = archive();
@@ -115,32 +116,45 @@ fn diagrams_fit_80_columns_in_each_variant() {
             assert_ne!(at_80, wide);
             // Side by side and stacked show the same squares: the three boards of one are
             // the three stacked boards of the other, and both are the position string's.
+            let stacked_80 = ok_env(&dir, &home, &[("COLUMNS", "80")], &["show", &id, "--layout", "stacked"]);
             let (side, marked_side) = read_diagram(&wide);
-            let (stacked, marked_stacked) = read_diagram(&at_80);
-            assert_eq!((side.len(), stacked.len()), (3, 1));
+            let (compact, marked_compact) = read_diagram(&at_80);
+            let (stacked, marked_stacked) = read_diagram(&stacked_80);
+            assert_eq!((side.len(), compact.len(), stacked.len()), (3, 3, 1));
+            assert_eq!(compact, side);
             let joined: Vec<Vec<String>> = side.concat();
             assert_eq!(stacked[0], joined);
             assert_eq!(read_placements(position, 3).concat(), joined);
             assert_eq!(marked_side.len(), marked_stacked.len());
+            assert_eq!(marked_side, marked_compact);
             for heading in ["Air (3)", "Land (2)", "Subterranean (1)"] {
-                assert_eq!(at_80.lines().filter(|l| l.trim() == heading).count(), 1, "{heading}: {at_80}");
+                assert_eq!(stacked_80.lines().filter(|l| l.trim() == heading).count(), 1, "{heading}");
+                assert_eq!(at_80.lines().filter(|l| l.contains(heading)).count(), 1, "{heading}: {at_80}");
             }
+            // The compact layout: 10 lines of board, then the players, whose move, the
+            // last move, within 16 lines.
+            assert!(at_80.lines().count() <= 16, "{at_80}");
+            assert_eq!(at_80.lines().nth(10), Some("Ann (Gold) v Bo (Scarlet)"), "{at_80}");
             // The explicit layout wins over the width; a wide terminal gets side by side.
             assert_eq!(
                 ok_env(&dir, &home, &[("COLUMNS", "200")], &["show", &id, "--layout", "stacked"]),
+                stacked_80
+            );
+            assert_eq!(
+                ok_env(&dir, &home, &[("COLUMNS", "200")], &["show", &id, "--layout", "compact"]),
                 at_80
             );
             assert_eq!(ok_env(&dir, &home, &[("COLUMNS", "134")], &["show", &id]), wide);
             assert_eq!(ok_env(&dir, &home, &[("COLUMNS", "133")], &["show", &id]), at_80);
-            // No width known: side by side, as before.
-            assert_eq!(ok_env(&dir, &home, &[], &["show", &id]), wide);
+            // No width known (a pipe, a file): the compact layout, as at 80 columns.
+            assert_eq!(ok_env(&dir, &home, &[], &["show", &id]), at_80);
             // replay and position lay out the same way.
             let screen = ok_env(&dir, &home, &[("COLUMNS", "80")], &["replay", &id, "--ply", "2"]);
             assert!(widest(&screen) <= 80, "{screen}");
             assert!(screen.contains(at_80.lines().nth(3).unwrap()), "{screen}");
             let pos = ok_env(&dir, &home, &[("COLUMNS", "80")], &["position", "gygax", "2e3"]);
             assert!(widest(&pos.lines().skip(1).collect::<Vec<_>>().join("\n")) <= 80, "{pos}");
-            assert!(pos.lines().any(|l| l.trim() == "Air (3)"), "{pos}");
+            assert!(pos.lines().any(|l| l.contains("Air (3)")), "{pos}");
         } else {
             assert_eq!(at_80, wide, "{variant}: one board, one layout");
             let (boards, _) = read_diagram(&at_80);
@@ -173,14 +187,16 @@ fn in_terminal(dir: &Path, home: &Path, cols: u16, command: &str) -> String {
 /// terminal drew Gygax Chess side by side, 134 columns, every line wrapping: with standard
 /// output piped and `COLUMNS` not exported (bash does not export it) the width was unknown.
 /// Now the terminal on standard error, else standard input, gives it. Checked in a real
-/// pseudo-terminal: stacked at 80 columns, side by side at 200, and side by side (width
-/// unknown) when all three streams are redirected.
+/// pseudo-terminal: compact at 80 columns (issue 34: it was stacked, 35 lines), side by
+/// side at 200, and compact (width unknown: 80 assumed) when all three streams are
+/// redirected (issue 34: it was side by side).
 #[test]
 fn show_piped_in_an_80_column_terminal_stacks_the_levels_without_columns() {
     let (_t, dir, home) = archive();
     ok(&dir, &home, &["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "g"]);
     ok(&dir, &home, &["move", "g", "2e3"]);
     let stacked = ok_env(&dir, &home, &[("COLUMNS", "80")], &["show", "g"]);
+    assert!(stacked.lines().count() <= 16, "{stacked}");
     let wide = ok_env(&dir, &home, &[("COLUMNS", "200")], &["show", "g"]);
     assert_ne!(stacked, wide);
     let out = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap();
@@ -195,9 +211,9 @@ fn show_piped_in_an_80_column_terminal_stacks_the_levels_without_columns() {
     // A wide terminal: side by side.
     in_terminal(&dir, &home, 200, r#""$RAVENPOST" show g | cat >wide.txt"#);
     assert_eq!(out("wide.txt"), wide);
-    // All three redirected (a script's): the width is unknown, side by side as before.
+    // All three redirected (a script's): the width is unknown, compact as at 80 columns.
     in_terminal(&dir, &home, 80, r#""$RAVENPOST" show g </dev/null 2>/dev/null | cat >none.txt"#);
-    assert_eq!(out("none.txt"), wide);
+    assert_eq!(out("none.txt"), stacked);
     // $COLUMNS, when exported, is what was asked for.
     in_terminal(&dir, &home, 80, r#"COLUMNS=200 "$RAVENPOST" show g | cat >columns.txt"#);
     assert_eq!(out("columns.txt"), wide);
@@ -213,7 +229,7 @@ fn show_piped_in_an_80_column_terminal_stacks_the_levels_without_columns() {
 fn side_by_side_wider_than_the_terminal_says_so_on_standard_error() {
     let (_t, dir, home) = archive();
     ok(&dir, &home, &["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "g"]);
-    let wide = ok_env(&dir, &home, &[], &["show", "g"]);
+    let wide = ok_env(&dir, &home, &[("COLUMNS", "200")], &["show", "g"]);
     let o = run_env(&dir, &home, &[("COLUMNS", "80")], &["show", "g", "--layout", "side-by-side"]);
     assert!(o.status.success(), "{}", text(&o));
     assert_eq!(String::from_utf8_lossy(&o.stdout), wide);
@@ -302,10 +318,13 @@ fn mail_bodies_stay_within_78_columns_and_carry_the_moves() {
         let attached = m.attachments().next().expect("the game file is attached");
         assert_eq!(attached.attachment_name(), Some(format!("{id}.pgn").as_str()));
         if id.starts_with("gygax") {
-            // 48 plies do not fit one line: the score wraps; the levels are stacked.
+            // 48 plies do not fit one line: the score wraps; the levels are side by side
+            // in the compact layout, under the players.
             let score = body.split("\nMoves:\n").nth(1).unwrap();
             assert!(score.lines().take_while(|l| !l.is_empty()).count() >= 3, "{body}");
-            assert!(body.lines().any(|l| l.trim() == "Air (3)"), "{body}");
+            let heading = body.lines().find(|l| l.contains("Air (3)")).expect("a board");
+            assert!(heading.contains("Land (2)") && heading.contains("Subterranean (1)"), "{body}");
+            assert!(body.find(heading).unwrap() < body.find("Last move:").unwrap(), "{body}");
             let words = body.split_whitespace().collect::<Vec<_>>().join(" ");
             assert!(words.contains("pipe this message into `ravenpost mail import -`"), "{body}");
         }
@@ -827,11 +846,18 @@ fn move_sa3b5_read_the_a_as_the_file_without_saying_so() {
     let (_t, dir, home) = archive();
     ok(&dir, &home, &["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "g"]);
     ok(&dir, &home, &["move", "g", "2e3"]);
+    // The Sylph's one move drawn on the board (issue 34): the Sylph on 3a7 `[s]`, the
+    // square it reaches `+`.
+    let board = ok(&dir, &home, &["moves", "g", "--from", "3a7", "--board"]);
+    let board: String = board.lines().take(10).map(|l| format!("{l}\n")).collect();
+    assert!(board.contains("7[s]. s") && board.contains("6 . + . :"), "{board}");
     assert_eq!(
         refused(&dir, &home, &["move", "g", "Sa3b5", "--as", "Bo"]),
-        "ravenpost: illegal move `Sa3b5`: no Sylph of Scarlet on the a-file can go to 3b5\n\
-         legal: Sa3b6\n\
-         every legal move: `ravenpost moves g`\n"
+        format!(
+            "ravenpost: illegal move `Sa3b5`: no Sylph of Scarlet on the a-file can go to 3b5\n\
+             legal: Sa3b6\n{board}\
+             every legal move: `ravenpost moves g`\n"
+        )
     );
     // No Warrior reaches 2e4 at once: every Warrior move is listed, within 80 columns.
     let err = refused(&dir, &home, &["move", "g", "2e4", "--as", "Bo"]);

@@ -10,6 +10,7 @@ use crate::usecases::{self as ops, Session};
 /// Play a move: checked by the rules, then appended in canonical form and committed
 /// (author: the player).
 #[derive(Debug, clap::Args)]
+#[command(after_long_help = super::variant::pieces_help())]
 pub(crate) struct MoveArgs {
     /// The game id.
     game: String,
@@ -30,7 +31,14 @@ pub(crate) fn run(s: &Session, a: MoveArgs, out: &mut impl Write) -> Result<(), 
     let archive = ops::open(s, false)?;
     let applied = match ops::play(&archive, &a.game, &a.mv, a.who.as_deref(), a.expect_ply, s) {
         Err(ops::Error::Refused(Refusal::Illegal(SanError::Illegal { reason, legal }))) => {
-            return Err(Failure::refused(illegal_move_text(&a.game, &a.mv, &reason, &legal)));
+            let mut text = illegal_move_text(&a.game, &a.mv, &reason, &legal);
+            // The piece's destinations on the board, above where to see every move.
+            if let Some(board) = crate::cli::failure::illegal_board(s, &a.game, &legal)
+                && let Some(at) = text.rfind('\n')
+            {
+                text.insert_str(at + 1, &board);
+            }
+            return Err(Failure::refused(text));
         }
         other => other?,
     };

@@ -19,7 +19,7 @@ use crate::usecases::Session;
 /// Step through a game in the terminal: the board, the side to move, the result and
 /// the move list with comments around the current ply.
 ///
-/// Interactive on a terminal; for scripts, `--ply N` prints one ply's screen, `--all`
+/// Interactive on a terminal, opening at the current (last) move; for scripts, `--ply N` prints one ply's screen, `--all`
 /// every ply's, `--json` the same as JSON.
 #[derive(Debug, clap::Args)]
 #[command(after_help = KEYS_HELP)]
@@ -48,7 +48,8 @@ pub(crate) struct ReplayArgs {
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     color: ColorChoice,
     /// Where Gygax Chess's three levels go: `auto` puts them side by side when that
-    /// fits the terminal (its width, else $COLUMNS), else one above the other.
+    /// fits the terminal (its width, else $COLUMNS), else in the compact layout (one
+    /// character a square, 78 columns).
     #[arg(long, value_enum, default_value_t = LayoutArg::Auto)]
     layout: LayoutArg,
 }
@@ -80,7 +81,7 @@ pub(crate) fn run(s: &Session, a: ReplayArgs, out: &mut impl Write) -> Result<()
         let plies: Vec<usize> = (0..=r.plies()).collect();
         replay::print(&r, &plies, style, false, out).map_err(io)?;
     } else {
-        interactive(&r, 0, color, a.flip)?;
+        interactive(&r, r.plies(), color, a.flip)?;
     }
     Ok(())
 }

@@ -33,9 +33,14 @@ pub(crate) struct ShowArgs {
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     color: ColorChoice,
     /// Where Gygax Chess's three levels go: `auto` puts them side by side when that
-    /// fits the terminal (its width, else $COLUMNS), else one above the other.
+    /// fits the terminal (its width, else $COLUMNS), else in the compact layout (one
+    /// character a square, 78 columns; also for a pipe or a file).
     #[arg(long, value_enum, default_value_t = terminal::LayoutArg::Auto)]
     layout: terminal::LayoutArg,
+    /// Print the legend under the diagram: each piece's letter, name and how it moves
+    /// (also `ravenpost variant legend NAME`).
+    #[arg(long)]
+    legend: bool,
     /// Write an SVG picture of the position to this file instead of printing it (`-`:
     /// standard output).
     #[arg(long, value_name = "OUT.svg", conflicts_with = "json")]
@@ -152,7 +157,8 @@ fn write_picture(
     }
 }
 
-/// `show`'s text: the diagram, the side to move, the last move, the result.
+/// `show`'s text: the diagram, the players, the side to move (or the result and how the
+/// game ended), the last move, the hand; the legend with `--legend`.
 fn diagram(s: &Shown, a: &ShowArgs, out: &mut impl Write) -> Result<(), Failure> {
     let g = &s.game;
     let style = crate::notation::diagram::DiagramStyle {
@@ -165,13 +171,94 @@ fn diagram(s: &Shown, a: &ShowArgs, out: &mut impl Write) -> Result<(), Failure>
     let layout = terminal::layout(&g.variant, a.layout);
     let text = crate::notation::diagram::diagram_laid_out(&g.variant, &s.pos, s.last.as_ref(), style, layout);
     write!(out, "{text}").map_err(io)?;
-    writeln!(out, "{}", crate::notation::diagram::side_line(&g.variant, &s.pos)).map_err(io)?;
-    if let Some(t) = &s.last_token {
-        writeln!(out, "Last move: {t} (ply {})", s.n).map_err(io)?;
+    for l in state_lines(g, s.n, true) {
+        writeln!(out, "{l}").map_err(io)?;
     }
-    writeln!(out, "Result: {}", s.result).map_err(io)?;
     for l in s.broken.iter().flat_map(Break::lines) {
         writeln!(out, "{l}").map_err(io)?;
     }
+    if a.legend {
+        writeln!(out).map_err(io)?;
+        let width = terminal::columns().unwrap_or(terminal::UNKNOWN_WIDTH);
+        for l in crate::variants::legend::legend_lines(g.variant.def(), width) {
+            writeln!(out, "{l}").map_err(io)?;
+        }
+    }
     Ok(())
+}
+
+/// The lines under a diagram of `g` after `n` plies: the players (when `players`), the
+/// side to move named (`Ann (Gold) to move (move 12)`), or at the end of a finished game
+/// its result and how it ended; the last move in SAN and long form; the pieces in hand.
+pub(crate) fn state_lines(g: &Game, n: usize, players: bool) -> Vec<String> {
+    use crate::engine::Side;
+    let v = &g.variant;
+    let pos = g.position_at(n);
+    let mut lines = Vec::new();
+    if players {
+        lines.push(format!(
+            "{} v {}",
+            crate::record::named(g, Side::White),
+            crate::record::named(g, Side::Black)
+        ));
+    }
+    let result = crate::record::result_of(g);
+    if n == g.moves.len() && result != "*" {
+        lines.push(format!("Result: {result} ({})", ending(g)));
+    } else {
+        let check = if v.in_check(&pos) { ", check" } else { "" };
+        let mover = crate::record::named(g, pos.side_to_move());
+        lines.push(format!("{mover} to move (move {}){check}", pos.fullmove_number()));
+    }
+    if n > 0 {
+        let before = g.position_at(n - 1);
+        let m = &g.moves[n - 1];
+        let number = if before.side_to_move() == Side::White {
+            format!("{}.", before.fullmove_number())
+        } else {
+            format!("{}...", before.fullmove_number())
+        };
+        lines.push(format!(
+            "Last move: {number} {} ({}), ply {n}",
+            crate::notation::san::write_move(v, &before, m),
+            crate::notation::moves::long_form(v, m)
+        ));
+    }
+    if let Some(hand) = crate::notation::diagram::hand_line(v, &pos) {
+        lines.push(hand);
+    }
+    lines
+}
+
+/// How a finished game ended: the board's verdict (checkmate, stalemate), else the
+/// record's closing comment with the side named by its player (`Bo (Scarlet) resigns`),
+/// else its `Termination` tag.
+pub(crate) fn ending(g: &Game) -> String {
+    use crate::engine::{EndReason, Outcome, Side};
+    let pos = g.position();
+    let mover = crate::record::named(g, pos.side_to_move());
+    match g.variant.outcome(&pos).map(|o| match o {
+        Outcome::Win { reason, .. } | Outcome::Draw { reason } => reason,
+    }) {
+        Some(EndReason::Checkmate) => return format!("{mover} is checkmated"),
+        Some(EndReason::Stalemate) => return format!("{mover} is stalemated"),
+        Some(EndReason::RoyalCaptured) => return format!("{mover} has lost the royal piece"),
+        _ => {}
+    }
+    let comments = match g.text.moves.last() {
+        Some(m) => &m.comments,
+        None => &g.text.leading_comments,
+    };
+    let closing = comments.iter().rev().find(|c| {
+        !c.starts_with("ravenpost: ") && !c.starts_with('|') && !c.starts_with(crate::record::TIME_PREFIX)
+    });
+    let Some(said) = closing.map(|c| c.trim().trim_end_matches('.')) else {
+        return g.text.tag("Termination").unwrap_or("game over").to_string();
+    };
+    // The side the record names gets its player's name: `Bo (Scarlet) resigns`.
+    let def = g.variant.def();
+    match Side::ALL.into_iter().find(|s| said.starts_with(&format!("{} ", def.side_name(*s)))) {
+        Some(side) => format!("{}{}", crate::record::named(g, side), &said[def.side_name(side).len()..]),
+        None => said.to_string(),
+    }
 }

@@ -9,7 +9,8 @@ use crate::cli::args::read_definition;
 use crate::cli::failure::{Failure, io};
 use crate::variants;
 
-/// Variant definition files: check one, or print a built-in one.
+/// Variant definition files: check one, print a built-in one, or list a variant's
+/// pieces (its legend).
 #[derive(Debug, clap::Args)]
 pub(crate) struct VariantArgs {
     #[command(subcommand)]
@@ -30,6 +31,19 @@ enum VariantCmd {
     Show {
         /// The built-in variant: gygax, fidchell, fantasy-grand, grand (or an alias).
         name: String,
+    },
+    /// Print a variant's legend: each piece's letter, name and how it moves, in one
+    /// line (from the definition; `S3a7-3b6` is the long form of a move, `Sa3b6` its
+    /// SAN).
+    Legend {
+        /// The variant: gygax, fidchell, fantasy-grand, grand (or an alias), or a
+        /// variant definition file.
+        #[arg(value_name = "NAME|FILE")]
+        name: String,
+        /// Game option K=V (repeatable), e.g. `army-white=elves` for Fantasy Grand
+        /// Chess (default: both sides' armies are Humans).
+        #[arg(long = "option", value_name = "K=V", value_parser = crate::cli::args::game_option)]
+        options: Vec<(String, String)>,
     },
 }
 
@@ -66,6 +80,53 @@ pub(crate) fn run(a: VariantArgs, out: &mut impl Write) -> Result<(), Failure> {
                 .ok_or_else(|| Failure::input(format!("`{name}` has no definition file")))?;
             out.write_all(text.as_bytes()).map_err(io)?;
         }
+        VariantCmd::Legend { name, options } => {
+            let path = std::path::Path::new(&name);
+            let v = match variants::by_name(&name, &options) {
+                Ok(v) => v,
+                Err(_) if path.is_file() => {
+                    let d = read_definition(path)?;
+                    d.variant(&options).map_err(|e| Failure::refused(e.to_string()))?
+                }
+                Err(e) => return Err(Failure::input(e.to_string())),
+            };
+            for l in variants::legend::legend_lines(v.def(), 80) {
+                writeln!(out, "{l}").map_err(io)?;
+            }
+        }
     }
     Ok(())
+}
+
+/// The pieces of the built-in variants, for `move --help`: each variant's letters and
+/// names in a few lines, then where to find how each moves.
+pub(crate) fn pieces_help() -> String {
+    let wrap = |text: &str, first: &str, rest: &str| {
+        let options = textwrap::Options::new(80).initial_indent(first).subsequent_indent(rest);
+        textwrap::wrap(text, options).join("\n").replace('\u{a0}', " ")
+    };
+    let mut text = wrap(
+        "A move is written in SAN (`Sa3b6`: the Sylph on file a to 3b6) or in long form \
+         (`S3a7-3b6`: from 3a7 to 3b6); `ravenpost moves GAME --from 3a7 --board` shows a \
+         piece's moves on the board.",
+        "",
+        "",
+    );
+    text.push_str("\n\n");
+    text.push_str(&wrap(
+        "Pieces (upper case: the first side's; `ravenpost variant legend NAME` says how each \
+         moves; Fantasy Grand Chess's other armies: `--option army-white=elves`):",
+        "",
+        "",
+    ));
+    for name in ["gygax", "fidchell", "fantasy-grand", "grand"] {
+        let Ok(v) = variants::by_name(name, &[]) else { continue };
+        let def = v.def();
+        // A letter and its name stay on one line.
+        let pieces: Vec<String> =
+            def.kinds.iter().map(|k| format!("{} {}", k.code, k.name).replace(' ', "\u{a0}")).collect();
+        text.push('\n');
+        text.push_str(&wrap(&format!("{} ({name}): {}", def.title, pieces.join(", ")), "  ", "    "));
+    }
+    text
 }

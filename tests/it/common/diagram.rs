@@ -23,6 +23,13 @@ pub fn read_diagram(text: &str) -> (Vec<Board>, Vec<(usize, usize, usize)>) {
             t.len() >= 8 && t.iter().all(|t| t.len() == 1 && t.as_bytes()[0].is_ascii_lowercase())
         })
         .unwrap_or_else(|| panic!("no file letters in {text}"));
+    // The compact layout: letters 2 columns apart, one-character cells.
+    let positions: Vec<usize> =
+        letters.char_indices().filter(|(_, c)| !c.is_whitespace()).map(|(i, _)| i).collect();
+    if positions.windows(2).next().is_some_and(|w| w[1] == w[0] + 2) {
+        let (boards, marked) = read_compact(text);
+        return (boards, marked.into_iter().map(|(b, r, c, _)| (b, r, c)).collect());
+    }
     // The files of each board: its letters stand 3 columns apart.
     let mut files: Vec<usize> = Vec::new();
     let mut last = None;
@@ -54,6 +61,70 @@ pub fn read_diagram(text: &str) -> (Vec<Board>, Vec<(usize, usize, usize)>) {
             }
             assert_eq!(tokens.next().as_ref(), Some(&label), "{line}");
             boards[b].push(cells);
+        }
+    }
+    (boards, marked)
+}
+
+/// A marked cell of a compact diagram: (board, row, column, the character before it).
+pub type Marked = (usize, usize, usize, char);
+
+/// The boards of a diagram in the compact layout, read by column: the file letters under
+/// the boards give each file's column (a board ends where the letters start again at
+/// `a`, or run the other way when flipped), a rank row gives a cell at each of them (a
+/// piece code, or `""` for `.`, `:`, `*` and `+`); with the cells marked `[x]` or `(x)`
+/// (`|` between two marked cells), as (board, row, column, the character before it).
+pub fn read_compact(text: &str) -> (Vec<Board>, Vec<Marked>) {
+    let lines: Vec<&str> = text.lines().collect();
+    let letters = lines
+        .iter()
+        .rfind(|l| {
+            let t: Vec<&str> = l.split_whitespace().collect();
+            t.len() >= 8 && t.iter().all(|t| t.len() == 1 && t.as_bytes()[0].is_ascii_lowercase())
+        })
+        .unwrap_or_else(|| panic!("no file letters in {text}"));
+    let columns: Vec<(usize, char)> = letters.char_indices().filter(|(_, c)| !c.is_whitespace()).collect();
+    // A board's letters are 2 columns apart; the next board's start further on.
+    let mut board_of = Vec::new();
+    let mut b = 0;
+    for (i, (x, _)) in columns.iter().enumerate() {
+        if i > 0 && *x > columns[i - 1].0 + 2 {
+            b += 1;
+        }
+        board_of.push(b);
+    }
+    let mut boards: Vec<Board> = vec![Vec::new(); b + 1];
+    let mut marked = Vec::new();
+    // A rank row: its number right-aligned before the column of the first file's mark.
+    let label = columns[0].0 - 1;
+    let rows: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|l| l.chars().count() > columns[0].0)
+        .filter(|l| l.get(..label).is_some_and(|p| p.trim().parse::<u32>().is_ok()))
+        .collect();
+    for (row, line) in rows.iter().enumerate() {
+        let chars: Vec<char> = line.chars().collect();
+        let at = |i: usize| chars.get(i).copied().unwrap_or(' ');
+        let mut col = 0;
+        for (i, &(x, _)) in columns.iter().enumerate() {
+            let b = board_of[i];
+            if i > 0 && board_of[i - 1] != b {
+                col = 0;
+            }
+            if boards[b].len() <= row {
+                boards[b].push(Vec::new());
+            }
+            let c = at(x);
+            if matches!((at(x - 1), at(x + 1)), ('[' | '|', ']' | '|') | ('(' | '|', ')' | '|')) {
+                marked.push((b, row, col, at(x - 1)));
+            }
+            boards[b][row].push(if matches!(c, '.' | ':' | '+' | '*') {
+                String::new()
+            } else {
+                c.to_string()
+            });
+            col += 1;
         }
     }
     (boards, marked)
