@@ -637,7 +637,7 @@ fn the_global_options_are_shown_once_and_still_accepted_after_a_subcommand() {
     let archive = dir.to_str().unwrap();
     let shown = ok(t.path(), &home, &["show", "ann-bo", "--archive", archive]);
     assert_eq!(shown, ok(t.path(), &home, &["--archive", archive, "show", "ann-bo"]));
-    assert!(shown.contains("Gold to move"), "{shown}");
+    assert!(shown.contains("Ann (Gold) to move"), "{shown}");
     let played = ok(
         t.path(),
         &home,
