@@ -159,7 +159,9 @@ pub fn command() -> clap::Command {
 
 /// Parses the process's command line with [`command`].
 fn parse() -> Result<Cli, clap::Error> {
-    let mut cmd = command();
+    // Help wraps at the terminal's width, else at 80 columns (a pipe, a file).
+    let width = terminal::columns().unwrap_or(80);
+    let mut cmd = command().term_width(width).max_term_width(width);
     let matches = cmd.try_get_matches_from_mut(std::env::args_os())?;
     Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut cmd))
 }

@@ -968,3 +968,37 @@ fn long_errors_broke_mid_word_in_an_80_column_terminal() {
     assert_eq!(words(&shown), words(&err), "the same words, none broken");
     assert!(lines[1..].iter().all(|l| l.starts_with("  ")), "continuation lines indented 2: {shown}");
 }
+
+/// Every command's `--help`, piped (no terminal, no `$COLUMNS`), was printed unwrapped: 31
+/// lines of `ravenpost --help` were wider than 80 columns and an 80-column terminal broke
+/// them mid-word. Piped, help now wraps at 80 columns; with `$COLUMNS`, at that width.
+#[test]
+fn help_was_wider_than_80_columns_and_broke_mid_word() {
+    let t = tempfile::tempdir().unwrap();
+    let home = t.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let mut paths: Vec<Vec<String>> = vec![Vec::new()];
+    let top = ravenpost::cli::command();
+    for sc in top.get_subcommands().filter(|c| c.get_name() != "help") {
+        paths.push(vec![sc.get_name().to_string()]);
+        for sub in sc.get_subcommands().filter(|c| c.get_name() != "help") {
+            paths.push(vec![sc.get_name().to_string(), sub.get_name().to_string()]);
+        }
+    }
+    assert!(paths.len() > 30, "{paths:?}");
+    let mut over_100_wide = 0;
+    for path in &paths {
+        let mut args: Vec<&str> = path.iter().map(String::as_str).collect();
+        args.push("--help");
+        let help = ok_env(t.path(), &home, &[], &args);
+        assert!(help.lines().count() > 3, "{args:?}: {help}");
+        assert!(widest(&help) <= 80, "{args:?} is {} columns wide:\n{help}", widest(&help));
+        let wide = ok_env(t.path(), &home, &[("COLUMNS", "100")], &args);
+        assert!(widest(&wide) <= 100, "{args:?} at COLUMNS=100:\n{wide}");
+        if widest(&wide) > 80 {
+            over_100_wide += 1;
+        }
+    }
+    // $COLUMNS is taken: at 100 columns some help uses the room.
+    assert!(over_100_wide > 10, "{over_100_wide} of {} commands used 100 columns", paths.len());
+}
