@@ -169,7 +169,7 @@ fn a_game_by_correspondence_and_pushes_the_hook_refuses() {
     assert!(o.status.success(), "{}", text(&o));
     assert_ne!(s.server_tip(), tip);
     let out = ok(&s.bo, &s.home, &["sync"]);
-    assert!(out.contains("Ann's ply 5"), "{out}");
+    assert!(out.contains("ply 5 2d3 by Ann (Gold)"), "{out}");
 
     // The game ends: Bo offers a draw with his move, Ann declines, Bo resigns; each step
     // goes through the hook, and both clones agree on the finished game.
@@ -213,7 +213,7 @@ fn sync_refuses_a_diverged_branch_and_keeps_both_sides() {
     let err = text(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(err.contains("have both moved on"), "{err}");
-    assert!(err.contains("g: Ann's ply 1 2e3"), "{err}");
+    assert!(err.contains("g: ply 1 2e3 by Ann (Gold)"), "{err}");
     assert!(err.contains("h: the new game"), "{err}");
     assert!(err.contains("git reset --hard origin/main"), "{err}");
     assert_eq!(git(&s.bo, &s.home, &["rev-parse", "HEAD"]), bo_tip);
@@ -368,7 +368,7 @@ fn signed_moves_are_required_where_the_game_lists_keys() {
     assert!(o.status.success(), "{}", text(&o));
     assert_ne!(s.server_tip(), tip);
     let out = ok(&s.bo, &s.home, &["sync"]);
-    assert!(out.contains("Ann's ply 3"), "{out}");
+    assert!(out.contains("s: ply 3 ") && out.contains(" by Ann (Gold) ("), "{out}");
 }
 
 #[test]
@@ -1014,7 +1014,7 @@ fn signing_keys_with_a_passphrase_or_in_ssh_agent() {
     assert_eq!(git(&dir, &home, &["status", "--porcelain"]), "");
     let right = askpass(t.path(), "right", "ann-secret");
     let o = with_askpass(&right, &["move", "s", "2e3", "--signing-key", &ann_key]);
-    assert_eq!(String::from_utf8_lossy(&o.stdout), "Gold plays 2e3 (ply 1)\n", "{}", text(&o));
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "Ann (Gold) plays 2e3 (ply 1)\n", "{}", text(&o));
 
     // Bo's key is in an agent; he names its public half.
     let agent = SshAgent::start(t.path());
@@ -1024,7 +1024,7 @@ fn signing_keys_with_a_passphrase_or_in_ssh_agent() {
         .env("SSH_AUTH_SOCK", &agent.socket)
         .output()
         .unwrap();
-    assert_eq!(String::from_utf8_lossy(&o.stdout), "Scarlet plays Sa3b6 (ply 2)\n", "{}", text(&o));
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "Bo (Scarlet) plays Sa3b6 (ply 2)\n", "{}", text(&o));
     for rev in ["HEAD", "HEAD~1"] {
         let raw = git(&dir, &home, &["cat-file", "commit", rev]);
         assert!(raw.contains("gpgsig -----BEGIN SSH SIGNATURE-----"), "{raw}");
@@ -1284,7 +1284,7 @@ fn sync_named_the_side_for_draw_actions_and_the_player_for_moves() {
     assert_eq!(
         ok(&s.bo, &s.home, &["sync"]),
         format!(
-            "Fetched 2 commit(s) from origin/main:\n  g: Ann (Gold) offers a draw ({})\n  g: Ann's ply 1 2e3 ({})\n",
+            "Fetched 2 commit(s) from origin/main:\n  g: Ann (Gold) offers a draw ({})\n  g: ply 1 2e3 by Ann (Gold) ({})\n",
             ids[0], ids[1]
         )
     );
@@ -1421,4 +1421,99 @@ fn a_shallow_clone_reported_its_boundary_as_a_tournament_and_an_army_choice() {
     git(&s.home, &s.home, &["clone", "--quiet", "--depth", "2", &url, shallow.to_str().unwrap()]);
     let out = ok(&shallow, &s.home, &["verify"]);
     assert!(out.contains(", 0 problems") && out.contains("shallow clone"), "{out}");
+}
+
+/// The finding (issue 34): Bo resigned in his clone while Ann's move, already on the
+/// server, crossed it; `sync` refused ("the move on origin came first") and Bo needed a
+/// `git reset --hard`. A resignation holds at any ply: it is taken again on top of Ann's
+/// move, judged again by the server's hook, and pushed.
+#[test]
+fn sync_refused_a_resignation_that_crossed_a_move() {
+    let s = setup();
+    ok(&s.ann, &s.home, &["move", "g", "2e3", "--as", "Ann"]);
+    ok(&s.ann, &s.home, &["sync"]);
+    let ann_move = s.server_tip();
+    // Bo has not synced: he resigns on the position before Ann's move.
+    let out = ok(&s.bo, &s.home, &["resign", "g"]);
+    assert_eq!(out, "Bo (Scarlet) resigns\n");
+    let out = ok(&s.bo, &s.home, &["sync"]);
+    assert!(
+        out.starts_with("Fetched 1 commit(s) from origin/main:\n  g: ply 1 2e3 by Ann (Gold) ("),
+        "{out}"
+    );
+    assert!(
+        out.contains("\nReplayed 1 commit of this archive on top of them (each judged again) and pushed to origin/main:\n  g: Bo (Scarlet) resigns ("),
+        "{out}"
+    );
+    // On the server: the resignation on top of the move, by Bo, the game finished 1-0.
+    let log = git(&s.server, &s.home, &["log", "--format=%P %an %s", "-1", "main"]);
+    assert_eq!(log, format!("{ann_move} Bo g: Scarlet resigns\n"));
+    let on_server = git(&s.server, &s.home, &["show", &format!("main:{GAME}")]);
+    assert!(on_server.contains("[Result \"1-0\"]"), "{on_server}");
+    assert!(on_server.contains("1. 2e3"), "{on_server}");
+    assert!(on_server.contains("{Scarlet resigns.}"), "{on_server}");
+    assert_eq!(git(&s.bo, &s.home, &["rev-parse", "HEAD"]).trim(), s.server_tip());
+    assert_eq!(git(&s.bo, &s.home, &["status", "--porcelain"]), "");
+    // Ann takes it in; both clones verify clean (the server's hook judged it the same).
+    let out = ok(&s.ann, &s.home, &["sync"]);
+    assert!(out.contains("g: Bo (Scarlet) resigns ("), "{out}");
+    for dir in [&s.ann, &s.bo] {
+        assert_eq!(ok(dir, &s.home, &["verify"]), "1 game verified, 0 problems\n");
+        assert_eq!(std::fs::read_to_string(dir.join(GAME)).unwrap(), on_server);
+    }
+    let status = ok(&s.ann, &s.home, &["status"]);
+    assert!(status.contains("finished 1-0"), "{status}");
+}
+
+/// A crossing step taken again that no longer holds is refused, saying why, and changes
+/// nothing: Bo resigns while Ann's resignation is already on the server.
+#[test]
+fn sync_refuses_a_crossing_resignation_of_a_game_already_over() {
+    let s = setup();
+    ok(&s.ann, &s.home, &["resign", "g", "--as", "Ann"]);
+    ok(&s.ann, &s.home, &["sync"]);
+    let server = s.server_tip();
+    ok(&s.bo, &s.home, &["resign", "g", "--as", "Bo"]);
+    let bo_tip = git(&s.bo, &s.home, &["rev-parse", "HEAD"]);
+    let o = run(&s.bo, &s.home, &["sync"]);
+    let err = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("have both moved on in g: origin has g: Ann (Gold) resigns"), "{err}");
+    assert!(
+        err.contains("here, Bo (Scarlet) resigns crossed it and no longer holds after it (the game is over"),
+        "{err}"
+    );
+    assert!(err.contains("git reset --hard origin/main"), "{err}");
+    assert_eq!(git(&s.bo, &s.home, &["rev-parse", "HEAD"]), bo_tip);
+    assert_eq!(s.server_tip(), server);
+}
+
+/// The finding (issue 34): `sync` pushed with the server's `remote:` lines (a notify
+/// hook's "mailed …") thrown away, where a plain `git push` shows them. They are relayed,
+/// before sync's own summary, and kept in `--json` as `server`.
+#[test]
+fn sync_hid_the_servers_remote_lines() {
+    let s = setup();
+    let hook = s.server.join("hooks/post-receive");
+    std::fs::write(
+        &hook,
+        "#!/bin/sh\necho 'mailed bo@example.org: g, your move'\necho 'ledger updated' >&2\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&hook, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    ok(&s.ann, &s.home, &["move", "g", "2e3", "--as", "Ann"]);
+    let out = ok(&s.ann, &s.home, &["sync"]);
+    assert_eq!(
+        out,
+        "remote: mailed bo@example.org: g, your move\nremote: ledger updated\nPushed 1 commit to origin/main\n"
+    );
+    ok(&s.bo, &s.home, &["sync"]);
+    ok(&s.bo, &s.home, &["move", "g", "Sa3b6", "--as", "Bo"]);
+    let o = run(&s.bo, &s.home, &["sync", "--json"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        v["server"],
+        serde_json::json!(["remote: mailed bo@example.org: g, your move", "remote: ledger updated"])
+    );
 }
