@@ -772,3 +772,43 @@ fn expect_failure_of(o: &std::process::Output, code: i32) -> String {
     assert_eq!(o.status.code(), Some(code), "{}", text(o));
     String::from_utf8(o.stderr.clone()).unwrap()
 }
+
+/// Issue 34: messages named sides where a player expects names ("Scarlet resigns",
+/// "Gold offers a draw", "Gold plays 2e3", `status` saying "Ann to move (Gold)"). Every
+/// action's output, `status` and `log` now name the player with the side in brackets; a
+/// side whose player is unnamed (`?`) is named by its side alone.
+#[test]
+fn messages_named_the_side_instead_of_the_player() {
+    let (_t, dir, home) = archive();
+    ok(&dir, &home, &["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "g"]);
+    assert_eq!(ok(&dir, &home, &["move", "g", "2e3", "--as", "Ann"]), "Ann (Gold) plays 2e3 (ply 1)\n");
+    let status = ok(&dir, &home, &["status"]);
+    assert!(status.contains("  Bo (Scarlet) to move"), "{status}");
+    // An illegal move with --offer-draw writes neither the offer nor the move.
+    let head = git(&dir, &home, &["rev-parse", "HEAD"]);
+    let o = run(&dir, &home, &["move", "g", "Sa3a5", "--as", "Bo", "--offer-draw"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("illegal move `Sa3a5`"), "{}", text(&o));
+    assert_eq!(git(&dir, &home, &["rev-parse", "HEAD"]), head);
+    assert_eq!(ok(&dir, &home, &["draw", "offer", "g", "--as", "Bo"]), "Bo (Scarlet) offers a draw\n");
+    let out = ok(&dir, &home, &["move", "g", "Sa3b6", "--as", "Bo", "--offer-draw"]);
+    assert_eq!(out, "Bo (Scarlet) plays Sa3b6 (ply 2)\n", "the offer stood already: one step");
+    let status = ok(&dir, &home, &["status"]);
+    assert!(status.contains("  Ann (Gold) to move, draw offered by Bo (Scarlet)"), "{status}");
+    assert_eq!(ok(&dir, &home, &["draw", "decline", "g", "--as", "Ann"]), "Ann (Gold) declines the draw\n");
+    // A move out of turn names whose turn it is.
+    let o = run(&dir, &home, &["move", "g", "Sb6c4", "--as", "Bo"]);
+    assert!(text(&o).contains("Ann (Gold) is to move"), "{}", text(&o));
+    assert_eq!(ok(&dir, &home, &["resign", "g", "--as", "Bo"]), "Bo (Scarlet) resigns\n");
+    let log = ok(&dir, &home, &["log", "g"]);
+    assert!(log.contains("Bo (Scarlet) offers a draw\n"), "{log}");
+    assert!(log.contains("Ann (Gold) declines the draw\n"), "{log}");
+    assert!(log.contains("Bo (Scarlet) resigns, result 1-0\n"), "{log}");
+    // The record and the commit messages keep the words every release wrote.
+    let file = std::fs::read_to_string(dir.join("games/gygax/g.pgn")).unwrap();
+    assert!(file.contains("{Scarlet resigns.}"), "{file}");
+    assert_eq!(git(&dir, &home, &["log", "-1", "--format=%s"]), "g: Scarlet resigns\n");
+    // Unnamed: the side alone.
+    ok(&dir, &home, &["new", "gygax", "--white", "?", "--black", "Bo", "--id", "u"]);
+    assert_eq!(ok(&dir, &home, &["move", "u", "2e3"]), "Gold plays 2e3 (ply 1)\n");
+}

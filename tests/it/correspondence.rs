@@ -1517,3 +1517,34 @@ fn sync_hid_the_servers_remote_lines() {
         serde_json::json!(["remote: mailed bo@example.org: g, your move", "remote: ledger updated"])
     );
 }
+
+/// A draw claim that crossed the opponent's step in the same game (Bo booked leave, on
+/// the server, while Ann claimed in her clone) is judged again on the game as the server
+/// has it, where the repetition still holds, and pushed.
+#[test]
+fn sync_takes_a_crossing_draw_claim_again_on_the_servers_game() {
+    let s = setup();
+    let moves = ["U2c3", "U2c6", "U2b1", "U2b8", "U2c3", "U2c6", "U2b1", "U2b8"];
+    for (i, m) in moves.iter().enumerate() {
+        let (dir, who) = if i % 2 == 0 { (&s.ann, "Ann") } else { (&s.bo, "Bo") };
+        ok(dir, &s.home, &["sync"]);
+        ok(dir, &s.home, &["move", "g", m, "--as", who]);
+        ok(dir, &s.home, &["sync"]);
+    }
+    ok(&s.ann, &s.home, &["sync"]);
+    assert_eq!(
+        ok(&s.bo, &s.home, &["leave", "g", "--as", "Bo", "--days", "2"]),
+        "Bo (Scarlet) books 2 days of leave from 2025-11-29T07:06:40Z\n"
+    );
+    ok(&s.bo, &s.home, &["sync"]);
+    let leave = s.server_tip();
+    let out = ok(&s.ann, &s.home, &["draw", "claim", "g"]);
+    assert_eq!(out, "Ann (Gold) claims a draw (the position has occurred 3 times)\n");
+    let out = ok(&s.ann, &s.home, &["sync"]);
+    assert!(out.contains("\n  g: Ann (Gold) claims a draw (the position has occurred 3 times) ("), "{out}");
+    let log = git(&s.server, &s.home, &["log", "--format=%P %an %s", "-1", "main"]);
+    assert_eq!(log, format!("{leave} Ann g: Gold claims a draw (the position has occurred 3 times)\n"));
+    ok(&s.bo, &s.home, &["sync"]);
+    assert_eq!(ok(&s.bo, &s.home, &["verify"]), "1 game verified, 0 problems\n");
+    assert!(ok(&s.bo, &s.home, &["status"]).contains("finished 1/2-1/2"));
+}
