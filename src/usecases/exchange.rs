@@ -992,6 +992,19 @@ fn same_step(a: &ArchiveCommit, b: &ArchiveCommit) -> bool {
         && files(a) == files(b)
 }
 
+/// Whether `b` is the step of `a` taken again by an earlier `sync` on top of the remote's
+/// (a crossing resignation, draw action or leave, [`retake_crossed`]) whose push landed:
+/// the same author, time, message and files changed, with new versions of them.
+fn retaken_as(a: &ArchiveCommit, b: &ArchiveCommit) -> bool {
+    let paths = |c: &ArchiveCommit| c.changes.iter().map(|ch| ch.path.clone()).collect::<Vec<_>>();
+    a.author_name == b.author_name
+        && a.author_email == b.author_email
+        && a.time == b.time
+        && a.message == b.message
+        && paths(a) == paths(b)
+        && a.changes.iter().all(|ch| GamePath::parse(&ch.path).is_some())
+}
+
 /// What a commit changed, by game: the game id of a game or army choice file, else the
 /// path.
 fn subjects(c: &ArchiveCommit) -> Vec<String> {
@@ -1153,7 +1166,7 @@ fn sync_once(
     let mine: Vec<ArchiveCommit> = archive
         .commits_between(base, ours)?
         .into_iter()
-        .filter(|c| !incoming.iter().any(|i| same_step(c, i)))
+        .filter(|c| !incoming.iter().any(|i| same_step(c, i) || retaken_as(c, i)))
         .collect();
     if mine.is_empty() {
         // Everything of ours is on the remote already (replayed by an interrupted sync).

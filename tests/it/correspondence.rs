@@ -1436,6 +1436,7 @@ fn sync_refused_a_resignation_that_crossed_a_move() {
     // Bo has not synced: he resigns on the position before Ann's move.
     let out = ok(&s.bo, &s.home, &["resign", "g"]);
     assert_eq!(out, "Bo (Scarlet) resigns\n");
+    let resigned = git(&s.bo, &s.home, &["rev-parse", "HEAD"]);
     let out = ok(&s.bo, &s.home, &["sync"]);
     assert!(
         out.starts_with("Fetched 1 commit(s) from origin/main:\n  g: ply 1 2e3 by Ann (Gold) ("),
@@ -1454,6 +1455,14 @@ fn sync_refused_a_resignation_that_crossed_a_move() {
     assert!(on_server.contains("{Scarlet resigns.}"), "{on_server}");
     assert_eq!(git(&s.bo, &s.home, &["rev-parse", "HEAD"]).trim(), s.server_tip());
     assert_eq!(git(&s.bo, &s.home, &["status", "--porcelain"]), "");
+    // A sync whose push landed but that stopped before moving Bo's branch: the next one
+    // finds the resignation, taken again, on the server and takes the server's line.
+    let tip = s.server_tip();
+    git(&s.bo, &s.home, &["reset", "--quiet", "--hard", resigned.trim()]);
+    let out = ok(&s.bo, &s.home, &["sync"]);
+    assert!(out.starts_with("Fetched 2 commit(s) from origin/main:") && !out.contains("Replayed"), "{out}");
+    assert_eq!(git(&s.bo, &s.home, &["rev-parse", "HEAD"]).trim(), tip);
+    assert_eq!(s.server_tip(), tip, "nothing pushed twice");
     // Ann takes it in; both clones verify clean (the server's hook judged it the same).
     let out = ok(&s.ann, &s.home, &["sync"]);
     assert!(out.contains("g: Bo (Scarlet) resigns ("), "{out}");
