@@ -1557,3 +1557,19 @@ fn sync_takes_a_crossing_draw_claim_again_on_the_servers_game() {
     assert_eq!(ok(&s.bo, &s.home, &["verify"]), "1 game verified, 0 problems\n");
     assert!(ok(&s.bo, &s.home, &["status"]).contains("finished 1/2-1/2"));
 }
+
+/// The same with ravenpost's own notify hook (`hook install --notify`): what it says
+/// about the move it was to mail (here, that the game gives no address to mail it to)
+/// reaches the player who synced.
+#[test]
+fn sync_relays_the_notify_hooks_line() {
+    let s = setup();
+    let out = ok(&s.server, &s.home, &["hook", "install", "--notify", "--repo", s.server.to_str().unwrap()]);
+    assert!(out.contains("post-receive"), "{out}");
+    ok(&s.ann, &s.home, &["move", "g", "2e3", "--as", "Ann"]);
+    let out = ok(&s.ann, &s.home, &["sync"]);
+    assert_eq!(
+        out,
+        "remote: ravenpost: g ply 1: not mailed (the game has no BlackEmail tag; logged)\nPushed 1 commit to origin/main\n"
+    );
+}
