@@ -78,12 +78,30 @@ fn hook_reason(line: &str) -> Option<&str> {
     Some(line.strip_prefix("ravenpost:").map_or(line, str::trim_start))
 }
 
+/// The lines a server printed during a push, as git relays them (`remote: ` first, padded
+/// with spaces or ended by a terminal's erase code): each with git's `remote: ` prefix and
+/// without the padding; blank lines and the hook's own accepted line
+/// ([`hook_accepted_line`]) are left out.
+fn server_lines(err: &str) -> Vec<String> {
+    err.lines()
+        .filter_map(|l| l.strip_prefix("remote:"))
+        .map(|l| l.trim_end_matches("\u{1b}[K").trim_end().trim_start_matches(' '))
+        .filter(|l| !l.is_empty())
+        .filter(|l| !(l.starts_with("ravenpost:") && l.ends_with(HOOK_ACCEPTED)))
+        .map(|l| format!("remote: {l}"))
+        .collect()
+}
+
 /// What became of a push.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum PushOutcome {
     /// The remote's branch is now the pushed commit.
-    Pushed,
+    Pushed {
+        /// The lines the server printed (git's `remote: ` lines, as a plain `git push`
+        /// shows them, without git's padding), except the hook's own `accepted` line.
+        said: Vec<String>,
+    },
     /// The remote's branch moved since it was fetched (another clone pushed first): fetch
     /// again and retry.
     Stale {
@@ -509,10 +527,10 @@ impl Archive {
             .args(["push", "--quiet", "--porcelain", remote, &format!("{}:{branch}", commit.0)])
             .output()
             .map_err(|e| ArchiveError::io("run git push", self.dir(), e))?;
-        if out.status.success() {
-            return Ok(PushOutcome::Pushed);
-        }
         let err = String::from_utf8_lossy(&out.stderr);
+        if out.status.success() {
+            return Ok(PushOutcome::Pushed { said: server_lines(&redact_url_passwords(&err)) });
+        }
         let report = String::from_utf8_lossy(&out.stdout);
         let err = redact_url_passwords(&err);
         let reasons: Vec<&str> = err.lines().filter_map(hook_reason).collect();
@@ -535,8 +553,10 @@ impl Archive {
     }
 
     /// Writes `commits` again, oldest first, on top of `onto`: each new commit's tree is
-    /// its parent's with the files the original changed set to the original's versions;
-    /// author and message are the original's, the committer the original's with time
+    /// its parent's with the files the original changed set to the versions given
+    /// ([`super::FileChange::contents`]: the original's, or a step made again on the new
+    /// parent); author and message are the original's (the message given when it is not
+    /// the original's), the committer the original's with time
     /// `time`. An original that was signed is signed again with `signer` (a replayed
     /// commit has a new parent, so the old signature no longer holds). Nothing moves: the
     /// new commits are returned, oldest first, for the caller to judge and push.
@@ -562,6 +582,13 @@ impl Archive {
                     .ok()
                     .and_then(|t| t.get_path(Path::new(&ch.path)).ok())
                     .map(|e| (e.id(), e.filemode()));
+                // Contents other than the original's: written as a new blob.
+                let entry = match (entry, &ch.contents) {
+                    (Some((_, mode)), Some(bytes)) => {
+                        Some((self.repo.blob(bytes).map_err(|e| ArchiveError::git("write blob", e))?, mode))
+                    }
+                    (e, _) => e,
+                };
                 match entry {
                     Some((id, mode)) => {
                         let mode = if mode == 0o100_755 {
@@ -589,7 +616,10 @@ impl Archive {
                 &time.to_git(),
             )
             .map_err(|e| ArchiveError::git("make signature", e))?;
-            let message = String::from_utf8_lossy(original.message_bytes()).into_owned();
+            let mut message = String::from_utf8_lossy(original.message_bytes()).into_owned();
+            if message.trim_end_matches('\n') != c.message {
+                message = format!("{}\n", c.message);
+            }
             let signed = self.commit_signature(c.commit)?.is_some();
             let git_error = |op, e| ArchiveError::git_oid(op, c.commit.0, e);
             let id = if signed {

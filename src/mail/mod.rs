@@ -132,8 +132,11 @@ pub struct Outgoing<'a> {
     /// The `Date` header, Unix seconds.
     pub date: i64,
     /// The deadline of the player to move, when the message should say it (a server's
-    /// notification of the opponent's move).
+    /// notification of the opponent's move, a move mailed in a game with a time control).
     pub deadline: Option<crate::referee::Time>,
+    /// The time each side has used on its moves (seconds, by [`Side::index`]), when the
+    /// message should say it (a game with a time control).
+    pub used: Option<[u64; 2]>,
 }
 
 /// A built message.
@@ -288,9 +291,17 @@ impl Draft<'_> {
         message_id(o.game_id, k, false, &domain(address))
     }
 
-    /// A side as the body names it: colour and player, `Gold (Ann)`.
+    /// The comment the last move's player wrote with it (`move --comment`), if any: not
+    /// the comment that records how a game ended without a move (`Gold resigns.`).
+    fn comment(&self) -> Option<&str> {
+        let last = self.game.text.moves.get(self.plies.checked_sub(1)?)?;
+        let ending = if self.ended { last.comments.last().map(String::as_str) } else { None };
+        record::move_comment(&self.game.text, self.plies).filter(|c| Some(*c) != ending)
+    }
+
+    /// A side as the body names it: the player with the side, `Ann (Gold)`.
     fn named(&self, side: Side) -> String {
-        format!("{} ({})", self.game.variant.def().side_name(side), record::player(&self.game, side))
+        record::named(&self.game, side)
     }
 
     /// The message's place in the game's thread, the game's first message being that of
@@ -334,15 +345,21 @@ impl Draft<'_> {
                 .text
                 .moves
                 .last()
-                .and_then(|m| m.comments.iter().rev().find(|c| !c.starts_with("ravenpost: ")).cloned())
-                .unwrap_or_else(|| format!("result {}", self.result)),
+                .and_then(|m| m.comments.iter().rev().find(|c| !c.starts_with("ravenpost: ")))
+                .map_or_else(|| format!("result {}", self.result), |c| record::with_names(game, c)),
             (Some(l), false) => match self.answer {
-                Some(a) => format!("{} after {l}", a.summary),
+                Some(a) => format!("{} after {l}", record::with_names(game, &a.summary)),
                 None if self.offer_by_sender.is_some() => format!("{l} (draw offered)"),
                 None => l.clone(),
             },
             (None, false) => match self.answer {
-                Some(a) => format!("{} (new {} game, {white} v {black})", a.summary, def.title),
+                Some(a) => {
+                    format!(
+                        "{} (new {} game, {white} v {black})",
+                        record::with_names(game, &a.summary),
+                        def.title
+                    )
+                }
                 None => format!("new {} game, {white} v {black}", def.title),
             },
         }
@@ -374,11 +391,14 @@ impl Draft<'_> {
             Some(l) => {
                 let mover = record::player(game, self.sender_of(plies));
                 body.push_str(&format!("Last move: {l} by {mover} (ply {plies})\n"));
+                if let Some(c) = self.comment() {
+                    body.push_str(&format!("Comment by {}: {c}\n", self.named(self.sender_of(plies))));
+                }
             }
             None => body.push_str("No move has been played yet.\n"),
         }
         if let Some(a) = self.answer {
-            body.push_str(&format!("Then: {} ({}).\n", a.summary, self.o.from.name));
+            body.push_str(&format!("Then: {}.\n", record::with_names(game, &a.summary)));
         }
         if self.result == "*" {
             self.push_turn(&mut body, &pos);
@@ -421,6 +441,17 @@ impl Draft<'_> {
             body.push_str(&format!(
                 "Deadline for {to_move_name}'s move: {}.\n",
                 crate::referee::problem::rfc3339(d)
+            ));
+        }
+        if let Some(used) = o.used {
+            let span =
+                |side: Side| crate::referee::Span(i64::try_from(used[side.index()]).unwrap_or(i64::MAX));
+            body.push_str(&format!(
+                "Time used: {} {}, {} {}.\n",
+                self.named(Side::White),
+                span(Side::White),
+                self.named(Side::Black),
+                span(Side::Black)
             ));
         }
         if self.offer_by_sender.is_some() {

@@ -40,6 +40,37 @@ pub fn is_prepared(text: &GameText, ply: usize) -> bool {
         .is_some_and(|m| m.comments.iter().any(|c| c == PREPARED_COMMENT))
 }
 
+/// `game` without its prepared-reply notes ([`PREPARED_COMMENT`]), as the opponent
+/// receives it by mail: which replies were prepared is the owner's to know. `None` when
+/// no ply carries one.
+pub fn without_prepared_notes(game: &Game) -> Option<Game> {
+    let noted = |m: &MoveNode| m.comments.iter().any(|c| c == PREPARED_COMMENT);
+    if !game.text.moves.iter().any(noted) {
+        return None;
+    }
+    let mut g = game.clone();
+    for m in &mut g.text.moves {
+        m.comments.retain(|c| c != PREPARED_COMMENT);
+    }
+    Some(g)
+}
+
+/// `received`, a version of the game `ours` received by mail (mailed
+/// [`without_prepared_notes`]), with the notes `ours` has on the plies both share put
+/// back where ravenpost writes them (after the move's time), so that its plies read as
+/// ours do.
+pub fn with_prepared_notes_of(received: &Game, ours: &Game) -> Game {
+    let mut g = received.clone();
+    let shared = ours.moves.iter().zip(&received.moves).take_while(|(a, b)| a == b).count();
+    for (k, m) in g.text.moves.iter_mut().enumerate().take(shared.min(ours.text.moves.len())) {
+        if is_prepared(&ours.text, k + 1) && !m.comments.iter().any(|c| c == PREPARED_COMMENT) {
+            let at = usize::from(m.comments.first().is_some_and(|c| c.starts_with(TIME_PREFIX)));
+            m.comments.insert(at, PREPARED_COMMENT.to_string());
+        }
+    }
+    g
+}
+
 /// How far (seconds) a recorded move time may lie after the time of the commit that adds
 /// the move: clocks of correspondence players' machines differ a little.
 pub const MAX_CLOCK_SKEW: i64 = 900;
@@ -260,6 +291,8 @@ pub enum Refusal {
         /// Whose turn it is (name and side).
         to_move: String,
     },
+    /// A comment to go with a move that cannot be written as one ([`move_comment_text`]).
+    BadComment(String),
 }
 
 impl fmt::Display for Refusal {
@@ -291,6 +324,7 @@ impl fmt::Display for Refusal {
             }
             Refusal::ClaimRefused(why) => write!(f, "claim refused: {why}"),
             Refusal::LeaveRefused(why) => write!(f, "leave refused: {why}"),
+            Refusal::BadComment(why) => write!(f, "comment refused: {why}"),
             Refusal::OfferAfterMove { player, to_move } => write!(
                 f,
                 "not {player}'s turn: {to_move} is to move; a draw offer goes with a move: offer in your turn, before you move"
@@ -335,8 +369,13 @@ pub struct Applied {
     pub player: String,
     /// The result token if the change ended the game.
     pub result: Option<String>,
-    /// A one-line description, e.g. `Gold plays 2e3` or `Scarlet resigns`.
+    /// A one-line description, e.g. `Gold plays 2e3` or `Scarlet resigns`: as the
+    /// commit message and the history (`log --json`, the referee's steps) say it, in
+    /// the words of every earlier release.
     pub summary: String,
+    /// The same for people, naming the player with the side ([`named`]):
+    /// `Ann (Gold) plays 2e3`, `Bo (Scarlet) resigns`.
+    pub said: String,
 }
 
 /// Reads the one game of `text` and replays it: [`Loader`] with no options (built-in
@@ -473,6 +512,26 @@ pub fn named(game: &Game, side: Side) -> String {
     }
 }
 
+/// A summary that starts with the side's name (`Scarlet resigns`), naming the player
+/// instead ([`named`]: `Bo (Scarlet) resigns`); any other summary as it is.
+pub fn saying(game: &Game, side: Side, summary: &str) -> String {
+    let side_name = game.variant.def().side_name(side);
+    match summary.strip_prefix(side_name) {
+        Some(rest) if rest.starts_with(' ') => format!("{}{rest}", named(game, side)),
+        _ => summary.to_string(),
+    }
+}
+
+/// A summary that starts with either side's name, naming its player instead ([`saying`]):
+/// `Ann (Gold) offers a draw` for `Gold offers a draw`.
+pub fn with_names(game: &Game, summary: &str) -> String {
+    Side::ALL
+        .into_iter()
+        .map(|side| saying(game, side, summary))
+        .find(|s| s != summary)
+        .unwrap_or_else(|| summary.to_string())
+}
+
 /// The caption of a picture of `game` after `ply` plies: the players with their sides
 /// (and armies, in a game of armies), then the ply, the side to move, check or mate, and
 /// the result once the last ply is reached. E.g.
@@ -603,6 +662,41 @@ pub struct Play<'a> {
     /// Leave the new text unwritten ([`Applied::text`] empty): for checking what a move
     /// would make ([`same_game`] compares it) at the cost of the move alone.
     pub unwritten: bool,
+    /// The player's comment to the opponent, kept in the record after the move, after
+    /// the comments ravenpost writes ([`move_comment_text`] says which are refused).
+    pub comment: Option<&'a str>,
+}
+
+/// A player's comment as it is written after a move: the text with each run of white
+/// space made one space, trimmed.
+///
+/// # Errors
+/// [`Refusal::BadComment`]: empty, or starting as ravenpost's own comments do
+/// (`ravenpost:`, which the rules read) or as a diagram line (`|`).
+pub fn move_comment_text(text: &str) -> Result<String, Refusal> {
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if text.is_empty() {
+        return Err(Refusal::BadComment("the comment is empty".into()));
+    }
+    if text.to_ascii_lowercase().starts_with("ravenpost:") {
+        return Err(Refusal::BadComment(format!(
+            "`{text}`: a comment may not start with `ravenpost:`, which marks ravenpost's own notes (times, draw offers)"
+        )));
+    }
+    if text.starts_with('|') {
+        return Err(Refusal::BadComment(format!(
+            "`{text}`: a comment may not start with `|`, which marks a diagram line"
+        )));
+    }
+    Ok(text)
+}
+
+/// The player's comment on ply `ply` (1-based) of `text`'s main line, as [`play`] writes
+/// it with [`Play::comment`]: the first comment after the move that is neither one of
+/// ravenpost's (`ravenpost: …`) nor a diagram line.
+pub fn move_comment(text: &GameText, ply: usize) -> Option<&str> {
+    let node = text.moves.get(ply.checked_sub(1)?)?;
+    node.comments.iter().map(String::as_str).find(|c| !c.starts_with("ravenpost: ") && !c.starts_with('|'))
 }
 
 /// Plays `token` in the replayed `game` as `how` says: the change, and the game after it
@@ -613,7 +707,8 @@ pub struct Play<'a> {
 /// [`Refusal`]: the game is over, the ply or player is wrong, or the move is illegal
 /// (with the engine's reason).
 pub fn play(game: &Game, token: &str, how: Play) -> Result<(Applied, Game), Refusal> {
-    let Play { who, expect_ply, options, unwritten } = how;
+    let Play { who, expect_ply, options, unwritten, comment } = how;
+    let comment = comment.map(move_comment_text).transpose()?;
     let mut game = game.clone();
     let next = game.moves.len() + 1;
     if let Some(e) = expect_ply
@@ -628,6 +723,7 @@ pub fn play(game: &Game, token: &str, how: Play) -> Result<(Applied, Game), Refu
     // The mover's own offer travels with the move; the opponent's offer lapses (moving
     // instead of answering declines it).
     let mut comments = move_comments(&game, side, options);
+    comments.extend(comment);
     clear_offer(&mut game.text);
     let after = game.variant.make(&pos, &mv);
     if options.diagram {
@@ -651,7 +747,13 @@ pub fn play(game: &Game, token: &str, how: Play) -> Result<(Applied, Game), Refu
         r.to_string()
     });
     let text = if unwritten { String::new() } else { game.canonical_text() };
-    let applied = Applied { text, ply: next, san: Some(san), side, player: name, result, summary };
+    let said = match game.outcome {
+        Some(crate::engine::Outcome::Win { winner, reason }) => {
+            format!("{} plays {san} ({reason}: {} wins)", named(&game, side), named(&game, winner))
+        }
+        _ => saying(&game, side, &summary),
+    };
+    let applied = Applied { text, ply: next, san: Some(san), side, player: name, result, summary, said };
     Ok((applied, game))
 }
 
@@ -685,6 +787,7 @@ fn recorded(
     result: Option<String>,
     summary: String,
 ) -> (Applied, Game) {
+    let said = saying(&game, side, &summary);
     let applied = Applied {
         text: game.canonical_text(),
         ply: game.moves.len(),
@@ -693,6 +796,7 @@ fn recorded(
         player,
         result,
         summary,
+        said,
     };
     (applied, game)
 }
@@ -853,13 +957,36 @@ pub fn without_diagrams(game: &Game) -> String {
 /// deadline really passed is judged from the recorded times by the archive layer); or
 /// booked leave.
 pub fn recognise_action(g0: &Game, new: &Game) -> Option<Applied> {
-    let target = without_diagrams(new);
-    let mut tries: Vec<Result<(Applied, Game), Refusal>> = Vec::new();
-    for side in Side::ALL {
-        tries.push(resign(g0, Some(&player(g0, side))));
+    recognise(g0, new).map(|(_, a)| a)
+}
+
+/// A recorded action, as [`recognise_action`] finds it, to take again on another game.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Action {
+    Resign(String),
+    Draw(String, DrawAction),
+    TimeForfeit(String),
+    Leave(String, i64, u32),
+}
+
+impl Action {
+    fn take(&self, game: &Game) -> Result<(Applied, Game), Refusal> {
+        match self {
+            Action::Resign(who) => resign(game, Some(who)),
+            Action::Draw(who, action) => draw(game, Some(who), *action),
+            Action::TimeForfeit(why) => time_forfeit(game, None, why),
+            Action::Leave(who, from, days) => book_leave(game, who, *from, *days),
+        }
     }
+}
+
+/// [`recognise_action`], with the action it found.
+fn recognise(g0: &Game, new: &Game) -> Option<(Action, Applied)> {
+    let target = without_diagrams(new);
+    let mut tries: Vec<Action> = Side::ALL.into_iter().map(|s| Action::Resign(player(g0, s))).collect();
+    let to_move = player(g0, g0.position().side_to_move());
     for action in [DrawAction::Offer, DrawAction::Accept, DrawAction::Decline, DrawAction::Claim] {
-        tries.push(draw(g0, None, action));
+        tries.push(Action::Draw(to_move.clone(), action));
     }
     let last_comments = match new.text.moves.last() {
         Some(m) => &m.comments,
@@ -867,15 +994,43 @@ pub fn recognise_action(g0: &Game, new: &Game) -> Option<Applied> {
     };
     for c in last_comments {
         if let Some(why) = c.strip_prefix("Time forfeit: ").and_then(|r| r.rsplit_once("; claimed by ")) {
-            tries.push(time_forfeit(g0, None, why.0));
+            tries.push(Action::TimeForfeit(why.0.to_string()));
         }
         if let Some((who, from, days)) = parse_leave(c) {
             let days = u32::try_from(days).ok()?;
-            tries.push(book_leave(g0, &who, from, days));
+            tries.push(Action::Leave(who, from, days));
         }
     }
     // Each try's game is what its text replays to: compared as written, without diagrams.
-    tries.into_iter().flatten().find(|(_, g)| without_diagrams(g) == target).map(|(a, _)| a)
+    // (A draw action is the player to move's, whoever that is: not looked up by name.)
+    let take = |action: &Action| match action {
+        Action::Draw(_, a) => draw(g0, None, *a),
+        other => other.take(g0),
+    };
+    tries.into_iter().find_map(|action| match take(&action) {
+        Ok((a, g)) if without_diagrams(&g) == target => Some((action, a)),
+        _ => None,
+    })
+}
+
+/// A recorded action that crossed another step, taken again after it: the action that
+/// turned `g0` into `new` (a resignation, a draw offer, answer or claim, or booked leave,
+/// as [`recognise_action`] finds it) taken by the same player on `onto`, the game as the
+/// other step left it, and judged there as a new one (a claim needs its grounds on the new
+/// position, an answer the offer, an offer or claim the player's turn). `None` when `g0`
+/// to `new` is no such action (a move, a time-forfeit claim, whose clock the other step
+/// changed, or any other change).
+///
+/// # Errors
+/// [`Refusal`]: the action no longer holds on `onto`.
+pub fn retake_action(g0: &Game, new: &Game, onto: &Game) -> Option<Result<(Applied, Game), Refusal>> {
+    if new.moves.len() != g0.moves.len() {
+        return None;
+    }
+    match recognise(g0, new)? {
+        (Action::TimeForfeit(_), _) => None,
+        (action, _) => Some(action.take(onto)),
+    }
 }
 
 /// The comment that records booked leave: `ravenpost: leave NAME FROM DAYSd`, `FROM` an

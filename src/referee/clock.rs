@@ -142,6 +142,29 @@ pub fn clock(game: &Game, times: &PlyTimes, now: i64) -> Option<Clock> {
 
 /// `player`'s booked leave in `game` as stretches of time (start, end), sorted and with
 /// overlapping bookings merged: a day booked twice stops the clock once.
+/// The time each side has used on its moves so far (seconds; index 0 the first side,
+/// [`Side::index`]), its booked leave left out, as [`clock`] counts the side to move's.
+/// `None` when `times` does not have a time for each ply.
+pub fn time_used(game: &Game, times: &PlyTimes) -> Option<[u64; 2]> {
+    let times = &times.0;
+    if times.len() != game.moves.len() + 1 {
+        return None;
+    }
+    let first = game.start.side_to_move();
+    let mut used = [0u64; 2];
+    for side in Side::ALL {
+        let leaves = merged_leave(game, &record::player(game, side));
+        let paused = |a: i64, b: i64| -> u64 { leaves.iter().map(|&(c, d)| overlap(a, b, c, d)).sum() };
+        for k in 1..times.len() {
+            if mover_of(first, k) == side {
+                let (a, b) = (times[k - 1], times[k]);
+                used[side.index()] += ((b - a).max(0) as u64).saturating_sub(paused(a, b));
+            }
+        }
+    }
+    Some(used)
+}
+
 fn merged_leave(game: &Game, player: &str) -> Vec<(i64, i64)> {
     let mut leaves: Vec<(i64, i64)> =
         record::leaves(game).into_iter().filter(|(p, _, _)| p == player).map(|(_, a, b)| (a, b)).collect();

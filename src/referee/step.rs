@@ -242,7 +242,11 @@ pub fn check_step_read(
             if adds_just_the_move(g0, g1, shared, &san, options) {
                 return Ok(Step::Moved { ply, san, player: who });
             }
-            let (_, expected) = play(g0, &san, Play { options, unwritten: true, ..Play::default() })
+            // A player's comment with the move (`move --comment`) is part of the move as
+            // ravenpost writes it: the same comment, written in its canonical form.
+            let comment = crate::record::move_comment(&g1.text, ply)
+                .filter(|c| crate::record::move_comment_text(c).is_ok());
+            let (_, expected) = play(g0, &san, Play { options, unwritten: true, comment, ..Play::default() })
                 .map_err(|e| Problem::IllegalMove { ply, why: e.to_string() })?;
             if !same_game(&expected, g1) {
                 let rules = result_of(&expected);

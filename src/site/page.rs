@@ -15,7 +15,7 @@ use crate::notation::diagram::piece_label;
 use crate::notation::pgn::VERBATIM_MARK;
 use crate::notation::position_string::{piece_token, write_position};
 use crate::record::game::Game;
-use crate::record::{TIME_PREFIX, player, result_of};
+use crate::record::{PREPARED_COMMENT, TIME_PREFIX, player, result_of};
 
 /// One ply's position, as the page's script reads it (JSON, short field names).
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
@@ -126,8 +126,14 @@ pub struct GamePage {
     pub svg: String,
 }
 
+/// The comments a page shows: the players' (`move --comment`) and the record's notes,
+/// without diagram lines, the move time (shown apart) and the prepared-reply note, which
+/// is its owner's to know.
 fn comments(list: &[String]) -> Vec<String> {
-    list.iter().filter(|c| !c.starts_with(VERBATIM_MARK) && !c.starts_with(TIME_PREFIX)).cloned().collect()
+    list.iter()
+        .filter(|c| !c.starts_with(VERBATIM_MARK) && !c.starts_with(TIME_PREFIX) && *c != PREPARED_COMMENT)
+        .cloned()
+        .collect()
 }
 
 fn move_time(list: &[String]) -> Option<String> {
@@ -279,7 +285,7 @@ mod tests {
     #[test]
     fn a_page_has_one_ply_entry_per_position_and_the_start_pieces() {
         let game = crate::record::load(
-            "[Variant \"grand\"]\n[White \"A\"]\n[Black \"B\"]\n[Result \"*\"]\n\ne4 {ravenpost: at 2025-11-29T08:00:00Z} {good} e7 *\n",
+            "[Variant \"grand\"]\n[White \"A\"]\n[Black \"B\"]\n[Result \"*\"]\n\ne4 {ravenpost: at 2025-11-29T08:00:00Z} {ravenpost: prepared} {good} e7 *\n",
         )
         .unwrap();
         let page = game_page("g", &game);
@@ -292,6 +298,7 @@ mod tests {
         );
         assert_eq!(page.board.plies[1].l, ["e3", "e4"]);
         assert_eq!(page.moves[0].number, "1.");
+        // The player's comment is shown; the prepared-reply note is not (issue 34).
         assert_eq!(page.moves[0].comments, ["good"]);
         assert_eq!(page.moves[0].time.as_deref(), Some("2025-11-29T08:00:00Z"));
         assert_eq!(page.moves[1].number, "");

@@ -33,6 +33,36 @@ pub(crate) fn clock_with_index(
     if result_of(game) != "*" || game.text.tag("TimeControl").is_none() {
         return Ok(None);
     }
+    let times = ply_times(archive, index, path, game)?;
+    Ok(times.and_then(|t| clock::clock(game, &t, now)))
+}
+
+/// The time each side has used on its moves in the game `game` (the file at `path` at
+/// the tip; index [`crate::engine::Side::index`]), as its clock counts it: `None` when
+/// the game has no time control or its plies' times cannot be told.
+///
+/// # Errors
+/// The archive's errors.
+pub fn time_used_in_game(
+    archive: &Archive,
+    path: &GamePath,
+    game: &Game,
+) -> Result<Option<[u64; 2]>, Failure> {
+    if game.text.tag("TimeControl").is_none_or(|t| matches!(t, "-" | "?")) {
+        return Ok(None);
+    }
+    let times = ply_times(archive, &archive.index()?, path, game)?;
+    Ok(times.and_then(|t| clock::time_used(game, &t)))
+}
+
+/// The time of the game's creation and of each ply: from the move times the file
+/// records, else from the file's history.
+fn ply_times(
+    archive: &Archive,
+    index: &HistoryIndex,
+    path: &GamePath,
+    game: &Game,
+) -> Result<Option<PlyTimes>, Failure> {
     let file = path.path();
     let Some(first) = index.versions(&file).first() else { return Ok(None) };
     let created = index.commit_at(first.position).time.unix_seconds();
@@ -47,5 +77,5 @@ pub(crate) fn clock_with_index(
             PlyTimes::from_history(&versions, game)
         }
     };
-    Ok(times.and_then(|t| clock::clock(game, &t, now)))
+    Ok(times)
 }

@@ -386,6 +386,7 @@ pub fn answer_prepared(archive: &Archive, session: &Session) -> Result<Vec<Answe
                             };
                             let (mut applied, _) = record::play(game, &san, how)?;
                             applied.summary.push_str(", a prepared reply");
+                            applied.said.push_str(", a prepared reply");
                             Ok(applied)
                         },
                     );

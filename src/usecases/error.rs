@@ -261,6 +261,26 @@ pub enum SyncRefusal {
         /// The games both changed.
         clash: Vec<String>,
     },
+    /// This archive's step that crossed the remote's in the same game (a resignation, a
+    /// draw action, booked leave), taken again on top of the remote's, no longer holds.
+    #[error(
+        "{remote}/{branch} and this archive have both moved on in {game}: {remote} has {}; here, {what} crossed it and no longer holds after it ({why}). Nothing was changed and your commits stay here.\nTo continue from {remote}, keeping your commits on the branch ravenpost-unsent:\n    git branch ravenpost-unsent\n    git reset --hard {remote}/{branch}",
+        list(theirs)
+    )]
+    RetakeRefused {
+        /// The remote.
+        remote: String,
+        /// The branch (short name).
+        branch: String,
+        /// The game.
+        game: String,
+        /// The remote's commits since the last commit both share.
+        theirs: Vec<SyncStep>,
+        /// This archive's step, e.g. `Ann (Gold) claims a draw (…)`.
+        what: String,
+        /// Why it no longer holds.
+        why: String,
+    },
     /// This archive's commits, replayed on top of the remote's, are not legal steps there.
     #[error(
         "this archive's commits, replayed on top of {remote}'s, are not legal steps there; nothing was changed:\n{}",

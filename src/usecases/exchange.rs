@@ -26,6 +26,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::archive::{Archive, ArchiveCommit, ArmyChoice, CommitId, GamePath, PushOutcome};
+use crate::record;
 use crate::referee::judge::{self, Changed, CommitInfo, Finding};
 use crate::referee::limits::Limits;
 use crate::referee::players::{ClubAccounts, Pusher};
@@ -797,7 +798,8 @@ fn describe(archive: &Archive, commits: &[ArchiveCommit]) -> Vec<SyncStep> {
             let checked = crate::referee::check_step_at(prev.as_deref(), text, None, None, &definitions);
             let (what, moved) = match checked {
                 Ok(Step::Moved { ply, san, player }) => {
-                    (format!("{player}'s ply {ply} {san}"), Some((ply, san, player)))
+                    let by = moved_by(text, ply, &player, &definitions);
+                    (format!("ply {ply} {san} by {by}"), Some((ply, san, player)))
                 }
                 Ok(Step::Created) => ("the new game".to_string(), None),
                 Ok(Step::Recorded { summary, player, .. }) => {
@@ -809,6 +811,17 @@ fn describe(archive: &Archive, commits: &[ArchiveCommit]) -> Vec<SyncStep> {
         }
     }
     out
+}
+
+/// The player of ply `ply` of the game `text` (named `player`) with the side in brackets,
+/// `Ann (Gold)` ([`record::named`]); the name alone when the text does not replay.
+fn moved_by(text: &str, ply: usize, player: &str, definitions: &Definitions) -> String {
+    match super::definitions::load(definitions, text) {
+        Ok(game) if ply >= 1 && ply <= game.moves.len() => {
+            record::named(&game, game.position_at(ply - 1).side_to_move())
+        }
+        _ => player.to_string(),
+    }
 }
 
 /// A recorded action's summary, which names the side (`Scarlet offers a draw`), with the
@@ -870,6 +883,9 @@ pub struct SyncReport {
     /// How many times the remote was fetched (more than once when another clone pushed
     /// between this one's fetch and push).
     pub attempts: usize,
+    /// What the server printed when it took the push (git's `remote: ` lines: a notify
+    /// hook's `mailed …`), as a plain `git push` shows them.
+    pub server: Vec<String>,
 }
 
 impl std::fmt::Display for SyncReport {
@@ -951,6 +967,7 @@ pub fn sync(archive: &Archive, remote: &str, session: &Session) -> Result<SyncRe
             rebased: Vec::new(),
             pushed: 0,
             attempts: attempt,
+            server: Vec::new(),
         };
         if sync_once(archive, remote, &mut report, session)? {
             return Ok(report);
@@ -973,6 +990,19 @@ fn same_step(a: &ArchiveCommit, b: &ArchiveCommit) -> bool {
         && a.time == b.time
         && a.message == b.message
         && files(a) == files(b)
+}
+
+/// Whether `b` is the step of `a` taken again by an earlier `sync` on top of the remote's
+/// (a crossing resignation, draw action or leave, [`retake_crossed`]) whose push landed:
+/// the same author, time, message and files changed, with new versions of them.
+fn retaken_as(a: &ArchiveCommit, b: &ArchiveCommit) -> bool {
+    let paths = |c: &ArchiveCommit| c.changes.iter().map(|ch| ch.path.clone()).collect::<Vec<_>>();
+    a.author_name == b.author_name
+        && a.author_email == b.author_email
+        && a.time == b.time
+        && a.message == b.message
+        && paths(a) == paths(b)
+        && a.changes.iter().all(|ch| GamePath::parse(&ch.path).is_some())
 }
 
 /// What a commit changed, by game: the game id of a game or army choice file, else the
@@ -1057,7 +1087,8 @@ fn sync_once(
             archive.accept_remote_tip(remote, t)?;
         }
         match outcome {
-            PushOutcome::Pushed => {
+            PushOutcome::Pushed { said } => {
+                report.server = said;
                 archive.accept_remote_tip(remote, commit)?;
                 report.pushed = n;
                 report.tip = Some(commit.short());
@@ -1135,7 +1166,7 @@ fn sync_once(
     let mine: Vec<ArchiveCommit> = archive
         .commits_between(base, ours)?
         .into_iter()
-        .filter(|c| !incoming.iter().any(|i| same_step(c, i)))
+        .filter(|c| !incoming.iter().any(|i| same_step(c, i) || retaken_as(c, i)))
         .collect();
     if mine.is_empty() {
         // Everything of ours is on the remote already (replayed by an interrupted sync).
@@ -1144,20 +1175,8 @@ fn sync_once(
         report.tip = Some(theirs.short());
         return Ok(true);
     }
-    let their_games: BTreeSet<String> = incoming.iter().flat_map(subjects).collect();
-    let my_games: BTreeSet<String> = mine.iter().flat_map(subjects).collect();
-    let clash: Vec<String> = my_games.intersection(&their_games).cloned().collect();
-    if !clash.is_empty() {
-        return Err(SyncRefusal::Diverged {
-            remote: remote.to_string(),
-            branch: short,
-            base: base.map(|b| b.short()),
-            theirs: report.fetched.clone(),
-            ours: describe(archive, &mine),
-            clash,
-        }
-        .into());
-    }
+    let crossing = Crossing { remote, branch: &short, theirs, fetched: &report.fetched };
+    let mine = on_top_of_theirs(archive, &crossing, base, &incoming, mine)?;
     let signer =
         archive.git_signing_key()?.map(|k| crate::archive::SshSigner::new(k).with_home(session.home.clone()));
     let replayed = archive.replay_onto(theirs, &mine, session.now(), signer.as_ref())?;
@@ -1174,6 +1193,129 @@ fn sync_once(
     archive.fast_forward(Some(ours), new_tip)?;
     report.rebased = describe(archive, &archive.commits_between(Some(theirs), new_tip)?);
     Ok(true)
+}
+
+/// Where this archive's steps in a game the remote also changed are taken again.
+struct Crossing<'a> {
+    remote: &'a str,
+    branch: &'a str,
+    /// The remote's tip.
+    theirs: CommitId,
+    /// The remote's commits since the common ancestor.
+    fetched: &'a [SyncStep],
+}
+
+/// This archive's commits `mine` since the common ancestor `base`, to replay on the
+/// remote's `incoming`: as they are when they change other games; with a resignation,
+/// draw action or leave that crossed the remote's step in the same game taken again after
+/// it ([`retake_crossed`]).
+///
+/// # Errors
+/// [`SyncRefusal::Diverged`] when both moved in the same game (the remote's move stands);
+/// [`retake_crossed`]'s.
+fn on_top_of_theirs(
+    archive: &Archive,
+    crossing: &Crossing<'_>,
+    base: Option<CommitId>,
+    incoming: &[ArchiveCommit],
+    mine: Vec<ArchiveCommit>,
+) -> Result<Vec<ArchiveCommit>, Failure> {
+    let their_games: BTreeSet<String> = incoming.iter().flat_map(subjects).collect();
+    let my_games: BTreeSet<String> = mine.iter().flat_map(subjects).collect();
+    let clash: Vec<String> = my_games.intersection(&their_games).cloned().collect();
+    if clash.is_empty() {
+        return Ok(mine);
+    }
+    if let Some(retaken) = retake_crossed(archive, crossing, &mine, &clash)? {
+        return Ok(retaken);
+    }
+    Err(SyncRefusal::Diverged {
+        remote: crossing.remote.to_string(),
+        branch: crossing.branch.to_string(),
+        base: base.map(|b| b.short()),
+        theirs: crossing.fetched.to_vec(),
+        ours: describe(archive, &mine),
+        clash,
+    }
+    .into())
+}
+
+/// This archive's commits `mine` (since the common ancestor), with each step in a game of
+/// `clash` (changed on the remote too) taken again on the game as the remote's commits
+/// left it ([`record::retake_action`]): the same player's resignation, draw action or
+/// booked leave, judged anew there, with the new version of the file (and the message
+/// for it) in place of the old. `None` when some such step is no action that can be taken
+/// again (a move made on the older position, a time-forfeit claim).
+///
+/// # Errors
+/// [`SyncRefusal::RetakeRefused`] when one no longer holds (a draw claim whose grounds
+/// the remote's move removed, an action on a game the remote finished).
+fn retake_crossed(
+    archive: &Archive,
+    crossing: &Crossing<'_>,
+    mine: &[ArchiveCommit],
+    clash: &[String],
+) -> Result<Option<Vec<ArchiveCommit>>, Failure> {
+    let mut texts: std::collections::HashMap<String, String> = std::collections::HashMap::new();
+    let mut out = Vec::with_capacity(mine.len());
+    for c in mine {
+        let mut c = c.clone();
+        let crossed: Vec<GamePath> = c
+            .changes
+            .iter()
+            .filter_map(|ch| GamePath::parse(&ch.path))
+            .filter(|g| clash.iter().any(|id| id == g.id()))
+            .collect();
+        if crossed.is_empty() {
+            // Army choice files of a clashed game are no action to take again.
+            if c.changes
+                .iter()
+                .any(|ch| ArmyChoice::parse_path(&ch.path).is_some_and(|id| clash.iter().any(|x| x == id)))
+            {
+                return Ok(None);
+            }
+            out.push(c);
+            continue;
+        }
+        let (Some(parent), [only]) = (c.parent, c.changes.as_mut_slice()) else { return Ok(None) };
+        let path = &crossed[0];
+        let definitions = super::definitions::at(archive, Some(c.commit))?;
+        let read = |t: Option<String>| t.and_then(|t| super::definitions::load(&definitions, &t).ok());
+        let before = read(archive.read_file_at(parent, &only.path)?);
+        let after =
+            read(only.contents.as_deref().and_then(|b| std::str::from_utf8(b).ok()).map(str::to_string));
+        let onto_text = match texts.get(&only.path) {
+            Some(t) => Some(t.clone()),
+            None => archive.read_file_at(crossing.theirs, &only.path)?,
+        };
+        let (Some(before), Some(after), Some(onto)) = (before, after, read(onto_text)) else {
+            return Ok(None);
+        };
+        let Some(retaken) = record::retake_action(&before, &after, &onto) else { return Ok(None) };
+        let applied = match retaken {
+            Ok((applied, _)) => applied,
+            Err(why) => {
+                let what = record::recognise_action(&before, &after).map_or_else(
+                    || "your step".to_string(),
+                    |a| with_player(&after.canonical_text(), &a.player, &a.summary, &definitions),
+                );
+                return Err(SyncRefusal::RetakeRefused {
+                    remote: crossing.remote.to_string(),
+                    branch: crossing.branch.to_string(),
+                    game: path.id().to_string(),
+                    theirs: crossing.fetched.to_vec(),
+                    what,
+                    why: why.to_string(),
+                }
+                .into());
+            }
+        };
+        only.contents = Some(applied.text.clone().into_bytes());
+        c.message = format!("{}: {}", path.id(), applied.summary);
+        texts.insert(only.path.clone(), applied.text);
+        out.push(c);
+    }
+    Ok(Some(out))
 }
 
 /// This archive's commits after `from` up to `to`, about to be pushed, judged as the

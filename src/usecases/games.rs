@@ -918,17 +918,85 @@ pub fn play(
     expect_ply: Option<usize>,
     session: &Session,
 ) -> Result<Applied, Failure> {
+    let mut steps = play_with(archive, game, token, who, expect_ply, &WithMove::default(), session)?;
+    Ok(steps.pop().expect("the move"))
+}
+
+/// What goes with a move (`move --offer-draw`, `move --comment`).
+#[derive(Debug, Clone, Default)]
+pub struct WithMove {
+    /// Offer a draw with the move: the offer is committed first, as `draw offer` does,
+    /// then the move, which carries it (two steps, each judged as the hook judges it).
+    pub offer_draw: bool,
+    /// The player's comment to the opponent, kept in the record after the move.
+    pub comment: Option<String>,
+}
+
+/// `ravenpost move` with what goes with it ([`WithMove`]): the steps committed, oldest
+/// first (the draw offer, if any, then the move). Both are judged before either is
+/// committed, under one lock: an illegal move writes no offer.
+///
+/// # Errors
+/// As [`play`].
+pub fn play_with(
+    archive: &Archive,
+    game: &str,
+    token: &str,
+    who: Option<&str>,
+    expect_ply: Option<usize>,
+    with: &WithMove,
+    session: &Session,
+) -> Result<Vec<Applied>, Failure> {
     let options = record::MoveOptions {
         diagram: archive.config()?.diagrams == crate::archive::Diagrams::EveryMove,
         at: Some(session.now().unix_seconds()),
         prepared: false,
     };
-    let again = |path: &GamePath, game: &Game| already_recorded(archive, path, game, token);
-    change_game_checked(archive, game, who, StepKind::Move { expect_ply }, session, again, |_, game, who| {
-        let token = move_token_for(game, token)?;
-        let how = record::Play { who, expect_ply, options, ..record::Play::default() };
-        Ok(record::play(game, token, how)?.0)
-    })
+    let path = find(archive, game)?;
+    let _lock = archive.lock()?;
+    let (text, tip) = read(archive, &path)?;
+    let loaded = super::definitions::load_pinned_at(archive, tip, path.id(), &text)?;
+    already_recorded(archive, &path, &loaded, token)?;
+    let who = acting_player(archive, &loaded, who, session);
+    let step = StepKind::Move { expect_ply };
+    if who.is_none() && !step.said_whose() {
+        check_unknown_actor(archive, &path, &loaded, step, session)?;
+    }
+    let who = who.as_deref();
+    let token = move_token_for(&loaded, token)?;
+    let offered = if with.offer_draw {
+        // The move's own refusal first (not your turn, illegal), as without the offer.
+        record::play(
+            &loaded,
+            token,
+            record::Play { who, expect_ply, unwritten: true, ..record::Play::default() },
+        )?;
+        match record::draw(&loaded, who, DrawAction::Offer) {
+            // Offered already (`draw offer` before): the move carries that offer.
+            Err(record::Refusal::AlreadyOffered) => None,
+            other => Some(other?),
+        }
+    } else {
+        None
+    };
+    let before = offered.as_ref().map_or(&loaded, |(_, g)| g);
+    let how = record::Play {
+        who,
+        expect_ply,
+        options,
+        comment: with.comment.as_deref(),
+        ..record::Play::default()
+    };
+    let (moved, _) = record::play(before, token, how)?;
+    let mut steps = Vec::new();
+    let mut tip = tip;
+    if let Some((offer, _)) = offered {
+        tip = Some(commit_applied(archive, &path, tip, &offer, &loaded, session)?);
+        steps.push(offer);
+    }
+    commit_applied(archive, &path, tip, &moved, &loaded, session)?;
+    steps.push(moved);
+    Ok(steps)
 }
 
 /// [`Failure::AlreadyRecorded`] when `token` is the game's last ply given again: the same
@@ -962,7 +1030,7 @@ fn already_recorded(archive: &Archive, path: &GamePath, game: &Game, token: &str
         numbered: format!("{}{dots} {san}", before.fullmove_number()),
         ply,
         at: crate::referee::problem::rfc3339(&crate::referee::problem::time_from_unix(at)),
-        to_move: format!("{} ({})", game.variant.def().side_name(to_move), record::player(game, to_move)),
+        to_move: record::named(game, to_move),
     })
 }
 
@@ -981,11 +1049,11 @@ fn move_token_for<'t>(game: &Game, token: &'t str) -> Result<&'t str, Failure> {
     }
     let write = |number: u32, second: bool| format!("{number}{}", if second { "..." } else { "." });
     Err(Failure::Declined(format!(
-        "`{token}`: the move number {} is not the next ply's: ply {} is {}'s move {} (write `{} {rest}`, or the move alone); nothing was written",
+        "`{token}`: the move number {} is not the next ply's: ply {} is move {} by {} (write `{} {rest}`, or the move alone); nothing was written",
         write(n.number, n.second),
         game.moves.len() + 1,
-        game.variant.def().side_name(side),
         write(expected, second),
+        record::named(game, side),
         write(expected, second),
     )))
 }

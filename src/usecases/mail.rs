@@ -179,16 +179,25 @@ fn prepare(
     let mut steps = offers_and_declines(archive, &path, &definitions)?;
     steps.answer = answer_of(&history, &g, sender);
     steps.first_message = first_message(&history, &g);
+    // The opponent is not told which of the sender's replies were prepared.
+    let unnoted = record::without_prepared_notes(&g);
+    let (text, g) = match &unnoted {
+        Some(u) => (u.canonical_text(), u),
+        None => (text, &g),
+    };
     let built = mail::build_steps(
         &Outgoing {
             game_id: path.id(),
             text: &text,
-            game: &g,
+            game: g,
             sender,
             from: from.clone(),
             to: to.clone(),
             date: session.now().unix_seconds(),
-            deadline: None,
+            // A game with a time control: the reader's deadline and the time each has used.
+            deadline: super::clock::clock_of_game(archive, &path, g, session.now().unix_seconds())?
+                .map(|k| k.deadline),
+            used: super::clock::time_used_in_game(archive, &path, g)?,
         },
         &steps,
     )
@@ -751,6 +760,11 @@ fn import_one(
             })?),
             None => None,
         };
+    // Our prepared replies' notes, which the opponent never received, as ours has them.
+    let received = match &ours_game {
+        Some(g0) => record::with_prepared_notes_of(&received, g0),
+        None => received,
+    };
     if ours.is_none()
         && let Some(why) = unknown_game(archive, &id, &path, me.as_deref(), my_side, &players)
     {
@@ -1369,7 +1383,16 @@ impl Import<'_> {
         // A prepared reply keeps its note (`{ravenpost: prepared}`).
         let prepared = record::is_prepared(&received.text, k);
         let options = record::MoveOptions { at, prepared, ..record::MoveOptions::default() };
-        record::play(&base, san, record::Play { options, ..record::Play::default() })
+        // So does the mover's comment with the move (`move --comment`).
+        // (Not the comment of a result recorded after it: `Gold resigns.`.)
+        let result = record::result_of(received);
+        let ending =
+            (k == received.moves.len() && result != "*" && received.rules_result() != Some(result.as_str()))
+                .then(|| received.text.moves.get(k - 1).and_then(|m| m.comments.last()))
+                .flatten();
+        let comment = record::move_comment(&received.text, k)
+            .filter(|c| record::move_comment_text(c).is_ok() && Some(&c.to_string()) != ending);
+        record::play(&base, san, record::Play { options, comment, ..record::Play::default() })
             .map(|(a, _)| a.text)
             .map_err(|e| format!("ply {k} ({san}): {e}"))
     }
@@ -1446,16 +1469,8 @@ fn history_version_before(
     Ok(None)
 }
 
-/// A step's summary with the player after the side's name: `Scarlet (Bo) declines the
-/// draw` for `Scarlet declines the draw`.
+/// A step's summary naming the player with the side ([`record::named`]): `Bo (Scarlet)
+/// declines the draw` for `Scarlet declines the draw`.
 pub fn with_player(game: &Game, summary: &str) -> String {
-    for side in Side::ALL {
-        let name = game.variant.def().side_name(side);
-        if let Some(rest) = summary.strip_prefix(name)
-            && (rest.is_empty() || rest.starts_with(' '))
-        {
-            return format!("{name} ({}){rest}", record::player(game, side));
-        }
-    }
-    summary.to_string()
+    record::with_names(game, summary)
 }

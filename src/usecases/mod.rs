@@ -50,8 +50,8 @@ pub use exchange::{
     install_notify_hook, notify_hook_script, open_for_sync, sync,
 };
 pub use games::{
-    ClubSetup, Made, NewGame, claim_timeout, draw, find, init, init_club, leave, new_game, open,
-    open_or_make, per_user_dir, play, resign, step_committer,
+    ClubSetup, Made, NewGame, WithMove, claim_timeout, draw, find, init, init_club, leave, new_game, open,
+    open_or_make, per_user_dir, play, play_with, resign, step_committer,
 };
 pub use report::{ShallowBoundary, UncheckedGame, VerifyProblem, VerifyReport};
 pub use session::{Clock, PUSHER_VAR_ENV, PUSHER_VARIABLES, PusherUnnamed, Session, pusher_from};

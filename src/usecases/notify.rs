@@ -161,15 +161,19 @@ fn send_one(
     let from = Mailbox { name: record::player(game, mover), email: from_email };
     let time = c.time.unix_seconds();
     let deadline = clock_of_game(archive, path, game, time).ok().flatten().map(|k| k.deadline);
+    // The opponent is not told which of the mover's replies were prepared.
+    let unnoted = record::without_prepared_notes(game);
+    let unnoted_text = unnoted.as_ref().map(crate::record::game::Game::canonical_text);
     let built = crate::mail::build(&Outgoing {
         game_id: path.id(),
-        text,
-        game,
+        text: unnoted_text.as_deref().unwrap_or(text),
+        game: unnoted.as_ref().unwrap_or(game),
         sender: mover,
         from: from.clone(),
         to: to.clone(),
         date: time,
         deadline,
+        used: super::clock::time_used_in_game(archive, path, game).ok().flatten(),
     })
     .map_err(|e| e.to_string())?;
     notice.message_id = Some(built.message_id.clone());

@@ -167,7 +167,7 @@ fn status_log_and_show_of_a_game() {
     ok(&dir, &home, &["draw", "offer", "g", "--as", "Ann"]);
     ok(&dir, &home, &["move", "g", "Rx3b6", "--as", "Ann"]);
     let acc = ok(&dir, &home, &["draw", "accept", "g", "--as", "Bo"]);
-    assert!(acc.contains("Scarlet accepts the draw"), "{acc}");
+    assert!(acc.contains("Bo (Scarlet) accepts the draw"), "{acc}");
     let s = ok(&dir, &home, &["status"]);
     assert!(s.contains("finished 1/2-1/2"), "{s}");
     assert!(ok(&dir, &home, &["verify"]).contains("0 problems"));
@@ -349,7 +349,7 @@ fn deadlines_leave_and_timeout_claims() {
     assert_eq!(c, Some(1), "{e}");
     let (c, out, e) = at(T0 + 10 * DAY, &["claim", "timeout", "g", "--as", "Bo"]);
     assert_eq!(c, Some(0), "{e}");
-    assert_eq!(out.trim(), "Scarlet wins on time");
+    assert_eq!(out.trim(), "Bo (Scarlet) wins on time");
     let text = std::fs::read_to_string(dir.join("games/gygax/g.pgn")).unwrap();
     assert!(text.contains("[Result \"0-1\"]") && text.contains("[Termination \"time forfeit\"]"), "{text}");
     assert_eq!(at(T0 + 10 * DAY, &["verify"]).0, Some(0));
@@ -371,7 +371,7 @@ fn without_as_a_player_acts_as_themself() {
     // `log` says what recorded commits did.
     ok(&dir, &home, &["draw", "offer", "g", "--as", "Bo"]);
     // (s5 item 14: without the unchanged result `(*)`, which said nothing.)
-    assert!(ok(&dir, &home, &["log", "g"]).contains("Scarlet offers a draw\n"));
+    assert!(ok(&dir, &home, &["log", "g"]).contains("Bo (Scarlet) offers a draw\n"));
 }
 
 #[test]
@@ -543,7 +543,7 @@ fn draw_claim_by_repetition_from_the_command_line() {
         "ravenpost: not Bo's turn: Ann (Gold) is to move\n",
     );
     let out = ok(&dir, &home, &["draw", "claim", "g", "--as", "Ann"]);
-    assert_eq!(out, "Gold claims a draw (the position has occurred 3 times)\n");
+    assert_eq!(out, "Ann (Gold) claims a draw (the position has occurred 3 times)\n");
     let file = std::fs::read_to_string(dir.join("games/gygax/g.pgn")).unwrap();
     let words = file.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(words.ends_with("{Draw claimed by Gold: the position has occurred 3 times.} 1/2-1/2"), "{file}");
@@ -658,7 +658,10 @@ fn draw_answered_before_the_offerers_move_said_only_not_your_turn() {
         "Ann's draw offer goes with Ann's next move and stands until then: Bo answers it after that move",
     );
     ok(&dir, &home, &["move", "g", "2e3", "--as", "Ann"]);
-    assert_eq!(ok(&dir, &home, &["draw", "accept", "g", "--as", "Bo"]).trim(), "Scarlet accepts the draw");
+    assert_eq!(
+        ok(&dir, &home, &["draw", "accept", "g", "--as", "Bo"]).trim(),
+        "Bo (Scarlet) accepts the draw"
+    );
 
     ok(
         &dir,
@@ -746,7 +749,7 @@ fn a_move_given_twice_said_whose_move_it_is() {
         assert_eq!(
             err,
             "ravenpost: g: `1. 2e3` is already recorded (ply 1, at 2025-11-29T07:07:40Z); nothing was written. \
-             Scarlet (Bo) is to move\n"
+             Bo (Scarlet) is to move\n"
         );
         assert_eq!(git(&dir, &home, &["rev-parse", "HEAD"]), head, "no commit");
     }
@@ -756,7 +759,7 @@ fn a_move_given_twice_said_whose_move_it_is() {
     let o = run_at(&dir, &home, T0 + 300, &["move", "g", "1... Sa3b6", "--as", "Bo"]);
     let err = expect_failure_of(&o, 1);
     assert!(err.contains("`1... Sa3b6` is already recorded (ply 2, at 2025-11-29T07:10:00Z)"), "{err}");
-    assert!(err.contains("Gold (Ann) is to move"), "{err}");
+    assert!(err.contains("Ann (Gold) is to move"), "{err}");
     // Another move with the last ply's number is not the next ply's, as before.
     let o = run_at(&dir, &home, T0 + 300, &["move", "g", "1... Sa3b5", "--as", "Bo"]);
     assert!(expect_failure_of(&o, 1).contains("the move number 1... is not the next ply's"), "{}", text(&o));
@@ -768,4 +771,44 @@ fn a_move_given_twice_said_whose_move_it_is() {
 fn expect_failure_of(o: &std::process::Output, code: i32) -> String {
     assert_eq!(o.status.code(), Some(code), "{}", text(o));
     String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+/// Issue 34: messages named sides where a player expects names ("Scarlet resigns",
+/// "Gold offers a draw", "Gold plays 2e3", `status` saying "Ann to move (Gold)"). Every
+/// action's output, `status` and `log` now name the player with the side in brackets; a
+/// side whose player is unnamed (`?`) is named by its side alone.
+#[test]
+fn messages_named_the_side_instead_of_the_player() {
+    let (_t, dir, home) = archive();
+    ok(&dir, &home, &["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "g"]);
+    assert_eq!(ok(&dir, &home, &["move", "g", "2e3", "--as", "Ann"]), "Ann (Gold) plays 2e3 (ply 1)\n");
+    let status = ok(&dir, &home, &["status"]);
+    assert!(status.contains("  Bo (Scarlet) to move"), "{status}");
+    // An illegal move with --offer-draw writes neither the offer nor the move.
+    let head = git(&dir, &home, &["rev-parse", "HEAD"]);
+    let o = run(&dir, &home, &["move", "g", "Sa3a5", "--as", "Bo", "--offer-draw"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("illegal move `Sa3a5`"), "{}", text(&o));
+    assert_eq!(git(&dir, &home, &["rev-parse", "HEAD"]), head);
+    assert_eq!(ok(&dir, &home, &["draw", "offer", "g", "--as", "Bo"]), "Bo (Scarlet) offers a draw\n");
+    let out = ok(&dir, &home, &["move", "g", "Sa3b6", "--as", "Bo", "--offer-draw"]);
+    assert_eq!(out, "Bo (Scarlet) plays Sa3b6 (ply 2)\n", "the offer stood already: one step");
+    let status = ok(&dir, &home, &["status"]);
+    assert!(status.contains("  Ann (Gold) to move, draw offered by Bo (Scarlet)"), "{status}");
+    assert_eq!(ok(&dir, &home, &["draw", "decline", "g", "--as", "Ann"]), "Ann (Gold) declines the draw\n");
+    // A move out of turn names whose turn it is.
+    let o = run(&dir, &home, &["move", "g", "Sb6c4", "--as", "Bo"]);
+    assert!(text(&o).contains("Ann (Gold) is to move"), "{}", text(&o));
+    assert_eq!(ok(&dir, &home, &["resign", "g", "--as", "Bo"]), "Bo (Scarlet) resigns\n");
+    let log = ok(&dir, &home, &["log", "g"]);
+    assert!(log.contains("Bo (Scarlet) offers a draw\n"), "{log}");
+    assert!(log.contains("Ann (Gold) declines the draw\n"), "{log}");
+    assert!(log.contains("Bo (Scarlet) resigns, result 1-0\n"), "{log}");
+    // The record and the commit messages keep the words every release wrote.
+    let file = std::fs::read_to_string(dir.join("games/gygax/g.pgn")).unwrap();
+    assert!(file.contains("{Scarlet resigns.}"), "{file}");
+    assert_eq!(git(&dir, &home, &["log", "-1", "--format=%s"]), "g: Scarlet resigns\n");
+    // Unnamed: the side alone.
+    ok(&dir, &home, &["new", "gygax", "--white", "?", "--black", "Bo", "--id", "u"]);
+    assert_eq!(ok(&dir, &home, &["move", "u", "2e3"]), "Gold plays 2e3 (ply 1)\n");
 }

@@ -169,7 +169,7 @@ fn a_game_by_correspondence_and_pushes_the_hook_refuses() {
     assert!(o.status.success(), "{}", text(&o));
     assert_ne!(s.server_tip(), tip);
     let out = ok(&s.bo, &s.home, &["sync"]);
-    assert!(out.contains("Ann's ply 5"), "{out}");
+    assert!(out.contains("ply 5 2d3 by Ann (Gold)"), "{out}");
 
     // The game ends: Bo offers a draw with his move, Ann declines, Bo resigns; each step
     // goes through the hook, and both clones agree on the finished game.
@@ -213,7 +213,7 @@ fn sync_refuses_a_diverged_branch_and_keeps_both_sides() {
     let err = text(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(err.contains("have both moved on"), "{err}");
-    assert!(err.contains("g: Ann's ply 1 2e3"), "{err}");
+    assert!(err.contains("g: ply 1 2e3 by Ann (Gold)"), "{err}");
     assert!(err.contains("h: the new game"), "{err}");
     assert!(err.contains("git reset --hard origin/main"), "{err}");
     assert_eq!(git(&s.bo, &s.home, &["rev-parse", "HEAD"]), bo_tip);
@@ -368,7 +368,7 @@ fn signed_moves_are_required_where_the_game_lists_keys() {
     assert!(o.status.success(), "{}", text(&o));
     assert_ne!(s.server_tip(), tip);
     let out = ok(&s.bo, &s.home, &["sync"]);
-    assert!(out.contains("Ann's ply 3"), "{out}");
+    assert!(out.contains("s: ply 3 ") && out.contains(" by Ann (Gold) ("), "{out}");
 }
 
 #[test]
@@ -1014,7 +1014,7 @@ fn signing_keys_with_a_passphrase_or_in_ssh_agent() {
     assert_eq!(git(&dir, &home, &["status", "--porcelain"]), "");
     let right = askpass(t.path(), "right", "ann-secret");
     let o = with_askpass(&right, &["move", "s", "2e3", "--signing-key", &ann_key]);
-    assert_eq!(String::from_utf8_lossy(&o.stdout), "Gold plays 2e3 (ply 1)\n", "{}", text(&o));
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "Ann (Gold) plays 2e3 (ply 1)\n", "{}", text(&o));
 
     // Bo's key is in an agent; he names its public half.
     let agent = SshAgent::start(t.path());
@@ -1024,7 +1024,7 @@ fn signing_keys_with_a_passphrase_or_in_ssh_agent() {
         .env("SSH_AUTH_SOCK", &agent.socket)
         .output()
         .unwrap();
-    assert_eq!(String::from_utf8_lossy(&o.stdout), "Scarlet plays Sa3b6 (ply 2)\n", "{}", text(&o));
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "Bo (Scarlet) plays Sa3b6 (ply 2)\n", "{}", text(&o));
     for rev in ["HEAD", "HEAD~1"] {
         let raw = git(&dir, &home, &["cat-file", "commit", rev]);
         assert!(raw.contains("gpgsig -----BEGIN SSH SIGNATURE-----"), "{raw}");
@@ -1284,7 +1284,7 @@ fn sync_named_the_side_for_draw_actions_and_the_player_for_moves() {
     assert_eq!(
         ok(&s.bo, &s.home, &["sync"]),
         format!(
-            "Fetched 2 commit(s) from origin/main:\n  g: Ann (Gold) offers a draw ({})\n  g: Ann's ply 1 2e3 ({})\n",
+            "Fetched 2 commit(s) from origin/main:\n  g: Ann (Gold) offers a draw ({})\n  g: ply 1 2e3 by Ann (Gold) ({})\n",
             ids[0], ids[1]
         )
     );
@@ -1421,4 +1421,155 @@ fn a_shallow_clone_reported_its_boundary_as_a_tournament_and_an_army_choice() {
     git(&s.home, &s.home, &["clone", "--quiet", "--depth", "2", &url, shallow.to_str().unwrap()]);
     let out = ok(&shallow, &s.home, &["verify"]);
     assert!(out.contains(", 0 problems") && out.contains("shallow clone"), "{out}");
+}
+
+/// The finding (issue 34): Bo resigned in his clone while Ann's move, already on the
+/// server, crossed it; `sync` refused ("the move on origin came first") and Bo needed a
+/// `git reset --hard`. A resignation holds at any ply: it is taken again on top of Ann's
+/// move, judged again by the server's hook, and pushed.
+#[test]
+fn sync_refused_a_resignation_that_crossed_a_move() {
+    let s = setup();
+    ok(&s.ann, &s.home, &["move", "g", "2e3", "--as", "Ann"]);
+    ok(&s.ann, &s.home, &["sync"]);
+    let ann_move = s.server_tip();
+    // Bo has not synced: he resigns on the position before Ann's move.
+    let out = ok(&s.bo, &s.home, &["resign", "g"]);
+    assert_eq!(out, "Bo (Scarlet) resigns\n");
+    let resigned = git(&s.bo, &s.home, &["rev-parse", "HEAD"]);
+    let out = ok(&s.bo, &s.home, &["sync"]);
+    assert!(
+        out.starts_with("Fetched 1 commit(s) from origin/main:\n  g: ply 1 2e3 by Ann (Gold) ("),
+        "{out}"
+    );
+    assert!(
+        out.contains("\nReplayed 1 commit of this archive on top of them (each judged again) and pushed to origin/main:\n  g: Bo (Scarlet) resigns ("),
+        "{out}"
+    );
+    // On the server: the resignation on top of the move, by Bo, the game finished 1-0.
+    let log = git(&s.server, &s.home, &["log", "--format=%P %an %s", "-1", "main"]);
+    assert_eq!(log, format!("{ann_move} Bo g: Scarlet resigns\n"));
+    let on_server = git(&s.server, &s.home, &["show", &format!("main:{GAME}")]);
+    assert!(on_server.contains("[Result \"1-0\"]"), "{on_server}");
+    assert!(on_server.contains("1. 2e3"), "{on_server}");
+    assert!(on_server.contains("{Scarlet resigns.}"), "{on_server}");
+    assert_eq!(git(&s.bo, &s.home, &["rev-parse", "HEAD"]).trim(), s.server_tip());
+    assert_eq!(git(&s.bo, &s.home, &["status", "--porcelain"]), "");
+    // A sync whose push landed but that stopped before moving Bo's branch: the next one
+    // finds the resignation, taken again, on the server and takes the server's line.
+    let tip = s.server_tip();
+    git(&s.bo, &s.home, &["reset", "--quiet", "--hard", resigned.trim()]);
+    let out = ok(&s.bo, &s.home, &["sync"]);
+    assert!(out.starts_with("Fetched 2 commit(s) from origin/main:") && !out.contains("Replayed"), "{out}");
+    assert_eq!(git(&s.bo, &s.home, &["rev-parse", "HEAD"]).trim(), tip);
+    assert_eq!(s.server_tip(), tip, "nothing pushed twice");
+    // Ann takes it in; both clones verify clean (the server's hook judged it the same).
+    let out = ok(&s.ann, &s.home, &["sync"]);
+    assert!(out.contains("g: Bo (Scarlet) resigns ("), "{out}");
+    for dir in [&s.ann, &s.bo] {
+        assert_eq!(ok(dir, &s.home, &["verify"]), "1 game verified, 0 problems\n");
+        assert_eq!(std::fs::read_to_string(dir.join(GAME)).unwrap(), on_server);
+    }
+    let status = ok(&s.ann, &s.home, &["status"]);
+    assert!(status.contains("finished 1-0"), "{status}");
+}
+
+/// A crossing step taken again that no longer holds is refused, saying why, and changes
+/// nothing: Bo resigns while Ann's resignation is already on the server.
+#[test]
+fn sync_refuses_a_crossing_resignation_of_a_game_already_over() {
+    let s = setup();
+    ok(&s.ann, &s.home, &["resign", "g", "--as", "Ann"]);
+    ok(&s.ann, &s.home, &["sync"]);
+    let server = s.server_tip();
+    ok(&s.bo, &s.home, &["resign", "g", "--as", "Bo"]);
+    let bo_tip = git(&s.bo, &s.home, &["rev-parse", "HEAD"]);
+    let o = run(&s.bo, &s.home, &["sync"]);
+    let err = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("have both moved on in g: origin has g: Ann (Gold) resigns"), "{err}");
+    assert!(
+        err.contains("here, Bo (Scarlet) resigns crossed it and no longer holds after it (the game is over"),
+        "{err}"
+    );
+    assert!(err.contains("git reset --hard origin/main"), "{err}");
+    assert_eq!(git(&s.bo, &s.home, &["rev-parse", "HEAD"]), bo_tip);
+    assert_eq!(s.server_tip(), server);
+}
+
+/// The finding (issue 34): `sync` pushed with the server's `remote:` lines (a notify
+/// hook's "mailed …") thrown away, where a plain `git push` shows them. They are relayed,
+/// before sync's own summary, and kept in `--json` as `server`.
+#[test]
+fn sync_hid_the_servers_remote_lines() {
+    let s = setup();
+    let hook = s.server.join("hooks/post-receive");
+    std::fs::write(
+        &hook,
+        "#!/bin/sh\necho 'mailed bo@example.org: g, your move'\necho 'ledger updated' >&2\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&hook, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    ok(&s.ann, &s.home, &["move", "g", "2e3", "--as", "Ann"]);
+    let out = ok(&s.ann, &s.home, &["sync"]);
+    assert_eq!(
+        out,
+        "remote: mailed bo@example.org: g, your move\nremote: ledger updated\nPushed 1 commit to origin/main\n"
+    );
+    ok(&s.bo, &s.home, &["sync"]);
+    ok(&s.bo, &s.home, &["move", "g", "Sa3b6", "--as", "Bo"]);
+    let o = run(&s.bo, &s.home, &["sync", "--json"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        v["server"],
+        serde_json::json!(["remote: mailed bo@example.org: g, your move", "remote: ledger updated"])
+    );
+}
+
+/// A draw claim that crossed the opponent's step in the same game (Bo booked leave, on
+/// the server, while Ann claimed in her clone) is judged again on the game as the server
+/// has it, where the repetition still holds, and pushed.
+#[test]
+fn sync_takes_a_crossing_draw_claim_again_on_the_servers_game() {
+    let s = setup();
+    let moves = ["U2c3", "U2c6", "U2b1", "U2b8", "U2c3", "U2c6", "U2b1", "U2b8"];
+    for (i, m) in moves.iter().enumerate() {
+        let (dir, who) = if i % 2 == 0 { (&s.ann, "Ann") } else { (&s.bo, "Bo") };
+        ok(dir, &s.home, &["sync"]);
+        ok(dir, &s.home, &["move", "g", m, "--as", who]);
+        ok(dir, &s.home, &["sync"]);
+    }
+    ok(&s.ann, &s.home, &["sync"]);
+    assert_eq!(
+        ok(&s.bo, &s.home, &["leave", "g", "--as", "Bo", "--days", "2"]),
+        "Bo (Scarlet) books 2 days of leave from 2025-11-29T07:06:40Z\n"
+    );
+    ok(&s.bo, &s.home, &["sync"]);
+    let leave = s.server_tip();
+    let out = ok(&s.ann, &s.home, &["draw", "claim", "g"]);
+    assert_eq!(out, "Ann (Gold) claims a draw (the position has occurred 3 times)\n");
+    let out = ok(&s.ann, &s.home, &["sync"]);
+    assert!(out.contains("\n  g: Ann (Gold) claims a draw (the position has occurred 3 times) ("), "{out}");
+    let log = git(&s.server, &s.home, &["log", "--format=%P %an %s", "-1", "main"]);
+    assert_eq!(log, format!("{leave} Ann g: Gold claims a draw (the position has occurred 3 times)\n"));
+    ok(&s.bo, &s.home, &["sync"]);
+    assert_eq!(ok(&s.bo, &s.home, &["verify"]), "1 game verified, 0 problems\n");
+    assert!(ok(&s.bo, &s.home, &["status"]).contains("finished 1/2-1/2"));
+}
+
+/// The same with ravenpost's own notify hook (`hook install --notify`): what it says
+/// about the move it was to mail (here, that the game gives no address to mail it to)
+/// reaches the player who synced.
+#[test]
+fn sync_relays_the_notify_hooks_line() {
+    let s = setup();
+    let out = ok(&s.server, &s.home, &["hook", "install", "--notify", "--repo", s.server.to_str().unwrap()]);
+    assert!(out.contains("post-receive"), "{out}");
+    ok(&s.ann, &s.home, &["move", "g", "2e3", "--as", "Ann"]);
+    let out = ok(&s.ann, &s.home, &["sync"]);
+    assert_eq!(
+        out,
+        "remote: ravenpost: g ply 1: not mailed (the game has no BlackEmail tag; logged)\nPushed 1 commit to origin/main\n"
+    );
 }

@@ -491,7 +491,7 @@ fn resign_and_draw_skipped_the_who_moves_guard() {
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(!text(&o).contains("whose step"), "{}", text(&o));
     // Said whose it is, Bo offers a draw; the move after it is Bo's too, so it plays.
-    assert_eq!(ok(&dir, &home, &["draw", "offer", "g", "--as", "Bo"]).trim(), "Black offers a draw");
+    assert_eq!(ok(&dir, &home, &["draw", "offer", "g", "--as", "Bo"]).trim(), "Bo (Black) offers a draw");
     assert!(ok(&dir, &home, &["move", "g", &line.tokens[1]]).contains("(ply 2)"));
     // Ann's answer, by the identity that made Bo's move: refused; by another: played.
     let o = run(&dir, &home, &["draw", "decline", "g"]);
@@ -500,7 +500,7 @@ fn resign_and_draw_skipped_the_who_moves_guard() {
     let judge = ["--author", "Judge <judge@example.org>"];
     assert_eq!(
         ok(&dir, &home, &[&judge[..], &["draw", "decline", "g"]].concat()).trim(),
-        "White declines the draw"
+        "Ann (White) declines the draw"
     );
     assert_eq!(branch_moves(&dir, &home), line.tokens[..2].to_vec());
 
@@ -525,7 +525,7 @@ fn resign_and_draw_skipped_the_who_moves_guard() {
         "{}",
         text(&o)
     );
-    assert_eq!(ok(&dir, &bare_home, &["resign", "g", "--as", "Bo"]).trim(), "Black resigns");
+    assert_eq!(ok(&dir, &bare_home, &["resign", "g", "--as", "Bo"]).trim(), "Bo (Black) resigns");
 }
 
 // ---------------------------------------------------------------- odd files
@@ -680,7 +680,10 @@ fn move_number_in_token_is_read() {
     let o = run(&dir, &home, &["move", "g", &format!("5. {}", line.tokens[2]), "--as", "Ann"]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("the move number 5. is not the next ply's: ply 3 is White's move 2."), "{err}");
+    assert!(
+        err.contains("the move number 5. is not the next ply's: ply 3 is move 2. by Ann (White)"),
+        "{err}"
+    );
     let o = run(&dir, &home, &["move", "g", &format!("2... {}", line.tokens[2]), "--as", "Ann"]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     ok(&dir, &home, &["move", "g", &format!("2. {}", line.tokens[2]), "--as", "Ann"]);

@@ -277,7 +277,7 @@ fn a_game_by_email_through_a_local_smtp_server() {
     let p4 = parse(&m4);
     assert_eq!(p4.message_id, "ann-bo.3.end@example.net");
     assert_eq!(p4.in_reply_to.as_deref(), Some("ann-bo.3@example.org"));
-    assert_eq!(p4.subject, "[ravenpost] ann-bo: Scarlet resigns. 1-0");
+    assert_eq!(p4.subject, "[ravenpost] ann-bo: Bo Example (Scarlet) resigns. 1-0");
     // Ann's mail program keeps everything in one mbox file: her own two messages and
     // Bo's reply are nothing new, his resignation is imported.
     let mbox = t.path().join("ann.mbox");
@@ -292,7 +292,7 @@ fn a_game_by_email_through_a_local_smtp_server() {
     assert_eq!(out.matches("nothing new").count(), 3, "{out}");
     assert!(
         out.contains(
-            "<ann-bo.3.end@example.net>: game ann-bo: imported: Scarlet (Bo Example) resigns; result 1-0"
+            "<ann-bo.3.end@example.net>: game ann-bo: imported: Bo Example (Scarlet) resigns; result 1-0"
         ),
         "{out}"
     );
@@ -513,9 +513,9 @@ fn offers_and_resignations_travel_with_moves() {
     let out = ann.ok(T0 + 70, &["mail", "import", &m2, "--json"]);
     assert!(out.contains("\"status\": \"imported\""), "{out}");
     let log = ann.ok(T0 + 70, &["log", "g"]);
-    assert!(log.contains("Scarlet offers a draw") && log.contains("ply 2 Sa3b6"), "{log}");
+    assert!(log.contains("Bo Example (Scarlet) offers a draw") && log.contains("ply 2 Sa3b6"), "{log}");
     let st = ann.ok(T0 + 70, &["status"]);
-    assert!(st.contains("draw offered by Scarlet"), "{st}");
+    assert!(st.contains("draw offered by Bo Example (Scarlet)"), "{st}");
     assert_eq!(ann.game("g"), bo.game("g"));
 
     // Ann declines by moving, then resigns; Bo imports the move and the resignation.
@@ -1010,7 +1010,7 @@ fn mail_send_after_the_opponents_move_resent_his_message() {
     ann.ok(T0 + 90, &send);
     let offer = parse(&smtp.newest(2));
     assert_ne!(offer.message_id, "nm.2@example.net", "never the opponent's id");
-    assert!(offer.subject.contains("Gold offers a draw"), "{}", offer.subject);
+    assert!(offer.subject.contains("Ann Example (Gold) offers a draw"), "{}", offer.subject);
     // In Bo's archive the offer is Ann's, the last step: nothing of his to send; he waits.
     bo.ok(T0 + 100, &["mail", "import", smtp.newest(2).to_str().unwrap()]);
     let err = bo.refused(T0 + 105, &send);
@@ -1025,7 +1025,7 @@ fn mail_send_after_the_opponents_move_resent_his_message() {
     bo.ok(T0 + 125, &["draw", "decline", "nm"]);
     bo.ok(T0 + 130, &send);
     let decline = parse(&smtp.newest(4));
-    assert!(decline.subject.contains("Scarlet declines the draw"), "{}", decline.subject);
+    assert!(decline.subject.contains("Bo Example (Scarlet) declines the draw"), "{}", decline.subject);
 }
 
 /// Regression (s4 NeoMutt report, item 5): Bo declined Ann's draw offer (one message),
@@ -1067,7 +1067,7 @@ fn a_decline_imported_after_the_next_move_vanished() {
     let out = ann3.ok(T0 + 910, &["mail", "import", decline.to_str().unwrap()]);
     assert!(
         out.contains(
-            "game nm: nothing new (Scarlet (Bo Example) declines the draw after ply 1, but the archive is at \
+            "game nm: nothing new (Bo Example (Scarlet) declines the draw after ply 1, but the archive is at \
              ply 2: the move that followed ended the offer too)"
         ),
         "{out}"
@@ -1076,17 +1076,17 @@ fn a_decline_imported_after_the_next_move_vanished() {
     // The move first, then the decline.
     let out = ann.ok(T0 + 1000, &["mail", "import", moved.to_str().unwrap()]);
     assert!(
-        out.contains("game nm: imported Scarlet (Bo Example) declines the draw, ply 2 Sa3b6 by Bo Example\n"),
+        out.contains("game nm: imported Bo Example (Scarlet) declines the draw, ply 2 Sa3b6 by Bo Example\n"),
         "{out}"
     );
     let out = ann.ok(T0 + 1100, &["mail", "import", decline.to_str().unwrap()]);
     assert!(
-        out.contains("game nm: nothing new (already in the archive: Scarlet (Bo Example) declines the draw, before ply 2)"),
+        out.contains("game nm: nothing new (already in the archive: Bo Example (Scarlet) declines the draw, before ply 2)"),
         "{out}"
     );
     // The decline first, then the move.
     let out = ann2.ok(T0 + 2000, &["mail", "import", decline.to_str().unwrap()]);
-    assert!(out.contains("game nm: imported: Scarlet (Bo Example) declines the draw\n"), "{out}");
+    assert!(out.contains("game nm: imported: Bo Example (Scarlet) declines the draw\n"), "{out}");
     let out = ann2.ok(T0 + 2100, &["mail", "import", moved.to_str().unwrap()]);
     assert!(out.contains("game nm: imported ply 2 Sa3b6 by Bo Example\n"), "{out}");
 
@@ -1200,7 +1200,7 @@ fn a_declined_draws_mail_told_the_receiver_to_move() {
     let words = p.body.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
         words.contains(
-            "Gold (Ann Example) offers a draw: accept it with `ravenpost draw accept nm` or \
+            "Ann Example (Gold) offers a draw: accept it with `ravenpost draw accept nm` or \
              decline it with `ravenpost draw decline nm` (playing a move instead declines it \
              too), then answer with `ravenpost mail send nm`."
         ),
@@ -1230,7 +1230,7 @@ fn a_declined_draws_mail_told_the_receiver_to_move() {
     let decline = parse(&export(&bo, t.path(), T0 + 60, "decline"));
     let words = decline.body.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
-        words.contains("then wait for Bo Example's move: Scarlet (Bo Example) is to move, not you."),
+        words.contains("then wait for Bo Example's move: Bo Example (Scarlet) is to move, not you."),
         "{}",
         decline.body
     );
@@ -1258,13 +1258,13 @@ fn an_offer_mailed_alone_made_the_next_moves_message_refused() {
     ann.ok(T0 + 50, &["draw", "offer", "nm"]);
     let offer = export(&ann, t.path(), T0 + 55, "offer");
     let out = bo.ok(T0 + 60, &["mail", "import", offer.to_str().unwrap()]);
-    assert!(out.contains("game nm: imported: Gold (Ann Example) offers a draw\n"), "{out}");
+    assert!(out.contains("game nm: imported: Ann Example (Gold) offers a draw\n"), "{out}");
     ann.ok(T0 + 70, &["move", "nm", "2f3"]);
     let moved = export(&ann, t.path(), T0 + 75, "moved");
     let out = bo.ok(T0 + 80, &["mail", "import", moved.to_str().unwrap()]);
     assert!(out.contains("game nm: imported ply 3 2f3 by Ann Example\n"), "{out}");
     assert_eq!(bo.game("nm"), ann.game("nm"));
-    assert!(bo.ok(T0 + 90, &["status"]).contains("draw offered by Gold"));
+    assert!(bo.ok(T0 + 90, &["status"]).contains("draw offered by Ann Example (Gold)"));
     let whats = |p: &Player| log_of(p, T0 + 90).into_iter().map(|(_, w, _)| w).collect::<Vec<_>>();
     assert_eq!(whats(&bo), whats(&ann));
 }
@@ -1347,12 +1347,12 @@ fn mail_bodies_split_backticked_commands_and_doubled_punctuation() {
     bo.ok(T0 + 50, &["resign", "nm"]);
     let end = parse(&export(&bo, t.path(), T0 + 60, "end")).body.replace("\r\n", "\n");
     let words = end.split_whitespace().collect::<Vec<_>>().join(" ");
-    assert!(words.contains("The game has ended: 1-0 (Scarlet (Bo Example) resigns)."), "{end}");
+    assert!(words.contains("The game has ended: 1-0 (Bo Example (Scarlet) resigns)."), "{end}");
     assert!(!end.contains(".)."), "{end}");
 }
 
 /// Regression (s5 NeoMutt report, N3 / item 12): importing a resignation or an accepted
-/// draw said `imported recorded; result 1/2-1/2: Scarlet (Bo Example) accepts the draw`.
+/// draw said `imported recorded; result 1/2-1/2: Bo Example (Scarlet) accepts the draw`.
 /// Now it says what was imported, then the result.
 #[test]
 fn import_summary_of_an_accepted_draw_said_imported_recorded() {
@@ -1366,7 +1366,7 @@ fn import_summary_of_an_accepted_draw_said_imported_recorded() {
     let accept = export(&bo, t.path(), T0 + 60, "accept");
     let out = ann.ok(T0 + 70, &["mail", "import", accept.to_str().unwrap()]);
     assert!(
-        out.contains("game nm: imported: Scarlet (Bo Example) accepts the draw; result 1/2-1/2\n"),
+        out.contains("game nm: imported: Bo Example (Scarlet) accepts the draw; result 1/2-1/2\n"),
         "{out}"
     );
     assert!(!out.contains("recorded"), "{out}");
@@ -2079,4 +2079,111 @@ fn accept_sender_takes_a_step_from_another_address_and_says_so() {
     assert_eq!(log.matches(note).count(), 2, "the creation and ply 1: {log}");
     let help = bo.ok(T0, &["mail", "import", "--help"]);
     assert!(help.contains("--accept-sender"), "{help}");
+}
+
+/// Issue 34: a move with a draw offer and a comment in one command (`move --offer-draw
+/// --comment`), in email play with a time control. The offer and the move are two steps
+/// (as `draw offer` then `move`); the comment is kept in the record after the move; the
+/// opponent's mail body shows the comment, the offer, the deadline and the time each
+/// player has used; both archives verify.
+#[test]
+fn move_with_a_draw_offer_and_a_comment_travels_by_email() {
+    let t = tempfile::tempdir().unwrap();
+    let ann = Player::new(t.path(), "ann", "Ann Example", "ann@example.org");
+    let bo = Player::new(t.path(), "bo", "Bo Example", "bo@example.net");
+    let new = ["new", "gygax", "--white", "Ann Example", "--black", "Bo Example", "--id", "nm"];
+    let tags =
+        ["--white-email", "ann@example.org", "--black-email", "bo@example.net", "--time-control", "1/3d"];
+    ann.ok(T0, &[&new[..], &tags[..]].concat());
+    let out = ann.ok(T0 + 3600, &["move", "nm", "2e3", "--offer-draw", "--comment", "Good luck,\n  Bo!"]);
+    assert_eq!(out, "Ann Example (Gold) offers a draw\nAnn Example (Gold) plays 2e3 (ply 1)\n");
+    assert_eq!(
+        ann.git(&["log", "--format=%s", "-2"]),
+        "nm: ply 1 2e3 (Gold plays 2e3)\nnm: Gold offers a draw\n"
+    );
+    let file = ann.game("nm");
+    let (offer, comment) = (file.find("{ravenpost: draw offered by Gold}"), file.find("{Good luck, Bo!}"));
+    assert!(offer.is_some() && comment.is_some() && offer < comment, "{file}");
+    assert_eq!(ann.ok(T0 + 3600, &["verify"]), "1 game verified, 0 problems\n");
+    // A comment that would read as one of ravenpost's notes is refused, nothing written.
+    let head = ann.head();
+    let err = ann.refused(
+        T0 + 3600,
+        &["move", "nm", "Sa3b6", "--as", "Bo Example", "--comment", "ravenpost: at 2020"],
+    );
+    assert!(
+        err.contains("comment refused: `ravenpost: at 2020`: a comment may not start with `ravenpost:`"),
+        "{err}"
+    );
+    assert_eq!(ann.head(), head);
+
+    let m1 = export(&ann, t.path(), T0 + 3700, "m1");
+    let p = parse(&m1);
+    let body = p.body.replace("\r\n", "\n");
+    assert!(
+        body.contains(
+            "Last move: 1. 2e3 by Ann Example (ply 1)\nComment by Ann Example (Gold): Good luck, Bo!\n"
+        ),
+        "{body}"
+    );
+    assert!(body.contains("Ann Example (Gold) offers a draw."), "{body}");
+    let deadline = chrono::DateTime::from_timestamp(T0 + 3600 + 3 * 86_400, 0).unwrap();
+    assert!(
+        body.contains(&format!(
+            "Deadline for Bo Example's move: {}.\n",
+            deadline.format("%Y-%m-%dT%H:%M:%SZ")
+        )),
+        "{body}"
+    );
+    assert!(body.contains("Time used: Ann Example (Gold) 1h 0m, Bo Example (Scarlet) 0m.\n"), "{body}");
+    assert!(p.attachment.2.contains("{Good luck, Bo!}"), "{}", p.attachment.2);
+    assert!(body.lines().all(|l| l.chars().count() <= 78), "{body}");
+    let out = bo.ok(T0 + 3800, &["mail", "import", m1.to_str().unwrap()]);
+    assert!(out.contains("game nm: imported"), "{out}");
+    assert_eq!(bo.game("nm"), ann.game("nm"));
+    assert_eq!(bo.ok(T0 + 3800, &["verify"]), "1 game verified, 0 problems\n");
+    assert!(bo.ok(T0 + 3800, &["status"]).contains("draw offered by Ann Example (Gold)"));
+    // Bo answers with a comment of his own; Ann takes it in.
+    bo.ok(T0 + 7200, &["move", "nm", "Sa3b6", "--comment", "Thanks {and you}"]);
+    let m2 = export(&bo, t.path(), T0 + 7300, "m2");
+    let body = parse(&m2).body.replace("\r\n", "\n");
+    assert!(body.contains("Comment by Bo Example (Scarlet): Thanks {and you}\n"), "{body}");
+    let out = ann.ok(T0 + 7400, &["mail", "import", m2.to_str().unwrap()]);
+    assert!(out.contains("imported ply 2 Sa3b6 by Bo Example"), "{out}");
+    assert_eq!(ann.game("nm"), bo.game("nm"));
+    assert_eq!(ann.ok(T0 + 7400, &["verify"]), "1 game verified, 0 problems\n");
+}
+
+/// Issue 34: the mailed record told the opponent which replies were prepared (the
+/// `{ravenpost: prepared}` note). The opponent's mail no longer carries it; the owner's
+/// archive keeps it, and the opponent's next message still imports there.
+#[test]
+fn the_mailed_record_marked_the_prepared_replies() {
+    let t = tempfile::tempdir().unwrap();
+    let (ann, bo) = two_players(t.path());
+    let import = |p: &Player, time: i64, m: &Path| p.ok(time, &["mail", "import", m.to_str().unwrap()]);
+    ann.ok(T0 + 10, &["move", "nm", "2e3"]);
+    import(&bo, T0 + 20, &export(&ann, t.path(), T0 + 15, "m1"));
+    ann.ok(T0 + 25, &["conditional", "add", "nm", "1... Sa3b6 2. Rx3b6"]);
+    bo.ok(T0 + 30, &["move", "nm", "Sa3b6"]);
+    let out = import(&ann, T0 + 40, &export(&bo, t.path(), T0 + 35, "m2"));
+    assert!(out.contains("prepared reply"), "{out}");
+    let words = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let noted = "2. Rx3b6 {ravenpost: at 2025-11-29T07:07:20Z} {ravenpost: prepared} *";
+    assert!(words(&ann.game("nm")).contains(noted), "{}", ann.game("nm"));
+    let m3 = export(&ann, t.path(), T0 + 45, "m3");
+    let raw = std::fs::read_to_string(&m3).unwrap();
+    assert!(!raw.contains("prepared"), "{raw}");
+    let mailed = parse(&m3).attachment.2;
+    assert!(words(&mailed).contains("2. Rx3b6 {ravenpost: at 2025-11-29T07:07:20Z} *"), "{mailed}");
+    let out = import(&bo, T0 + 50, &m3);
+    assert!(out.contains("imported ply 3 Rx3b6 by Ann Example"), "{out}");
+    assert!(!bo.game("nm").contains("prepared"));
+    assert_eq!(bo.ok(T0 + 50, &["verify"]), "1 game verified, 0 problems\n");
+    // Bo's answer, without the note, imports into Ann's archive, which keeps it.
+    bo.ok(T0 + 60, &["move", "nm", "U2c6"]);
+    let out = import(&ann, T0 + 70, &export(&bo, t.path(), T0 + 65, "m4"));
+    assert!(out.contains("imported ply 4 U2c6 by Bo Example"), "{out}");
+    assert!(words(&ann.game("nm")).contains("{ravenpost: prepared}"), "{}", ann.game("nm"));
+    assert_eq!(ann.ok(T0 + 70, &["verify"]), "1 game verified, 0 problems\n");
 }

@@ -392,6 +392,7 @@ fn marked_two_letter_pieces_keep_the_columns() {
                 to: ravenpost::mail::Mailbox { name: "Bo".into(), email: "bo@example.net".into() },
                 date: 1_764_400_000,
                 deadline: None,
+                used: None,
             })
             .unwrap();
             let message = mail_parser::MessageParser::default().parse(&built.bytes).unwrap();

@@ -160,8 +160,8 @@ fn verify_steps() {
         play(&v3, &[("Ann", "2f3")]).replace("[Result \"*\"]", "[Result \"1-0\"]").replace(" *\n", " 1-0\n");
     let e = check_step(Some(&v3), &moved_and_won, Some("Ann")).unwrap_err();
     assert!(e.contains("ply 3 (2f3) comes with the result 1-0, but the rules give *"), "{e}");
-    // A move with a comment typed in by hand.
-    let noted = play(&v3, &[("Ann", "2f3")]).replace("2f3", "2f3 {forced}");
+    // A move with two comments typed in by hand (one is what `move --comment` writes).
+    let noted = play(&v3, &[("Ann", "2f3")]).replace("2f3", "2f3 {forced} {really}");
     let e = check_step(Some(&v3), &noted, Some("Ann")).unwrap_err();
     assert!(e.contains("changes more than the move"), "{e}");
     // A comment slipped in by hand is not a recorded action.

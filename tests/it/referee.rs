@@ -475,10 +475,23 @@ fn a_ply_with_more_than_the_move() {
         step(Some(&new), &resigned_too, Some("Ann")),
         Err(Problem::ResultWithMove { ply: 1, san: "2e3".into(), result: "1-0".into(), rules: "*".into() })
     );
-    let commented = edit(&p1, |t| t.moves[0].comments.push("!!".into()));
+    // A comment before the move's time is not where `move --comment` writes it; nor is
+    // a second one.
+    let commented = edit(&p1, |t| t.moves[0].comments.insert(0, "!!".into()));
     assert_eq!(
         step(Some(&new), &commented, Some("Ann")),
         Err(Problem::MoreThanTheMove { ply: 1, san: "2e3".into() })
+    );
+    let twice = edit(&p1, |t| t.moves[0].comments.extend(["Good luck".into(), "!!".into()]));
+    assert_eq!(
+        step(Some(&new), &twice, Some("Ann")),
+        Err(Problem::MoreThanTheMove { ply: 1, san: "2e3".into() })
+    );
+    // One comment after the time is the player's comment with the move (`move --comment`).
+    let said = edit(&p1, |t| t.moves[0].comments.push("Good luck".into()));
+    assert_eq!(
+        step(Some(&new), &said, Some("Ann")),
+        Ok(Step::Moved { ply: 1, san: "2e3".into(), player: "Ann".into() })
     );
     // The mate without its result.
     let old = mate_position(0);

@@ -127,9 +127,9 @@ fn sync_refuses_force_pushed_takeback() {
     assert_eq!(o.status.code(), Some(1), "{err}");
     let short = &answered[..12];
     assert!(err.contains(&format!("origin/main no longer contains {short}")), "{err}");
-    assert!(err.contains("2 commits vanished: g: Ann's ply 3 Rx3b6 ("), "{err}");
-    assert!(err.contains("g: Bo's ply 4 U2c6 ("), "{err}");
-    assert!(err.contains("In their place origin has: g: Ann's ply 3 2a3 ("), "{err}");
+    assert!(err.contains("2 commits vanished: g: ply 3 Rx3b6 by Ann (Gold) ("), "{err}");
+    assert!(err.contains("g: ply 4 U2c6 by Bo (Scarlet) ("), "{err}");
+    assert!(err.contains("In their place origin has: g: ply 3 2a3 by Ann (Gold) ("), "{err}");
     assert!(!err.contains("came first and stands"), "{err}");
     assert_eq!(snapshot(bo, home), before, "a refused sync changes nothing");
     assert_eq!(head(bo, home), answered);
@@ -203,7 +203,7 @@ fn sync_merges_moves_in_unrelated_games() {
     assert!(lines[1].ends_with("Ann g: ply 1 2e3 (Gold plays 2e3)"), "{log}");
     assert_eq!(git(bo, home, &["status", "--porcelain"]), "");
     let out = club.sync(0);
-    assert!(out.contains("h: Bo's ply 1 2e3"), "{out}");
+    assert!(out.contains("h: ply 1 2e3 by Bo (Gold)"), "{out}");
     assert_eq!(head(ann, home), tip);
     for dir in [ann, bo] {
         assert_eq!(ok(dir, home, &["verify"]), "2 games verified, 0 problems\n");
@@ -216,8 +216,11 @@ fn sync_merges_moves_in_unrelated_games() {
     ok(bo, home, &["move", "g", "Sa3b6", "--as", "Bo"]);
     club.sync(0);
     let out = club.sync(1);
-    assert!(out.starts_with("Fetched 1 commit(s) from origin/main:\n  h: Ann's ply 2 Sa3b6 ("), "{out}");
-    assert!(out.contains("\nReplayed 1 commit of this archive on top of them (each judged again) and pushed to origin/main:\n  g: Bo's ply 2 Sa3b6 ("), "{out}");
+    assert!(
+        out.starts_with("Fetched 1 commit(s) from origin/main:\n  h: ply 2 Sa3b6 by Ann (Scarlet) ("),
+        "{out}"
+    );
+    assert!(out.contains("\nReplayed 1 commit of this archive on top of them (each judged again) and pushed to origin/main:\n  g: ply 2 Sa3b6 by Bo (Scarlet) ("), "{out}");
 
     // A sync whose push landed but which stopped before moving the local branch: the
     // next one finds its own commit, replayed, on the remote and takes the remote's line.
@@ -310,7 +313,7 @@ fn sync_into_shallow_clone_keeps_it_valid() {
     ok(&club.clones[0], home, &["move", "g", "2a3", "--as", "Ann"]);
     club.sync(0);
     let out = ok(&shallow, home, &["sync"]);
-    assert!(out.contains("g: Ann's ply 5 2a3"), "{out}");
+    assert!(out.contains("g: ply 5 2a3 by Ann (Gold)"), "{out}");
     assert_eq!(head(&shallow, home), club.server_tip());
     let check = |what: &str| {
         assert_eq!(std::fs::read_to_string(shallow.join(".git/shallow")).unwrap(), boundary, "{what}");
@@ -412,7 +415,7 @@ fn verify_in_blobless_clone_fetches_or_explains() {
     ok(&club.clones[0], home, &["move", "g", "2a3", "--as", "Ann"]);
     club.sync(0);
     let out = ok(&blobless, home, &["sync"]);
-    assert!(out.contains("g: Ann's ply 5 2a3"), "{out}");
+    assert!(out.contains("g: ply 5 2a3 by Ann (Gold)"), "{out}");
     ok(&blobless, home, &["move", "g", "2a6", "--as", "Bo"]);
     assert_eq!(ok(&blobless, home, &["sync"]), "Pushed 1 commit to origin/main\n");
     let fsck = git_out(&blobless, home, &["fsck", "--no-progress"]);

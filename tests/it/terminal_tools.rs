@@ -415,7 +415,7 @@ fn draw_decline_export_has_its_own_message_id_and_says_so() {
     let offer = ravenpost_at(&ann.archive, &ann.home, T0).args(["mail", "export", "dd"]).output().unwrap();
     let o = bo.pipe(&["mail", "import", "-"], &offer.stdout);
     assert!(o.status.success(), "{}", text(&o));
-    assert!(bo.ok(&["status"]).contains("draw offered by Gold"));
+    assert!(bo.ok(&["status"]).contains("draw offered by Ann (Gold)"));
     bo.ok(&["draw", "decline", "dd"]);
     let decline = ravenpost_at(&bo.archive, &bo.home, T0).args(["mail", "export", "dd"]).output().unwrap();
     assert!(decline.status.success(), "{}", text(&decline));
@@ -435,9 +435,9 @@ fn draw_decline_export_has_its_own_message_id_and_says_so() {
     assert_eq!(in_reply_to, "dd.1@example.org");
     let subject = d.subject().unwrap();
     assert_ne!(Some(subject), a.subject());
-    assert_eq!(subject, "[ravenpost] dd: Scarlet declines the draw after 1. 2e3");
+    assert_eq!(subject, "[ravenpost] dd: Bo (Scarlet) declines the draw after 1. 2e3");
     let body = d.body_text(0).unwrap();
-    assert!(body.contains("Then: Scarlet declines the draw (Bo)."), "{body}");
+    assert!(body.contains("Then: Bo (Scarlet) declines the draw."), "{body}");
     assert!(!body.contains("offers a draw"), "{body}");
     // Ann's import takes the decline: the offer is gone on her side too.
     let o = ann.pipe(&["mail", "import", "-"], &decline.stdout);
@@ -901,10 +901,10 @@ fn draw_offer_after_ones_own_move_said_only_not_your_turn() {
     );
     assert!(widest(&err) <= 80, "{err}");
     // The order it gives works, for Bo now.
-    assert_eq!(ok(&dir, &home, &["draw", "offer", "g", "--as", "Bo"]), "Scarlet offers a draw\n");
+    assert_eq!(ok(&dir, &home, &["draw", "offer", "g", "--as", "Bo"]), "Bo (Scarlet) offers a draw\n");
     ok(&dir, &home, &["move", "g", "Sa3b6", "--as", "Bo"]);
     let log = ok(&dir, &home, &["log", "g"]);
-    assert!(log.contains("Scarlet offers a draw\n") && log.contains("ply 2 Sa3b6\n"), "{log}");
+    assert!(log.contains("Bo (Scarlet) offers a draw\n") && log.contains("ply 2 Sa3b6\n"), "{log}");
     // Bo, having moved, is told the same.
     let err = refused(&dir, &home, &["draw", "offer", "g", "--as", "Bo"]);
     assert!(err.contains("A draw offer goes with a move"), "{err}");
@@ -928,10 +928,10 @@ fn log_printed_an_unexplained_result_after_each_draw_action() {
         what,
         [
             "created",
-            "Gold offers a draw",
+            "Ann (Gold) offers a draw",
             "ply 1 2e3",
-            "Scarlet declines the draw",
-            "Scarlet resigns, result 1-0"
+            "Bo (Scarlet) declines the draw",
+            "Bo (Scarlet) resigns, result 1-0"
         ],
         "{log}"
     );

@@ -545,7 +545,7 @@ fn a_user_variant_game_was_not_at_hand_for_mail_export_and_the_site() {
     ok(&c.ann, &c.home, &["sync"]);
     // Bo's sync says what came in, as for a built-in variant (not "Ann's change").
     let fetched = ok(&c.bo, &c.home, &["sync"]);
-    assert!(fetched.contains("Ann's ply 1 1a3"), "{fetched}");
+    assert!(fetched.contains("ply 1 1a3 by Ann ("), "{fetched}");
     let mail = ok(&c.ann, &c.home, &["mail", "export", "g", "--as", "Ann", "--to", "bo@example.org"]);
     assert!(mail.contains("Content-Disposition: attachment; filename=\"g.pgn\""), "{mail}");
     assert!(mail.contains("1a3"), "{mail}");

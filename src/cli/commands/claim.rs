@@ -34,5 +34,5 @@ pub(crate) fn run(s: &Session, a: ClaimArgs, out: &mut impl Write) -> Result<(),
     let ClaimWhat::Timeout { game, who } = a.what;
     let archive = ops::open(s, false)?;
     let applied = ops::claim_timeout(&archive, &game, who.as_deref(), s)?;
-    writeln!(out, "{}", applied.summary).map_err(io)
+    writeln!(out, "{}", applied.said).map_err(io)
 }

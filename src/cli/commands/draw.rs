@@ -60,6 +60,6 @@ pub(crate) fn run(s: &Session, a: DrawArgs, out: &mut impl Write) -> Result<(), 
         }
         other => other?,
     };
-    writeln!(out, "{}", applied.summary).map_err(io)?;
+    writeln!(out, "{}", applied.said).map_err(io)?;
     super::conditional::answer(s, &archive, out)
 }

@@ -27,5 +27,5 @@ pub(crate) fn run(s: &Session, a: LeaveArgs, out: &mut impl Write) -> Result<(),
     let archive = ops::open(s, false)?;
     let start = a.from.unwrap_or_else(|| s.now().unix_seconds());
     let applied = ops::leave(&archive, &a.game, &a.who, start, a.days, s)?;
-    writeln!(out, "{}", applied.summary).map_err(io)
+    writeln!(out, "{}", applied.said).map_err(io)
 }

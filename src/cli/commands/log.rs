@@ -90,18 +90,39 @@ pub(crate) fn log_time(time: &str) -> String {
 }
 
 /// What a `log` line says a commit did, for reading: a recorded action (`log --json`'s
-/// `Scarlet declines the draw (*)`) without the result when it stays `*`, and with the
-/// word when it changed (`Scarlet resigns, result 1-0`).
+/// `Scarlet declines the draw (*)`) naming its player, its author, with the side
+/// (`Bo (Scarlet) declines the draw`), without the result when it stays `*`, and with
+/// the word when it changed (`Bo (Scarlet) resigns, result 1-0`).
 fn log_what(l: &ops::LogLine) -> String {
     if l.ply.is_none() {
         for result in ["*", "1-0", "0-1", "1/2-1/2"] {
             if let Some(action) = l.what.strip_suffix(&format!(" ({result})")) {
+                let action = with_author(action, &l.author);
                 return match result {
-                    "*" => action.to_string(),
+                    "*" => action,
                     r => format!("{action}, result {r}"),
                 };
             }
         }
     }
     l.what.clone()
+}
+
+/// A recorded action's summary, which names the side (`Scarlet resigns`), with its
+/// author, the player who took it, before the side: `Bo (Scarlet) resigns`.
+fn with_author(action: &str, author: &str) -> String {
+    const DONE: [&str; 6] = [
+        "resigns",
+        "offers a draw",
+        "accepts the draw",
+        "declines the draw",
+        "claims a draw",
+        "wins on time",
+    ];
+    match action.split_once(' ') {
+        Some((side, rest)) if DONE.iter().any(|d| rest.starts_with(d)) && !matches!(author, "" | "?") => {
+            format!("{author} ({side}) {rest}")
+        }
+        _ => action.to_string(),
+    }
 }

@@ -24,12 +24,21 @@ pub(crate) struct MoveArgs {
     /// The ply you mean to play (1 = the first move); refused if the game is elsewhere.
     #[arg(long, value_name = "N")]
     expect_ply: Option<usize>,
+    /// Offer a draw with the move: the offer, then the move (two commits, as `draw
+    /// offer` then `move`); the opponent answers it after your move.
+    #[arg(long)]
+    offer_draw: bool,
+    /// A comment to your opponent, kept in the record after the move and shown in the
+    /// mail and on the site.
+    #[arg(long, value_name = "TEXT")]
+    comment: Option<String>,
 }
 
 /// `ravenpost move GAME MOVE`.
 pub(crate) fn run(s: &Session, a: MoveArgs, out: &mut impl Write) -> Result<(), Failure> {
     let archive = ops::open(s, false)?;
-    let applied = match ops::play(&archive, &a.game, &a.mv, a.who.as_deref(), a.expect_ply, s) {
+    let with = ops::WithMove { offer_draw: a.offer_draw, comment: a.comment.clone() };
+    let steps = match ops::play_with(&archive, &a.game, &a.mv, a.who.as_deref(), a.expect_ply, &with, s) {
         Err(ops::Error::Refused(Refusal::Illegal(SanError::Illegal { reason, legal }))) => {
             let mut text = illegal_move_text(&a.game, &a.mv, &reason, &legal);
             // The piece's destinations on the board, above where to see every move.
@@ -42,9 +51,14 @@ pub(crate) fn run(s: &Session, a: MoveArgs, out: &mut impl Write) -> Result<(), 
         }
         other => other?,
     };
-    writeln!(out, "{} (ply {})", applied.summary, applied.ply).map_err(io)?;
-    if let Some(r) = applied.result {
-        writeln!(out, "Result: {r}").map_err(io)?;
+    for applied in steps {
+        match applied.san {
+            Some(_) => writeln!(out, "{} (ply {})", applied.said, applied.ply).map_err(io)?,
+            None => writeln!(out, "{}", applied.said).map_err(io)?,
+        }
+        if let Some(r) = applied.result {
+            writeln!(out, "Result: {r}").map_err(io)?;
+        }
     }
     super::conditional::answer(s, &archive, out)
 }

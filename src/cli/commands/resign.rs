@@ -20,6 +20,6 @@ pub(crate) struct ResignArgs {
 pub(crate) fn run(s: &Session, a: ResignArgs, out: &mut impl Write) -> Result<(), Failure> {
     let archive = ops::open(s, false)?;
     let applied = ops::resign(&archive, &a.game, a.who.as_deref(), s)?;
-    writeln!(out, "{}", applied.summary).map_err(io)?;
+    writeln!(out, "{}", applied.said).map_err(io)?;
     super::conditional::answer(s, &archive, out)
 }

@@ -55,6 +55,15 @@ pub(crate) fn run(s: &Session, a: StatusArgs, out: &mut impl Write) -> Result<()
     Ok(())
 }
 
+/// A player as messages name them, `Ann (Gold)` (as [`crate::record::named`]).
+fn named(who: &str, side: Option<&str>) -> String {
+    match (who, side) {
+        ("" | "?", Some(side)) => side.to_string(),
+        (who, Some(side)) => format!("{who} ({side})"),
+        (who, None) => who.to_string(),
+    }
+}
+
 /// A game's state as its `status` line ends: to move, finished or invalid, with the
 /// draw offer, prepared replies and deadline.
 fn state(l: &StatusLine) -> String {
@@ -63,11 +72,20 @@ fn state(l: &StatusLine) -> String {
         (None, None) if l.army_choice.is_some() => {
             format!("choosing armies in secret: {}", l.army_choice.clone().unwrap_or_default())
         }
-        (None, Some(who)) => format!("{} to move ({})", who, l.side_to_move.clone().unwrap_or_default()),
+        (None, Some(who)) => format!("{} to move", named(who, l.side_to_move.as_deref())),
         (None, None) => format!("finished {}", l.result),
     };
     if let Some(side) = &l.draw_offer {
-        state.push_str(&format!(", draw offered by {side}"));
+        // The offer is the side to move's (made with their next move) or the other's.
+        let by = match (&l.to_move, &l.side_to_move) {
+            (Some(who), Some(to_move)) if to_move == side => named(who, Some(side)),
+            (Some(who), Some(_)) => {
+                let other = if *who == l.white { &l.black } else { &l.white };
+                named(other, Some(side))
+            }
+            _ => side.clone(),
+        };
+        state.push_str(&format!(", draw offered by {by}"));
     }
     if !l.prepared.is_empty() {
         state.push_str(&format!(", prepared replies ({})", l.prepared.join(", ")));

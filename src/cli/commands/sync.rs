@@ -53,11 +53,18 @@ fn sync(s: &Session, remote: &str, json: bool, out: &mut impl Write) -> Result<(
             writeln!(out, "{}", serde_json::to_string_pretty(&v).expect("json")).map_err(io)?;
         }
         Ok(done) => {
+            // The server's lines first, as `git push` shows them before its summary.
+            for line in &done.sync.server {
+                writeln!(out, "{line}").map_err(io)?;
+            }
             writeln!(out, "{}", done.sync).map_err(io)?;
             for answer in &done.prepared {
                 writeln!(out, "{answer}").map_err(io)?;
             }
             if let Some(p) = &done.pushed {
+                for line in &p.server {
+                    writeln!(out, "{line}").map_err(io)?;
+                }
                 writeln!(out, "{p}").map_err(io)?;
             }
         }
