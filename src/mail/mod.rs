@@ -376,17 +376,18 @@ impl Draft<'_> {
         let black = record::player(game, Side::Black);
         let pos = game.position();
         let last_move = if plies > 0 { Some(game.moves[plies - 1]) } else { None };
-        // The essentials first, so that they fit one pager screen; the boards after them.
-        let mut body = format!("{} v {} ({}), game {id}\n", white, black, def.title);
-        // The whole board on the first pager screen, under the players and above the last
-        // move and whose turn it is (the compact layout: 10 lines for Gygax Chess), no
-        // blank line around it: an 80×24 NeoMutt shows all of it with whose move it is.
+        // The first pager screen (13 lines of an 80×24 NeoMutt under its headers): whose
+        // move and the move, how to answer, then the whole board (the compact layout: 10
+        // lines for Gygax Chess); the players, the details and the legend after them.
+        let mut body = self.headline(&pos, what);
+        body.push_str(&self.short_answer(&pos));
         let layout = diagram::Layout::fitting(&game.variant, BODY_WIDTH);
         let style = diagram::DiagramStyle::default();
         body.push_str(&diagram::diagram_laid_out(&game.variant, &pos, last_move.as_ref(), style, layout));
         if let Some(hand) = diagram::hand_line(&game.variant, &pos) {
             body.push_str(&format!("{hand}\n"));
         }
+        body.push_str(&format!("\n{} v {} ({}), game {id}\n", white, black, def.title));
         match &self.last {
             Some(l) => {
                 let mover = record::player(game, self.sender_of(plies));
@@ -426,6 +427,37 @@ impl Draft<'_> {
         }
         body.push_str(&format!("\nThe game file is attached as {id}.pgn.\n"));
         fit_lines(&body, BODY_WIDTH)
+    }
+
+    /// The body's first line: the game, whose move it is and the move it answers (or the
+    /// result, or the step without a move the message reports: `what`).
+    fn headline(&self, pos: &crate::engine::Position, what: &str) -> String {
+        let id = self.o.game_id;
+        if self.result != "*" {
+            return format!("Game {id} has ended: {} ({}).\n", self.result, what.trim_end_matches('.'));
+        }
+        let to_move = self.named(pos.side_to_move());
+        match &self.last {
+            _ if pos.side_to_move() == self.o.sender => {
+                format!("Game {id}: {what}; {to_move} to move.\n")
+            }
+            Some(l) => format!("Game {id}: {to_move} to move after {l}.\n"),
+            None => format!("Game {id}: {to_move} to move; no move has been played yet.\n"),
+        }
+    }
+
+    /// How to answer, in a sentence that fits the first pager screen (the details under
+    /// the board): take the message in, then move and send, or wait.
+    fn short_answer(&self, pos: &crate::engine::Position) -> String {
+        let id = self.o.game_id;
+        let import = "pipe this mail into `ravenpost mail import -`";
+        if self.result != "*" {
+            format!("To take the result in: {import}.\n")
+        } else if pos.side_to_move() == self.o.sender {
+            format!("To take it in: {import}; then wait.\n")
+        } else {
+            format!("To answer: {import}, then `ravenpost move {id} MOVE` and `ravenpost mail send {id}`.\n")
+        }
     }
 
     /// Adds to `body`, for a game that goes on (at `pos`), whose turn it is, its deadline,

@@ -998,6 +998,7 @@ fn mail_send_after_the_opponents_move_resent_his_message() {
     assert_eq!(smtp.messages().len(), 2);
     // The help says so, with the exit code.
     let help = ann.ok(T0, &["mail", "send", "--help"]);
+    let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
         help.contains("the last step is the opponent's, nothing is sent and the exit code is 1"),
         "{help}"
@@ -1211,13 +1212,15 @@ fn a_declined_draws_mail_told_the_receiver_to_move() {
     assert!(body.contains("Moves:\n1. 2e3 (=) *\n(=): a draw offer made with the move\n"), "{body}");
     let raw = std::fs::read_to_string(&offer).unwrap();
     assert!(raw.contains("\r\nList-Id: <nm.gygax.ravenpost>\r\n"), "{raw}");
-    // The essentials within a 40-row screen; the board (10 lines, compact) under the
-    // players, before the last move and whose turn it is.
+    // The essentials within a 40-row screen: whose move and the move, how to answer, the
+    // board (10 lines, compact), then the players, the last move and whose turn it is.
     let lines: Vec<&str> = p.body.lines().collect();
     let at =
         |s: &str| lines.iter().position(|l| l.starts_with(s)).unwrap_or_else(|| panic!("{s}: {}", p.body));
+    assert_eq!(lines[0], "Game nm: Bo Example (Scarlet) to move after 1. 2e3.", "{}", p.body);
+    assert!(lines[1].starts_with("To answer: pipe this mail into `ravenpost mail import -`"), "{}", p.body);
     let first_board = lines.iter().position(|l| l.trim_start().starts_with("Air (3)")).expect("a board");
-    assert_eq!(first_board, 1, "{}", p.body);
+    assert_eq!(first_board, 3, "{}", p.body);
     for essential in
         ["Last move: 1. 2e3 by Ann Example (ply 1)", "Scarlet to move (move 1): Bo Example.", "Moves:"]
     {

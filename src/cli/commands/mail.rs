@@ -22,27 +22,28 @@ pub(crate) struct MailArgs {
 /// The end of `ravenpost mail --help`: where your own settings for mail live and their
 /// keys (README "Your settings and the archive's", "Playing by email").
 const MAIL_SETTINGS_HELP: &str = "\
-Your settings (personal, never committed) are in ravenpost/config.yaml in your config
-directory: ~/.config/ravenpost/config.yaml on Linux ($XDG_CONFIG_HOME/ravenpost/ if set),
-~/Library/Application Support/ravenpost/config.yaml on macOS, or the file that
-$RAVENPOST_CONFIG names. The keys mail uses:
+Your settings (personal, never committed) are in ravenpost/config.yaml in your
+config directory: ~/.config/ravenpost/config.yaml on Linux
+($XDG_CONFIG_HOME/ravenpost/ if set), ~/Library/Application
+Support/ravenpost/config.yaml on macOS, or the file that $RAVENPOST_CONFIG
+names. The keys mail uses:
 
-  identity:                 who you are: the sender, and the player an import is for
+  identity:                 who you are: the sender, the player of an import
     name: Ann Example
     email: ann@example.org
-  archive: ~/chess          the archive used outside any archive (a mail client's pipe)
-  mail:                     how `mail send` delivers (the whole section, over the
-    smtp:                   archive's ravenpost.yaml `mail:`)
+  archive: ~/chess          the archive outside any archive (a mail pipe)
+  mail:                     how `mail send` delivers (the whole section,
+    smtp:                   over the archive's ravenpost.yaml `mail:`)
       host: smtp.example.org
       port: 587             default 587 (starttls), 465 (tls), 25 (none)
       security: starttls    starttls (required, not just tried), tls or none
       user: ann             the password comes from $RAVENPOST_SMTP_PASSWORD,
       password-env: VAR     or from the variable named here
       ca-file: club-ca.pem  extra CA certificates (PEM) to trust
-    sendmail: /usr/sbin/sendmail    instead of smtp: a sendmail-compatible command
+    sendmail: /usr/sbin/sendmail    instead of smtp: a sendmail-like command
 
-Flags win over these: --author, --archive, --smtp, --security, --user, --ca-file,
---sendmail. Passwords are never stored in a file.";
+Flags win over these: --author, --archive, --smtp, --security, --user,
+--ca-file, --sendmail. Passwords are never stored in a file.";
 
 /// `ravenpost mail` actions (issue 7, item 4; README "Playing by email").
 #[derive(Debug, Subcommand)]
