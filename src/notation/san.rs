@@ -477,7 +477,18 @@ fn explain_illegal(v: &Variant, pos: &Position, legal: &[Move], parts: &Parts) -
     } else {
         // Say what the origin was read as: `Sa3b5` is a Sylph on the a-file going to 3b5.
         let from = if origin.is_empty() { String::new() } else { format!(" {}", describe_origin(&origin)) };
-        format!("no {kind_name} of {}{from} can go to {}", def.side_name(side), dims.name(dest))
+        let mut reason =
+            format!("no {kind_name} of {}{from} can go to {}", def.side_name(side), dims.name(dest));
+        // Why, when the square says it: a piece of the mover's own side stands there.
+        if let Some(there) = pos.piece_at(dest).filter(|p| p.side == side) {
+            reason.push_str(&format!(
+                ": {} holds {}'s own {}",
+                dims.name(dest),
+                def.side_name(side),
+                def.kind(there.kind).name
+            ));
+        }
+        reason
     };
     let mut near: Vec<&Move> = legal
         .iter()

@@ -242,6 +242,32 @@ fn show_replay_and_moves_board_fit_an_80x24_terminal() {
     drop(t);
 }
 
+/// `moves GAME --board` without a filter drew the board above the whole list (80 lines
+/// in a Gygax middle game): in an 80×24 terminal the board scrolled away. The list now
+/// comes first and the board, its key and whose move it is stay on the last screen.
+#[test]
+fn moves_board_scrolled_off_above_a_long_list() {
+    let (t, dir, home) = archive();
+    middle_game(&dir, &home, "g", 24);
+    let pos = position(&dir, &home, "g");
+    let j: serde_json::Value = serde_json::from_str(&ok(&dir, &home, &["moves", "g", "--json"])).unwrap();
+    let count = j["moves"].as_array().unwrap().len();
+    let listed = ok(&dir, &home, &["moves", "g", "--board"]);
+    assert!(listed.lines().count() > 24, "a list taller than the window: {listed}");
+    let board = Tmux::start(&dir, &home, "moves-all", r#""$RAVENPOST" moves g --board"#);
+    let screen = board.screen_when(|s| s.contains("Ann (Gold) to move"));
+    keep(t.path(), "moves-board-all", &screen);
+    whole_board(&screen, &pos);
+    assert!(screen.contains("[X] moves  + reaches an empty square  (x) is captured"), "{screen}");
+    // Every move's origin is marked: as many origins as the JSON lists.
+    let origins: BTreeSet<&str> =
+        j["moves"].as_array().unwrap().iter().filter_map(|m| m["from"].as_str()).collect();
+    let (_, marked) = read_compact(&screen);
+    let brackets = marked.iter().filter(|m| m.3 == '[' || m.3 == '|').count();
+    assert!(count > 24 && brackets > 0 && brackets <= origins.len(), "{brackets} of {origins:?}\n{screen}");
+    drop(t);
+}
+
 /// The mail body in NeoMutt, in an 80×24 tmux window: the first screen holds the whole
 /// board and whose move it is.
 #[test]

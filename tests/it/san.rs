@@ -224,3 +224,23 @@ fn a_move_read_with_its_canonical_token_is_read_and_written_as_alone() {
     }
     assert!(checked > 10_000, "{checked} tokens");
 }
+
+/// `U2d2` at the start was refused with the Unicorn's legal moves but no reason: 2d2
+/// holds Gold's own Warrior (a new player's report). The refusal now says so.
+#[test]
+fn a_move_onto_ones_own_piece_did_not_say_the_square_was_taken() {
+    let v = gygax();
+    let p = v.start_position();
+    match read_move(&v, &p, "U2d2") {
+        Err(SanError::Illegal { reason, legal }) => {
+            assert_eq!(reason, "no Unicorn of Gold can go to 2d2: 2d2 holds Gold's own Warrior");
+            assert_eq!(legal, vec!["U2a3", "U2c3", "U2j3", "U2l3"]);
+        }
+        other => panic!("{other:?}"),
+    }
+    // An empty square out of reach keeps the plain reason.
+    match read_move(&v, &p, "U2c5") {
+        Err(SanError::Illegal { reason, .. }) => assert_eq!(reason, "no Unicorn of Gold can go to 2c5"),
+        other => panic!("{other:?}"),
+    }
+}

@@ -47,7 +47,8 @@ pub(crate) struct MovesArgs {
     piece: Option<String>,
     /// Draw the moves on the board (the compact layout when the wide one does not fit):
     /// the pieces that move in brackets `[S]`, the empty squares they reach `+`, the
-    /// pieces they capture in parentheses `(w)`.
+    /// pieces they capture in parentheses `(w)`; under the list, so that a long list
+    /// scrolls and the board stays in view.
     #[arg(long, conflicts_with = "json")]
     board: bool,
     /// Colour the board of --board: `auto` when standard output is a terminal and
@@ -92,11 +93,12 @@ fn position_moves(a: &MovesArgs, out: &mut impl Write) -> Result<(), Failure> {
         writeln!(out, "{}", serde_json::to_string_pretty(&value).expect("json")).map_err(io)?;
         return Ok(());
     }
+    for m in &moves {
+        writeln!(out, "{}", long_form(&v, m)).map_err(io)?;
+    }
+    // The board last: a list taller than the terminal scrolls, the board stays in view.
     if a.board {
         board(&v, &p, &moves, a, out)?;
-    }
-    for m in moves {
-        writeln!(out, "{}", long_form(&v, &m)).map_err(io)?;
     }
     Ok(())
 }
@@ -249,11 +251,6 @@ fn game_moves(g: &crate::record::game::Game, a: &MovesArgs, out: &mut impl Write
         writeln!(out, "{}", serde_json::to_string_pretty(&v).expect("json")).map_err(io)?;
         return Ok(());
     }
-    if a.board {
-        board(&g.variant, &pos, &moves, a, out)?;
-        let mover = crate::record::named(g, pos.side_to_move());
-        writeln!(out, "{mover} to move (move {})", pos.fullmove_number()).map_err(io)?;
-    }
     if moves.is_empty() {
         if result != "*" {
             writeln!(out, "No legal move: the game is over ({result}).").map_err(io)?;
@@ -263,6 +260,13 @@ fn game_moves(g: &crate::record::game::Game, a: &MovesArgs, out: &mut impl Write
     }
     for l in grouped(&g.variant, &pos, &moves) {
         writeln!(out, "{l}").map_err(io)?;
+    }
+    // The board last: a list taller than the terminal scrolls (all the moves of a Gygax
+    // middle game are 80 lines), the board and whose move it is stay in view.
+    if a.board {
+        board(&g.variant, &pos, &moves, a, out)?;
+        let mover = crate::record::named(g, pos.side_to_move());
+        writeln!(out, "{mover} to move (move {})", pos.fullmove_number()).map_err(io)?;
     }
     Ok(())
 }
