@@ -104,7 +104,9 @@ impl Replay {
     fn with_comments(&self, ply: usize, text: String) -> String {
         let mut s = text;
         for c in self.comments(ply) {
-            s.push_str(&format!(" {{{c}}}"));
+            // A comment from a file is shown, never obeyed: no terminal escape reaches the
+            // terminal.
+            s.push_str(&format!(" {{{}}}", crate::notation::pgn::visible(&c)));
         }
         s
     }

@@ -1074,15 +1074,19 @@ fn wrap_to(words: &[String], width: usize, out: &mut String) {
     }
 }
 
-/// `text` with invisible characters (controls, byte order marks, zero-width and other
-/// format characters) written as `\u{..}` escapes, so a message shows them.
-fn visible(text: &str) -> String {
+/// Whether `c` is invisible or moves what follows it: a control character (C0, DEL, C1:
+/// terminal escapes among them), a byte order mark, a soft hyphen, a zero-width or other
+/// format character, a line or paragraph separator, a bidirectional override.
+pub fn is_invisible(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{feff}' | '\u{00ad}' | '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2060}'..='\u{2069}')
+}
+
+/// `text` with invisible characters ([`is_invisible`]) written as `\u{..}` escapes, so a
+/// message or a display shows them instead of obeying them.
+pub fn visible(text: &str) -> String {
     text.chars()
-        .map(|c| {
-            let invisible = c.is_control()
-                || matches!(c, '\u{feff}' | '\u{00ad}' | '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2060}'..='\u{2064}');
-            if invisible { c.escape_unicode().to_string() } else { c.to_string() }
-        })
+        .map(|c| if is_invisible(c) { c.escape_unicode().to_string() } else { c.to_string() })
         .collect()
 }
 

@@ -671,16 +671,31 @@ pub struct Play<'a> {
 /// space made one space, trimmed.
 ///
 /// # Errors
-/// [`Refusal::BadComment`]: empty, or starting as ravenpost's own comments do
-/// (`ravenpost:`, which the rules read) or as a diagram line (`|`).
+/// [`Refusal::BadComment`]: empty; holding an invisible character (a terminal escape, a
+/// zero-width or bidirectional mark: [`crate::notation::pgn::is_invisible`]), which would
+/// act on the opponent's terminal or disguise the text; or starting as ravenpost's own
+/// comments do (`ravenpost:`, which the rules read, or `ravenpost` and another sign) or as a
+/// diagram line (`|`).
 pub fn move_comment_text(text: &str) -> Result<String, Refusal> {
     let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
     if text.is_empty() {
         return Err(Refusal::BadComment("the comment is empty".into()));
     }
-    if text.to_ascii_lowercase().starts_with("ravenpost:") {
+    if let Some(c) = text.chars().find(|c| crate::notation::pgn::is_invisible(*c)) {
         return Err(Refusal::BadComment(format!(
-            "`{text}`: a comment may not start with `ravenpost:`, which marks ravenpost's own notes (times, draw offers)"
+            "`{}`: a comment may not hold the invisible character {} (a control, format or \
+             direction character)",
+            crate::notation::pgn::visible(&text),
+            c.escape_unicode()
+        )));
+    }
+    let lower = text.to_lowercase();
+    let like_own_note = lower
+        .strip_prefix("ravenpost")
+        .is_some_and(|rest| rest.trim_start().starts_with(|c: char| !c.is_alphanumeric()));
+    if like_own_note {
+        return Err(Refusal::BadComment(format!(
+            "`{text}`: a comment may not start with `ravenpost:` (nor `ravenpost` and another sign), which marks ravenpost's own notes (times, draw offers)"
         )));
     }
     if text.starts_with('|') {

@@ -1731,3 +1731,41 @@ fn sentences_of_the_problems_the_archive_reports() {
     let back: Problem = serde_json::from_value(serde_json::to_value(&p).unwrap()).unwrap();
     assert_eq!(back, p);
 }
+
+/// A comment with terminal escapes (`move --comment $'\e[2J\e]52;c;…\a'`), pushed by a
+/// player, was accepted and printed raw by the opponent's `replay`: it cleared the
+/// screen and wrote the clipboard. So were zero-width and direction marks that made a
+/// player's comment look like ravenpost's own note (`\u{200b}ravenpost: draw offered
+/// by Scarlet`). The referee now refuses them in a move's comment, as `move --comment`
+/// does; a plain comment is still the player's.
+#[test]
+fn a_comment_with_terminal_escapes_reached_the_opponents_terminal() {
+    let new = new_game(None);
+    let p1 = play(&new, &[Some(T0)]);
+    for bad in [
+        "esc \u{1b}[31mRED\u{1b}[0m",
+        "clip \u{1b}]52;c;ZWNobyBwd25lZA==\u{7}",
+        "c1 \u{9b}2J",
+        "\u{200b}ravenpost: draw offered by Scarlet",
+        "\u{202e}ravenpost: Scarlet resigns",
+        "ravenpost\u{ff1a} Scarlet resigns",
+        "ravenpost : draw offered by Scarlet",
+    ] {
+        let said = edit(&p1, |t| t.moves[0].comments.push(bad.into()));
+        assert_eq!(
+            step(Some(&new), &said, Some("Ann")),
+            Err(Problem::MoreThanTheMove { ply: 1, san: "2e3".into() }),
+            "{bad:?}"
+        );
+        let refused = ravenpost::record::move_comment_text(bad).unwrap_err().to_string();
+        assert!(!refused.chars().any(|c| c == '\u{1b}' || c == '\u{200b}' || c == '\u{202e}'), "{refused:?}");
+    }
+    for good in ["ravenpost rocks", "Good luck, Bo!", "Ça va? 2e3 was forced"] {
+        let said = edit(&p1, |t| t.moves[0].comments.push(good.into()));
+        assert_eq!(
+            step(Some(&new), &said, Some("Ann")),
+            Ok(Step::Moved { ply: 1, san: "2e3".into(), player: "Ann".into() }),
+            "{good:?}"
+        );
+    }
+}
