@@ -97,7 +97,7 @@ impl UserSettings {
     ) -> Result<UserSettings, ArchiveError> {
         let Some(path) = path.map(Path::to_path_buf) else { return Ok(UserSettings::default()) };
         let named = config_env.is_some_and(|v| !v.is_empty());
-        match std::fs::read_to_string(&path) {
+        match read_settings_file(&path) {
             Ok(text) => UserSettings::from_yaml(&text, &path, home),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound && !named => Ok(UserSettings::default()),
             Err(e) => Err(ArchiveError::UserSettings {
@@ -151,6 +151,27 @@ fn resolve(p: &Path, base: &Path, home: Option<&Path>) -> PathBuf {
         return home.join(rest);
     }
     if p.is_absolute() { p.to_path_buf() } else { base.join(p) }
+}
+
+/// The largest settings file read: far above any real one (a few hundred bytes).
+const SETTINGS_FILE_LIMIT: u64 = 1 << 20;
+
+/// The text of the settings file at `path` (a link to one is followed), refused when it
+/// is no regular file (a device such as `/dev/zero`, a pipe, a folder) or larger than
+/// [`SETTINGS_FILE_LIMIT`]: never read without bound.
+fn read_settings_file(path: &Path) -> std::io::Result<String> {
+    use std::io::Read;
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?.take(SETTINGS_FILE_LIMIT + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > SETTINGS_FILE_LIMIT {
+        return Err(std::io::Error::other(format!("larger than {} KiB", SETTINGS_FILE_LIMIT >> 10)));
+    }
+    String::from_utf8(bytes)
+        .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text"))
 }
 
 #[cfg(test)]

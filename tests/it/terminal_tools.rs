@@ -1006,3 +1006,78 @@ fn help_was_wider_than_80_columns_and_broke_mid_word() {
     // $COLUMNS is taken: at 100 columns some help uses the room.
     assert!(over_100_wide > 10, "{over_100_wide} of {} commands used 100 columns", paths.len());
 }
+
+/// Regression (a tester's report): `move --comment` took terminal escapes, and `replay`
+/// printed a file's comment raw, so a comment could clear the opponent's screen, set
+/// its title or write its clipboard. `move` refuses the comment (nothing committed) and
+/// `replay` shows any such character as an escape (`\u{1b}`), never obeys it.
+#[test]
+fn a_comment_with_terminal_escapes_reached_the_opponents_terminal() {
+    let (_t, dir, home) = archive();
+    ok(&dir, &home, &["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "g"]);
+    let head = git(&dir, &home, &["rev-parse", "HEAD"]);
+    let err =
+        refused(&dir, &home, &["move", "g", "2e3", "--comment", "hi \u{1b}]52;c;ZWNobw==\u{7} \u{1b}[2J"]);
+    assert!(err.contains("invisible character \\u{1b}"), "{err}");
+    assert!(!err.contains('\u{1b}') && !err.contains('\u{7}'), "the refusal shows, not obeys: {err:?}");
+    assert_eq!(git(&dir, &home, &["rev-parse", "HEAD"]), head, "nothing committed");
+    // A game file written by another program, with an escape in a comment.
+    let file = dir.join("other.pgn");
+    std::fs::write(
+        &file,
+        "[Event \"?\"]\n[White \"Ann\"]\n[Black \"Bo\"]\n[Result \"*\"]\n[Variant \"gygax\"]\n\n\
+         1. 2e3 {red \u{1b}[31mRED\u{1b}[0m} *\n",
+    )
+    .unwrap();
+    let shown = ok(&dir, &home, &["replay", file.to_str().unwrap(), "--ply", "1"]);
+    assert!(!shown.contains('\u{1b}'), "{shown:?}");
+    assert!(shown.contains("{red \\u{1b}[31mRED\\u{1b}[0m}"), "{shown}");
+}
+
+/// Runs `ravenpost args` with `env`, killed after 60 s: `None` when it had not ended.
+fn run_bounded(dir: &Path, home: &Path, env: &[(&str, &str)], args: &[&str]) -> Option<Output> {
+    let mut cmd = ravenpost_at(dir, home, T0);
+    cmd.env_remove("COLUMNS").args(args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().unwrap();
+    for _ in 0..600 {
+        if child.try_wait().unwrap().is_some() {
+            return Some(child.wait_with_output().unwrap());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    None
+}
+
+/// Regression (a tester's report): a settings file that never ends (`RAVENPOST_CONFIG=
+/// /dev/zero`, or `ravenpost.yaml` in the working tree linked to it) was read whole:
+/// `status`, `move` and a shell's completion grew to gigabytes and never answered. Both
+/// are refused now (no regular file), and completion offers nothing, silently.
+#[test]
+fn a_settings_file_of_dev_zero_was_read_without_bound() {
+    let (_t, dir, home) = archive();
+    ok(&dir, &home, &["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "g"]);
+    let o =
+        run_bounded(&dir, &home, &[("RAVENPOST_CONFIG", "/dev/zero")], &["status"]).expect("status ended");
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("not a regular file"), "{}", text(&o));
+    let yaml = dir.join("ravenpost.yaml");
+    assert!(yaml.exists());
+    std::fs::remove_file(&yaml).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", &yaml).unwrap();
+    let o = run_bounded(&dir, &home, &[], &["move", "g", "2e3", "--as", "Ann"]).expect("move ended");
+    assert!(!o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("ravenpost.yaml"), "{}", text(&o));
+    let o = run_bounded(
+        &dir,
+        &home,
+        &[("COMPLETE", "bash"), ("_CLAP_COMPLETE_INDEX", "2")],
+        &["--", "ravenpost", "show", ""],
+    )
+    .expect("completion ended");
+    assert!(o.status.success() && o.stderr.is_empty(), "{}", text(&o));
+}
