@@ -125,6 +125,19 @@ pub struct StatusLine {
 /// # Errors
 /// The archive's errors.
 pub fn status(archive: &Archive, session: &Session) -> Result<Vec<StatusLine>, Failure> {
+    status_where(archive, session, |_| true)
+}
+
+/// [`status`] of the games whose id `keep` accepts: only those are read (a shell's
+/// completion of `club-2027-r0` reads the games it may offer, not the whole archive).
+///
+/// # Errors
+/// The archive's errors.
+pub fn status_where(
+    archive: &Archive,
+    session: &Session,
+    keep: impl Fn(&str) -> bool,
+) -> Result<Vec<StatusLine>, Failure> {
     let mut out = Vec::new();
     let tip = archive.tip()?;
     let now = session.now().unix_seconds();
@@ -132,7 +145,7 @@ pub fn status(archive: &Archive, session: &Session) -> Result<Vec<StatusLine>, F
     let mut cache = archive.verdict_cache(STANDINGS);
     // Read when a standing is not cached: the definitions a game pinning one replays with.
     let mut definitions = None;
-    for g in archive.list_games()? {
+    for g in archive.list_games()?.into_iter().filter(|g| keep(g.id())) {
         let file = g.path();
         // The standing after the commit that last changed the file never changes: cached.
         let last = index.last_version(&file).map(|v| v.commit);

@@ -9,7 +9,7 @@
 use crate::referee::layout::{DEFINITIONS_DIR, parse_definition_path};
 use crate::variants;
 
-use super::checks::{StatusLine, status};
+use super::checks::{StatusLine, status_where};
 use super::error::Error as Failure;
 use super::games::open;
 use super::session::Session;
@@ -45,17 +45,18 @@ pub struct GameChoice {
     pub standing: Standing,
 }
 
-/// The games of the archive the session names, the identity's games to move first (the
+/// The games of the archive the session names whose id starts with `prefix` (only
+/// those are read), the identity's games to move first (the
 /// most urgent deadline first, as `status --to-move`), then the games waiting for another
 /// player, the finished ones and the invalid ones, each group by id. Without an identity
 /// no game is "yours".
 ///
 /// # Errors
 /// An archive that cannot be opened or read.
-pub fn game_choices(session: &Session) -> Result<Vec<GameChoice>, Failure> {
+pub fn game_choices(session: &Session, prefix: &str) -> Result<Vec<GameChoice>, Failure> {
     let archive = open(session, false)?;
     let me = identity_name(&archive, session).ok();
-    let lines = status(&archive, session)?;
+    let lines = status_where(&archive, session, |id| id.starts_with(prefix))?;
     Ok(order(lines, me.as_deref()))
 }
 

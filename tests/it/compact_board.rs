@@ -360,6 +360,11 @@ fn moves_from_piece_and_board_list_long_forms_that_read_back_as_their_san() {
     assert_eq!(listed(&dir, &home, f, &["--from", "2h4"]), vec![]);
     let said = ok(&dir, &home, &["moves", f, "--from", "2h4"]);
     assert_eq!(said, "No legal move from 2h4: the Oliphant there is frozen by an enemy Basilisk.\n");
+    // Regression (a tester's report): `--from` a piece that moves with `--piece` naming
+    // another kind said "the Sylph there cannot move"; it can, --piece left it out.
+    let said = ok(&dir, &home, &["moves", f, "--from", "2c3", "--piece", "O"]);
+    assert_eq!(said, "No legal move from 2c3 for --piece O: the piece there is a Mage.\n");
+    assert!(!listed(&dir, &home, f, &["--from", "2c3"]).is_empty(), "the Mage moves");
     let free = game_file(t.path(), "free", &FROZEN.replace("7b4", "12"));
     assert!(!listed(&dir, &home, free.to_str().unwrap(), &["--from", "2h4"]).is_empty());
     let board = ok(&dir, &home, &["moves", f, "--from", "2h4", "--board"]);

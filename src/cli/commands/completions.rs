@@ -137,8 +137,12 @@ impl Source {
             .ok()
     }
 
-    fn games(&self) -> &[GameChoice] {
-        self.games.get_or_init(|| self.session().and_then(|s| ops::game_choices(&s).ok()).unwrap_or_default())
+    /// The games whose id starts with `typed`, the word being completed (the same word
+    /// for every completer of one completion).
+    fn games(&self, typed: &str) -> &[GameChoice] {
+        self.games.get_or_init(|| {
+            self.session().and_then(|s| ops::game_choices(&s, typed).ok()).unwrap_or_default()
+        })
     }
 
     fn variants(&self) -> &[String] {
@@ -225,7 +229,7 @@ impl ValueCompleter for Completer {
             out.extend(variant_candidates(self.source.variants(), &typed));
         }
         if matches!(self.kind, Kind::Game { .. } | Kind::VariantOrGame) {
-            out.extend(game_candidates(self.source.games(), &typed));
+            out.extend(game_candidates(self.source.games(&typed), &typed));
         }
         // A game file: when the word looks like a path, or names no game or variant.
         let files = matches!(self.kind, Kind::Game { files: true } | Kind::VariantOrGame);

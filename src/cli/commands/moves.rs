@@ -285,6 +285,14 @@ fn no_move_note(g: &crate::record::game::Game, pos: &Position, a: &MovesArgs) ->
         Some(p) if p.side != pos.side_to_move() => {
             format!("No legal move from {name}: the {} there is not {mover}'s.", def.kind(p.kind).name)
         }
+        Some(p) if a.piece.is_some() && !g.variant.legal_moves(pos).iter().all(|m| m.from() != Some(sq)) => {
+            // The piece there moves, but --piece names another kind.
+            format!(
+                "No legal move from {name} for --piece {}: the piece there is a {}.",
+                a.piece.as_deref().unwrap_or_default().trim(),
+                def.kind(p.kind).name
+            )
+        }
         Some(p) if g.variant.is_frozen(pos, sq) => {
             let freezer = def.kinds.iter().find(|k| k.freezes.is_some()).map_or("piece", |k| k.name.as_str());
             format!(
