@@ -574,6 +574,17 @@ fn check_new_game_flags(archive: &Archive, n: &NewGame) -> Result<(), Failure> {
     for (what, name) in [("--white", &n.white), ("--black", &n.black)] {
         check_player_name(what, name)?;
     }
+    // The event is shown in every display of the game: no terminal escape, no invisible
+    // or direction mark in it.
+    if let Some(event) = &n.event
+        && let Some(c) = event.chars().find(|c| crate::notation::pgn::is_invisible(*c))
+    {
+        return Err(Failure::Usage(format!(
+            "--event `{}`: the event's name may not hold the invisible character {}",
+            crate::notation::pgn::visible(event),
+            c.escape_unicode()
+        )));
+    }
     if n.white == n.black {
         return Err(Failure::Usage(format!(
             "--white and --black are both `{}`: the two players must have different names",

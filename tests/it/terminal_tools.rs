@@ -1081,3 +1081,24 @@ fn a_settings_file_of_dev_zero_was_read_without_bound() {
     .expect("completion ended");
     assert!(o.status.success() && o.stderr.is_empty(), "{}", text(&o));
 }
+
+/// Regression (checked after a tester's report on comments): `new --event` took a
+/// terminal escape (`$'E\e]0;x\a'`, which sets the window title) into the Event tag,
+/// shown by every display of the game. It is refused, nothing committed.
+#[test]
+fn new_took_a_terminal_escape_in_the_event() {
+    let (_t, dir, home) = archive();
+    let head = git(&dir, &home, &["rev-parse", "HEAD"]);
+    let args =
+        ["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "g", "--event", "E\u{1b}]0;x\u{7}"];
+    let o = run(&dir, &home, &args);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(err.contains("invisible character \\u{1b}") && !err.contains('\u{1b}'), "{err:?}");
+    assert_eq!(git(&dir, &home, &["rev-parse", "HEAD"]), head, "nothing committed");
+    ok(
+        &dir,
+        &home,
+        &["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "g", "--event", "Club cup 2027"],
+    );
+}
