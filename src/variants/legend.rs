@@ -33,7 +33,7 @@ pub(crate) struct MoveText<'a> {
 
 fn describe_one(m: &MoveText<'_>, levels: &[String]) -> String {
     let mut text = match (m.betza, m.special) {
-        (Some(b), _) => b.split_whitespace().map(token).collect::<Vec<_>>().join(", "),
+        (Some(b), _) => merged(b.split_whitespace().map(token).collect()).join(", "),
         (None, Some("return-to-start")) => "moves back to an empty start square".to_string(),
         (None, Some(s)) => special(s),
         (None, None) => String::new(),
@@ -71,6 +71,29 @@ fn describe_one(m: &MoveText<'_>, levels: &[String]) -> String {
         text = format!("{}: {text}", m.on.join("/"));
     }
     text.trim().to_string()
+}
+
+/// `phrases` with neighbours that differ only in their direction made one:
+/// `moves 1 orthogonally forward` and `moves 1 orthogonally sideways` become `moves 1
+/// orthogonally forward or sideways`.
+fn merged(phrases: Vec<String>) -> Vec<String> {
+    const DIRECTION: [&str; 4] = ["forward", "backward", "sideways", "or"];
+    let mut out: Vec<String> = Vec::new();
+    for p in phrases {
+        let joined = out.last().and_then(|prev| {
+            let (a, b): (Vec<&str>, Vec<&str>) = (prev.split(' ').collect(), p.split(' ').collect());
+            let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+            let (da, db) = (&a[common..], &b[common..]);
+            let only_direction = |d: &[&str]| !d.is_empty() && d.iter().all(|w| DIRECTION.contains(w));
+            (common > 0 && only_direction(da) && only_direction(db))
+                .then(|| format!("{} {} or {}", a[..common].join(" "), da.join(" "), db.join(" ")))
+        });
+        match joined {
+            Some(j) => *out.last_mut().expect("a previous phrase") = j,
+            None => out.push(p),
+        }
+    }
+    out
 }
 
 /// A named shape in words.
@@ -257,5 +280,22 @@ mod tests {
             initial: false,
         };
         assert_eq!(describe_moves(&[m], &levels), "Air: captures 1 level down");
+    }
+
+    /// Fidchell's King's Man read "moves 1 orthogonally forward, moves 1 orthogonally
+    /// sideways, captures 1 diagonally forward": neighbours that differ only in their
+    /// direction are one phrase.
+    #[test]
+    fn phrases_differing_only_in_direction_are_merged() {
+        let words = |b: &str| merged(b.split_whitespace().map(token).collect()).join(", ");
+        assert_eq!(
+            words("mfW msW cfF"),
+            "moves 1 orthogonally forward or sideways, captures 1 diagonally forward"
+        );
+        assert_eq!(words("fW sW"), "1 orthogonally forward or sideways");
+        // Different steps, or a direction against none, stay apart.
+        assert_eq!(words("fW fF"), "1 orthogonally forward, 1 diagonally forward");
+        assert_eq!(words("W fF"), "1 orthogonally, 1 diagonally forward");
+        assert_eq!(words("mfW cfW"), "moves 1 orthogonally forward, captures 1 orthogonally forward");
     }
 }
