@@ -22,7 +22,10 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use clap::{FromArgMatches, Parser, Subcommand};
+
+use help::GLOBAL_OPTIONS;
+pub use help::command;
 
 mod args;
 mod commands;
@@ -30,6 +33,7 @@ mod diagnostics;
 mod failure;
 mod files;
 mod games;
+pub(crate) mod help;
 mod progress;
 mod replay;
 mod session;
@@ -107,62 +111,13 @@ enum Command {
     Fmt(c::fmt::FmtArgs),
 }
 
-/// The heading of the global options in `ravenpost --help` and ravenpost(1).
-const GLOBAL_OPTIONS: &str = "Global options";
-
-/// The line each subcommand's help has in place of the global options.
-pub(crate) const GLOBAL_OPTIONS_NOTE: &str =
-    "Global options (--archive, --author, --signing-key, --break-lock): see `ravenpost --help`";
-
-/// The command line as parsed and shown: [`Cli`]'s, with the global options shown once.
-/// `ravenpost --help` lists them under "Global options"; after a subcommand they are
-/// still accepted (`ravenpost show g --archive DIR`) but hidden from its help, which
-/// names them in one line ([`GLOBAL_OPTIONS_NOTE`], or `note` for the manual pages).
-pub(crate) fn command_with(note: Option<&str>) -> clap::Command {
-    let cmd = Cli::command();
-    // Each subcommand gets a hidden copy of each global option before clap builds the
-    // command: clap then leaves the copy in place (it propagates a global option only to
-    // a subcommand without it), and a value given after the subcommand still reaches
-    // the top level, where `Cli` reads it, by the option's id.
-    let hidden: Vec<clap::Arg> =
-        cmd.get_arguments().filter(|a| a.is_global_set()).map(|a| a.clone().hide(true)).collect();
-    fn hide_in(mut sc: clap::Command, hidden: &[clap::Arg], note: Option<&str>) -> clap::Command {
-        for a in hidden {
-            sc = sc.arg(a.clone());
-        }
-        if let Some(note) = note {
-            let join = |before: Option<&clap::builder::StyledStr>| match before {
-                Some(b) => format!("{b}\n\n{note}"),
-                None => note.to_string(),
-            };
-            let long = sc.get_after_long_help().map(|h| join(Some(h)));
-            let short = join(sc.get_after_help());
-            sc = sc.after_help(short);
-            if let Some(long) = long {
-                sc = sc.after_long_help(long);
-            }
-        }
-        let names: Vec<String> = sc.get_subcommands().map(|c| c.get_name().to_string()).collect();
-        for name in names {
-            sc = sc.mut_subcommand(name, |c| hide_in(c, hidden, note));
-        }
-        sc
-    }
-    let names: Vec<String> = cmd.get_subcommands().map(|c| c.get_name().to_string()).collect();
-    names.into_iter().fold(cmd, |cmd, name| cmd.mut_subcommand(name, |c| hide_in(c, &hidden, note)))
-}
-
-/// [`command_with`] the note of `--help`: the command line `ravenpost` parses.
-pub fn command() -> clap::Command {
-    command_with(Some(GLOBAL_OPTIONS_NOTE))
-}
-
 /// Parses the process's command line with [`command`].
 fn parse() -> Result<Cli, clap::Error> {
     // Help wraps at the terminal's width, else at 80 columns (a pipe, a file).
     let width = terminal::columns().unwrap_or(80);
-    let mut cmd = command().term_width(width).max_term_width(width);
-    let matches = cmd.try_get_matches_from_mut(std::env::args_os())?;
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let mut cmd = help::for_parsing(&args).term_width(width).max_term_width(width);
+    let matches = cmd.try_get_matches_from_mut(args)?;
     Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut cmd))
 }
 

@@ -38,7 +38,7 @@ pub(crate) fn run(a: ManArgs, out: &mut impl Write) -> Result<(), Failure> {
 /// The command the pages describe: the global options hidden after a subcommand, which
 /// names them in a GLOBAL OPTIONS section of its own instead of the note of `--help`.
 fn command() -> clap::Command {
-    crate::cli::command_with(None).disable_help_subcommand(true)
+    crate::cli::help::command_with(None).disable_help_subcommand(true)
 }
 
 /// Writes ravenpost(1) and a page per (visible) subcommand into `dir`; the number of

@@ -9,8 +9,10 @@ use crate::usecases::{self as ops, Session};
 
 /// Play a move: checked by the rules, then appended in canonical form and committed
 /// (author: the player).
+// Its long help ends with the built-in variants' pieces (`variant::pieces_help`), added
+// by `cli::help` only where help is shown: they are read from the variants' definitions,
+// work a move need not do.
 #[derive(Debug, clap::Args)]
-#[command(after_long_help = super::variant::pieces_help())]
 pub(crate) struct MoveArgs {
     /// The game id.
     game: String,
