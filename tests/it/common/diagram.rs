@@ -9,6 +9,17 @@ use ravenpost::notation::position_string::write_position;
 /// piece code (`"S"`, `"md"`) or `""` for an empty square.
 pub type Board = Vec<Vec<String>>;
 
+/// The last line of `text` that is a diagram's file letters (8 or more single lowercase
+/// letters).
+fn file_letters(text: &str) -> &str {
+    text.lines()
+        .rfind(|l| {
+            let t: Vec<&str> = l.split_whitespace().collect();
+            t.len() >= 8 && t.iter().all(|t| t.len() == 1 && t.as_bytes()[0].is_ascii_lowercase())
+        })
+        .unwrap_or_else(|| panic!("no file letters in {text}"))
+}
+
 /// The boards of a text diagram (levels side by side, left to right), and the cells
 /// marked as the last move's (`[x]`, or `xy]` for a two-letter code), as (board, row,
 /// column) in printed order. A rank row is read as tokens: its label, one token a file (a
@@ -16,13 +27,7 @@ pub type Board = Vec<Vec<String>>;
 /// label again, then the next board's; the file letters under the boards say how many
 /// files each has.
 pub fn read_diagram(text: &str) -> (Vec<Board>, Vec<(usize, usize, usize)>) {
-    let letters = text
-        .lines()
-        .rfind(|l| {
-            let t: Vec<&str> = l.split_whitespace().collect();
-            t.len() >= 8 && t.iter().all(|t| t.len() == 1 && t.as_bytes()[0].is_ascii_lowercase())
-        })
-        .unwrap_or_else(|| panic!("no file letters in {text}"));
+    let letters = file_letters(text);
     // The compact layout: letters 2 columns apart, one-character cells.
     let positions: Vec<usize> =
         letters.char_indices().filter(|(_, c)| !c.is_whitespace()).map(|(i, _)| i).collect();
@@ -76,13 +81,7 @@ pub type Marked = (usize, usize, usize, char);
 /// (`|` between two marked cells), as (board, row, column, the character before it).
 pub fn read_compact(text: &str) -> (Vec<Board>, Vec<Marked>) {
     let lines: Vec<&str> = text.lines().collect();
-    let letters = lines
-        .iter()
-        .rfind(|l| {
-            let t: Vec<&str> = l.split_whitespace().collect();
-            t.len() >= 8 && t.iter().all(|t| t.len() == 1 && t.as_bytes()[0].is_ascii_lowercase())
-        })
-        .unwrap_or_else(|| panic!("no file letters in {text}"));
+    let letters = file_letters(text);
     let columns: Vec<(usize, char)> = letters.char_indices().filter(|(_, c)| !c.is_whitespace()).collect();
     // A board's letters are 2 columns apart; the next board's start further on.
     let mut board_of = Vec::new();
