@@ -355,13 +355,11 @@ fn measure(base: &Path, games: usize, reps: usize) -> BTreeMap<&'static str, Str
     let commit_count: usize = commits.trim().parse().expect("count");
     row.insert("archive: commits", commit_count.to_string());
     row.insert("archive: packed size", format!("{:.1} MB", kib.parse::<f64>().unwrap_or(0.0) / 1024.0));
-    // The game to look at: the one whose last commit is the newest (it goes on).
-    let g = (0..games)
-        .max_by_key(|g| {
-            let out = git(&dir, &["log", "-1", "--format=%at", "--", &game_path(*g)]).stdout;
-            String::from_utf8_lossy(&out).trim().parse::<i64>().unwrap_or(0)
-        })
-        .expect("games");
+    // The game to look at: the one the newest commit changed (it goes on). One walk: a
+    // `git log -- FILE` a game costs commits × games.
+    let newest = git(&dir, &["log", "-1", "--format=", "--name-only", "--", "games"]).stdout;
+    let newest = String::from_utf8_lossy(&newest).trim().to_string();
+    let g = (0..games).find(|g| game_path(*g) == newest).expect("the newest commit changed a game");
     let (id, path) = (game_id(g), game_path(g));
     let fmt = |d: Duration| format!("{:.3} s", d.as_secs_f64());
     let mut t = |name: &'static str, d: Duration| {
