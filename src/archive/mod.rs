@@ -38,6 +38,7 @@
 //! ```
 
 mod blobs;
+mod cache;
 mod config;
 mod error;
 mod gc;
@@ -227,6 +228,14 @@ impl Archive {
         let archive = Archive::from_repo(repo);
         archive.check_is_archive()?;
         Ok(archive)
+    }
+
+    /// The repository whose git directory is `git_dir`, as it is (no check that it holds
+    /// an archive): what a history index reopens to walk again.
+    pub(crate) fn open_git_dir(git_dir: &Path) -> Result<Archive, ArchiveError> {
+        Repository::open(git_dir)
+            .map(Archive::from_repo)
+            .map_err(|e| ArchiveError::git_path("open repository", git_dir.display().to_string(), e))
     }
 
     /// The archive containing `cwd`: the git repository `cwd` is in, searching parent
@@ -781,9 +790,23 @@ impl Archive {
     /// [`ArchiveError::DetachedHead`], git failures.
     pub fn history(&self, newest: Option<usize>) -> Result<Vec<ArchiveCommit>, ArchiveError> {
         let index = self.index()?;
-        let all = index.commits();
-        let from = newest.map_or(0, |n| all.len().saturating_sub(n));
-        all[from..].iter().map(|c| self.archive_commit(c)).collect()
+        let from = newest.map_or(0, |n| index.len().saturating_sub(n));
+        let mut out = Vec::new();
+        let mut failed = None;
+        index.for_each_commit(from, |c| match self.archive_commit(&c) {
+            Ok(a) => {
+                out.push(a);
+                true
+            }
+            Err(e) => {
+                failed = Some(e);
+                false
+            }
+        });
+        match failed {
+            Some(e) => Err(e),
+            None => Ok(out),
+        }
     }
 
     /// The first-parent commits after `from` (exclusive; `None`: from the root) up to `to`

@@ -150,7 +150,7 @@ pub fn status_where(
         // The standing after the commit that last changed the file never changes: cached.
         let last = index.last_version(&file).map(|v| v.commit);
         let cached =
-            last.and_then(|c| cache.get(c, &file)).and_then(|s| serde_json::from_str::<Standing>(s).ok());
+            last.and_then(|c| cache.get(c, &file)).and_then(|s| serde_json::from_str::<Standing>(&s).ok());
         let standing = match cached {
             Some(s) => s,
             None => {
@@ -457,7 +457,7 @@ fn judge_game_path(
     definitions: &Definitions,
 ) -> JudgedGame {
     let file = path.path();
-    let versions: &[PathVersion] = index.versions(&file);
+    let versions: &[PathVersion] = &index.versions(&file);
     let (in_cache, hits) = cached_verdicts(versions, cache, &file);
     let (texts, cuts) = read_uncached(archive, versions, &hits, &file)?;
     let tops = run_tops(&cuts);
@@ -501,7 +501,7 @@ fn cached_verdicts(
         .iter()
         .map(|v| {
             let got = cache.get(v.commit, file);
-            (got.is_some(), got.and_then(|s| serde_json::from_str::<Cached>(s).ok()))
+            (got.is_some(), got.and_then(|s| serde_json::from_str::<Cached>(&s).ok()))
         })
         .unzip()
 }
@@ -884,7 +884,7 @@ pub fn verify(
         .map(|g| {
             let file = g.path();
             let last = index.last_version(&file).map(|v| v.commit)?;
-            summaries.get(last, &file).and_then(|s| serde_json::from_str::<Vec<VerifyProblem>>(s).ok())
+            summaries.get(last, &file).and_then(|s| serde_json::from_str::<Vec<VerifyProblem>>(&s).ok())
         })
         .collect();
     let pending: Vec<usize> = (0..games.len()).filter(|&k| known[k].is_none()).collect();
@@ -1064,7 +1064,7 @@ fn prefetch(archive: &Archive, index: &HistoryIndex, games: &[GamePath]) -> Resu
         return Ok(());
     }
     let blobs: Vec<crate::archive::BlobId> =
-        games.iter().flat_map(|g| index.versions(&g.path()).iter().filter_map(|v| v.blob)).collect();
+        games.iter().flat_map(|g| index.versions(&g.path()).into_iter().filter_map(|v| v.blob)).collect();
     archive.fetch_missing_blobs(&blobs, crate::referee::GamePath::DIR)?;
     Ok(())
 }
@@ -1079,7 +1079,8 @@ fn unallowed_paths(index: &HistoryIndex) -> Vec<VerifyProblem> {
     // decoded (decoding every commit costs more than the rest of a `verify` of an
     // unchanged archive).
     let mut found = Vec::new();
-    for path in index.paths() {
+    let paths = index.paths();
+    for path in &paths {
         if judge::path_finding(path, false).is_none() && judge::path_finding(path, true).is_none() {
             continue;
         }
@@ -1107,7 +1108,8 @@ fn unallowed_paths(index: &HistoryIndex) -> Vec<VerifyProblem> {
 /// index: no file is read).
 fn deletions(index: &HistoryIndex) -> Vec<VerifyProblem> {
     let mut out = Vec::new();
-    for path in index.paths() {
+    let paths = index.paths();
+    for path in &paths {
         let is_record = GamePath::parse(path).is_some()
             || ArmyChoice::parse_path(path).is_some()
             || (path.starts_with("games/") && path.ends_with(".pgn"));
@@ -1139,9 +1141,10 @@ fn deletions(index: &HistoryIndex) -> Vec<VerifyProblem> {
 pub fn verify_tournaments(archive: &Archive, index: &HistoryIndex) -> Result<Vec<VerifyProblem>, Failure> {
     let mut out = Vec::new();
     let definitions = super::definitions::history(archive, index)?;
-    let mut paths: Vec<&str> =
+    // Sorted already.
+    let paths: Vec<String> =
         index.paths().into_iter().filter(|p| Tournament::parse_path(p).is_some()).collect();
-    paths.sort();
+    let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
     for path in paths {
         let name = Tournament::parse_path(path).expect("filtered").to_string();
         for (k, v) in index.versions(path).iter().enumerate() {

@@ -64,7 +64,7 @@ fn ply_times(
     game: &Game,
 ) -> Result<Option<PlyTimes>, Failure> {
     let file = path.path();
-    let Some(first) = index.versions(&file).first() else { return Ok(None) };
+    let Some(first) = index.versions(&file).first().copied() else { return Ok(None) };
     let created = index.commit_at(first.position).time.unix_seconds();
     let times = match PlyTimes::from_record(game, created) {
         Some(t) => Some(t),

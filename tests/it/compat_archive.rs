@@ -68,13 +68,11 @@ fn archive_of_0_1_0_verifies_and_logs_as_0_1_0_did() {
     let (out, _, code) = ravenpost(dir.path(), &archive, &time, &["status", "--json"]);
     assert_eq!(code, 0);
     assert_eq!(out, expected("0.1.0-status.expected"), "cached");
-    assert!(
-        archive
-            .join(".git/ravenpost")
-            .read_dir()
-            .unwrap()
-            .any(|e| { e.unwrap().file_name().to_string_lossy().starts_with("verdicts-standings-") })
-    );
+    let db = rusqlite::Connection::open(archive.join(".git/ravenpost/cache.sqlite3")).unwrap();
+    let standings: i64 = db
+        .query_row("SELECT count(*) FROM verdicts WHERE namespace LIKE 'standings-%'", [], |r| r.get(0))
+        .unwrap();
+    assert!(standings > 0, "the standings are cached");
 }
 
 /// The same answers when the caches (history index, verdicts) are warm, deleted, or full
@@ -88,11 +86,7 @@ fn caches_deleted_or_corrupted_change_no_verdict_of_the_0_1_0_archive() {
     assert_eq!(verify(dir.path()), expected("0.1.0-verify.expected"), "cold");
     let files: Vec<PathBuf> =
         std::fs::read_dir(&caches).expect("verify keeps its caches").map(|e| e.unwrap().path()).collect();
-    assert!(files.iter().any(|f| f.file_name().unwrap().to_string_lossy().starts_with("index")), "{files:?}");
-    assert!(
-        files.iter().any(|f| f.file_name().unwrap().to_string_lossy().starts_with("verdicts")),
-        "{files:?}"
-    );
+    assert!(files.iter().any(|f| f.file_name().unwrap() == "cache.sqlite3"), "{files:?}");
     assert_eq!(verify(dir.path()), expected("0.1.0-verify.expected"), "warm");
     assert_eq!(log(dir.path()), expected("0.1.0-log-grand-tc.expected"), "warm log");
     // Random bytes (a fixed pattern, so the test is repeatable) in every cache file.
@@ -163,4 +157,88 @@ fn branch_rewritten_under_warm_caches_changes_no_verdict() {
     assert_eq!(code, 1, "{out}");
     let report: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(report["problems"][0]["problem"], "the game's tags or start position were changed", "{out}");
+}
+
+/// `kill -9` at 100 random points of commands that build, continue or extend the history
+/// index and the verdicts (a cold `verify`, then `verify` and `log` after new commits):
+/// afterwards every answer equals a cold rebuild's.
+#[test]
+fn index_updates_killed_100_times_answer_as_a_cold_rebuild() {
+    let (dir, archive, time) = clone_of_0_1_0();
+    // A longer line to walk: commits that change the README (never judged).
+    let mut readme_commits = 0;
+    let mut add_commits = |n: usize| {
+        let mut script = String::new();
+        for _ in 0..n {
+            readme_commits += 1;
+            let text = format!("note {readme_commits}\n");
+            script.push_str(&format!(
+                "commit refs/heads/main\ncommitter Di <di@example.org> {} +0000\ndata 5\nnote\nfrom refs/heads/main^0\nM 100644 inline README.md\ndata {}\n{text}\n",
+                1_800_000_000 + readme_commits,
+                text.len()
+            ));
+        }
+        script.push_str("done\n");
+        let mut child = Command::new("git")
+            .arg("-C")
+            .arg(&archive)
+            .args(["fast-import", "--quiet", "--done", "--force"])
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("HOME", dir.path())
+            .stdin(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(script.as_bytes()).unwrap();
+        assert!(child.wait().unwrap().success());
+    };
+    add_commits(6000);
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_ravenpost"))
+            .arg("--archive")
+            .arg(&archive)
+            .args(args)
+            .env("HOME", dir.path())
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("RAVENPOST_TIME", &time)
+            .env_remove("RAVENPOST_ARCHIVE")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    let caches = archive.join(".git/ravenpost");
+    let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let mut killed = 0;
+    for i in 0..100 {
+        if i % 25 == 0 {
+            let _ = std::fs::remove_dir_all(&caches);
+        }
+        // Every command has commits to add to the index.
+        add_commits(150);
+        let command: &[&str] =
+            if i % 3 == 0 { &["log", "grand-tc", "--json"] } else { &["verify", "--json"] };
+        let mut child = run(command);
+        std::thread::sleep(std::time::Duration::from_millis(next() % 40));
+        let _ = child.kill();
+        let status = child.wait().unwrap();
+        if !status.success() {
+            killed += 1;
+        }
+    }
+    assert!(killed >= 50, "most runs were killed halfway ({killed} of 100)");
+    let verify = || ravenpost(dir.path(), &archive, &time, &["verify", "--json"]);
+    let log = || ravenpost(dir.path(), &archive, &time, &["log", "grand-tc", "--json"]);
+    let after_kills = (verify(), log());
+    std::fs::remove_dir_all(&caches).unwrap();
+    let cold = (verify(), log());
+    assert_eq!(after_kills, cold);
+    assert_eq!(cold.0.2, 0, "{}", cold.0.1);
+    assert_eq!(cold.1.0, expected("0.1.0-log-grand-tc.expected"));
 }
