@@ -797,6 +797,29 @@ impl HistoryIndex {
         out
     }
 
+    /// The paths under the folder `dir` (e.g. `variants`) that any commit of the line
+    /// touched, sorted: one range of the paths' index, not every path of the archive.
+    pub fn paths_under(&self, dir: &str) -> Vec<String> {
+        let prefix = format!("{dir}/");
+        // Every path that starts with `dir/` sorts from `dir/` up to (not with) `dir0`.
+        let end = format!("{dir}0");
+        let mut out: Vec<String> = self.ask(
+            |c, _, high| {
+                let mut stmt = c.prepare_cached(
+                    "SELECT p.path FROM paths p WHERE p.path >= ?1 AND p.path < ?2 AND EXISTS
+                     (SELECT 1 FROM changes ch WHERE ch.path = p.id AND ch.seq <= ?3)",
+                )?;
+                let rows = stmt.query_map(params![prefix, end, high], |r| r.get::<_, String>(0))?;
+                rows.collect()
+            },
+            |w| w.paths_under(dir),
+        );
+        out.extend(self.walked_paths.keys().filter(|p| p.starts_with(&prefix)).map(|p| p.to_string()));
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
     /// The oldest commit of the line if the history is cut there (a shallow clone: its
     /// first parent is not in the repository); `None` for a complete history.
     pub fn shallow(&self) -> Option<CommitId> {

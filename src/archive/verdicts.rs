@@ -84,6 +84,37 @@ impl VerdictCache {
         .flatten()
     }
 
+    /// Every verdict stored for `path`, by commit (what was put since loading included):
+    /// one read for all the versions of a file.
+    pub fn for_path(&self, path: &str) -> HashMap<CommitId, String> {
+        let mut out = HashMap::new();
+        if let Some(conn) = self.conn.as_ref().and_then(|c| c.lock().ok()) {
+            let read = conn
+                .prepare_cached("SELECT commit_id, verdict FROM verdicts WHERE namespace = ?1 AND path = ?2")
+                .and_then(|mut s| {
+                    let rows = s.query_map(params![self.namespace, path], |r| {
+                        Ok((r.get::<_, Vec<u8>>(0)?, r.get::<_, String>(1)?))
+                    })?;
+                    for row in rows {
+                        let (id, v) = row?;
+                        if let Ok(id) = git2::Oid::from_bytes(&id) {
+                            out.insert(CommitId(id), v);
+                        }
+                    }
+                    Ok(())
+                });
+            if read.is_err() {
+                out.clear();
+            }
+        }
+        for ((commit, p), v) in &self.added {
+            if p == path {
+                out.insert(*commit, v.clone());
+            }
+        }
+        out
+    }
+
     /// Stores a verdict for `path` at `commit` (replacing one stored before), to be
     /// written by [`VerdictCache::save`].
     pub fn put(&mut self, commit: CommitId, path: &str, verdict: String) {

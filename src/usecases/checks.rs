@@ -356,6 +356,9 @@ impl LogLine {
 /// judges everything again).
 const VERDICTS: &str = concat!("referee-", env!("CARGO_PKG_VERSION"), "-2");
 
+/// `verify` writes the verdicts of this many judged games at once.
+const SAVE_EVERY: usize = 256;
+
 /// The namespace of the per-game cache of `verify`: a game's problems, keyed by its latest
 /// version, so that verifying an unchanged game reads one entry, not one per commit.
 const GAME_VERDICTS: &str = concat!("referee-", env!("CARGO_PKG_VERSION"), "-2-games");
@@ -497,10 +500,12 @@ fn cached_verdicts(
     cache: &VerdictCache,
     file: &str,
 ) -> (Vec<bool>, Vec<Option<Cached>>) {
+    // One read of the path's verdicts, not one per version.
+    let mut all = cache.for_path(file);
     versions
         .iter()
         .map(|v| {
-            let got = cache.get(v.commit, file);
+            let got = all.remove(&v.commit);
             (got.is_some(), got.and_then(|s| serde_json::from_str::<Cached>(&s).ok()))
         })
         .unzip()
@@ -893,19 +898,30 @@ pub fn verify(
         progress(done, total);
     }
     // The verdicts per commit are read only when a game has changed since it was verified.
-    let mut per_commit = (!pending.is_empty()).then(|| archive.verdict_cache(VERDICTS));
+    let per_commit = (!pending.is_empty()).then(|| archive.verdict_cache(VERDICTS));
+    // The new verdicts, written every few games (memory stays bounded on any archive).
+    let mut writer = (!pending.is_empty()).then(|| archive.verdict_cache(VERDICTS));
+    let mut unsaved = 0;
     // Each game's problems, in the order of `games`; a judged game's are found, and its
     // verdicts written for the cache, as soon as it is judged (while others are judged).
     let mut found_in: Vec<Option<Result<Vec<VerifyProblem>, Failure>>> =
         (0..games.len()).map(|_| None).collect();
-    let mut new_verdicts = VerdictLines::default();
     if let Some(cache) = per_commit.as_ref() {
         judge_games(archive, &index, &games, &pending, cache, &definitions, &mut |k, result| {
             let g = &games[k];
             found_in[k] = Some(result.map(|judged| {
                 let file = g.path();
-                for (commit, verdict) in &judged.verdicts {
-                    new_verdicts.put(*commit, &file, verdict);
+                if let Some(w) = writer.as_mut() {
+                    let mut lines = VerdictLines::default();
+                    for (commit, verdict) in &judged.verdicts {
+                        lines.put(*commit, &file, verdict);
+                    }
+                    w.append(lines);
+                    unsaved += 1;
+                    if unsaved >= SAVE_EVERY {
+                        let _ = w.save();
+                        unsaved = 0;
+                    }
                 }
                 if let Some(plies) = judged.lines.first().and_then(|l| l.shallow_boundary) {
                     unchecked.push((k, plies));
@@ -968,9 +984,8 @@ pub fn verify(
             }
         }
     }
-    if let Some(cache) = per_commit.as_mut() {
-        cache.append(new_verdicts);
-        let _ = cache.save();
+    if let Some(w) = writer.as_mut() {
+        let _ = w.save();
     }
     let _ = summaries.save();
     if game.is_none() {
@@ -1143,7 +1158,7 @@ pub fn verify_tournaments(archive: &Archive, index: &HistoryIndex) -> Result<Vec
     let definitions = super::definitions::history(archive, index)?;
     // Sorted already.
     let paths: Vec<String> =
-        index.paths().into_iter().filter(|p| Tournament::parse_path(p).is_some()).collect();
+        index.paths_under(tournament::DIR).into_iter().filter(|p| Tournament::parse_path(p).is_some()).collect();
     let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
     for path in paths {
         let name = Tournament::parse_path(path).expect("filtered").to_string();

@@ -54,7 +54,7 @@ pub fn at_tip(archive: &Archive) -> Result<Definitions, ArchiveError> {
 /// The archive's errors.
 pub(crate) fn history(archive: &Archive, index: &HistoryIndex) -> Result<Definitions, ArchiveError> {
     let mut found = Definitions::new();
-    for path in &index.paths() {
+    for path in &index.paths_under(DEFINITIONS_DIR) {
         if parse_definition_path(path).is_none() {
             continue;
         }
@@ -111,7 +111,7 @@ pub(crate) fn changed_definitions(
     index: &HistoryIndex,
 ) -> Result<Vec<VerifyProblem>, ArchiveError> {
     let mut found = Vec::new();
-    let paths = index.paths();
+    let paths = index.paths_under(DEFINITIONS_DIR);
     for path in &paths {
         let Some(name) = parse_definition_path(path) else { continue };
         let versions = index.versions(path);

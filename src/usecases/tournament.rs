@@ -195,7 +195,7 @@ pub fn list_tournaments(archive: &Archive) -> Result<Vec<String>, Failure> {
     let _ = tip;
     let index = archive.index()?;
     let mut out = Vec::new();
-    for p in &index.paths() {
+    for p in &index.paths_under(tournament::DIR) {
         if let Some(name) = Tournament::parse_path(p)
             && index.last_version(p).is_some_and(|v| v.blob.is_some())
         {
