@@ -96,6 +96,23 @@ thread_local! {
     static WALKS_THROUGH_GIT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
+/// How many commits one `git log` lists (see [`CommitSource`]).
+#[cfg(not(test))]
+fn segment() -> usize {
+    BATCH
+}
+
+#[cfg(test)]
+fn segment() -> usize {
+    SEGMENT.with(std::cell::Cell::get)
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Tests: segments shorter than a batch, so that short lines take several.
+    static SEGMENT: std::cell::Cell<usize> = const { std::cell::Cell::new(BATCH) };
+}
+
 #[cfg(test)]
 fn tests_walk_with_libgit2() -> bool {
     WALK_WITH_LIBGIT2.with(std::cell::Cell::get)
@@ -263,10 +280,11 @@ fn write_meta(c: &Connection, meta: &Meta) -> rusqlite::Result<()> {
     Ok(())
 }
 
-/// The `seq` of `commit` in the database, if it is stored.
-fn seq_of(c: &Connection, commit: Oid) -> rusqlite::Result<Option<i64>> {
-    c.prepare_cached("SELECT seq FROM commits WHERE id = ?1")?
-        .query_row([commit.as_bytes()], |r| r.get(0))
+/// The `seq` of `commit` in the database, if it is stored on the line (at or below
+/// `high`; rows above it are a walk under way or left by a crash).
+fn seq_of(c: &Connection, commit: Oid, high: i64) -> rusqlite::Result<Option<i64>> {
+    c.prepare_cached("SELECT seq FROM commits WHERE id = ?1 AND seq <= ?2")?
+        .query_row(params![commit.as_bytes(), high], |r| r.get(0))
         .optional()
 }
 
@@ -617,10 +635,8 @@ impl HistoryIndex {
         if let Some(&p) = self.walked_ids.get(&commit) {
             return Some(p);
         }
-        let seq: Option<i64> = self.ask(
-            |c, _, high| Ok(seq_of(c, commit.0)?.filter(|&s| s <= high)),
-            |w| w.position(commit).map(|p| p as i64),
-        );
+        let seq: Option<i64> =
+            self.ask(|c, _, high| seq_of(c, commit.0, high), |w| w.position(commit).map(|p| p as i64));
         // From the fallback, a position; from the database, a seq.
         match (&self.db, seq) {
             (Some(db), Some(s)) if db.fallback.get().is_none() => usize::try_from(s - self.low).ok(),
@@ -958,7 +974,7 @@ impl Archive {
             shallow,
             ..HistoryIndex::default()
         };
-        if let Some(seq) = seq_of(&conn, at.0)? {
+        if let Some(seq) = seq_of(&conn, at.0, meta.high)? {
             return Ok(Some(stored_index(conn, seq, at)));
         }
         // Walked back until the stored line.
@@ -967,7 +983,7 @@ impl Archive {
         let mut walk_shallow = None;
         let mut commit = self.find_commit(at)?;
         loop {
-            if let Some(seq) = seq_of(&conn, commit.id())? {
+            if let Some(seq) = seq_of(&conn, commit.id(), meta.high)? {
                 met = Some((seq, CommitId(commit.id())));
                 break;
             }
@@ -1082,7 +1098,7 @@ impl Archive {
         let mut met: Meeting = None;
         let mut commit = self.find_commit(target)?;
         loop {
-            if let Some(seq) = seq_of(conn, commit.id())? {
+            if let Some(seq) = seq_of(conn, commit.id(), meta.high)? {
                 met = Some(seq);
                 break;
             }
@@ -1099,55 +1115,44 @@ impl Archive {
             conn.execute_batch("COMMIT")?;
             return self.walk_from_scratch(conn, &mut numbers, target.0, 0, &mut |_| ());
         };
-        let base = CommitId(commit.id());
-        // The new commits, oldest first, in batches.
-        ids.reverse();
+        // The new commits, newest first, numbered down from `seq + k`, in batches; the line
+        // is moved to them in the last batch's transaction. Until then the rows above `seq`
+        // are no part of the stored line (every question reads up to its `high`), and a
+        // crash leaves them for the next extension to drop.
+        let k = ids.len();
+        drop(ids);
         conn.execute_batch("BEGIN IMMEDIATE")?;
         cut_after(conn, seq)?;
-        write_meta(conn, &Meta { tip: Some(base.0), high: seq, ..meta })?;
+        write_meta(conn, &Meta { tip: Some(commit.id()), high: seq, ..meta })?;
         conn.execute_batch("COMMIT")?;
-        let mut high = seq;
-        let mut parent_tree = Some(self.tree_of(&self.find_commit(base)?)?);
-        let listed = (ids.len() > BULK && !tests_walk_with_libgit2())
-            .then(|| super::gitlog::first_parent_log(self.repo.path(), target.0, ids.len()))
-            .flatten();
-        let mut listed: Option<Vec<IndexedCommit>> = listed.and_then(|mut log| {
-            let mut out: Vec<IndexedCommit> = Vec::with_capacity(ids.len());
-            for _ in 0..ids.len() {
-                out.push(git_commit(log.next()?.ok()?));
-            }
-            out.reverse();
-            let same = out.iter().zip(&ids).all(|(c, id)| c.commit.0 == *id)
-                && out.iter().skip(1).zip(&ids).all(|(c, id)| c.parent.map(|p| p.0) == Some(*id))
-                && out.first().and_then(|c| c.parent) == Some(base);
-            same.then_some(out)
-        });
-        #[cfg(test)]
-        if listed.is_some() {
-            WALKS_THROUGH_GIT.with(|w| w.set(w.get() + 1));
-        }
-        for chunk in ids.chunks(BATCH) {
-            let mut commits = Vec::with_capacity(chunk.len());
-            for id in chunk {
-                match listed.as_mut() {
-                    Some(l) => commits.push(l.remove(0)),
-                    None => {
-                        let commit = self.find_commit(CommitId(*id))?;
-                        let tree = self.tree_of(&commit)?;
-                        let parent = commit.parent_id(0).ok();
-                        commits.push(self.diff_commit(&commit, parent, parent_tree.as_ref(), &tree)?);
-                        parent_tree = Some(tree);
-                    }
+        let mut source = CommitSource::new(self, target.0);
+        // A few commits: libgit2 diffs them faster than git starts.
+        source.use_git &= k > BULK;
+        let mut next_seq = seq + k as i64;
+        let mut left = k;
+        while left > 0 {
+            let n = left.min(BATCH);
+            let mut batch = Vec::with_capacity(n);
+            for _ in 0..n {
+                match source.next(self)? {
+                    Some(c) => batch.push(c),
+                    None => return Err(Failure::Db),
                 }
             }
             conn.execute_batch("BEGIN IMMEDIATE")?;
-            for c in &commits {
-                high += 1;
-                insert_commit(conn, &mut numbers, high, c)?;
+            for c in &batch {
+                insert_commit(conn, &mut numbers, next_seq, c)?;
+                next_seq -= 1;
             }
-            let tip = commits.last().map(|c| c.commit.0);
-            write_meta(conn, &Meta { tip, high, ..meta })?;
+            left -= n;
+            if left == 0 {
+                write_meta(conn, &Meta { tip: Some(target.0), high: seq + k as i64, ..meta })?;
+            }
             conn.execute_batch("COMMIT")?;
+        }
+        #[cfg(test)]
+        if source.through_git && k > BULK {
+            WALKS_THROUGH_GIT.with(|w| w.set(w.get() + 1));
         }
         Ok(())
     }
@@ -1333,8 +1338,14 @@ fn git_commit(c: GitCommit) -> IndexedCommit {
 
 /// The commits of a first-parent line, newest first: from `git log` while it answers the
 /// line (each commit the first parent of the one before), else by libgit2's tree diffs.
+/// git lists the line in segments of [`BATCH`] commits, one `git log` each: git keeps every
+/// commit it has listed in memory, so one `git log` of a whole long line would hold it all.
 struct CommitSource {
     log: Option<super::gitlog::FirstParentLog>,
+    /// Whether git is still asked (it answered the line so far).
+    use_git: bool,
+    /// How many commits the running `git log` has listed.
+    listed: usize,
     /// The commit expected next (`None`: the line has ended).
     next: Option<Oid>,
     /// The shallow boundary, once the walk reached it.
@@ -1344,14 +1355,13 @@ struct CommitSource {
 }
 
 impl CommitSource {
-    fn new(archive: &Archive, from: Oid) -> CommitSource {
-        let log = (!tests_walk_with_libgit2())
-            .then(|| super::gitlog::first_parent_log(archive.repo.path(), from, usize::MAX))
-            .flatten();
+    fn new(_archive: &Archive, from: Oid) -> CommitSource {
         CommitSource {
             #[cfg(test)]
-            through_git: log.is_some(),
-            log,
+            through_git: !tests_walk_with_libgit2(),
+            log: None,
+            use_git: !tests_walk_with_libgit2(),
+            listed: 0,
             next: Some(from),
             shallow: None,
         }
@@ -1359,26 +1369,36 @@ impl CommitSource {
 
     fn next(&mut self, archive: &Archive) -> Result<Option<IndexedCommit>, ArchiveError> {
         let Some(want) = self.next else { return Ok(None) };
+        if self.use_git && self.log.is_none() {
+            self.log = super::gitlog::first_parent_log(archive.repo.path(), want, segment());
+            self.listed = 0;
+            self.use_git = self.log.is_some();
+        }
         if let Some(log) = self.log.as_mut() {
             match log.next() {
                 Some(Ok(c)) if c.id == want => {
+                    self.listed += 1;
+                    if self.listed == segment() {
+                        // The next segment starts at this commit's parent.
+                        self.log = None;
+                    }
                     let c = git_commit(c);
                     self.next = c.parent.map(|p| p.0);
                     if c.parent.is_some() || !archive.repo.is_shallow() {
                         return Ok(Some(c));
                     }
                     // git shows a shallow boundary as a root: libgit2 reads its parent.
-                    self.log = None;
                     self.next = Some(want);
                 }
-                _ => {
-                    #[cfg(test)]
-                    {
-                        self.through_git = false;
-                    }
-                    self.log = None;
-                }
+                _ => {}
             }
+            // Anything else than the commit expected: git is not asked again.
+            #[cfg(test)]
+            {
+                self.through_git = false;
+            }
+            self.log = None;
+            self.use_git = false;
         }
         let commit = archive.find_commit(CommitId(want))?;
         let (parent, parent_tree, next) = match archive.first_parent(&commit)? {
@@ -1532,7 +1552,10 @@ mod tests {
     fn a_long_walk_through_git_log_equals_the_libgit2_walk() {
         let (_dir, archive, tip) = odd_archive();
         let before = WALKS_THROUGH_GIT.with(std::cell::Cell::get);
+        // In segments of 50 commits: six `git log`s.
+        SEGMENT.with(|s| s.set(50));
         let through_git = archive.walk_line(tip, &mut |_| ()).unwrap();
+        SEGMENT.with(|s| s.set(BATCH));
         assert_eq!(WALKS_THROUGH_GIT.with(std::cell::Cell::get), before + 1, "git's log answered");
         WALK_WITH_LIBGIT2.with(|w| w.set(true));
         let through_libgit2 = archive.walk_line(tip, &mut |_| ()).unwrap();
@@ -1543,11 +1566,20 @@ mod tests {
         same(&through_git, &in_memory);
         // A type change alone is no new version of the path (its bytes are the same).
         assert_eq!(through_git.versions("games/grand/link.pgn").len(), 1);
-        // Stored in the cache database, extended from a prefix through git's log.
+        // Stored in the cache database with the branch at a prefix, then extended to the
+        // tip through git's log.
         let prefix = through_git.commit_at(20).commit;
-        let stored = archive.index_at(prefix).unwrap();
+        let branch = archive.repo.head().unwrap().name().unwrap().to_string();
+        archive.repo.reference(&branch, prefix.0, true, "back").unwrap();
+        let stored = archive.index().unwrap();
         assert_eq!(stored.len(), 21);
-        same(&archive.index().unwrap(), &through_git);
+        archive.repo.reference(&branch, tip.0, true, "forth").unwrap();
+        let before = WALKS_THROUGH_GIT.with(std::cell::Cell::get);
+        SEGMENT.with(|s| s.set(50));
+        let extended = archive.index().unwrap();
+        SEGMENT.with(|s| s.set(BATCH));
+        assert_eq!(WALKS_THROUGH_GIT.with(std::cell::Cell::get), before + 1, "extended through git's log");
+        same(&extended, &through_git);
     }
 
     /// A walk from scratch killed between two of its transactions is continued by the next

@@ -1157,8 +1157,11 @@ pub fn verify_tournaments(archive: &Archive, index: &HistoryIndex) -> Result<Vec
     let mut out = Vec::new();
     let definitions = super::definitions::history(archive, index)?;
     // Sorted already.
-    let paths: Vec<String> =
-        index.paths_under(tournament::DIR).into_iter().filter(|p| Tournament::parse_path(p).is_some()).collect();
+    let paths: Vec<String> = index
+        .paths_under(tournament::DIR)
+        .into_iter()
+        .filter(|p| Tournament::parse_path(p).is_some())
+        .collect();
     let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
     for path in paths {
         let name = Tournament::parse_path(path).expect("filtered").to_string();
