@@ -115,9 +115,6 @@ fn try_open(dir: &Path) -> Result<Connection, Box<dyn std::error::Error>> {
         return Err("the cache database cannot use a write-ahead log".into());
     }
     c.pragma_update(None, "synchronous", "NORMAL")?;
-    // A walk writes rows keyed by path and by commit id all over their indexes: a page
-    // cache of 32 MiB (SQLite's default is 2) keeps them in memory.
-    c.pragma_update(None, "cache_size", -32_768)?;
     let version: i64 = c.pragma_query_value(None, "user_version", |r| r.get(0))?;
     if version == 0 {
         c.execute_batch("BEGIN IMMEDIATE")?;

@@ -1074,6 +1074,9 @@ impl Archive {
             return Ok(());
         }
         let _lock = cache::WriterLock::take(dir);
+        // A walk writes rows keyed by path and by commit id all over their indexes: a page
+        // cache of 16 MiB (SQLite's default is 2) keeps most of them in memory.
+        conn.pragma_update(None, "cache_size", -16_384)?;
         let mut numbers = Numbers::default();
         let mut meta = read_meta(conn)?;
         if self.shallow_cut_gone(&meta) {
