@@ -859,6 +859,11 @@ fn choice_history_from(
 /// `ravenpost verify [GAME]`: judges every commit of the game (or of every game and army
 /// choice, and reports deleted records). `progress` is told each game as it is done.
 ///
+/// The whole archive's report is kept in the verdict cache, keyed by the tip it describes:
+/// after a few new commits that change only game and army choice files, the report is that
+/// one with those files judged again (the same answers as a full check, which is what any
+/// other change, or a shallow clone, gets).
+///
 /// # Errors
 /// The archive's errors; an unknown game.
 pub fn verify(
@@ -866,22 +871,217 @@ pub fn verify(
     game: Option<&str>,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<VerifyReport, Failure> {
-    let choices_all = archive.list_army_choices()?;
-    let games = match game {
-        Some(g) => match super::games::find(archive, g) {
-            Ok(p) => vec![p],
-            // A Fantasy Grand game still choosing its armies has no game file yet.
-            Err(_) if choices_all.iter().any(|c| c == g) => Vec::new(),
-            Err(e) => return Err(e),
-        },
-        None => archive.list_games()?,
-    };
-    let mut problems = Vec::new();
-    let mut unchecked = Vec::new();
-    let total = games.len();
     let index = archive.index()?;
-    prefetch(archive, &index, &games)?;
     let definitions = super::definitions::history(archive, &index)?;
+    let Some(_) = game else { return verify_archive(archive, &index, &definitions, progress) };
+    let choices_all = archive.list_army_choices()?;
+    let g = game.unwrap_or_default();
+    let games = match super::games::find(archive, g) {
+        Ok(p) => vec![p],
+        // A Fantasy Grand game still choosing its armies has no game file yet.
+        Err(_) if choices_all.iter().any(|c| c == g) => Vec::new(),
+        Err(e) => return Err(e),
+    };
+    let (per_game, unchecked) = judge_all(archive, &index, &definitions, &games, progress)?;
+    let mut problems: Vec<VerifyProblem> = per_game.into_iter().flatten().collect();
+    for id in choices_all.iter().filter(|id| *id == g) {
+        problems.extend(choice_problems(archive, id, index.shallow())?);
+    }
+    Ok(VerifyReport { games: games.len(), problems, shallow: shallow_boundary(&index, unchecked) })
+}
+
+/// The report of a whole archive, kept in the verdict cache ([`ARCHIVE_REPORT`]) for the
+/// tip it describes, in parts that a few new commits change one by one.
+#[derive(Debug, Serialize, Deserialize)]
+struct StoredReport {
+    /// The commit it describes.
+    tip: String,
+    /// The game files at the tip, as `list_games` lists them, each with its problems.
+    games: Vec<(String, Vec<VerifyProblem>)>,
+    /// The army choice files at the tip, each with its problems.
+    choices: Vec<(String, Vec<VerifyProblem>)>,
+    /// Deleted records, in history order.
+    deletions: Vec<VerifyProblem>,
+    /// Paths not allowed, definitions changed, tournaments: what only other files change.
+    rest: Vec<VerifyProblem>,
+}
+
+impl StoredReport {
+    fn report(&self) -> VerifyReport {
+        let problems = (self.games.iter().chain(&self.choices))
+            .flat_map(|(_, p)| p.iter().cloned())
+            .chain(self.deletions.iter().cloned())
+            .chain(self.rest.iter().cloned())
+            .collect();
+        VerifyReport { games: self.games.len(), problems, shallow: None }
+    }
+}
+
+/// The namespace of the whole archive's report (see [`verify`]).
+const ARCHIVE_REPORT: &str = concat!("referee-", env!("CARGO_PKG_VERSION"), "-2-archive");
+
+/// At most this many new commits are judged on top of a kept report; more, and the whole
+/// archive is checked (each game's own caches still spare the work).
+const REPORT_STEPS: usize = 512;
+
+/// The report's row in [`ARCHIVE_REPORT`]: one row, whatever the tip.
+fn report_key() -> (CommitId, &'static str) {
+    ("0000000000000000000000000000000000000000".parse().expect("a zero id"), "archive")
+}
+
+/// `verify` of the whole archive: from the kept report when the tip moved by a few commits
+/// to game and army choice files only, else in full; the report is kept for the next.
+fn verify_archive(
+    archive: &Archive,
+    index: &HistoryIndex,
+    definitions: &Definitions,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<VerifyReport, Failure> {
+    let Some(tip) = index.tip() else {
+        return Ok(VerifyReport { games: 0, problems: Vec::new(), shallow: None });
+    };
+    let mut cache = archive.verdict_cache(ARCHIVE_REPORT);
+    let (key, path) = report_key();
+    let kept: Option<StoredReport> = match index.shallow() {
+        Some(_) => None,
+        None => cache.get(key, path).and_then(|s| serde_json::from_str(&s).ok()),
+    };
+    if let Some(kept) = kept {
+        if kept.tip == tip.to_string() {
+            let report = kept.report();
+            progress(report.games, report.games);
+            return Ok(report);
+        }
+        if let Some(updated) = update_report(archive, index, definitions, kept, progress)? {
+            let report = updated.report();
+            cache.put(key, path, serde_json::to_string(&updated).expect("a report serialises"));
+            let _ = cache.save();
+            return Ok(report);
+        }
+    }
+    let games = archive.list_games()?;
+    let (per_game, unchecked) = judge_all(archive, index, definitions, &games, progress)?;
+    let mut choices = Vec::new();
+    for id in archive.list_army_choices()? {
+        let found = choice_problems(archive, &id, index.shallow())?;
+        choices.push((id, found));
+    }
+    let mut rest = unallowed_paths(index);
+    rest.extend(super::definitions::changed_definitions(archive, index)?);
+    rest.extend(verify_tournaments(archive, index)?);
+    let stored = StoredReport {
+        tip: tip.to_string(),
+        games: games.iter().map(GamePath::path).zip(per_game).collect(),
+        choices,
+        deletions: deletions(index),
+        rest,
+    };
+    let mut report = stored.report();
+    report.shallow = shallow_boundary(index, unchecked);
+    if report.shallow.is_none() {
+        cache.put(key, path, serde_json::to_string(&stored).expect("a report serialises"));
+        let _ = cache.save();
+    }
+    Ok(report)
+}
+
+/// `kept` brought to the tip of `index`, judging again the game and army choice files the
+/// new commits changed; `None` when it cannot be (the kept tip is not on the line, too many
+/// commits, or a change to another kind of file): then the whole archive is checked.
+fn update_report(
+    archive: &Archive,
+    index: &HistoryIndex,
+    definitions: &Definitions,
+    mut kept: StoredReport,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<Option<StoredReport>, Failure> {
+    use crate::referee::layout::{PathKind, classify};
+    let Some(from) = kept.tip.parse::<CommitId>().ok().and_then(|t| index.position(t).map(|p| (t, p))) else {
+        return Ok(None);
+    };
+    if index.len() - from.1 - 1 > REPORT_STEPS {
+        return Ok(None);
+    }
+    let mut games = std::collections::BTreeSet::new();
+    let mut choices = std::collections::BTreeSet::new();
+    for c in index.since(Some(from.0)) {
+        for ch in &c.changes {
+            match classify(&ch.path) {
+                PathKind::Game(g) => {
+                    games.insert(g);
+                }
+                PathKind::ArmyChoice(id) => {
+                    choices.insert(id);
+                }
+                PathKind::Allowed => {}
+                _ => return Ok(None),
+            }
+        }
+    }
+    // A change to many games at once (a layout moved): checked in full.
+    if games.len() > REPORT_STEPS {
+        return Ok(None);
+    }
+    let at_tip =
+        |path: &str| index.last_version(path).is_some_and(|v| v.blob.is_some() && v.mode != 0o160_000);
+    let changed: Vec<GamePath> = games.iter().filter(|g| at_tip(&g.path())).cloned().collect();
+    let (per_game, unchecked) = judge_all(archive, index, definitions, &changed, progress)?;
+    if !unchecked.is_empty() {
+        return Ok(None);
+    }
+    let mut judged: HashMap<String, Vec<VerifyProblem>> =
+        changed.iter().map(GamePath::path).zip(per_game).collect();
+    let changed_paths: std::collections::HashSet<String> = games.iter().map(GamePath::path).collect();
+    kept.games.retain(|(path, _)| !changed_paths.contains(path));
+    // In the order `list_games` gives: by game path.
+    let mut all: Vec<(GamePath, Vec<VerifyProblem>)> = kept
+        .games
+        .into_iter()
+        .filter_map(|(path, problems)| GamePath::parse(&path).map(|g| (g, problems)))
+        .collect();
+    for g in changed {
+        let problems = judged.remove(&g.path()).unwrap_or_default();
+        all.push((g, problems));
+    }
+    all.sort_by(|a, b| a.0.cmp(&b.0));
+    kept.games = all.into_iter().map(|(g, p)| (g.path(), p)).collect();
+    for id in &choices {
+        kept.choices.retain(|(c, _)| c != id);
+        if at_tip(&ArmyChoice::path(id)) {
+            let found = choice_problems(archive, id, None)?;
+            kept.choices.push((id.clone(), found));
+        }
+    }
+    kept.choices.sort_by(|a, b| a.0.cmp(&b.0));
+    // Deletions made by the new commits, in history order.
+    let mut new_deletions = Vec::new();
+    let paths: Vec<String> =
+        games.iter().map(GamePath::path).chain(choices.iter().map(|id| ArmyChoice::path(id))).collect();
+    for path in &paths {
+        for v in index.versions(path).iter().filter(|v| v.blob.is_none() && v.position > from.1) {
+            new_deletions.push((v.position, path.clone(), deletion_problem(index, v.position, path)));
+        }
+    }
+    new_deletions.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+    kept.deletions.extend(new_deletions.into_iter().map(|(_, _, p)| p));
+    kept.tip = index.tip().map(|t| t.to_string()).unwrap_or_default();
+    Ok(Some(kept))
+}
+
+/// Each game's problems, and the games a shallow clone's boundary cuts (id, plies before it).
+type JudgedGames = (Vec<Vec<VerifyProblem>>, Vec<(String, usize)>);
+
+/// Each game's problems (in the order of `games`) and the games a shallow clone's boundary
+/// cuts (with the plies before it), judging only the games changed since their last check.
+fn judge_all(
+    archive: &Archive,
+    index: &HistoryIndex,
+    definitions: &Definitions,
+    games: &[GamePath],
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<JudgedGames, Failure> {
+    let total = games.len();
+    prefetch(archive, index, games)?;
     // A game whose latest version was verified before: its problems, as found then.
     let mut summaries = archive.verdict_cache(GAME_VERDICTS);
     let known: Vec<Option<Vec<VerifyProblem>>> = games
@@ -897,6 +1097,7 @@ pub fn verify(
     if done > 0 {
         progress(done, total);
     }
+    let mut unchecked = Vec::new();
     // The verdicts per commit are read only when a game has changed since it was verified.
     let per_commit = (!pending.is_empty()).then(|| archive.verdict_cache(VERDICTS));
     // The new verdicts, written every few games (memory stays bounded on any archive).
@@ -907,7 +1108,7 @@ pub fn verify(
     let mut found_in: Vec<Option<Result<Vec<VerifyProblem>, Failure>>> =
         (0..games.len()).map(|_| None).collect();
     if let Some(cache) = per_commit.as_ref() {
-        judge_games(archive, &index, &games, &pending, cache, &definitions, &mut |k, result| {
+        judge_games(archive, index, games, &pending, cache, definitions, &mut |k, result| {
             let g = &games[k];
             found_in[k] = Some(result.map(|judged| {
                 let file = g.path();
@@ -950,55 +1151,53 @@ pub fn verify(
             progress(done, total);
         });
     }
-    unchecked.sort_unstable();
-    let unchecked: Vec<(String, usize)> =
-        unchecked.into_iter().map(|(k, p)| (games[k].id().to_string(), p)).collect();
-    for ((g, known), found) in games.iter().zip(known).zip(found_in) {
-        if let Some(known) = known {
-            problems.extend(known);
-            continue;
-        }
-        match found.expect("every pending game is judged") {
-            Ok(found) => problems.extend(found),
-            Err(e) => problems.push(VerifyProblem {
-                game: g.id().to_string(),
-                commit: String::new(),
-                author: String::new(),
-                problem: e.to_string(),
-            }),
-        }
-    }
-    let choices: Vec<String> = match game {
-        Some(g) => choices_all.into_iter().filter(|id| id == g).collect(),
-        None => choices_all,
-    };
-    for id in &choices {
-        for l in choice_history_from(archive, id, index.shallow())? {
-            if let Some(p) = l.problem {
-                problems.push(VerifyProblem {
-                    game: id.clone(),
-                    commit: l.commit,
-                    author: l.author,
-                    problem: p,
-                });
-            }
-        }
-    }
     if let Some(w) = writer.as_mut() {
         let _ = w.save();
     }
     let _ = summaries.save();
-    if game.is_none() {
-        problems.extend(deletions(&index));
-        problems.extend(unallowed_paths(&index));
-        problems.extend(super::definitions::changed_definitions(archive, &index)?);
-        problems.extend(verify_tournaments(archive, &index)?);
+    unchecked.sort_unstable();
+    let unchecked: Vec<(String, usize)> =
+        unchecked.into_iter().map(|(k, p)| (games[k].id().to_string(), p)).collect();
+    let mut out = Vec::with_capacity(games.len());
+    for ((g, known), found) in games.iter().zip(known).zip(found_in) {
+        if let Some(known) = known {
+            out.push(known);
+            continue;
+        }
+        out.push(match found.expect("every pending game is judged") {
+            Ok(found) => found,
+            Err(e) => vec![VerifyProblem {
+                game: g.id().to_string(),
+                commit: String::new(),
+                author: String::new(),
+                problem: e.to_string(),
+            }],
+        });
     }
-    let shallow = index.shallow().map(|cut| ShallowBoundary {
+    Ok((out, unchecked))
+}
+
+/// The problems of army choice `id`'s history.
+fn choice_problems(
+    archive: &Archive,
+    id: &str,
+    shallow: Option<CommitId>,
+) -> Result<Vec<VerifyProblem>, Failure> {
+    let mut out = Vec::new();
+    for l in choice_history_from(archive, id, shallow)? {
+        if let Some(p) = l.problem {
+            out.push(VerifyProblem { game: id.to_string(), commit: l.commit, author: l.author, problem: p });
+        }
+    }
+    Ok(out)
+}
+
+/// In a shallow clone, its boundary and the games under way there.
+fn shallow_boundary(index: &HistoryIndex, unchecked: Vec<(String, usize)>) -> Option<ShallowBoundary> {
+    index.shallow().map(|cut| ShallowBoundary {
         commit: cut.short(),
         games: unchecked.into_iter().map(|(game, plies)| UncheckedGame { game, plies }).collect(),
-    });
-    Ok(VerifyReport { games: games.len(), problems, shallow })
+    })
 }
 
 /// A game's lines judged, with the verdicts to add to the cache.
@@ -1133,19 +1332,23 @@ fn deletions(index: &HistoryIndex) -> Vec<VerifyProblem> {
             continue;
         }
         for v in index.versions(path).iter().filter(|v| v.blob.is_none()) {
-            out.push((v.position, path, index.commit_at(v.position)));
+            out.push((v.position, path, deletion_problem(index, v.position, path)));
         }
     }
     // In history order, as the commits made them.
     out.sort_by_key(|(position, path, _)| (*position, *path));
-    out.into_iter()
-        .map(|(_, path, c)| VerifyProblem {
-            game: String::new(),
-            commit: c.commit.short(),
-            author: c.author_name.to_string(),
-            problem: Problem::RecordDeleted { path: path.to_string() }.to_string(),
-        })
-        .collect()
+    out.into_iter().map(|(_, _, p)| p).collect()
+}
+
+/// The problem of the record at `path` deleted by the commit at `position`.
+fn deletion_problem(index: &HistoryIndex, position: usize, path: &str) -> VerifyProblem {
+    let c = index.commit_at(position);
+    VerifyProblem {
+        game: String::new(),
+        commit: c.commit.short(),
+        author: c.author_name.to_string(),
+        problem: Problem::RecordDeleted { path: path.to_string() }.to_string(),
+    }
 }
 
 /// What `verify` finds wrong with the tournament files: each must be created once, by a

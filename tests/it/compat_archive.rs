@@ -242,3 +242,65 @@ fn index_updates_killed_100_times_answer_as_a_cold_rebuild() {
     assert_eq!(cold.0.2, 0, "{}", cold.0.1);
     assert_eq!(cold.1.0, expected("0.1.0-log-grand-tc.expected"));
 }
+
+/// `verify` after a few commits to game files answers from the report it kept, with those
+/// games judged again: the same answers as a check of the whole archive with no cache, for
+/// a game changed by hand (a problem found), a game deleted, and a README changed.
+#[test]
+fn verify_after_new_commits_answers_as_a_full_check() {
+    let (dir, archive, time) = clone_of_0_1_0();
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .arg("-C")
+            .arg(&archive)
+            .args(args)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("HOME", dir.path())
+            .env("GIT_AUTHOR_NAME", "Di")
+            .env("GIT_AUTHOR_EMAIL", "di@example.org")
+            .env("GIT_COMMITTER_NAME", "Di")
+            .env("GIT_COMMITTER_EMAIL", "di@example.org")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    };
+    let verify = || ravenpost(dir.path(), &archive, &time, &["verify", "--json"]);
+    let caches = archive.join(".git/ravenpost");
+    let first = verify();
+    assert_eq!(first.0, expected("0.1.0-verify.expected"));
+    let mut games: Vec<PathBuf> = std::fs::read_dir(archive.join("games"))
+        .unwrap()
+        .flat_map(|v| std::fs::read_dir(v.unwrap().path()).unwrap())
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "pgn"))
+        .collect();
+    games.sort();
+    assert!(games.len() >= 2, "{games:?}");
+    let steps: Vec<Box<dyn Fn()>> = vec![
+        Box::new(|| {
+            std::fs::write(archive.join("README.md"), "the club's games\n").unwrap();
+            git(&["add", "README.md"]);
+            git(&["commit", "-q", "-m", "readme"]);
+        }),
+        Box::new(|| {
+            let text = std::fs::read_to_string(&games[0]).unwrap();
+            std::fs::write(&games[0], text.replace("\n\n", "\n\n{ a note by hand }\n")).unwrap();
+            git(&["commit", "-q", "-am", "by hand"]);
+        }),
+        Box::new(|| {
+            git(&["rm", "-q", games[1].to_str().unwrap()]);
+            git(&["commit", "-q", "-m", "gone"]);
+        }),
+    ];
+    for (k, step) in steps.iter().enumerate() {
+        step();
+        let kept = verify();
+        let _ = std::fs::remove_dir_all(&caches);
+        let full = verify();
+        assert_eq!(kept, full, "after step {k}");
+        // And again from the kept report, unchanged.
+        assert_eq!(verify(), full, "after step {k}, again");
+    }
+    let last = verify().0;
+    assert!(last.contains("deleted"), "{last}");
+}
