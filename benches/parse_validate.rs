@@ -1,11 +1,25 @@
-//! Parsing plus replaying a large generated archive: moves per second.
+//! `validate` (reading each game and judging its moves as it reads them, the use case
+//! behind `ravenpost validate`), and reading plus replaying (`record::game::replay`, which
+//! also keeps each ply's position and canonical token): plies per second.
 //!
-//! The archive is 200 Gygax Chess games of up to 80 plies, made by playing pseudo-random
-//! legal moves from a fixed seed and writing them in canonical form.
+//! Two sets of games:
+//! - 200 Gygax Chess games of up to 80 plies, made by playing pseudo-random legal moves
+//!   from a fixed seed and writing them in canonical form;
+//! - the Grand Chess games Fairy-Stockfish played against itself in
+//!   `benches/data/grand-fsf-selfplay/` (its README says how they were made), written in
+//!   canonical form from their UCI moves, the whole file repeated 40 times.
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use ravenpost::engine::{Move, Variant};
 use ravenpost::notation::pgn::GameReader;
 use ravenpost::notation::san::write_move;
 use ravenpost::record::game::replay;
+use ravenpost::usecases::files::{Source, validate};
+
+/// The Fairy-Stockfish games: one a line, `game=N random=R end=REASON` then UCI moves.
+const FSF_GAMES: &str = include_str!("data/grand-fsf-selfplay/games.txt");
+
+/// How many times the Fairy-Stockfish games are read in one run.
+const FSF_REPEAT: usize = 40;
 
 fn archive() -> (String, u64) {
     let v = ravenpost::variants::by_name("gygax", &[]).unwrap();
@@ -39,19 +53,107 @@ fn archive() -> (String, u64) {
     (text, total)
 }
 
+/// The legal move of `p` that the UCI move `uci` (`e3e5`, `h9h10q`) names.
+fn from_uci(v: &Variant, p: &ravenpost::engine::Position, uci: &str) -> Move {
+    let dims = v.def().dims;
+    let split = 1 + uci[1..].find(|c: char| c.is_ascii_lowercase()).expect("a destination");
+    let (from, rest) = uci.split_at(split);
+    let digits = 1 + rest[1..].bytes().take_while(u8::is_ascii_digit).count();
+    let (to, promo) = rest.split_at(digits);
+    // Grand Chess writes the Marshall `C` as Fairy-Stockfish does (Fantasy Grand Chess: `M`).
+    let code = (!promo.is_empty()).then(|| promo.to_ascii_uppercase());
+    let found: Vec<Move> = v
+        .legal_moves(p)
+        .into_iter()
+        .filter(|m| {
+            m.from().map(|f| dims.name(f)).as_deref() == Some(from)
+                && dims.name(m.to()) == to
+                && m.promotion().map(|k| v.def().kind(k).code.clone()) == code
+        })
+        .collect();
+    assert_eq!(found.len(), 1, "{uci}: {found:?}");
+    found[0]
+}
+
+/// The Fairy-Stockfish games in canonical form, and their plies.
+fn fsf_games() -> (String, u64) {
+    let v = ravenpost::variants::by_name("grand", &[]).unwrap();
+    let mut text = String::new();
+    let mut total = 0;
+    for line in FSF_GAMES.lines() {
+        let mut words = line.split_whitespace();
+        let name = words.next().expect("game=N");
+        text.push_str(&format!("[Event \"Fairy-Stockfish self-play, {name}\"]\n[Variant \"grand\"]\n\n"));
+        let mut p = v.start_position();
+        for (ply, uci) in words.filter(|w| !w.contains('=')).enumerate() {
+            let m = from_uci(&v, &p, uci);
+            if ply % 2 == 0 {
+                text.push_str(&format!("{}. ", ply / 2 + 1));
+            }
+            text.push_str(&write_move(&v, &p, &m));
+            text.push(' ');
+            p = v.make(&p, &m);
+            total += 1;
+        }
+        text.push_str(v.outcome(&p).map(ravenpost::record::game::result_token).unwrap_or("*"));
+        text.push_str("\n\n");
+    }
+    (text, total)
+}
+
+/// Reads and replays every game of `text`: the plies.
+fn replay_all(text: &str) -> u64 {
+    let mut n = 0;
+    for game in GameReader::new(text.as_bytes()) {
+        n += replay(game.unwrap()).unwrap().moves.len() as u64;
+    }
+    n
+}
+
+/// A game file held in memory.
+struct Text(String);
+
+impl Source for Text {
+    fn open(&self, _path: &std::path::Path) -> std::io::Result<Box<dyn std::io::BufRead + '_>> {
+        Ok(Box::new(self.0.as_bytes()))
+    }
+    fn name(&self, path: &std::path::Path) -> String {
+        path.display().to_string()
+    }
+}
+
+/// `validate` of `text` as one file: its games, all valid.
+fn validate_all(text: &Text) -> usize {
+    let path = std::path::PathBuf::from("bench.pgn");
+    let report = validate(text, &[path], &mut |_, _| {}).unwrap();
+    assert!(report.problems.is_empty());
+    report.valid
+}
+
 fn parse_validate(c: &mut Criterion) {
     let (text, moves) = archive();
+    let (games, plies) = fsf_games();
+    // To time `ravenpost validate` on the same games: RAVENPOST_BENCH_WRITE=DIR writes
+    // them there (gygax-200.pgn, grand-fsf-selfplay.pgn, each set once).
+    if let Some(dir) = std::env::var_os("RAVENPOST_BENCH_WRITE") {
+        let dir = std::path::Path::new(&dir);
+        std::fs::write(dir.join("gygax-200.pgn"), &text).unwrap();
+        std::fs::write(dir.join("grand-fsf-selfplay.pgn"), &games).unwrap();
+    }
     let mut g = c.benchmark_group("parse_validate");
     g.sample_size(10);
     g.throughput(Throughput::Elements(moves));
-    g.bench_function("gygax_200_games", |b| {
-        b.iter(|| {
-            let mut n = 0;
-            for game in GameReader::new(text.as_bytes()) {
-                n += replay(game.unwrap()).unwrap().moves.len() as u64;
-            }
-            assert_eq!(n, moves);
-        })
+    g.bench_function("gygax_200_games", |b| b.iter(|| assert_eq!(replay_all(&text), moves)));
+    let gygax = Text(text);
+    g.bench_function("validate_gygax_200_games", |b| b.iter(|| assert_eq!(validate_all(&gygax), 200)));
+    let games = games.repeat(FSF_REPEAT);
+    let plies = plies * FSF_REPEAT as u64;
+    let count = FSF_GAMES.lines().count() * FSF_REPEAT;
+    g.throughput(Throughput::Elements(plies));
+    g.bench_function("grand_fsf_selfplay_x40", |b| b.iter(|| assert_eq!(replay_all(&games), plies)));
+    let games = Text(games);
+    g.bench_function("validate_grand_fsf_selfplay_x40", |b| {
+        b.iter(|| assert_eq!(validate_all(&games), count))
     });
     g.finish();
 }

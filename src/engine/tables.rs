@@ -30,9 +30,15 @@ pub(crate) struct Tables {
     spans: Vec<(u32, u32)>,
     /// `[slot(kind, side, sq)]` → squares its rays could capture on, ignoring blockers.
     pub attack_mask: Vec<SquareSet>,
+    /// `[slot(kind, side, sq)]` → every square its moves could end on (or capture on
+    /// without moving), ignoring blockers: its rays' squares and its start squares.
+    pub reach_mask: Vec<SquareSet>,
     /// `[side * SQUARE_COUNT + target]` → squares from which some kind of `side` could
     /// capture onto `target`, ignoring blockers.
     pub reach_to: Vec<SquareSet>,
+    /// `[side * SQUARE_COUNT + target]` → squares from which some kind of `side` could end
+    /// a move on `target` (or capture there without moving), ignoring blockers.
+    pub arrive_from: Vec<SquareSet>,
     /// `[slot(kind, side, sq)]` → whether two rays can end on one square (destinations
     /// must then be de-duplicated).
     pub overlapping: Vec<bool>,
@@ -61,7 +67,9 @@ impl Tables {
             rays: Vec::new(),
             spans: vec![(0, 0); n],
             attack_mask: vec![SquareSet::EMPTY; n],
+            reach_mask: vec![SquareSet::EMPTY; n],
             reach_to: vec![SquareSet::EMPTY; 2 * SQUARE_COUNT],
+            arrive_from: vec![SquareSet::EMPTY; 2 * SQUARE_COUNT],
             overlapping: vec![false; n],
             start_squares: vec![SquareSet::EMPTY; def.kinds.len() * 2],
         };
@@ -138,10 +146,14 @@ impl Tables {
                     }
                     // The return to the start squares may reach a square a ray reaches
                     // too (`sylph-return=above`: the Air square directly above).
-                    if kind.return_to_start_from & (1 << from.level().index()) != 0
-                        && !seen.intersection(&t.start_squares[k * 2 + side.index()]).is_empty()
-                    {
+                    let returns = kind.return_to_start_from & (1 << from.level().index()) != 0;
+                    let starts = t.start_squares[k * 2 + side.index()];
+                    if returns && !seen.intersection(&starts).is_empty() {
                         t.overlapping[s] = true;
+                    }
+                    t.reach_mask[s] = if returns { seen.union(&starts) } else { seen };
+                    for q in t.reach_mask[s].iter() {
+                        t.arrive_from[side.index() * SQUARE_COUNT + q.index()].insert(from);
                     }
                     t.spans[s] = (first, t.rays.len() as u32);
                 }

@@ -119,8 +119,9 @@ pub trait Rules: Send + Sync + fmt::Debug {
     /// in check, a plain move of a non-royal piece that leaves (and, for hoppers, enters)
     /// no square on an enemy piece's path to the mover's royal piece (see `LegalFilter`).
     /// Only sound when every attack is a capture of the movement tables (no
-    /// [`Rules::extra_attack`]) and no rule changes the board beyond the move itself.
-    /// Freezing is allowed: moves of freezing pieces (which may unfreeze an enemy
+    /// [`Rules::extra_attack`]), no rule changes the board beyond the move itself, and
+    /// [`Rules::extra_moves`] does not read the generic moves (perft counts some of them
+    /// without listing them). Freezing is allowed: moves of freezing pieces (which may unfreeze an enemy
     /// attacker) are always made and checked. Default: no.
     fn legality_shortcut(&self) -> bool {
         false
@@ -143,6 +144,9 @@ pub struct Variant {
     has_en_passant: bool,
     /// Whether legality may be decided without making the move (see [`LegalFilter`]).
     shortcut: bool,
+    /// `[slot(kind, side, sq)]` → whether perft may count that piece's moves without
+    /// listing them: no capture without moving, no move into a promotion zone.
+    countable: Vec<bool>,
 }
 
 impl fmt::Debug for Variant {
@@ -215,7 +219,18 @@ impl Variant {
         }
         let has_en_passant = def.kinds.iter().any(|k| k.en_passant);
         let shortcut = rules.legality_shortcut() && !rules.own_legality();
-        Arc::new(Variant { def, tables, rules, freezer, royal_kinds, start_count, has_en_passant, shortcut })
+        let countable = countable_slots(&def, &tables);
+        Arc::new(Variant {
+            def,
+            tables,
+            rules,
+            freezer,
+            royal_kinds,
+            start_count,
+            has_en_passant,
+            shortcut,
+            countable,
+        })
     }
 
     /// The variant's definition.
@@ -451,6 +466,52 @@ impl Variant {
         self.rules.extra_moves(self, pos, out);
     }
 
+    /// Pushes onto `out` the pseudo-legal moves of `pos` that act on `to` ([`Move::to`]) and
+    /// whose piece's kind is in `kinds` (bit `k` for kind `k`; `u64::MAX` for all), in the
+    /// order of [`Variant::pseudo_legal_moves`]: the same as generating all and keeping
+    /// those, but only the pieces of those kinds that could reach `to` on an empty board
+    /// have their moves generated, and only their moves onto `to`. Counts as one
+    /// generation ([`generations`]).
+    pub fn pseudo_legal_moves_to(&self, pos: &Position, to: Square, kinds: u64, out: &mut Vec<Move>) {
+        GENERATIONS.with(|n| n.set(n.get() + 1));
+        let start = out.len();
+        let side = pos.side_to_move;
+        let check_freeze = self.freezer.is_some();
+        let cands = self.tables.arrive_from[side.index() * super::geometry::SQUARE_COUNT + to.index()]
+            .intersection(&pos.occupied[side.index()]);
+        for from in cands.iter() {
+            let piece = pos.piece_at(from).expect("occupied").kind;
+            if kinds & (1 << piece.index()) == 0
+                || !self.tables.reach_mask[super::tables::slot(piece.index(), side, from)].contains(to)
+                || (check_freeze && self.is_frozen(pos, from))
+            {
+                continue;
+            }
+            self.piece_moves_onto(pos, from, piece, side, Some(to), out);
+        }
+        if let Some(ep) = pos.en_passant
+            && ep.passed == to
+        {
+            self.en_passant_moves(pos, ep, side, Some(out));
+        }
+        // The rules' moves may be made from the generic ones (the Orc's removals: from its
+        // moves to `to`, the removals to `to`); the others are kept only if they act on `to`.
+        self.rules.extra_moves(self, pos, out);
+        keep_to(out, start, to, kinds);
+    }
+
+    /// The legal moves of `pos` that act on `to` ([`Move::to`]), in generation order:
+    /// [`Variant::legal_moves_where`] with `m.to() == to`, from
+    /// [`Variant::pseudo_legal_moves_to`].
+    pub fn legal_moves_to(&self, pos: &Position, to: Square) -> Vec<Move> {
+        if self.rules.own_legality() {
+            return self.legal_moves_where(pos, |m| m.to() == to);
+        }
+        let mut out = Vec::with_capacity(16);
+        self.pseudo_legal_moves_to(pos, to, u64::MAX, &mut out);
+        self.legal_among(pos, out)
+    }
+
     /// En passant captures onto `ep.passed` by `side`'s pawns (rulings §4.4): pushed onto
     /// `out` when given; returns whether there is any.
     fn en_passant_moves(
@@ -514,11 +575,27 @@ impl Variant {
     }
 
     fn piece_moves(&self, pos: &Position, from: Square, piece: PieceKind, side: Side, out: &mut Vec<Move>) {
+        self.piece_moves_onto(pos, from, piece, side, None, out);
+    }
+
+    /// [`Variant::piece_moves`], keeping only the moves that act on `onto` when given.
+    fn piece_moves_onto(
+        &self,
+        pos: &Position,
+        from: Square,
+        piece: PieceKind,
+        side: Side,
+        onto: Option<Square>,
+        out: &mut Vec<Move>,
+    ) {
         let k = piece.index();
         let kdef = &self.def.kinds[k];
         let dedupe = self.tables.overlapping[super::tables::slot(k, side, from)];
         let mut seen = SquareSet::EMPTY;
         let mut emit = |to: Square, capture: Option<PieceKind>, out: &mut Vec<Move>| {
+            if onto.is_some_and(|t| t != to) {
+                return;
+            }
             if dedupe {
                 if seen.contains(to) {
                     return;
@@ -537,8 +614,16 @@ impl Variant {
             if ray.via != NO_SQUARE && pos.board[ray.via as usize] != 0 {
                 continue;
             }
+            let mut squares = self.tables.squares(ray);
+            if let Some(onto) = onto {
+                // Only a ray through `onto` can act on it, and only up to it.
+                match squares.iter().position(|&q| q as usize == onto.index()) {
+                    Some(i) => squares = &squares[..=i],
+                    None => continue,
+                }
+            }
             let mut screened = false;
-            for &q in self.tables.squares(ray) {
+            for &q in squares {
                 let to = Square::from_index(q as usize).expect("valid");
                 match pos.piece_at(to) {
                     None => {
@@ -553,7 +638,9 @@ impl Variant {
                         }
                         if t.side != side && ray.mode.captures() && (!ray.hop || screened) {
                             if ray.remote {
-                                out.push(Move::Remote { piece, from, target: to, capture: t.kind });
+                                if onto.is_none_or(|o| o == to) {
+                                    out.push(Move::Remote { piece, from, target: to, capture: t.kind });
+                                }
                             } else {
                                 emit(to, Some(t.kind), out);
                             }
@@ -730,7 +817,28 @@ impl Variant {
         if self.rules.own_legality() {
             return self.legal_moves(pos).contains(mv);
         }
+        if let Some(safe) = self.step_leaves_royal_safe(pos, mv) {
+            return safe;
+        }
         self.leaves_royal_safe(&self.make(pos, mv), pos.side_to_move)
+    }
+
+    /// Whether the plain move `mv`, pseudo-legal in `pos`, leaves the mover's royal piece
+    /// safe, judged without making it; `None` when that needs the move made (other moves,
+    /// promotions, moves of freezing pieces, variants without the legality shortcut).
+    #[inline]
+    fn step_leaves_royal_safe(&self, pos: &Position, mv: &Move) -> Option<bool> {
+        let Move::Normal { piece, from, to, promotion: None, .. } = *mv else {
+            return None;
+        };
+        // A freezing piece that moves may free an attacker; the others change no freezing
+        // that matters (a captured freezer only froze the mover's own pieces).
+        if !self.shortcut || self.freezer.is_some_and(|(_, kinds)| kinds & (1 << piece.index()) != 0) {
+            return None;
+        }
+        let side = pos.side_to_move;
+        let royal = if self.is_royal(piece) { to } else { pos.royal[side.index()]? };
+        Some(!self.attacked_after_step(pos, royal, from, to, side.opponent()))
     }
 
     /// Every legal move in `pos`, in generation order (by origin square, then atom).
@@ -824,13 +932,21 @@ impl Variant {
                 let Some(i) = sqs.iter().position(|&q| q as usize == k.index()) else {
                     continue;
                 };
-                if ray.via != NO_SQUARE {
-                    f.danger.insert(Square::from_index(ray.via as usize).expect("valid"));
+                let path = sqs[..i].iter().copied().chain((ray.via != NO_SQUARE).then_some(ray.via));
+                if ray.hop {
+                    // A hop's screen may come or go: every square of the path counts.
+                    for q in path {
+                        f.danger.insert(Square::from_index(q as usize).expect("valid"));
+                    }
+                    f.hop = true;
+                    continue;
                 }
-                for &q in &sqs[..i] {
+                // Only the one piece that blocks the path can open it by leaving (with
+                // two or more, one stays; with none the royal piece is in check).
+                let mut blockers = path.filter(|&q| pos.board[q as usize] != 0);
+                if let (Some(q), None) = (blockers.next(), blockers.next()) {
                     f.danger.insert(Square::from_index(q as usize).expect("valid"));
                 }
-                f.hop |= ray.hop;
             }
         }
         f.active = !self.attacked(pos, k, by);
@@ -855,30 +971,172 @@ impl Variant {
     /// Number of leaf nodes of the legal move tree of `depth` plies from `pos` (perft).
     /// Counts the last ply in bulk (the number of legal moves, without making them).
     pub fn perft(&self, pos: &Position, depth: u32) -> u64 {
-        if depth == 0 {
+        // One move list a ply, reused by every node of that ply.
+        let mut lists: Vec<Vec<Move>> = (0..depth).map(|_| Vec::with_capacity(128)).collect();
+        self.perft_with(pos, depth, &mut lists)
+    }
+
+    fn perft_with(&self, pos: &Position, depth: u32, lists: &mut [Vec<Move>]) -> u64 {
+        let Some((moves, deeper)) = lists.split_first_mut() else {
             return 1;
+        };
+        moves.clear();
+        let filter = if depth == 1 { self.legal_filter(pos) } else { LegalFilter::inactive() };
+        if filter.active {
+            return self.count_legal(pos, &filter, moves);
         }
-        let mut moves = Vec::with_capacity(128);
-        self.pseudo_legal_moves(pos, &mut moves);
-        if self.rules.filter_legal(self, pos, &mut moves) {
+        self.pseudo_legal_moves(pos, moves);
+        if self.rules.filter_legal(self, pos, moves) {
             if depth == 1 {
                 return moves.len() as u64;
             }
-            return moves.iter().map(|m| self.perft(&self.make(pos, m), depth - 1)).sum();
+            return moves.iter().map(|m| self.perft_with(&self.make(pos, m), depth - 1, deeper)).sum();
         }
         let mover = pos.side_to_move;
         let mut n = 0;
-        let filter = if depth == 1 { self.legal_filter(pos) } else { LegalFilter::inactive() };
-        for m in &moves {
-            if filter.safe_without_make(m) {
-                n += 1;
-                continue;
-            }
+        for m in moves.iter() {
             let next = self.make(pos, m);
             if !self.leaves_royal_safe(&next, mover) {
                 continue;
             }
-            n += if depth == 1 { 1 } else { self.perft(&next, depth - 1) };
+            n += if depth == 1 { 1 } else { self.perft_with(&next, depth - 1, deeper) };
+        }
+        n
+    }
+
+    /// The number of legal moves of `pos`, given its active `filter`: the moves of the
+    /// pieces the filter clears are counted without being listed; the others are listed
+    /// in `list` and tested one by one.
+    fn count_legal(&self, pos: &Position, filter: &LegalFilter, list: &mut Vec<Move>) -> u64 {
+        GENERATIONS.with(|n| n.set(n.get() + 1));
+        let side = pos.side_to_move;
+        let check_freeze = self.freezer.is_some();
+        let mut n = 0;
+        for from in pos.occupied[side.index()].iter() {
+            let piece = pos.piece_at(from).expect("occupied").kind;
+            if check_freeze && self.is_frozen(pos, from) {
+                continue;
+            }
+            let cleared = filter.unsafe_kinds & (1 << piece.index()) == 0
+                && self.countable[super::tables::slot(piece.index(), side, from)]
+                && !filter.danger.contains(from)
+                && !filter.hop;
+            if cleared {
+                n += self.count_piece_moves(pos, from, piece.index(), side);
+            } else {
+                self.piece_moves(pos, from, piece, side, list);
+            }
+        }
+        if let Some(ep) = pos.en_passant {
+            self.en_passant_moves(pos, ep, side, Some(list));
+        }
+        self.rules.extra_moves(self, pos, list);
+        for m in list.iter() {
+            let legal = filter.safe_without_make(m)
+                || match self.step_leaves_royal_safe(pos, m) {
+                    Some(safe) => safe,
+                    None => self.leaves_royal_safe(&self.make(pos, m), side),
+                };
+            n += u64::from(legal);
+        }
+        n
+    }
+
+    /// Whether `by` attacks `target` once the piece on `from` has moved to `to` (capturing
+    /// what stood there) in a variant without [`Rules::extra_attack`]: the attacks of
+    /// [`Variant::attacked`], frozen pieces judged in `pos` (the piece that moves must not
+    /// freeze).
+    fn attacked_after_step(
+        &self,
+        pos: &Position,
+        target: Square,
+        from: Square,
+        to: Square,
+        by: Side,
+    ) -> bool {
+        let mut cands = self.tables.reach_to[by.index() * super::geometry::SQUARE_COUNT + target.index()]
+            .intersection(&pos.occupied[by.index()]);
+        cands.remove(to);
+        let occupied = |q: usize| q == to.index() || (q != from.index() && pos.board[q] != 0);
+        for at in cands.iter() {
+            let kind = pos.piece_at(at).expect("occupied").kind.index();
+            if !self.tables.attack_mask[super::tables::slot(kind, by, at)].contains(target)
+                || (self.freezer.is_some() && self.is_frozen(pos, at))
+            {
+                continue;
+            }
+            for ray in self.tables.rays(kind, by, at) {
+                if !ray.mode.captures() || (ray.via != NO_SQUARE && occupied(ray.via as usize)) {
+                    continue;
+                }
+                let mut screened = false;
+                for &q in self.tables.squares(ray) {
+                    if q as usize == target.index() {
+                        if !ray.hop || screened {
+                            return true;
+                        }
+                        break;
+                    }
+                    if occupied(q as usize) {
+                        if ray.hop && !screened {
+                            screened = true;
+                        } else {
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        false
+    }
+
+    /// How many moves [`Variant::piece_moves`] lists for the piece of kind `k` on `from`,
+    /// which cannot promote from there and has no capture without moving.
+    fn count_piece_moves(&self, pos: &Position, from: Square, k: usize, side: Side) -> u64 {
+        let s = super::tables::slot(k, side, from);
+        let dedupe = self.tables.overlapping[s];
+        let mut seen = SquareSet::EMPTY;
+        let mut n = 0;
+        let mut count = |q: usize| {
+            if dedupe {
+                let to = Square::from_index(q).expect("valid");
+                if seen.contains(to) {
+                    return;
+                }
+                seen.insert(to);
+            }
+            n += 1;
+        };
+        let enemy = if side == Side::White { 0x80 } else { 0 };
+        for ray in self.tables.rays(k, side, from) {
+            if ray.via != NO_SQUARE && pos.board[ray.via as usize] != 0 {
+                continue;
+            }
+            let mut screened = false;
+            for &q in self.tables.squares(ray) {
+                let b = pos.board[q as usize];
+                if b == 0 {
+                    if ray.mode.moves() && !screened {
+                        count(q as usize);
+                    }
+                    continue;
+                }
+                if ray.hop && !screened {
+                    screened = true;
+                    continue;
+                }
+                if b & 0x80 == enemy && ray.mode.captures() && (!ray.hop || screened) {
+                    count(q as usize);
+                }
+                break;
+            }
+        }
+        if self.def.kinds[k].return_to_start_from & (1 << from.level().index()) != 0 {
+            for to in self.tables.start_squares[k * 2 + side.index()].iter() {
+                if pos.board[to.index()] == 0 {
+                    count(to.index());
+                }
+            }
         }
         n
     }
@@ -896,6 +1154,46 @@ impl Variant {
             })
             .collect()
     }
+}
+
+/// `[slot(kind, side, sq)]` → whether the piece's moves from there are one a square it
+/// reaches: no capture without moving (a kind with one is never counted) and no square in
+/// its promotion zone (where a move may be several, one a promotion choice).
+fn countable_slots(def: &GameDef, tables: &Tables) -> Vec<bool> {
+    let ranks = def.dims.ranks() as usize;
+    let mut out = vec![false; def.kinds.len() * 2 * super::geometry::SQUARE_COUNT];
+    for (k, kind) in def.kinds.iter().enumerate() {
+        if kind.atoms.iter().any(|a| a.remote) {
+            continue;
+        }
+        for side in Side::ALL {
+            for from in def.dims.squares() {
+                let s = super::tables::slot(k, side, from);
+                out[s] = match &kind.promotion {
+                    None => true,
+                    Some(promo) => tables.reach_mask[s].iter().all(|to| {
+                        let r = to.rank().index();
+                        let depth = if side == Side::White { ranks - 1 - r } else { r };
+                        depth >= promo.zone as usize
+                    }),
+                };
+            }
+        }
+    }
+    out
+}
+
+/// Keeps, of the moves of `out` from index `first` on, those that act on `to` with a
+/// piece of a kind in `kinds`.
+fn keep_to(out: &mut Vec<Move>, first: usize, to: Square, kinds: u64) {
+    let mut w = first;
+    for r in first..out.len() {
+        if out[r].to() == to && kinds & (1 << out[r].piece().index()) != 0 {
+            out[w] = out[r];
+            w += 1;
+        }
+    }
+    out.truncate(w);
 }
 
 /// Legality without making the move: when the mover is not in check, a plain move of a

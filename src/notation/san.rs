@@ -103,6 +103,26 @@ struct Parts {
     removal: Option<Square>,
 }
 
+impl Parts {
+    /// The square the token acts on: every move it agrees with has it as [`Move::to`].
+    fn square(&self) -> Square {
+        match self.body {
+            Body::Drop(sq) | Body::Remote(_, sq) | Body::Ordinary { dest: sq, .. } => sq,
+        }
+    }
+
+    /// The kinds whose moves the token may agree with, as a mask (bit `k` for kind `k`):
+    /// the kind of its code, or without a code the letterless kinds.
+    fn kinds(&self, v: &Variant) -> u64 {
+        match self.code {
+            Some(c) => 1 << c.index(),
+            None => {
+                v.def().kinds.iter().enumerate().filter(|(_, k)| k.letterless).fold(0, |m, (i, _)| m | 1 << i)
+            }
+        }
+    }
+}
+
 /// The kinds whose codes `side` may use.
 fn table(v: &Variant, side: Side) -> impl Iterator<Item = (PieceKind, &str)> {
     v.def().kinds.iter().enumerate().filter(move |(_, k)| k.owned_by(side)).flat_map(|(i, k)| {
@@ -118,10 +138,24 @@ fn letterless(v: &Variant, side: Side) -> Option<PieceKind> {
 
 /// The longest code of `side`'s table that starts `text`.
 fn longest_code<'a>(v: &Variant, side: Side, text: &'a str) -> Option<(PieceKind, &'a str)> {
-    table(v, side)
-        .filter(|(_, c)| text.starts_with(c))
-        .max_by_key(|(_, c)| c.len())
-        .map(|(k, c)| (k, &text[c.len()..]))
+    // `table(v, side)`'s longest match (the last of equals), read without the iterator
+    // chain: this runs for every token read and every token written.
+    let first = text.as_bytes().first();
+    let mut best: Option<(usize, usize)> = None;
+    for (i, k) in v.def().kinds.iter().enumerate() {
+        if !k.owned_by(side) {
+            continue;
+        }
+        for c in std::iter::once(&k.code).chain(&k.read_codes) {
+            if c.as_bytes().first().is_none_or(|b| Some(b) == first)
+                && text.starts_with(c.as_str())
+                && best.is_none_or(|(_, len)| c.len() >= len)
+            {
+                best = Some((i, c.len()));
+            }
+        }
+    }
+    best.map(|(i, len)| (PieceKind::new(i as u8), &text[len..]))
 }
 
 fn syntax(reason: impl Into<String>) -> SanError {
@@ -367,16 +401,26 @@ fn agrees(v: &Variant, parts: &Parts, m: &Move) -> bool {
 /// [`SanError`]: the token's shape is wrong, its code unknown, no legal move matches (with
 /// the reason and the nearest legal moves), or several do (with their canonical tokens).
 pub fn read_move(v: &Variant, pos: &Position, token: &str) -> Result<Move, SanError> {
-    read_generating(v, pos, token).map(|(m, _)| m)
+    read_generating(v, pos, token, false).map(|(m, _)| m)
 }
 
-/// [`read_move`], and the pseudo-legal moves of `pos` when the move was found among them
-/// (`None` when the legal moves had to be generated to read it).
-fn read_generating(v: &Variant, pos: &Position, token: &str) -> Result<(Move, Option<Vec<Move>>), SanError> {
-    // Fast path: test legality only for the pseudo-legal moves the token matches.
+/// [`read_move`], and the pseudo-legal moves of `pos` to the move's square when the move
+/// was found among them (`None` when the legal moves had to be generated to read it):
+/// those of every kind if `every_kind`, else only those of the kinds the token may name.
+fn read_generating(
+    v: &Variant,
+    pos: &Position,
+    token: &str,
+    every_kind: bool,
+) -> Result<(Move, Option<Vec<Move>>), SanError> {
+    // Fast path: test legality only for the pseudo-legal moves the token matches. Every
+    // move a token agrees with acts on the token's square, with a piece of a kind it may
+    // name: only the pieces that could reach that square have their moves generated, and
+    // only their moves onto it.
     let parts = split(v, pos.side_to_move(), token)?;
-    let mut pseudo = Vec::with_capacity(128);
-    v.pseudo_legal_moves(pos, &mut pseudo);
+    let kinds = if every_kind { u64::MAX } else { parts.kinds(v) };
+    let mut pseudo = Vec::with_capacity(16);
+    v.pseudo_legal_moves_to(pos, parts.square(), kinds, &mut pseudo);
     let mut found = pseudo.iter().filter(|m| agrees(v, &parts, m) && v.is_legal_pseudo(pos, m));
     match (found.next().copied(), found.next()) {
         (Some(m), None) => Ok((m, Some(pseudo))),
@@ -536,8 +580,7 @@ fn check_mark(v: &Variant, pos: &Position, mv: &Move) -> &'static str {
 pub fn write_move(v: &Variant, pos: &Position, mv: &Move) -> String {
     // A token names its move's square (`agrees` requires it): only the legal moves to that
     // square can share a token, and their legality is all that is tested.
-    let to = mv.to();
-    write_among(v, pos, mv, &v.legal_moves_where(pos, |m| m.to() == to))
+    write_among(v, pos, mv, &v.legal_moves_to(pos, mv.to()))
 }
 
 /// [`read_move`], and the canonical token of the move read ([`write_move`]'s), from one
@@ -546,7 +589,7 @@ pub fn write_move(v: &Variant, pos: &Position, mv: &Move) -> String {
 /// # Errors
 /// As [`read_move`].
 pub fn read_move_written(v: &Variant, pos: &Position, token: &str) -> Result<(Move, String), SanError> {
-    let (m, pseudo) = read_generating(v, pos, token)?;
+    let (m, pseudo) = read_generating(v, pos, token, true)?;
     let written = match pseudo {
         Some(pseudo) => write_among(v, pos, &m, &v.legal_moves_among(pos, &pseudo, |r| r.to() == m.to())),
         None => write_move(v, pos, &m),
