@@ -18,7 +18,7 @@ use std::collections::HashMap;
 
 use crate::archive::{
     Archive, ArchiveError, ArmyChoice, BlobId, CommitId, FileVersion, GamePath, HistoryIndex, IndexedCommit,
-    PathVersion, VerdictCache, VerdictLines, VersionSource, verify_ssh_signature,
+    Layout, PathVersion, VerdictCache, VerdictLines, VersionSource, verify_ssh_signature,
 };
 use crate::engine::Side;
 use crate::record::game::Game;
@@ -60,12 +60,24 @@ impl<F: Fn() -> Result<Vec<FileVersion>, ArchiveError>> Evidence for CommitEvide
     }
 
     fn army_choice(&self, id: &str) -> Result<Option<String>, ArchiveError> {
-        self.archive.read_file_at(self.commit, &ArmyChoice::path(id))
+        // Beside the game, in the archive's layout; a file in the other layout is refused
+        // by itself.
+        for layout in [Layout::FanOut, Layout::Flat] {
+            if let Some(text) = self.archive.read_file_at(self.commit, &ArmyChoice::path(layout, id))? {
+                return Ok(Some(text));
+            }
+        }
+        Ok(None)
     }
 
     fn game_exists(&self, id: &str) -> Result<bool, ArchiveError> {
-        let Ok(g) = GamePath::new(ArmyChoice::VARIANT, id) else { return Ok(false) };
-        Ok(self.archive.read_file_at(self.commit, &g.path())?.is_some())
+        for layout in [Layout::FanOut, Layout::Flat] {
+            let Ok(g) = GamePath::in_layout(layout, ArmyChoice::VARIANT, id) else { return Ok(false) };
+            if self.archive.read_file_at(self.commit, &g.path())?.is_some() {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     fn definition(&self, path: &str) -> Result<Option<String>, ArchiveError> {
@@ -194,12 +206,13 @@ pub fn status_where(
     // The cache only saves work; failing to write it changes no answer.
     let _ = cache.save();
     let started: Vec<String> = out.iter().map(|l| l.id.clone()).collect();
+    let layout = archive.layout()?;
     for id in archive.list_army_choices()? {
         if started.contains(&id) {
             continue;
         }
         let text = match tip {
-            Some(t) => archive.read_file_at(t, &ArmyChoice::path(&id))?.unwrap_or_default(),
+            Some(t) => archive.read_file_at(t, &ArmyChoice::path(layout, &id))?.unwrap_or_default(),
             None => String::new(),
         };
         let choice = ArmyChoice::from_yaml(&text);
@@ -457,7 +470,9 @@ fn judge_game_path(
     definitions: &Definitions,
 ) -> JudgedGame {
     let file = path.path();
-    let versions: &[PathVersion] = index.versions(&file);
+    // Across a migration to the fan-out: the versions at the flat path first.
+    let versions = super::layout::game_versions(index, path);
+    let versions: &[PathVersion] = &versions;
     let (in_cache, hits) = cached_verdicts(versions, cache, &file);
     let (texts, cuts) = read_uncached(archive, versions, &hits, &file)?;
     let tops = run_tops(&cuts);
@@ -678,7 +693,7 @@ impl PathJudging<'_> {
             archive,
             commit: v.commit,
             earlier: || match c.parent {
-                Some(parent) => archive.file_history_at(file, parent),
+                Some(parent) => super::layout::followed_history(archive, file, Some(parent)),
                 None => Ok(Vec::new()),
             },
         };
@@ -824,7 +839,8 @@ fn choice_history_from(
 ) -> Result<Vec<LogLine>, Failure> {
     let mut out = Vec::new();
     let mut prev: Option<String> = None;
-    for v in archive.file_history(&ArmyChoice::path(id))? {
+    let path = ArmyChoice::path(archive.layout()?, id);
+    for v in super::layout::followed_history(archive, &path, None)? {
         if prev.is_none() && shallow == Some(v.commit) {
             // A shallow clone's boundary: the oldest version there is, taken as given (the
             // commits before it are not in the clone), as for a game.
@@ -974,8 +990,11 @@ pub fn verify(
     }
     let _ = summaries.save();
     if game.is_none() {
-        problems.extend(deletions(&index));
-        problems.extend(unallowed_paths(&index));
+        // Where the records are; a migration's deletions and settings change are its own.
+        let (layout, migrations) = super::layout::layout_problems(archive, &index, &games)?;
+        problems.extend(deletions(&index, &migrations));
+        problems.extend(unallowed_paths(&index, &migrations));
+        problems.extend(layout);
         problems.extend(super::definitions::changed_definitions(archive, &index)?);
         problems.extend(verify_tournaments(archive, &index)?);
     }
@@ -1063,8 +1082,10 @@ fn prefetch(archive: &Archive, index: &HistoryIndex, games: &[GamePath]) -> Resu
     if archive.promisor_remote().is_none() {
         return Ok(());
     }
-    let blobs: Vec<crate::archive::BlobId> =
-        games.iter().flat_map(|g| index.versions(&g.path()).iter().filter_map(|v| v.blob)).collect();
+    let blobs: Vec<crate::archive::BlobId> = games
+        .iter()
+        .flat_map(|g| super::layout::game_versions(index, g).into_iter().filter_map(|v| v.blob))
+        .collect();
     archive.fetch_missing_blobs(&blobs, crate::referee::GamePath::DIR)?;
     Ok(())
 }
@@ -1073,7 +1094,7 @@ fn prefetch(archive: &Archive, index: &HistoryIndex, games: &[GamePath]) -> Resu
 /// [`crate::referee::layout::ALLOWED_FILES`], or the settings after the root commit),
 /// judged by [`judge::path_finding`] as the hook judges them (from the index: no file is
 /// read). A shallow clone's boundary commit is taken as given.
-fn unallowed_paths(index: &HistoryIndex) -> Vec<VerifyProblem> {
+fn unallowed_paths(index: &HistoryIndex, migrations: &[usize]) -> Vec<VerifyProblem> {
     let boundary = index.shallow();
     // From each path's versions: only the commits that touch a path not allowed are
     // decoded (decoding every commit costs more than the rest of a `verify` of an
@@ -1083,7 +1104,11 @@ fn unallowed_paths(index: &HistoryIndex) -> Vec<VerifyProblem> {
         if judge::path_finding(path, false).is_none() && judge::path_finding(path, true).is_none() {
             continue;
         }
-        for v in index.versions(path).iter().filter(|v| Some(v.commit) != boundary) {
+        for v in index
+            .versions(path)
+            .iter()
+            .filter(|v| Some(v.commit) != boundary && !migrations.contains(&v.position))
+        {
             let c = index.commit_at(v.position);
             if let Some(f) = judge::path_finding(path, c.parent.is_none()) {
                 found.push((v.position, path, c, f));
@@ -1105,7 +1130,7 @@ fn unallowed_paths(index: &HistoryIndex) -> Vec<VerifyProblem> {
 
 /// Game files and army choice files deleted anywhere in the archive's history (from the
 /// index: no file is read).
-fn deletions(index: &HistoryIndex) -> Vec<VerifyProblem> {
+fn deletions(index: &HistoryIndex, migrations: &[usize]) -> Vec<VerifyProblem> {
     let mut out = Vec::new();
     for path in index.paths() {
         let is_record = GamePath::parse(path).is_some()
@@ -1115,7 +1140,8 @@ fn deletions(index: &HistoryIndex) -> Vec<VerifyProblem> {
         if !is_record || !index.has_deletions(path) {
             continue;
         }
-        for v in index.versions(path).iter().filter(|v| v.blob.is_none()) {
+        for v in index.versions(path).iter().filter(|v| v.blob.is_none() && !migrations.contains(&v.position))
+        {
             out.push((v.position, path, index.commit_at(v.position)));
         }
     }
