@@ -504,6 +504,26 @@ fn record_layout_findings(archive: &Archive, c: &ArchiveCommit) -> Result<Vec<Fi
     };
     if created {
         let tree = archive.record_paths_at(c.commit)?;
+        // Ids that differ only in case: one game to a reader, and `new` refuses them.
+        for w in &written {
+            let Some(g) = crate::referee::layout::GamePath::parse(w) else { continue };
+            let other = tree
+                .iter()
+                .filter_map(|p| crate::referee::layout::GamePath::parse(p))
+                .find(|o| o.id() != g.id() && o.id().eq_ignore_ascii_case(g.id()));
+            if let Some(o) = other {
+                let why = format!(
+                    "game id `{}` differs from `{}` ({}) only in case: on macOS and Windows their files would be one in the flat layout, and players would take them for one game",
+                    g.id(),
+                    o.id(),
+                    o.path()
+                );
+                findings.push(Finding {
+                    subject: w.to_string(),
+                    problem: Problem::NotPortable { path: w.to_string(), why },
+                });
+            }
+        }
         findings.extend(duplicate_ids(tree.iter().map(String::as_str)).into_iter().filter(|f| {
             written.iter().any(|w| {
                 crate::referee::layout::GamePath::parse(w).is_some_and(|g| g.id() == f.subject)
