@@ -8,6 +8,8 @@
 //!   name: Ann Example
 //!   email: ann@example.com
 //! diagrams: every-move
+//! layout: fan-out            # games/<variant>/<bucket>/<id>.pgn; absent: the flat
+//!                            # games/<variant>/<id>.pgn of archives made before it
 //! admins: [club-admin]       # git server accounts that may push the set-up: this file,
 //!                            # new games and army choices (README "Running a club server")
 //! accounts:                  # each player's git server accounts, for games without
@@ -27,6 +29,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{ArchiveError, Identity};
+pub use crate::referee::Layout;
 
 /// The archive settings stored in `ravenpost.yaml`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -51,6 +54,10 @@ pub struct ArchiveConfig {
     /// How `ravenpost mail send` delivers game messages (issue 7, item 4).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mail: Option<MailConfig>,
+    /// Where game and army choice files live ([`Layout`]): absent in archives made
+    /// before the fan-out, which are [`Layout::Flat`]; `ravenpost init` writes `fan-out`.
+    #[serde(default, skip_serializing_if = "Layout::is_flat")]
+    pub layout: Layout,
     /// Board diagrams written into game files as `;|` comment lines (default: none).
     #[serde(default, skip_serializing_if = "Diagrams::is_none")]
     pub diagrams: Diagrams,
@@ -160,6 +167,7 @@ impl Default for ArchiveConfig {
             time_control: None,
             author: None,
             mail: None,
+            layout: Layout::FanOut,
             diagrams: Diagrams::None,
             admins: Vec::new(),
             accounts: std::collections::BTreeMap::new(),
@@ -201,6 +209,11 @@ impl ArchiveConfig {
             Some(_) => {}
         }
         // Name the key for the one-word settings (serde's message would not).
+        if let Some(l) = probe.get("layout")
+            && !matches!(l.as_str(), Some("flat" | "fan-out"))
+        {
+            return Err(err(format!("layout: `{}` is not one of flat, fan-out", yaml_scalar(l))));
+        }
         if let Some(d) = probe.get("diagrams")
             && !matches!(d.as_str(), Some("none" | "every-move"))
         {

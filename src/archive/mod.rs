@@ -63,7 +63,7 @@ use git2::{ErrorCode, ObjectType, Oid, Repository};
 
 pub use crate::referee::{ArmyChoice, ArmyReveal, COMMITMENT_TAGS, ChoiceStep, GamePath, check_choice_step};
 pub use blobs::{CutPoints, VersionSource};
-pub use config::{ArchiveConfig, Diagrams, MailConfig, SmtpConfig, SmtpSecurity};
+pub use config::{ArchiveConfig, Diagrams, Layout, MailConfig, SmtpConfig, SmtpSecurity};
 pub use error::ArchiveError;
 pub use hook_input::{HookLineError, RefUpdate, read_ref_updates};
 pub use index::{HistoryIndex, IndexedChange, IndexedCommit, PathVersion};
@@ -644,65 +644,95 @@ impl Archive {
             .transpose()
     }
 
-    /// Every game file at the tip (`games/<variant>/<id>.pgn`), sorted by variant then id.
-    /// Other files under `games/` are ignored.
+    /// Every game file at the tip (`games/<variant>/<bucket>/<id>.pgn`, or
+    /// `games/<variant>/<id>.pgn` in the flat layout: both are listed), sorted by variant
+    /// then id. Other files under `games/` are ignored.
     ///
     /// # Errors
     ///
     /// [`ArchiveError::DetachedHead`], git failures.
     pub fn list_games(&self) -> Result<Vec<GamePath>, ArchiveError> {
         let Some(tip) = self.tip()? else { return Ok(Vec::new()) };
-        let commit = self.find_commit(tip)?;
-        let root = self.tree_of(&commit)?;
-        let Some(games) = root.get_name(GamePath::DIR) else { return Ok(Vec::new()) };
-        let mut out = Vec::new();
-        let Ok(games) = self.repo.find_tree(games.id()) else { return Ok(Vec::new()) };
-        for variant in games.iter() {
-            if variant.kind() != Some(ObjectType::Tree) {
-                continue;
-            }
-            let Ok(variant_name) = std::str::from_utf8(variant.name_bytes()) else { continue };
-            let files = self
-                .repo
-                .find_tree(variant.id())
-                .map_err(|e| ArchiveError::git_oid("read tree", variant.id(), e))?;
-            for file in files.iter() {
-                if file.kind() != Some(ObjectType::Blob) {
-                    continue;
-                }
-                let Ok(file_name) = std::str::from_utf8(file.name_bytes()) else { continue };
-                let path = format!("{}/{variant_name}/{file_name}", GamePath::DIR);
-                if let Some(g) = GamePath::parse(&path) {
-                    out.push(g);
-                }
-            }
-        }
+        let mut out: Vec<GamePath> =
+            self.record_paths_at(tip)?.iter().filter_map(|p| GamePath::parse(p)).collect();
         out.sort();
         Ok(out)
     }
 
+    /// The paths of the files under `games/` in commit `at`'s tree that may be records: a
+    /// variant's folder's files and those two bucket folders down (in no order).
+    ///
+    /// # Errors
+    ///
+    /// git failures.
+    pub fn record_paths_at(&self, at: CommitId) -> Result<Vec<String>, ArchiveError> {
+        let root = self.tree_of(&self.find_commit(at)?)?;
+        let Some(games) = root.get_name(GamePath::DIR) else { return Ok(Vec::new()) };
+        let Ok(games) = self.repo.find_tree(games.id()) else { return Ok(Vec::new()) };
+        let mut out = Vec::new();
+        for variant in games.iter() {
+            let Ok(variant_name) = std::str::from_utf8(variant.name_bytes()) else { continue };
+            self.collect_record_paths(
+                variant.id(),
+                &format!("{}/{variant_name}", GamePath::DIR),
+                2,
+                &mut out,
+            )?;
+        }
+        Ok(out)
+    }
+
+    /// Adds the files of the tree `oid` at `dir`, and of its folders `depth` deep, to `out`.
+    fn collect_record_paths(
+        &self,
+        oid: Oid,
+        dir: &str,
+        depth: usize,
+        out: &mut Vec<String>,
+    ) -> Result<(), ArchiveError> {
+        let Ok(tree) = self.repo.find_tree(oid) else { return Ok(()) };
+        for entry in tree.iter() {
+            let Ok(name) = std::str::from_utf8(entry.name_bytes()) else { continue };
+            match entry.kind() {
+                Some(ObjectType::Blob) => out.push(format!("{dir}/{name}")),
+                Some(ObjectType::Tree) if depth > 0 => {
+                    self.collect_record_paths(entry.id(), &format!("{dir}/{name}"), depth - 1, out)?
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
     /// The game ids of every army choice file at the tip
-    /// (`games/fantasy-grand/<id>.armies.yaml`, [`ArmyChoice`]), sorted.
+    /// (`games/fantasy-grand/<bucket>/<id>.armies.yaml`, or without the bucket in the flat
+    /// layout: [`ArmyChoice`]), sorted.
     ///
     /// # Errors
     ///
     /// [`ArchiveError::DetachedHead`], git failures.
     pub fn list_army_choices(&self) -> Result<Vec<String>, ArchiveError> {
         let Some(tip) = self.tip()? else { return Ok(Vec::new()) };
-        let root = self.tree_of(&self.find_commit(tip)?)?;
-        let dir = format!("{}/{}", GamePath::DIR, ArmyChoice::VARIANT);
-        let Ok(entry) = root.get_path(Path::new(&dir)) else { return Ok(Vec::new()) };
-        let Ok(tree) = self.repo.find_tree(entry.id()) else { return Ok(Vec::new()) };
-        let mut out: Vec<String> = tree
+        let mut out: Vec<String> = self
+            .record_paths_at(tip)?
             .iter()
-            .filter(|f| f.kind() == Some(ObjectType::Blob))
-            .filter_map(|f| {
-                let name = std::str::from_utf8(f.name_bytes()).ok()?;
-                ArmyChoice::parse_path(&format!("{dir}/{name}")).map(str::to_string)
-            })
+            .filter_map(|p| ArmyChoice::parse_path(p).map(str::to_string))
             .collect();
         out.sort();
         Ok(out)
+    }
+
+    /// The archive's layout ([`Layout`]), from its settings at the tip; the flat layout of
+    /// old archives when there are none yet.
+    ///
+    /// # Errors
+    ///
+    /// As [`Archive::config`].
+    pub fn layout(&self) -> Result<Layout, ArchiveError> {
+        match self.read_file(ArchiveConfig::PATH)? {
+            None => Ok(Layout::Flat),
+            Some(text) => Ok(ArchiveConfig::from_yaml(&text)?.layout),
+        }
     }
 
     /// The paths of the files directly in the folder `dir` of commit `at`'s tree

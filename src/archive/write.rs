@@ -286,6 +286,95 @@ impl Archive {
         Ok(id)
     }
 
+    /// Commits the moves `moves` (each file from its path to another, with the same
+    /// blob) and `write` (a file's new contents) in one commit on `expected_tip`, under the
+    /// write lock, the branch moved only if it is still there (as [`Archive::commit`]).
+    /// The working copy, which must hold no edit of a moved file, follows by a safe
+    /// checkout. What `ravenpost archive migrate-layout` commits.
+    ///
+    /// # Errors
+    ///
+    /// [`ArchiveError::Moved`], [`ArchiveError::DirtyWorkingCopy`], a moved file missing
+    /// at the tip ([`ArchiveError::InvalidPath`]), the errors of [`Archive::lock`], git
+    /// failures.
+    pub fn commit_moves(
+        &self,
+        moves: &[(String, String)],
+        write: (&str, &[u8]),
+        expected_tip: CommitId,
+        names: CommitNames<'_>,
+        message: &str,
+    ) -> Result<CommitId, ArchiveError> {
+        for (from, to) in moves {
+            check_path(from)?;
+            check_path(to)?;
+        }
+        check_path(write.0)?;
+        let _lock = self.lock()?;
+        let refname = self.branch()?;
+        if self.ref_target(&refname)?.map(CommitId) != Some(expected_tip) {
+            let actual = self.ref_target(&refname)?.map(CommitId);
+            return Err(ArchiveError::Moved {
+                path: write.0.to_string(),
+                expected: Some(expected_tip),
+                actual,
+            });
+        }
+        let signature = |who: &Identity, at: Timestamp| {
+            git2::Signature::new(&who.name, &who.email, &at.to_git())
+                .map_err(|e| ArchiveError::git("make signature", e))
+        };
+        let author = signature(names.author, names.author_time)?;
+        let committer = signature(names.committer, names.time)?;
+        let parent = self.find_commit(expected_tip)?;
+        let base = self.tree_of(&parent)?;
+        let mut update = git2::build::TreeUpdateBuilder::new();
+        for (from, to) in moves {
+            let Some(blob) = self.blob_at(&base, from)? else {
+                return Err(ArchiveError::InvalidPath {
+                    path: from.clone(),
+                    reason: "is not in the archive",
+                });
+            };
+            if self.repo.workdir().is_some() {
+                self.check_working_copy(from, &[Some(blob)])?;
+                self.check_working_copy(to, &[Some(blob)])?;
+            }
+            update.remove(from.as_str());
+            update.upsert(to.as_str(), blob, git2::FileMode::Blob);
+        }
+        let blob = self.repo.blob(write.1).map_err(|e| ArchiveError::git_path("write blob", write.0, e))?;
+        update.upsert(write.0, blob, git2::FileMode::Blob);
+        let tree =
+            update.create_updated(&self.repo, &base).map_err(|e| ArchiveError::git("write tree", e))?;
+        let tree = self.repo.find_tree(tree).map_err(|e| ArchiveError::git_oid("read tree", tree, e))?;
+        let message = capped_message(message);
+        let commit =
+            self.write_commit((&author, &committer), &message, &tree, &[&parent], None, |op, e| {
+                ArchiveError::git_path(op, write.0, e)
+            })?;
+        let summary = message.lines().next().unwrap_or_default().to_string();
+        let _hold = HoldSignals::new();
+        self.swap_branch(&refname, commit, Some(expected_tip), write.0, &format!("ravenpost: {summary}"))?;
+        let id = CommitId(commit);
+        if self.repo.workdir().is_some() {
+            // Each moved file was checked to hold no edit: only those paths are forced.
+            let mut checkout = git2::build::CheckoutBuilder::new();
+            checkout.force();
+            for (from, to) in moves {
+                checkout.path(from).path(to);
+            }
+            checkout.path(write.0);
+            self.repo.checkout_head(Some(&mut checkout)).map_err(|e| ArchiveError::WorkingCopyUpdate {
+                path: write.0.to_string(),
+                commit: id,
+                message: e.message().to_string(),
+            })?;
+        }
+        drop(_hold);
+        Ok(id)
+    }
+
     /// Commits `contents` as the file at `path`, as [`Archive::commit`] does, by
     /// [`Archive::identity`]`(author)` as author and committer at `time`.
     ///

@@ -125,17 +125,16 @@ impl ArmyChoice {
         }
     }
 
-    /// The choice file's path for game `id`: `games/fantasy-grand/<id>.armies.yaml`.
-    pub fn path(id: &str) -> String {
-        format!("games/{}/{id}{}", Self::VARIANT, Self::SUFFIX)
+    /// The choice file's path for game `id` in an archive of `layout`, beside the game's
+    /// file: `games/fantasy-grand/<bucket>/<id>.armies.yaml`
+    /// ([`super::layout::army_choice_path`]).
+    pub fn path(layout: super::layout::Layout, id: &str) -> String {
+        super::layout::army_choice_path(layout, id)
     }
 
-    /// The game id of a choice file's path; `None` for any other path.
+    /// The game id of a choice file's path (in either layout); `None` for any other path.
     pub fn parse_path(path: &str) -> Option<&str> {
-        let id = path.strip_prefix("games/")?.strip_prefix(Self::VARIANT)?.strip_prefix('/')?;
-        let id = id.strip_suffix(Self::SUFFIX)?;
-        // Only a choice for a game that can exist: its id must make a game path.
-        super::layout::GamePath::new(Self::VARIANT, id).is_ok().then_some(id)
+        super::layout::parse_army_choice_path(path).map(|(_, id)| id)
     }
 
     /// The commitment to `army` with `salt` for `side` of game `id`: 64 lower-case hex

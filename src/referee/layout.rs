@@ -1,6 +1,7 @@
-//! Where records live in an archive: `games/<variant>/<id>.pgn` for a game
-//! ([`GamePath`]), `games/fantasy-grand/<id>.armies.yaml` for a secret army choice
-//! ([`crate::referee::ArmyChoice`]), `variants/<name>.md` for a variant definition a
+//! Where records live in an archive: `games/<variant>/<bucket>/<id>.pgn` for a game
+//! ([`GamePath`]; `games/<variant>/<id>.pgn` in the flat [`Layout`] of archives made
+//! before the fan-out), `games/fantasy-grand/<bucket>/<id>.armies.yaml` for a secret army
+//! choice ([`crate::referee::ArmyChoice`], beside its game), `variants/<name>.md` for a variant definition a
 //! game may pin ([`definition_path`]), `tournaments/<name>.yaml` for a tournament
 //! ([`crate::referee::tournament::Tournament`]), and `ravenpost.yaml` at the root (the
 //! archive's settings). Beside them an archive may hold the files of [`ALLOWED_FILES`]
@@ -10,7 +11,96 @@
 
 use std::fmt;
 
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
 use super::army::ArmyChoice;
+
+/// Where an archive keeps its game and army choice files (its settings' `layout:`).
+///
+/// A git tree is listed whole whenever one of its entries changes: with every game of a
+/// variant in one folder, each commit's change costs git a walk of thousands of entries
+/// (`git log --raw`, which builds the history index, pays it for every commit). The
+/// fan-out puts each game in one of 256 bucket folders, so that a move changes a folder
+/// of a few dozen entries.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Layout {
+    /// `games/<variant>/<id>.pgn`: archives made before the fan-out (the settings name no
+    /// layout).
+    #[default]
+    Flat,
+    /// `games/<variant>/<bucket>/<id>.pgn`, the bucket being [`bucket`] of the id: what
+    /// `ravenpost init` makes.
+    FanOut,
+}
+
+impl Layout {
+    /// Whether this is [`Layout::Flat`] (the settings leave it out).
+    pub fn is_flat(&self) -> bool {
+        *self == Layout::Flat
+    }
+
+    /// The word the settings use: `flat` or `fan-out`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Layout::Flat => "flat",
+            Layout::FanOut => "fan-out",
+        }
+    }
+}
+
+impl fmt::Display for Layout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The bucket folders of game `id` in the [`Layout::FanOut`]: the first two hex digits
+/// (lower case) of the SHA-256 of the id's bytes, one folder each, e.g. `7/f`: 16 folders
+/// of 16, so that a commit's change rewrites three small trees (measured against one
+/// level of 256: git's walk of the history took a quarter less).
+pub fn bucket(id: &str) -> String {
+    let digest = Sha256::digest(id.as_bytes());
+    format!("{:x}/{:x}", digest[0] >> 4, digest[0] & 0xf)
+}
+
+/// The folder of game `id` of `variant` in `layout`: `games/<variant>` or
+/// `games/<variant>/<bucket>`.
+fn folder(layout: Layout, variant: &str, id: &str) -> String {
+    match layout {
+        Layout::Flat => format!("{}/{variant}", GamePath::DIR),
+        Layout::FanOut => format!("{}/{variant}/{}", GamePath::DIR, bucket(id)),
+    }
+}
+
+/// Splits `rest` (a path below `games/<variant>/`) into its layout and file name: a plain
+/// name is [`Layout::Flat`], `<x>/<y>/<name>` is [`Layout::FanOut`] with the bucket
+/// `<x>/<y>`, which the caller checks against the id.
+fn split_bucket(rest: &str) -> Option<(Layout, Option<&str>, &str)> {
+    match rest.rsplit_once('/') {
+        None => Some((Layout::Flat, None, rest)),
+        Some((b, name)) if b.len() == 3 && b.as_bytes()[1] == b'/' => Some((Layout::FanOut, Some(b), name)),
+        Some(_) => None,
+    }
+}
+
+/// The path of the army choice file of game `id` in `layout`, beside the game's file:
+/// `games/fantasy-grand/<bucket>/<id>.armies.yaml` (flat: without the bucket).
+pub fn army_choice_path(layout: Layout, id: &str) -> String {
+    format!("{}/{id}{}", folder(layout, ArmyChoice::VARIANT, id), ArmyChoice::SUFFIX)
+}
+
+/// The layout and game id of an army choice file's path (the bucket must be the id's);
+/// `None` for any other path.
+pub fn parse_army_choice_path(path: &str) -> Option<(Layout, &str)> {
+    let rest = path.strip_prefix(GamePath::DIR)?.strip_prefix('/')?.strip_prefix(ArmyChoice::VARIANT)?;
+    let (layout, b, name) = split_bucket(rest.strip_prefix('/')?)?;
+    let id = name.strip_suffix(ArmyChoice::SUFFIX)?;
+    // Only a choice for a game that can exist: its id must make a game path.
+    GamePath::in_layout(layout, ArmyChoice::VARIANT, id).ok()?;
+    (b.is_none_or(|b| b == bucket(id))).then_some((layout, id))
+}
 
 /// The archive's settings file, at the root.
 pub const CONFIG_PATH: &str = "ravenpost.yaml";
@@ -52,11 +142,14 @@ pub struct InvalidGamePath {
     pub reason: &'static str,
 }
 
-/// Where a game lives: `games/<variant>/<id>.pgn`.
+/// Where a game lives: `games/<variant>/<bucket>/<id>.pgn` ([`Layout::FanOut`]) or
+/// `games/<variant>/<id>.pgn` ([`Layout::Flat`]). Two paths of one game in the two
+/// layouts are different paths (a migration moves the file from one to the other).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct GamePath {
     variant: String,
     id: String,
+    layout: Layout,
 }
 
 impl GamePath {
@@ -65,14 +158,24 @@ impl GamePath {
     /// The extension of game files.
     pub const EXTENSION: &'static str = "pgn";
 
-    /// The path of game `id` of `variant`.
+    /// The path of game `id` of `variant` in the [`Layout::Flat`] (archives made before
+    /// the fan-out); [`GamePath::in_layout`] for an archive's own layout.
+    ///
+    /// # Errors
+    ///
+    /// As [`GamePath::in_layout`].
+    pub fn new(variant: &str, id: &str) -> Result<GamePath, InvalidGamePath> {
+        GamePath::in_layout(Layout::Flat, variant, id)
+    }
+
+    /// The path of game `id` of `variant` in an archive of `layout`.
     ///
     /// # Errors
     ///
     /// [`InvalidGamePath`] unless both are made of ASCII letters, digits, `-`,
     /// `_` and `.`, do not start with `.`, and are at most 100 bytes.
-    pub fn new(variant: &str, id: &str) -> Result<GamePath, InvalidGamePath> {
-        let g = GamePath { variant: variant.to_string(), id: id.to_string() };
+    pub fn in_layout(layout: Layout, variant: &str, id: &str) -> Result<GamePath, InvalidGamePath> {
+        let g = GamePath { variant: variant.to_string(), id: id.to_string(), layout };
         for part in [variant, id] {
             if let Err(reason) = check_name(part) {
                 return Err(InvalidGamePath { path: g.path(), reason });
@@ -81,12 +184,26 @@ impl GamePath {
         Ok(g)
     }
 
-    /// Reads a path of the form `games/<variant>/<id>.pgn`; `None` for any other path.
+    /// Reads a path of the form `games/<variant>/<id>.pgn` ([`Layout::Flat`]) or
+    /// `games/<variant>/<bucket>/<id>.pgn` ([`Layout::FanOut`], only with the id's own
+    /// [`bucket`]); `None` for any other path.
     pub fn parse(path: &str) -> Option<GamePath> {
         let rest = path.strip_prefix(Self::DIR)?.strip_prefix('/')?;
-        let (variant, file) = rest.split_once('/')?;
+        let (variant, rest) = rest.split_once('/')?;
+        let (layout, b, file) = split_bucket(rest)?;
         let id = file.strip_suffix(Self::EXTENSION)?.strip_suffix('.')?;
-        GamePath::new(variant, id).ok()
+        let g = GamePath::in_layout(layout, variant, id).ok()?;
+        b.is_none_or(|b| b == bucket(id)).then_some(g)
+    }
+
+    /// The layout this path is in.
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// The path of the same game in `layout`.
+    pub fn with_layout(&self, layout: Layout) -> GamePath {
+        GamePath { layout, ..self.clone() }
     }
 
     /// The variant's folder name, e.g. `gygax`.
@@ -99,9 +216,10 @@ impl GamePath {
         &self.id
     }
 
-    /// The path in the archive, e.g. `games/gygax/2025-03-01-ann-bo.pgn`.
+    /// The path in the archive, e.g. `games/gygax/3c/2025-03-01-ann-bo.pgn`
+    /// (`games/gygax/2025-03-01-ann-bo.pgn` in the flat layout).
     pub fn path(&self) -> String {
-        format!("{}/{}/{}.{}", Self::DIR, self.variant, self.id, Self::EXTENSION)
+        format!("{}/{}.{}", folder(self.layout, &self.variant, &self.id), self.id, Self::EXTENSION)
     }
 }
 
@@ -147,6 +265,12 @@ pub enum PathKind {
     Allowed,
     /// Anything else.
     Other,
+}
+
+/// The layout of a record's path (a game file or an army choice file); `None` for any
+/// other path.
+pub fn record_layout(path: &str) -> Option<Layout> {
+    GamePath::parse(path).map(|g| g.layout()).or_else(|| parse_army_choice_path(path).map(|(l, _)| l))
 }
 
 /// What `path` holds.

@@ -583,6 +583,41 @@ pub enum Problem {
         /// What it is: `symbolic link`, `submodule`, `file of git mode NNNNNN`.
         what: String,
     },
+    /// A record (game or army choice file) at a path of the layout the archive does not
+    /// use at that commit ([`crate::referee::layout::Layout`]).
+    #[error(
+        "{path} is in the {found} layout, but the archive keeps its games in the {layout} layout ({want})"
+    )]
+    WrongLayout {
+        /// The path in the archive.
+        path: String,
+        /// The layout of the path.
+        found: String,
+        /// The archive's layout.
+        layout: String,
+        /// Where the record belongs.
+        want: String,
+    },
+    /// Two records of one game id at different paths.
+    #[error("game id {id} is at two paths, {first} and {second}: a game id names one game")]
+    DuplicateGameId {
+        /// The game id.
+        id: String,
+        /// One path.
+        first: String,
+        /// The other.
+        second: String,
+    },
+    /// A commit changing the archive's layout does more than move records unchanged.
+    #[error(
+        "{path}: a change of layout (`ravenpost archive migrate-layout`) only moves every game and army choice file unchanged to its fan-out path and sets `layout: fan-out` in ravenpost.yaml; {why}"
+    )]
+    NotAMigration {
+        /// The path of the change that is no such move.
+        path: String,
+        /// What it does instead.
+        why: String,
+    },
     /// A commit changes several game files.
     #[error("a commit may change only one game file, this one changes {}", .files.len())]
     SeveralFiles {

@@ -26,7 +26,7 @@
 use crate::variants::Definitions;
 use serde::{Deserialize, Serialize};
 
-use super::layout::GamePath;
+use super::layout::{GamePath, Layout};
 
 /// The folder of tournament files.
 pub const DIR: &str = "tournaments";
@@ -221,13 +221,13 @@ impl Tournament {
         out
     }
 
-    /// The path of a scheduled game's record as the tournament's commit creates it: its
-    /// game file, or its army choice file ([`ArmyPlan::Secret`]).
-    pub fn record_path(&self, id: &str) -> String {
+    /// The path of a scheduled game's record as the tournament's commit creates it in an
+    /// archive of `layout`: its game file, or its army choice file ([`ArmyPlan::Secret`]).
+    pub fn record_path(&self, layout: Layout, id: &str) -> String {
         if self.army_choice == Some(ArmyPlan::Secret) {
-            super::army::ArmyChoice::path(id)
+            super::army::ArmyChoice::path(layout, id)
         } else {
-            GamePath::new(&self.variant, id).map(|g| g.path()).unwrap_or_default()
+            GamePath::in_layout(layout, &self.variant, id).map(|g| g.path()).unwrap_or_default()
         }
     }
 }
@@ -375,13 +375,15 @@ pub fn check_created(
             .unwrap_or_else(|| format!("{} games expected, {} found", expected.len(), t.games.len()));
         return Err(TournamentProblem::NotBerger(first));
     }
+    // The records' layout is the archive's (a record in the other one is refused as such).
+    let layout = records.iter().find_map(|r| super::layout::record_layout(r.path)).unwrap_or_default();
     for r in records {
-        if !t.games.iter().any(|g| t.record_path(&g.id) == r.path) {
+        if !t.games.iter().any(|g| t.record_path(layout, &g.id) == r.path) {
             return Err(TournamentProblem::Unscheduled { path: r.path.to_string() });
         }
     }
     for g in &t.games {
-        let want = t.record_path(&g.id);
+        let want = t.record_path(layout, &g.id);
         let Some(r) = records.iter().find(|r| r.path == want) else {
             return Err(TournamentProblem::Game {
                 id: g.id.clone(),
@@ -760,7 +762,7 @@ mod tests {
                     .collect()
             })
             .collect();
-        let paths: Vec<String> = t.games.iter().map(|g| t.record_path(&g.id)).collect();
+        let paths: Vec<String> = t.games.iter().map(|g| t.record_path(Layout::FanOut, &g.id)).collect();
         let records: Vec<CreatedRecord<'_>> =
             paths.iter().zip(&tags).map(|(p, t)| CreatedRecord { path: p, tags: Some(t) }).collect();
         assert!(check_created("tournaments/cup.yaml", &text, &records).is_ok());

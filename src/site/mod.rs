@@ -363,8 +363,9 @@ pub fn generate(archive: &Archive, out: &Path) -> Result<SiteReport, SiteError> 
             report.unchanged += 1;
         }
     }
+    let layout = archive.layout()?;
     for id in archive.list_army_choices()? {
-        let Some(text) = archive.read_file(&ArmyChoice::path(&id))? else { continue };
+        let Some(text) = archive.read_file(&ArmyChoice::path(layout, &id))? else { continue };
         let Ok(choice) = ArmyChoice::from_yaml(&text) else { continue };
         if choice.is_complete() {
             continue;

@@ -43,7 +43,7 @@ fn secret_path(archive: &Archive, id: &str, side: Side) -> PathBuf {
 fn read_choice(archive: &Archive, id: &str) -> Result<(ArmyChoice, Option<CommitId>), Failure> {
     let tip = archive.tip()?;
     let text = match tip {
-        Some(t) => archive.read_file_at(t, &ArmyChoice::path(id))?,
+        Some(t) => archive.read_file_at(t, &ArmyChoice::path(archive.layout()?, id))?,
         None => None,
     };
     let Some(text) = text else {
@@ -101,7 +101,7 @@ fn commit_choice(
 ) -> Result<CommitId, Failure> {
     let tag = signing_key_tag(side);
     let required_key = choice.tags.get(tag).cloned();
-    let file = ArmyChoice::path(id);
+    let file = ArmyChoice::path(archive.layout()?, id);
     let email = choice.tags.get(crate::referee::players::email_tag(side)).cloned();
     let step = PlayerStep { file: &file, id, player, side, required_key, email };
     commit_player_step(archive, &step, &choice.to_yaml(), tip, message, session)
@@ -175,7 +175,7 @@ pub fn army_reveal(
     };
     if choice.reveal_of(side).is_some() {
         // Both revealed but no game file (a reveal committed by other means): make it.
-        let path = GamePath::new(ArmyChoice::VARIANT, id)?;
+        let path = GamePath::in_layout(archive.layout()?, ArmyChoice::VARIANT, id)?;
         if choice.is_complete()
             && tip.is_some_and(|t| archive.read_file_at(t, &path.path()).ok().flatten().is_none())
         {
@@ -250,7 +250,7 @@ fn start_game(
     player: &str,
     session: &Session,
 ) -> Result<CommitId, Failure> {
-    let path = GamePath::new(ArmyChoice::VARIANT, id)?;
+    let path = GamePath::in_layout(archive.layout()?, ArmyChoice::VARIANT, id)?;
     let tip = archive.tip()?;
     let (w, b) =
         (choice.white_reveal.as_ref().expect("complete"), choice.black_reveal.as_ref().expect("complete"));

@@ -18,7 +18,7 @@ use std::collections::HashMap;
 
 use crate::archive::{
     Archive, ArchiveError, ArmyChoice, BlobId, CommitId, FileVersion, GamePath, HistoryIndex, IndexedCommit,
-    PathVersion, VerdictCache, VerdictLines, VersionSource, verify_ssh_signature,
+    Layout, PathVersion, VerdictCache, VerdictLines, VersionSource, verify_ssh_signature,
 };
 use crate::engine::Side;
 use crate::record::game::Game;
@@ -60,12 +60,24 @@ impl<F: Fn() -> Result<Vec<FileVersion>, ArchiveError>> Evidence for CommitEvide
     }
 
     fn army_choice(&self, id: &str) -> Result<Option<String>, ArchiveError> {
-        self.archive.read_file_at(self.commit, &ArmyChoice::path(id))
+        // Beside the game, in the archive's layout; a file in the other layout is refused
+        // by itself.
+        for layout in [Layout::FanOut, Layout::Flat] {
+            if let Some(text) = self.archive.read_file_at(self.commit, &ArmyChoice::path(layout, id))? {
+                return Ok(Some(text));
+            }
+        }
+        Ok(None)
     }
 
     fn game_exists(&self, id: &str) -> Result<bool, ArchiveError> {
-        let Ok(g) = GamePath::new(ArmyChoice::VARIANT, id) else { return Ok(false) };
-        Ok(self.archive.read_file_at(self.commit, &g.path())?.is_some())
+        for layout in [Layout::FanOut, Layout::Flat] {
+            let Ok(g) = GamePath::in_layout(layout, ArmyChoice::VARIANT, id) else { return Ok(false) };
+            if self.archive.read_file_at(self.commit, &g.path())?.is_some() {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     fn definition(&self, path: &str) -> Result<Option<String>, ArchiveError> {
@@ -194,12 +206,13 @@ pub fn status_where(
     // The cache only saves work; failing to write it changes no answer.
     let _ = cache.save();
     let started: Vec<String> = out.iter().map(|l| l.id.clone()).collect();
+    let layout = archive.layout()?;
     for id in archive.list_army_choices()? {
         if started.contains(&id) {
             continue;
         }
         let text = match tip {
-            Some(t) => archive.read_file_at(t, &ArmyChoice::path(&id))?.unwrap_or_default(),
+            Some(t) => archive.read_file_at(t, &ArmyChoice::path(layout, &id))?.unwrap_or_default(),
             None => String::new(),
         };
         let choice = ArmyChoice::from_yaml(&text);
@@ -460,7 +473,9 @@ fn judge_game_path(
     definitions: &Definitions,
 ) -> JudgedGame {
     let file = path.path();
-    let versions: &[PathVersion] = &index.versions(&file);
+    // Across a migration to the fan-out: the versions at the flat path first.
+    let versions = super::layout::game_versions(index, path);
+    let versions: &[PathVersion] = &versions;
     let (in_cache, hits) = cached_verdicts(versions, cache, &file);
     let (texts, cuts) = read_uncached(archive, versions, &hits, &file)?;
     let tops = run_tops(&cuts);
@@ -683,7 +698,7 @@ impl PathJudging<'_> {
             archive,
             commit: v.commit,
             earlier: || match c.parent {
-                Some(parent) => archive.file_history_at(file, parent),
+                Some(parent) => super::layout::followed_history(archive, file, Some(parent)),
                 None => Ok(Vec::new()),
             },
         };
@@ -829,7 +844,8 @@ fn choice_history_from(
 ) -> Result<Vec<LogLine>, Failure> {
     let mut out = Vec::new();
     let mut prev: Option<String> = None;
-    for v in archive.file_history(&ArmyChoice::path(id))? {
+    let path = ArmyChoice::path(archive.layout()?, id);
+    for v in super::layout::followed_history(archive, &path, None)? {
         if prev.is_none() && shallow == Some(v.commit) {
             // A shallow clone's boundary: the oldest version there is, taken as given (the
             // commits before it are not in the clone), as for a game.
@@ -966,14 +982,17 @@ fn verify_archive(
         let found = choice_problems(archive, &id, index.shallow())?;
         choices.push((id, found));
     }
-    let mut rest = unallowed_paths(index);
+    // Where the records are; a migration's deletions and settings change are its own.
+    let (layout, migrations) = super::layout::layout_problems(archive, index, &games)?;
+    let mut rest = unallowed_paths(index, &migrations);
+    rest.extend(layout);
     rest.extend(super::definitions::changed_definitions(archive, index)?);
     rest.extend(verify_tournaments(archive, index)?);
     let stored = StoredReport {
         tip: tip.to_string(),
         games: games.iter().map(GamePath::path).zip(per_game).collect(),
         choices,
-        deletions: deletions(index),
+        deletions: deletions(index, &migrations),
         rest,
     };
     let mut report = stored.report();
@@ -1004,6 +1023,7 @@ fn update_report(
     }
     let mut games = std::collections::BTreeSet::new();
     let mut choices = std::collections::BTreeSet::new();
+    let mut choice_layouts = Vec::new();
     for c in index.since(Some(from.0)) {
         for ch in &c.changes {
             match classify(&ch.path) {
@@ -1011,6 +1031,9 @@ fn update_report(
                     games.insert(g);
                 }
                 PathKind::ArmyChoice(id) => {
+                    if let Some((l, _)) = crate::referee::layout::parse_army_choice_path(&ch.path) {
+                        choice_layouts.push(l);
+                    }
                     choices.insert(id);
                 }
                 PathKind::Allowed => {}
@@ -1018,8 +1041,13 @@ fn update_report(
             }
         }
     }
-    // A change to many games at once (a layout moved): checked in full.
-    if games.len() > REPORT_STEPS {
+    // A change to many games at once, or a record written in a layout the archive does
+    // not use (the layout checks read the whole archive): checked in full.
+    let layout = archive.layout()?;
+    if games.len() > REPORT_STEPS
+        || games.iter().any(|g| g.layout() != layout)
+        || choice_layouts.iter().any(|l| *l != layout)
+    {
         return Ok(None);
     }
     let at_tip =
@@ -1047,7 +1075,7 @@ fn update_report(
     kept.games = all.into_iter().map(|(g, p)| (g.path(), p)).collect();
     for id in &choices {
         kept.choices.retain(|(c, _)| c != id);
-        if at_tip(&ArmyChoice::path(id)) {
+        if at_tip(&ArmyChoice::path(layout, id)) {
             let found = choice_problems(archive, id, None)?;
             kept.choices.push((id.clone(), found));
         }
@@ -1056,7 +1084,7 @@ fn update_report(
     // Deletions made by the new commits, in history order.
     let mut new_deletions = Vec::new();
     let paths: Vec<String> =
-        games.iter().map(GamePath::path).chain(choices.iter().map(|id| ArmyChoice::path(id))).collect();
+        games.iter().map(GamePath::path).chain(choices.iter().map(|id| ArmyChoice::path(layout, id))).collect();
     for path in &paths {
         for v in index.versions(path).iter().filter(|v| v.blob.is_none() && v.position > from.1) {
             new_deletions.push((v.position, path.clone(), deletion_problem(index, v.position, path)));
@@ -1277,8 +1305,10 @@ fn prefetch(archive: &Archive, index: &HistoryIndex, games: &[GamePath]) -> Resu
     if archive.promisor_remote().is_none() {
         return Ok(());
     }
-    let blobs: Vec<crate::archive::BlobId> =
-        games.iter().flat_map(|g| index.versions(&g.path()).into_iter().filter_map(|v| v.blob)).collect();
+    let blobs: Vec<crate::archive::BlobId> = games
+        .iter()
+        .flat_map(|g| super::layout::game_versions(index, g).into_iter().filter_map(|v| v.blob))
+        .collect();
     archive.fetch_missing_blobs(&blobs, crate::referee::GamePath::DIR)?;
     Ok(())
 }
@@ -1287,7 +1317,7 @@ fn prefetch(archive: &Archive, index: &HistoryIndex, games: &[GamePath]) -> Resu
 /// [`crate::referee::layout::ALLOWED_FILES`], or the settings after the root commit),
 /// judged by [`judge::path_finding`] as the hook judges them (from the index: no file is
 /// read). A shallow clone's boundary commit is taken as given.
-fn unallowed_paths(index: &HistoryIndex) -> Vec<VerifyProblem> {
+fn unallowed_paths(index: &HistoryIndex, migrations: &[usize]) -> Vec<VerifyProblem> {
     let boundary = index.shallow();
     // From each path's versions: only the commits that touch a path not allowed are
     // decoded (decoding every commit costs more than the rest of a `verify` of an
@@ -1298,7 +1328,11 @@ fn unallowed_paths(index: &HistoryIndex) -> Vec<VerifyProblem> {
         if judge::path_finding(path, false).is_none() && judge::path_finding(path, true).is_none() {
             continue;
         }
-        for v in index.versions(path).iter().filter(|v| Some(v.commit) != boundary) {
+        for v in index
+            .versions(path)
+            .iter()
+            .filter(|v| Some(v.commit) != boundary && !migrations.contains(&v.position))
+        {
             let c = index.commit_at(v.position);
             if let Some(f) = judge::path_finding(path, c.parent.is_none()) {
                 found.push((v.position, path, c, f));
@@ -1320,7 +1354,7 @@ fn unallowed_paths(index: &HistoryIndex) -> Vec<VerifyProblem> {
 
 /// Game files and army choice files deleted anywhere in the archive's history (from the
 /// index: no file is read).
-fn deletions(index: &HistoryIndex) -> Vec<VerifyProblem> {
+fn deletions(index: &HistoryIndex, migrations: &[usize]) -> Vec<VerifyProblem> {
     let mut out = Vec::new();
     let paths = index.paths();
     for path in &paths {
@@ -1331,7 +1365,8 @@ fn deletions(index: &HistoryIndex) -> Vec<VerifyProblem> {
         if !is_record || !index.has_deletions(path) {
             continue;
         }
-        for v in index.versions(path).iter().filter(|v| v.blob.is_none()) {
+        for v in index.versions(path).iter().filter(|v| v.blob.is_none() && !migrations.contains(&v.position))
+        {
             out.push((v.position, path, deletion_problem(index, v.position, path)));
         }
     }

@@ -64,12 +64,13 @@ fn ply_times(
     game: &Game,
 ) -> Result<Option<PlyTimes>, Failure> {
     let file = path.path();
-    let Some(first) = index.versions(&file).first().copied() else { return Ok(None) };
+    let versions = super::layout::game_versions(index, path);
+    let Some(first) = versions.first() else { return Ok(None) };
     let created = index.commit_at(first.position).time.unix_seconds();
     let times = match PlyTimes::from_record(game, created) {
         Some(t) => Some(t),
         None => {
-            let history = archive.file_history(&file)?;
+            let history = super::layout::followed_history(archive, &file, None)?;
             let versions: Vec<TimedVersion<'_>> = history
                 .iter()
                 .map(|v| TimedVersion { time: v.time.unix_seconds(), text: v.contents.as_deref() })

@@ -294,6 +294,11 @@ fn config_at(archive: &Archive, commit: CommitId) -> Result<Option<crate::archiv
     Ok(text.and_then(|t| crate::archive::ArchiveConfig::from_yaml(&t).ok()))
 }
 
+/// The archive's layout at `commit` (flat when it has no readable settings).
+fn layout_at(archive: &Archive, commit: CommitId) -> Result<crate::referee::Layout, Failure> {
+    Ok(config_at(archive, commit)?.map(|c| c.layout).unwrap_or_default())
+}
+
 /// The accounts the archive's `ravenpost.yaml` lists at `commit` (none when it has no
 /// readable settings file).
 fn club_accounts_at(archive: &Archive, commit: CommitId) -> Result<ClubAccounts, Failure> {
@@ -378,6 +383,9 @@ fn check_commit(
     limits: &Limits,
     definitions: &mut Definitions,
 ) -> Result<Vec<Finding>, Failure> {
+    if let Some(findings) = migration_findings(archive, c, pushed)? {
+        return Ok(findings);
+    }
     // What no record may be, whatever it holds: too large, or a new name that other
     // systems cannot hold.
     let findings = file_findings(archive, c, pushed, limits)?;
@@ -416,8 +424,113 @@ fn check_commit(
     {
         findings.push(Finding { subject: config.to_string(), problem });
     }
+    findings.extend(record_layout_findings(archive, c)?);
     if let Some(changed) = changed {
         findings.extend(check_record(archive, c, changed, pushed, arrived, limits, definitions)?);
+    }
+    Ok(findings)
+}
+
+/// When commit `c` changes the archive's layout in `ravenpost.yaml`: what is wrong with
+/// it as a migration ([`crate::referee::judge_layout::judge_migration`]; pushed by an
+/// admin when the archive names admins, as its set-up). `None` for any other commit.
+fn migration_findings(
+    archive: &Archive,
+    c: &ArchiveCommit,
+    pushed: Option<(&Pusher, &ClubAccounts)>,
+) -> Result<Option<Vec<Finding>>, Failure> {
+    let config = crate::archive::ArchiveConfig::PATH;
+    let (Some(parent), Some(after)) = (c.parent, c.changes.iter().find(|ch| ch.path == config)) else {
+        return Ok(None);
+    };
+    let before = archive.read_file_at(parent, config).unwrap_or(None);
+    let after = after.contents.as_deref().and_then(|b| std::str::from_utf8(b).ok());
+    let change = super::layout::settings_change(before.as_deref(), after);
+    if change == crate::referee::judge_layout::SettingsChange::Other {
+        return Ok(None);
+    }
+    let changes: Vec<(&str, Option<&[u8]>)> =
+        c.changes.iter().map(|ch| (ch.path.as_str(), ch.contents.as_deref())).collect();
+    let old: std::collections::HashMap<&str, Vec<u8>> = c
+        .changes
+        .iter()
+        .filter(|ch| ch.contents.is_none())
+        .filter_map(|ch| Some((ch.path.as_str(), archive.read_bytes_at(parent, &ch.path).ok()??)))
+        .collect();
+    let tree = archive.record_paths_at(c.commit)?;
+    let tree: Vec<&str> = tree.iter().map(String::as_str).collect();
+    let mut findings = crate::referee::judge_layout::judge_migration(
+        &changes,
+        |p| old.get(p).map(Vec::as_slice),
+        change,
+        &tree,
+    );
+    if let Some((p, club)) = pushed
+        && let Some(problem) = crate::referee::players::setup_push_problem(p, club)
+    {
+        findings.push(Finding { subject: config.to_string(), problem });
+    }
+    Ok(Some(findings))
+}
+
+/// What is wrong with where commit `c` writes records: a game or army choice file at a
+/// path of the layout the archive does not use ([`crate::referee::judge_layout::layout_problem`]),
+/// and a new game whose id another record of the tree has at another path.
+fn record_layout_findings(archive: &Archive, c: &ArchiveCommit) -> Result<Vec<Finding>, Failure> {
+    use crate::referee::judge_layout::{duplicate_ids, layout_problem};
+    let written: Vec<&str> = c
+        .changes
+        .iter()
+        .filter(|ch| ch.contents.is_some() && crate::referee::layout::record_layout(&ch.path).is_some())
+        .map(|ch| ch.path.as_str())
+        .collect();
+    if written.is_empty() {
+        return Ok(Vec::new());
+    }
+    let layout = layout_at(archive, c.commit)?;
+    let mut findings: Vec<Finding> = written
+        .iter()
+        .filter_map(|p| layout_problem(p, layout).map(|problem| Finding { subject: p.to_string(), problem }))
+        .collect();
+    let created = match c.parent {
+        Some(parent) => {
+            let mut any = false;
+            for p in &written {
+                any |= archive.read_bytes_at(parent, p)?.is_none();
+            }
+            any
+        }
+        None => true,
+    };
+    if created {
+        let tree = archive.record_paths_at(c.commit)?;
+        // Ids that differ only in case: one game to a reader, and `new` refuses them.
+        for w in &written {
+            let Some(g) = crate::referee::layout::GamePath::parse(w) else { continue };
+            let other = tree
+                .iter()
+                .filter_map(|p| crate::referee::layout::GamePath::parse(p))
+                .find(|o| o.id() != g.id() && o.id().eq_ignore_ascii_case(g.id()));
+            if let Some(o) = other {
+                let why = format!(
+                    "game id `{}` differs from `{}` ({}) only in case: on macOS and Windows their files would be one in the flat layout, and players would take them for one game",
+                    g.id(),
+                    o.id(),
+                    o.path()
+                );
+                findings.push(Finding {
+                    subject: w.to_string(),
+                    problem: Problem::NotPortable { path: w.to_string(), why },
+                });
+            }
+        }
+        findings.extend(duplicate_ids(tree.iter().map(String::as_str)).into_iter().filter(|f| {
+            written.iter().any(|w| {
+                crate::referee::layout::GamePath::parse(w).is_some_and(|g| g.id() == f.subject)
+                    || crate::referee::layout::parse_army_choice_path(w)
+                        .is_some_and(|(_, id)| id == f.subject)
+            })
+        }));
     }
     Ok(findings)
 }
@@ -532,7 +645,7 @@ fn check_record(
             for r in &records {
                 let (p, bytes) = match r {
                     Changed::Game(g, b) => (g.path(), *b),
-                    Changed::Choice(id, b) => (ArmyChoice::path(id), *b),
+                    Changed::Choice(id, b) => (ArmyChoice::path(layout_at(archive, c.commit)?, id), *b),
                     Changed::Tournament(..) | Changed::Definition(..) => continue,
                 };
                 let before = match c.parent {
@@ -556,7 +669,7 @@ fn check_record(
         Changed::Choice(id, bytes) => {
             let text = bytes.map(|b| String::from_utf8_lossy(b).into_owned());
             let previous = match c.parent {
-                Some(p) => archive.read_file_at(p, &ArmyChoice::path(&id))?,
+                Some(p) => archive.read_file_at(p, &ArmyChoice::path(layout_at(archive, p)?, &id))?,
                 None => None,
             };
             let evidence = CommitEvidence { archive, commit: c.commit, earlier: || Ok(Vec::new()) };

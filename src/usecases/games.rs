@@ -827,7 +827,8 @@ pub fn new_game(archive: &Archive, n: NewGame, session: &Session) -> Result<(Gam
     } else if existing.contains(&id) {
         return Err(Failure::Usage(format!("--id {id}: the archive already has a game {id}")));
     }
-    let path = GamePath::new(&slug_v, &id)?;
+    let layout = archive.layout()?;
+    let path = GamePath::in_layout(layout, &slug_v, &id)?;
     let tip = archive.tip()?;
     let message = format!("{id}: new {} game, {} v {}", title, n.white, n.black);
     // Without a configured identity the game is created under the first player's name,
@@ -851,7 +852,14 @@ pub fn new_game(archive: &Archive, n: NewGame, session: &Session) -> Result<(Gam
     let commit = if n.secret_armies {
         let choice = ArmyChoice::new(&n.white, &n.black, tags.into_iter().collect());
         let message = format!("{id}: new {} game, {} v {}, armies chosen in secret", title, n.white, n.black);
-        archive.create_file(&ArmyChoice::path(&id), choice.to_yaml(), tip, Some(&creator), time, &message)?
+        archive.create_file(
+            &ArmyChoice::path(layout, &id),
+            choice.to_yaml(),
+            tip,
+            Some(&creator),
+            time,
+            &message,
+        )?
     } else {
         archive.create_file(&path.path(), &canonical, tip, Some(&creator), time, &message)?
     };
@@ -1139,7 +1147,8 @@ fn check_unknown_actor(
     session: &Session,
 ) -> Result<(), Failure> {
     let index = archive.index()?;
-    let Some(last) = index.last_version(&path.path()) else { return Ok(()) };
+    // The last step, not a migration's move of the file.
+    let Some(last) = super::layout::game_versions(&index, path).last().copied() else { return Ok(()) };
     let last = index.commit_at(last.position);
     let me = archive.identity(session.identity()).ok();
     // Whose command made the last step: its committer (the author is the player it was

@@ -740,7 +740,8 @@ fn import_one(
     // The definitions a game pinning one may use: the archive's (a game by mail never
     // brings its own).
     let definitions = super::definitions::at_tip(archive)?;
-    let (id, received, path) = match read_received(m, limits, &definitions) {
+    let layout = archive.layout()?;
+    let (id, received, path) = match read_received(m, limits, &definitions, layout) {
         Ok(r) => r,
         Err((game, why)) => return refuse(game, why),
     };
@@ -859,6 +860,7 @@ fn read_received(
     m: &Incoming,
     limits: &Limits,
     definitions: &Definitions,
+    layout: crate::referee::Layout,
 ) -> Result<(String, Game, GamePath), (Option<String>, String)> {
     if let Some(why) = &m.malformed {
         return Err((m.game_id.clone(), why.clone()));
@@ -912,7 +914,7 @@ fn read_received(
             ),
         ));
     }
-    let path = match GamePath::new(slug, &id) {
+    let path = match GamePath::in_layout(layout, slug, &id) {
         Ok(p) => p,
         Err(e) => return Err((Some(id), format!("game id: {e}"))),
     };

@@ -26,6 +26,7 @@ mod error;
 mod exchange;
 pub mod files;
 mod games;
+mod layout;
 mod report;
 mod session;
 mod tournament;
@@ -53,6 +54,7 @@ pub use games::{
     ClubSetup, Made, NewGame, WithMove, claim_timeout, draw, find, init, init_club, leave, new_game, open,
     open_or_make, per_user_dir, play, play_with, resign, step_committer,
 };
+pub use layout::{Migrated, migrate_layout};
 pub use report::{ShallowBoundary, UncheckedGame, VerifyProblem, VerifyReport};
 pub use session::{Clock, PUSHER_VAR_ENV, PUSHER_VARIABLES, PusherUnnamed, Session, pusher_from};
 pub use tournament::{

@@ -115,6 +115,7 @@ pub fn tournament_new(archive: &Archive, n: NewTournament, session: &Session) ->
         _ => {}
     }
     let config = archive.config()?;
+    let layout = config.layout;
     let time_control = n.time_control.clone().or(config.time_control.clone());
     let t = Tournament::new(&n.name, &slug, players, n.double, time_control.clone(), n.army_choice.clone())
         .map_err(|e| Failure::Usage(format!("tournament {}: {e}", n.name)))?;
@@ -167,7 +168,7 @@ pub fn tournament_new(archive: &Archive, n: NewTournament, session: &Session) ->
         } else {
             super::games::new_game_text(&tags, user.as_ref())?
         };
-        files.push((t.record_path(&g.id), text.into_bytes()));
+        files.push((t.record_path(layout, &g.id), text.into_bytes()));
     }
     let message = format!(
         "{}: new tournament, {} {}round robin of {} players, {} games",
@@ -386,12 +387,13 @@ pub fn ratings(
     let first = from.map(|d| parse_day("--from", d)).transpose()?;
     let last = to.map(|d| parse_day("--to", d)).transpose()?;
     let index = archive.index()?;
+    let layout = archive.layout()?;
     let unclean = unclean_games(archive)?;
     let mut games = Vec::new();
     for l in status(archive, session)? {
         let clean = l.problem.is_none() && !unclean.contains(&l.id);
         let Some(o) = Outcome::from_token(&l.result).filter(|_| clean) else { continue };
-        let Ok(path) = GamePath::new(&l.variant, &l.id) else { continue };
+        let Ok(path) = GamePath::in_layout(layout, &l.variant, &l.id) else { continue };
         let Some(v) = index.last_version(&path.path()) else { continue };
         let time = index.commit_at(v.position).time;
         let day = time.to_datetime().map(|d| d.naive_utc().date());

@@ -123,7 +123,7 @@ impl Club<'_> {
         for p in [&self.ann, &self.bo] {
             let v = ok(&p.dir, &self.home, &["verify"]);
             assert!(v.contains("0 problems"), "{v}");
-            let pgn = std::fs::read_to_string(p.dir.join("games/gygax/g.pgn")).unwrap();
+            let pgn = std::fs::read_to_string(p.dir.join("games/gygax/c/d/g.pgn")).unwrap();
             assert!(pgn.contains("[Result \"0-1\"]"), "{pgn}");
         }
         let authors = server_log();
@@ -156,7 +156,7 @@ fn admin_sets_up(home: &Path, dir: &Path) {
     assert!(yaml.contains("admins:\n- admin\n"), "{yaml}");
     let args = ["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "g"];
     ok(dir, home, &[&args[..], &["--white-account", "ann", "--black-account", "bo"]].concat());
-    let pgn = std::fs::read_to_string(dir.join("games/gygax/g.pgn")).unwrap();
+    let pgn = std::fs::read_to_string(dir.join("games/gygax/c/d/g.pgn")).unwrap();
     assert!(pgn.contains("[BlackAccount \"bo\"]") && pgn.contains("[WhiteAccount \"ann\"]"), "{pgn}");
     let out = ok(dir, home, &["sync"]);
     assert!(out.contains("Pushed"), "{out}");
@@ -520,7 +520,7 @@ fn a_stranger_sets_up_games_in_registered_players_names(
     amend_with_tags(
         mallory,
         home,
-        "games/gygax/forged.pgn",
+        "games/gygax/c/c/forged.pgn",
         "[WhiteAccount \"mallory\"]\n[BlackAccount \"mallory\"]\n",
     );
     pushed(
@@ -540,7 +540,7 @@ fn a_stranger_sets_up_games_in_registered_players_names(
     amend_with_tags(
         mallory,
         home,
-        "games/gygax/forged.pgn",
+        "games/gygax/c/c/forged.pgn",
         "[WhiteAccount \"mallory\"]\n[BlackAccount \"mallory\"]\n",
     );
     pushed(

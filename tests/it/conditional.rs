@@ -193,7 +193,7 @@ fn a_tree_is_played_out_through_the_hooked_server_and_never_leaves_the_clone() {
     assert_eq!(log.matches("(prepared reply)").count(), 3, "{log}");
     assert!(log.contains("ply 3 d4 (prepared reply)"), "{log}");
     assert!(ok(&s.bo, &s.home, &["verify"]).contains("0 problems"));
-    let pgn = std::fs::read_to_string(s.bo.join("games/fantasy-grand/fg.pgn")).unwrap();
+    let pgn = std::fs::read_to_string(s.bo.join("games/fantasy-grand/c/3/fg.pgn")).unwrap();
     assert_eq!(pgn.split_whitespace().filter(|w| *w == "prepared}").count(), 3, "{pgn}");
     let secrets = [movetext.as_str(), "1... j7 2. i4 2... i7 3. h4", "2... a7 3. j4", "AfterPly", "b7 5. a4"];
     holds_none(&s.bo, &s.home, &secrets);

@@ -55,7 +55,7 @@ fn setup() -> Setup {
     Setup { _t: t, home, server, ann, bo }
 }
 
-const GAME: &str = "games/gygax/g.pgn";
+const GAME: &str = "games/gygax/c/d/g.pgn";
 
 /// Plays the first four plies alternately, each player in their own clone, with `sync`
 /// after every move.
@@ -288,7 +288,7 @@ fn signed_moves_are_required_where_the_game_lists_keys() {
     );
     let o = run(&s.ann, &s.home, &["new", "gygax", "--white", "Ann", "--black", "Bo", "--white-key", &two]);
     assert!(text(&o).contains("one key line expected"), "{}", text(&o));
-    let pgn = std::fs::read_to_string(s.ann.join("games/gygax/s.pgn")).unwrap();
+    let pgn = std::fs::read_to_string(s.ann.join("games/gygax/0/4/s.pgn")).unwrap();
     let ann_line = std::fs::read_to_string(&ann_pub).unwrap();
     assert!(pgn.contains(&format!("[WhiteSigningKey \"{}\"]", ann_line.trim())), "{pgn}");
     ok(&s.ann, &s.home, &["sync"]);
@@ -329,7 +329,7 @@ fn signed_moves_are_required_where_the_game_lists_keys() {
     assert!(v.contains("0 problems"), "{v}");
 
     // An unsigned move committed with git: the hook refuses it.
-    let file = s.ann.join("games/gygax/s.pgn");
+    let file = s.ann.join("games/gygax/0/4/s.pgn");
     let current = std::fs::read_to_string(&file).unwrap();
     let next = common::records::play_move(&current, "Rx3b6", Some("Ann"), None).unwrap().text;
     std::fs::write(&file, &next).unwrap();
@@ -378,7 +378,7 @@ fn secret_army_choice_through_the_hook() {
     let out = ok(&s.ann, &s.home, &args);
     assert!(out.contains("army commit fg"), "{out}");
     ok(&s.ann, &s.home, &["sync"]);
-    let choice_file = "games/fantasy-grand/fg.armies.yaml";
+    let choice_file = "games/fantasy-grand/c/3/fg.armies.yaml";
 
     // Nothing to reveal before committing; no game to move in yet.
     let o = run(&s.ann, &s.home, &["army", "reveal", "fg"]);
@@ -453,7 +453,7 @@ fn secret_army_choice_through_the_hook() {
     // The real reveal starts the game, with both armies and the commitments as tags.
     let out = ok(&s.bo, &s.home, &["army", "reveal", "fg"]);
     assert!(out.contains("Ann plays elves, Bo plays giants. The game fg starts"), "{out}");
-    let pgn = std::fs::read_to_string(s.bo.join("games/fantasy-grand/fg.pgn")).unwrap();
+    let pgn = std::fs::read_to_string(s.bo.join("games/fantasy-grand/c/3/fg.pgn")).unwrap();
     for tag in
         ["[WhiteArmy \"elves\"]", "[BlackArmy \"giants\"]", &format!("[WhiteArmyCommitment \"{digest}\"]")]
     {
@@ -461,7 +461,8 @@ fn secret_army_choice_through_the_hook() {
     }
     // A game file made by hand with other armies than revealed: refused by the hook.
     let good = git(&s.bo, &s.home, &["rev-parse", "HEAD"]).trim().to_string();
-    std::fs::write(s.bo.join("games/fantasy-grand/fg.pgn"), pgn.replace("giants", "dwarves")).unwrap();
+    std::fs::create_dir_all(s.bo.join("games/fantasy-grand/c/3")).unwrap();
+    std::fs::write(s.bo.join("games/fantasy-grand/c/3/fg.pgn"), pgn.replace("giants", "dwarves")).unwrap();
     git(&s.bo, &s.home, &["commit", "--quiet", "--amend", "-a", "--no-edit"]);
     let o = git_out(&s.bo, &s.home, &["push", "origin", "main"]);
     assert!(!o.status.success(), "{}", text(&o));
@@ -509,7 +510,7 @@ fn timed_game_and_claim() -> (Setup, PathBuf, String) {
     );
     ok(&s.ann, &s.home, &["move", "tc", "2e3"]);
     ok(&s.ann, &s.home, &["sync"]);
-    let file = s.ann.join("games/gygax/tc.pgn");
+    let file = s.ann.join("games/gygax/8/f/tc.pgn");
     let current = std::fs::read_to_string(&file).unwrap();
     let claim = common::records::time_forfeit(&current, Some("Ann"), "Bo did not move in time").unwrap().text;
     (s, file, claim)
@@ -609,10 +610,11 @@ fn army_choice_tampering_is_caught() {
 
     // A choice file written by hand that fixes White's army: the hook refuses it.
     ok(&s.ann, &s.home, &[&new[..], &["--id", "a"]].concat());
-    let file = s.ann.join("games/fantasy-grand/a.armies.yaml");
+    let file = s.ann.join("games/fantasy-grand/c/a/a.armies.yaml");
     let yaml = std::fs::read_to_string(&file).unwrap();
+    std::fs::create_dir_all(s.ann.join("games/fantasy-grand/a/a")).unwrap();
     std::fs::write(
-        s.ann.join("games/fantasy-grand/h.armies.yaml"),
+        s.ann.join("games/fantasy-grand/a/a/h.armies.yaml"),
         yaml.replace("tags:\n", "tags:\n  WhiteArmy: giants\n"),
     )
     .unwrap();
@@ -641,11 +643,11 @@ fn army_choice_tampering_is_caught() {
     assert!(ok_at(&s.ann, &s.home, T0 + 3_600, &["sync"]).contains("Pushed"));
 
     // A deleted choice file is reported by verify, not only by the hook.
-    git(&s.ann, &s.home, &["rm", "--quiet", "games/fantasy-grand/a.armies.yaml"]);
+    git(&s.ann, &s.home, &["rm", "--quiet", "games/fantasy-grand/c/a/a.armies.yaml"]);
     git(&s.ann, &s.home, &["commit", "--quiet", "-m", "gone"]);
     let o = run(&s.ann, &s.home, &["verify"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(text(&o).contains("games/fantasy-grand/a.armies.yaml was deleted"), "{}", text(&o));
+    assert!(text(&o).contains("games/fantasy-grand/c/a/a.armies.yaml was deleted"), "{}", text(&o));
 }
 
 /// `sync REMOTE` uses the remote named, not `origin`; a remote that does not exist or
@@ -861,15 +863,15 @@ fn game_ids_that_break_other_systems_and_a_40_mb_readme_were_accepted() {
     let s = setup();
     let start = std::fs::read(s.ann.join(GAME)).unwrap();
     for (file, why) in [
-        ("games/gygax/CON.pgn", "games/gygax/CON.pgn: `CON.pgn` is a device name on Windows"),
-        ("games/gygax/nul.pgn", "games/gygax/nul.pgn: `nul.pgn` is a device name on Windows"),
+        ("games/gygax/a/3/CON.pgn", "games/gygax/a/3/CON.pgn: `CON.pgn` is a device name on Windows"),
+        ("games/gygax/9/9/nul.pgn", "games/gygax/9/9/nul.pgn: `nul.pgn` is a device name on Windows"),
         (
-            "games/gygax/-rf.pgn",
-            "games/gygax/-rf.pgn: `-rf.pgn` starts with `-`, which command lines read as an option",
+            "games/gygax/6/8/-rf.pgn",
+            "games/gygax/6/8/-rf.pgn: `-rf.pgn` starts with `-`, which command lines read as an option",
         ),
         (
-            "games/gygax/G.pgn",
-            "games/gygax/G.pgn: `G.pgn` differs from `g.pgn` beside it only in case: on macOS and Windows they would be one file",
+            "games/gygax/3/3/G.pgn",
+            "games/gygax/3/3/G.pgn: game id `G` differs from `g` (games/gygax/c/d/g.pgn) only in case",
         ),
     ] {
         commit_by_hand(&s, file, &start);
@@ -1076,8 +1078,9 @@ fn hook_and_sync_refuse_a_new_game_file_with_moves() {
     ok(&s.ann, &s.home, &["move", "g", "2e3", "--as", "Ann"]);
     let played = std::fs::read_to_string(s.ann.join(GAME)).unwrap();
     git(&s.ann, &s.home, &["reset", "--quiet", "--hard", "origin/main"]);
-    std::fs::write(s.ann.join("games/gygax/p.pgn"), played).unwrap();
-    git(&s.ann, &s.home, &["add", "games/gygax/p.pgn"]);
+    std::fs::create_dir_all(s.ann.join("games/gygax/1/4")).unwrap();
+    std::fs::write(s.ann.join("games/gygax/1/4/p.pgn"), played).unwrap();
+    git(&s.ann, &s.home, &["add", "games/gygax/1/4/p.pgn"]);
     git(&s.ann, &s.home, &["commit", "-q", "-m", "p: by hand"]);
     let id = git(&s.ann, &s.home, &["rev-parse", "--short=12", "HEAD"]);
     let why =
@@ -1100,7 +1103,7 @@ fn hook_and_sync_refuse_a_new_game_file_with_moves() {
         ),
     );
     assert_eq!(git(&s.bo, &s.home, &["rev-parse", "HEAD"]), head);
-    assert!(!s.bo.join("games/gygax/p.pgn").exists());
+    assert!(!s.bo.join("games/gygax/1/4/p.pgn").exists());
 }
 
 /// Regression (s4 admin report (c)8 and (c)9): a refusal relayed by `sync` (and its
@@ -1174,7 +1177,7 @@ fn sync_pushed_a_hand_made_illegal_commit_without_judging_it() {
     assert_eq!(v["refused"], "unpushed-illegal", "{v}");
     assert_eq!(v["branch"], "main", "{v}");
     let problem = format!(
-        "g {commit}: games/gygax/g.pgn:{line}:{column}: illegal move `Sa3b5` (Scarlet, move 2): \
+        "g {commit}: games/gygax/c/d/g.pgn:{line}:{column}: illegal move `Sa3b5` (Scarlet, move 2): \
          Scarlet has no Sylph on the a-file"
     );
     assert_eq!(v["problems"], serde_json::json!([problem]), "{v}");

@@ -20,7 +20,7 @@ use common::{T0, archive, git, git_out, ok, ravenpost_at, run, text};
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 
-const GAME: &str = "games/grand/g.pgn";
+const GAME: &str = "games/grand/c/d/g.pgn";
 
 /// The moves on the branch, as the real `git` reads the game file there.
 fn branch_moves(dir: &Path, home: &Path) -> Vec<String> {
@@ -542,14 +542,18 @@ fn symlink_game_refused_by_hook_and_verify() {
     git(t.path(), &home, &["init", "-q", "--bare", "-b", "main", bare.to_str().unwrap()]);
     ok(t.path(), &home, &["hook", "install", "--repo", bare.to_str().unwrap()]);
     git(&dir, &home, &["push", "-q", bare.to_str().unwrap(), "main"]);
-    std::os::unix::fs::symlink("g.pgn", dir.join("games/grand/s.pgn")).unwrap();
-    git(&dir, &home, &["add", "games/grand/s.pgn"]);
+    std::fs::create_dir_all(dir.join("games/grand/0/4")).unwrap();
+    std::os::unix::fs::symlink("g.pgn", dir.join("games/grand/0/4/s.pgn")).unwrap();
+    git(&dir, &home, &["add", "games/grand/0/4/s.pgn"]);
     git(&dir, &home, &["commit", "-q", "--author", "Ann <ann@example.org>", "-m", "s: new game"]);
-    assert_eq!(git(&dir, &home, &["ls-files", "-s", "games/grand/s.pgn"]).split(' ').next(), Some("120000"));
+    assert_eq!(
+        git(&dir, &home, &["ls-files", "-s", "games/grand/0/4/s.pgn"]).split(' ').next(),
+        Some("120000")
+    );
     let push = git_out(&dir, &home, &["push", bare.to_str().unwrap(), "main"]);
     assert!(!push.status.success(), "the hook took a symbolic link: {}", text(&push));
     assert!(
-        text(&push).contains("games/grand/s.pgn is a symbolic link, not a regular file"),
+        text(&push).contains("games/grand/0/4/s.pgn is a symbolic link, not a regular file"),
         "{}",
         text(&push)
     );

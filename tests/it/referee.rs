@@ -1175,7 +1175,7 @@ fn a_commit_changes_one_record() {
     let (findings, changed) = classify_changes(&[("games/gygax/g.pgn", None)], false);
     assert!(findings.is_empty());
     assert_eq!(changed, Some(Changed::Game(GamePath::new("gygax", "g").unwrap(), None)));
-    let path = ArmyChoice::path(ID);
+    let path = ArmyChoice::path(ravenpost::archive::Layout::Flat, ID);
     assert_eq!(path, format!("games/fantasy-grand/{ID}.armies.yaml"));
     let (findings, changed) = classify_changes(&[(&path, Some(bytes))], false);
     assert!(findings.is_empty());
@@ -1205,7 +1205,7 @@ fn a_commit_that_changes_another_file() {
 #[test]
 fn a_commit_that_changes_several_records() {
     let bytes: &[u8] = b"x";
-    let choice = ArmyChoice::path("fg");
+    let choice = ArmyChoice::path(ravenpost::archive::Layout::Flat, "fg");
     let (findings, changed) = classify_changes(
         &[("games/gygax/a.pgn", Some(bytes)), ("games/fidchell/b.pgn", None), (&choice, Some(bytes))],
         false,

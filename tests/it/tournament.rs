@@ -205,7 +205,11 @@ fn a_double_round_robin_of_six_played_through_both_hooks() {
             assert_eq!(games.iter().filter(|g| g.white == p && g.black == *q).count(), 1, "{p} v {q}");
         }
     }
-    let first = git(org, home, &["show", &format!("HEAD:games/gygax/{}.pgn", games[0].id)]);
+    let first = git(
+        org,
+        home,
+        &["show", &format!("HEAD:{}", crate::common::cli::fan_out_path("gygax", &games[0].id))],
+    );
     assert!(first.contains("[Event \"club\"]") && first.contains("[Round \"1\"]"), "{first}");
     assert!(first.contains(&format!("[WhiteEmail \"{}\"]", email(&games[0].white))), "{first}");
     push(org, home, t);
@@ -425,7 +429,7 @@ fn a_tournament_commit_that_is_not_its_games_is_refused() {
     let (org, home) = (&c.org, &c.home);
     ok_at(org, home, T0 + 60, &["tournament", "new", "cup", "gygax", "--players", "Ann,Bo,Cy"]);
     // Swap the colours of one game in its file, as an organiser might by hand.
-    let game = org.join("games/gygax/cup-r1-b1.pgn");
+    let game = org.join("games/gygax/2/e/cup-r1-b1.pgn");
     let pgn = std::fs::read_to_string(&game).unwrap();
     let swapped = pgn
         .replace("[White \"Bo\"]", "[White \"X\"]")
@@ -549,7 +553,7 @@ fn fantasy_grand_tournaments_choose_armies_as_the_tournament_says() {
         "Cy=dwarves",
     ];
     ok_at(org, home, T0 + 60, &fixed);
-    let g = git(org, home, &["show", "HEAD:games/fantasy-grand/fixed-r1-b1.pgn"]);
+    let g = git(org, home, &["show", "HEAD:games/fantasy-grand/9/1/fixed-r1-b1.pgn"]);
     assert!(g.contains("[White \"Bo\"]") && g.contains("[WhiteArmy \"giants\"]"), "{g}");
     assert!(g.contains("[Black \"Cy\"]") && g.contains("[BlackArmy \"dwarves\"]"), "{g}");
     // Secret: every game starts as an army choice, created in the tournament's commit.
@@ -562,7 +566,7 @@ fn fantasy_grand_tournaments_choose_armies_as_the_tournament_says() {
     let files = git(org, home, &["show", "--name-only", "--format=", "HEAD"]);
     assert_eq!(
         files.lines().collect::<Vec<_>>(),
-        ["games/fantasy-grand/secret-r1-b1.armies.yaml", "tournaments/secret.yaml"]
+        ["games/fantasy-grand/c/8/secret-r1-b1.armies.yaml", "tournaments/secret.yaml"]
     );
     push(org, home, T0 + 180);
     let v = ok_at(org, home, T0 + 240, &["verify"]);
@@ -638,7 +642,7 @@ fn a_forged_game_contradicting_the_registry_moved_the_ratings() {
     std::fs::create_dir_all(&dir).unwrap();
     ok_at(&dir, &home, T0, &["init", "--account", "Ann=ann", "--account", "Bo=bo"]);
     ok_at(&dir, &home, T0, &["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "forged"]);
-    let file = dir.join("games/gygax/forged.pgn");
+    let file = dir.join("games/gygax/c/c/forged.pgn");
     let pgn = std::fs::read_to_string(&file).unwrap();
     let at = pgn.find("[Ruleset ").unwrap();
     let end = at + pgn[at..].find('\n').unwrap() + 1;

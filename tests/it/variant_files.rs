@@ -359,7 +359,7 @@ fn a_user_defined_variant_is_played_through_a_bare_repository_with_the_hook() {
     // The definition is committed in the archive, exactly as given, and pinned by hash.
     let loft = data("loft.md");
     assert_eq!(git(&c.bo, &c.home, &["show", "HEAD:variants/loft.md"]), loft);
-    let game = std::fs::read_to_string(c.bo.join("games/loft/g.pgn")).unwrap();
+    let game = std::fs::read_to_string(c.bo.join("games/loft/c/d/g.pgn")).unwrap();
     assert!(game.contains("[Variant \"loft\"]"), "{game}");
     assert!(game.contains("[VariantFile \"variants/loft.md\"]"), "{game}");
     assert!(game.contains(&format!("[VariantHash \"{}\"]", content_hash(&loft))), "{game}");
@@ -378,7 +378,7 @@ fn a_user_defined_variant_is_played_through_a_bare_repository_with_the_hook() {
     // a copy outside any archive says which definition it needs.
     assert!(ok(&c.bo, &c.home, &["validate", "games"]).contains("1 valid"));
     let outside = c.ann.parent().unwrap().join("g.pgn");
-    std::fs::copy(c.ann.join("games/loft/g.pgn"), &outside).unwrap();
+    std::fs::copy(c.ann.join("games/loft/c/d/g.pgn"), &outside).unwrap();
     let err = common::fails(&c.bo, &c.home, &["validate", outside.to_str().unwrap()], 1, "is not at hand");
     assert!(err.contains(&content_hash(&loft)), "{err}");
     // An illegal move of the definition's rules is refused (the Rook does not leave its level).
@@ -427,7 +427,7 @@ fn changing_a_pinned_definition_is_refused_by_the_hook_and_by_verify() {
     // Pushed after the definition was committed by hand (dated GIT_DATE): the hook refuses
     // a commit dated later than it arrives.
     assert!(ok_at(&c.ann, &c.home, common::T0 + 3_600, &["sync"]).contains("Pushed 2 commits"));
-    let h = std::fs::read_to_string(c.ann.join("games/loft-2/h.pgn")).unwrap();
+    let h = std::fs::read_to_string(c.ann.join("games/loft-2/a/a/h.pgn")).unwrap();
     assert!(h.contains(&format!("[VariantHash \"{}\"]", content_hash(&loft2))), "{h}");
     // The Rook of loft-2 moves as a Queen: a diagonal move no loft Rook has.
     ok(&c.ann, &c.home, &["move", "h", "1b3", "--as", "Ann"]);
@@ -441,11 +441,12 @@ fn a_game_pinning_another_hash_than_its_definition_is_refused_by_the_hook() {
     use common::{git, ok};
     let c = Club::new();
     // Bo writes a second game by hand, copying g but pinning a hash no file has.
-    let g = std::fs::read_to_string(c.bo.join("games/loft/g.pgn")).unwrap();
+    let g = std::fs::read_to_string(c.bo.join("games/loft/c/d/g.pgn")).unwrap();
     let wrong = "sha256:".to_string() + &"0".repeat(64);
     let forged = g.replace(&content_hash(&data("loft.md")), &wrong);
-    std::fs::write(c.ann.join("games/loft/f.pgn"), forged).unwrap();
-    git(&c.ann, &c.home, &["add", "games/loft/f.pgn"]);
+    std::fs::create_dir_all(c.ann.join("games/loft/2/5")).unwrap();
+    std::fs::write(c.ann.join("games/loft/2/5/f.pgn"), forged).unwrap();
+    git(&c.ann, &c.home, &["add", "games/loft/2/5/f.pgn"]);
     git(&c.ann, &c.home, &["commit", "--quiet", "-m", "f: by hand"]);
     c.push_refused("f", "variants/loft.md is not the definition the game pins");
     let o = common::run(&c.ann, &c.home, &["verify"]);

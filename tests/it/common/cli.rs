@@ -146,3 +146,12 @@ pub fn cli_env(args: &[&str], env: &[(&str, Option<&str>)]) -> Outcome {
         String::from_utf8_lossy(&o.stderr).into_owned(),
     )
 }
+
+/// The path of game `id` of `variant` in an archive made by `ravenpost init` (the fan-out
+/// layout): `games/<variant>/<x>/<y>/<id>.pgn`, x and y the first two hex digits of the
+/// SHA-256 of the id.
+pub fn fan_out_path(variant: &str, id: &str) -> String {
+    use sha2::Digest;
+    let hex = format!("{:x}", sha2::Sha256::digest(id.as_bytes()));
+    format!("games/{variant}/{}/{}/{id}.pgn", &hex[0..1], &hex[1..2])
+}
