@@ -266,7 +266,19 @@ pub fn import_archive() -> ImportArchive {
     let dir = std::env::temp_dir().join(format!("ravenpost-fuzz-import-{}-{n}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let club = Identity { name: "Club".into(), email: "club@example.org".into() };
-    let archive = Archive::init(&dir, Some(&club), Timestamp::from_unix(1_700_000_000, 0)).expect("init");
+    // Flat: the checks below read games at their flat paths.
+    let config = ravenpost::archive::ArchiveConfig {
+        layout: ravenpost::archive::Layout::Flat,
+        ..ravenpost::archive::ArchiveConfig::default()
+    };
+    let archive = Archive::init_with_config(
+        &dir,
+        &config,
+        Some(&club),
+        Timestamp::from_unix(1_700_000_000, 0),
+        ravenpost::archive::ArchiveOptions::default(),
+    )
+    .expect("init");
     let seed = include_bytes!("../corpus/mail_import/seed-ply1.eml");
     let lines = import(&archive, seed);
     assert_eq!(lines.iter().map(|l| l.status).collect::<Vec<_>>(), ["imported"], "{lines:?}");

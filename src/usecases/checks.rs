@@ -1083,8 +1083,11 @@ fn update_report(
     kept.choices.sort_by(|a, b| a.0.cmp(&b.0));
     // Deletions made by the new commits, in history order.
     let mut new_deletions = Vec::new();
-    let paths: Vec<String> =
-        games.iter().map(GamePath::path).chain(choices.iter().map(|id| ArmyChoice::path(layout, id))).collect();
+    let paths: Vec<String> = games
+        .iter()
+        .map(GamePath::path)
+        .chain(choices.iter().map(|id| ArmyChoice::path(layout, id)))
+        .collect();
     for path in &paths {
         for v in index.versions(path).iter().filter(|v| v.blob.is_none() && v.position > from.1) {
             new_deletions.push((v.position, path.clone(), deletion_problem(index, v.position, path)));

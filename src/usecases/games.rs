@@ -424,6 +424,8 @@ pub struct ClubSetup {
     pub admins: Vec<String>,
     /// `--account NAME=ACCOUNT`: a player's account(s), for games without account tags.
     pub accounts: Vec<(String, String)>,
+    /// `--layout`: where game files go (default: the fan-out of new archives).
+    pub layout: Option<crate::archive::Layout>,
 }
 
 /// `ravenpost init [--admin ACCOUNT]… [--account NAME=ACCOUNT]…`: as [`init`], with the
@@ -442,6 +444,9 @@ pub fn init_club(
         None => session.cwd.clone(),
     };
     let mut config = crate::archive::ArchiveConfig { diagrams, ..Default::default() };
+    if let Some(layout) = club.layout {
+        config.layout = layout;
+    }
     for a in club.admins {
         crate::referee::players::check_account(&a)
             .map_err(|e| Failure::Usage(format!("--admin `{a}`: {e}")))?;

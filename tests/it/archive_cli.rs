@@ -292,7 +292,8 @@ fn only_new_creates_the_default_archive() {
     );
     assert!(!t.path().join("nowhere").exists());
     ok(t.path(), &home, &["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "g"]);
-    assert!(user_archive.join("games/gygax/g.pgn").exists());
+    // The per-user archive is new: in the fan-out.
+    assert!(user_archive.join(common::cli::fan_out_path("gygax", "g")).exists());
     assert!(ok(t.path(), &home, &["status"]).contains("Ann v Bo"));
 }
 

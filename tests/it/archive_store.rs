@@ -48,7 +48,13 @@ fn isolated() -> ArchiveOptions {
 
 /// `Archive::init` as Ann at minute 0, ignoring the machine's git config.
 fn init(dir: &Path) -> Result<Archive, ArchiveError> {
-    Archive::init_with_config(dir, &ArchiveConfig::default(), Some(&ann()), at(0), isolated())
+    Archive::init_with_config(dir, &flat(), Some(&ann()), at(0), isolated())
+}
+
+/// The default settings in the flat layout (these tests write games at flat paths; the
+/// fan-out of new archives is `layout::`'s).
+fn flat() -> ArchiveConfig {
+    ArchiveConfig { layout: ravenpost::archive::Layout::Flat, ..ArchiveConfig::default() }
 }
 
 fn open(dir: &Path) -> Archive {
@@ -108,7 +114,7 @@ fn init_on_nonexistent_dir_makes_a_repository_with_the_config() {
     // Fixed identity and date: the commit id is stable.
     assert_eq!(a.tip().unwrap().unwrap().hex(), "e6cf8cc04864e3c6df639e1f14db3a3662e6fee0");
     assert_eq!(a.read_file("ravenpost.yaml").unwrap().unwrap(), "version: 1\nsite: ravenpost\n");
-    assert_eq!(a.config().unwrap(), ArchiveConfig::default());
+    assert_eq!(a.config().unwrap(), flat());
     assert_eq!(fs::read_to_string(dir.join("ravenpost.yaml")).unwrap(), "version: 1\nsite: ravenpost\n");
     assert_eq!(status(&dir), "");
     assert_eq!(log(&dir), ["Ann Example <ann@example.com> 2025-03-01T00:00:00Z Start a ravenpost archive"]);
@@ -354,11 +360,7 @@ fn whole_archive_history_in_one_walk() {
     assert_eq!(
         summary,
         [
-            (
-                "Start a ravenpost archive",
-                "Ann Example",
-                vec![("ravenpost.yaml", Some(ArchiveConfig::default().to_yaml()))]
-            ),
+            ("Start a ravenpost archive", "Ann Example", vec![("ravenpost.yaml", Some(flat().to_yaml()))]),
             ("New game", "Ann Example", vec![(GAME, Some(game_text("")))]),
             ("1. 2e3", "Bo Example", vec![(GAME, Some(game_text("1. 2e3 ")))]),
             ("other", "Ann Example", vec![("games/gygax/other.pgn", Some("o\n".to_string()))]),

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use crate::common::cli::{archive, identity, ok, ok_at, run_at, text};
+use crate::common::cli::{archive_with, identity, ok, ok_at, run_at, text};
 use crate::common::git::git;
 
 /// The fan-out path of game `id` of `variant`, computed here from its definition.
@@ -56,7 +56,7 @@ fn answers(dir: &Path, home: &Path, cold: bool) -> Vec<String> {
 
 #[test]
 fn a_new_archive_puts_games_in_the_fan_out() {
-    let (_t, dir, home) = archive();
+    let (_t, dir, home) = archive_with(&["--layout", "fan-out"]);
     let settings = std::fs::read_to_string(dir.join("ravenpost.yaml")).unwrap();
     assert!(settings.contains("layout: fan-out"), "{settings}");
     ok(&dir, &home, &["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "g1"]);

@@ -22,7 +22,7 @@ impl Player {
     fn new(root: &Path, who: &str, name: &str, email: &str) -> Player {
         let home = identity(&root.join(format!("home-{who}")), name, email);
         let p = Player { home, archive: root.join(format!("archive-{who}")) };
-        p.ok(T0, &["init", p.archive.to_str().unwrap()]);
+        p.ok(T0, &["init", p.archive.to_str().unwrap(), "--layout", "flat"]);
         p
     }
 
@@ -867,7 +867,9 @@ fn mail_import_on_a_fresh_machine_found_no_archive_and_no_player() {
     assert!(text(&o).contains("game ab: imported new game; ply 1 2e3 by Ann Example"), "{}", text(&o));
     // In the per-user archive, as the game Ann has.
     let archive = bo.join("data/ravenpost/archive");
-    assert_eq!(git(&archive, &bo, &["show", "HEAD:games/gygax/ab.pgn"]), ann.game("ab"));
+    // The per-user archive made on the fresh machine is new: in the fan-out.
+    let path = format!("HEAD:{}", common::cli::fan_out_path("gygax", "ab"));
+    assert_eq!(git(&archive, &bo, &["show", &path]), ann.game("ab"));
     // Bo plays on from there: the side to move is his, and Ann made the last step.
     let o = ravenpost_at(&bo, &bo, T0 + 40).args(["move", "ab", "Sa3b6"]).output().unwrap();
     assert!(o.status.success(), "{}", text(&o));

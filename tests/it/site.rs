@@ -763,7 +763,7 @@ fn the_post_receive_hook_regenerates_the_site_after_a_push() {
     assert!(hook.contains("echo other-tool"), "{hook}");
     git(t.path(), &home, &["clone", "-q", server.to_str().unwrap(), "clone"]);
     let clone = t.path().join("clone");
-    ok(&clone, &home, &["init"]);
+    ok(&clone, &home, &["init", "--layout", "flat"]);
     ok(&clone, &home, &["new", "gygax", "--white", "Ann Example", "--black", "Bo Example", "--id", "ab"]);
     let pushed = common::git::git_out(&clone, &home, &["push", "-q", "origin", "main"]);
     assert!(pushed.status.success(), "push: {}", common::cli::text(&pushed));

@@ -87,7 +87,7 @@ fn snapshot(dir: &Path, home: &Path) -> String {
 /// move; both clones at the server's tip.
 fn four_plies(club: &Club) {
     let (ann, bo) = (&club.clones[0], &club.clones[1]);
-    ok(ann, &club.home, &["init"]);
+    ok(ann, &club.home, &["init", "--layout", "flat"]);
     ok(ann, &club.home, &["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "g"]);
     club.sync(0);
     club.sync(1);
@@ -172,7 +172,7 @@ fn sync_refuses_force_pushed_takeback() {
 fn sync_merges_moves_in_unrelated_games() {
     let club = Club::new(&["Ann", "Bo"], true);
     let (ann, bo, home) = (&club.clones[0], &club.clones[1], &club.home);
-    ok(ann, home, &["init"]);
+    ok(ann, home, &["init", "--layout", "flat"]);
     ok(ann, home, &["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "g"]);
     ok(ann, home, &["new", "gygax", "--white", "Bo", "--black", "Ann", "--id", "h"]);
     club.sync(0);
@@ -248,7 +248,7 @@ fn sync_merges_moves_in_unrelated_games() {
 fn racing_syncs_in_different_games_both_land() {
     let club = Club::new(&["Ann", "Bo"], true);
     let (ann, bo, home) = (&club.clones[0], &club.clones[1], &club.home);
-    ok(ann, home, &["init"]);
+    ok(ann, home, &["init", "--layout", "flat"]);
     club.sync(0);
     club.sync(1);
     ok(ann, home, &["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "a1"]);
@@ -460,7 +460,7 @@ fn a_club_of_eight_players_in_sixteen_games_plays_four_hundred_moves() {
     let wall_clock =
         || std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
     let sync = |p: usize| ok_at(&club.clones[p], home, wall_clock(), &["sync"]);
-    ok(&club.clones[0], home, &["init"]);
+    ok(&club.clones[0], home, &["init", "--layout", "flat"]);
     let mut games: Vec<(String, usize, usize)> = Vec::new();
     for k in 0..16 {
         let (white, black) = (k % 8, (k + 1 + k / 8) % 8);
@@ -627,7 +627,7 @@ fn sync_signs_replayed_commits_again() {
     std::fs::create_dir_all(&keys).unwrap();
     let (ann_key, ann_pub) = keygen(&keys, "ann");
     let (bo_key, bo_pub) = keygen(&keys, "bo");
-    ok(ann, home, &["init"]);
+    ok(ann, home, &["init", "--layout", "flat"]);
     for (id, white, black, wk, bk) in
         [("g", "Ann", "Bo", &ann_pub, &bo_pub), ("h", "Bo", "Ann", &bo_pub, &ann_pub)]
     {

@@ -343,7 +343,7 @@ impl Player {
     fn new(root: &Path, who: &str, name: &str, email: &str) -> Player {
         let home = identity(&root.join(format!("home-{who}")), name, email);
         let archive = root.join(format!("archive-{who}"));
-        ok(root, &home, &["init", archive.to_str().unwrap()]);
+        ok(root, &home, &["init", archive.to_str().unwrap(), "--layout", "flat"]);
         Player { home, archive }
     }
 

@@ -24,7 +24,7 @@ fn club() -> (tempfile::TempDir, PathBuf, PathBuf) {
     ok(t.path(), &home, &["hook", "install", "--repo", server.to_str().unwrap()]);
     let clone = t.path().join("ann");
     git(t.path(), &home, &["clone", "--quiet", server.to_str().unwrap(), clone.to_str().unwrap()]);
-    ok(&clone, &home, &["init"]);
+    ok(&clone, &home, &["init", "--layout", "flat"]);
     ok(&clone, &home, &["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "g"]);
     push_ok(&clone, &home);
     (t, home, clone)
@@ -165,7 +165,7 @@ fn without_a_git_identity_moves_use_the_games_email_tags() {
     let home = t.path().join("home");
     std::fs::create_dir_all(&home).unwrap();
     let dir = t.path().join("arc");
-    ok(t.path(), &home, &["init", dir.to_str().unwrap()]);
+    ok(t.path(), &home, &["init", dir.to_str().unwrap(), "--layout", "flat"]);
     let new =
         ["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "g", "--white-email", "ann@example.org"];
     ok(&dir, &home, &new);

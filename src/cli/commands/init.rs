@@ -26,6 +26,20 @@ pub(crate) struct InitArgs {
     /// WhiteAccount/BlackAccount tags (repeatable; ravenpost.yaml `accounts`).
     #[arg(long = "account", value_name = "NAME=ACCOUNT", value_parser = name_account)]
     accounts: Vec<(String, String)>,
+    /// Where game files go: `fan-out` (games/<variant>/<x>/<y>/<id>.pgn, which git walks
+    /// cheaply in archives of thousands of games) or `flat` (games/<variant>/<id>.pgn, as
+    /// archives of earlier releases; ravenpost.yaml `layout:`).
+    #[arg(long, value_enum, default_value_t = LayoutArg::FanOut)]
+    layout: LayoutArg,
+}
+
+/// `init --layout`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum LayoutArg {
+    /// games/<variant>/<x>/<y>/<id>.pgn.
+    FanOut,
+    /// games/<variant>/<id>.pgn.
+    Flat,
 }
 
 /// `init --diagrams`.
@@ -48,7 +62,11 @@ impl From<DiagramsArg> for crate::archive::Diagrams {
 
 /// `ravenpost init [DIR]`.
 pub(crate) fn run(s: &Session, a: InitArgs, out: &mut impl Write) -> Result<(), Failure> {
-    let club = ops::ClubSetup { admins: a.admins, accounts: a.accounts };
+    let layout = match a.layout {
+        LayoutArg::FanOut => crate::archive::Layout::FanOut,
+        LayoutArg::Flat => crate::archive::Layout::Flat,
+    };
+    let club = ops::ClubSetup { admins: a.admins, accounts: a.accounts, layout: Some(layout) };
     let msg = ops::init_club(s, a.dir, a.diagrams.into(), club)?;
     writeln!(out, "{msg}").map_err(io)
 }

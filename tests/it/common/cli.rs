@@ -113,7 +113,12 @@ pub fn archive_with(init_args: &[&str]) -> (tempfile::TempDir, PathBuf, PathBuf)
     let t = tempfile::tempdir().unwrap();
     let home = identity(&t.path().join("home"), "Referee", "referee@example.org");
     let dir = t.path().join("arc");
+    // Flat: the tests of other things were written with flat paths (`layout::` tests the
+    // fan-out of new archives).
     let mut args = vec!["init", dir.to_str().unwrap()];
+    if !init_args.contains(&"--layout") {
+        args.extend_from_slice(&["--layout", "flat"]);
+    }
     args.extend_from_slice(init_args);
     ok(t.path(), &home, &args);
     (t, dir, home)
