@@ -16,7 +16,12 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::rng::Lcg;
-use common::{T0, archive, git, git_out, ok, ravenpost_at, run, text};
+use common::{T0, git, git_out, ok, ravenpost_at, run, text};
+
+/// A fresh archive in the fan-out of new archives (these tests name its paths).
+fn archive() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
+    common::cli::archive_with(&["--layout", "fan-out"])
+}
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 
