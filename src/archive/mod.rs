@@ -704,6 +704,52 @@ impl Archive {
         Ok(())
     }
 
+    /// The game files at the tip whose id is `id`, in any variant and either layout: what
+    /// [`Archive::list_games`] lists with that id, from a few tree entries (a game's path
+    /// follows from its variant and id), not from the whole archive.
+    ///
+    /// # Errors
+    ///
+    /// [`ArchiveError::DetachedHead`], git failures.
+    pub fn games_with_id(&self, id: &str) -> Result<Vec<GamePath>, ArchiveError> {
+        let Some(tip) = self.tip()? else { return Ok(Vec::new()) };
+        let tree = self.tree_of(&self.find_commit(tip)?)?;
+        let Some(games) = tree.get_name(GamePath::DIR).filter(|e| e.kind() == Some(ObjectType::Tree)) else {
+            return Ok(Vec::new());
+        };
+        let games =
+            self.repo.find_tree(games.id()).map_err(|e| ArchiveError::git_oid("read tree", games.id(), e))?;
+        let mut out = Vec::new();
+        for variant in games.iter().filter(|e| e.kind() == Some(ObjectType::Tree)) {
+            let Ok(variant) = std::str::from_utf8(variant.name_bytes()) else { continue };
+            for layout in [Layout::Flat, Layout::FanOut] {
+                let Ok(g) = GamePath::in_layout(layout, variant, id) else { continue };
+                if matches!(tree.get_path(Path::new(&g.path())), Ok(e) if e.kind() == Some(ObjectType::Blob))
+                {
+                    out.push(g);
+                }
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
+
+    /// Whether an army choice file of game `id` is at the tip (in either layout): one
+    /// question of [`Archive::list_army_choices`], from two tree entries.
+    ///
+    /// # Errors
+    ///
+    /// [`ArchiveError::DetachedHead`], git failures.
+    pub fn has_army_choice(&self, id: &str) -> Result<bool, ArchiveError> {
+        let Some(tip) = self.tip()? else { return Ok(false) };
+        let tree = self.tree_of(&self.find_commit(tip)?)?;
+        Ok([Layout::Flat, Layout::FanOut].into_iter().any(|layout| {
+            let path = crate::referee::layout::army_choice_path(layout, id);
+            ArmyChoice::parse_path(&path) == Some(id)
+                && matches!(tree.get_path(Path::new(&path)), Ok(e) if e.kind() == Some(ObjectType::Blob))
+        }))
+    }
+
     /// The game ids of every army choice file at the tip
     /// (`games/fantasy-grand/<bucket>/<id>.armies.yaml`, or without the bucket in the flat
     /// layout: [`ArmyChoice`]), sorted.

@@ -890,18 +890,18 @@ pub fn verify(
     let index = archive.index()?;
     let definitions = super::definitions::history(archive, &index)?;
     let Some(_) = game else { return verify_archive(archive, &index, &definitions, progress) };
-    let choices_all = archive.list_army_choices()?;
     let g = game.unwrap_or_default();
+    let has_choice = archive.has_army_choice(g)?;
     let games = match super::games::find(archive, g) {
         Ok(p) => vec![p],
         // A Fantasy Grand game still choosing its armies has no game file yet.
-        Err(_) if choices_all.iter().any(|c| c == g) => Vec::new(),
+        Err(_) if has_choice => Vec::new(),
         Err(e) => return Err(e),
     };
     let (per_game, unchecked) = judge_all(archive, &index, &definitions, &games, progress)?;
     let mut problems: Vec<VerifyProblem> = per_game.into_iter().flatten().collect();
-    for id in choices_all.iter().filter(|id| *id == g) {
-        problems.extend(choice_problems(archive, id, index.shallow())?);
+    if has_choice {
+        problems.extend(choice_problems(archive, g, index.shallow())?);
     }
     Ok(VerifyReport { games: games.len(), problems, shallow: shallow_boundary(&index, unchecked) })
 }

@@ -198,8 +198,19 @@ fn open_archive(session: &Session, create: bool) -> Result<Archive, Failure> {
 
 /// Finds a game by id (`20261129-ann-bo`), by `variant/id`, or by its path in the archive.
 pub fn find(archive: &Archive, game: &str) -> Result<GamePath, Failure> {
-    let games = archive.list_games()?;
     let wanted = game.trim_end_matches(".pgn").trim_start_matches("games/");
+    // The game's possible paths first (a few tree entries, whatever the archive's size);
+    // the whole list only to say why none or several match.
+    let (variant, id) = match wanted.split_once('/') {
+        Some((v, id)) => (Some(v), id),
+        None => (None, wanted),
+    };
+    let found: Vec<GamePath> =
+        archive.games_with_id(id)?.into_iter().filter(|g| variant.is_none_or(|v| g.variant() == v)).collect();
+    if let [one] = found.as_slice() {
+        return Ok(one.clone());
+    }
+    let games = archive.list_games()?;
     let matches: Vec<&GamePath> = games
         .iter()
         .filter(|g| g.id() == wanted || format!("{}/{}", g.variant(), g.id()) == wanted)

@@ -24,8 +24,8 @@ pub(crate) fn run(s: &Session, a: LogArgs, out: &mut impl Write) -> Result<(), F
     let Some(game) = a.game else { return archive_log(&archive, a.json, out) };
     // A Fantasy Grand game with a secret army choice: the choice comes first (and is
     // all there is until both armies are revealed).
-    let choice =
-        archive.list_army_choices()?.into_iter().find(|id| *id == game.trim_start_matches("fantasy-grand/"));
+    let wanted = game.trim_start_matches("fantasy-grand/");
+    let choice = archive.has_army_choice(wanted)?.then(|| wanted.to_string());
     let mut lines = match &choice {
         Some(id) => ops::choice_history(&archive, id)?,
         None => Vec::new(),
