@@ -34,7 +34,7 @@ const LOCK_FILE: &str = "cache.lock";
 
 /// The schema's version (SQLite's `user_version`): a database with another one is made
 /// again. 0 is a new, empty database.
-const SCHEMA_VERSION: i64 = 3;
+const SCHEMA_VERSION: i64 = 4;
 
 /// The files earlier releases kept in the same folder (their own formats), removed when the
 /// database is made.
@@ -51,14 +51,28 @@ CREATE TABLE meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;
 CREATE TABLE authors (id INTEGER PRIMARY KEY, name TEXT NOT NULL, email TEXT NOT NULL,
     UNIQUE (name, email));
 CREATE TABLE paths (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE);
-CREATE TABLE commits (seq INTEGER PRIMARY KEY, id BLOB NOT NULL UNIQUE, parent BLOB,
+CREATE TABLE commits (seq INTEGER PRIMARY KEY, id BLOB NOT NULL, parent BLOB,
     author INTEGER NOT NULL, time INTEGER NOT NULL, offset INTEGER NOT NULL,
     message TEXT NOT NULL);
-CREATE TABLE changes (path INTEGER NOT NULL, seq INTEGER NOT NULL, n INTEGER NOT NULL,
-    blob BLOB, mode INTEGER NOT NULL, PRIMARY KEY (path, seq, n)) WITHOUT ROWID;
-CREATE INDEX changes_by_commit ON changes (seq);
+CREATE TABLE changes (seq INTEGER NOT NULL, n INTEGER NOT NULL, path INTEGER NOT NULL,
+    blob BLOB, mode INTEGER NOT NULL, PRIMARY KEY (seq, n)) WITHOUT ROWID;
 CREATE TABLE verdicts (namespace TEXT NOT NULL, commit_id BLOB NOT NULL, path TEXT NOT NULL,
     verdict TEXT NOT NULL, PRIMARY KEY (namespace, path, commit_id)) WITHOUT ROWID;
+";
+
+/// The indexes that look up a commit by id and a path's changes. A walk from scratch
+/// writes its rows without them (rows in commit order go in at one end of their tables;
+/// these indexes would take them all over, and rewrite most of their pages in every
+/// batch) and makes them when it ends, from the sorted rows.
+pub(crate) const LOOKUPS: &str = "
+CREATE UNIQUE INDEX IF NOT EXISTS commits_by_id ON commits (id);
+CREATE INDEX IF NOT EXISTS changes_by_path ON changes (path, seq, n);
+";
+
+/// Drops [`LOOKUPS`] (before a walk from scratch).
+pub(crate) const NO_LOOKUPS: &str = "
+DROP INDEX IF EXISTS commits_by_id;
+DROP INDEX IF EXISTS changes_by_path;
 ";
 
 /// The database file of the git directory `dir` (the archive's secrets folder).
@@ -84,6 +98,7 @@ pub(crate) fn open(dir: &Path) -> Option<Connection> {
 pub(crate) fn in_memory() -> Option<Connection> {
     let c = Connection::open_in_memory().ok()?;
     c.execute_batch(SCHEMA).ok()?;
+    c.execute_batch(LOOKUPS).ok()?;
     c.pragma_update(None, "user_version", SCHEMA_VERSION).ok()?;
     Some(c)
 }
@@ -122,6 +137,7 @@ fn try_open(dir: &Path) -> Result<Connection, Box<dyn std::error::Error>> {
         let version: i64 = c.pragma_query_value(None, "user_version", |r| r.get(0))?;
         if version == 0 {
             c.execute_batch(SCHEMA)?;
+            c.execute_batch(LOOKUPS)?;
             c.pragma_update(None, "user_version", SCHEMA_VERSION)?;
         }
         c.execute_batch("COMMIT")?;

@@ -210,9 +210,6 @@ struct Snapshot {
 /// A change to a path: position, blob (`None`: deleted), mode.
 type Change = (usize, Option<BlobId>, u32);
 
-/// What a walk met: a stored commit (its `seq`), or nothing.
-type Meeting = Option<i64>;
-
 /// The row of the database that says what is stored.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 struct Meta {
@@ -368,6 +365,29 @@ fn cut_after(c: &Connection, seq: i64) -> rusqlite::Result<()> {
     Ok(())
 }
 
+/// The commit of a row whose columns from `at` are id, parent, author name and email,
+/// time, offset and message (its changes not read).
+fn commit_row(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<IndexedCommit> {
+    Ok(IndexedCommit {
+        commit: CommitId(oid_of(&r.get::<_, Vec<u8>>(at)?)?),
+        parent: r.get::<_, Option<Vec<u8>>>(at + 1)?.map(|b| oid_of(&b)).transpose()?.map(CommitId),
+        author_name: Arc::from(r.get::<_, String>(at + 2)?),
+        author_email: Arc::from(r.get::<_, String>(at + 3)?),
+        time: Timestamp::from_unix(r.get(at + 4)?, r.get(at + 5)?),
+        message: r.get(at + 6)?,
+        changes: Vec::new(),
+    })
+}
+
+/// The change of a row whose columns from `at` are path, blob and mode.
+fn change_row(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<IndexedChange> {
+    Ok(IndexedChange {
+        path: Arc::from(r.get::<_, String>(at)?),
+        blob: r.get::<_, Option<Vec<u8>>>(at + 1)?.map(|b| oid_of(&b)).transpose()?.map(BlobId),
+        mode: r.get(at + 2)?,
+    })
+}
+
 /// Reads the commit stored at `seq`.
 fn read_commit(c: &Connection, seq: i64) -> rusqlite::Result<IndexedCommit> {
     let mut commit = c
@@ -375,28 +395,14 @@ fn read_commit(c: &Connection, seq: i64) -> rusqlite::Result<IndexedCommit> {
             "SELECT c.id, c.parent, a.name, a.email, c.time, c.offset, c.message
              FROM commits c JOIN authors a ON a.id = c.author WHERE c.seq = ?1",
         )?
-        .query_row([seq], |r| {
-            Ok(IndexedCommit {
-                commit: CommitId(oid_of(&r.get::<_, Vec<u8>>(0)?)?),
-                parent: r.get::<_, Option<Vec<u8>>>(1)?.map(|b| oid_of(&b)).transpose()?.map(CommitId),
-                author_name: Arc::from(r.get::<_, String>(2)?),
-                author_email: Arc::from(r.get::<_, String>(3)?),
-                time: Timestamp::from_unix(r.get(4)?, r.get(5)?),
-                message: r.get(6)?,
-                changes: Vec::new(),
-            })
-        })?;
+        .query_row([seq], |r| commit_row(r, 0))?;
     let mut stmt = c.prepare_cached(
         "SELECT p.path, ch.blob, ch.mode FROM changes ch JOIN paths p ON p.id = ch.path
          WHERE ch.seq = ?1 ORDER BY ch.n",
     )?;
     let mut rows = stmt.query([seq])?;
     while let Some(r) = rows.next()? {
-        commit.changes.push(IndexedChange {
-            path: Arc::from(r.get::<_, String>(0)?),
-            blob: r.get::<_, Option<Vec<u8>>>(1)?.map(|b| oid_of(&b)).transpose()?.map(BlobId),
-            mode: r.get(2)?,
-        });
+        commit.changes.push(change_row(r, 0)?);
     }
     Ok(commit)
 }
@@ -553,14 +559,7 @@ impl HistoryIndex {
                     let mut pending: Option<(i64, IndexedChange)> = None;
                     let next_change = |rows: &mut rusqlite::Rows<'_>| -> rusqlite::Result<Option<(i64, IndexedChange)>> {
                         let Some(r) = rows.next()? else { return Ok(None) };
-                        Ok(Some((
-                            r.get(0)?,
-                            IndexedChange {
-                                path: Arc::from(r.get::<_, String>(1)?),
-                                blob: r.get::<_, Option<Vec<u8>>>(2)?.map(|b| oid_of(&b)).transpose()?.map(BlobId),
-                                mode: r.get(3)?,
-                            },
-                        )))
+                        Ok(Some((r.get(0)?, change_row(r, 1)?)))
                     };
                     pending = match pending {
                         None => next_change(&mut change_rows)?,
@@ -568,15 +567,7 @@ impl HistoryIndex {
                     };
                     while let Some(r) = rows.next()? {
                         let seq: i64 = r.get(0)?;
-                        let mut commit = IndexedCommit {
-                            commit: CommitId(oid_of(&r.get::<_, Vec<u8>>(1)?)?),
-                            parent: r.get::<_, Option<Vec<u8>>>(2)?.map(|b| oid_of(&b)).transpose()?.map(CommitId),
-                            author_name: Arc::from(r.get::<_, String>(3)?),
-                            author_email: Arc::from(r.get::<_, String>(4)?),
-                            time: Timestamp::from_unix(r.get(5)?, r.get(6)?),
-                            message: r.get(7)?,
-                            changes: Vec::new(),
-                        };
+                        let mut commit = commit_row(r, 1)?;
                         while let Some((s, _)) = &pending {
                             if *s > seq {
                                 break;
@@ -1074,8 +1065,8 @@ impl Archive {
             return Ok(());
         }
         let _lock = cache::WriterLock::take(dir);
-        // A walk writes rows keyed by path and by commit id all over their indexes: a page
-        // cache of 16 MiB (SQLite's default is 2) keeps most of them in memory.
+        // A page cache of 16 MiB (SQLite's default is 2): an extension writes rows all over
+        // the lookup indexes, and the end of a walk from scratch sorts them.
         conn.pragma_update(None, "cache_size", -16_384)?;
         let mut numbers = Numbers::default();
         let mut meta = read_meta(conn)?;
@@ -1098,7 +1089,7 @@ impl Archive {
         }
         // Walked back (ids only) until the stored line.
         let mut ids: Vec<Oid> = Vec::new();
-        let mut met: Meeting = None;
+        let mut met: Option<i64> = None;
         let mut commit = self.find_commit(target)?;
         loop {
             if let Some(seq) = seq_of(conn, commit.id(), meta.high)? {
@@ -1128,7 +1119,7 @@ impl Archive {
         cut_after(conn, seq)?;
         write_meta(conn, &Meta { tip: Some(commit.id()), high: seq, ..meta })?;
         conn.execute_batch("COMMIT")?;
-        let mut source = CommitSource::new(self, target.0);
+        let mut source = CommitSource::new(target.0);
         // A few commits: libgit2 diffs them faster than git starts.
         source.use_git &= k > BULK;
         let mut next_seq = seq + k as i64;
@@ -1183,6 +1174,7 @@ impl Archive {
     ) -> Result<(), Failure> {
         let meta = Meta { tip: Some(from), low: seq + 1, high: seq, complete: false, shallow: None };
         conn.execute_batch("BEGIN IMMEDIATE")?;
+        conn.execute_batch(cache::NO_LOOKUPS)?;
         write_meta(conn, &meta)?;
         conn.execute_batch("COMMIT")?;
         self.walk_down(conn, numbers, meta, from, progress)
@@ -1210,6 +1202,7 @@ impl Archive {
                 // The root, or a shallow boundary: the walk had ended.
                 conn.execute_batch("BEGIN IMMEDIATE")?;
                 let shallow = end.map(|_| oldest.commit.0);
+                conn.execute_batch(cache::LOOKUPS)?;
                 write_meta(conn, &Meta { complete: true, shallow, ..*meta })?;
                 conn.execute_batch("COMMIT")?;
                 Ok(())
@@ -1227,7 +1220,7 @@ impl Archive {
         from: Oid,
         progress: &mut dyn FnMut(usize),
     ) -> Result<(), Failure> {
-        let mut source = CommitSource::new(self, from);
+        let mut source = CommitSource::new(from);
         let mut walked = 0usize;
         loop {
             let mut batch = Vec::with_capacity(BATCH.min(4096));
@@ -1249,6 +1242,7 @@ impl Archive {
             if let Some(shallow) = end {
                 meta.complete = true;
                 meta.shallow = shallow.map(|s| s.0);
+                conn.execute_batch(cache::LOOKUPS)?;
             }
             write_meta(conn, &meta)?;
             conn.execute_batch("COMMIT")?;
@@ -1358,7 +1352,7 @@ struct CommitSource {
 }
 
 impl CommitSource {
-    fn new(_archive: &Archive, from: Oid) -> CommitSource {
+    fn new(from: Oid) -> CommitSource {
         CommitSource {
             #[cfg(test)]
             through_git: !tests_walk_with_libgit2(),
