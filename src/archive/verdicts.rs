@@ -49,6 +49,8 @@ pub struct VerdictCache {
     unsaved: Vec<(CommitId, String)>,
     /// Verdicts added in batches ([`VerdictCache::append`]), saved after `unsaved`.
     appended: Vec<(CommitId, String, String)>,
+    /// Verdicts removed since loading ([`VerdictCache::remove`]), deleted by `save`.
+    removed: Vec<(CommitId, String)>,
 }
 
 impl Archive {
@@ -63,6 +65,7 @@ impl Archive {
             added: HashMap::new(),
             unsaved: Vec::new(),
             appended: Vec::new(),
+            removed: Vec::new(),
         }
     }
 }
@@ -70,8 +73,12 @@ impl Archive {
 impl VerdictCache {
     /// The verdict stored for `path` at `commit`: the last one put, else the database's.
     pub fn get(&self, commit: CommitId, path: &str) -> Option<String> {
-        if let Some(v) = self.added.get(&(commit, path.to_string())) {
+        let key = (commit, path.to_string());
+        if let Some(v) = self.added.get(&key) {
             return Some(v.clone());
+        }
+        if self.removed.contains(&key) {
+            return None;
         }
         let conn = self.conn.as_ref()?.lock().ok()?;
         conn.prepare_cached(
@@ -115,9 +122,57 @@ impl VerdictCache {
         out
     }
 
+    /// Every verdict stored at `commit`, by path (what was put or removed since loading
+    /// included), in the order of the paths: one read for the rows a caller keeps under
+    /// one key commit.
+    pub fn at_commit(&self, commit: CommitId) -> Vec<(String, String)> {
+        let mut out = std::collections::BTreeMap::new();
+        if let Some(conn) = self.conn.as_ref().and_then(|c| c.lock().ok()) {
+            let read = conn
+                .prepare_cached("SELECT path, verdict FROM verdicts WHERE namespace = ?1 AND commit_id = ?2")
+                .and_then(|mut s| {
+                    let rows = s.query_map(params![self.namespace, commit.0.as_bytes()], |r| {
+                        Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+                    })?;
+                    for row in rows {
+                        let (path, v) = row?;
+                        out.insert(path, v);
+                    }
+                    Ok(())
+                });
+            if read.is_err() {
+                out.clear();
+            }
+        }
+        for (c, path) in &self.removed {
+            if *c == commit {
+                out.remove(path);
+            }
+        }
+        for ((c, path), v) in &self.added {
+            if *c == commit {
+                out.insert(path.clone(), v.clone());
+            }
+        }
+        out.into_iter().collect()
+    }
+
+    /// Removes the verdict of `path` at `commit` (if there is one), when
+    /// [`VerdictCache::save`] writes.
+    pub fn remove(&mut self, commit: CommitId, path: &str) {
+        let key = (commit, path.to_string());
+        if self.added.remove(&key).is_some() {
+            self.unsaved.retain(|k| *k != key);
+        }
+        self.removed.push(key);
+    }
+
     /// Stores a verdict for `path` at `commit` (replacing one stored before), to be
     /// written by [`VerdictCache::save`].
     pub fn put(&mut self, commit: CommitId, path: &str, verdict: String) {
+        let key = (commit, path.to_string());
+        // Put back after a removal: the stored row stays (or is replaced below).
+        self.removed.retain(|k| *k != key);
         if self.get(commit, path).as_deref() == Some(verdict.as_str()) {
             return;
         }
@@ -173,7 +228,7 @@ impl VerdictCache {
     /// [`ArchiveError::Io`] when the database cannot be written (callers that only use the
     /// cache to go faster may ignore it).
     pub fn save(&mut self) -> Result<(), ArchiveError> {
-        if self.unsaved.is_empty() && self.appended.is_empty() {
+        if self.unsaved.is_empty() && self.appended.is_empty() && self.removed.is_empty() {
             return Ok(());
         }
         let failed = |e: rusqlite::Error| ArchiveError::io("write", &self.file, std::io::Error::other(e));
@@ -185,6 +240,12 @@ impl VerdictCache {
             .map_err(|_| ArchiveError::io("write", &self.file, std::io::Error::other("poisoned")))?;
         conn.execute_batch("BEGIN IMMEDIATE").map_err(failed)?;
         let written = (|| -> rusqlite::Result<()> {
+            let mut delete = conn.prepare_cached(
+                "DELETE FROM verdicts WHERE namespace = ?1 AND path = ?2 AND commit_id = ?3",
+            )?;
+            for (commit, path) in &self.removed {
+                delete.execute(params![self.namespace, path, commit.0.as_bytes()])?;
+            }
             let mut stmt = conn.prepare_cached(
                 "INSERT OR REPLACE INTO verdicts (namespace, commit_id, path, verdict) VALUES (?1, ?2, ?3, ?4)",
             )?;
@@ -207,6 +268,7 @@ impl VerdictCache {
         }
         self.unsaved.clear();
         self.appended.clear();
+        self.removed.clear();
         Ok(())
     }
 }

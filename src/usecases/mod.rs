@@ -26,6 +26,7 @@ mod error;
 mod exchange;
 pub mod files;
 mod games;
+mod kept_report;
 mod layout;
 mod report;
 mod session;
