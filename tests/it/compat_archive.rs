@@ -115,22 +115,7 @@ fn caches_deleted_or_corrupted_change_no_verdict_of_the_0_1_0_archive() {
 #[test]
 fn branch_rewritten_under_warm_caches_changes_no_verdict() {
     let (dir, archive, time) = clone_of_0_1_0();
-    let git = |args: &[&str]| {
-        let out = Command::new("git")
-            .arg("-C")
-            .arg(&archive)
-            .args(args)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("HOME", dir.path())
-            .env("GIT_AUTHOR_NAME", "Di")
-            .env("GIT_AUTHOR_EMAIL", "di@example.org")
-            .env("GIT_COMMITTER_NAME", "Di")
-            .env("GIT_COMMITTER_EMAIL", "di@example.org")
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-        String::from_utf8_lossy(&out.stdout).trim().to_string()
-    };
+    let git = |args: &[&str]| git_as_di(dir.path(), &archive, args);
     let verify = || ravenpost(dir.path(), &archive, &time, &["verify", "--json"]);
     assert_eq!(verify().0, expected("0.1.0-verify.expected"), "warm the caches");
     // A comment slipped into the going game by hand: not a step ravenpost records.
@@ -253,19 +238,7 @@ fn index_updates_killed_100_times_answer_as_a_cold_rebuild() {
 fn verify_after_new_commits_answers_as_a_full_check() {
     let (dir, archive, time) = clone_of_0_1_0();
     let git = |args: &[&str]| {
-        let out = Command::new("git")
-            .arg("-C")
-            .arg(&archive)
-            .args(args)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("HOME", dir.path())
-            .env("GIT_AUTHOR_NAME", "Di")
-            .env("GIT_AUTHOR_EMAIL", "di@example.org")
-            .env("GIT_COMMITTER_NAME", "Di")
-            .env("GIT_COMMITTER_EMAIL", "di@example.org")
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        git_as_di(dir.path(), &archive, args);
     };
     let verify = || ravenpost(dir.path(), &archive, &time, &["verify", "--json"]);
     let caches = archive.join(".git/ravenpost");
@@ -294,6 +267,19 @@ fn verify_after_new_commits_answers_as_a_full_check() {
             git(&["rm", "-q", games[1].to_str().unwrap()]);
             git(&["commit", "-q", "-m", "gone"]);
         }),
+        // A new game (one more game counted), then a move in it.
+        Box::new(|| {
+            let new =
+                ["--author", "Club <club@example.org>", "new", "grand", "--white", "Ed", "--black", "Flo"];
+            let (out, err, code) =
+                ravenpost(dir.path(), &archive, &time, &[&new[..], &["--id", "late"]].concat());
+            assert_eq!(code, 0, "{out}{err}");
+        }),
+        Box::new(|| {
+            let play = ["--author", "Club <club@example.org>", "move", "late", "e4", "--as", "Ed"];
+            let (out, err, code) = ravenpost(dir.path(), &archive, &time, &play);
+            assert_eq!(code, 0, "{out}{err}");
+        }),
     ];
     for (k, step) in steps.iter().enumerate() {
         step();
@@ -306,4 +292,69 @@ fn verify_after_new_commits_answers_as_a_full_check() {
     }
     let last = verify().0;
     assert!(last.contains("deleted"), "{last}");
+    let games_now = |out: &str| serde_json::from_str::<serde_json::Value>(out).unwrap()["games"].as_u64();
+    assert_eq!(games_now(&last), games_now(&first.0), "one game deleted, one new");
+}
+
+/// Runs git in `archive` as Di (with `home` as its home), failing the test when it fails;
+/// its output, trimmed.
+fn git_as_di(home: &Path, archive: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(archive)
+        .args(args)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", home)
+        .env("GIT_AUTHOR_NAME", "Di")
+        .env("GIT_AUTHOR_EMAIL", "di@example.org")
+        .env("GIT_COMMITTER_NAME", "Di")
+        .env("GIT_COMMITTER_EMAIL", "di@example.org")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// The caches ravenpost 0.2.0 kept (its own history index and verdict files, made by
+/// `tests/data/archives/make-0.2.0-cache.sh` with that release's binary) in a clone of the
+/// 0.1.0 archive: this release answers as 0.1.0 did, warm and again, and leaves no file
+/// of the old formats behind.
+#[test]
+fn caches_written_by_0_2_0_change_no_verdict_of_the_0_1_0_archive() {
+    let (dir, archive, time) = clone_of_0_1_0();
+    let caches = archive.join(".git/ravenpost");
+    std::fs::create_dir_all(&caches).unwrap();
+    let out = Command::new("tar")
+        .arg("-C")
+        .arg(&caches)
+        .arg("-xf")
+        .arg(data("0.2.0-cache.tar"))
+        .output()
+        .expect("tar must be installed to run this test");
+    assert!(out.status.success(), "tar: {}", String::from_utf8_lossy(&out.stderr));
+    let old: Vec<String> = std::fs::read_dir(&caches)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.starts_with("cache.sqlite3"))
+        .collect();
+    assert!(!old.is_empty(), "the 0.2.0 caches are in place");
+    for round in ["first", "again"] {
+        let (out, err, code) = ravenpost(dir.path(), &archive, &time, &["verify", "--json"]);
+        assert_eq!((code, err.as_str()), (0, ""), "{round}: {out}");
+        assert_eq!(out, expected("0.1.0-verify.expected"), "{round}");
+        for game in ["g-ann-bo", "grand-tc", "fid-1", "fg-secret", "fg-draw", "g-clock"] {
+            let (out, _, code) = ravenpost(dir.path(), &archive, &time, &["log", game, "--json"]);
+            assert_eq!(code, 0, "{round}: {game}");
+            assert_eq!(out, expected(&format!("0.1.0-log-{game}.expected")), "{round}: log of {game}");
+        }
+        let (out, _, code) = ravenpost(dir.path(), &archive, &time, &["status", "--json"]);
+        assert_eq!(code, 0);
+        assert_eq!(out, expected("0.1.0-status.expected"), "{round}: status");
+    }
+    let left: Vec<String> = std::fs::read_dir(&caches)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| old.contains(n))
+        .collect();
+    assert_eq!(left, Vec::<String>::new(), "files of the old formats are removed");
 }
