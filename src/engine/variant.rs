@@ -401,39 +401,8 @@ impl Variant {
     pub fn attacked(&self, pos: &Position, target: Square, by: Side) -> bool {
         let cands = self.tables.reach_to[by.index() * super::geometry::SQUARE_COUNT + target.index()]
             .intersection(&pos.occupied[by.index()]);
-        for from in cands.iter() {
-            let p = pos.piece_at(from).expect("occupied");
-            let kind = p.kind.index();
-            if !self.tables.attack_mask[super::tables::slot(kind, by, from)].contains(target) {
-                continue;
-            }
-            if self.freezer.is_some() && self.is_frozen(pos, from) {
-                continue;
-            }
-            for ray in self.tables.rays(kind, by, from) {
-                if !ray.mode.captures() {
-                    continue;
-                }
-                if ray.via != NO_SQUARE && pos.board[ray.via as usize] != 0 {
-                    continue;
-                }
-                let mut screened = false;
-                for &q in self.tables.squares(ray) {
-                    if q as usize == target.index() {
-                        if !ray.hop || screened {
-                            return true;
-                        }
-                        break;
-                    }
-                    if pos.board[q as usize] != 0 {
-                        if ray.hop && !screened {
-                            screened = true;
-                        } else {
-                            break;
-                        }
-                    }
-                }
-            }
+        if self.captures_on(pos, target, by, cands.iter(), |q| pos.board[q] != 0) {
+            return true;
         }
         self.rules.extra_attack(self, pos, target, by)
     }
@@ -1058,7 +1027,21 @@ impl Variant {
             .intersection(&pos.occupied[by.index()]);
         cands.remove(to);
         let occupied = |q: usize| q == to.index() || (q != from.index() && pos.board[q] != 0);
-        for at in cands.iter() {
+        self.captures_on(pos, target, by, cands.iter(), occupied)
+    }
+
+    /// Whether one of the pieces of side `by` on `cands` could capture on `target` by a
+    /// ray, with `occupied` saying which squares hold a piece (frozen pieces judged in
+    /// `pos`).
+    fn captures_on(
+        &self,
+        pos: &Position,
+        target: Square,
+        by: Side,
+        cands: impl Iterator<Item = Square>,
+        occupied: impl Fn(usize) -> bool,
+    ) -> bool {
+        for at in cands {
             let kind = pos.piece_at(at).expect("occupied").kind.index();
             if !self.tables.attack_mask[super::tables::slot(kind, by, at)].contains(target)
                 || (self.freezer.is_some() && self.is_frozen(pos, at))
