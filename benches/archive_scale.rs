@@ -339,7 +339,7 @@ fn clear_caches(dir: &Path) {
     let Ok(entries) = fs::read_dir(dir.join(".git/ravenpost")) else { return };
     for e in entries.filter_map(Result::ok) {
         let name = e.file_name().to_string_lossy().into_owned();
-        if name.starts_with("index") || name.starts_with("verdicts") {
+        if name.starts_with("cache.sqlite3") || name.starts_with("index") || name.starts_with("verdicts") {
             let _ = fs::remove_file(e.path());
         }
     }
@@ -445,7 +445,7 @@ fn measure(base: &Path, games: usize, layout: Layout, reps: usize) -> BTreeMap<&
             assert_eq!(index.len(), commit_count, "the index has every commit");
         },
     );
-    let cache_size = fs::metadata(dir.join(".git/ravenpost/index-v2")).map_or(0, |m| m.len());
+    let cache_size = fs::metadata(dir.join(".git/ravenpost/cache.sqlite3")).map_or(0, |m| m.len());
     t("index: build (library)", built);
     let load = time(
         reps.max(10),
@@ -465,12 +465,8 @@ fn measure(base: &Path, games: usize, layout: Layout, reps: usize) -> BTreeMap<&
     t("verify (all games, cold)", cold);
     // The same with the history index already cached: the referee's own part.
     let verdicts_only = |dir: &Path| {
-        let Ok(entries) = fs::read_dir(dir.join(".git/ravenpost")) else { return };
-        for e in entries.filter_map(Result::ok) {
-            if e.file_name().to_string_lossy().starts_with("verdicts") {
-                let _ = fs::remove_file(e.path());
-            }
-        }
+        let db = rusqlite::Connection::open(dir.join(".git/ravenpost/cache.sqlite3")).expect("the cache");
+        db.execute_batch("DELETE FROM verdicts").expect("verdicts deleted");
     };
     let d = time(reps, || verdicts_only(&dir), |()| drop(ravenpost(&dir, &["verify"])));
     t("verify (all games, cold verdicts, index cached)", d);
@@ -571,7 +567,7 @@ fn measure(base: &Path, games: usize, layout: Layout, reps: usize) -> BTreeMap<&
     t("site (all games, cold)", d);
     let d = time(cached_reps, &mut one_more, |()| drop(ravenpost(&dir, &["site", &site_arg])));
     t("site after one new move", d);
-    row.insert("archive: index cache size", format!("{:.1} MB", cache_size as f64 / 1e6));
+    row.insert("archive: cache database size", format!("{:.1} MB", cache_size as f64 / 1e6));
     // Peak memory of each command, once each (the cold ones from nothing).
     let mut peak = 0;
     let mut mem = |name: &'static str, kib: u64| {

@@ -650,7 +650,8 @@ impl Archive {
     /// waiting a little for a git command that holds the index lock.
     fn update_index_entry(&self, path: &str) -> Result<(), String> {
         let mut index = self.repo.index().map_err(|e| format!("open index: {}", e.message()))?;
-        index.read(true).map_err(|e| format!("read index: {}", e.message()))?;
+        // Read again only if the file changed since libgit2 loaded it (by its stamp).
+        index.read(false).map_err(|e| format!("read index: {}", e.message()))?;
         index.add_path(Path::new(path)).map_err(|e| format!("update index entry: {}", e.message()))?;
         // `git status` and other git commands take the index lock for a moment: retry.
         let mut pause = Duration::from_millis(1);
