@@ -1011,7 +1011,7 @@ impl Archive {
     }
 
     /// The commit `commit` with its changes against `parent_tree` (its first parent's tree;
-    /// `None`: an empty tree), by libgit2.
+    /// `None`: an empty tree), by libgit2 ([`super::treediff`]).
     fn diff_commit(
         &self,
         commit: &git2::Commit<'_>,
@@ -1019,31 +1019,9 @@ impl Archive {
         parent_tree: Option<&git2::Tree<'_>>,
         tree: &git2::Tree<'_>,
     ) -> Result<IndexedCommit, ArchiveError> {
-        let diff = self
-            .repo
-            // A type change (a file become a symbolic link) is one change, as git lists it,
-            // not a deletion and an addition.
-            .diff_tree_to_tree(
-                parent_tree,
-                Some(tree),
-                Some(git2::DiffOptions::new().include_typechange(true)),
-            )
+        // Only the folders whose ids changed are read (libgit2's own tree diff reads all).
+        let changes = super::treediff::tree_changes(&self.repo, parent_tree, Some(tree))
             .map_err(|e| ArchiveError::git_oid("diff commit", commit.id(), e))?;
-        let mut changes: Vec<IndexedChange> = diff
-            .deltas()
-            .filter_map(|d| {
-                let path = d.new_file().path_bytes().or_else(|| d.old_file().path_bytes())?;
-                let (blob, mode) = match d.status() {
-                    git2::Delta::Deleted => (None, 0),
-                    _ => (
-                        Some(BlobId(d.new_file().id())),
-                        u32::try_from(i32::from(d.new_file().mode())).unwrap_or(0),
-                    ),
-                };
-                Some(IndexedChange { path: Arc::from(String::from_utf8_lossy(path)), blob, mode })
-            })
-            .collect();
-        changes.sort_by(|a, b| a.path.cmp(&b.path));
         let (author_name, author_email, time, message) = commit_meta(commit);
         Ok(IndexedCommit {
             commit: CommitId(commit.id()),

@@ -50,6 +50,7 @@ mod lock;
 mod remote;
 pub mod settings;
 mod signing;
+mod treediff;
 mod types;
 mod verdicts;
 mod write;

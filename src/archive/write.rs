@@ -877,15 +877,9 @@ impl Archive {
         };
         let old = expected.map(tree).transpose()?;
         let new_tree = tree(new)?;
-        let diff = self
-            .repo
-            .diff_tree_to_tree(old.as_ref(), Some(&new_tree), None)
+        let changes = super::treediff::tree_changes(&self.repo, old.as_ref(), Some(&new_tree))
             .map_err(|e| ArchiveError::git_oid("diff commit", new, e))?;
-        Ok(diff
-            .deltas()
-            .filter(|d| d.status() != git2::Delta::Deleted)
-            .filter_map(|d| d.new_file().path().and_then(|p| p.to_str()).map(str::to_string))
-            .collect())
+        Ok(changes.into_iter().filter(|c| c.blob.is_some()).map(|c| c.path.to_string()).collect())
     }
 
     /// Removes the temporary files a write of `path` in the working tree may have left.
