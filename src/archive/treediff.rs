@@ -10,7 +10,7 @@
 
 use std::sync::Arc;
 
-use git2::{ObjectType, Oid, Repository, Tree, TreeEntry};
+use git2::{ObjectType, Repository, Tree, TreeEntry};
 
 use super::{BlobId, IndexedChange};
 
