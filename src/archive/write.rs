@@ -647,8 +647,14 @@ impl Archive {
     }
 
     /// The index entry of `path` made from the working-tree file (git's filters apply),
-    /// waiting a little for a git command that holds the index lock.
+    /// waiting a little for a git command that holds the index lock: by git itself when
+    /// the index is large ([`GIT_UPDATES_INDEX_FROM`]) and git runs, else by libgit2.
     fn update_index_entry(&self, path: &str) -> Result<(), String> {
+        let large =
+            fs::metadata(self.repo.path().join("index")).is_ok_and(|m| m.len() >= GIT_UPDATES_INDEX_FROM);
+        if large && self.update_index_entry_by_git(path) {
+            return Ok(());
+        }
         let mut index = self.repo.index().map_err(|e| format!("open index: {}", e.message()))?;
         // Read again only if the file changed since libgit2 loaded it (by its stamp).
         index.read(false).map_err(|e| format!("read index: {}", e.message()))?;
@@ -666,6 +672,44 @@ impl Archive {
             }
         }
         Ok(())
+    }
+}
+
+/// An index file at least this large (some 5,000 entries) is updated by `git
+/// update-index`: libgit2 reads, checks and writes the whole file four times slower than
+/// git (40 ms against 10 ms at 30,000 entries, 2.8 MB), and git's start (a few ms) is
+/// repaid only on a large one.
+const GIT_UPDATES_INDEX_FROM: u64 = 512 * 1024;
+
+impl Archive {
+    /// `git update-index --add -- PATH` in this repository, retried while another git
+    /// holds the index lock; false when git cannot run or refuses (libgit2 then does it).
+    fn update_index_entry_by_git(&self, path: &str) -> bool {
+        let Some(workdir) = self.repo.workdir() else { return false };
+        let mut pause = Duration::from_millis(1);
+        for attempt in 0.. {
+            let out = std::process::Command::new("git")
+                // The index of this repository, whatever the environment names.
+                .env_remove("GIT_INDEX_FILE")
+                .env_remove("GIT_OBJECT_DIRECTORY")
+                .arg("--git-dir")
+                .arg(self.repo.path())
+                .arg("--work-tree")
+                .arg(workdir)
+                .args(["update-index", "--add", "--"])
+                .arg(path)
+                .stdin(std::process::Stdio::null())
+                .output();
+            match out {
+                Ok(o) if o.status.success() => return true,
+                Ok(o) if attempt < 200 && String::from_utf8_lossy(&o.stderr).contains("index.lock") => {
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(Duration::from_millis(20));
+                }
+                _ => return false,
+            }
+        }
+        false
     }
 }
 
@@ -1055,5 +1099,41 @@ mod subject_tests {
         // No space to cut at: cut at the limit.
         let m = capped_message(&"y".repeat(100));
         assert_eq!(m.lines().next().unwrap().chars().count(), 72);
+    }
+}
+
+#[cfg(test)]
+mod index_tests {
+    use super::*;
+
+    /// The entry git writes for a changed game file is the one libgit2 would write: the
+    /// committed blob, and `git status` finds the working tree clean.
+    #[test]
+    fn git_updates_an_index_entry_as_libgit2_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let ann = Identity::new("Ann Example", "ann@example.com");
+        let archive = Archive::init(dir.path(), Some(&ann), Timestamp::from_unix(1_740_830_400, 0)).unwrap();
+        let git = |args: &[&str]| {
+            let out = std::process::Command::new("git")
+                .arg("-C")
+                .arg(dir.path())
+                .args(args)
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .env("HOME", dir.path())
+                .output()
+                .expect("git must be installed to run this test");
+            assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+            String::from_utf8_lossy(&out.stdout).into_owned()
+        };
+        for (name, text) in [("a.txt", "one\n"), ("new/b.txt", "two\n")] {
+            std::fs::create_dir_all(dir.path().join(name).parent().unwrap()).unwrap();
+            std::fs::write(dir.path().join(name), text).unwrap();
+            assert!(archive.update_index_entry_by_git(name), "{name}");
+            let blob = Oid::hash_object(ObjectType::Blob, text.as_bytes()).unwrap();
+            let staged = git(&["ls-files", "--stage", "--", name]);
+            assert!(staged.starts_with(&format!("100644 {blob} 0\t{name}")), "{staged}");
+        }
+        git(&["-c", "user.name=Ann", "-c", "user.email=ann@example.com", "commit", "-q", "-m", "files"]);
+        assert_eq!(git(&["status", "--porcelain"]), "");
     }
 }
