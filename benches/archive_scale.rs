@@ -299,14 +299,20 @@ fn archive(root: &Path, games: usize, layout: Layout) -> PathBuf {
     dir
 }
 
-/// Runs the binary in `dir` with `args`; panics unless it succeeds.
-fn ravenpost(dir: &Path, args: &[&str]) -> Output {
-    let out = Command::new(env!("CARGO_BIN_EXE_ravenpost"))
+/// `command` run in the archive `dir`, as the archive of ravenpost, with no git
+/// configuration but the archive's own.
+fn in_archive<'c>(command: &'c mut Command, dir: &Path) -> &'c mut Command {
+    command
         .current_dir(dir)
-        .args(args)
         .env("RAVENPOST_ARCHIVE", dir)
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
+}
+
+/// Runs the binary in `dir` with `args`; panics unless it succeeds.
+fn ravenpost(dir: &Path, args: &[&str]) -> Output {
+    let out = in_archive(&mut Command::new(env!("CARGO_BIN_EXE_ravenpost")), dir)
+        .args(args)
         .output()
         .expect("ravenpost runs");
     assert!(
@@ -364,17 +370,13 @@ fn next_move(dir: &Path, path: &str, at: i64) -> (String, String, String) {
 /// reads it from the kernel (wait4's maxrss); run once, untimed.
 fn peak_kib(dir: &Path, args: &[&str]) -> u64 {
     let report = dir.join(".git/peak-memory");
-    let out = Command::new("/usr/bin/time")
+    let out = in_archive(&mut Command::new("/usr/bin/time"), dir)
         .arg("-f")
         .arg("%M")
         .arg("-o")
         .arg(&report)
         .arg(env!("CARGO_BIN_EXE_ravenpost"))
-        .current_dir(dir)
         .args(args)
-        .env("RAVENPOST_ARCHIVE", dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .output()
         .expect("/usr/bin/time runs (apt-get install time)");
     assert!(out.status.success(), "ravenpost {args:?}: {}", String::from_utf8_lossy(&out.stderr));
@@ -394,13 +396,9 @@ fn play_as(dir: &Path, id: &str, token: &str, player: &str, at: i64, named: bool
     if named {
         args.extend(["--as", player]);
     }
-    let out = Command::new(env!("CARGO_BIN_EXE_ravenpost"))
-        .current_dir(dir)
+    let out = in_archive(&mut Command::new(env!("CARGO_BIN_EXE_ravenpost")), dir)
         .args(&args)
-        .env("RAVENPOST_ARCHIVE", dir)
         .env("RAVENPOST_TIME", at.to_string())
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .output()
         .expect("ravenpost runs");
     assert!(out.status.success(), "move: {}", String::from_utf8_lossy(&out.stderr));

@@ -38,12 +38,7 @@ fn archive() -> (String, u64) {
             seed ^= seed >> 7;
             seed ^= seed << 17;
             let m = legal[(seed % legal.len() as u64) as usize];
-            if ply % 2 == 0 {
-                text.push_str(&format!("{}. ", ply / 2 + 1));
-            }
-            text.push_str(&write_move(&v, &p, &m));
-            text.push(' ');
-            p = v.make(&p, &m);
+            p = push_ply(&mut text, &v, &p, &m, ply);
             total += 1;
         }
         let result = v.outcome(&p).map(ravenpost::record::game::result_token).unwrap_or("*");
@@ -54,6 +49,23 @@ fn archive() -> (String, u64) {
 }
 
 /// The legal move of `p` that the UCI move `uci` (`e3e5`, `h9h10q`) names.
+/// Writes ply `ply` (`m`, from `p`) to `text` as a record's movetext has it (the move
+/// number before White's), and returns the position after it.
+fn push_ply(
+    text: &mut String,
+    v: &Variant,
+    p: &ravenpost::engine::Position,
+    m: &Move,
+    ply: usize,
+) -> ravenpost::engine::Position {
+    if ply.is_multiple_of(2) {
+        text.push_str(&format!("{}. ", ply / 2 + 1));
+    }
+    text.push_str(&write_move(v, p, m));
+    text.push(' ');
+    v.make(p, m)
+}
+
 fn from_uci(v: &Variant, p: &ravenpost::engine::Position, uci: &str) -> Move {
     let dims = v.def().dims;
     let split = 1 + uci[1..].find(|c: char| c.is_ascii_lowercase()).expect("a destination");
@@ -87,12 +99,7 @@ fn fsf_games() -> (String, u64) {
         let mut p = v.start_position();
         for (ply, uci) in words.filter(|w| !w.contains('=')).enumerate() {
             let m = from_uci(&v, &p, uci);
-            if ply % 2 == 0 {
-                text.push_str(&format!("{}. ", ply / 2 + 1));
-            }
-            text.push_str(&write_move(&v, &p, &m));
-            text.push(' ');
-            p = v.make(&p, &m);
+            p = push_ply(&mut text, &v, &p, &m, ply);
             total += 1;
         }
         text.push_str(v.outcome(&p).map(ravenpost::record::game::result_token).unwrap_or("*"));

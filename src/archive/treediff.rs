@@ -26,13 +26,12 @@ pub(crate) fn tree_changes(
     Ok(out)
 }
 
-/// An entry's name as git sorts it: a folder's with a `/` after it.
-fn sort_key(e: &TreeEntry<'_>) -> Vec<u8> {
-    let mut k = e.name_bytes().to_vec();
-    if e.kind() == Some(ObjectType::Tree) {
-        k.push(b'/');
-    }
-    k
+/// The order of two entries as git sorts a tree: by name, a folder's name read with a `/`
+/// after it (compared in place: this runs for every entry of every folder read).
+fn git_order(x: &TreeEntry<'_>, y: &TreeEntry<'_>) -> std::cmp::Ordering {
+    let (a, b) = (x.name_bytes(), y.name_bytes());
+    let a = a.iter().copied().chain(is_tree(x).then_some(b'/'));
+    a.cmp(b.iter().copied().chain(is_tree(y).then_some(b'/')))
 }
 
 fn is_tree(e: &TreeEntry<'_>) -> bool {
@@ -57,7 +56,7 @@ fn walk(
             (None, None) => return Ok(()),
             (Some(_), None) => std::cmp::Ordering::Less,
             (None, Some(_)) => std::cmp::Ordering::Greater,
-            (Some(x), Some(y)) => sort_key(x).cmp(&sort_key(y)),
+            (Some(x), Some(y)) => git_order(x, y),
         };
         match order {
             std::cmp::Ordering::Less => {

@@ -164,7 +164,9 @@ impl VerdictCache {
         if self.added.remove(&key).is_some() {
             self.unsaved.retain(|k| *k != key);
         }
-        self.removed.push(key);
+        if !self.removed.contains(&key) {
+            self.removed.push(key);
+        }
     }
 
     /// Stores a verdict for `path` at `commit` (replacing one stored before), to be

@@ -1,7 +1,7 @@
 //! The whole archive's `verify` report, kept in the verdict cache between runs so that a
 //! run after a few new commits reads and writes only what those commits changed.
 //!
-//! It is kept as rows of one namespace ([`NAMESPACE`]), all under the zero commit id: a
+//! It is kept as rows of one namespace ([`KeptReport::NAMESPACE`]), all under the zero commit id: a
 //! head row (the tip it describes, how many games there are, the deletions and the
 //! problems of files that are no record) and one row for each game or army choice file
 //! **with** problems. A clean archive of 30,000 games is one row; a new move rewrites the
@@ -12,10 +12,6 @@ use serde::{Deserialize, Serialize};
 use crate::archive::{CommitId, GamePath, VerdictCache};
 
 use super::report::{VerifyProblem, VerifyReport};
-
-/// The namespace of the report's rows (the referee's version is in it: a new release
-/// checks the archive again).
-const NAMESPACE: &str = concat!("referee-", env!("CARGO_PKG_VERSION"), "-3-archive");
 
 /// The head row's path.
 const HEAD: &str = "archive";
@@ -68,8 +64,9 @@ impl KeptReport {
         KeptReport { cache }
     }
 
-    /// The namespace to open the verdict cache with.
-    pub const NAMESPACE: &'static str = NAMESPACE;
+    /// The namespace to open the verdict cache with (the referee's version is in it: a
+    /// new release checks the archive again).
+    pub const NAMESPACE: &'static str = concat!("referee-", env!("CARGO_PKG_VERSION"), "-3-archive");
 
     /// The head, when a report is kept (and reads).
     pub fn head(&self) -> Option<Head> {
