@@ -9,8 +9,9 @@
 //! correspondence rules as decisions: what a step, a clock, a commit or a push may be;
 //! typed verdicts) ← [`archive`] (games kept as files in a git repository; every change
 //! judged by the referee before it is committed), [`mail`] (game messages by email) ←
-//! [`site`] (an archive as a static web site) ← [`cli`] (the `ravenpost` command: parses,
-//! calls one library function, formats).
+//! [`usecases`] (what each command does, for every front end) ← [`site`] (an archive as a
+//! static web site) ← [`server`] (`ravenpost serve`: the archive in the browser, to play
+//! in) ← [`cli`] (the `ravenpost` command: parses, calls one library function, formats).
 //!
 //! ```
 //! let gygax = ravenpost::variants::by_name("gygax", &[]).unwrap();
@@ -27,6 +28,7 @@ pub mod notation;
 pub mod record;
 pub mod referee;
 pub mod render;
+pub mod server;
 pub mod site;
 pub mod usecases;
 pub mod variants;

@@ -39,6 +39,7 @@
 
 mod hook;
 pub mod page;
+pub mod privacy;
 
 use std::collections::BTreeMap;
 use std::io::Write as _;
@@ -54,14 +55,17 @@ use crate::record;
 
 pub use hook::{POST_RECEIVE_MARK, install_site_hook, put_site_line, site_hook_line, site_line};
 pub use page::{GamePage, game_page};
+pub use privacy::Addresses;
 
 /// The manifest's file name in the output directory.
 pub const MANIFEST: &str = ".ravenpost-site.json";
 
 const INDEX_TEMPLATE: &str = include_str!("assets/index.html");
 const GAME_TEMPLATE: &str = include_str!("assets/game.html");
-const SCRIPT: &str = include_str!("assets/site.js");
-const STYLE: &str = include_str!("assets/site.css");
+/// The pages' one script (the static site's and the server's).
+pub const SCRIPT: &str = include_str!("assets/site.js");
+/// The pages' style sheet.
+pub const STYLE: &str = include_str!("assets/site.css");
 
 /// Why a site could not be (completely) written.
 #[derive(Debug, thiserror::Error)]
@@ -143,11 +147,16 @@ fn sha256_hex(parts: &[&[u8]]) -> String {
     h.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// The generator's fingerprint: a change of version, template or script regenerates
-/// every page.
-pub fn generator_hash() -> String {
+/// The generator's fingerprint: a change of version, template, script or of whether
+/// addresses are shown regenerates every page.
+pub fn generator_hash(addresses: Addresses) -> String {
+    let shown: &[u8] = match addresses {
+        Addresses::Hidden => b"addresses hidden",
+        Addresses::Shown => b"addresses shown",
+    };
     sha256_hex(&[
         env!("CARGO_PKG_VERSION").as_bytes(),
+        shown,
         INDEX_TEMPLATE.as_bytes(),
         GAME_TEMPLATE.as_bytes(),
         SCRIPT.as_bytes(),
@@ -186,6 +195,9 @@ pub struct IndexPage {
     /// Further pages linked from the index: `(title, relative address)` (for standings
     /// pages; see [`extra_pages`]).
     pub sections: Vec<(String, String)>,
+    /// A line above the table (the server's `Playing as Ann: 2 games waiting for your
+    /// move.`).
+    pub lead: Option<String>,
 }
 
 /// A page added beside the games' pages (see [`extra_pages`]).
@@ -242,6 +254,33 @@ fn game_html_with(env: &Environment<'_>, page: &GamePage, root: &str) -> Result<
     render(env, "game.html", &page.id, ctx)
 }
 
+/// A game's page as `ravenpost serve` serves it: the site's page, at the server's root,
+/// with `play` (the legal moves and the page's tokens) for the script.
+///
+/// # Errors
+/// [`SiteError::Template`] (a bug).
+pub fn served_game_html<T: Serialize>(page: &GamePage, play: &T) -> Result<String, SiteError> {
+    let env = environment();
+    let ctx = context! {
+        game => Value::from(minijinja::value::Serde(page)),
+        root => "/",
+        board => Value::from_safe_string(page.svg.clone()),
+        data => Value::from_safe_string(page::script_json(&page.board)),
+        play => Value::from_safe_string(page::script_json(play)),
+    };
+    render(&env, "game.html", &page.id, ctx)
+}
+
+/// The index page of `rows`, with `lead` above the table (the server's list of games).
+///
+/// # Errors
+/// [`SiteError::Template`] (a bug).
+pub fn index_html(rows: Vec<IndexRow>, lead: Option<String>) -> Result<String, SiteError> {
+    let env = environment();
+    let index = IndexPage { rows, sections: Vec::new(), lead };
+    render(&env, "index.html", "index", context! { index => Value::from(minijinja::value::Serde(&index)) })
+}
+
 /// Writes `bytes` to `out/rel` unless the file already holds exactly them; `true` if
 /// it wrote. The file is written beside and renamed into place.
 fn write_if_changed(out: &Path, rel: &str, bytes: &[u8]) -> Result<bool, SiteError> {
@@ -293,10 +332,14 @@ fn read_manifest(out: &Path) -> Result<Option<Manifest>, SiteError> {
 /// [`SiteError`]: the archive could not be read, a file could not be written, or `out`
 /// holds files that are not a site. Game files that cannot be read are no error: they
 /// are listed on the index and in [`SiteReport::unreadable`].
-pub fn generate(archive: &Archive, out: &Path) -> Result<SiteReport, SiteError> {
+pub fn generate(archive: &Archive, out: &Path, addresses: Addresses) -> Result<SiteReport, SiteError> {
     let old = read_manifest(out)?;
     std::fs::create_dir_all(out).map_err(io_error(out))?;
-    let generator = generator_hash();
+    let generator = generator_hash(addresses);
+    let name = |n: String| match addresses {
+        Addresses::Hidden => privacy::public_name(&n).into_owned(),
+        Addresses::Shown => n,
+    };
     let old = old.filter(|m| m.generator == generator).unwrap_or_default();
     let env = environment();
     let mut report = SiteReport::default();
@@ -342,11 +385,11 @@ pub fn generate(archive: &Archive, out: &Path) -> Result<SiteReport, SiteError> 
             id: path.id().to_string(),
             variant: game.variant.def().title.clone(),
             href: Some(rel.clone()),
-            white: record::player(&game, Side::White),
-            black: record::player(&game, Side::Black),
+            white: name(record::player(&game, Side::White)),
+            black: name(record::player(&game, Side::Black)),
             ply: game.moves.len(),
             to_move: if result == "*" {
-                format!("{} ({})", record::player(&game, side), game.variant.def().side_name(side))
+                format!("{} ({})", name(record::player(&game, side)), game.variant.def().side_name(side))
             } else {
                 String::new()
             },
@@ -355,7 +398,10 @@ pub fn generate(archive: &Archive, out: &Path) -> Result<SiteReport, SiteError> 
         };
         rows.push(row.clone());
         manifest.pages.insert(rel.clone(), PageRecord { source: hash, row });
-        let page = game_page(path.id(), &game);
+        let mut page = game_page(path.id(), &game);
+        if addresses == Addresses::Hidden {
+            page.hide_addresses();
+        }
         let html = game_html_with(&env, &page, "../../")?;
         if write_if_changed(out, &rel, html.as_bytes())? {
             report.written.push(rel);
@@ -374,12 +420,18 @@ pub fn generate(archive: &Archive, out: &Path) -> Result<SiteReport, SiteError> 
             id: id.clone(),
             variant: "Fantasy Grand Chess".into(),
             href: None,
-            white: choice.white.clone(),
-            black: choice.black.clone(),
+            white: name(choice.white.clone()),
+            black: name(choice.black.clone()),
             result: "*".into(),
             ply: 0,
             to_move: String::new(),
-            problem: Some(format!("choosing armies in secret: {}", choice.waiting_for())),
+            problem: Some(match addresses {
+                Addresses::Hidden => {
+                    privacy::masked(&format!("choosing armies in secret: {}", choice.waiting_for()))
+                        .into_owned()
+                }
+                Addresses::Shown => format!("choosing armies in secret: {}", choice.waiting_for()),
+            }),
         });
     }
     let extra = extra_pages(archive)?;
@@ -388,8 +440,11 @@ pub fn generate(archive: &Archive, out: &Path) -> Result<SiteReport, SiteError> 
             report.written.push(p.path.clone());
         }
     }
-    let index =
-        IndexPage { rows, sections: extra.iter().map(|p| (p.title.clone(), p.path.clone())).collect() };
+    let index = IndexPage {
+        rows,
+        sections: extra.iter().map(|p| (p.title.clone(), p.path.clone())).collect(),
+        lead: None,
+    };
     let html = render(
         &env,
         "index.html",

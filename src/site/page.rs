@@ -251,6 +251,33 @@ pub fn game_page(id: &str, game: &Game) -> GamePage {
     }
 }
 
+impl GamePage {
+    /// The page without email addresses ([`super::privacy`]): the players' names without
+    /// theirs, the tags holding one left out (`White` and `Black` kept, as names), the
+    /// addresses in comments masked.
+    pub fn hide_addresses(&mut self) {
+        use super::privacy::{holds_address, masked, public_name};
+        for name in [&mut self.white, &mut self.black] {
+            *name = public_name(name).into_owned();
+        }
+        if let Some(n) = &mut self.to_move {
+            *n = public_name(n).into_owned();
+        }
+        self.tags.retain_mut(|t| match t.name.as_str() {
+            "White" | "Black" => {
+                t.value = public_name(&t.value).into_owned();
+                true
+            }
+            _ => !holds_address(&t.value),
+        });
+        let mask = |c: &mut String| *c = masked(c).into_owned();
+        self.leading_comments.iter_mut().for_each(mask);
+        for m in &mut self.moves {
+            m.comments.iter_mut().for_each(mask);
+        }
+    }
+}
+
 /// `value` as JSON that may stand inside an HTML `<script>` element: `<`, `>` and `&`
 /// (which JSON has only inside strings) written as `\u` escapes, so no text of the
 /// game can close the element or open a comment.

@@ -45,6 +45,7 @@ mod referee;
 mod replay;
 mod round_trip;
 mod san;
+mod serve;
 mod site;
 mod structure;
 mod sync_club;

@@ -36,7 +36,7 @@ const CHROMIUM: &str = "/usr/bin/chromium";
 
 /// A headless Chromium and one page of it, driven over the DevTools protocol. Dropping
 /// it kills the browser.
-struct Browser {
+pub(crate) struct Browser {
     child: Child,
     socket: WebSocket<MaybeTlsStream<TcpStream>>,
     session: String,
@@ -56,7 +56,7 @@ impl Drop for Browser {
 impl Browser {
     /// Starts Chromium on a new profile with a page of `width`×`height` CSS pixels at
     /// device scale 1.
-    fn start(width: u32, height: u32) -> Browser {
+    pub(crate) fn start(width: u32, height: u32) -> Browser {
         assert!(
             Path::new(CHROMIUM).exists(),
             "this test needs {CHROMIUM}: install Debian's package `chromium` (`apt-get install -y chromium`; .ci/run does)"
@@ -185,7 +185,7 @@ impl Browser {
 
     /// Opens `url` and waits for its load event; when only the fragment changes (a
     /// `#ply=N` on the page already open), until the page has gone to that ply.
-    fn open(&mut self, url: &str) {
+    pub(crate) fn open(&mut self, url: &str) {
         let from = self.events.len();
         let r = self.call("Page.navigate", json!({ "url": url }));
         assert!(r.get("errorText").is_none(), "navigate to {url}: {r}");
@@ -211,7 +211,7 @@ impl Browser {
     }
 
     /// The value of a JavaScript expression (JSON-serialisable).
-    fn eval(&mut self, expression: &str) -> Value {
+    pub(crate) fn eval(&mut self, expression: &str) -> Value {
         let r = self.call("Runtime.evaluate", json!({ "expression": expression, "returnByValue": true }));
         assert!(r.get("exceptionDetails").is_none(), "{expression}: {}", r["exceptionDetails"]);
         r["result"]["value"].clone()
@@ -226,7 +226,7 @@ impl Browser {
         }
     }
 
-    fn click(&mut self, x: f64, y: f64) {
+    pub(crate) fn click(&mut self, x: f64, y: f64) {
         for kind in ["mousePressed", "mouseReleased"] {
             self.call(
                 "Input.dispatchMouseEvent",
@@ -236,7 +236,7 @@ impl Browser {
     }
 
     /// The page as a PNG image: (width, height, RGB bytes).
-    fn screenshot(&mut self) -> (u32, u32, Vec<u8>, Vec<u8>) {
+    pub(crate) fn screenshot(&mut self) -> (u32, u32, Vec<u8>, Vec<u8>) {
         let r = self.call("Page.captureScreenshot", json!({ "format": "png" }));
         let png = data_encoding::BASE64.decode(r["data"].as_str().expect("data").as_bytes()).expect("base64");
         let decoder = png::Decoder::new(std::io::Cursor::new(png.clone()));
@@ -254,7 +254,7 @@ impl Browser {
     }
 
     /// The console errors, uncaught exceptions and error log entries seen so far.
-    fn errors(&self) -> Vec<String> {
+    pub(crate) fn errors(&self) -> Vec<String> {
         self.events
             .iter()
             .filter_map(|(m, p)| match m.as_str() {
@@ -820,5 +820,112 @@ fn published_pages_are_readable_by_everyone() {
     for f in ["games/gygax/ab.html", "index.html", "site.js", "site.css"] {
         let mode = out.join(f).metadata().unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o644, "{f}: mode {mode:o}");
+    }
+}
+
+/// Every file under `dir`, as (relative path, text).
+fn site_files(dir: &Path) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p.strip_prefix(dir).unwrap().display().to_string();
+                out.push((rel, String::from_utf8_lossy(&std::fs::read(&p).unwrap()).into_owned()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The addresses written into the archive below, found in `text`.
+fn addresses_in(text: &str) -> Vec<&'static str> {
+    [
+        "ann@example.org",
+        "bo@example.net",
+        "cy@example.com",
+        "dee@example.org",
+        "eve@example.org",
+        "referee@example.org",
+    ]
+    .into_iter()
+    .filter(|a| text.contains(a) || text.contains(&a.replace('@', "&#x40;")))
+    .collect()
+}
+
+/// Issue 32: the static site published every player's email address (the tags table, the
+/// names of git identities). No file it writes holds one now, unless asked.
+#[test]
+fn no_page_of_the_site_holds_an_email_address() {
+    let (t, dir, home) = archive();
+    ok(
+        &dir,
+        &home,
+        &[
+            "new",
+            "gygax",
+            "--white",
+            "Ann Example",
+            "--black",
+            "bo@example.net",
+            "--white-email",
+            "ann@example.org",
+            "--black-email",
+            "bo@example.net",
+            "--id",
+            "g1",
+        ],
+    );
+    ok(&dir, &home, &["move", "g1", "2e3", "--as", "Ann Example", "--comment", "mail me: ann@example.org."]);
+    ok(
+        &dir,
+        &home,
+        &["tournament", "new", "cup", "grand", "--players", "Cy <cy@example.com>,Dee <dee@example.org>"],
+    );
+    ok(
+        &dir,
+        &home,
+        &[
+            "new",
+            "fantasy-grand",
+            "--white",
+            "eve@example.org",
+            "--black",
+            "Ann Example",
+            "--secret-armies",
+            "--id",
+            "fg",
+        ],
+    );
+    let out = t.path().join("site");
+    let report = site(&dir, &home, &out);
+    let files = site_files(&out);
+    assert!(files.len() >= 6, "index, script, style, manifest and the pages: {report}");
+    for (rel, text) in &files {
+        assert_eq!(addresses_in(text), Vec::<&str>::new(), "{rel} shows no address");
+    }
+    let page = std::fs::read_to_string(out.join("games/gygax/g1.html")).unwrap();
+    assert!(page.contains("<h1>Ann Example <span class=\"side\">"), "the name without its address");
+    assert!(page.contains("mail me: [address hidden]."), "the comment's words are kept");
+    assert!(!page.contains("WhiteEmail"), "tags holding an address are left out");
+    let index = std::fs::read_to_string(out.join("index.html")).unwrap();
+    for name in ["<td>Ann Example</td>", "<td>bo</td>", "<td>Cy</td>", "<td>Dee</td>"] {
+        assert!(index.contains(name), "{name} in the index:\n{index}");
+    }
+
+    // Asked for, they are shown; every page is written again.
+    let text = ok(&dir, &home, &["site", out.to_str().unwrap(), "--json", "--include-addresses"]);
+    let report: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(report["unchanged"], json!(0), "{report}");
+    let page = std::fs::read_to_string(out.join("games/gygax/g1.html")).unwrap();
+    assert_eq!(addresses_in(&page), ["ann@example.org", "bo@example.net"]);
+    // And hidden again by default.
+    site(&dir, &home, &out);
+    for (rel, text) in &site_files(&out) {
+        assert_eq!(addresses_in(text), Vec::<&str>::new(), "{rel} shows no address");
     }
 }

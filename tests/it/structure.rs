@@ -1,5 +1,5 @@
 //! The layers of `src/`, read from its `crate::` paths: engine ← notation ← variants ←
-//! record ← referee ← archive and mail ← usecases ← site ← cli. A module names only the
+//! record ← referee ← archive and mail ← usecases ← site ← server ← cli. A module names only the
 //! layers below it; the archive (storage) names neither the record nor the notation; and
 //! the files of the use-case layer import each other without a circle. Unit-test modules
 //! (`#[cfg(test)] mod` to the end of a file) are not read for imports.
@@ -22,7 +22,8 @@ const LAYERS: &[(&str, usize)] = &[
     ("mail", 5),
     ("usecases", 6),
     ("site", 7),
-    ("cli", 8),
+    ("server", 8),
+    ("cli", 9),
 ];
 
 /// Lower modules a module must not name all the same.

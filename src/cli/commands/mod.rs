@@ -25,6 +25,7 @@ pub(crate) mod position;
 pub(crate) mod ratings;
 pub(crate) mod replay;
 pub(crate) mod resign;
+pub(crate) mod serve;
 pub(crate) mod show;
 pub(crate) mod site;
 pub(crate) mod standings;

@@ -1,5 +1,6 @@
 // ravenpost site script: steps through a game on its page, sorts the index's table.
-// No dependencies, nothing fetched: the game's data is in the page (#game-data).
+// No dependencies, nothing fetched: the game's data is in the page (#game-data); a page
+// served by `ravenpost serve` also has #play-data, and asks the server for moves.
 (function () {
   'use strict';
   var SVG = 'http://www.w3.org/2000/svg';
@@ -36,8 +37,40 @@
     });
   }
 
-  function viewer(data) {
+  // On a narrow window, the levels of a board with several (Gygax Chess: Air, Land,
+  // Subterranean) are drawn one above the other instead of side by side.
+  function stack(svg) {
+    var levels = svg.querySelectorAll('g.level');
+    var holder = document.getElementById('board');
+    if (levels.length < 2 || !holder) return;
+    var vb = svg.viewBox.baseVal;
+    var W = vb.width, H = vb.height;
+    if (W <= holder.clientWidth * 1.6) return;
+    function left(g) {
+      var m = Infinity;
+      Array.prototype.forEach.call(g.querySelectorAll('rect.square'), function (r) { m = Math.min(m, Number(r.getAttribute('x'))); });
+      return m;
+    }
+    var step = left(levels[1]) - left(levels[0]);
+    Array.prototype.forEach.call(levels, function (g, i) {
+      var dx = -i * step, dy = i * H;
+      Array.prototype.forEach.call(g.querySelectorAll('*'), function (e) {
+        ['x', 'cx'].forEach(function (a) { if (e.hasAttribute(a)) e.setAttribute(a, Number(e.getAttribute(a)) + dx); });
+        ['y', 'cy'].forEach(function (a) { if (e.hasAttribute(a)) e.setAttribute(a, Number(e.getAttribute(a)) + dy); });
+      });
+    });
+    var w = W - (levels.length - 1) * step, h = H * levels.length;
+    svg.setAttribute('viewBox', '0 0 ' + w + ' ' + h);
+    svg.setAttribute('width', w);
+    svg.setAttribute('height', h);
+    var bg = svg.querySelector('rect.background');
+    if (bg) { bg.setAttribute('width', w); bg.setAttribute('height', h); }
+    document.body.classList.add('stacked');
+  }
+
+  function viewer(data, atEnd) {
     var svg = document.querySelector('#board svg');
+    stack(svg);
     var squares = {};
     Array.prototype.forEach.call(svg.querySelectorAll('rect.square'), function (r) { squares[r.id] = r; });
     var cell = data.cell;
@@ -175,28 +208,216 @@
       e.preventDefault();
       go(Number(a.getAttribute('data-ply')));
     });
-    document.addEventListener('keydown', function (e) {
-      if (e.altKey || e.ctrlKey || e.metaKey) return;
-      var t = e.target;
-      if (t && (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA')) return;
-      if (e.key === 'ArrowRight') go(ply + 1);
-      else if (e.key === 'ArrowLeft') go(ply - 1);
-      else if (e.key === 'Home') go(0);
-      else if (e.key === 'End') go(last);
-      else if (e.key === 'f') mirror();
-      else return;
-      e.preventDefault();
-    });
-    window.addEventListener('hashchange', function () {
-      var n = fromHash();
-      if (n !== null) go(n, true);
-    });
-    var start = fromHash();
+    var start = atEnd ? null : fromHash();
     go(start === null ? last : start, start !== null);
+    return {
+      go: go, mirror: mirror, fromHash: fromHash, svg: svg, squares: squares, cell: cell, el: el,
+      ply: function () { return ply; }, last: last
+    };
   }
 
-  var table = document.querySelector('table.sortable');
-  if (table) sortable(table);
-  var data = document.getElementById('game-data');
-  if (data) viewer(JSON.parse(data.textContent));
+  // A served game page (`ravenpost serve`): the legal moves are in #play-data; a click on
+  // a piece marks where it can go, a click on a mark asks which move when several
+  // share it (a promotion) and then for one confirmation, and the move is sent to the
+  // server, which plays it as `ravenpost move` does.
+  function player(v, play) {
+    var line = document.getElementById('play-line');
+    var choice = document.getElementById('choice');
+    var confirm = document.getElementById('confirm');
+    var layer = document.createElementNS(SVG, 'g');
+    layer.setAttribute('class', 'targets');
+    v.svg.appendChild(layer);
+    var selected = null;
+    var pending = null;
+    function say(text, error) {
+      line.textContent = text;
+      line.classList.toggle('error', !!error);
+    }
+    function idle() {
+      if (!play.yours) {
+        say(play.me ? 'Waiting for the opponent: this page shows the move when it arrives.' : 'You play no side here.');
+      } else if (v.ply() !== v.last) {
+        say('Go to the last position (») to move.');
+      } else {
+        say('Your move' + (play.me ? ', ' + play.me : '') + ': click a piece, then where it goes.');
+      }
+    }
+    function clear() {
+      selected = null;
+      pending = null;
+      while (layer.firstChild) layer.removeChild(layer.firstChild);
+      choice.hidden = true;
+      confirm.hidden = true;
+      Array.prototype.forEach.call(document.querySelectorAll('.held.selected'), function (h) { h.classList.remove('selected'); });
+    }
+    function movesOf(key) {
+      return play.moves.filter(function (m) { return m.from === key || (m.from === null && m.drop === key); });
+    }
+    function mark(name, cls, moves) {
+      var r = v.squares[name];
+      if (!r) return;
+      var x = Number(r.getAttribute('x')), y = Number(r.getAttribute('y')), c = v.cell;
+      var attrs = { 'class': 'target ' + cls, 'data-square': name, 'data-san': moves.map(function (m) { return m.san; }).join(' ') };
+      if (cls === 'origin') {
+        attrs.x = x + 1; attrs.y = y + 1; attrs.width = c - 2; attrs.height = c - 2;
+        attrs.fill = 'none'; attrs.stroke = '#1060d0'; attrs['stroke-width'] = Math.max(Math.floor(c / 8), 3);
+        v.el('rect', attrs, layer);
+      } else if (cls === 'move' || cls === 'drop') {
+        attrs.cx = x + c / 2; attrs.cy = y + c / 2; attrs.r = Math.floor(c / 6);
+        attrs.fill = '#1060d0'; attrs['fill-opacity'] = 0.6;
+        v.el('circle', attrs, layer);
+      } else {
+        // A capture (a ring round the piece taken), from afar (dashed), a promotion (gold).
+        attrs.cx = x + c / 2; attrs.cy = y + c / 2; attrs.r = Math.floor(c * 9 / 20);
+        attrs.fill = '#ffffff'; attrs['fill-opacity'] = 0.01;
+        attrs.stroke = cls === 'promotion' ? '#c08000' : '#d02020';
+        attrs['stroke-width'] = Math.max(Math.floor(c / 10), 3);
+        if (cls === 'afar') attrs['stroke-dasharray'] = '4 3';
+        v.el('circle', attrs, layer);
+      }
+    }
+    function select(key, isDrop) {
+      clear();
+      var list = movesOf(key);
+      if (!list.length) return false;
+      selected = key;
+      if (!isDrop) mark(key, 'origin', list);
+      var by = {};
+      list.forEach(function (m) { (by[m.to] = by[m.to] || []).push(m); });
+      Object.keys(by).forEach(function (to) {
+        var kinds = by[to].map(function (m) { return m.kind; });
+        var k = kinds.indexOf('promotion') >= 0 ? 'promotion' : kinds.indexOf('afar') >= 0 ? 'afar' : kinds.indexOf('capture') >= 0 ? 'capture' : kinds[0];
+        mark(to, k, by[to]);
+      });
+      say((isDrop ? 'Drop ' + key : 'The piece on ' + key) + ': ' + list.length + ' legal move' + (list.length === 1 ? '' : 's') + ', marked. Click one (or another piece).');
+      return true;
+    }
+    function ask(m) {
+      pending = m;
+      choice.hidden = true;
+      document.getElementById('confirm-text').textContent = 'Play ' + m.san + ' (' + m.long + ')?';
+      confirm.hidden = false;
+      document.getElementById('confirm-play').focus();
+    }
+    function choose(list) {
+      while (choice.firstChild) choice.removeChild(choice.firstChild);
+      var p = document.createElement('p');
+      p.textContent = 'Which move?';
+      choice.appendChild(p);
+      list.forEach(function (m) {
+        var b = document.createElement('button');
+        b.type = 'button';
+        b.className = 'choose';
+        b.setAttribute('data-san', m.san);
+        b.textContent = m.san + ' (' + m.long + ')';
+        b.addEventListener('click', function () { ask(m); });
+        choice.appendChild(b);
+      });
+      choice.hidden = false;
+    }
+    function squareOf(target) {
+      var t = target.closest('[data-square]');
+      if (t) return t.getAttribute('data-square');
+      if (target.classList && target.classList.contains('square')) return target.id;
+      return null;
+    }
+    v.svg.addEventListener('click', function (e) {
+      if (!play.yours || v.ply() !== v.last) return;
+      var name = squareOf(e.target);
+      if (!name) return;
+      if (selected !== null) {
+        var list = movesOf(selected).filter(function (m) { return m.to === name; });
+        if (list.length === 1) return ask(list[0]);
+        if (list.length > 1) return choose(list);
+      }
+      if (!select(name, false)) { clear(); idle(); }
+    });
+    Array.prototype.forEach.call(document.querySelectorAll('.hand-pieces'), function (h) {
+      h.addEventListener('click', function (e) {
+        var held = e.target.closest('.held');
+        if (!held || !play.yours || v.ply() !== v.last) return;
+        if (select(held.getAttribute('data-piece'), true)) held.classList.add('selected');
+      });
+    });
+    document.getElementById('confirm-cancel').addEventListener('click', function () { clear(); idle(); });
+    document.getElementById('confirm-play').addEventListener('click', function () {
+      if (!pending) return;
+      var m = pending;
+      document.getElementById('confirm-play').disabled = true;
+      say('Sending ' + m.san + '…');
+      fetch('/game/' + encodeURIComponent(play.game) + '/move', {
+        method: 'POST', credentials: 'same-origin',
+        headers: { 'Content-Type': 'application/json', 'X-Ravenpost-Csrf': play.csrf },
+        body: JSON.stringify({ san: m.san, ply: play.plies + 1 })
+      }).then(function (r) {
+        return r.json().then(function (j) { return { ok: r.ok, body: j }; });
+      }).then(function (a) {
+        document.getElementById('confirm-play').disabled = false;
+        if (a.ok) { refresh(); } else { clear(); say(a.body.error || 'refused', true); }
+      }).catch(function (err) {
+        document.getElementById('confirm-play').disabled = false;
+        say('The server did not answer: ' + err, true);
+      });
+    });
+    idle();
+    return { idle: idle, clear: clear };
+  }
+
+  var current = null;
+  function start(atEnd) {
+    var table = document.querySelector('table.sortable');
+    if (table) sortable(table);
+    var data = document.getElementById('game-data');
+    if (!data) return;
+    var v = viewer(JSON.parse(data.textContent), atEnd);
+    var playData = document.getElementById('play-data');
+    var p = null;
+    if (playData) {
+      var play = JSON.parse(playData.textContent);
+      v.play = play;
+      p = player(v, play);
+      var go = v.go;
+      v.go = function (n, h) { go(n, h); p.clear(); p.idle(); };
+      ['first', 'prev', 'next', 'last', 'flip'].forEach(function (id) {
+        document.getElementById(id).addEventListener('click', function () { p.clear(); p.idle(); });
+      });
+    }
+    current = v;
+  }
+  // A served page redraws itself from the server when the game has moved on.
+  function refresh() {
+    fetch(location.pathname, { credentials: 'same-origin' }).then(function (r) { return r.text(); }).then(function (html) {
+      var doc = new DOMParser().parseFromString(html, 'text/html');
+      document.body.innerHTML = doc.body.innerHTML;
+      document.title = doc.title;
+      start(true);
+    });
+  }
+  document.addEventListener('keydown', function (e) {
+    if (!current || e.altKey || e.ctrlKey || e.metaKey) return;
+    var t = e.target;
+    if (t && (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA' || t.tagName === 'BUTTON')) return;
+    var ply = current.ply();
+    if (e.key === 'ArrowRight') current.go(ply + 1);
+    else if (e.key === 'ArrowLeft') current.go(ply - 1);
+    else if (e.key === 'Home') current.go(0);
+    else if (e.key === 'End') current.go(current.last);
+    else if (e.key === 'f') current.mirror();
+    else return;
+    e.preventDefault();
+  });
+  window.addEventListener('hashchange', function () {
+    if (!current) return;
+    var n = current.fromHash();
+    if (n !== null) current.go(n, true);
+  });
+  start(false);
+  setInterval(function () {
+    if (!current || !current.play) return;
+    var play = current.play;
+    fetch('/game/' + encodeURIComponent(play.game) + '/ply', { credentials: 'same-origin' })
+      .then(function (r) { return r.ok ? r.json() : null; })
+      .then(function (j) { if (j && j.plies !== play.plies) refresh(); })
+      .catch(function () {});
+  }, 2000);
 })();

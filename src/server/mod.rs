@@ -1,0 +1,499 @@
+//! `ravenpost serve`: the archive in the browser, to play in (issue 32).
+//!
+//! An HTTP server (axum on a tokio runtime of one thread) on 127.0.0.1 over the archive
+//! the command line uses. Its pages are the static site's ([`crate::site`]): the same
+//! templates, style sheet and board script, with the data to play added to a game page
+//! ([`PlayData`]): the legal moves of the current position, from the engine, each with
+//! its SAN, long form, origin and destination. The script marks a clicked piece's
+//! destinations on every level, asks for a choice where several moves share them (a
+//! promotion), and plays the chosen move after one confirmation through the same use
+//! case as `ravenpost move` ([`crate::usecases::play`]): the same checks, the same
+//! commit, the same refusals. An open page asks for the game's ply every few seconds and
+//! redraws itself when a move arrives from elsewhere (`sync`, mail, the command line).
+//!
+//! **Who acts**: the server acts for the archive's user, as the command line does, and
+//! only for a browser that proves it was given the URL the server printed: the URL
+//! carries a random token, which the server exchanges for an `HttpOnly`,
+//! `SameSite=Strict` cookie; every request without it is refused (403). A request that
+//! changes something must also carry the page's CSRF token in a header (another site's
+//! page can neither read it nor send the header without the server's consent, which it
+//! never gives). A move names the ply it is for, so a request sent twice commits once.
+//!
+//! Git and the rules are synchronous: each request's work runs on tokio's blocking pool.
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum::routing::{get, post};
+use serde::{Deserialize, Serialize};
+
+use crate::archive::Archive;
+use crate::engine::{Move, Position, Variant};
+use crate::notation::moves::long_form;
+use crate::notation::position_string::piece_token;
+use crate::notation::san::write_move;
+use crate::record::game::Game;
+use crate::site::privacy::public_name;
+use crate::usecases::{self as ops, Error, Session};
+
+/// The cookie that proves a browser was given the server's URL.
+const COOKIE: &str = "ravenpost-serve";
+/// The header a changing request carries the page's CSRF token in.
+pub const CSRF_HEADER: &str = "x-ravenpost-csrf";
+
+/// Why the server did not start or stopped.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServeError {
+    /// The port could not be bound, or the server failed.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    /// The archive could not be opened.
+    #[error(transparent)]
+    Archive(Box<Error>),
+}
+
+/// What the server needs for every request. One value, shared by the handlers: no
+/// process-wide state.
+struct Served {
+    session: Session,
+    /// The secret of the printed URL (and of the cookie).
+    token: String,
+    /// The secret a changing request repeats in [`CSRF_HEADER`].
+    csrf: String,
+}
+
+/// A started server: its address and the URL to open (with the token).
+#[derive(Debug, Clone)]
+pub struct Listening {
+    /// Where it listens.
+    pub addr: SocketAddr,
+    /// The URL to open, with the token that lets the browser in.
+    pub url: String,
+}
+
+fn random_hex(bytes: usize) -> Result<String, std::io::Error> {
+    let mut b = vec![0u8; bytes];
+    getrandom::fill(&mut b).map_err(|e| std::io::Error::other(format!("no random token: {e}")))?;
+    Ok(b.iter().map(|x| format!("{x:02x}")).collect())
+}
+
+/// Equal in time independent of where two secrets differ.
+fn same_secret(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// Serves the archive of `session` on 127.0.0.1:`port` (0: a free port) until the
+/// process ends; `ready` is told the address and URL once the port is bound.
+///
+/// # Errors
+/// [`ServeError`]: the archive does not open, the port cannot be bound.
+pub fn serve(session: Session, port: u16, ready: impl FnOnce(&Listening)) -> Result<(), ServeError> {
+    // The archive must open before the server says it is ready.
+    ops::open(&session, false).map_err(|e| ServeError::Archive(Box::new(e)))?;
+    let served = Arc::new(Served { session, token: random_hex(16)?, csrf: random_hex(16)? });
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_io().enable_time().build()?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, port))).await?;
+        let addr = listener.local_addr()?;
+        let url = format!("http://{addr}/?token={}", served.token);
+        ready(&Listening { addr, url });
+        axum::serve(listener, router(served)).await
+    })?;
+    Ok(())
+}
+
+fn router(served: Arc<Served>) -> Router {
+    Router::new()
+        .route("/", get(index))
+        .route("/index.html", get(index))
+        .route("/site.js", get(script))
+        .route("/site.css", get(style))
+        // Browsers ask for it on every page: no icon, and no error in their console.
+        .route("/favicon.ico", get(|| async { StatusCode::NO_CONTENT }))
+        .route("/game/{id}", get(game))
+        .route("/game/{id}/ply", get(ply))
+        .route("/game/{id}/move", post(play))
+        .with_state(served)
+}
+
+/// Why a request was refused: the HTTP status and a sentence, sent as JSON
+/// (`{"error": …}`) for the page's script to show.
+#[derive(Debug)]
+pub struct Refused {
+    /// The status (403: not admitted; 409: the rules or the game's state refused).
+    pub status: StatusCode,
+    /// What went wrong and what to do.
+    pub message: String,
+}
+
+impl IntoResponse for Refused {
+    fn into_response(self) -> Response {
+        (self.status, axum::Json(serde_json::json!({ "error": self.message }))).into_response()
+    }
+}
+
+fn refusal(status: StatusCode, message: impl Into<String>) -> Refused {
+    Refused { status, message: message.into() }
+}
+
+fn cookie_token(headers: &HeaderMap) -> Option<&str> {
+    headers.get_all(header::COOKIE).iter().filter_map(|v| v.to_str().ok()).find_map(|v| {
+        v.split(';').find_map(|kv| {
+            let (k, val) = kv.trim().split_once('=')?;
+            (k == COOKIE).then_some(val)
+        })
+    })
+}
+
+/// Whether the request comes from a browser given the URL.
+fn admitted(s: &Served, headers: &HeaderMap) -> Result<(), Refused> {
+    match cookie_token(headers) {
+        Some(t) if same_secret(t, &s.token) => Ok(()),
+        _ => Err(refusal(
+            StatusCode::FORBIDDEN,
+            "not signed in: open the URL `ravenpost serve` printed (it carries the token)",
+        )),
+    }
+}
+
+/// As [`admitted`], and the page's CSRF token in [`CSRF_HEADER`].
+fn admitted_to_change(s: &Served, headers: &HeaderMap) -> Result<(), Refused> {
+    admitted(s, headers)?;
+    match headers.get(CSRF_HEADER).and_then(|v| v.to_str().ok()) {
+        Some(t) if same_secret(t, &s.csrf) => Ok(()),
+        _ => Err(refusal(StatusCode::FORBIDDEN, "the request lacks the page's CSRF token: reload the page")),
+    }
+}
+
+/// Runs `work` on the blocking pool; a panic there is a 500, never the server's end.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, Refused> + Send + 'static,
+) -> Result<T, Refused> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .unwrap_or_else(|e| Err(refusal(StatusCode::INTERNAL_SERVER_ERROR, format!("internal error: {e}"))))
+}
+
+/// The status a use case's error is answered with.
+fn error_response(e: &Error) -> Refused {
+    let status = match e {
+        Error::Refused(_)
+        | Error::Clock(_)
+        | Error::AlreadyRecorded { .. }
+        | Error::MovedOn { .. }
+        | Error::Declined(_)
+        | Error::ChoosingArmies { .. }
+        | Error::NoSigningKey { .. } => StatusCode::CONFLICT,
+        Error::Usage(_) => StatusCode::BAD_REQUEST,
+        _ => StatusCode::INTERNAL_SERVER_ERROR,
+    };
+    refusal(status, e.to_string())
+}
+
+#[derive(Deserialize)]
+struct TokenQuery {
+    token: Option<String>,
+}
+
+/// `/`: with `?token=`, the cookie is set and the browser sent on without the token in
+/// its address; else the list of games, the user's to move first.
+async fn index(State(s): State<Arc<Served>>, Query(q): Query<TokenQuery>, headers: HeaderMap) -> Response {
+    if let Some(t) = q.token {
+        if !same_secret(&t, &s.token) {
+            return refusal(StatusCode::FORBIDDEN, "wrong token: open the URL `ravenpost serve` printed")
+                .into_response();
+        }
+        let cookie = format!("{COOKIE}={}; HttpOnly; SameSite=Strict; Path=/", s.token);
+        let mut r = Redirect::to("/").into_response();
+        r.headers_mut().insert(header::SET_COOKIE, HeaderValue::from_str(&cookie).expect("a hex cookie"));
+        return r.into_response();
+    }
+    if let Err(r) = admitted(&s, &headers) {
+        return r.into_response();
+    }
+    let s2 = s.clone();
+    match blocking(move || index_html(&s2)).await {
+        Ok(html) => Html(html).into_response(),
+        Err(r) => r.into_response(),
+    }
+}
+
+fn index_html(s: &Served) -> Result<String, Refused> {
+    let archive = ops::open(&s.session, false).map_err(|e| error_response(&e))?;
+    let me = me(&archive, &s.session);
+    let lines = ops::status(&archive, &s.session).map_err(|e| error_response(&e))?;
+    let mut rows: Vec<(bool, crate::site::IndexRow)> = lines
+        .into_iter()
+        .map(|l| {
+            let mine = l.to_move.as_deref().is_some_and(|p| is_me(p, me.as_ref()));
+            let to_move = match (&l.to_move, &l.side_to_move) {
+                (Some(p), Some(side)) => format!("{} ({side})", public_name(p)),
+                _ => String::new(),
+            };
+            let row = crate::site::IndexRow {
+                href: l.problem.is_none().then(|| format!("game/{}", l.id)),
+                variant: crate::variants::by_name(&l.variant, &[])
+                    .map(|v| v.def().title.clone())
+                    .unwrap_or_else(|_| l.variant.clone()),
+                white: public_name(&l.white).into_owned(),
+                black: public_name(&l.black).into_owned(),
+                result: l.result.clone(),
+                ply: l.ply,
+                to_move,
+                problem: l.problem.clone().or_else(|| l.army_choice.clone()),
+                id: l.id,
+            };
+            (mine, row)
+        })
+        .collect();
+    // Yours to move first, then the games going on, then the finished ones.
+    rows.sort_by_key(|(mine, r)| (!mine, r.result != "*", r.id.clone()));
+    let yours = rows.iter().filter(|(m, _)| *m).count();
+    let lead = match &me {
+        Some(i) => format!(
+            "Playing as {}: {yours} game{} waiting for your move.",
+            i.name,
+            if yours == 1 { "" } else { "s" }
+        ),
+        None => "No identity is set (git's user.name, or `--author`): moves cannot be made here.".into(),
+    };
+    crate::site::index_html(rows.into_iter().map(|(_, r)| r).collect(), Some(lead))
+        .map_err(|e| refusal(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))
+}
+
+async fn script() -> Response {
+    ([(header::CONTENT_TYPE, "text/javascript; charset=utf-8")], crate::site::SCRIPT).into_response()
+}
+
+async fn style() -> Response {
+    ([(header::CONTENT_TYPE, "text/css; charset=utf-8")], crate::site::STYLE).into_response()
+}
+
+/// The user's identity in the archive, if one is set.
+fn me(archive: &Archive, session: &Session) -> Option<crate::archive::Identity> {
+    archive.identity(session.identity()).ok()
+}
+
+/// Whether a game's player (`Ann`, `Ann <ann@example.org>`) is the user.
+fn is_me(player: &str, me: Option<&crate::archive::Identity>) -> bool {
+    me.is_some_and(|i| {
+        public_name(player) == i.name || player == i.name || player.contains(&format!("<{}>", i.email))
+    })
+}
+
+/// A game at the tip: its file's text and the game replayed.
+fn load_game(archive: &Archive, id: &str) -> Result<Game, Refused> {
+    let path = ops::find(archive, id).map_err(|e| error_response(&e))?;
+    let text = archive
+        .read_file(&path.path())
+        .map_err(|e| refusal(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
+        .unwrap_or_default();
+    let definitions = ops::definitions_at(archive).map_err(|e| error_response(&Error::from(e)))?;
+    crate::record::Loader::new()
+        .definitions(&definitions)
+        .load(&text)
+        .map(|l| l.game)
+        .map_err(|e| refusal(StatusCode::CONFLICT, format!("{id} does not replay: {e}")))
+}
+
+/// One legal move as the board script reads it.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct LegalMove {
+    /// SAN, as `ravenpost move` takes it.
+    pub san: String,
+    /// The long form (`S3a7-3b6`).
+    pub long: String,
+    /// The origin square; `None` for a piece brought onto the board (a drop).
+    pub from: Option<String>,
+    /// The square clicked to play it: the destination, or the captured piece's square
+    /// for a capture from afar.
+    pub to: String,
+    /// The placed piece's token, for a drop.
+    pub drop: Option<String>,
+    /// What kind of move it is: `move`, `capture`, `afar` (a capture without moving),
+    /// `drop`, `promotion` (with or without a capture).
+    pub kind: &'static str,
+}
+
+/// The data a served game page adds to the site's.
+#[derive(Debug, Clone, Serialize)]
+pub struct PlayData {
+    /// The game id.
+    pub game: String,
+    /// Plies played (a move is for ply `plies + 1`).
+    pub plies: usize,
+    /// Whether the user is the player to move.
+    pub yours: bool,
+    /// The legal moves, when it is the user's move (else empty).
+    pub moves: Vec<LegalMove>,
+    /// The token a move repeats in [`CSRF_HEADER`].
+    pub csrf: String,
+    /// Who plays, for the page's line (`Playing as Ann`).
+    pub me: Option<String>,
+}
+
+/// The legal moves of `pos` as [`LegalMove`]s.
+pub fn legal_moves(v: &Variant, pos: &Position) -> Vec<LegalMove> {
+    let def = v.def();
+    v.legal_moves(pos)
+        .iter()
+        .map(|m| {
+            let side = pos.side_to_move();
+            let (kind, drop) = match *m {
+                Move::Drop { piece, .. } | Move::Replace { piece, .. } => {
+                    ("drop", Some(piece_token(def, crate::engine::Piece { side, kind: piece })))
+                }
+                Move::Remote { .. } => ("afar", None),
+                Move::Normal { promotion: Some(_), .. } | Move::EnPassant { promotion: Some(_), .. } => {
+                    ("promotion", None)
+                }
+                _ if m.capture().is_some() => ("capture", None),
+                _ => ("move", None),
+            };
+            LegalMove {
+                san: write_move(v, pos, m),
+                long: long_form(v, m),
+                from: m.from().map(|sq| def.dims.name(sq)),
+                to: def.dims.name(m.to()),
+                drop,
+                kind,
+            }
+        })
+        .collect()
+}
+
+async fn game(State(s): State<Arc<Served>>, Path(id): Path<String>, headers: HeaderMap) -> Response {
+    if let Err(r) = admitted(&s, &headers) {
+        return r.into_response();
+    }
+    match blocking(move || game_html(&s, &id)).await {
+        Ok(html) => Html(html).into_response(),
+        Err(r) => r.into_response(),
+    }
+}
+
+fn game_html(s: &Served, id: &str) -> Result<String, Refused> {
+    let archive = ops::open(&s.session, false).map_err(|e| error_response(&e))?;
+    let g = load_game(&archive, id)?;
+    let me = me(&archive, &s.session);
+    let pos = g.position();
+    let going_on = crate::record::result_of(&g) == "*";
+    let yours = going_on && is_me(&crate::record::player(&g, pos.side_to_move()), me.as_ref());
+    let play = PlayData {
+        game: id.to_string(),
+        plies: g.moves.len(),
+        yours,
+        moves: if yours { legal_moves(&g.variant, &pos) } else { Vec::new() },
+        csrf: s.csrf.clone(),
+        me: me.map(|i| i.name),
+    };
+    let mut page = crate::site::game_page(id, &g);
+    page.hide_addresses();
+    crate::site::served_game_html(&page, &play)
+        .map_err(|e| refusal(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))
+}
+
+/// `/game/ID/ply`: the plies played and the result, for a page to see a move arrive.
+async fn ply(State(s): State<Arc<Served>>, Path(id): Path<String>, headers: HeaderMap) -> Response {
+    if let Err(r) = admitted(&s, &headers) {
+        return r.into_response();
+    }
+    let answer = blocking(move || {
+        let archive = ops::open(&s.session, false).map_err(|e| error_response(&e))?;
+        let g = load_game(&archive, &id)?;
+        Ok(serde_json::json!({ "plies": g.moves.len(), "result": crate::record::result_of(&g) }))
+    })
+    .await;
+    match answer {
+        Ok(v) => axum::Json(v).into_response(),
+        Err(r) => r.into_response(),
+    }
+}
+
+/// A move sent by a game page.
+#[derive(Debug, Deserialize)]
+pub struct MoveRequest {
+    /// The move, as `ravenpost move` takes it.
+    pub san: String,
+    /// The ply it is for (plies played + 1): sent twice, it commits once.
+    pub ply: usize,
+}
+
+async fn play(
+    State(s): State<Arc<Served>>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> Response {
+    if let Err(r) = admitted_to_change(&s, &headers) {
+        return r.into_response();
+    }
+    // A move is a few bytes; anything longer is no move.
+    if body.len() > 4096 {
+        return refusal(StatusCode::PAYLOAD_TOO_LARGE, "a move request is at most 4096 bytes")
+            .into_response();
+    }
+    let request: MoveRequest = match serde_json::from_slice(&body) {
+        Ok(r) => r,
+        Err(e) => {
+            return refusal(
+                StatusCode::BAD_REQUEST,
+                format!("the request is no move ({{\"san\", \"ply\"}}): {e}"),
+            )
+            .into_response();
+        }
+    };
+    let answer = blocking(move || {
+        let archive = ops::open(&s.session, false).map_err(|e| error_response(&e))?;
+        let applied = ops::play(&archive, &id, &request.san, None, Some(request.ply), &s.session)
+            .map_err(|e| error_response(&e))?;
+        Ok(serde_json::json!({
+            "san": applied.san,
+            "ply": applied.ply,
+            "said": applied.said,
+            "result": applied.result,
+        }))
+    })
+    .await;
+    match answer {
+        Ok(v) => axum::Json(v).into_response(),
+        Err(r) => r.into_response(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_compare_whole() {
+        assert!(same_secret("abcd", "abcd"));
+        assert!(!same_secret("abcd", "abce"));
+        assert!(!same_secret("abc", "abcd"));
+    }
+
+    #[test]
+    fn the_cookie_is_found_among_others() {
+        let mut h = HeaderMap::new();
+        h.insert(header::COOKIE, HeaderValue::from_static("a=1; ravenpost-serve=xyz; b=2"));
+        assert_eq!(cookie_token(&h), Some("xyz"));
+        let mut h = HeaderMap::new();
+        h.insert(header::COOKIE, HeaderValue::from_static("ravenpost-serve2=xyz"));
+        assert_eq!(cookie_token(&h), None);
+    }
+
+    #[test]
+    fn a_drop_a_promotion_and_a_capture_from_afar_are_named() {
+        let v = crate::variants::by_name("fidchell", &[]).unwrap();
+        let moves = legal_moves(&v, &v.start_position());
+        assert_eq!(moves.len(), v.legal_moves(&v.start_position()).len());
+        for m in &moves {
+            assert_eq!(m.kind == "drop", m.from.is_none(), "{m:?}");
+        }
+    }
+}

@@ -1,0 +1,409 @@
+//! `ravenpost serve` (issue 32): a real server on a free loopback port, driven by real
+//! clicks in headless Chromium ([`crate::site::Browser`]) and by plain HTTP requests;
+//! each move it makes is compared with the command line's `move` of the same token in a
+//! twin archive, and pushed to a bare remote whose pre-receive hook must accept it.
+
+use crate::common;
+use crate::site::Browser;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use common::cli::{T0, identity, ok, ravenpost_at};
+use common::git::git;
+use ravenpost::archive::{Archive, ArchiveOptions, GitConfigScope};
+use ravenpost::variants;
+use serde_json::{Value, json};
+
+/// A running `ravenpost serve`, stopped when dropped.
+struct Server {
+    child: Child,
+    url: String,
+    port: u16,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Server {
+    fn start(dir: &Path, home: &Path) -> Server {
+        let mut child = ravenpost_at(dir, home, T0)
+            .args(["serve", "--json"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("ravenpost serve starts");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut line).expect("the URL line");
+        let v: Value = serde_json::from_str(&line).unwrap_or_else(|e| {
+            let _ = child.kill();
+            panic!("serve printed {line:?}: {e}")
+        });
+        let url = v["url"].as_str().expect("url").to_string();
+        let port = v["port"].as_u64().expect("port") as u16;
+        assert!(url.starts_with(&format!("http://127.0.0.1:{port}/?token=")), "{url}");
+        Server { child, url, port }
+    }
+
+    fn base(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    fn token(&self) -> &str {
+        self.url.rsplit_once("token=").expect("a token").1
+    }
+
+    /// One HTTP/1.1 request: (status, body).
+    fn request(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> (u16, String) {
+        let mut s = TcpStream::connect(("127.0.0.1", self.port)).expect("connect");
+        s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        let mut req =
+            format!("{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n", self.port);
+        for (k, v) in headers {
+            req.push_str(&format!("{k}: {v}\r\n"));
+        }
+        if !body.is_empty() {
+            req.push_str(&format!("Content-Type: application/json\r\nContent-Length: {}\r\n", body.len()));
+        }
+        req.push_str("\r\n");
+        req.push_str(body);
+        s.write_all(req.as_bytes()).unwrap();
+        let mut out = Vec::new();
+        s.read_to_end(&mut out).unwrap();
+        let text = String::from_utf8_lossy(&out).into_owned();
+        let status = text.split(' ').nth(1).and_then(|c| c.parse().ok()).unwrap_or_else(|| panic!("{text}"));
+        let body = text.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default();
+        (status, body)
+    }
+}
+
+/// A player's archive with one game `g1` between Ann Example (the user, first side)
+/// and Bo Example: (the directory, home).
+fn club(t: &Path, name: &str, variant: &str) -> (PathBuf, PathBuf) {
+    let home = identity(&t.join(format!("home-{name}")), "Ann Example", "ann@example.org");
+    let dir = t.join(name);
+    ok(t, &home, &["init", dir.to_str().unwrap(), "--layout", "flat"]);
+    let mut args = vec!["new", variant, "--white", "Ann Example", "--black", "Bo Example", "--id", "g1"];
+    if variant == "fantasy-grand" {
+        args.extend_from_slice(&["--army-white", "elves", "--army-black", "dwarves"]);
+    }
+    ok(&dir, &home, &args);
+    (dir, home)
+}
+
+fn game_text(dir: &Path) -> String {
+    let mut a = Archive::open(dir).expect("archive");
+    let mut options = ArchiveOptions::default();
+    options.git_config = GitConfigScope::RepositoryOnly;
+    a.set_options(options);
+    let path = ravenpost::usecases::find(&a, "g1").expect("g1");
+    a.read_file(&path.path()).unwrap().unwrap()
+}
+
+fn head_message(dir: &Path, home: &Path) -> String {
+    git(dir, home, &["log", "-1", "--format=%B"])
+}
+
+/// The centre of the element `selector` in the page, in CSS pixels.
+fn centre(b: &mut Browser, selector: &str) -> (f64, f64) {
+    let v = b.eval(&format!(
+        "(function () {{ var e = document.querySelector({sel}); if (!e) return null; e.scrollIntoView({{ block: 'center' }}); var r = e.getBoundingClientRect(); \
+         return [r.x + r.width / 2, r.y + r.height / 2]; }})()",
+        sel = json!(selector)
+    ));
+    let xy = v.as_array().unwrap_or_else(|| panic!("no element {selector} on the page"));
+    (xy[0].as_f64().unwrap(), xy[1].as_f64().unwrap())
+}
+
+fn click_on(b: &mut Browser, selector: &str) {
+    let (x, y) = centre(b, selector);
+    b.click(x, y);
+}
+
+fn wait_for(b: &mut Browser, expression: &str, what: &str) -> Value {
+    let started = Instant::now();
+    loop {
+        let v = b.eval(expression);
+        if !v.is_null() && v != json!(false) {
+            return v;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "{what}: `{expression}` stayed {v}; errors: {:?}",
+            b.errors()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The squares the page marks as destinations.
+fn marked(b: &mut Browser) -> Vec<String> {
+    let v = b.eval(
+        "Array.prototype.map.call(document.querySelectorAll('.target:not(.origin)'), function (e) { return e.getAttribute('data-square'); }).sort()",
+    );
+    serde_json::from_value(v).unwrap()
+}
+
+/// Plays `origin` → `dest` by clicks on the open game page (choosing `choose` when the
+/// page asks which move), and checks the marks and the confirmation first.
+fn click_move(
+    b: &mut Browser,
+    origin: &str,
+    dest: &str,
+    expected_marks: &[String],
+    choose: Option<&str>,
+    confirm: &str,
+) {
+    click_on(b, &format!("[id=\"{origin}\"]"));
+    assert_eq!(marked(b), expected_marks, "the destinations of the piece on {origin}");
+    click_on(b, &format!(".target[data-square=\"{dest}\"]"));
+    if let Some(san) = choose {
+        wait_for(b, "!document.getElementById('choice').hidden", "the choice of moves is shown");
+        click_on(b, &format!("#choice button[data-san=\"{san}\"]"));
+    }
+    wait_for(b, "!document.getElementById('confirm').hidden", "the confirmation is shown");
+    assert_eq!(b.eval("document.getElementById('confirm-text').textContent"), json!(confirm));
+    click_on(b, "#confirm-play");
+}
+
+fn wait_for_ply(dir: &Path, ply: usize) -> String {
+    let started = Instant::now();
+    loop {
+        let text = game_text(dir);
+        let g = ravenpost::record::load(&text).unwrap();
+        if g.moves.len() == ply {
+            return text;
+        }
+        assert!(started.elapsed() < Duration::from_secs(30), "no move reached the archive:\n{text}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Pushes `dir`'s main to a new bare repository with ravenpost's pre-receive hook:
+/// the push must be accepted.
+fn hook_accepts(t: &Path, dir: &Path, home: &Path, name: &str) {
+    let bare = t.join(format!("{name}.git"));
+    git(t, home, &["init", "-q", "--bare", "-b", "main", bare.to_str().unwrap()]);
+    ok(t, home, &["hook", "install", "--repo", bare.to_str().unwrap()]);
+    let pushed = common::git::git_out(dir, home, &["push", "-q", bare.to_str().unwrap(), "main"]);
+    assert!(pushed.status.success(), "the hook refused the push: {}", common::cli::text(&pushed));
+}
+
+#[test]
+fn a_clicked_gygax_move_from_air_to_land_is_committed_as_the_cli_commits_it() {
+    let t = tempfile::tempdir().unwrap();
+    let (dir, home) = club(t.path(), "web", "gygax");
+    let (twin, twin_home) = club(t.path(), "cli", "gygax");
+    // A first move of each side after which the first side has a move from the Air
+    // (level 3) to Land (level 2), from the library's move generator; played by the cli
+    // in both archives.
+    let v = variants::by_name("gygax", &[]).unwrap();
+    let dims = &v.def().dims;
+    let air_to_land = |m: &ravenpost::engine::Move| {
+        m.from().is_some_and(|f| dims.name(f).starts_with('3')) && dims.name(m.to()).starts_with('2')
+    };
+    let start = v.start_position();
+    let (first, pos) = v
+        .legal_moves(&start)
+        .into_iter()
+        .find_map(|a| {
+            let p1 = v.make(&start, &a);
+            let b = *v.legal_moves(&p1).first()?;
+            let p2 = v.make(&p1, &b);
+            v.legal_moves(&p2).iter().any(air_to_land).then(|| {
+                let sans = [
+                    ravenpost::notation::san::write_move(&v, &start, &a),
+                    ravenpost::notation::san::write_move(&v, &p1, &b),
+                ];
+                (sans, p2)
+            })
+        })
+        .expect("two plies after which a piece can go from the Air to Land");
+    for (d, h) in [(&dir, &home), (&twin, &twin_home)] {
+        ok(d, h, &["move", "g1", &first[0], "--as", "Ann Example"]);
+        ok(d, h, &["move", "g1", &first[1], "--as", "Bo Example"]);
+    }
+    let moves = v.legal_moves(&pos);
+    let m = moves.iter().find(|m| air_to_land(m)).expect("the move");
+    let origin = dims.name(m.from().unwrap());
+    let dest = dims.name(m.to());
+    let san = ravenpost::notation::san::write_move(&v, &pos, m);
+    let long = ravenpost::notation::moves::long_form(&v, m);
+    let mut marks: Vec<String> =
+        moves.iter().filter(|x| x.from() == m.from()).map(|x| dims.name(x.to())).collect();
+    marks.sort();
+    marks.dedup();
+
+    let server = Server::start(&dir, &home);
+    let mut player = Browser::start(1280, 1000);
+    player.open(&server.url);
+    let index = player.eval("document.body.textContent").to_string();
+    assert!(index.contains("Playing as Ann Example: 1 game waiting for your move."), "{index}");
+    player.open(&format!("{}/game/g1", server.base()));
+    // The opponent's view of the same game, in a second browser, open before the move.
+    let mut watcher = Browser::start(1280, 1000);
+    watcher.open(&server.url);
+    watcher.open(&format!("{}/game/g1", server.base()));
+    watcher.eval("window.notReloaded = true");
+
+    click_on(&mut player, &format!("[id=\"{origin}\"]"));
+    keep_screenshot(&mut player, "gygax-1280-marks");
+    click_move(&mut player, &origin, &dest, &marks, None, &format!("Play {san} ({long})?"));
+    let served = wait_for_ply(&dir, 3);
+    ok(&twin, &twin_home, &["move", "g1", &san]);
+    assert_eq!(served, game_text(&twin), "the served move is the cli's, byte for byte");
+    assert_eq!(head_message(&dir, &home), head_message(&twin, &twin_home));
+    // Both pages show it: the player's at once, the watcher's without a reload.
+    wait_for(&mut player, "document.body.getAttribute('data-ply') === '3'", "the player's page shows ply 3");
+    wait_for(&mut watcher, "document.body.getAttribute('data-ply') === '3'", "the other page shows ply 3");
+    assert_eq!(watcher.eval("window.notReloaded === true"), json!(true), "the page was not reloaded");
+    assert_eq!(
+        watcher.eval(&format!("document.querySelector('#board [data-square=\"{dest}\"].piece') !== null")),
+        json!(true),
+        "the piece stands on {dest}"
+    );
+    assert!(player.errors().is_empty(), "{:?}", player.errors());
+    assert!(watcher.errors().is_empty(), "{:?}", watcher.errors());
+    hook_accepts(t.path(), &dir, &home, "remote");
+    phone_fits(&server, "gygax");
+}
+
+/// Keeps a screenshot of `b` as `<CARGO_TARGET_TMPDIR>/serve/<name>.png`, a test
+/// artefact to look at.
+fn keep_screenshot(b: &mut Browser, name: &str) -> PathBuf {
+    let (w, h, _, png) = b.screenshot();
+    assert!(w > 0 && h > 0);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("serve");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join(format!("{name}.png"));
+    std::fs::write(&file, png).unwrap();
+    file
+}
+
+/// The game page at a phone's width (412 CSS pixels): the board is no wider than the
+/// window, and nothing makes the page scroll sideways.
+fn phone_fits(server: &Server, family: &str) {
+    let mut phone = Browser::start(412, 915);
+    phone.open(&server.url);
+    phone.open(&format!("{}/game/g1", server.base()));
+    let board = phone.eval("document.querySelector('#board svg').getBoundingClientRect().width");
+    assert!(board.as_f64().unwrap() <= 412.0, "the board is {board} px wide at 412");
+    let square = phone.eval("document.querySelector('#board rect.square').getBoundingClientRect().width");
+    assert!(
+        square.as_f64().unwrap() >= 24.0,
+        "a square is {square} px wide at 412: too small to read and touch"
+    );
+    let page = phone.eval("document.documentElement.scrollWidth");
+    assert!(page.as_f64().unwrap() <= 412.0, "the page is {page} px wide at 412");
+    keep_screenshot(&mut phone, &format!("{family}-412"));
+    assert!(phone.errors().is_empty(), "{:?}", phone.errors());
+}
+
+#[test]
+fn a_request_without_the_token_or_the_csrf_token_changes_nothing() {
+    let t = tempfile::tempdir().unwrap();
+    let (dir, home) = club(t.path(), "web", "gygax");
+    let server = Server::start(&dir, &home);
+    // No cookie: refused, whatever the path.
+    for path in ["/", "/game/g1", "/game/g1/ply"] {
+        let (status, body) = server.request("GET", path, &[], "");
+        assert_eq!(status, 403, "{path}: {body}");
+    }
+    assert_eq!(server.request("GET", "/?token=0123", &[], "").0, 403, "a wrong token");
+    let (status, _) = server.request("GET", &format!("/?token={}", server.token()), &[], "");
+    assert_eq!(status, 303, "the right token sets the cookie and redirects");
+    let cookie = format!("ravenpost-serve={}", server.token());
+    let (status, page) = server.request("GET", "/game/g1", &[("Cookie", &cookie)], "");
+    assert_eq!(status, 200);
+    let csrf =
+        page.split("\"csrf\":\"").nth(1).and_then(|r| r.split('"').next()).expect("the page's CSRF token");
+    let body = r#"{"san": "2e3", "ply": 1}"#;
+    // A move without the CSRF header, with a wrong one, without the cookie: refused.
+    for headers in [
+        vec![("Cookie", cookie.as_str())],
+        vec![("Cookie", cookie.as_str()), ("X-Ravenpost-Csrf", "00")],
+        vec![("X-Ravenpost-Csrf", csrf)],
+    ] {
+        let (status, answer) = server.request("POST", "/game/g1/move", &headers, body);
+        assert_eq!(status, 403, "{headers:?}: {answer}");
+    }
+    assert_eq!(ravenpost::record::load(&game_text(&dir)).unwrap().moves.len(), 0, "nothing was played");
+    let both = [("Cookie", cookie.as_str()), ("X-Ravenpost-Csrf", csrf)];
+    // An illegal move: refused with the rules' reason.
+    let (status, answer) = server.request("POST", "/game/g1/move", &both, r#"{"san": "2e5", "ply": 1}"#);
+    assert_eq!(status, 409, "{answer}");
+    assert!(answer.contains("2e5"), "{answer}");
+    // Oversized and malformed bodies: refused, nothing played.
+    let big = format!(r#"{{"san": "{}", "ply": 1}}"#, "x".repeat(5000));
+    assert_eq!(server.request("POST", "/game/g1/move", &both, &big).0, 413);
+    assert_eq!(server.request("POST", "/game/g1/move", &both, "not json").0, 400);
+    // The move, then the same request again (a replay): one commit.
+    let before = git(&dir, &home, &["rev-list", "--count", "HEAD"]);
+    let (status, answer) = server.request("POST", "/game/g1/move", &both, body);
+    assert_eq!(status, 200, "{answer}");
+    let after = git(&dir, &home, &["rev-list", "--count", "HEAD"]);
+    let (status, answer) = server.request("POST", "/game/g1/move", &both, body);
+    assert_eq!(status, 409, "the replayed request: {answer}");
+    assert!(answer.contains("the game moved on: you meant ply 1"), "{answer}");
+    assert_eq!(ravenpost::record::load(&game_text(&dir)).unwrap().moves.len(), 1);
+    assert_eq!(before.trim().parse::<u32>().unwrap() + 1, after.trim().parse::<u32>().unwrap());
+    assert_eq!(after, git(&dir, &home, &["rev-list", "--count", "HEAD"]), "no commit for the replay");
+    let (status, ply) = server.request("GET", "/game/g1/ply", &[("Cookie", &cookie)], "");
+    assert_eq!((status, serde_json::from_str::<Value>(&ply).unwrap()["plies"].clone()), (200, json!(1)));
+}
+
+#[test]
+fn a_clicked_fidchell_drop_from_the_hand_is_committed_as_the_cli_commits_it() {
+    let t = tempfile::tempdir().unwrap();
+    let (dir, home) = club(t.path(), "web", "fidchell");
+    let (twin, twin_home) = club(t.path(), "cli", "fidchell");
+    let v = variants::by_name("fidchell", &[]).unwrap();
+    let dims = &v.def().dims;
+    let start = v.start_position();
+    let moves = v.legal_moves(&start);
+    let drop = *moves.iter().find(|m| m.from().is_none()).expect("a drop at the start");
+    let token = ravenpost::notation::position_string::piece_token(
+        v.def(),
+        ravenpost::engine::Piece { side: start.side_to_move(), kind: drop.piece() },
+    );
+    let mut marks: Vec<String> = moves
+        .iter()
+        .filter(|m| m.from().is_none() && m.piece() == drop.piece())
+        .map(|m| dims.name(m.to()))
+        .collect();
+    marks.sort();
+    marks.dedup();
+    let dest = dims.name(drop.to());
+    let san = ravenpost::notation::san::write_move(&v, &start, &drop);
+    let long = ravenpost::notation::moves::long_form(&v, &drop);
+
+    let server = Server::start(&dir, &home);
+    let mut b = Browser::start(1280, 1000);
+    b.open(&server.url);
+    b.open(&format!("{}/game/g1", server.base()));
+    click_on(&mut b, &format!(".hand[data-side=\"0\"] .held[data-piece=\"{token}\"]"));
+    assert_eq!(marked(&mut b), marks, "the squares a {token} can be dropped on");
+    keep_screenshot(&mut b, "fidchell-1280-drop");
+    click_on(&mut b, &format!(".target[data-square=\"{dest}\"]"));
+    wait_for(&mut b, "!document.getElementById('confirm').hidden", "the confirmation is shown");
+    assert_eq!(
+        b.eval("document.getElementById('confirm-text').textContent"),
+        json!(format!("Play {san} ({long})?"))
+    );
+    click_on(&mut b, "#confirm-play");
+    let served = wait_for_ply(&dir, 1);
+    ok(&twin, &twin_home, &["move", "g1", &san]);
+    assert_eq!(served, game_text(&twin), "the served drop is the cli's, byte for byte");
+    wait_for(&mut b, "document.body.getAttribute('data-ply') === '1'", "the page shows ply 1");
+    assert!(b.errors().is_empty(), "{:?}", b.errors());
+    hook_accepts(t.path(), &dir, &home, "remote");
+    phone_fits(&server, "fidchell");
+}
