@@ -118,6 +118,7 @@ fn router(served: Arc<Served>) -> Router {
         .route("/game/{id}", get(game))
         .route("/game/{id}/ply", get(ply))
         .route("/game/{id}/move", post(play))
+        .route("/game/{id}/action", post(action))
         .with_state(served)
 }
 
@@ -327,6 +328,9 @@ pub struct PlayData {
     pub game: String,
     /// Plies played (a move is for ply `plies + 1`).
     pub plies: usize,
+    /// The game's state as `/game/ID/ply` says it ([`state_of`]): a page redraws when
+    /// it changes.
+    pub state: String,
     /// Whether the user is the player to move.
     pub yours: bool,
     /// The legal moves, when it is the user's move (else empty).
@@ -335,6 +339,55 @@ pub struct PlayData {
     pub csrf: String,
     /// Who plays, for the page's line (`Playing as Ann`).
     pub me: Option<String>,
+    /// The other steps the user can take now ([`Action`]'s names: `resign`,
+    /// `offer-draw`, `accept-draw`, `decline-draw`, `claim-draw`).
+    pub actions: Vec<&'static str>,
+}
+
+/// A step other than a move, as a page asks for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Action {
+    /// `ravenpost resign`.
+    Resign,
+    /// `ravenpost draw offer`.
+    OfferDraw,
+    /// `ravenpost draw accept`.
+    AcceptDraw,
+    /// `ravenpost draw decline`.
+    DeclineDraw,
+    /// `ravenpost draw claim` (threefold repetition, 100 plies).
+    ClaimDraw,
+}
+
+/// What a page watches for: the plies, the result and a pending draw offer.
+fn state_of(g: &Game) -> String {
+    format!(
+        "{} {} {}",
+        g.moves.len(),
+        crate::record::result_of(g),
+        crate::record::pending_offer(g).unwrap_or_default()
+    )
+}
+
+/// The actions a game page offers the user in `g`, whose side is `mine`.
+fn actions(g: &Game, mine: Option<crate::engine::Side>) -> Vec<&'static str> {
+    let Some(side) = mine else { return Vec::new() };
+    if crate::record::result_of(g) != "*" {
+        return Vec::new();
+    }
+    let mut out = vec!["resign"];
+    if g.position().side_to_move() == side {
+        let offered_by_opponent = crate::record::pending_offer(g)
+            .is_some_and(|by| by != g.variant.def().side_name(side) && by != crate::record::player(g, side));
+        if offered_by_opponent {
+            out.extend(["accept-draw", "decline-draw"]);
+        } else {
+            out.push("offer-draw");
+        }
+        out.push("claim-draw");
+    }
+    out
 }
 
 /// The legal moves of `pos` as [`LegalMove`]s.
@@ -383,14 +436,17 @@ fn game_html(s: &Served, id: &str) -> Result<String, Refused> {
     let me = me(&archive, &s.session);
     let pos = g.position();
     let going_on = crate::record::result_of(&g) == "*";
-    let yours = going_on && is_me(&crate::record::player(&g, pos.side_to_move()), me.as_ref());
+    let mine = me.as_ref().and_then(|i| crate::referee::players::side_of_person(&g, &i.name, &i.email));
+    let yours = going_on && mine == Some(pos.side_to_move());
     let play = PlayData {
         game: id.to_string(),
         plies: g.moves.len(),
+        state: state_of(&g),
         yours,
         moves: if yours { legal_moves(&g.variant, &pos) } else { Vec::new() },
         csrf: s.csrf.clone(),
         me: me.map(|i| i.name),
+        actions: actions(&g, mine),
     };
     let mut page = crate::site::game_page(id, &g);
     page.hide_addresses();
@@ -406,7 +462,11 @@ async fn ply(State(s): State<Arc<Served>>, Path(id): Path<String>, headers: Head
     let answer = blocking(move || {
         let archive = ops::open(&s.session, false).map_err(|e| error_response(&e))?;
         let g = load_game(&archive, &id)?;
-        Ok(serde_json::json!({ "plies": g.moves.len(), "result": crate::record::result_of(&g) }))
+        Ok(serde_json::json!({
+            "plies": g.moves.len(),
+            "result": crate::record::result_of(&g),
+            "state": state_of(&g),
+        }))
     })
     .await;
     match answer {
@@ -458,6 +518,59 @@ async fn play(
             "said": applied.said,
             "result": applied.result,
         }))
+    })
+    .await;
+    match answer {
+        Ok(v) => axum::Json(v).into_response(),
+        Err(r) => r.into_response(),
+    }
+}
+
+/// A step other than a move sent by a game page.
+#[derive(Debug, Deserialize)]
+pub struct ActionRequest {
+    /// Which.
+    pub action: Action,
+}
+
+async fn action(
+    State(s): State<Arc<Served>>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> Response {
+    if let Err(r) = admitted_to_change(&s, &headers) {
+        return r.into_response();
+    }
+    if body.len() > 4096 {
+        return refusal(StatusCode::PAYLOAD_TOO_LARGE, "an action request is at most 4096 bytes")
+            .into_response();
+    }
+    let request: ActionRequest = match serde_json::from_slice(&body) {
+        Ok(r) => r,
+        Err(e) => {
+            return refusal(
+                StatusCode::BAD_REQUEST,
+                format!(
+                    "the request is no action ({{\"action\": \"resign|offer-draw|accept-draw|decline-draw|claim-draw\"}}): {e}"
+                ),
+            )
+            .into_response();
+        }
+    };
+    let answer = blocking(move || {
+        use crate::record::DrawAction;
+        let archive = ops::open(&s.session, false).map_err(|e| error_response(&e))?;
+        let draw = |a| ops::draw(&archive, &id, None, a, &s.session);
+        let applied = match request.action {
+            Action::Resign => ops::resign(&archive, &id, None, &s.session),
+            Action::OfferDraw => draw(DrawAction::Offer),
+            Action::AcceptDraw => draw(DrawAction::Accept),
+            Action::DeclineDraw => draw(DrawAction::Decline),
+            Action::ClaimDraw => draw(DrawAction::Claim),
+        }
+        .map_err(|e| error_response(&e))?;
+        Ok(serde_json::json!({ "said": applied.said, "result": applied.result }))
     })
     .await;
     match answer {

@@ -77,6 +77,17 @@ pub struct MoveItem {
     pub time: Option<String>,
 }
 
+/// One piece kind of the page's legend.
+#[derive(Debug, Clone, Serialize)]
+pub struct LegendItem {
+    /// The letters drawn on its disc and written in moves (`S`, `Mk`).
+    pub code: String,
+    /// Its name (`Sylph`).
+    pub name: String,
+    /// How it moves, in one line (the variant's rule text).
+    pub summary: String,
+}
+
 /// One tag pair.
 #[derive(Debug, Clone, Serialize)]
 pub struct TagItem {
@@ -118,6 +129,8 @@ pub struct GamePage {
     /// Whether the page shows pieces in hand (Fidchell, or any game where a side holds
     /// some).
     pub hands: bool,
+    /// The kinds of piece that occur in the game, with how each moves.
+    pub legend: Vec<LegendItem>,
     /// The board's data (serialised into the page).
     #[serde(skip)]
     pub board: BoardData,
@@ -217,6 +230,17 @@ pub fn game_page(id: &str, game: &Game) -> GamePage {
     }
     let result = result_of(game);
     let to_move = (result == "*").then(|| player(game, pos.side_to_move()));
+    let seen = |kind: crate::engine::PieceKind| {
+        Side::ALL
+            .into_iter()
+            .any(|side| pieces.contains_key(&piece_token(def, crate::engine::Piece { side, kind })))
+    };
+    let legend = crate::variants::legend::legend(def)
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| seen(crate::engine::PieceKind::new(*i as u8)))
+        .map(|(_, e)| LegendItem { code: e.code, name: e.name, summary: e.summary })
+        .collect();
     let cell =
         if def.render.cell_size > 0 { def.render.cell_size } else { crate::notation::svg::DEFAULT_CELL_SIZE };
     GamePage {
@@ -239,6 +263,7 @@ pub fn game_page(id: &str, game: &Game) -> GamePage {
         leading_comments: comments(&game.text.leading_comments),
         moves: items,
         hands: any_hand,
+        legend,
         svg: crate::notation::svg::board_svg(v),
         board: BoardData {
             cell,

@@ -248,6 +248,19 @@ fn a_clicked_gygax_move_from_air_to_land_is_committed_as_the_cli_commits_it() {
     let index = player.eval("document.body.textContent").to_string();
     assert!(index.contains("Playing as Ann Example: 1 game waiting for your move."), "{index}");
     player.open(&format!("{}/game/g1", server.base()));
+    // The legend names every piece on the board and says how it moves (the rules' text).
+    let legend = player.eval("document.querySelector('table.legend').textContent").to_string();
+    for (name, line) in [
+        ("Sylph", "Air: moves 1 diagonally forward"),
+        ("Basilisk", "freezes the enemy piece directly above it"),
+    ] {
+        assert!(legend.contains(name) && legend.contains(line), "{name}: {line} in the legend: {legend}");
+    }
+    assert_eq!(
+        player.eval("document.querySelectorAll('table.legend tr').length"),
+        json!(15),
+        "Gygax Chess has 15 kinds"
+    );
     // The opponent's view of the same game, in a second browser, open before the move.
     let mut watcher = Browser::start(1280, 1000);
     watcher.open(&server.url);
@@ -406,4 +419,57 @@ fn a_clicked_fidchell_drop_from_the_hand_is_committed_as_the_cli_commits_it() {
     assert!(b.errors().is_empty(), "{:?}", b.errors());
     hook_accepts(t.path(), &dir, &home, "remote");
     phone_fits(&server, "fidchell");
+}
+
+#[test]
+fn a_draw_offer_accepted_by_a_click_is_committed_as_the_cli_commits_it() {
+    let t = tempfile::tempdir().unwrap();
+    let (dir, home) = club(t.path(), "web", "gygax");
+    let (twin, twin_home) = club(t.path(), "cli", "gygax");
+    for (d, h) in [(&dir, &home), (&twin, &twin_home)] {
+        ok(d, h, &["move", "g1", "2e3", "--as", "Ann Example"]);
+        ok(d, h, &["move", "g1", "Sa3b6", "--as", "Bo Example", "--offer-draw"]);
+    }
+    let server = Server::start(&dir, &home);
+    let mut b = Browser::start(1280, 1000);
+    b.open(&server.url);
+    b.open(&format!("{}/game/g1", server.base()));
+    let offered = b.eval(
+        "Array.prototype.map.call(document.querySelectorAll('#actions button'), function (e) { return e.getAttribute('data-action'); })",
+    );
+    assert_eq!(offered, json!(["resign", "accept-draw", "decline-draw", "claim-draw"]));
+    click_on(&mut b, "#actions button[data-action=\"accept-draw\"]");
+    wait_for(&mut b, "!document.getElementById('confirm').hidden", "the confirmation is shown");
+    assert_eq!(
+        b.eval("document.getElementById('confirm-text').textContent"),
+        json!("Accept the draw offer? The game ends drawn.")
+    );
+    click_on(&mut b, "#confirm-play");
+    let started = Instant::now();
+    while !game_text(&dir).contains("[Result \"1/2-1/2\"]") {
+        assert!(started.elapsed() < Duration::from_secs(30), "no draw reached the archive");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    ok(&twin, &twin_home, &["draw", "accept", "g1"]);
+    assert_eq!(game_text(&dir), game_text(&twin), "the served acceptance is the cli's, byte for byte");
+    // The page redraws as the game ended: no actions, no moves.
+    wait_for(
+        &mut b,
+        "document.querySelectorAll('#actions button').length === 0",
+        "no actions after the game ended",
+    );
+    assert!(b.eval("document.body.textContent").as_str().unwrap().contains("1/2-1/2"));
+    // A second acceptance (a stale page, a replay) is refused with the rules' reason.
+    let cookie = format!("ravenpost-serve={}", server.token());
+    let (_, page) = server.request("GET", "/game/g1", &[("Cookie", &cookie)], "");
+    let csrf = page.split("\"csrf\":\"").nth(1).and_then(|r| r.split('"').next()).unwrap().to_string();
+    let (status, answer) = server.request(
+        "POST",
+        "/game/g1/action",
+        &[("Cookie", &cookie), ("X-Ravenpost-Csrf", &csrf)],
+        r#"{"action": "accept-draw"}"#,
+    );
+    assert_eq!(status, 409, "{answer}");
+    assert_eq!(game_text(&dir), game_text(&twin), "nothing more was written");
+    assert!(b.errors().is_empty(), "{:?}", b.errors());
 }

@@ -296,9 +296,34 @@
       pending = m;
       choice.hidden = true;
       document.getElementById('confirm-text').textContent = 'Play ' + m.san + ' (' + m.long + ')?';
+      document.getElementById('confirm-play').textContent = 'Play';
       confirm.hidden = false;
       document.getElementById('confirm-play').focus();
     }
+    var ACTIONS = {
+      'resign': ['Resign', 'Resign this game?'],
+      'offer-draw': ['Offer a draw', 'Offer a draw (without a move)?'],
+      'accept-draw': ['Accept the draw', 'Accept the draw offer? The game ends drawn.'],
+      'decline-draw': ['Decline the draw', 'Decline the draw offer?'],
+      'claim-draw': ['Claim a draw', 'Claim a draw (threefold repetition or 100 plies)?']
+    };
+    var actions = document.getElementById('actions');
+    (play.actions || []).forEach(function (a) {
+      var b = document.createElement('button');
+      b.type = 'button';
+      b.className = 'action';
+      b.setAttribute('data-action', a);
+      b.textContent = ACTIONS[a][0];
+      b.addEventListener('click', function () {
+        clear();
+        pending = { action: a };
+        document.getElementById('confirm-text').textContent = ACTIONS[a][1];
+        document.getElementById('confirm-play').textContent = ACTIONS[a][0];
+        confirm.hidden = false;
+        document.getElementById('confirm-play').focus();
+      });
+      actions.appendChild(b);
+    });
     function choose(list) {
       while (choice.firstChild) choice.removeChild(choice.firstChild);
       var p = document.createElement('p');
@@ -344,11 +369,13 @@
       if (!pending) return;
       var m = pending;
       document.getElementById('confirm-play').disabled = true;
-      say('Sending ' + m.san + '…');
-      fetch('/game/' + encodeURIComponent(play.game) + '/move', {
+      var path = m.action ? '/action' : '/move';
+      var body = m.action ? { action: m.action } : { san: m.san, ply: play.plies + 1 };
+      say('Sending ' + (m.action ? ACTIONS[m.action][0].toLowerCase() : m.san) + '…');
+      fetch('/game/' + encodeURIComponent(play.game) + path, {
         method: 'POST', credentials: 'same-origin',
         headers: { 'Content-Type': 'application/json', 'X-Ravenpost-Csrf': play.csrf },
-        body: JSON.stringify({ san: m.san, ply: play.plies + 1 })
+        body: JSON.stringify(body)
       }).then(function (r) {
         return r.json().then(function (j) { return { ok: r.ok, body: j }; });
       }).then(function (a) {
@@ -417,7 +444,7 @@
     var play = current.play;
     fetch('/game/' + encodeURIComponent(play.game) + '/ply', { credentials: 'same-origin' })
       .then(function (r) { return r.ok ? r.json() : null; })
-      .then(function (j) { if (j && j.plies !== play.plies) refresh(); })
+      .then(function (j) { if (j && j.state !== play.state) refresh(); })
       .catch(function () {});
   }, 2000);
 })();
