@@ -93,7 +93,7 @@ fn club(t: &Path, name: &str, variant: &str) -> (PathBuf, PathBuf) {
     ok(t, &home, &["init", dir.to_str().unwrap(), "--layout", "flat"]);
     let mut args = vec!["new", variant, "--white", "Ann Example", "--black", "Bo Example", "--id", "g1"];
     if variant == "fantasy-grand" {
-        args.extend_from_slice(&["--army-white", "elves", "--army-black", "dwarves"]);
+        args.extend_from_slice(&["--army-white", "evil-horde", "--army-black", "elves"]);
     }
     ok(&dir, &home, &args);
     (dir, home)
@@ -472,4 +472,109 @@ fn a_draw_offer_accepted_by_a_click_is_committed_as_the_cli_commits_it() {
     assert_eq!(status, 409, "{answer}");
     assert_eq!(game_text(&dir), game_text(&twin), "nothing more was written");
     assert!(b.errors().is_empty(), "{:?}", b.errors());
+}
+
+#[test]
+fn a_fantasy_grand_promotion_asks_which_piece_and_is_played_as_the_cli_plays_it() {
+    use ravenpost::engine::Move;
+    let t = tempfile::tempdir().unwrap();
+    // Ann's Evil Horde: a Goblin promotes to a Wolf Rider, always available, on the
+    // last three ranks (rulings: Fantasy Grand §5), where it may also stay a Goblin.
+    let (dir, home) = club(t.path(), "web", "fantasy-grand");
+    let goblin_file = 'e';
+    let mut g = ravenpost::record::load(&game_text(&dir)).unwrap();
+    let promotions = loop {
+        assert!(g.moves.len() < 40, "no promotion within 40 plies:\n{}", game_text(&dir));
+        let v = g.variant.clone();
+        let dims = &v.def().dims;
+        let pos = g.position();
+        let moves = v.legal_moves(&pos);
+        let anns = pos.side_to_move() == ravenpost::engine::Side::White;
+        let promos: Vec<Move> =
+            moves.iter().filter(|m| matches!(m, Move::Normal { promotion: Some(_), .. })).copied().collect();
+        if anns && !promos.is_empty() {
+            break promos;
+        }
+        // Ann pushes her e-file Goblin; Bo moves anything that captures nothing and
+        // stays off the e-file.
+        let pick = if anns {
+            moves
+                .iter()
+                .filter(|m| {
+                    v.def().kind(m.piece()).name == "Goblin"
+                        && m.from().is_some_and(|f| dims.name(f).starts_with(goblin_file))
+                })
+                .max_by_key(|m| dims.name(m.to())[1..].parse::<u32>().unwrap())
+                .copied()
+                .expect("the Goblin can go on")
+        } else {
+            *moves
+                .iter()
+                .find(|m| m.capture().is_none() && !dims.name(m.to()).starts_with(goblin_file))
+                .expect("a quiet move for Bo")
+        };
+        let san = ravenpost::notation::san::write_move(&v, &pos, &pick);
+        let who = if anns { "Ann Example" } else { "Bo Example" };
+        ok(&dir, &home, &["move", "g1", &san, "--as", who]);
+        g = ravenpost::record::load(&game_text(&dir)).unwrap();
+    };
+    // The twin: a clone of the archive as it is now, where the cli plays the same move.
+    let twin = t.path().join("cli");
+    git(t.path(), &home, &["clone", "-q", dir.to_str().unwrap(), twin.to_str().unwrap()]);
+    let v = g.variant.clone();
+    let dims = &v.def().dims;
+    let pos = g.position();
+    let m = promotions[0];
+    let (origin, dest) = (dims.name(m.from().unwrap()), dims.name(m.to()));
+    let legal = v.legal_moves(&pos);
+    let on_square: Vec<Move> =
+        legal.iter().filter(|x| x.from() == m.from() && x.to() == m.to()).copied().collect();
+    assert!(on_square.len() > 1, "a promotion and staying a Goblin: {on_square:?}");
+    let chosen = on_square.iter().find(|x| matches!(x, Move::Normal { promotion: Some(_), .. })).unwrap();
+    let san = ravenpost::notation::san::write_move(&v, &pos, chosen);
+    let long = ravenpost::notation::moves::long_form(&v, chosen);
+    let mut marks: Vec<String> =
+        legal.iter().filter(|x| x.from() == m.from()).map(|x| dims.name(x.to())).collect();
+    marks.sort();
+    marks.dedup();
+    let mut offered: Vec<String> =
+        on_square.iter().map(|x| ravenpost::notation::san::write_move(&v, &pos, x)).collect();
+    offered.sort();
+
+    let plies = g.moves.len();
+    let server = Server::start(&dir, &home);
+    let mut b = Browser::start(1280, 1000);
+    b.open(&server.url);
+    b.open(&format!("{}/game/g1", server.base()));
+    click_on(&mut b, &format!("[id=\"{origin}\"]"));
+    assert_eq!(marked(&mut b), marks, "the Goblin's destinations");
+    assert_eq!(
+        b.eval(&format!(
+            "document.querySelector('.target[data-square=\"{dest}\"]').classList.contains('promotion')"
+        )),
+        json!(true),
+        "the promotion square is marked as one"
+    );
+    click_on(&mut b, &format!(".target[data-square=\"{dest}\"]"));
+    wait_for(&mut b, "!document.getElementById('choice').hidden", "the choice of moves is shown");
+    let mut shown: Vec<String> = serde_json::from_value(b.eval(
+        "Array.prototype.map.call(document.querySelectorAll('#choice button'), function (e) { return e.getAttribute('data-san'); })",
+    ))
+    .unwrap();
+    shown.sort();
+    assert_eq!(shown, offered, "the page asks between the moves to that square");
+    keep_screenshot(&mut b, "fantasy-grand-1280-promotion");
+    click_on(&mut b, &format!("#choice button[data-san=\"{san}\"]"));
+    wait_for(&mut b, "!document.getElementById('confirm').hidden", "the confirmation is shown");
+    assert_eq!(
+        b.eval("document.getElementById('confirm-text').textContent"),
+        json!(format!("Play {san} ({long})?"))
+    );
+    click_on(&mut b, "#confirm-play");
+    let served = wait_for_ply(&dir, plies + 1);
+    ok(&twin, &home, &["move", "g1", &san]);
+    assert_eq!(served, game_text(&twin), "the served promotion is the cli's, byte for byte");
+    assert!(b.errors().is_empty(), "{:?}", b.errors());
+    hook_accepts(t.path(), &dir, &home, "remote");
+    phone_fits(&server, "fantasy-grand");
 }
