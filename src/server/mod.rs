@@ -117,6 +117,7 @@ fn router(served: Arc<Served>) -> Router {
         .route("/favicon.ico", get(|| async { StatusCode::NO_CONTENT }))
         .route("/game/{id}", get(game))
         .route("/game/{id}/ply", get(ply))
+        .route("/game/{id}/download", get(download))
         .route("/game/{id}/move", post(play))
         .route("/game/{id}/action", post(action))
         .with_state(served)
@@ -452,6 +453,38 @@ fn game_html(s: &Served, id: &str) -> Result<String, Refused> {
     page.hide_addresses();
     crate::site::served_game_html(&page, &play)
         .map_err(|e| refusal(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))
+}
+
+/// `/game/ID/download`: the game's file as the archive holds it.
+async fn download(State(s): State<Arc<Served>>, Path(id): Path<String>, headers: HeaderMap) -> Response {
+    if let Err(r) = admitted(&s, &headers) {
+        return r.into_response();
+    }
+    let answer = blocking(move || {
+        let archive = ops::open(&s.session, false).map_err(|e| error_response(&e))?;
+        let path = ops::find(&archive, &id).map_err(|e| error_response(&e))?;
+        let text = archive
+            .read_file(&path.path())
+            .map_err(|e| refusal(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
+            .unwrap_or_default();
+        Ok((path.id().to_string(), text))
+    })
+    .await;
+    match answer {
+        Ok((id, text)) => {
+            // Game ids are letters, digits, `-`, `_` and `.` (`new --id`): nothing to quote.
+            let disposition = format!("attachment; filename=\"{id}.pgn\"");
+            (
+                [
+                    (header::CONTENT_TYPE, "application/x-chess-pgn; charset=utf-8".to_string()),
+                    (header::CONTENT_DISPOSITION, disposition),
+                ],
+                text,
+            )
+                .into_response()
+        }
+        Err(r) => r.into_response(),
+    }
 }
 
 /// `/game/ID/ply`: the plies played and the result, for a page to see a move arrive.

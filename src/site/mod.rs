@@ -248,6 +248,7 @@ fn game_html_with(env: &Environment<'_>, page: &GamePage, root: &str) -> Result<
     let ctx = context! {
         game => Value::from(minijinja::value::Serde(page)),
         root => root,
+        download => format!("{}.pgn", page.id),
         board => Value::from_safe_string(page.svg.clone()),
         data => Value::from_safe_string(page::script_json(&page.board)),
     };
@@ -264,6 +265,7 @@ pub fn served_game_html<T: Serialize>(page: &GamePage, play: &T) -> Result<Strin
     let ctx = context! {
         game => Value::from(minijinja::value::Serde(page)),
         root => "/",
+        download => format!("/game/{}/download", page.id),
         board => Value::from_safe_string(page.svg.clone()),
         data => Value::from_safe_string(page::script_json(&page.board)),
         play => Value::from_safe_string(page::script_json(play)),
@@ -279,6 +281,30 @@ pub fn index_html(rows: Vec<IndexRow>, lead: Option<String>) -> Result<String, S
     let env = environment();
     let index = IndexPage { rows, sections: Vec::new(), lead };
     render(&env, "index.html", "index", context! { index => Value::from(minijinja::value::Serde(&index)) })
+}
+
+/// A game file as the site offers it for download: with [`Addresses::Hidden`], the
+/// tags holding an address left out (`White` and `Black` keep the name without it) and
+/// every address in the movetext's comments masked.
+pub fn public_game_text(text: &str, addresses: Addresses) -> String {
+    if addresses == Addresses::Shown {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let tag = line.trim_end().strip_prefix('[').and_then(|l| l.strip_suffix(']'));
+        match tag.and_then(|t| t.split_once(' ')) {
+            Some((name, value)) if privacy::holds_address(value) => {
+                if matches!(name, "White" | "Black") {
+                    let v = value.trim().trim_matches('"');
+                    let end = if line.ends_with('\n') { "\n" } else { "" };
+                    out.push_str(&format!("[{name} \"{}\"]{end}", privacy::public_name(v)));
+                }
+            }
+            _ => out.push_str(&privacy::masked(line)),
+        }
+    }
+    out
 }
 
 /// Writes `bytes` to `out/rel` unless the file already holds exactly them; `true` if
@@ -403,6 +429,10 @@ pub fn generate(archive: &Archive, out: &Path, addresses: Addresses) -> Result<S
             page.hide_addresses();
         }
         let html = game_html_with(&env, &page, "../../")?;
+        let pgn = rel.replace(".html", ".pgn");
+        if write_if_changed(out, &pgn, public_game_text(&text, addresses).as_bytes())? {
+            report.written.push(pgn);
+        }
         if write_if_changed(out, &rel, html.as_bytes())? {
             report.written.push(rel);
         } else {
@@ -459,11 +489,14 @@ pub fn generate(archive: &Archive, out: &Path, addresses: Addresses) -> Result<S
         }
     }
     for rel in old.pages.keys().filter(|p| !manifest.pages.contains_key(*p)) {
-        let path = out.join(rel);
-        match std::fs::remove_file(&path) {
-            Ok(()) => report.removed.push(rel.clone()),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(SiteError::Io { path, source: e }),
+        // The page and the game file beside it.
+        for rel in [rel.clone(), rel.replace(".html", ".pgn")] {
+            let path = out.join(&rel);
+            match std::fs::remove_file(&path) {
+                Ok(()) => report.removed.push(rel),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(SiteError::Io { path, source: e }),
+            }
         }
     }
     let json = serde_json::to_vec_pretty(&manifest).expect("manifest serialises");

@@ -369,6 +369,9 @@ fn a_request_without_the_token_or_the_csrf_token_changes_nothing() {
     assert_eq!(ravenpost::record::load(&game_text(&dir)).unwrap().moves.len(), 1);
     assert_eq!(before.trim().parse::<u32>().unwrap() + 1, after.trim().parse::<u32>().unwrap());
     assert_eq!(after, git(&dir, &home, &["rev-list", "--count", "HEAD"]), "no commit for the replay");
+    let (status, file) = server.request("GET", "/game/g1/download", &[("Cookie", &cookie)], "");
+    assert_eq!((status, file), (200, game_text(&dir)), "the download is the game's file");
+    assert_eq!(server.request("GET", "/game/g1/download", &[], "").0, 403);
     let (status, ply) = server.request("GET", "/game/g1/ply", &[("Cookie", &cookie)], "");
     assert_eq!((status, serde_json::from_str::<Value>(&ply).unwrap()["plies"].clone()), (200, json!(1)));
 }

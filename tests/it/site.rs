@@ -691,8 +691,11 @@ fn a_rerun_rewrites_only_what_changed() {
         first["written"],
         json!([
             "games/fidchell/f1.html",
+            "games/fidchell/f1.pgn",
             "games/grand/c1.html",
+            "games/grand/c1.pgn",
             "games/gygax/g1.html",
+            "games/gygax/g1.pgn",
             "index.html",
             "site.css",
             "site.js"
@@ -714,7 +717,7 @@ fn a_rerun_rewrites_only_what_changed() {
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64 + 60;
     ok_at(&dir, &home, later, &["move", "g1", &token, "--as", &who]);
     let third = site(&dir, &home, &out);
-    assert_eq!(third["written"], json!(["games/gygax/g1.html", "index.html"]));
+    assert_eq!(third["written"], json!(["games/gygax/g1.html", "games/gygax/g1.pgn", "index.html"]));
     assert_eq!(third["unchanged"], json!(2));
     let after = std::fs::read_to_string(&page).unwrap();
     assert_ne!(before, after);
@@ -723,7 +726,8 @@ fn a_rerun_rewrites_only_what_changed() {
     git(&dir, &home, &["rm", "-q", "games/gygax/g1.pgn"]);
     git(&dir, &home, &["commit", "-q", "-m", "g1 removed"]);
     let fourth = site(&dir, &home, &out);
-    assert_eq!(fourth["removed"], json!(["games/gygax/g1.html"]));
+    assert_eq!(fourth["removed"], json!(["games/gygax/g1.html", "games/gygax/g1.pgn"]));
+    assert!(!out.join("games/gygax/g1.pgn").exists(), "the game file goes with its page");
     assert_eq!(fourth["written"], json!(["index.html"]));
     assert!(!page.exists());
     let manifest: Value =
@@ -912,6 +916,12 @@ fn no_page_of_the_site_holds_an_email_address() {
     assert!(page.contains("<h1>Ann Example <span class=\"side\">"), "the name without its address");
     assert!(page.contains("mail me: [address hidden]."), "the comment's words are kept");
     assert!(!page.contains("WhiteEmail"), "tags holding an address are left out");
+    // The game file offered for download replays to the same moves, without addresses.
+    let pgn = std::fs::read_to_string(out.join("games/gygax/g1.pgn")).unwrap();
+    let kept = ravenpost::record::load(&pgn).unwrap();
+    assert_eq!(kept.moves.len(), 1);
+    assert_eq!(record::player(&kept, Side::Black), "bo", "{pgn}");
+    assert!(page.contains(r#"download="g1.pgn""#), "the page links it");
     let index = std::fs::read_to_string(out.join("index.html")).unwrap();
     for name in ["<td>Ann Example</td>", "<td>bo</td>", "<td>Cy</td>", "<td>Dee</td>"] {
         assert!(index.contains(name), "{name} in the index:\n{index}");
