@@ -224,6 +224,22 @@ pub fn game_push_problem(
     push_problem(pusher, club, [(&w, tag(Side::White)), (&b, tag(Side::Black))], actor)
 }
 
+/// The side of `game` whose steps `account` may take, as [`push_problem`] judges a push
+/// of it by that account: the side whose player's accounts ([`player_accounts`]) hold it.
+/// `None` when the account plays neither side (or, listed for both, one account on both
+/// sides, which the registry refuses).
+pub fn side_of_account(game: &Game, club: &ClubAccounts, account: &str) -> Option<Side> {
+    let mut sides = Side::ALL.into_iter().filter(|s| {
+        let player = record::player(game, *s);
+        player_accounts(&player, (account_tag(*s), game.text.tag(account_tag(*s))), club)
+            .0
+            .iter()
+            .any(|a| a == account)
+    });
+    let side = sides.next()?;
+    sides.next().is_none().then_some(side)
+}
+
 /// [`push_problem`] for an army choice's step (its tags become the game's).
 pub fn choice_push_problem(
     pusher: &Pusher,

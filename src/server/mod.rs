@@ -19,10 +19,19 @@
 //! page can neither read it nor send the header without the server's consent, which it
 //! never gives). A move names the ply it is for, so a request sent twice commits once.
 //!
+//! **A club** (`--account-header NAME`): the server sits behind a reverse proxy that
+//! authenticates each member (an htpasswd file, the git server's accounts) and names the
+//! account in the header NAME. Each request then acts for that account, as the
+//! pre-receive hook judges a push by it ([`crate::usecases::account_side`]): a member
+//! sees every game, moves only for the side whose player's accounts hold theirs, and each
+//! account has its own CSRF token. A step committed into a bare repository then runs the
+//! repository's post-receive hook, as a push would (notification mails, the site).
+//!
 //! Git and the rules are synchronous: each request's work runs on tokio's blocking pool.
 
+use std::collections::HashMap;
 use std::net::{Ipv4Addr, SocketAddr};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use axum::Router;
 use axum::extract::{Path, Query, State};
@@ -57,14 +66,36 @@ pub enum ServeError {
     Archive(Box<Error>),
 }
 
+/// Whom the server admits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Admission {
+    /// The archive's user, in a browser given the printed URL (its token).
+    Token,
+    /// A club's members: the account a reverse proxy authenticated, named in this
+    /// request header (lower case, e.g. `x-remote-user`).
+    AccountHeader(String),
+}
+
+/// Whom a request acts for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Visitor {
+    /// The archive's user (the token).
+    User,
+    /// A club member's account (the reverse proxy's header).
+    Account(String),
+}
+
 /// What the server needs for every request. One value, shared by the handlers: no
 /// process-wide state.
 struct Served {
     session: Session,
+    admission: Admission,
     /// The secret of the printed URL (and of the cookie).
     token: String,
-    /// The secret a changing request repeats in [`CSRF_HEADER`].
+    /// The secret a changing request repeats in [`CSRF_HEADER`] (the user's).
     csrf: String,
+    /// Each club account's CSRF secret, made at its first page.
+    account_csrf: Mutex<HashMap<String, String>>,
 }
 
 /// A started server: its address and the URL to open (with the token).
@@ -92,15 +123,29 @@ fn same_secret(a: &str, b: &str) -> bool {
 ///
 /// # Errors
 /// [`ServeError`]: the archive does not open, the port cannot be bound.
-pub fn serve(session: Session, port: u16, ready: impl FnOnce(&Listening)) -> Result<(), ServeError> {
+pub fn serve(
+    session: Session,
+    port: u16,
+    admission: Admission,
+    ready: impl FnOnce(&Listening),
+) -> Result<(), ServeError> {
     // The archive must open before the server says it is ready.
     ops::open(&session, false).map_err(|e| ServeError::Archive(Box::new(e)))?;
-    let served = Arc::new(Served { session, token: random_hex(16)?, csrf: random_hex(16)? });
+    let served = Arc::new(Served {
+        session,
+        admission,
+        token: random_hex(16)?,
+        csrf: random_hex(16)?,
+        account_csrf: Mutex::new(HashMap::new()),
+    });
     let runtime = tokio::runtime::Builder::new_current_thread().enable_io().enable_time().build()?;
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, port))).await?;
         let addr = listener.local_addr()?;
-        let url = format!("http://{addr}/?token={}", served.token);
+        let url = match served.admission {
+            Admission::Token => format!("http://{addr}/?token={}", served.token),
+            Admission::AccountHeader(_) => format!("http://{addr}/"),
+        };
         ready(&Listening { addr, url });
         axum::serve(listener, router(served)).await
     })?;
@@ -152,22 +197,54 @@ fn cookie_token(headers: &HeaderMap) -> Option<&str> {
     })
 }
 
-/// Whether the request comes from a browser given the URL.
-fn admitted(s: &Served, headers: &HeaderMap) -> Result<(), Refused> {
-    match cookie_token(headers) {
-        Some(t) if same_secret(t, &s.token) => Ok(()),
-        _ => Err(refusal(
-            StatusCode::FORBIDDEN,
-            "not signed in: open the URL `ravenpost serve` printed (it carries the token)",
-        )),
+/// Whom the request acts for: a browser given the URL, or the account the reverse
+/// proxy names.
+fn admitted(s: &Served, headers: &HeaderMap) -> Result<Visitor, Refused> {
+    match &s.admission {
+        Admission::Token => match cookie_token(headers) {
+            Some(t) if same_secret(t, &s.token) => Ok(Visitor::User),
+            _ => Err(refusal(
+                StatusCode::FORBIDDEN,
+                "not signed in: open the URL `ravenpost serve` printed (it carries the token)",
+            )),
+        },
+        Admission::AccountHeader(name) => {
+            let account = headers.get(name.as_str()).and_then(|v| v.to_str().ok()).map(str::trim);
+            match account {
+                Some(a) if crate::referee::players::check_account(a).is_ok() => {
+                    Ok(Visitor::Account(a.to_string()))
+                }
+                _ => Err(refusal(
+                    StatusCode::FORBIDDEN,
+                    "not signed in: this server takes the account from its reverse proxy, which named none",
+                )),
+            }
+        }
+    }
+}
+
+/// The CSRF secret of `visitor`'s pages.
+fn csrf_of(s: &Served, visitor: &Visitor) -> Result<String, Refused> {
+    match visitor {
+        Visitor::User => Ok(s.csrf.clone()),
+        Visitor::Account(a) => {
+            let mut map = s.account_csrf.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            if let Some(t) = map.get(a) {
+                return Ok(t.clone());
+            }
+            let t = random_hex(16).map_err(|e| refusal(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+            map.insert(a.clone(), t.clone());
+            Ok(t)
+        }
     }
 }
 
 /// As [`admitted`], and the page's CSRF token in [`CSRF_HEADER`].
-fn admitted_to_change(s: &Served, headers: &HeaderMap) -> Result<(), Refused> {
-    admitted(s, headers)?;
+fn admitted_to_change(s: &Served, headers: &HeaderMap) -> Result<Visitor, Refused> {
+    let visitor = admitted(s, headers)?;
+    let csrf = csrf_of(s, &visitor)?;
     match headers.get(CSRF_HEADER).and_then(|v| v.to_str().ok()) {
-        Some(t) if same_secret(t, &s.csrf) => Ok(()),
+        Some(t) if same_secret(t, &csrf) => Ok(visitor),
         _ => Err(refusal(StatusCode::FORBIDDEN, "the request lacks the page's CSRF token: reload the page")),
     }
 }
@@ -205,7 +282,7 @@ struct TokenQuery {
 /// `/`: with `?token=`, the cookie is set and the browser sent on without the token in
 /// its address; else the list of games, the user's to move first.
 async fn index(State(s): State<Arc<Served>>, Query(q): Query<TokenQuery>, headers: HeaderMap) -> Response {
-    if let Some(t) = q.token {
+    if let (Some(t), Admission::Token) = (q.token, &s.admission) {
         if !same_secret(&t, &s.token) {
             return refusal(StatusCode::FORBIDDEN, "wrong token: open the URL `ravenpost serve` printed")
                 .into_response();
@@ -215,24 +292,42 @@ async fn index(State(s): State<Arc<Served>>, Query(q): Query<TokenQuery>, header
         r.headers_mut().insert(header::SET_COOKIE, HeaderValue::from_str(&cookie).expect("a hex cookie"));
         return r.into_response();
     }
-    if let Err(r) = admitted(&s, &headers) {
-        return r.into_response();
-    }
+    let visitor = match admitted(&s, &headers) {
+        Ok(v) => v,
+        Err(r) => return r.into_response(),
+    };
     let s2 = s.clone();
-    match blocking(move || index_html(&s2)).await {
+    match blocking(move || index_html(&s2, &visitor)).await {
         Ok(html) => Html(html).into_response(),
         Err(r) => r.into_response(),
     }
 }
 
-fn index_html(s: &Served) -> Result<String, Refused> {
+fn index_html(s: &Served, visitor: &Visitor) -> Result<String, Refused> {
     let archive = ops::open(&s.session, false).map_err(|e| error_response(&e))?;
-    let me = me(&archive, &s.session);
+    let me = match visitor {
+        Visitor::User => me(&archive, &s.session),
+        Visitor::Account(_) => None,
+    };
+    let club = match visitor {
+        Visitor::Account(a) => Some((ops::club_accounts(&archive).map_err(|e| error_response(&e))?, a)),
+        Visitor::User => None,
+    };
+    let is_mine = |l: &ops::StatusLine| {
+        let Some(p) = l.to_move.as_deref() else { return false };
+        match &club {
+            Some((c, a)) => {
+                let side = usize::from(p != l.white);
+                ops::plays_as(c, p, l.account_tags[side].as_deref(), a)
+            }
+            None => is_me(p, me.as_ref()),
+        }
+    };
     let lines = ops::status(&archive, &s.session).map_err(|e| error_response(&e))?;
     let mut rows: Vec<(bool, crate::site::IndexRow)> = lines
         .into_iter()
         .map(|l| {
-            let mine = l.to_move.as_deref().is_some_and(|p| is_me(p, me.as_ref()));
+            let mine = is_mine(&l);
             let to_move = match (&l.to_move, &l.side_to_move) {
                 (Some(p), Some(side)) => format!("{} ({side})", public_name(p)),
                 _ => String::new(),
@@ -256,13 +351,13 @@ fn index_html(s: &Served) -> Result<String, Refused> {
     // Yours to move first, then the games going on, then the finished ones.
     rows.sort_by_key(|(mine, r)| (!mine, r.result != "*", r.id.clone()));
     let yours = rows.iter().filter(|(m, _)| *m).count();
-    let lead = match &me {
-        Some(i) => format!(
-            "Playing as {}: {yours} game{} waiting for your move.",
-            i.name,
-            if yours == 1 { "" } else { "s" }
-        ),
-        None => "No identity is set (git's user.name, or `--author`): moves cannot be made here.".into(),
+    let plural = if yours == 1 { "" } else { "s" };
+    let lead = match (&club, &me) {
+        (Some((_, a)), _) => format!("Signed in as {a}: {yours} game{plural} waiting for your move."),
+        (None, Some(i)) => format!("Playing as {}: {yours} game{plural} waiting for your move.", i.name),
+        (None, None) => {
+            "No identity is set (git's user.name, or `--author`): moves cannot be made here.".into()
+        }
     };
     crate::site::index_html(rows.into_iter().map(|(_, r)| r).collect(), Some(lead))
         .map_err(|e| refusal(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))
@@ -422,22 +517,43 @@ pub fn legal_moves(v: &Variant, pos: &Position) -> Vec<LegalMove> {
 }
 
 async fn game(State(s): State<Arc<Served>>, Path(id): Path<String>, headers: HeaderMap) -> Response {
-    if let Err(r) = admitted(&s, &headers) {
-        return r.into_response();
-    }
-    match blocking(move || game_html(&s, &id)).await {
+    let visitor = match admitted(&s, &headers) {
+        Ok(v) => v,
+        Err(r) => return r.into_response(),
+    };
+    match blocking(move || game_html(&s, &visitor, &id)).await {
         Ok(html) => Html(html).into_response(),
         Err(r) => r.into_response(),
     }
 }
 
-fn game_html(s: &Served, id: &str) -> Result<String, Refused> {
+/// The side of `g` that `visitor` plays, and the name the page says they play as.
+fn side_in(
+    archive: &Archive,
+    s: &Served,
+    visitor: &Visitor,
+    g: &Game,
+) -> Result<(Option<crate::engine::Side>, Option<String>), Refused> {
+    match visitor {
+        Visitor::User => {
+            let me = me(archive, &s.session);
+            let side =
+                me.as_ref().and_then(|i| crate::referee::players::side_of_person(g, &i.name, &i.email));
+            Ok((side, me.map(|i| i.name)))
+        }
+        Visitor::Account(a) => {
+            let club = ops::club_accounts(archive).map_err(|e| error_response(&e))?;
+            Ok((ops::account_side(&club, g, a), Some(a.clone())))
+        }
+    }
+}
+
+fn game_html(s: &Served, visitor: &Visitor, id: &str) -> Result<String, Refused> {
     let archive = ops::open(&s.session, false).map_err(|e| error_response(&e))?;
     let g = load_game(&archive, id)?;
-    let me = me(&archive, &s.session);
+    let (mine, me) = side_in(&archive, s, visitor, &g)?;
     let pos = g.position();
     let going_on = crate::record::result_of(&g) == "*";
-    let mine = me.as_ref().and_then(|i| crate::referee::players::side_of_person(&g, &i.name, &i.email));
     let yours = going_on && mine == Some(pos.side_to_move());
     let play = PlayData {
         game: id.to_string(),
@@ -445,8 +561,8 @@ fn game_html(s: &Served, id: &str) -> Result<String, Refused> {
         state: state_of(&g),
         yours,
         moves: if yours { legal_moves(&g.variant, &pos) } else { Vec::new() },
-        csrf: s.csrf.clone(),
-        me: me.map(|i| i.name),
+        csrf: csrf_of(s, visitor)?,
+        me,
         actions: actions(&g, mine),
     };
     let mut page = crate::site::game_page(id, &g);
@@ -517,15 +633,47 @@ pub struct MoveRequest {
     pub ply: usize,
 }
 
+/// Whom a step by `visitor` in game `id` acts for: `None` for the user (the command
+/// line's rule: the player to move who is the user); for a club member, the player of
+/// the side the account plays, refused (403) when it plays neither.
+fn acting_as(archive: &Archive, visitor: &Visitor, id: &str) -> Result<Option<String>, Refused> {
+    let Visitor::Account(a) = visitor else { return Ok(None) };
+    let g = load_game(archive, id)?;
+    let club = ops::club_accounts(archive).map_err(|e| error_response(&e))?;
+    match ops::account_side(&club, &g, a) {
+        Some(side) => Ok(Some(crate::record::player(&g, side))),
+        None => Err(refusal(
+            StatusCode::FORBIDDEN,
+            format!("the account {a} plays neither side of {id}: only its players' accounts act in it"),
+        )),
+    }
+}
+
+/// After a step committed on the tip `before` moved: the repository's post-receive hook,
+/// as a push would run it (a bare club repository; nothing for a working copy). What it
+/// said, when it failed, for the answer.
+fn after_step(archive: &Archive, before: Option<crate::archive::CommitId>) -> Option<String> {
+    let new = archive.tip().ok().flatten()?;
+    if Some(new) == before {
+        return None;
+    }
+    match ops::run_post_receive(archive, before, new) {
+        Ok(Some(run)) if !run.success => Some(format!("the post-receive hook failed: {}", run.output.trim())),
+        Ok(_) => None,
+        Err(e) => Some(format!("the post-receive hook did not run: {e}")),
+    }
+}
+
 async fn play(
     State(s): State<Arc<Served>>,
     Path(id): Path<String>,
     headers: HeaderMap,
     body: axum::body::Bytes,
 ) -> Response {
-    if let Err(r) = admitted_to_change(&s, &headers) {
-        return r.into_response();
-    }
+    let visitor = match admitted_to_change(&s, &headers) {
+        Ok(v) => v,
+        Err(r) => return r.into_response(),
+    };
     // A move is a few bytes; anything longer is no move.
     if body.len() > 4096 {
         return refusal(StatusCode::PAYLOAD_TOO_LARGE, "a move request is at most 4096 bytes")
@@ -543,13 +691,16 @@ async fn play(
     };
     let answer = blocking(move || {
         let archive = ops::open(&s.session, false).map_err(|e| error_response(&e))?;
-        let applied = ops::play(&archive, &id, &request.san, None, Some(request.ply), &s.session)
+        let who = acting_as(&archive, &visitor, &id)?;
+        let before = archive.tip().map_err(|e| error_response(&Error::from(e)))?;
+        let applied = ops::play(&archive, &id, &request.san, who.as_deref(), Some(request.ply), &s.session)
             .map_err(|e| error_response(&e))?;
         Ok(serde_json::json!({
             "san": applied.san,
             "ply": applied.ply,
             "said": applied.said,
             "result": applied.result,
+            "hook": after_step(&archive, before),
         }))
     })
     .await;
@@ -572,9 +723,10 @@ async fn action(
     headers: HeaderMap,
     body: axum::body::Bytes,
 ) -> Response {
-    if let Err(r) = admitted_to_change(&s, &headers) {
-        return r.into_response();
-    }
+    let visitor = match admitted_to_change(&s, &headers) {
+        Ok(v) => v,
+        Err(r) => return r.into_response(),
+    };
     if body.len() > 4096 {
         return refusal(StatusCode::PAYLOAD_TOO_LARGE, "an action request is at most 4096 bytes")
             .into_response();
@@ -594,16 +746,22 @@ async fn action(
     let answer = blocking(move || {
         use crate::record::DrawAction;
         let archive = ops::open(&s.session, false).map_err(|e| error_response(&e))?;
-        let draw = |a| ops::draw(&archive, &id, None, a, &s.session);
+        let who = acting_as(&archive, &visitor, &id)?;
+        let before = archive.tip().map_err(|e| error_response(&Error::from(e)))?;
+        let draw = |a| ops::draw(&archive, &id, who.as_deref(), a, &s.session);
         let applied = match request.action {
-            Action::Resign => ops::resign(&archive, &id, None, &s.session),
+            Action::Resign => ops::resign(&archive, &id, who.as_deref(), &s.session),
             Action::OfferDraw => draw(DrawAction::Offer),
             Action::AcceptDraw => draw(DrawAction::Accept),
             Action::DeclineDraw => draw(DrawAction::Decline),
             Action::ClaimDraw => draw(DrawAction::Claim),
         }
         .map_err(|e| error_response(&e))?;
-        Ok(serde_json::json!({ "said": applied.said, "result": applied.result }))
+        Ok(serde_json::json!({
+            "said": applied.said,
+            "result": applied.result,
+            "hook": after_step(&archive, before),
+        }))
     })
     .await;
     match answer {

@@ -25,7 +25,8 @@ pub const MASK: &str = "[address hidden]";
 /// Characters that end an address: whitespace and the punctuation around one in a
 /// name or a sentence.
 fn ends_address(c: char) -> bool {
-    c.is_whitespace() || matches!(c, '<' | '>' | '{' | '}' | '(' | ')' | '[' | ']' | ',' | ';' | '"' | '\'' | '`')
+    c.is_whitespace()
+        || matches!(c, '<' | '>' | '{' | '}' | '(' | ')' | '[' | ']' | ',' | ';' | '"' | '\'' | '`')
 }
 
 /// The byte ranges of the addresses in `text`: each run of characters between

@@ -130,6 +130,10 @@ pub struct StatusLine {
     /// owner's clone holds a tree.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub prepared: Vec<String>,
+    /// The game's `WhiteAccount` and `BlackAccount` tags, for a club's server to tell
+    /// whose games an account plays (not printed).
+    #[serde(skip)]
+    pub account_tags: [Option<String>; 2],
 }
 
 /// `ravenpost status`: every game at the tip, from the game files (the clock also needs
@@ -202,6 +206,7 @@ pub fn status_where(
             prepared,
             problem: standing.problem,
             army_choice: None,
+            account_tags: standing.accounts,
         });
     }
     // The cache only saves work; failing to write it changes no answer.
@@ -229,15 +234,21 @@ pub fn status_where(
             draw_offer: None,
             clock: None,
             problem: choice.as_ref().err().cloned(),
-            army_choice: choice.ok().map(|c| c.waiting_for()),
+            army_choice: choice.as_ref().ok().map(|c| c.waiting_for()),
             prepared: Vec::new(),
+            account_tags: [Side::White, Side::Black].map(|s| {
+                choice
+                    .as_ref()
+                    .ok()
+                    .and_then(|c| c.tags.get(crate::referee::players::account_tag(s)).cloned())
+            }),
         });
     }
     Ok(out)
 }
 
 /// The namespace of the cache of games' standings (`status`), by this release.
-const STANDINGS: &str = concat!("standings-", env!("CARGO_PKG_VERSION"), "-1");
+const STANDINGS: &str = concat!("standings-", env!("CARGO_PKG_VERSION"), "-2");
 
 /// A game's `status` line as the version of its file at the tip makes it: everything but
 /// the time left, which depends on the time asked. A function of the file's history up
@@ -254,6 +265,9 @@ struct Standing {
     /// The deadline of the player to move, when a clock runs.
     deadline: Option<crate::referee::Time>,
     problem: Option<String>,
+    /// The `WhiteAccount` and `BlackAccount` tags.
+    #[serde(default)]
+    accounts: [Option<String>; 2],
 }
 
 /// The standing of the game at `path` at the tip, and whether it may be cached (not when
@@ -279,6 +293,7 @@ fn standing_of(
         draw_offer: None,
         deadline: None,
         problem: Some(problem),
+        accounts: [None, None],
     };
     let text = match text {
         Ok(t) => t,
@@ -310,6 +325,8 @@ fn standing_of(
         draw_offer: record::pending_offer(&game),
         deadline,
         problem: None,
+        accounts: [Side::White, Side::Black]
+            .map(|s| game.text.tag(crate::referee::players::account_tag(s)).map(str::to_string)),
     };
     (standing, lasting)
 }

@@ -131,6 +131,7 @@ mod tests {
             problem: None,
             army_choice: None,
             prepared: Vec::new(),
+            account_tags: [None, None],
         }
     }
 

@@ -13,12 +13,13 @@
 //! [`error`]-and-refusal types and the report types; then `definitions`, `games` (the
 //! kernel: open, find, read, change a game, commit a player's step, and the player
 //! actions), `clock`, `armies` and `conditional`; `checks` (status, log, verify); then
-//! `exchange` (hook, sync), `tournament`, `watch`, `mail`, `notify` and `completion`
-//! (what a shell's completion offers).
+//! `exchange` (hook, sync), `club` (accounts, the post-receive hook), `tournament`, `watch`,
+//! `mail`, `notify` and `completion` (what a shell's completion offers).
 
 mod armies;
 mod checks;
 mod clock;
+mod club;
 mod completion;
 mod conditional;
 mod definitions;
@@ -39,6 +40,7 @@ pub mod notify;
 pub use armies::{ArmyOutcome, army_commit, army_reveal};
 pub use checks::{LogLine, StatusLine, choice_history, history, status, verify, verify_tournaments};
 pub use clock::clock_of_game;
+pub use club::{HookRun, account_side, club_accounts, plays_as, run_post_receive};
 pub use completion::{GameChoice, Standing, game_choices, variant_names};
 pub use conditional::{
     Answer, AnswerOutcome, Prepared, answer_prepared, conditional_add, conditional_clear, conditional_show,

@@ -34,8 +34,13 @@ impl Drop for Server {
 
 impl Server {
     fn start(dir: &Path, home: &Path) -> Server {
+        Server::start_with(dir, home, &[])
+    }
+
+    fn start_with(dir: &Path, home: &Path, extra: &[&str]) -> Server {
         let mut child = ravenpost_at(dir, home, T0)
             .args(["serve", "--json"])
+            .args(extra)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -49,7 +54,11 @@ impl Server {
         });
         let url = v["url"].as_str().expect("url").to_string();
         let port = v["port"].as_u64().expect("port") as u16;
-        assert!(url.starts_with(&format!("http://127.0.0.1:{port}/?token=")), "{url}");
+        if extra.is_empty() {
+            assert!(url.starts_with(&format!("http://127.0.0.1:{port}/?token=")), "{url}");
+        } else {
+            assert_eq!(url, format!("http://127.0.0.1:{port}/"), "a club's server prints no token");
+        }
         Server { child, url, port }
     }
 
@@ -580,4 +589,262 @@ fn a_fantasy_grand_promotion_asks_which_piece_and_is_played_as_the_cli_plays_it(
     assert!(b.errors().is_empty(), "{:?}", b.errors());
     hook_accepts(t.path(), &dir, &home, "remote");
     phone_fits(&server, "fantasy-grand");
+}
+
+/// The CSRF token and the play data of a served game page.
+fn page_data(page: &str) -> (String, Value) {
+    let data = page
+        .split("<script type=\"application/json\" id=\"play-data\">")
+        .nth(1)
+        .and_then(|r| r.split("</script>").next())
+        .unwrap_or_else(|| panic!("no play data in the page:\n{page}"));
+    let v: Value = serde_json::from_str(data).expect("play data is JSON");
+    (v["csrf"].as_str().expect("csrf").to_string(), v)
+}
+
+/// A club's bare repository `club.git` with ravenpost's pre-receive hook and a
+/// post-receive hook that writes the site to `published`, holding `games` (id, White,
+/// Black, their accounts) of Gygax Chess made by the admin's clone: (bare, home,
+/// published).
+fn club_repository(t: &Path, games: &[(&str, &str, &str, &str, &str)]) -> (PathBuf, PathBuf, PathBuf) {
+    let home = identity(&t.join("home-admin"), "Club Server", "server@example.org");
+    let bare = t.join("club.git");
+    let published = t.join("published");
+    git(t, &home, &["init", "-q", "--bare", "-b", "main", bare.to_str().unwrap()]);
+    ok(
+        t,
+        &home,
+        &["hook", "install", "--repo", bare.to_str().unwrap(), "--site", published.to_str().unwrap()],
+    );
+    git(t, &home, &["clone", "-q", bare.to_str().unwrap(), "admin"]);
+    let admin = t.join("admin");
+    ok(&admin, &home, &["init", "--layout", "flat"]);
+    for (id, white, black, wa, ba) in games {
+        ok(
+            &admin,
+            &home,
+            &[
+                "new",
+                "gygax",
+                "--white",
+                white,
+                "--black",
+                black,
+                "--id",
+                id,
+                "--white-account",
+                wa,
+                "--black-account",
+                ba,
+            ],
+        );
+    }
+    let pushed = common::git::git_out(&admin, &home, &["push", "-q", "origin", "main"]);
+    assert!(pushed.status.success(), "push: {}", common::cli::text(&pushed));
+    (bare, home, published)
+}
+
+fn bare_game(bare: &Path, id: &str) -> ravenpost::record::game::Game {
+    let mut a = Archive::open(bare).expect("archive");
+    let mut options = ArchiveOptions::default();
+    options.git_config = GitConfigScope::RepositoryOnly;
+    a.set_options(options);
+    let path = ravenpost::usecases::find(&a, id).expect("the game");
+    ravenpost::record::load(&a.read_file(&path.path()).unwrap().unwrap()).unwrap()
+}
+
+#[test]
+fn a_club_member_moves_only_for_their_own_account_through_the_proxy_header() {
+    let t = tempfile::tempdir().unwrap();
+    let (bare, home, published) = club_repository(
+        t.path(),
+        &[("g1", "Ann Example", "Bo Example", "ann", "bo"), ("g2", "Cy Example", "Dee Example", "cy", "dee")],
+    );
+    let server = Server::start_with(&bare, &home, &["--account-header", "X-Remote-User"]);
+    let commits = || git(&bare, &home, &["rev-list", "--count", "main"]).trim().parse::<u32>().unwrap();
+    let before = commits();
+    // No account named by the proxy: nothing is shown.
+    for path in ["/", "/game/g1", "/game/g1/ply", "/game/g1/download"] {
+        assert_eq!(server.request("GET", path, &[], "").0, 403, "{path} without an account");
+    }
+    let as_ann = [("X-Remote-User", "ann")];
+    let (status, index) = server.request("GET", "/", &as_ann, "");
+    assert_eq!(status, 200, "{index}");
+    assert!(index.contains("Signed in as ann: 1 game waiting for your move."), "{index}");
+    let (status, page) = server.request("GET", "/game/g1", &as_ann, "");
+    assert_eq!(status, 200);
+    let (ann_csrf, data) = page_data(&page);
+    assert_eq!((data["yours"].clone(), data["me"].clone()), (json!(true), json!("ann")));
+    let first = data["moves"][0]["san"].as_str().unwrap().to_string();
+    // Bo's page of g1 is not his move; Cy's page of g1 is none of his.
+    let (_, bo_page) = server.request("GET", "/game/g1", &[("X-Remote-User", "bo")], "");
+    let (bo_csrf, bo_data) = page_data(&bo_page);
+    assert_eq!((bo_data["yours"].clone(), bo_data["moves"].clone()), (json!(false), json!([])));
+    assert_ne!(bo_csrf, ann_csrf, "each account has its own CSRF token");
+    let body = json!({ "san": first, "ply": 1 }).to_string();
+    // Ann's move with Bo's CSRF token: refused.
+    let (status, said) = server.request(
+        "POST",
+        "/game/g1/move",
+        &[("X-Remote-User", "ann"), ("X-Ravenpost-Csrf", &bo_csrf)],
+        &body,
+    );
+    assert_eq!(status, 403, "{said}");
+    // Ann in Cy's game: refused by account, whatever the token.
+    let (_, cy_page) = server.request("GET", "/game/g2", &as_ann, "");
+    let (ann_csrf2, _) = page_data(&cy_page);
+    assert_eq!(ann_csrf2, ann_csrf);
+    let (status, said) = server.request(
+        "POST",
+        "/game/g2/move",
+        &[("X-Remote-User", "ann"), ("X-Ravenpost-Csrf", &ann_csrf)],
+        &body,
+    );
+    assert_eq!(status, 403, "{said}");
+    assert!(said.contains("the account ann plays neither side of g2"), "{said}");
+    // Bo cannot move for Ann: the move is Ann's.
+    let (status, said) = server.request(
+        "POST",
+        "/game/g1/move",
+        &[("X-Remote-User", "bo"), ("X-Ravenpost-Csrf", &bo_csrf)],
+        &body,
+    );
+    assert_eq!(status, 409, "{said}");
+    assert_eq!(commits(), before, "nothing refused left a commit");
+    // Ann's own move lands, authored by her, committed by the server's identity.
+    let ann = [("X-Remote-User", "ann"), ("X-Ravenpost-Csrf", ann_csrf.as_str())];
+    let (status, said) = server.request("POST", "/game/g1/move", &ann, &body);
+    assert_eq!(status, 200, "{said}");
+    let answer: Value = serde_json::from_str(&said).unwrap();
+    assert_eq!(answer["hook"], Value::Null, "the post-receive hook ran without failing: {said}");
+    assert_eq!(commits(), before + 1);
+    assert_eq!(
+        git(&bare, &home, &["log", "-1", "--format=%an|%cn", "main"]).trim(),
+        "Ann Example|Club Server"
+    );
+    assert_eq!(bare_game(&bare, "g1").moves.len(), 1);
+    // The same request again: the game moved on, no second commit.
+    let (status, said) = server.request("POST", "/game/g1/move", &ann, &body);
+    assert_eq!(status, 409, "{said}");
+    assert_eq!(commits(), before + 1);
+    // The post-receive hook ran as after a push: the site shows the move.
+    let site_page = std::fs::read_to_string(published.join("games/gygax/g1.html")).unwrap();
+    assert!(site_page.contains(&format!(">{first}</a>")), "the site has the move");
+    // Bo resigns from the page, as his account.
+    let bo = [("X-Remote-User", "bo"), ("X-Ravenpost-Csrf", bo_csrf.as_str())];
+    let (status, said) = server.request("POST", "/game/g1/action", &bo, r#"{"action":"resign"}"#);
+    assert_eq!(status, 200, "{said}");
+    assert_eq!(git(&bare, &home, &["log", "-1", "--format=%an", "main"]).trim(), "Bo Example");
+    // What the server committed is what the hook accepts from the players' accounts:
+    // a clone verifies clean, and its sync finds nothing to refuse.
+    git(t.path(), &home, &["clone", "-q", bare.to_str().unwrap(), "check"]);
+    let check = t.path().join("check");
+    ok(&check, &home, &["verify"]);
+    ok(&check, &home, &["sync"]);
+}
+
+/// 50 clients moving at once in 10 games through one club server, while the command
+/// line moves in the same repository: each ply is won by exactly one request, every
+/// answered move is in the archive, and `verify` finds it clean.
+#[test]
+fn fifty_clients_and_the_cli_racing_in_ten_games_each_ply_has_one_winner() {
+    let t = tempfile::tempdir().unwrap();
+    let games: Vec<(String, String, String, String, String)> = (0..10)
+        .map(|i| {
+            (format!("r{i}"), format!("White {i}"), format!("Black {i}"), format!("w{i}"), format!("b{i}"))
+        })
+        .collect();
+    let refs: Vec<(&str, &str, &str, &str, &str)> = games
+        .iter()
+        .map(|(a, b, c, d, e)| (a.as_str(), b.as_str(), c.as_str(), d.as_str(), e.as_str()))
+        .collect();
+    let (bare, home, _) = club_repository(t.path(), &refs);
+    let server =
+        std::sync::Arc::new(Server::start_with(&bare, &home, &["--account-header", "X-Remote-User"]));
+    let start = git(&bare, &home, &["rev-list", "--count", "main"]).trim().parse::<usize>().unwrap();
+    const ROUNDS: usize = 4;
+    let won = std::sync::Arc::new(std::sync::Mutex::new(Vec::<(String, usize)>::new()));
+    let mut threads = Vec::new();
+    for client in 0..50 {
+        let (server, won) = (server.clone(), won.clone());
+        threads.push(std::thread::spawn(move || {
+            let game = format!("r{}", client % 10);
+            for _ in 0..ROUNDS {
+                // Whoever is to move in the game: its account.
+                let g = client % 10;
+                let (_, page) = server.request(
+                    "GET",
+                    &format!("/game/{game}"),
+                    &[("X-Remote-User", &format!("w{g}"))],
+                    "",
+                );
+                let (_, data) = page_data(&page);
+                let plies = data["plies"].as_u64().unwrap() as usize;
+                let account = if plies.is_multiple_of(2) { format!("w{g}") } else { format!("b{g}") };
+                let (_, page) =
+                    server.request("GET", &format!("/game/{game}"), &[("X-Remote-User", &account)], "");
+                let (csrf, data) = page_data(&page);
+                let Some(san) =
+                    data["moves"].get(client % 3).or(data["moves"].get(0)).and_then(|m| m["san"].as_str())
+                else {
+                    continue;
+                };
+                let ply = data["plies"].as_u64().unwrap() as usize + 1;
+                let body = json!({ "san": san, "ply": ply }).to_string();
+                let (status, said) = server.request(
+                    "POST",
+                    &format!("/game/{game}/move"),
+                    &[("X-Remote-User", &account), ("X-Ravenpost-Csrf", &csrf)],
+                    &body,
+                );
+                match status {
+                    200 => won.lock().unwrap().push((game.clone(), ply)),
+                    409 => {}
+                    _ => panic!("{status}: {said}"),
+                }
+            }
+        }));
+    }
+    // The command line, in the same repository, at the same time: the first legal move
+    // of r0 and r1, as their players.
+    let mut cli_won = Vec::new();
+    for round in 0..6 {
+        let id = format!("r{}", round % 2);
+        let g = bare_game(&bare, &id);
+        let pos = g.position();
+        let mv = g.variant.legal_moves(&pos)[0];
+        let token = ravenpost::notation::san::write_move(&g.variant, &pos, &mv);
+        let player = ravenpost::record::player(&g, pos.side_to_move());
+        let ply = g.moves.len() + 1;
+        let o = common::cli::run(
+            &bare,
+            &home,
+            &["move", &id, &token, "--as", &player, "--expect-ply", &ply.to_string()],
+        );
+        if o.status.success() {
+            cli_won.push((id, ply));
+        }
+    }
+    for th in threads {
+        th.join().expect("a client thread");
+    }
+    let mut won = won.lock().unwrap().clone();
+    won.extend(cli_won);
+    won.sort();
+    let mut unique = won.clone();
+    unique.dedup();
+    assert_eq!(won, unique, "a ply was won twice");
+    let mut total = 0;
+    for i in 0..10 {
+        let id = format!("r{i}");
+        let plies = bare_game(&bare, &id).moves.len();
+        let answered: Vec<usize> = won.iter().filter(|(g, _)| *g == id).map(|(_, p)| *p).collect();
+        assert_eq!(answered, (1..=plies).collect::<Vec<_>>(), "{id}: every ply answered once, none lost");
+        total += plies;
+    }
+    assert!(total >= 10, "moves were made ({total})");
+    let end = git(&bare, &home, &["rev-list", "--count", "main"]).trim().parse::<usize>().unwrap();
+    assert_eq!(end, start + total, "one commit per move");
+    git(t.path(), &home, &["clone", "-q", bare.to_str().unwrap(), "check"]);
+    ok(&t.path().join("check"), &home, &["verify"]);
 }

@@ -390,8 +390,17 @@ const NOT_SETTINGS: usize = 6;
 /// Each line of `src/` outside the front ends that holds process-wide state or reads the
 /// environment: (file, line).
 fn process_wide(files: &[(String, String)]) -> Vec<(String, String)> {
-    let marks =
-        ["static ", "env::var", "var_os(", "current_dir(", "home_dir(", "directories::", "open_from_env"];
+    // `env::current_dir(`: the process's directory (a child's, `Command::current_dir`, is
+    // not process-wide).
+    let marks = [
+        "static ",
+        "env::var",
+        "var_os(",
+        "env::current_dir(",
+        "home_dir(",
+        "directories::",
+        "open_from_env",
+    ];
     let mut found = Vec::new();
     for (path, text) in files {
         if path.starts_with("cli/") || path == "main.rs" {

@@ -18,12 +18,30 @@ pub(crate) struct ServeArgs {
     /// Print the address as JSON (`{"url": …, "port": …}`) once listening.
     #[arg(long)]
     json: bool,
+    /// Serve a club: take each request's account from this header, which the reverse
+    /// proxy in front sets once it has authenticated the member (e.g. X-Remote-User).
+    /// Each member then moves only for the side whose player's accounts hold theirs, as
+    /// the pre-receive hook judges a push. No token is printed or asked for.
+    #[arg(long, value_name = "HEADER")]
+    account_header: Option<String>,
 }
 
 /// `ravenpost serve`.
 pub(crate) fn run(s: &Session, a: ServeArgs, out: &mut impl Write) -> Result<(), Failure> {
+    let admission = match &a.account_header {
+        None => crate::server::Admission::Token,
+        Some(h) => {
+            let name = h.trim().to_ascii_lowercase();
+            if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_') {
+                return Err(Failure::input(format!(
+                    "--account-header {h:?}: a header name is letters, digits, `-` and `_` (e.g. X-Remote-User)"
+                )));
+            }
+            crate::server::Admission::AccountHeader(name)
+        }
+    };
     let mut said = Ok(());
-    let result = crate::server::serve(s.clone(), a.port, |l| {
+    let result = crate::server::serve(s.clone(), a.port, admission, |l: &crate::server::Listening| {
         said = if a.json {
             writeln!(out, "{}", serde_json::json!({ "url": l.url, "port": l.addr.port() }))
         } else {
