@@ -33,9 +33,9 @@
 //! a page. [`install_site_hook`] makes a repository regenerate the site after each
 //! accepted push.
 //!
-//! Standings pages for tournaments are not made yet: [`extra_pages`] is where a
-//! tournament module adds its pages (and [`IndexPage::sections`] where the index links
-//! them).
+//! Each tournament gets a standings page (`tournaments/<name>.html`, the crosstable with
+//! each game linked) and beside it the figures `ravenpost standings --json` prints
+//! (`tournaments/<name>.json`); the index links them ([`extra_pages`]).
 
 mod hook;
 pub mod page;
@@ -52,6 +52,7 @@ use sha2::{Digest, Sha256};
 use crate::archive::{Archive, ArchiveError, ArmyChoice};
 use crate::engine::Side;
 use crate::record;
+use crate::usecases::Session;
 
 pub use hook::{POST_RECEIVE_MARK, install_site_hook, put_site_line, site_hook_line, site_line};
 pub use page::{GamePage, game_page};
@@ -62,6 +63,7 @@ pub const MANIFEST: &str = ".ravenpost-site.json";
 
 const INDEX_TEMPLATE: &str = include_str!("assets/index.html");
 const GAME_TEMPLATE: &str = include_str!("assets/game.html");
+const STANDINGS_TEMPLATE: &str = include_str!("assets/standings.html");
 /// The pages' one script (the static site's and the server's).
 pub const SCRIPT: &str = include_str!("assets/site.js");
 /// The pages' style sheet.
@@ -99,6 +101,9 @@ pub enum SiteError {
         /// The template engine's message.
         message: String,
     },
+    /// A tournament's standings could not be worked out.
+    #[error("standings: {0}")]
+    Standings(#[source] Box<crate::usecases::Error>),
 }
 
 fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> SiteError + '_ {
@@ -159,6 +164,7 @@ pub fn generator_hash(addresses: Addresses) -> String {
         shown,
         INDEX_TEMPLATE.as_bytes(),
         GAME_TEMPLATE.as_bytes(),
+        STANDINGS_TEMPLATE.as_bytes(),
         SCRIPT.as_bytes(),
         STYLE.as_bytes(),
     ])
@@ -209,15 +215,78 @@ pub struct ExtraPage {
     pub path: String,
     /// Its HTML.
     pub html: String,
+    /// Files written beside it: `(path relative to the output directory, contents)`.
+    pub beside: Vec<(String, String)>,
 }
 
-/// The pages other modules add to the site: the extension point for tournaments'
-/// standings pages (none yet; a tournament module returns one page per tournament here).
+/// The pages added beside the games' pages: one standings page per tournament, with its
+/// figures as JSON beside it (the same JSON `ravenpost standings --json` prints for it).
+/// `hrefs` maps each game id to its page's address from the output directory.
 ///
 /// # Errors
-/// The archive's errors.
-pub fn extra_pages(_archive: &Archive) -> Result<Vec<ExtraPage>, SiteError> {
-    Ok(Vec::new())
+/// The archive's errors; a tournament file that cannot be read.
+pub fn extra_pages(
+    archive: &Archive,
+    session: &Session,
+    hrefs: &BTreeMap<String, String>,
+    addresses: Addresses,
+) -> Result<Vec<ExtraPage>, SiteError> {
+    let env = environment();
+    let all =
+        crate::usecases::standings(archive, None, session).map_err(|e| SiteError::Standings(Box::new(e)))?;
+    let mut out = Vec::new();
+    for mut s in all {
+        if addresses == Addresses::Hidden {
+            for r in &mut s.rows {
+                r.name = privacy::public_name(&r.name).into_owned();
+            }
+        }
+        let file = |ext: &str| format!("tournaments/{}.{ext}", s.tournament);
+        let json = serde_json::to_string_pretty(&[&s]).expect("standings serialise") + "\n";
+        let rows: Vec<Value> = s
+            .rows
+            .iter()
+            .map(|r| {
+                let mut v = serde_json::to_value(r).expect("a row serialises");
+                v["points_text"] = crate::referee::tournament::points_text(r.points).into();
+                v["sb_text"] = format!("{:.2}", r.sonneborn_berger).into();
+                Value::from(minijinja::value::Serde(v))
+            })
+            .collect();
+        // A game of the tournament without a page (unreadable) links to the index.
+        let mut links = BTreeMap::new();
+        for r in &s.rows {
+            for c in r.cells.iter().flatten() {
+                let href =
+                    hrefs.get(&c.id).map_or_else(|| "../index.html".to_string(), |h| format!("../{h}"));
+                links.insert(c.id.clone(), href);
+            }
+        }
+        let json_name = format!("{}.json", s.tournament);
+        let html = render(
+            &env,
+            "standings.html",
+            &file("html"),
+            context! {
+                s => context! {
+                    tournament => s.tournament.clone(),
+                    variant => s.variant.clone(),
+                    games => s.games,
+                    finished => s.finished,
+                    rows => rows,
+                },
+                hrefs => links,
+                json => json_name,
+            },
+        )?;
+        out.push(ExtraPage {
+            title: format!("{}: standings", s.tournament),
+            path: file("html"),
+            html,
+            beside: vec![(file("json"), json)],
+        });
+    }
+    Ok(out)
 }
 
 fn environment() -> Environment<'static> {
@@ -225,6 +294,7 @@ fn environment() -> Environment<'static> {
     // Names ending in .html are auto-escaped (minijinja's default).
     env.add_template("index.html", INDEX_TEMPLATE).expect("index template parses");
     env.add_template("game.html", GAME_TEMPLATE).expect("game template parses");
+    env.add_template("standings.html", STANDINGS_TEMPLATE).expect("standings template parses");
     env
 }
 
@@ -358,7 +428,12 @@ fn read_manifest(out: &Path) -> Result<Option<Manifest>, SiteError> {
 /// [`SiteError`]: the archive could not be read, a file could not be written, or `out`
 /// holds files that are not a site. Game files that cannot be read are no error: they
 /// are listed on the index and in [`SiteReport::unreadable`].
-pub fn generate(archive: &Archive, out: &Path, addresses: Addresses) -> Result<SiteReport, SiteError> {
+pub fn generate(
+    archive: &Archive,
+    session: &Session,
+    out: &Path,
+    addresses: Addresses,
+) -> Result<SiteReport, SiteError> {
     let old = read_manifest(out)?;
     std::fs::create_dir_all(out).map_err(io_error(out))?;
     let generator = generator_hash(addresses);
@@ -439,35 +514,15 @@ pub fn generate(archive: &Archive, out: &Path, addresses: Addresses) -> Result<S
             report.unchanged += 1;
         }
     }
-    let layout = archive.layout()?;
-    for id in archive.list_army_choices()? {
-        let Some(text) = archive.read_file(&ArmyChoice::path(layout, &id))? else { continue };
-        let Ok(choice) = ArmyChoice::from_yaml(&text) else { continue };
-        if choice.is_complete() {
-            continue;
-        }
-        rows.push(IndexRow {
-            id: id.clone(),
-            variant: "Fantasy Grand Chess".into(),
-            href: None,
-            white: name(choice.white.clone()),
-            black: name(choice.black.clone()),
-            result: "*".into(),
-            ply: 0,
-            to_move: String::new(),
-            problem: Some(match addresses {
-                Addresses::Hidden => {
-                    privacy::masked(&format!("choosing armies in secret: {}", choice.waiting_for()))
-                        .into_owned()
-                }
-                Addresses::Shown => format!("choosing armies in secret: {}", choice.waiting_for()),
-            }),
-        });
-    }
-    let extra = extra_pages(archive)?;
+    rows.extend(army_choice_rows(archive, addresses)?);
+    let hrefs: BTreeMap<String, String> =
+        rows.iter().filter_map(|r| Some((r.id.clone(), r.href.clone()?))).collect();
+    let extra = extra_pages(archive, session, &hrefs, addresses)?;
     for p in &extra {
-        if write_if_changed(out, &p.path, p.html.as_bytes())? {
-            report.written.push(p.path.clone());
+        for (path, text) in std::iter::once((&p.path, &p.html)).chain(p.beside.iter().map(|(p, t)| (p, t))) {
+            if write_if_changed(out, path, text.as_bytes())? {
+                report.written.push(path.clone());
+            }
         }
     }
     let index = IndexPage {
@@ -503,4 +558,40 @@ pub fn generate(archive: &Archive, out: &Path, addresses: Addresses) -> Result<S
     write_if_changed(out, MANIFEST, &json)?;
     report.written.sort();
     Ok(report)
+}
+
+/// The index rows of the Fantasy Grand games whose armies are still being chosen (they
+/// have no page yet).
+fn army_choice_rows(archive: &Archive, addresses: Addresses) -> Result<Vec<IndexRow>, SiteError> {
+    let name = |n: String| match addresses {
+        Addresses::Hidden => privacy::public_name(&n).into_owned(),
+        Addresses::Shown => n,
+    };
+    let mut rows = Vec::new();
+    let layout = archive.layout()?;
+    for id in archive.list_army_choices()? {
+        let Some(text) = archive.read_file(&ArmyChoice::path(layout, &id))? else { continue };
+        let Ok(choice) = ArmyChoice::from_yaml(&text) else { continue };
+        if choice.is_complete() {
+            continue;
+        }
+        rows.push(IndexRow {
+            id: id.clone(),
+            variant: "Fantasy Grand Chess".into(),
+            href: None,
+            white: name(choice.white.clone()),
+            black: name(choice.black.clone()),
+            result: "*".into(),
+            ply: 0,
+            to_move: String::new(),
+            problem: Some(match addresses {
+                Addresses::Hidden => {
+                    privacy::masked(&format!("choosing armies in secret: {}", choice.waiting_for()))
+                        .into_owned()
+                }
+                Addresses::Shown => format!("choosing armies in secret: {}", choice.waiting_for()),
+            }),
+        });
+    }
+    Ok(rows)
 }

@@ -939,3 +939,145 @@ fn no_page_of_the_site_holds_an_email_address() {
         assert_eq!(addresses_in(text), Vec::<&str>::new(), "{rel} shows no address");
     }
 }
+
+/// Issue 32: a tournament's standings page shows the figures `ravenpost standings --json`
+/// prints (the JSON beside it is that output), and both equal a hand count: a round robin
+/// of four, five games decided by resignation or agreement, one still going on.
+#[test]
+fn the_standings_page_shows_what_standings_json_prints() {
+    let (t, dir, home) = archive();
+    let made = ok(
+        &dir,
+        &home,
+        &["tournament", "new", "cup", "gygax", "--players", "Ann <ann@example.org>,Bo,Cy,Di", "--json"],
+    );
+    let made: Value = serde_json::from_str(&made).unwrap();
+    let games = made["tournament"]["games"].as_array().expect("the tournament's games");
+    assert_eq!(games.len(), 6);
+    // The pairing's result, by the players' names: who resigns, or a draw; Bo–Di goes on.
+    let game_of = |a: &str, b: &str| {
+        games
+            .iter()
+            .find(|g| {
+                let (w, k) = (g["white"].as_str().unwrap(), g["black"].as_str().unwrap());
+                (w == a && k == b) || (w == b && k == a)
+            })
+            .unwrap_or_else(|| panic!("no game {a}–{b} in {made}"))
+    };
+    for (a, b, loser) in [
+        ("Ann", "Bo", Some("Bo")),
+        ("Ann", "Di", Some("Ann")),
+        ("Bo", "Cy", Some("Cy")),
+        ("Cy", "Di", Some("Di")),
+    ] {
+        let id = game_of(a, b)["id"].as_str().unwrap().to_string();
+        ok(&dir, &home, &["resign", &id, "--as", loser.unwrap()]);
+    }
+    let drawn = game_of("Ann", "Cy");
+    let (id, white, black) =
+        (drawn["id"].as_str().unwrap(), drawn["white"].as_str().unwrap(), drawn["black"].as_str().unwrap());
+    // An offer goes with the offerer's next move.
+    ok(&dir, &home, &["draw", "offer", id, "--as", white]);
+    ok(&dir, &home, &["move", id, "2e3", "--as", white]);
+    ok(&dir, &home, &["draw", "accept", id, "--as", black]);
+
+    let printed = ok(&dir, &home, &["standings", "--json"]);
+    let json: Value = serde_json::from_str(&printed).unwrap();
+    // By hand: Ann 1½ (beat Bo, drew Cy, lost to Di), Cy 1½ (drew Ann, lost to Bo, beat
+    // Di), Bo 1 (lost to Ann, beat Cy; Di to play), Di 1 (beat Ann, lost to Cy; Bo to
+    // play). Sonneborn-Berger: Ann 1 + ½·1½ = 1.75, Cy ½·1½ + 1 = 1.75, Bo 1½, Di 1½:
+    // Ann and Cy share first place, Bo and Di third.
+    let by_hand =
+        [("Ann", 1.5, 0, 1.75, 1), ("Bo", 1.0, 1, 1.5, 3), ("Cy", 1.5, 0, 1.75, 1), ("Di", 1.0, 1, 1.5, 3)];
+    let rows = json[0]["rows"].as_array().unwrap();
+    for (row, (name, points, left, sb, rank)) in rows.iter().zip(by_hand) {
+        assert_eq!(row["name"], name);
+        assert_eq!(row["points"], points, "{name}'s points");
+        assert_eq!(row["left"], left, "{name}'s games left");
+        assert_eq!(row["sonneborn_berger"], sb, "{name}'s Sonneborn-Berger");
+        assert_eq!(row["rank"], rank, "{name}'s place");
+    }
+
+    let out = t.path().join("site");
+    let report = site(&dir, &home, &out);
+    let written: Vec<&str> = report["written"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+    assert!(
+        written.contains(&"tournaments/cup.html") && written.contains(&"tournaments/cup.json"),
+        "{written:?}"
+    );
+    let beside = std::fs::read_to_string(out.join("tournaments/cup.json")).unwrap();
+    assert_eq!(beside, printed, "the JSON beside the page is what `standings --json` prints");
+    let index = std::fs::read_to_string(out.join("index.html")).unwrap().replace("&#x2f;", "/");
+    assert!(
+        index.contains("<a href=\"tournaments/cup.html\">cup: standings</a>"),
+        "the index links the standings"
+    );
+
+    // The page as a browser shows it: each row's visible figures and each cell's games.
+    let mut b = Browser::start(1280, 900);
+    b.open(&url(&out, "tournaments/cup.html", ""));
+    let shown = b.eval(
+        "JSON.stringify([...document.querySelectorAll('#crosstable tbody tr')].map(tr => ({
+            number: +tr.cells[0].textContent,
+            name: tr.querySelector('th.name').textContent,
+            points: tr.querySelector('.points').textContent,
+            left: +tr.querySelector('.left').textContent,
+            sb: tr.querySelector('.sb').textContent,
+            rank: +tr.querySelector('.rank').textContent,
+            cells: [...tr.querySelectorAll('td.cell, td.self')].map(td =>
+                [...td.querySelectorAll('a.game')].map(a => [a.dataset.game, a.textContent,
+                    a.classList.contains('white'), new URL(a.href).pathname.endsWith('.html')])),
+        })))",
+    );
+    let shown: Value = serde_json::from_str(shown.as_str().unwrap()).unwrap();
+    let shown = shown.as_array().unwrap();
+    assert_eq!(shown.len(), rows.len());
+    for (s, r) in shown.iter().zip(rows) {
+        let name = r["name"].as_str().unwrap();
+        assert_eq!(s["number"], r["number"], "{name}");
+        assert_eq!(s["name"], r["name"]);
+        let points = match r["points"].as_f64().unwrap() {
+            p if p.fract() == 0.0 => format!("{p}"),
+            p if p < 1.0 => "½".to_string(),
+            p => format!("{}½", p.trunc()),
+        };
+        assert_eq!(s["points"], points.as_str(), "{name}'s points as shown");
+        assert_eq!(s["left"], r["left"], "{name}");
+        assert_eq!(
+            s["sb"],
+            format!("{:.2}", r["sonneborn_berger"].as_f64().unwrap()).as_str(),
+            "{name}'s SB"
+        );
+        assert_eq!(s["rank"], r["rank"], "{name}'s place");
+        for (j, (cell, games)) in
+            s["cells"].as_array().unwrap().iter().zip(r["cells"].as_array().unwrap()).enumerate()
+        {
+            let expected: Vec<Value> = games
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|g| {
+                    let mark = match g["halves"].as_u64() {
+                        Some(2) => "1",
+                        Some(1) => "½",
+                        Some(_) => "0",
+                        None => "·",
+                    };
+                    json!([g["id"], mark, g["white"], true])
+                })
+                .collect();
+            assert_eq!(cell.as_array().unwrap(), &expected, "{name} against player {}", j + 1);
+        }
+    }
+    keep_site_screenshot(&mut b, "standings-1280");
+    assert!(b.errors().is_empty(), "{:?}", b.errors());
+}
+
+/// Keeps a screenshot of `b` as `<CARGO_TARGET_TMPDIR>/site/<name>.png`, a test artefact
+/// to look at.
+fn keep_site_screenshot(b: &mut Browser, name: &str) {
+    let (_, _, _, png) = b.screenshot();
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("site");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(format!("{name}.png")), png).unwrap();
+}

@@ -33,7 +33,7 @@ pub(crate) fn run(s: &Session, a: SiteArgs, out: &mut impl Write) -> Result<(), 
     let addresses =
         if a.include_addresses { crate::site::Addresses::Shown } else { crate::site::Addresses::Hidden };
     let report =
-        crate::site::generate(&archive, &dir, addresses).map_err(|e| Failure::refused(e.to_string()))?;
+        crate::site::generate(&archive, s, &dir, addresses).map_err(|e| Failure::refused(e.to_string()))?;
     if a.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&report).expect("json")).map_err(io)?;
     } else {
