@@ -848,3 +848,82 @@ fn fifty_clients_and_the_cli_racing_in_ten_games_each_ply_has_one_winner() {
     git(t.path(), &home, &["clone", "-q", bare.to_str().unwrap(), "check"]);
     ok(&t.path().join("check"), &home, &["verify"]);
 }
+
+/// Issue 32: the Dragon's capture from afar (it takes a piece on Land without moving) is
+/// marked as such (a dashed ring on the Land square), played by clicks, and committed as
+/// the cli commits the same token; the Dragon stays in the Air.
+#[test]
+fn a_clicked_dragon_capture_from_afar_is_committed_as_the_cli_commits_it() {
+    use ravenpost::engine::Move;
+    let t = tempfile::tempdir().unwrap();
+    let (dir, home) = club(t.path(), "web", "gygax");
+    let (twin, twin_home) = club(t.path(), "cli", "gygax");
+    // A Gold move and a Scarlet reply after which Gold's Dragon can capture from afar,
+    // found by the library's move generator.
+    let v = variants::by_name("gygax", &[]).unwrap();
+    let dims = &v.def().dims;
+    let remote = |m: &Move| matches!(m, Move::Remote { .. });
+    let start = v.start_position();
+    let (first, pos) = v
+        .legal_moves(&start)
+        .into_iter()
+        .find_map(|a| {
+            let p1 = v.make(&start, &a);
+            v.legal_moves(&p1).into_iter().find_map(|b| {
+                let p2 = v.make(&p1, &b);
+                v.legal_moves(&p2).iter().any(remote).then(|| {
+                    let sans = [
+                        ravenpost::notation::san::write_move(&v, &start, &a),
+                        ravenpost::notation::san::write_move(&v, &p1, &b),
+                    ];
+                    (sans, p2)
+                })
+            })
+        })
+        .expect("two plies after which the Dragon can capture from afar");
+    for (d, h) in [(&dir, &home), (&twin, &twin_home)] {
+        ok(d, h, &["move", "g1", &first[0], "--as", "Ann Example"]);
+        ok(d, h, &["move", "g1", &first[1], "--as", "Bo Example"]);
+    }
+    let moves = v.legal_moves(&pos);
+    let m = moves.iter().find(|m| remote(m)).expect("the capture from afar");
+    let origin = dims.name(m.from().unwrap());
+    let dest = dims.name(m.to());
+    assert!(origin.starts_with('3') && dest.starts_with('2'), "from the Air ({origin}) onto Land ({dest})");
+    let san = ravenpost::notation::san::write_move(&v, &pos, m);
+    let long = ravenpost::notation::moves::long_form(&v, m);
+    let mut marks: Vec<String> =
+        moves.iter().filter(|x| x.from() == m.from()).map(|x| dims.name(x.to())).collect();
+    marks.sort();
+    marks.dedup();
+
+    let server = Server::start(&dir, &home);
+    let mut b = Browser::start(1280, 1000);
+    b.open(&server.url);
+    b.open(&format!("{}/game/g1", server.base()));
+    click_on(&mut b, &format!("[id=\"{origin}\"]"));
+    assert_eq!(
+        b.eval(&format!(
+            "(function () {{ var e = document.querySelector('.target[data-square=\"{dest}\"]'); \
+             return [e.getAttribute('class'), e.getAttribute('stroke-dasharray')]; }})()"
+        )),
+        json!(["target afar", "4 3"]),
+        "{dest} is marked as a capture from afar (a dashed ring)"
+    );
+    keep_screenshot(&mut b, "gygax-1280-afar");
+    click_move(&mut b, &origin, &dest, &marks, None, &format!("Play {san} ({long})?"));
+    let served = wait_for_ply(&dir, 3);
+    ok(&twin, &twin_home, &["move", "g1", &san]);
+    assert_eq!(served, game_text(&twin), "the served move is the cli's, byte for byte");
+    wait_for(&mut b, "document.body.getAttribute('data-ply') === '3'", "the page shows ply 3");
+    assert_eq!(
+        b.eval(&format!(
+            "[document.querySelector('#board [data-square=\"{origin}\"].piece') !== null, \
+              document.querySelector('#board [data-square=\"{dest}\"].piece') === null]"
+        )),
+        json!([true, true]),
+        "the Dragon stays on {origin}, the piece on {dest} is gone"
+    );
+    assert!(b.errors().is_empty(), "{:?}", b.errors());
+    hook_accepts(t.path(), &dir, &home, "remote");
+}
