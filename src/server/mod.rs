@@ -10,6 +10,9 @@
 //! case as `ravenpost move` ([`crate::usecases::play`]): the same checks, the same
 //! commit, the same refusals. An open page asks for the game's ply every few seconds and
 //! redraws itself when a move arrives from elsewhere (`sync`, mail, the command line).
+//! The analysis board (`analysis`) works out lines tried from any position, with
+//! nothing written, and keeps them as the player's conditional tree on request
+//! ([`crate::usecases::conditional_add`]).
 //!
 //! **Who acts**: the server acts for the archive's user, as the command line does, and
 //! only for a browser that proves it was given the URL the server printed: the URL
@@ -28,6 +31,8 @@
 //! repository's post-receive hook, as a push would (notification mails, the site).
 //!
 //! Git and the rules are synchronous: each request's work runs on tokio's blocking pool.
+
+mod analysis;
 
 use std::collections::HashMap;
 use std::net::{Ipv4Addr, SocketAddr};
@@ -165,6 +170,8 @@ fn router(served: Arc<Served>) -> Router {
         .route("/game/{id}/download", get(download))
         .route("/game/{id}/move", post(play))
         .route("/game/{id}/action", post(action))
+        .route("/game/{id}/analyse", post(analysis::analyse_line))
+        .route("/game/{id}/conditional", post(analysis::save_tree))
         .with_state(served)
 }
 
@@ -269,6 +276,7 @@ fn error_response(e: &Error) -> Refused {
         | Error::ChoosingArmies { .. }
         | Error::NoSigningKey { .. } => StatusCode::CONFLICT,
         Error::Usage(_) => StatusCode::BAD_REQUEST,
+        Error::Tree(_) => StatusCode::UNPROCESSABLE_ENTITY,
         _ => StatusCode::INTERNAL_SERVER_ERROR,
     };
     refusal(status, e.to_string())
@@ -438,6 +446,9 @@ pub struct PlayData {
     /// The other steps the user can take now ([`Action`]'s names: `resign`,
     /// `offer-draw`, `accept-draw`, `decline-draw`, `claim-draw`).
     pub actions: Vec<&'static str>,
+    /// Whether the user can prepare replies (conditional moves) now: they play a side of
+    /// the game, it goes on, and the opponent is to move.
+    pub prepare: bool,
 }
 
 /// A step other than a move, as a page asks for it.
@@ -564,6 +575,7 @@ fn game_html(s: &Served, visitor: &Visitor, id: &str) -> Result<String, Refused>
         csrf: csrf_of(s, visitor)?,
         me,
         actions: actions(&g, mine),
+        prepare: going_on && mine.is_some_and(|m| m != pos.side_to_move()),
     };
     let mut page = crate::site::game_page(id, &g);
     page.hide_addresses();

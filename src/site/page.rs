@@ -177,6 +177,48 @@ fn side_line(game: &Game, pos: &Position, ply: usize) -> String {
     format!("{} to move (move {})", def.side_name(pos.side_to_move()), pos.fullmove_number())
 }
 
+/// A position outside the game's record (the analysis board's): every occupied square,
+/// the move that led to it, the pieces in hand, the position string and `side_line`,
+/// with the style of each piece token it shows.
+pub fn position_data(
+    v: &Variant,
+    pos: &Position,
+    last: Option<&crate::engine::Move>,
+    side_line: String,
+) -> (PlyData, std::collections::BTreeMap<String, PieceStyle>) {
+    let def = v.def();
+    let dims = def.dims;
+    let mut pieces = std::collections::BTreeMap::new();
+    let d = dims
+        .squares()
+        .filter_map(|sq| {
+            let p = pos.piece_at(sq)?;
+            let token = piece_token(def, p);
+            pieces.entry(token.clone()).or_insert_with(|| PieceStyle {
+                label: piece_label(v, p),
+                side: if p.side == Side::White { 0 } else { 1 },
+            });
+            Some((dims.name(sq), token))
+        })
+        .collect();
+    for side in Side::ALL {
+        for i in 0..def.kinds.len() {
+            let p = crate::engine::Piece { side, kind: crate::engine::PieceKind::new(i as u8) };
+            if pos.in_hand(side, p.kind) > 0 {
+                pieces.entry(piece_token(def, p)).or_insert_with(|| PieceStyle {
+                    label: piece_label(v, p),
+                    side: if side == Side::White { 0 } else { 1 },
+                });
+            }
+        }
+    }
+    let h = hands(v, pos);
+    let l = last
+        .map(|m| m.from().into_iter().chain(std::iter::once(m.to())).map(|sq| dims.name(sq)).collect())
+        .unwrap_or_default();
+    (PlyData { d, l, h, f: write_position(v, pos), s: side_line }, pieces)
+}
+
 /// The page of `game` (game id `id`).
 pub fn game_page(id: &str, game: &Game) -> GamePage {
     let v = &game.variant;

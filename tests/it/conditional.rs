@@ -15,16 +15,16 @@ use common::{T0, fails, git, git_command, identity, ok, ok_at, text};
 /// A bare repository with the hook, and Ann's and Bo's clones (one home, an identity per
 /// clone). Ann starts the archive and the Fantasy Grand Chess game `id` (`new_args`
 /// added), syncs; Bo syncs.
-struct Setup {
+pub(crate) struct Setup {
     _t: tempfile::TempDir,
-    home: PathBuf,
-    server: PathBuf,
-    ann: PathBuf,
-    bo: PathBuf,
+    pub(crate) home: PathBuf,
+    pub(crate) server: PathBuf,
+    pub(crate) ann: PathBuf,
+    pub(crate) bo: PathBuf,
 }
 
 impl Setup {
-    fn new(id: &str, new_args: &[&str]) -> Setup {
+    pub(crate) fn new(id: &str, new_args: &[&str]) -> Setup {
         let t = tempfile::tempdir().unwrap();
         let root = t.path().to_path_buf();
         let home = identity(&root.join("home"), "Referee", "referee@example.org");
@@ -56,7 +56,7 @@ impl Setup {
     }
 
     /// `who` moves in their clone and pushes; the hook accepts it.
-    fn push_move(&self, dir: &Path, game: &str, mv: &str, time: i64) {
+    pub(crate) fn push_move(&self, dir: &Path, game: &str, mv: &str, time: i64) {
         ok_at(dir, &self.home, time, &["move", game, mv]);
         let out = ok_at(dir, &self.home, time, &["sync"]);
         assert!(out.contains("Pushed 1 commit"), "{out}");
@@ -65,7 +65,7 @@ impl Setup {
 }
 
 /// The server's commits since the game's creation, oldest first: `author|subject`.
-fn server_log(s: &Setup) -> Vec<String> {
+pub(crate) fn server_log(s: &Setup) -> Vec<String> {
     let log = git(&s.server, &s.home, &["log", "--reverse", "--format=%an|%s", "main"]);
     log.lines().skip(2).map(str::to_string).collect()
 }
@@ -95,7 +95,7 @@ fn everything_in(dir: &Path, home: &Path) -> Vec<(String, Vec<u8>)> {
 }
 
 /// Asserts that no object or file of `dir` contains any of `secrets`.
-fn holds_none(dir: &Path, home: &Path, secrets: &[&str]) {
+pub(crate) fn holds_none(dir: &Path, home: &Path, secrets: &[&str]) {
     let all = everything_in(dir, home);
     assert!(all.len() > 10, "the scan read the clone: {} files", all.len());
     for (name, bytes) in &all {
@@ -110,7 +110,7 @@ fn holds_none(dir: &Path, home: &Path, secrets: &[&str]) {
 }
 
 /// Whether any object or file of `dir` contains `s` (the scan finds what is there).
-fn holds(dir: &Path, home: &Path, s: &str) -> bool {
+pub(crate) fn holds(dir: &Path, home: &Path, s: &str) -> bool {
     everything_in(dir, home).iter().any(|(_, b)| b.windows(s.len()).any(|w| w == s.as_bytes()))
 }
 

@@ -927,3 +927,135 @@ fn a_clicked_dragon_capture_from_afar_is_committed_as_the_cli_commits_it() {
     assert!(b.errors().is_empty(), "{:?}", b.errors());
     hook_accepts(t.path(), &dir, &home, "remote");
 }
+
+/// The moves of `pos` a click plays without a question: from a square, the only move of
+/// that piece to its destination.
+fn clickable(
+    v: &ravenpost::engine::Variant,
+    pos: &ravenpost::engine::Position,
+) -> Vec<ravenpost::engine::Move> {
+    let moves = v.legal_moves(pos);
+    moves
+        .iter()
+        .filter(|m| {
+            m.from().is_some()
+                && moves.iter().filter(|o| o.from() == m.from() && o.to() == m.to()).count() == 1
+        })
+        .cloned()
+        .collect()
+}
+
+/// Plays `m` on the analysis board by two clicks and waits until the line has `len`
+/// moves.
+fn analyse_click(b: &mut Browser, v: &ravenpost::engine::Variant, m: &ravenpost::engine::Move, len: usize) {
+    let dims = &v.def().dims;
+    click_on(b, &format!("[id=\"{}\"]", dims.name(m.from().unwrap())));
+    click_on(b, &format!(".target[data-square=\"{}\"]", dims.name(m.to())));
+    wait_for(
+        b,
+        &format!("document.querySelectorAll('#analysis-line .amove').length === {len}"),
+        &format!("the analysis line has {len} moves"),
+    );
+}
+
+/// Issue 32: on the analysis board a player tries two lines by clicking while the
+/// opponent is to move, nothing committed; saves them as the conditional tree
+/// `conditional add` writes; the reply of the line the opponent then follows is played
+/// by the next `sync`, and neither the opponent's clone nor the server ever holds the
+/// tree.
+#[test]
+fn an_analysis_tree_of_two_lines_saved_by_clicks_is_played_when_the_move_arrives() {
+    use crate::conditional::{Setup, holds, holds_none, server_log};
+    use common::cli::ok_at;
+    let s = Setup::new("fg", &[]);
+    s.push_move(&s.ann, "fg", "e4", T0 + 100);
+    let file = s.ann.join("games/fantasy-grand/c/3/fg.pgn");
+    let game = ravenpost::record::load(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let v = game.variant.clone();
+    let pos = game.position();
+    // Two of Bo's moves by different pieces, and Ann's reply to each (the library's).
+    let bo_moves = clickable(&v, &pos);
+    let x1 = bo_moves[0];
+    let x2 = *bo_moves.iter().find(|m| m.from() != x1.from()).expect("a move of another piece");
+    let reply = |x: &ravenpost::engine::Move| {
+        let after = v.make(&pos, x);
+        let y = clickable(&v, &after)[0];
+        (
+            ravenpost::notation::san::write_move(&v, &pos, x),
+            ravenpost::notation::san::write_move(&v, &after, &y),
+            y,
+        )
+    };
+    let (x1_san, y1_san, y1) = reply(&x1);
+    let (x2_san, y2_san, y2) = reply(&x2);
+    let commits = || git(&s.ann, &s.home, &["rev-list", "--count", "HEAD"]).trim().to_string();
+    let before = commits();
+
+    let server = Server::start(&s.ann, &s.home);
+    let mut b = Browser::start(1280, 1000);
+    b.open(&server.url);
+    b.open(&format!("{}/game/fg", server.base()));
+    click_on(&mut b, "#analyse");
+    wait_for(&mut b, "!document.getElementById('analysis').hidden", "the analysis board opens");
+    analyse_click(&mut b, &v, &x1, 1);
+    analyse_click(&mut b, &v, &y1, 2);
+    // Back to the start of the line, and another first move.
+    click_on(&mut b, "#analysis-back");
+    click_on(&mut b, "#analysis-back");
+    wait_for(&mut b, "document.getElementById('analysis-back').disabled", "back at the line's start");
+    analyse_click(&mut b, &v, &x2, 1);
+    analyse_click(&mut b, &v, &y2, 2);
+    let lines = b.eval(
+        "Array.prototype.map.call(document.querySelectorAll('#analysis-lines li'), e => e.textContent)",
+    );
+    assert_eq!(lines, json!([format!("{x1_san} {y1_san}"), format!("{x2_san} {y2_san}")]), "the lines tried");
+    let dims = &v.def().dims;
+    assert_eq!(
+        b.eval(&format!(
+            "[document.body.getAttribute('data-ply'), document.querySelector('#board [data-square=\"{}\"].piece') !== null]",
+            dims.name(y2.to())
+        )),
+        json!(["1", true]),
+        "the board shows the analysis position; the game stays at ply 1"
+    );
+    keep_screenshot(&mut b, "fantasy-grand-1280-analysis");
+    assert_eq!(commits(), before, "analysis commits nothing");
+    click_on(&mut b, "#analysis-save");
+    wait_for(
+        &mut b,
+        "document.getElementById('play-line').textContent.indexOf('Saved as your conditional moves (2 lines)') === 0",
+        "the tree is saved",
+    );
+    assert!(b.errors().is_empty(), "{:?}", b.errors());
+    drop(b);
+    drop(server);
+    assert_eq!(commits(), before, "saving a tree commits nothing");
+    let shown: Value =
+        serde_json::from_str(&ok(&s.ann, &s.home, &["conditional", "show", "fg", "--json"])).unwrap();
+    assert_eq!(shown[0]["owner"], "Ann");
+    let stored: Vec<Vec<String>> = serde_json::from_value(shown[0]["lines"].clone()).unwrap();
+    assert_eq!(stored.len(), 2, "{shown}");
+    let movetext = shown[0]["movetext"].as_str().unwrap().to_string();
+    for san in [&x1_san, &y1_san, &x2_san, &y2_san] {
+        assert!(movetext.contains(san.as_str()), "{san} in {movetext}");
+    }
+    // The scan below finds the tree where it is: in Ann's clone only.
+    assert!(holds(&s.ann, &s.home, &movetext));
+
+    // Bo plays the second line's move; Ann's next sync answers with its reply.
+    ok_at(&s.bo, &s.home, T0 + 1000, &["sync"]);
+    s.push_move(&s.bo, "fg", &x2_san, T0 + 1000);
+    let out = ok_at(&s.ann, &s.home, T0 + 1100, &["sync"]);
+    assert!(out.contains(&format!("fg: Ann's prepared reply to {x2_san}: ply 3 {y2_san} (commit ")), "{out}");
+    assert_eq!(
+        server_log(&s).last().unwrap(),
+        &format!("Ann|fg: ply 3 {y2_san} (White plays {y2_san}, a prepared reply)")
+    );
+    ok_at(&s.bo, &s.home, T0 + 1200, &["sync"]);
+    let secrets = [movetext.as_str(), "AfterPly"];
+    holds_none(&s.bo, &s.home, &secrets);
+    holds_none(&s.server, &s.home, &secrets);
+    assert!(
+        holds(&s.ann, &s.home, "AfterPly") || !s.ann.join(".git/ravenpost/conditional/fg.white").exists()
+    );
+}

@@ -89,6 +89,9 @@
     svg.appendChild(layer);
     var ply = -1;
     var flipped = false;
+    // A position outside the record (the analysis board's): { b: board, p: ply data }.
+    var shown = null;
+    function view() { return shown || { b: boards[ply], p: data.plies[ply] }; }
 
     function el(name, attrs, parent) {
       var e = document.createElementNS(SVG, name);
@@ -97,7 +100,7 @@
       return e;
     }
     function draw() {
-      var b = boards[ply];
+      var b = view().b;
       while (layer.firstChild) layer.removeChild(layer.firstChild);
       Object.keys(squares).forEach(function (name) {
         var r = squares[name];
@@ -119,7 +122,7 @@
         t.textContent = st.label;
       });
       var w = Math.max(Math.floor(cell / 10), 2);
-      data.plies[ply].l.forEach(function (name) {
+      view().p.l.forEach(function (name) {
         var r = squares[name];
         if (!r) return;
         el('rect', {
@@ -133,7 +136,7 @@
         var side = Number(h.getAttribute('data-side'));
         var list = h.querySelector('.hand-pieces');
         while (list.firstChild) list.removeChild(list.firstChild);
-        var held = data.plies[ply].h[side];
+        var held = view().p.h[side];
         if (!held.length) list.textContent = '—';
         held.forEach(function (e) {
           var s = document.createElement('span');
@@ -154,14 +157,25 @@
       draw();
       hands();
       document.getElementById('ply-label').textContent = 'Ply ' + ply + ' of ' + last;
-      document.getElementById('side-line').textContent = data.plies[ply].s;
-      document.getElementById('fen').textContent = data.plies[ply].f;
+      labels();
       Array.prototype.forEach.call(document.querySelectorAll('#moves .move'), function (a) {
         var on = Number(a.getAttribute('data-ply')) === ply;
         a.classList.toggle('current', on);
         if (on) a.setAttribute('aria-current', 'step'); else a.removeAttribute('aria-current');
       });
       if (!fromHash && location.hash !== '#ply=' + ply) location.replace('#ply=' + ply);
+    }
+    function labels() {
+      document.getElementById('side-line').textContent = view().p.s;
+      document.getElementById('fen').textContent = view().p.f;
+    }
+    // Shows `state` ({ b, p }) instead of the game's ply, or the game again (null).
+    function show(state, pieces) {
+      if (pieces) Object.assign(data.pieces, pieces);
+      shown = state;
+      draw();
+      hands();
+      labels();
     }
     function mirror() {
       // Half a turn of each level's board: squares, portals, coordinates.
@@ -197,10 +211,18 @@
       var m = /^#ply=(\d+)$/.exec(location.hash);
       return m ? Number(m[1]) : null;
     }
-    document.getElementById('first').addEventListener('click', function () { go(0); });
-    document.getElementById('prev').addEventListener('click', function () { go(ply - 1); });
-    document.getElementById('next').addEventListener('click', function () { go(ply + 1); });
-    document.getElementById('last').addEventListener('click', function () { go(last); });
+    // Stepping: through the game, or through what `hook` takes over (the analysis line).
+    var hook = null;
+    function nav(what) {
+      if (hook && hook(what)) return;
+      if (what === 'first') go(0);
+      else if (what === 'prev') go(ply - 1);
+      else if (what === 'next') go(ply + 1);
+      else if (what === 'last') go(last);
+    }
+    ['first', 'prev', 'next', 'last'].forEach(function (id) {
+      document.getElementById(id).addEventListener('click', function () { nav(id); });
+    });
     document.getElementById('flip').addEventListener('click', mirror);
     document.getElementById('moves').addEventListener('click', function (e) {
       var a = e.target.closest('.move');
@@ -212,7 +234,8 @@
     go(start === null ? last : start, start !== null);
     return {
       go: go, mirror: mirror, fromHash: fromHash, svg: svg, squares: squares, cell: cell, el: el,
-      ply: function () { return ply; }, last: last
+      ply: function () { return ply; }, last: last, show: show, nav: nav,
+      setHook: function (h) { hook = h; }
     };
   }
 
@@ -229,12 +252,17 @@
     v.svg.appendChild(layer);
     var selected = null;
     var pending = null;
+    // The analysis board: { from: the game's ply, line: SANs, at: the position shown,
+    // positions: the server's, pieces: styles, lines: every line tried } while on.
+    var an = null;
     function say(text, error) {
       line.textContent = text;
       line.classList.toggle('error', !!error);
     }
     function idle() {
-      if (!play.yours) {
+      if (an) {
+        say('Analysis: click a piece, then where it goes; ◀ ▶ step through the line. Nothing is played.');
+      } else if (!play.yours) {
         say(play.me ? 'Waiting for the opponent: this page shows the move when it arrives.' : 'You play no side here.');
       } else if (v.ply() !== v.last) {
         say('Go to the last position (») to move.');
@@ -251,7 +279,8 @@
       Array.prototype.forEach.call(document.querySelectorAll('.held.selected'), function (h) { h.classList.remove('selected'); });
     }
     function movesOf(key) {
-      return play.moves.filter(function (m) { return m.from === key || (m.from === null && m.drop === key); });
+      var list = an ? an.positions[an.at].moves : play.moves;
+      return list.filter(function (m) { return m.from === key || (m.from === null && m.drop === key); });
     }
     function mark(name, cls, moves) {
       var r = v.squares[name];
@@ -335,7 +364,7 @@
         b.className = 'choose';
         b.setAttribute('data-san', m.san);
         b.textContent = m.san + ' (' + m.long + ')';
-        b.addEventListener('click', function () { ask(m); });
+        b.addEventListener('click', function () { pick(m); });
         choice.appendChild(b);
       });
       choice.hidden = false;
@@ -346,13 +375,15 @@
       if (target.classList && target.classList.contains('square')) return target.id;
       return null;
     }
+    function pick(m) { if (an) tryMove(m); else ask(m); }
+    function active() { return an || (play.yours && v.ply() === v.last); }
     v.svg.addEventListener('click', function (e) {
-      if (!play.yours || v.ply() !== v.last) return;
+      if (!active()) return;
       var name = squareOf(e.target);
       if (!name) return;
       if (selected !== null) {
         var list = movesOf(selected).filter(function (m) { return m.to === name; });
-        if (list.length === 1) return ask(list[0]);
+        if (list.length === 1) return pick(list[0]);
         if (list.length > 1) return choose(list);
       }
       if (!select(name, false)) { clear(); idle(); }
@@ -360,7 +391,7 @@
     Array.prototype.forEach.call(document.querySelectorAll('.hand-pieces'), function (h) {
       h.addEventListener('click', function (e) {
         var held = e.target.closest('.held');
-        if (!held || !play.yours || v.ply() !== v.last) return;
+        if (!held || !active()) return;
         if (select(held.getAttribute('data-piece'), true)) held.classList.add('selected');
       });
     });
@@ -386,8 +417,151 @@
         say('The server did not answer: ' + err, true);
       });
     });
+    // The analysis board.
+    var panel = document.getElementById('analysis');
+    var movedOn = false;
+    function post(path, body, csrf, done) {
+      var headers = { 'Content-Type': 'application/json' };
+      if (csrf) headers['X-Ravenpost-Csrf'] = play.csrf;
+      fetch('/game/' + encodeURIComponent(play.game) + path, {
+        method: 'POST', credentials: 'same-origin', headers: headers, body: JSON.stringify(body)
+      }).then(function (r) {
+        return r.json().then(function (j) { return { ok: r.ok, body: j }; });
+      }).then(function (a) {
+        if (a.ok) done(a.body); else say(a.body.error || 'refused', true);
+      }).catch(function (err) { say('The server did not answer: ' + err, true); });
+    }
+    function boardOf(p) {
+      var b = {};
+      p.d.forEach(function (c) { if (c[1]) b[c[0]] = c[1]; });
+      return b;
+    }
+    function prefix(a, b) {
+      return a.length <= b.length && a.every(function (x, i) { return x === b[i]; });
+    }
+    // The lines tried as one tree in movetext: each variation right after the move it
+    // replaces, as `ravenpost conditional add` reads it.
+    function movetext(lines) {
+      var root = { kids: [] };
+      lines.forEach(function (l) {
+        var n = root;
+        l.forEach(function (san) {
+          var k = n.kids.filter(function (c) { return c.san === san; })[0];
+          if (!k) { k = { san: san, kids: [] }; n.kids.push(k); }
+          n = k;
+        });
+      });
+      function write(n) {
+        if (!n.kids.length) return '';
+        var out = [n.kids[0].san];
+        n.kids.slice(1).forEach(function (alt) {
+          var rest = write(alt);
+          out.push('(' + alt.san + (rest ? ' ' + rest : '') + ')');
+        });
+        var rest = write(n.kids[0]);
+        if (rest) out.push(rest);
+        return out.join(' ');
+      }
+      return write(root);
+    }
+    function showLine() {
+      var pos = an.positions[an.at];
+      v.show({ b: boardOf(pos.p), p: pos.p }, an.pieces);
+      var text = document.getElementById('analysis-line');
+      while (text.firstChild) text.removeChild(text.firstChild);
+      if (!an.line.length) text.textContent = 'from ply ' + an.from + ': click a piece, then where it goes.';
+      an.line.forEach(function (san, i) {
+        var m = document.createElement('a');
+        m.href = '#';
+        m.className = 'amove' + (i + 1 === an.at ? ' current' : '');
+        m.setAttribute('data-at', String(i + 1));
+        m.textContent = san;
+        text.appendChild(m);
+        text.appendChild(document.createTextNode(' '));
+      });
+      var list = document.getElementById('analysis-lines');
+      while (list.firstChild) list.removeChild(list.firstChild);
+      an.lines.forEach(function (l) {
+        var li = document.createElement('li');
+        li.textContent = l.join(' ');
+        list.appendChild(li);
+      });
+      document.getElementById('analysis-back').disabled = an.at === 0;
+      document.getElementById('analysis-forward').disabled = an.at === an.line.length;
+      var save = document.getElementById('analysis-save');
+      save.hidden = !(play.prepare && an.from === play.plies);
+      save.disabled = !an.lines.length;
+      idle();
+    }
+    function tryMove(m) {
+      var line = an.line.slice(0, an.at).concat([m.san]);
+      post('/analyse', { from: an.from, line: line }, false, function (r) {
+        clear();
+        an.line = r.sans;
+        an.positions = r.positions;
+        an.at = r.sans.length;
+        Object.assign(an.pieces, r.pieces);
+        if (!an.lines.some(function (l) { return prefix(an.line, l); })) {
+          an.lines = an.lines.filter(function (l) { return !prefix(l, an.line); });
+          an.lines.push(an.line.slice());
+        }
+        showLine();
+      });
+    }
+    function step(what) {
+      if (!an) return false;
+      if (what === 'first') an.at = 0;
+      else if (what === 'prev') an.at = Math.max(0, an.at - 1);
+      else if (what === 'next') an.at = Math.min(an.line.length, an.at + 1);
+      else if (what === 'last') an.at = an.line.length;
+      else return false;
+      clear();
+      showLine();
+      return true;
+    }
+    v.setHook(step);
+    function leave() {
+      an = null;
+      clear();
+      panel.hidden = true;
+      document.getElementById('analyse').hidden = false;
+      v.show(null);
+      if (movedOn) refresh(); else idle();
+    }
+    document.getElementById('analyse').addEventListener('click', function () {
+      var from = v.ply();
+      clear();
+      post('/analyse', { from: from, line: [] }, false, function (r) {
+        an = { from: from, line: [], at: 0, positions: r.positions, pieces: r.pieces, lines: [] };
+        panel.hidden = false;
+        document.getElementById('analyse').hidden = true;
+        showLine();
+      });
+    });
+    document.getElementById('analysis-back').addEventListener('click', function () { step('prev'); });
+    document.getElementById('analysis-forward').addEventListener('click', function () { step('next'); });
+    document.getElementById('analysis-leave').addEventListener('click', leave);
+    document.getElementById('analysis-line').addEventListener('click', function (e) {
+      var a = e.target.closest('.amove');
+      if (!a || !an) return;
+      e.preventDefault();
+      an.at = Number(a.getAttribute('data-at'));
+      clear();
+      showLine();
+    });
+    document.getElementById('analysis-save').addEventListener('click', function () {
+      if (!an || !an.lines.length) return;
+      post('/conditional', { movetext: movetext(an.lines) }, true, function (r) {
+        say('Saved as your conditional moves (' + r.lines.length + ' line' + (r.lines.length === 1 ? '' : 's') +
+          '): ' + r.movetext + '. They stay in this archive and are played when the expected move arrives.');
+      });
+    });
     idle();
-    return { idle: idle, clear: clear };
+    return {
+      idle: idle, clear: clear,
+      analysing: function () { return !!an; },
+      movedOn: function () { movedOn = true; }
+    };
   }
 
   var current = null;
@@ -403,6 +577,7 @@
       var play = JSON.parse(playData.textContent);
       v.play = play;
       p = player(v, play);
+      v.player = p;
       var go = v.go;
       v.go = function (n, h) { go(n, h); p.clear(); p.idle(); };
       ['first', 'prev', 'next', 'last', 'flip'].forEach(function (id) {
@@ -424,11 +599,10 @@
     if (!current || e.altKey || e.ctrlKey || e.metaKey) return;
     var t = e.target;
     if (t && (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA' || t.tagName === 'BUTTON')) return;
-    var ply = current.ply();
-    if (e.key === 'ArrowRight') current.go(ply + 1);
-    else if (e.key === 'ArrowLeft') current.go(ply - 1);
-    else if (e.key === 'Home') current.go(0);
-    else if (e.key === 'End') current.go(current.last);
+    if (e.key === 'ArrowRight') current.nav('next');
+    else if (e.key === 'ArrowLeft') current.nav('prev');
+    else if (e.key === 'Home') current.nav('first');
+    else if (e.key === 'End') current.nav('last');
     else if (e.key === 'f') current.mirror();
     else return;
     e.preventDefault();
@@ -444,7 +618,11 @@
     var play = current.play;
     fetch('/game/' + encodeURIComponent(play.game) + '/ply', { credentials: 'same-origin' })
       .then(function (r) { return r.ok ? r.json() : null; })
-      .then(function (j) { if (j && j.state !== play.state) refresh(); })
+      .then(function (j) {
+        if (!j || j.state === play.state) return;
+        // An analysis in progress is kept; leaving it shows the game as it is now.
+        if (current.player && current.player.analysing()) current.player.movedOn(); else refresh();
+      })
       .catch(function () {});
   }, 2000);
 })();

@@ -1,0 +1,188 @@
+//! The analysis board: lines tried from any position of a game, with the legal moves
+//! from the server and nothing committed; and the lines saved as the player's
+//! conditional tree (the one `ravenpost conditional add` writes, kept in this archive's
+//! git directory, never committed or pushed).
+
+use std::sync::Arc;
+
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde::{Deserialize, Serialize};
+
+use super::{
+    LegalMove, Refused, Served, Visitor, admitted, admitted_to_change, blocking, error_response, legal_moves,
+    load_game, refusal, side_in,
+};
+use crate::site::page::{PieceStyle, PlyData, position_data};
+use crate::usecases as ops;
+
+/// The longest line the board analyses (plies from its starting position).
+pub const MAX_LINE: usize = 400;
+
+/// What a page asks: the line `line` (SAN tokens) tried from the position after ply
+/// `from` of the game.
+#[derive(Debug, Deserialize)]
+pub struct AnalyseRequest {
+    /// The game's ply the line starts from.
+    pub from: usize,
+    /// The moves tried, in order.
+    pub line: Vec<String>,
+}
+
+/// One position of a line: how to draw it and its legal moves.
+#[derive(Debug, Serialize)]
+pub struct LinePosition {
+    /// The position, every occupied square in `d`.
+    pub p: PlyData,
+    /// Its legal moves.
+    pub moves: Vec<LegalMove>,
+}
+
+/// The answer: each position of the line (its start first), the line's moves in
+/// canonical SAN, and the style of every piece shown.
+#[derive(Debug, Serialize)]
+pub struct Analysis {
+    /// `line.len() + 1` positions.
+    pub positions: Vec<LinePosition>,
+    /// The moves as ravenpost writes them.
+    pub sans: Vec<String>,
+    /// Piece token → how it is drawn.
+    pub pieces: std::collections::BTreeMap<String, PieceStyle>,
+}
+
+/// Works out `line` from ply `from` of `g`: refused (422) at the first move that is not
+/// legal, with the reason and where.
+pub fn analyse(g: &crate::record::game::Game, from: usize, line: &[String]) -> Result<Analysis, Refused> {
+    if from > g.moves.len() {
+        return Err(refusal(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            format!("the game has {} plies: a line starts from ply 0 to {}", g.moves.len(), g.moves.len()),
+        ));
+    }
+    if line.len() > MAX_LINE {
+        return Err(refusal(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            format!("a line is at most {MAX_LINE} plies ({} sent)", line.len()),
+        ));
+    }
+    let v = &g.variant;
+    let def = v.def();
+    let mut pos = g.start.clone();
+    for m in &g.moves[..from] {
+        pos = v.make(&pos, m);
+    }
+    let side_line = |pos: &crate::engine::Position, moves: &[LegalMove]| {
+        let side = def.side_name(pos.side_to_move());
+        if moves.is_empty() {
+            format!("Analysis: {side} to move (move {}) has no legal move", pos.fullmove_number())
+        } else {
+            format!("Analysis: {side} to move (move {})", pos.fullmove_number())
+        }
+    };
+    let mut pieces = std::collections::BTreeMap::new();
+    let mut positions = Vec::with_capacity(line.len() + 1);
+    let mut sans = Vec::with_capacity(line.len());
+    let mut last = None;
+    for i in 0..=line.len() {
+        let moves = legal_moves(v, &pos);
+        let (p, styles) = position_data(v, &pos, last.as_ref(), side_line(&pos, &moves));
+        pieces.extend(styles);
+        positions.push(LinePosition { p, moves });
+        let Some(token) = line.get(i) else { break };
+        let m = crate::notation::san::read_move(v, &pos, token).map_err(|e| {
+            refusal(StatusCode::UNPROCESSABLE_ENTITY, format!("move {} of the line, {token}: {e}", i + 1))
+        })?;
+        sans.push(crate::notation::san::write_move(v, &pos, &m));
+        pos = v.make(&pos, &m);
+        last = Some(m);
+    }
+    Ok(Analysis { positions, sans, pieces })
+}
+
+/// Reads a JSON body of at most `limit` bytes.
+fn body_of<T: for<'de> Deserialize<'de>>(body: &[u8], limit: usize, shape: &str) -> Result<T, Refused> {
+    if body.len() > limit {
+        return Err(refusal(StatusCode::PAYLOAD_TOO_LARGE, format!("the request is over {limit} bytes")));
+    }
+    serde_json::from_slice(body)
+        .map_err(|e| refusal(StatusCode::BAD_REQUEST, format!("the request is not {shape}: {e}")))
+}
+
+/// `POST /game/ID/analyse`: the positions of a line tried, nothing written.
+pub(super) async fn analyse_line(
+    State(s): State<Arc<Served>>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> Response {
+    if let Err(r) = admitted(&s, &headers) {
+        return r.into_response();
+    }
+    let request: AnalyseRequest = match body_of(&body, 64 * 1024, "a line ({\"from\", \"line\"})") {
+        Ok(r) => r,
+        Err(r) => return r.into_response(),
+    };
+    let answer = blocking(move || {
+        let archive = ops::open(&s.session, false).map_err(|e| error_response(&e))?;
+        let g = load_game(&archive, &id)?;
+        analyse(&g, request.from, &request.line)
+    })
+    .await;
+    match answer {
+        Ok(a) => axum::Json(a).into_response(),
+        Err(r) => r.into_response(),
+    }
+}
+
+/// A tree of lines to keep as the user's conditional moves.
+#[derive(Debug, Deserialize)]
+pub struct TreeRequest {
+    /// The tree in movetext with variations, as `ravenpost conditional add` takes it.
+    pub movetext: String,
+}
+
+/// `POST /game/ID/conditional`: stores the tree as `ravenpost conditional add` does
+/// (checked against the game; replacing the player's earlier tree).
+pub(super) async fn save_tree(
+    State(s): State<Arc<Served>>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> Response {
+    let visitor = match admitted_to_change(&s, &headers) {
+        Ok(v) => v,
+        Err(r) => return r.into_response(),
+    };
+    let request: TreeRequest = match body_of(&body, 64 * 1024, "a tree ({\"movetext\"})") {
+        Ok(r) => r,
+        Err(r) => return r.into_response(),
+    };
+    let answer = blocking(move || {
+        let archive = ops::open(&s.session, false).map_err(|e| error_response(&e))?;
+        // A club member keeps a tree only for the side their account plays.
+        let who = match &visitor {
+            Visitor::User => None,
+            Visitor::Account(a) => {
+                let g = load_game(&archive, &id)?;
+                let (side, _) = side_in(&archive, &s, &visitor, &g)?;
+                let side = side.ok_or_else(|| {
+                    refusal(StatusCode::FORBIDDEN, format!("the account {a} plays neither side of {id}"))
+                })?;
+                Some(crate::record::player(&g, side))
+            }
+        };
+        let prepared = ops::conditional_add(&archive, &id, &request.movetext, who.as_deref(), &s.session)
+            .map_err(|e| error_response(&e))?;
+        Ok(serde_json::json!({
+            "owner": prepared.owner,
+            "movetext": prepared.movetext,
+            "lines": prepared.lines,
+        }))
+    })
+    .await;
+    match answer {
+        Ok(v) => axum::Json(v).into_response(),
+        Err(r) => r.into_response(),
+    }
+}
