@@ -332,14 +332,23 @@ fn index_html(s: &Served, visitor: &Visitor) -> Result<String, Refused> {
         }
     };
     let lines = ops::status(&archive, &s.session).map_err(|e| error_response(&e))?;
-    let mut rows: Vec<(bool, crate::site::IndexRow)> = lines
+    let mut rows: Vec<(bool, i64, crate::site::IndexRow)> = lines
         .into_iter()
         .map(|l| {
             let mine = is_mine(&l);
-            let to_move = match (&l.to_move, &l.side_to_move) {
+            let mut to_move = match (&l.to_move, &l.side_to_move) {
                 (Some(p), Some(side)) => format!("{} ({side})", public_name(p)),
                 _ => String::new(),
             };
+            if let Some(c) = &l.clock {
+                let deadline = c.deadline.format("%Y-%m-%d %H:%M UTC");
+                if c.overdue {
+                    to_move.push_str(&format!(", over time since {deadline}"));
+                } else {
+                    to_move.push_str(&format!(", by {deadline}"));
+                }
+            }
+            let deadline = l.clock.as_ref().map_or(i64::MAX, |c| c.deadline.timestamp());
             let row = crate::site::IndexRow {
                 href: l.problem.is_none().then(|| format!("game/{}", l.id)),
                 variant: crate::variants::by_name(&l.variant, &[])
@@ -353,12 +362,13 @@ fn index_html(s: &Served, visitor: &Visitor) -> Result<String, Refused> {
                 problem: l.problem.clone().or_else(|| l.army_choice.clone()),
                 id: l.id,
             };
-            (mine, row)
+            (mine, deadline, row)
         })
         .collect();
-    // Yours to move first, then the games going on, then the finished ones.
-    rows.sort_by_key(|(mine, r)| (!mine, r.result != "*", r.id.clone()));
-    let yours = rows.iter().filter(|(m, _)| *m).count();
+    // Yours to move first, the nearest deadline first; then the games going on, then the
+    // finished ones.
+    rows.sort_by_key(|(mine, deadline, r)| (!mine, r.result != "*", *deadline, r.id.clone()));
+    let yours = rows.iter().filter(|(m, _, _)| *m).count();
     let plural = if yours == 1 { "" } else { "s" };
     let lead = match (&club, &me) {
         (Some((_, a)), _) => format!("Signed in as {a}: {yours} game{plural} waiting for your move."),
@@ -367,7 +377,7 @@ fn index_html(s: &Served, visitor: &Visitor) -> Result<String, Refused> {
             "No identity is set (git's user.name, or `--author`): moves cannot be made here.".into()
         }
     };
-    crate::site::index_html(rows.into_iter().map(|(_, r)| r).collect(), Some(lead))
+    crate::site::index_html(rows.into_iter().map(|(_, _, r)| r).collect(), Some(lead))
         .map_err(|e| refusal(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))
 }
 
@@ -446,6 +456,9 @@ pub struct PlayData {
     /// The other steps the user can take now ([`Action`]'s names: `resign`,
     /// `offer-draw`, `accept-draw`, `decline-draw`, `claim-draw`).
     pub actions: Vec<&'static str>,
+    /// The clock of the player to move, when one runs: `Your move by …, … left`, or who
+    /// is over time.
+    pub clock: Option<String>,
     /// Whether the user can prepare replies (conditional moves) now: they play a side of
     /// the game, it goes on, and the opponent is to move.
     pub prepare: bool,
@@ -465,6 +478,8 @@ pub enum Action {
     DeclineDraw,
     /// `ravenpost draw claim` (threefold repetition, 100 plies).
     ClaimDraw,
+    /// `ravenpost claim timeout` (the opponent is over time).
+    ClaimTimeout,
 }
 
 /// What a page watches for: the plies, the result and a pending draw offer.
@@ -477,13 +492,17 @@ fn state_of(g: &Game) -> String {
     )
 }
 
-/// The actions a game page offers the user in `g`, whose side is `mine`.
-fn actions(g: &Game, mine: Option<crate::engine::Side>) -> Vec<&'static str> {
+/// The actions a game page offers the user in `g`, whose side is `mine`; `overdue`:
+/// the player to move is over time.
+fn actions(g: &Game, mine: Option<crate::engine::Side>, overdue: bool) -> Vec<&'static str> {
     let Some(side) = mine else { return Vec::new() };
     if crate::record::result_of(g) != "*" {
         return Vec::new();
     }
     let mut out = vec!["resign"];
+    if overdue && g.position().side_to_move() != side {
+        out.push("claim-timeout");
+    }
     if g.position().side_to_move() == side {
         let offered_by_opponent = crate::record::pending_offer(g)
             .is_some_and(|by| by != g.variant.def().side_name(side) && by != crate::record::player(g, side));
@@ -495,6 +514,18 @@ fn actions(g: &Game, mine: Option<crate::engine::Side>) -> Vec<&'static str> {
         out.push("claim-draw");
     }
     out
+}
+
+/// A clock as a page says it: whose deadline, when (UTC), and the time left or over.
+fn clock_text(c: &crate::referee::clock::Clock, yours: bool) -> String {
+    let deadline = c.deadline.format("%Y-%m-%d %H:%M UTC");
+    let span = crate::referee::Span(c.seconds_left);
+    let who = if yours { "Your move".to_string() } else { format!("{} to move", public_name(&c.player)) };
+    if c.overdue {
+        format!("{who}: over time since {deadline} ({span} ago).")
+    } else {
+        format!("{who} by {deadline} ({span} left).")
+    }
 }
 
 /// The legal moves of `pos` as [`LegalMove`]s.
@@ -566,6 +597,14 @@ fn game_html(s: &Served, visitor: &Visitor, id: &str) -> Result<String, Refused>
     let pos = g.position();
     let going_on = crate::record::result_of(&g) == "*";
     let yours = going_on && mine == Some(pos.side_to_move());
+    let path = ops::find(&archive, id).map_err(|e| error_response(&e))?;
+    let clock = if going_on {
+        ops::clock_of_game(&archive, &path, &g, s.session.now().unix_seconds())
+            .map_err(|e| error_response(&e))?
+    } else {
+        None
+    };
+    let overdue = clock.as_ref().is_some_and(|c| c.overdue);
     let play = PlayData {
         game: id.to_string(),
         plies: g.moves.len(),
@@ -574,7 +613,8 @@ fn game_html(s: &Served, visitor: &Visitor, id: &str) -> Result<String, Refused>
         moves: if yours { legal_moves(&g.variant, &pos) } else { Vec::new() },
         csrf: csrf_of(s, visitor)?,
         me,
-        actions: actions(&g, mine),
+        actions: actions(&g, mine, overdue),
+        clock: clock.as_ref().map(|c| clock_text(c, yours)),
         prepare: going_on && mine.is_some_and(|m| m != pos.side_to_move()),
     };
     let mut page = crate::site::game_page(id, &g);
@@ -749,7 +789,7 @@ async fn action(
             return refusal(
                 StatusCode::BAD_REQUEST,
                 format!(
-                    "the request is no action ({{\"action\": \"resign|offer-draw|accept-draw|decline-draw|claim-draw\"}}): {e}"
+                    "the request is no action ({{\"action\": \"resign|offer-draw|accept-draw|decline-draw|claim-draw|claim-timeout\"}}): {e}"
                 ),
             )
             .into_response();
@@ -767,6 +807,7 @@ async fn action(
             Action::AcceptDraw => draw(DrawAction::Accept),
             Action::DeclineDraw => draw(DrawAction::Decline),
             Action::ClaimDraw => draw(DrawAction::Claim),
+            Action::ClaimTimeout => ops::claim_timeout(&archive, &id, who.as_deref(), &s.session),
         }
         .map_err(|e| error_response(&e))?;
         Ok(serde_json::json!({

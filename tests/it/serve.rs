@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
-use common::cli::{T0, identity, ok, ravenpost_at};
+use common::cli::{T0, identity, ok, ok_at, ravenpost_at};
 use common::git::git;
 use ravenpost::archive::{Archive, ArchiveOptions, GitConfigScope};
 use ravenpost::variants;
@@ -38,7 +38,12 @@ impl Server {
     }
 
     fn start_with(dir: &Path, home: &Path, extra: &[&str]) -> Server {
-        let mut child = ravenpost_at(dir, home, T0)
+        Server::start_at(dir, home, T0, extra)
+    }
+
+    /// A server whose clock says `time`.
+    fn start_at(dir: &Path, home: &Path, time: i64, extra: &[&str]) -> Server {
+        let mut child = ravenpost_at(dir, home, time)
             .args(["serve", "--json"])
             .args(extra)
             .stdin(Stdio::null())
@@ -966,7 +971,6 @@ fn analyse_click(b: &mut Browser, v: &ravenpost::engine::Variant, m: &ravenpost:
 #[test]
 fn an_analysis_tree_of_two_lines_saved_by_clicks_is_played_when_the_move_arrives() {
     use crate::conditional::{Setup, holds, holds_none, server_log};
-    use common::cli::ok_at;
     let s = Setup::new("fg", &[]);
     s.push_move(&s.ann, "fg", "e4", T0 + 100);
     let file = s.ann.join("games/fantasy-grand/c/3/fg.pgn");
@@ -1058,4 +1062,77 @@ fn an_analysis_tree_of_two_lines_saved_by_clicks_is_played_when_the_move_arrives
     assert!(
         holds(&s.ann, &s.home, "AfterPly") || !s.ann.join(".git/ravenpost/conditional/fg.white").exists()
     );
+}
+
+/// Issue 32: the page shows the clock of the player to move; once the opponent is over
+/// time it offers the claim, and a click commits what `claim timeout` commits.
+#[test]
+fn a_timeout_claimed_by_a_click_is_committed_as_the_cli_commits_it() {
+    let t = tempfile::tempdir().unwrap();
+    let mut archives = Vec::new();
+    for name in ["web", "cli"] {
+        let home = identity(&t.path().join(format!("home-{name}")), "Ann Example", "ann@example.org");
+        let dir = t.path().join(name);
+        ok_at(t.path(), &home, T0, &["init", dir.to_str().unwrap(), "--layout", "flat"]);
+        ok_at(
+            &dir,
+            &home,
+            T0,
+            &[
+                "new",
+                "gygax",
+                "--white",
+                "Ann Example",
+                "--black",
+                "Bo Example",
+                "--id",
+                "g1",
+                "--time-control",
+                "1/1d",
+            ],
+        );
+        ok_at(&dir, &home, T0 + 60, &["move", "g1", "2e3"]);
+        archives.push((dir, home));
+    }
+    let [(dir, home), (twin, twin_home)] = <[_; 2]>::try_from(archives).unwrap();
+    let day = 86_400;
+    let actions = "Array.prototype.map.call(document.querySelectorAll('#actions button'), function (e) { return e.getAttribute('data-action'); })";
+    // Before Bo's deadline: his clock, and no claim.
+    {
+        let server = Server::start_at(&dir, &home, T0 + 3_600, &[]);
+        let mut b = Browser::start(1280, 1000);
+        b.open(&server.url);
+        let index = b.eval("document.body.textContent").to_string();
+        assert!(index.contains("Bo Example (Scarlet), by 2025-"), "the deadline on the index: {index}");
+        b.open(&format!("{}/game/g1", server.base()));
+        let clock = b.eval("document.getElementById('clock-line').textContent");
+        assert!(clock.as_str().unwrap().starts_with("Bo Example to move by 2025-"), "{clock}");
+        assert!(clock.as_str().unwrap().ends_with(" left)."), "{clock}");
+        assert_eq!(b.eval(actions), json!(["resign"]));
+    }
+    let later = T0 + 3 * day;
+    let server = Server::start_at(&dir, &home, later, &[]);
+    let mut b = Browser::start(1280, 1000);
+    b.open(&server.url);
+    b.open(&format!("{}/game/g1", server.base()));
+    let clock = b.eval("document.getElementById('clock-line').textContent");
+    assert!(clock.as_str().unwrap().starts_with("Bo Example to move: over time since 2025-"), "{clock}");
+    assert_eq!(b.eval(actions), json!(["resign", "claim-timeout"]));
+    click_on(&mut b, "#actions button[data-action=\"claim-timeout\"]");
+    wait_for(&mut b, "!document.getElementById('confirm').hidden", "the confirmation is shown");
+    assert_eq!(
+        b.eval("document.getElementById('confirm-text').textContent"),
+        json!("Claim the game on time? Your opponent is over time.")
+    );
+    click_on(&mut b, "#confirm-play");
+    let started = Instant::now();
+    while !game_text(&dir).contains("[Result \"1-0\"]") {
+        assert!(started.elapsed() < Duration::from_secs(30), "no result reached the archive");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    ok_at(&twin, &twin_home, later, &["claim", "timeout", "g1"]);
+    assert_eq!(game_text(&dir), game_text(&twin), "the served claim is the cli's, byte for byte");
+    assert_eq!(head_message(&dir, &home), head_message(&twin, &twin_home));
+    wait_for(&mut b, "document.querySelectorAll('#actions button').length === 0", "no actions after the end");
+    assert!(b.errors().is_empty(), "{:?}", b.errors());
 }

@@ -334,8 +334,10 @@
       'offer-draw': ['Offer a draw', 'Offer a draw (without a move)?'],
       'accept-draw': ['Accept the draw', 'Accept the draw offer? The game ends drawn.'],
       'decline-draw': ['Decline the draw', 'Decline the draw offer?'],
-      'claim-draw': ['Claim a draw', 'Claim a draw (threefold repetition or 100 plies)?']
+      'claim-draw': ['Claim a draw', 'Claim a draw (threefold repetition or 100 plies)?'],
+      'claim-timeout': ['Claim the win on time', 'Claim the game on time? Your opponent is over time.']
     };
+    document.getElementById('clock-line').textContent = play.clock || '';
     var actions = document.getElementById('actions');
     (play.actions || []).forEach(function (a) {
       var b = document.createElement('button');
