@@ -1,7 +1,8 @@
 //! The analysis board: lines tried from any position of a game, with the legal moves
-//! from the server and nothing committed; and the lines saved as the player's
-//! conditional tree (the one `ravenpost conditional add` writes, kept in this archive's
-//! git directory, never committed or pushed).
+//! from the server and nothing committed; the lines saved as the player's conditional
+//! tree (the one `ravenpost conditional add` writes, kept in this archive's git
+//! directory, never committed or pushed); and leave booked (`ravenpost leave`): the
+//! steps of a page that name the user's own side rather than the side to move.
 
 use std::sync::Arc;
 
@@ -163,14 +164,7 @@ pub(super) async fn save_tree(
         // A club member keeps a tree only for the side their account plays.
         let who = match &visitor {
             Visitor::User => None,
-            Visitor::Account(a) => {
-                let g = load_game(&archive, &id)?;
-                let (side, _) = side_in(&archive, &s, &visitor, &g)?;
-                let side = side.ok_or_else(|| {
-                    refusal(StatusCode::FORBIDDEN, format!("the account {a} plays neither side of {id}"))
-                })?;
-                Some(crate::record::player(&g, side))
-            }
+            Visitor::Account(_) => Some(own_player(&archive, &s, &visitor, &id)?),
         };
         let prepared = ops::conditional_add(&archive, &id, &request.movetext, who.as_deref(), &s.session)
             .map_err(|e| error_response(&e))?;
@@ -179,6 +173,78 @@ pub(super) async fn save_tree(
             "movetext": prepared.movetext,
             "lines": prepared.lines,
         }))
+    })
+    .await;
+    match answer {
+        Ok(v) => axum::Json(v).into_response(),
+        Err(r) => r.into_response(),
+    }
+}
+
+/// The player of the side the visitor plays in game `id`: refused (403) when none.
+fn own_player(
+    archive: &crate::archive::Archive,
+    s: &Served,
+    visitor: &Visitor,
+    id: &str,
+) -> Result<String, Refused> {
+    let g = load_game(archive, id)?;
+    let (side, me) = side_in(archive, s, visitor, &g)?;
+    let side = side.ok_or_else(|| {
+        let who = me.unwrap_or_else(|| "the user (no identity is set)".to_string());
+        refusal(StatusCode::FORBIDDEN, format!("{who} plays neither side of {id}"))
+    })?;
+    Ok(crate::record::player(&g, side))
+}
+
+/// Leave to book, as a page asks for it.
+#[derive(Debug, Deserialize)]
+pub struct LeaveRequest {
+    /// The first day, `YYYY-MM-DD` (UTC); today when absent.
+    pub from: Option<String>,
+    /// How many days.
+    pub days: u32,
+}
+
+/// `POST /game/ID/leave`: books leave for the visitor's own side, as `ravenpost leave`
+/// does (the same refusals).
+pub(super) async fn book_leave(
+    State(s): State<Arc<Served>>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> Response {
+    let visitor = match admitted_to_change(&s, &headers) {
+        Ok(v) => v,
+        Err(r) => return r.into_response(),
+    };
+    let request: LeaveRequest = match body_of(&body, 4096, "leave ({\"from\": \"YYYY-MM-DD\", \"days\": N})")
+    {
+        Ok(r) => r,
+        Err(r) => return r.into_response(),
+    };
+    let answer = blocking(move || {
+        let now = s.session.now().unix_seconds();
+        let from = match request.from.as_deref().map(str::trim).filter(|d| !d.is_empty()) {
+            None => now,
+            Some(d) => chrono::NaiveDate::parse_from_str(d, "%Y-%m-%d")
+                .map_err(|_| {
+                    refusal(
+                        StatusCode::BAD_REQUEST,
+                        format!("the first day `{d}` is not a date (YYYY-MM-DD)"),
+                    )
+                })?
+                .and_hms_opt(0, 0, 0)
+                .expect("midnight exists")
+                .and_utc()
+                .timestamp(),
+        };
+        let archive = ops::open(&s.session, false).map_err(|e| error_response(&e))?;
+        let who = own_player(&archive, &s, &visitor, &id)?;
+        let before = archive.tip().map_err(|e| error_response(&crate::usecases::Error::from(e)))?;
+        let applied = ops::leave(&archive, &id, &who, from, request.days, &s.session)
+            .map_err(|e| error_response(&e))?;
+        Ok(serde_json::json!({ "said": applied.said, "hook": super::after_step(&archive, before) }))
     })
     .await;
     match answer {

@@ -34,9 +34,8 @@
 
 mod analysis;
 
-use std::collections::HashMap;
 use std::net::{Ipv4Addr, SocketAddr};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::{Path, Query, State};
@@ -53,6 +52,9 @@ use crate::notation::san::write_move;
 use crate::record::game::Game;
 use crate::site::privacy::public_name;
 use crate::usecases::{self as ops, Error, Session};
+
+/// The longest account name a proxy's header may carry (bytes).
+const MAX_ACCOUNT: usize = 128;
 
 /// The cookie that proves a browser was given the server's URL.
 const COOKIE: &str = "ravenpost-serve";
@@ -99,8 +101,9 @@ struct Served {
     token: String,
     /// The secret a changing request repeats in [`CSRF_HEADER`] (the user's).
     csrf: String,
-    /// Each club account's CSRF secret, made at its first page.
-    account_csrf: Mutex<HashMap<String, String>>,
+    /// The `Host` headers a request for the user may carry (`127.0.0.1:PORT`,
+    /// `localhost:PORT`): a page served under another name (DNS rebinding) is refused.
+    hosts: [String; 2],
 }
 
 /// A started server: its address and the URL to open (with the token).
@@ -136,17 +139,14 @@ pub fn serve(
 ) -> Result<(), ServeError> {
     // The archive must open before the server says it is ready.
     ops::open(&session, false).map_err(|e| ServeError::Archive(Box::new(e)))?;
-    let served = Arc::new(Served {
-        session,
-        admission,
-        token: random_hex(16)?,
-        csrf: random_hex(16)?,
-        account_csrf: Mutex::new(HashMap::new()),
-    });
+    let (token, csrf) = (random_hex(16)?, random_hex(16)?);
     let runtime = tokio::runtime::Builder::new_current_thread().enable_io().enable_time().build()?;
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, port))).await?;
         let addr = listener.local_addr()?;
+        let port = addr.port();
+        let hosts = [format!("127.0.0.1:{port}"), format!("localhost:{port}")];
+        let served = Arc::new(Served { session, admission, token, csrf, hosts });
         let url = match served.admission {
             Admission::Token => format!("http://{addr}/?token={}", served.token),
             Admission::AccountHeader(_) => format!("http://{addr}/"),
@@ -172,7 +172,20 @@ fn router(served: Arc<Served>) -> Router {
         .route("/game/{id}/action", post(action))
         .route("/game/{id}/analyse", post(analysis::analyse_line))
         .route("/game/{id}/conditional", post(analysis::save_tree))
+        .route("/game/{id}/leave", post(analysis::book_leave))
         .with_state(served)
+        .layer(axum::middleware::map_response(guarded))
+}
+
+/// Every answer: never framed by another page (the confirmations cannot be clickjacked),
+/// its type as declared, and no address (with the token) sent on to another site.
+async fn guarded(mut r: Response) -> Response {
+    let h = r.headers_mut();
+    h.insert("x-frame-options", HeaderValue::from_static("DENY"));
+    h.insert("content-security-policy", HeaderValue::from_static("frame-ancestors 'none'"));
+    h.insert("x-content-type-options", HeaderValue::from_static("nosniff"));
+    h.insert("referrer-policy", HeaderValue::from_static("no-referrer"));
+    r
 }
 
 /// Why a request was refused: the HTTP status and a sentence, sent as JSON
@@ -206,8 +219,18 @@ fn cookie_token(headers: &HeaderMap) -> Option<&str> {
 
 /// Whom the request acts for: a browser given the URL, or the account the reverse
 /// proxy names.
+/// Whether the request's `Host` is the address the server printed.
+fn host_is_ours(s: &Served, headers: &HeaderMap) -> bool {
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+    host.is_some_and(|h| s.hosts.iter().any(|o| h.eq_ignore_ascii_case(o)))
+}
+
 fn admitted(s: &Served, headers: &HeaderMap) -> Result<Visitor, Refused> {
     match &s.admission {
+        Admission::Token if !host_is_ours(s, headers) => Err(refusal(
+            StatusCode::FORBIDDEN,
+            format!("this server answers only at http://{}/ (the Host header names another)", s.hosts[0]),
+        )),
         Admission::Token => match cookie_token(headers) {
             Some(t) if same_secret(t, &s.token) => Ok(Visitor::User),
             _ => Err(refusal(
@@ -216,9 +239,17 @@ fn admitted(s: &Served, headers: &HeaderMap) -> Result<Visitor, Refused> {
             )),
         },
         Admission::AccountHeader(name) => {
-            let account = headers.get(name.as_str()).and_then(|v| v.to_str().ok()).map(str::trim);
+            let mut values = headers.get_all(name.as_str()).iter();
+            let account = values.next().and_then(|v| v.to_str().ok()).map(str::trim);
+            if values.next().is_some() {
+                // A proxy that appends rather than replaces: which one is the member's?
+                return Err(refusal(
+                    StatusCode::FORBIDDEN,
+                    format!("the request names two accounts in {name}: the proxy must set it once"),
+                ));
+            }
             match account {
-                Some(a) if crate::referee::players::check_account(a).is_ok() => {
+                Some(a) if a.len() <= MAX_ACCOUNT && crate::referee::players::check_account(a).is_ok() => {
                     Ok(Visitor::Account(a.to_string()))
                 }
                 _ => Err(refusal(
@@ -234,14 +265,15 @@ fn admitted(s: &Served, headers: &HeaderMap) -> Result<Visitor, Refused> {
 fn csrf_of(s: &Served, visitor: &Visitor) -> Result<String, Refused> {
     match visitor {
         Visitor::User => Ok(s.csrf.clone()),
+        // Derived from the server's secret and the account: nothing kept per account, so
+        // no stranger's header values can grow the server's memory.
         Visitor::Account(a) => {
-            let mut map = s.account_csrf.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-            if let Some(t) = map.get(a) {
-                return Ok(t.clone());
-            }
-            let t = random_hex(16).map_err(|e| refusal(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
-            map.insert(a.clone(), t.clone());
-            Ok(t)
+            use sha2::Digest as _;
+            let mut h = sha2::Sha256::new();
+            h.update(s.csrf.as_bytes());
+            h.update([0]);
+            h.update(a.as_bytes());
+            Ok(h.finalize().iter().take(16).map(|b| format!("{b:02x}")).collect())
         }
     }
 }
@@ -459,6 +491,8 @@ pub struct PlayData {
     /// The clock of the player to move, when one runs: `Your move by …, … left`, or who
     /// is over time.
     pub clock: Option<String>,
+    /// Today (UTC, `YYYY-MM-DD`): the first day of leave a page proposes.
+    pub today: String,
     /// Whether the user can prepare replies (conditional moves) now: they play a side of
     /// the game, it goes on, and the opponent is to move.
     pub prepare: bool,
@@ -492,9 +526,14 @@ fn state_of(g: &Game) -> String {
     )
 }
 
-/// The actions a game page offers the user in `g`, whose side is `mine`; `overdue`:
-/// the player to move is over time.
-fn actions(g: &Game, mine: Option<crate::engine::Side>, overdue: bool) -> Vec<&'static str> {
+/// The actions a game page offers the user in `g`, whose side is `mine`; `clock_runs`:
+/// the game has a clock; `overdue`: the player to move is over time.
+fn actions(
+    g: &Game,
+    mine: Option<crate::engine::Side>,
+    clock_runs: bool,
+    overdue: bool,
+) -> Vec<&'static str> {
     let Some(side) = mine else { return Vec::new() };
     if crate::record::result_of(g) != "*" {
         return Vec::new();
@@ -503,15 +542,23 @@ fn actions(g: &Game, mine: Option<crate::engine::Side>, overdue: bool) -> Vec<&'
     if overdue && g.position().side_to_move() != side {
         out.push("claim-timeout");
     }
+    if clock_runs {
+        out.push("leave");
+    }
     if g.position().side_to_move() == side {
-        let offered_by_opponent = crate::record::pending_offer(g)
-            .is_some_and(|by| by != g.variant.def().side_name(side) && by != crate::record::player(g, side));
-        if offered_by_opponent {
-            out.extend(["accept-draw", "decline-draw"]);
-        } else {
-            out.push("offer-draw");
+        let offer = crate::record::pending_offer(g);
+        let by_me =
+            |by: &String| by == g.variant.def().side_name(side) || *by == crate::record::player(g, side);
+        match offer {
+            Some(by) if !by_me(&by) => out.extend(["accept-draw", "decline-draw"]),
+            // An offer of the user's own stands until their next move: no second one.
+            Some(_) => {}
+            None => out.push("offer-draw"),
         }
-        out.push("claim-draw");
+        // Only when the rules allow the claim now (threefold repetition, 100 plies).
+        if crate::record::claim_basis(g).is_ok() {
+            out.push("claim-draw");
+        }
     }
     out
 }
@@ -565,8 +612,23 @@ async fn game(State(s): State<Arc<Served>>, Path(id): Path<String>, headers: Hea
     };
     match blocking(move || game_html(&s, &visitor, &id)).await {
         Ok(html) => Html(html).into_response(),
-        Err(r) => r.into_response(),
+        Err(r) => error_page(r),
     }
+}
+
+/// A refused page request as a page: the message, and the way back to the games. An
+/// unknown game is 404.
+fn error_page(r: Refused) -> Response {
+    let status = if r.status == StatusCode::BAD_REQUEST { StatusCode::NOT_FOUND } else { r.status };
+    let message = r.message.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
+    let html = format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" \
+         content=\"width=device-width, initial-scale=1\"><title>ravenpost: {code}</title>\
+         <link rel=\"stylesheet\" href=\"/site.css\"></head><body class=\"error\"><h1>{code}</h1>\
+         <p class=\"play-line error\">{message}</p><p><a href=\"/\">All games</a></p></body></html>\n",
+        code = status.as_u16(),
+    );
+    (status, Html(html)).into_response()
 }
 
 /// The side of `g` that `visitor` plays, and the name the page says they play as.
@@ -585,7 +647,11 @@ fn side_in(
         }
         Visitor::Account(a) => {
             let club = ops::club_accounts(archive).map_err(|e| error_response(&e))?;
-            Ok((ops::account_side(&club, g, a), Some(a.clone())))
+            let side = ops::account_side(&club, g, a);
+            // The player's name where the account plays a side (`Your move, Ann`).
+            let name =
+                side.map_or_else(|| a.clone(), |s| public_name(&crate::record::player(g, s)).into_owned());
+            Ok((side, Some(name)))
         }
     }
 }
@@ -613,8 +679,11 @@ fn game_html(s: &Served, visitor: &Visitor, id: &str) -> Result<String, Refused>
         moves: if yours { legal_moves(&g.variant, &pos) } else { Vec::new() },
         csrf: csrf_of(s, visitor)?,
         me,
-        actions: actions(&g, mine, overdue),
+        actions: actions(&g, mine, clock.is_some(), overdue),
         clock: clock.as_ref().map(|c| clock_text(c, yours)),
+        today: chrono::DateTime::from_timestamp(s.session.now().unix_seconds(), 0)
+            .map(|t| t.format("%Y-%m-%d").to_string())
+            .unwrap_or_default(),
         prepare: going_on && mine.is_some_and(|m| m != pos.side_to_move()),
     };
     let mut page = crate::site::game_page(id, &g);
@@ -625,9 +694,10 @@ fn game_html(s: &Served, visitor: &Visitor, id: &str) -> Result<String, Refused>
 
 /// `/game/ID/download`: the game's file as the archive holds it.
 async fn download(State(s): State<Arc<Served>>, Path(id): Path<String>, headers: HeaderMap) -> Response {
-    if let Err(r) = admitted(&s, &headers) {
-        return r.into_response();
-    }
+    let visitor = match admitted(&s, &headers) {
+        Ok(v) => v,
+        Err(r) => return r.into_response(),
+    };
     let answer = blocking(move || {
         let archive = ops::open(&s.session, false).map_err(|e| error_response(&e))?;
         let path = ops::find(&archive, &id).map_err(|e| error_response(&e))?;
@@ -635,6 +705,12 @@ async fn download(State(s): State<Arc<Served>>, Path(id): Path<String>, headers:
             .read_file(&path.path())
             .map_err(|e| refusal(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
             .unwrap_or_default();
+        // Your own archive as it is; a club's members see the file as the pages show it,
+        // without the players' addresses.
+        let text = match visitor {
+            Visitor::User => text,
+            Visitor::Account(_) => crate::site::public_game_text(&text, crate::site::Addresses::Hidden),
+        };
         Ok((path.id().to_string(), text))
     })
     .await;
@@ -701,6 +777,16 @@ fn acting_as(archive: &Archive, visitor: &Visitor, id: &str) -> Result<Option<St
     }
 }
 
+/// After a step: the prepared replies it answers, played (or the trees it ends,
+/// dropped) as after `ravenpost move` in an archive both players use; what was done, one
+/// line each. The step stands whatever happens here.
+fn answer_prepared(archive: &Archive, session: &Session) -> Vec<String> {
+    match ops::answer_prepared(archive, session) {
+        Ok(answers) => answers.iter().map(ToString::to_string).collect(),
+        Err(e) => vec![format!("prepared replies were not answered: {e}")],
+    }
+}
+
 /// After a step committed on the tip `before` moved: the repository's post-receive hook,
 /// as a push would run it (a bare club repository; nothing for a working copy). What it
 /// said, when it failed, for the answer.
@@ -747,11 +833,13 @@ async fn play(
         let before = archive.tip().map_err(|e| error_response(&Error::from(e)))?;
         let applied = ops::play(&archive, &id, &request.san, who.as_deref(), Some(request.ply), &s.session)
             .map_err(|e| error_response(&e))?;
+        let prepared = answer_prepared(&archive, &s.session);
         Ok(serde_json::json!({
             "san": applied.san,
             "ply": applied.ply,
             "said": applied.said,
             "result": applied.result,
+            "prepared": prepared,
             "hook": after_step(&archive, before),
         }))
     })
@@ -810,9 +898,11 @@ async fn action(
             Action::ClaimTimeout => ops::claim_timeout(&archive, &id, who.as_deref(), &s.session),
         }
         .map_err(|e| error_response(&e))?;
+        let prepared = answer_prepared(&archive, &s.session);
         Ok(serde_json::json!({
             "said": applied.said,
             "result": applied.result,
+            "prepared": prepared,
             "hook": after_step(&archive, before),
         }))
     })

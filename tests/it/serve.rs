@@ -75,6 +75,16 @@ impl Server {
         self.url.rsplit_once("token=").expect("a token").1
     }
 
+    /// A request written out whole (`\r\n` line ends): the whole answer, head and body.
+    fn raw(&self, request: &str) -> String {
+        let mut s = TcpStream::connect(("127.0.0.1", self.port)).expect("connect");
+        s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        s.write_all(request.as_bytes()).unwrap();
+        let mut out = Vec::new();
+        s.read_to_end(&mut out).unwrap();
+        String::from_utf8_lossy(&out).into_owned()
+    }
+
     /// One HTTP/1.1 request: (status, body).
     fn request(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> (u16, String) {
         let mut s = TcpStream::connect(("127.0.0.1", self.port)).expect("connect");
@@ -454,7 +464,7 @@ fn a_draw_offer_accepted_by_a_click_is_committed_as_the_cli_commits_it() {
     let offered = b.eval(
         "Array.prototype.map.call(document.querySelectorAll('#actions button'), function (e) { return e.getAttribute('data-action'); })",
     );
-    assert_eq!(offered, json!(["resign", "accept-draw", "decline-draw", "claim-draw"]));
+    assert_eq!(offered, json!(["resign", "accept-draw", "decline-draw"]));
     click_on(&mut b, "#actions button[data-action=\"accept-draw\"]");
     wait_for(&mut b, "!document.getElementById('confirm').hidden", "the confirmation is shown");
     assert_eq!(
@@ -679,7 +689,8 @@ fn a_club_member_moves_only_for_their_own_account_through_the_proxy_header() {
     let (status, page) = server.request("GET", "/game/g1", &as_ann, "");
     assert_eq!(status, 200);
     let (ann_csrf, data) = page_data(&page);
-    assert_eq!((data["yours"].clone(), data["me"].clone()), (json!(true), json!("ann")));
+    // The page names the player the account plays as (`Your move, Ann Example`).
+    assert_eq!((data["yours"].clone(), data["me"].clone()), (json!(true), json!("Ann Example")));
     let first = data["moves"][0]["san"].as_str().unwrap().to_string();
     // Bo's page of g1 is not his move; Cy's page of g1 is none of his.
     let (_, bo_page) = server.request("GET", "/game/g1", &[("X-Remote-User", "bo")], "");
@@ -1069,11 +1080,57 @@ fn an_analysis_tree_of_two_lines_saved_by_clicks_is_played_when_the_move_arrives
 #[test]
 fn a_timeout_claimed_by_a_click_is_committed_as_the_cli_commits_it() {
     let t = tempfile::tempdir().unwrap();
+    let [(dir, home), (twin, twin_home)] = timed_twins(t.path());
+    let day = 86_400;
+    let actions = "Array.prototype.map.call(document.querySelectorAll('#actions button'), function (e) { return e.getAttribute('data-action'); })";
+    // Before Bo's deadline: his clock, and no claim.
+    {
+        let server = Server::start_at(&dir, &home, T0 + 3_600, &[]);
+        let mut b = Browser::start(1280, 1000);
+        b.open(&server.url);
+        let index = b.eval("document.body.textContent").to_string();
+        assert!(index.contains("Bo Example (Scarlet), by 2025-"), "the deadline on the index: {index}");
+        b.open(&format!("{}/game/g1", server.base()));
+        let clock = b.eval("document.getElementById('clock-line').textContent");
+        assert!(clock.as_str().unwrap().starts_with("Bo Example to move by 2025-"), "{clock}");
+        assert!(clock.as_str().unwrap().ends_with(" left)."), "{clock}");
+        assert_eq!(b.eval(actions), json!(["resign", "leave"]));
+    }
+    let later = T0 + 3 * day;
+    let server = Server::start_at(&dir, &home, later, &[]);
+    let mut b = Browser::start(1280, 1000);
+    b.open(&server.url);
+    b.open(&format!("{}/game/g1", server.base()));
+    let clock = b.eval("document.getElementById('clock-line').textContent");
+    assert!(clock.as_str().unwrap().starts_with("Bo Example to move: over time since 2025-"), "{clock}");
+    assert_eq!(b.eval(actions), json!(["resign", "claim-timeout", "leave"]));
+    click_on(&mut b, "#actions button[data-action=\"claim-timeout\"]");
+    wait_for(&mut b, "!document.getElementById('confirm').hidden", "the confirmation is shown");
+    assert_eq!(
+        b.eval("document.getElementById('confirm-text').textContent"),
+        json!("Claim the game on time? Your opponent is over time.")
+    );
+    click_on(&mut b, "#confirm-play");
+    let started = Instant::now();
+    while !game_text(&dir).contains("[Result \"1-0\"]") {
+        assert!(started.elapsed() < Duration::from_secs(30), "no result reached the archive");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    ok_at(&twin, &twin_home, later, &["claim", "timeout", "g1"]);
+    assert_eq!(game_text(&dir), game_text(&twin), "the served claim is the cli's, byte for byte");
+    assert_eq!(head_message(&dir, &home), head_message(&twin, &twin_home));
+    wait_for(&mut b, "document.querySelectorAll('#actions button').length === 0", "no actions after the end");
+    assert!(b.errors().is_empty(), "{:?}", b.errors());
+}
+
+/// Two archives of Ann Example's, `web` and `cli`, each with the Gygax Chess game `g1`
+/// against Bo Example at one move a day, Ann's first move made at `T0 + 60`.
+fn timed_twins(t: &Path) -> [(PathBuf, PathBuf); 2] {
     let mut archives = Vec::new();
     for name in ["web", "cli"] {
-        let home = identity(&t.path().join(format!("home-{name}")), "Ann Example", "ann@example.org");
-        let dir = t.path().join(name);
-        ok_at(t.path(), &home, T0, &["init", dir.to_str().unwrap(), "--layout", "flat"]);
+        let home = identity(&t.join(format!("home-{name}")), "Ann Example", "ann@example.org");
+        let dir = t.join(name);
+        ok_at(t, &home, T0, &["init", dir.to_str().unwrap(), "--layout", "flat"]);
         ok_at(
             &dir,
             &home,
@@ -1094,45 +1151,207 @@ fn a_timeout_claimed_by_a_click_is_committed_as_the_cli_commits_it() {
         ok_at(&dir, &home, T0 + 60, &["move", "g1", "2e3"]);
         archives.push((dir, home));
     }
-    let [(dir, home), (twin, twin_home)] = <[_; 2]>::try_from(archives).unwrap();
-    let day = 86_400;
-    let actions = "Array.prototype.map.call(document.querySelectorAll('#actions button'), function (e) { return e.getAttribute('data-action'); })";
-    // Before Bo's deadline: his clock, and no claim.
-    {
-        let server = Server::start_at(&dir, &home, T0 + 3_600, &[]);
-        let mut b = Browser::start(1280, 1000);
-        b.open(&server.url);
-        let index = b.eval("document.body.textContent").to_string();
-        assert!(index.contains("Bo Example (Scarlet), by 2025-"), "the deadline on the index: {index}");
-        b.open(&format!("{}/game/g1", server.base()));
-        let clock = b.eval("document.getElementById('clock-line').textContent");
-        assert!(clock.as_str().unwrap().starts_with("Bo Example to move by 2025-"), "{clock}");
-        assert!(clock.as_str().unwrap().ends_with(" left)."), "{clock}");
-        assert_eq!(b.eval(actions), json!(["resign"]));
-    }
-    let later = T0 + 3 * day;
-    let server = Server::start_at(&dir, &home, later, &[]);
+    <[_; 2]>::try_from(archives).unwrap()
+}
+
+/// Issue 32: leave booked from the page (a date and a number of days) is what
+/// `ravenpost leave` books; a refused booking (a day in the past) says why and writes
+/// nothing.
+#[test]
+fn leave_booked_by_clicks_is_committed_as_the_cli_commits_it() {
+    let t = tempfile::tempdir().unwrap();
+    let [(dir, home), (twin, twin_home)] = timed_twins(t.path());
+    let now = T0 + 3_600;
+    let server = Server::start_at(&dir, &home, now, &[]);
     let mut b = Browser::start(1280, 1000);
     b.open(&server.url);
     b.open(&format!("{}/game/g1", server.base()));
-    let clock = b.eval("document.getElementById('clock-line').textContent");
-    assert!(clock.as_str().unwrap().starts_with("Bo Example to move: over time since 2025-"), "{clock}");
-    assert_eq!(b.eval(actions), json!(["resign", "claim-timeout"]));
-    click_on(&mut b, "#actions button[data-action=\"claim-timeout\"]");
-    wait_for(&mut b, "!document.getElementById('confirm').hidden", "the confirmation is shown");
-    assert_eq!(
-        b.eval("document.getElementById('confirm-text').textContent"),
-        json!("Claim the game on time? Your opponent is over time.")
+    let before = game_text(&dir);
+    click_on(&mut b, "#actions button[data-action=\"leave\"]");
+    wait_for(&mut b, "!document.getElementById('leave-form').hidden", "the leave form is shown");
+    assert_eq!(b.eval("document.getElementById('leave-from').value"), json!("2025-11-29"), "today first");
+    // A day in the past is refused with the rules' reason.
+    b.eval("document.getElementById('leave-from').value = '2025-11-20'");
+    click_on(&mut b, "#leave-book");
+    wait_for(
+        &mut b,
+        "document.getElementById('play-line').classList.contains('error')",
+        "the refusal is shown",
     );
-    click_on(&mut b, "#confirm-play");
+    let said = b.eval("document.getElementById('play-line').textContent").to_string();
+    let refused = common::cli::run(
+        &twin,
+        &twin_home,
+        &["leave", "g1", "--days", "5", "--from", "2025-11-20", "--as", "Ann Example"],
+    );
+    assert!(!refused.status.success());
+    assert_eq!(game_text(&dir), before, "a refused booking writes nothing");
+    assert!(said.contains("2025-11-20"), "the page says which day was refused: {said}");
+    b.eval("document.getElementById('leave-from').value = '2025-12-10'");
+    b.eval("document.getElementById('leave-days').value = '5'");
+    click_on(&mut b, "#leave-book");
     let started = Instant::now();
-    while !game_text(&dir).contains("[Result \"1-0\"]") {
-        assert!(started.elapsed() < Duration::from_secs(30), "no result reached the archive");
+    while game_text(&dir) == before {
+        assert!(started.elapsed() < Duration::from_secs(30), "no leave reached the archive");
         std::thread::sleep(Duration::from_millis(50));
     }
-    ok_at(&twin, &twin_home, later, &["claim", "timeout", "g1"]);
-    assert_eq!(game_text(&dir), game_text(&twin), "the served claim is the cli's, byte for byte");
+    ok_at(
+        &twin,
+        &twin_home,
+        now,
+        &["leave", "g1", "--days", "5", "--from", "2025-12-10", "--as", "Ann Example"],
+    );
+    assert_eq!(game_text(&dir), game_text(&twin), "the served leave is the cli's, byte for byte");
     assert_eq!(head_message(&dir, &home), head_message(&twin, &twin_home));
-    wait_for(&mut b, "document.querySelectorAll('#actions button').length === 0", "no actions after the end");
+    // The one error in the console is the refused booking's answer.
+    let errors: Vec<String> = b
+        .errors()
+        .into_iter()
+        .filter(|e| !(e.contains("status of 409") && e.contains("/game/g1/leave")))
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+}
+
+/// Found by trying the server as a club: a draw offer already made was offered again, and
+/// a draw claim was offered in every position. Now the offer goes once, and the claim
+/// only when the position has occurred three times.
+#[test]
+fn serve_offered_a_second_draw_offer_and_claims_the_rules_refuse() {
+    let t = tempfile::tempdir().unwrap();
+    let (dir, home) = club(t.path(), "web", "gygax");
+    // A move of each side that the same piece can take back, from the library.
+    let v = variants::by_name("gygax", &[]).unwrap();
+    let start = v.start_position();
+    let back_and_forth = |pos: &ravenpost::engine::Position| {
+        let pairs = v.legal_moves(pos).into_iter().flat_map(|m| {
+            let after = v.make(pos, &m);
+            v.legal_moves(&after).into_iter().map(move |r| (m, r))
+        });
+        pairs.into_iter().find_map(|(m, reply)| {
+            let after = v.make(pos, &m);
+            let after_reply = v.make(&after, &reply);
+            let back = v
+                .legal_moves(&after_reply)
+                .into_iter()
+                .find(|b| b.from() == Some(m.to()) && Some(b.to()) == m.from())?;
+            let after_back = v.make(&after_reply, &back);
+            let reply_back = v
+                .legal_moves(&after_back)
+                .into_iter()
+                .find(|b| b.from() == Some(reply.to()) && Some(b.to()) == reply.from())?;
+            let sans = [
+                ravenpost::notation::san::write_move(&v, pos, &m),
+                ravenpost::notation::san::write_move(&v, &after, &reply),
+                ravenpost::notation::san::write_move(&v, &after_reply, &back),
+                ravenpost::notation::san::write_move(&v, &after_back, &reply_back),
+            ];
+            (v.make(&after_back, &reply_back).hash() == pos.hash()).then_some(sans)
+        })
+    };
+    let cycle = back_and_forth(&start).expect("four plies back to the start");
+    let players = ["Ann Example", "Bo Example"];
+    let play = |sans: &[String]| {
+        for (i, san) in sans.iter().enumerate() {
+            ok(&dir, &home, &["move", "g1", san, "--as", players[i % 2]]);
+        }
+    };
+    play(&cycle);
+    let server = Server::start(&dir, &home);
+    let mut b = Browser::start(1280, 1000);
+    b.open(&server.url);
+    b.open(&format!("{}/game/g1", server.base()));
+    let actions = "Array.prototype.map.call(document.querySelectorAll('#actions button'), function (e) { return e.getAttribute('data-action'); })";
+    assert_eq!(b.eval(actions), json!(["resign", "offer-draw"]), "the start twice: no claim");
+    click_on(&mut b, "#actions button[data-action=\"offer-draw\"]");
+    wait_for(&mut b, "!document.getElementById('confirm').hidden", "the confirmation is shown");
+    click_on(&mut b, "#confirm-play");
+    wait_for(
+        &mut b,
+        "document.querySelectorAll('#actions button[data-action=\"offer-draw\"]').length === 0 && document.querySelectorAll('#actions button').length === 1",
+        "the offer stands: not offered again",
+    );
+    // Ann's move carries the offer, Bo moves on (declining it), back to the start a
+    // third time: now the claim.
+    play(&cycle);
+    b.open(&format!("{}/game/g1", server.base()));
+    assert_eq!(b.eval(actions), json!(["resign", "offer-draw", "claim-draw"]), "the start three times");
     assert!(b.errors().is_empty(), "{:?}", b.errors());
+}
+
+/// Found by trying to break the server: a served move did not answer the opponent's
+/// prepared replies (`ravenpost move` does); a club member could download the players'
+/// addresses; two account headers were taken as the first; any `Host` was served (DNS
+/// rebinding) and pages could be framed.
+#[test]
+fn serve_left_prepared_replies_unanswered_and_leaked_addresses_in_downloads() {
+    let t = tempfile::tempdir().unwrap();
+    let (dir, home) = club(t.path(), "web", "gygax");
+    ok(&dir, &home, &["conditional", "add", "g1", "1. 2e3 Sa3b6", "--as", "Bo Example"]);
+    let server = Server::start(&dir, &home);
+    let cookie = format!("ravenpost-serve={}", server.token());
+    let (_, page) = server.request("GET", "/game/g1", &[("Cookie", &cookie)], "");
+    let (csrf, _) = page_data(&page);
+    let (status, answer) = server.request(
+        "POST",
+        "/game/g1/move",
+        &[("Cookie", &cookie), ("X-Ravenpost-Csrf", &csrf)],
+        r#"{"san": "2e3", "ply": 1}"#,
+    );
+    assert_eq!(status, 200, "{answer}");
+    let answer: Value = serde_json::from_str(&answer).unwrap();
+    let said = answer["prepared"].to_string();
+    assert!(said.contains("Bo Example's prepared reply to 2e3: ply 2 Sa3b6"), "{said}");
+    let g = ravenpost::record::load(&game_text(&dir)).unwrap();
+    assert_eq!(g.moves.len(), 2, "the prepared reply was played");
+    // Pages are not to be framed; another Host is refused.
+    let head = server.raw(&format!(
+        "GET /game/g1 HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nCookie: {cookie}\r\nConnection: close\r\n\r\n",
+        server.port
+    ));
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    let head = head.to_ascii_lowercase();
+    assert!(head.contains("x-frame-options: deny") && head.contains("frame-ancestors 'none'"), "{head}");
+    let rebound = server.raw(&format!(
+        "GET /game/g1 HTTP/1.1\r\nHost: evil.example:{}\r\nCookie: {cookie}\r\nConnection: close\r\n\r\n",
+        server.port
+    ));
+    assert!(rebound.starts_with("HTTP/1.1 403"), "{rebound}");
+    drop(server);
+
+    // A club: a member downloads a game without its players' addresses; a request naming
+    // two accounts is refused.
+    let (bare, club_home, _) = club_repository(t.path(), &[]);
+    let admin = t.path().join("admin");
+    ok(
+        &admin,
+        &club_home,
+        &[
+            "new",
+            "gygax",
+            "--white",
+            "Ann Example",
+            "--black",
+            "Bo Example",
+            "--id",
+            "c1",
+            "--white-account",
+            "ann",
+            "--black-account",
+            "bo",
+            "--white-email",
+            "ann@example.org",
+            "--black-email",
+            "bo@example.net",
+        ],
+    );
+    let pushed = common::git::git_out(&admin, &club_home, &["push", "-q", "origin", "main"]);
+    assert!(pushed.status.success(), "push: {}", common::cli::text(&pushed));
+    let server = Server::start_with(&bare, &club_home, &["--account-header", "X-Remote-User"]);
+    let (status, file) = server.request("GET", "/game/c1/download", &[("X-Remote-User", "cy")], "");
+    assert_eq!(status, 200, "{file}");
+    assert!(file.contains("[White \"Ann Example\"]"), "{file}");
+    assert!(!file.contains("ann@example.org") && !file.contains("bo@example.net"), "{file}");
+    let (status, body) = server.request("GET", "/", &[("X-Remote-User", "ann"), ("X-Remote-User", "bo")], "");
+    assert_eq!(status, 403, "{body}");
+    assert!(body.contains("two accounts"), "{body}");
 }

@@ -247,6 +247,7 @@
     var line = document.getElementById('play-line');
     var choice = document.getElementById('choice');
     var confirm = document.getElementById('confirm');
+    var leaveForm = document.getElementById('leave-form');
     var layer = document.createElementNS(SVG, 'g');
     layer.setAttribute('class', 'targets');
     v.svg.appendChild(layer);
@@ -276,6 +277,7 @@
       while (layer.firstChild) layer.removeChild(layer.firstChild);
       choice.hidden = true;
       confirm.hidden = true;
+      leaveForm.hidden = true;
       Array.prototype.forEach.call(document.querySelectorAll('.held.selected'), function (h) { h.classList.remove('selected'); });
     }
     function movesOf(key) {
@@ -335,7 +337,8 @@
       'accept-draw': ['Accept the draw', 'Accept the draw offer? The game ends drawn.'],
       'decline-draw': ['Decline the draw', 'Decline the draw offer?'],
       'claim-draw': ['Claim a draw', 'Claim a draw (threefold repetition or 100 plies)?'],
-      'claim-timeout': ['Claim the win on time', 'Claim the game on time? Your opponent is over time.']
+      'claim-timeout': ['Claim the win on time', 'Claim the game on time? Your opponent is over time.'],
+      'leave': ['Book leave…', null]
     };
     document.getElementById('clock-line').textContent = play.clock || '';
     var actions = document.getElementById('actions');
@@ -347,6 +350,13 @@
       b.textContent = ACTIONS[a][0];
       b.addEventListener('click', function () {
         clear();
+        if (a === 'leave') {
+          var from = document.getElementById('leave-from');
+          if (!from.value) from.value = play.today;
+          leaveForm.hidden = false;
+          from.focus();
+          return;
+        }
         pending = { action: a };
         document.getElementById('confirm-text').textContent = ACTIONS[a][1];
         document.getElementById('confirm-play').textContent = ACTIONS[a][0];
@@ -398,6 +408,13 @@
       });
     });
     document.getElementById('confirm-cancel').addEventListener('click', function () { clear(); idle(); });
+    document.getElementById('leave-cancel').addEventListener('click', function () { clear(); idle(); });
+    document.getElementById('leave-book').addEventListener('click', function () {
+      var from = document.getElementById('leave-from').value;
+      var days = Number(document.getElementById('leave-days').value);
+      say('Booking ' + days + ' day' + (days === 1 ? '' : 's') + ' of leave…');
+      post('/leave', { from: from || null, days: days }, true, function (r) { say(r.said); refresh(); });
+    });
     document.getElementById('confirm-play').addEventListener('click', function () {
       if (!pending) return;
       var m = pending;
@@ -553,7 +570,14 @@
     });
     document.getElementById('analysis-save').addEventListener('click', function () {
       if (!an || !an.lines.length) return;
-      post('/conditional', { movetext: movetext(an.lines) }, true, function (r) {
+      // A line ends with a reply of yours: an expected move with none is left out.
+      var lines = an.lines.map(function (l) { return l.slice(0, l.length - l.length % 2); })
+        .filter(function (l) { return l.length; });
+      if (!lines.length) {
+        say('Each line needs your reply to the move you expect: play both, then save.', true);
+        return;
+      }
+      post('/conditional', { movetext: movetext(lines) }, true, function (r) {
         say('Saved as your conditional moves (' + r.lines.length + ' line' + (r.lines.length === 1 ? '' : 's') +
           '): ' + r.movetext + '. They stay in this archive and are played when the expected move arrives.');
       });
