@@ -33,6 +33,7 @@
 //! Git and the rules are synchronous: each request's work runs on tokio's blocking pool.
 
 mod analysis;
+mod armies;
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
@@ -173,6 +174,9 @@ fn router(served: Arc<Served>) -> Router {
         .route("/game/{id}/analyse", post(analysis::analyse_line))
         .route("/game/{id}/conditional", post(analysis::save_tree))
         .route("/game/{id}/leave", post(analysis::book_leave))
+        .route("/army/{id}", get(armies::page))
+        .route("/army/{id}/commit", post(armies::commit))
+        .route("/army/{id}/reveal", post(armies::reveal))
         .with_state(served)
         .layer(axum::middleware::map_response(guarded))
 }
@@ -382,7 +386,11 @@ fn index_html(s: &Served, visitor: &Visitor) -> Result<String, Refused> {
             }
             let deadline = l.clock.as_ref().map_or(i64::MAX, |c| c.deadline.timestamp());
             let row = crate::site::IndexRow {
-                href: l.problem.is_none().then(|| format!("game/{}", l.id)),
+                href: if l.army_choice.is_some() {
+                    Some(format!("army/{}", l.id))
+                } else {
+                    l.problem.is_none().then(|| format!("game/{}", l.id))
+                },
                 variant: crate::variants::by_name(&l.variant, &[])
                     .map(|v| v.def().title.clone())
                     .unwrap_or_else(|_| l.variant.clone()),
@@ -831,8 +839,22 @@ async fn play(
         let archive = ops::open(&s.session, false).map_err(|e| error_response(&e))?;
         let who = acting_as(&archive, &visitor, &id)?;
         let before = archive.tip().map_err(|e| error_response(&Error::from(e)))?;
-        let applied = ops::play(&archive, &id, &request.san, who.as_deref(), Some(request.ply), &s.session)
-            .map_err(|e| error_response(&e))?;
+        let applied =
+            match ops::play(&archive, &id, &request.san, who.as_deref(), Some(request.ply), &s.session) {
+                Ok(a) => a,
+                Err(e) => {
+                    // A request sent again after its answer was lost: the move stands.
+                    if let Some(san) = already_played(&archive, &id, &request) {
+                        return Ok(serde_json::json!({
+                            "san": san,
+                            "ply": request.ply,
+                            "said": format!("ply {} {san} was already played", request.ply),
+                            "already": true,
+                        }));
+                    }
+                    return Err(error_response(&e));
+                }
+            };
         let prepared = answer_prepared(&archive, &s.session);
         Ok(serde_json::json!({
             "san": applied.san,
@@ -848,6 +870,17 @@ async fn play(
         Ok(v) => axum::Json(v).into_response(),
         Err(r) => r.into_response(),
     }
+}
+
+/// The move `request` names, when the game already holds it at its ply (a request sent
+/// twice): its SAN as written.
+fn already_played(archive: &Archive, id: &str, request: &MoveRequest) -> Option<String> {
+    let g = load_game(archive, id).ok()?;
+    let ply = request.ply.checked_sub(1)?;
+    let recorded = g.moves.get(ply)?;
+    let before = g.position_at(ply);
+    let m = crate::notation::san::read_move(&g.variant, &before, &request.san).ok()?;
+    (m == *recorded).then(|| write_move(&g.variant, &before, &m))
 }
 
 /// A step other than a move sent by a game page.

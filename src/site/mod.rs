@@ -64,6 +64,7 @@ pub const MANIFEST: &str = ".ravenpost-site.json";
 const INDEX_TEMPLATE: &str = include_str!("assets/index.html");
 const GAME_TEMPLATE: &str = include_str!("assets/game.html");
 const STANDINGS_TEMPLATE: &str = include_str!("assets/standings.html");
+const ARMY_TEMPLATE: &str = include_str!("assets/army.html");
 /// The pages' one script (the static site's and the server's).
 pub const SCRIPT: &str = include_str!("assets/site.js");
 /// The pages' style sheet.
@@ -270,7 +271,8 @@ pub fn extra_pages(
             context! {
                 s => context! {
                     tournament => s.tournament.clone(),
-                    variant => s.variant.clone(),
+                    variant => crate::variants::by_name(&s.variant, &[])
+                        .map_or_else(|_| s.variant.clone(), |v| v.def().title.clone()),
                     games => s.games,
                     finished => s.finished,
                     rows => rows,
@@ -295,6 +297,7 @@ fn environment() -> Environment<'static> {
     env.add_template("index.html", INDEX_TEMPLATE).expect("index template parses");
     env.add_template("game.html", GAME_TEMPLATE).expect("game template parses");
     env.add_template("standings.html", STANDINGS_TEMPLATE).expect("standings template parses");
+    env.add_template("army.html", ARMY_TEMPLATE).expect("army template parses");
     env
 }
 
@@ -341,6 +344,25 @@ pub fn served_game_html<T: Serialize>(page: &GamePage, play: &T) -> Result<Strin
         play => Value::from_safe_string(page::script_json(play)),
     };
     render(&env, "game.html", &page.id, ctx)
+}
+
+/// The served page of a secret army choice (Fantasy Grand Chess): `page` as the template
+/// reads it (`id`, `white`, `black`, `state`, `step`: `commit`, `reveal` or `wait`,
+/// `armies`), `data` the JSON its script reads.
+///
+/// # Errors
+/// [`SiteError::Template`] (a bug).
+pub fn army_choice_html<P: Serialize, D: Serialize>(
+    id: &str,
+    page: &P,
+    data: &D,
+) -> Result<String, SiteError> {
+    let env = environment();
+    let ctx = context! {
+        page => Value::from(minijinja::value::Serde(page)),
+        data => Value::from_safe_string(page::script_json(data)),
+    };
+    render(&env, "army.html", id, ctx)
 }
 
 /// The index page of `rows`, with `lead` above the table (the server's list of games).

@@ -107,6 +107,21 @@ fn commit_choice(
     commit_player_step(archive, &step, &choice.to_yaml(), tip, message, session)
 }
 
+/// A pending secret army choice at the branch tip, and the side the session's identity
+/// plays in it (by name or address), if any: what a front end shows before a step.
+///
+/// # Errors
+/// No pending choice `id`; the archive's errors.
+pub fn army_choice(
+    archive: &Archive,
+    id: &str,
+    session: &Session,
+) -> Result<(ArmyChoice, Option<Side>), Failure> {
+    let (choice, _) = read_choice(archive, id)?;
+    let side = acting(archive, &choice, None, session).ok().map(|(_, s)| s);
+    Ok((choice, side))
+}
+
 /// `ravenpost army commit <GAME> <ARMY>`: commits the player to `army` without showing
 /// it; the army and salt are kept in this clone (`.git/ravenpost/armies/`) for the reveal.
 ///

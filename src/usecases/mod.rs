@@ -37,7 +37,7 @@ mod watch;
 pub mod mail;
 pub mod notify;
 
-pub use armies::{ArmyOutcome, army_commit, army_reveal};
+pub use armies::{ArmyOutcome, army_choice, army_commit, army_reveal};
 pub use checks::{LogLine, StatusLine, choice_history, history, status, verify, verify_tournaments};
 pub use clock::clock_of_game;
 pub use club::{HookRun, account_side, club_accounts, plays_as, run_post_receive};

@@ -154,8 +154,11 @@ fn click_on(b: &mut Browser, selector: &str) {
 
 fn wait_for(b: &mut Browser, expression: &str, what: &str) -> Value {
     let started = Instant::now();
+    // While a page loads (a reload, a navigation) its elements are missing: false then.
+    let guarded =
+        format!("(function () {{ try {{ return ({expression}); }} catch (e) {{ return false; }} }})()");
     loop {
-        let v = b.eval(expression);
+        let v = b.eval(&guarded);
         if !v.is_null() && v != json!(false) {
             return v;
         }
@@ -387,9 +390,12 @@ fn a_request_without_the_token_or_the_csrf_token_changes_nothing() {
     let (status, answer) = server.request("POST", "/game/g1/move", &both, body);
     assert_eq!(status, 200, "{answer}");
     let after = git(&dir, &home, &["rev-list", "--count", "HEAD"]);
+    // A request sent again (its answer lost): the move stands, said so, nothing more.
     let (status, answer) = server.request("POST", "/game/g1/move", &both, body);
-    assert_eq!(status, 409, "the replayed request: {answer}");
-    assert!(answer.contains("the game moved on: you meant ply 1"), "{answer}");
+    assert_eq!(status, 200, "the replayed request: {answer}");
+    let answer: Value = serde_json::from_str(&answer).unwrap();
+    assert_eq!(answer["already"], json!(true), "{answer}");
+    assert!(answer["said"].as_str().unwrap().starts_with("ply 1 "), "{answer}");
     assert_eq!(ravenpost::record::load(&game_text(&dir)).unwrap().moves.len(), 1);
     assert_eq!(before.trim().parse::<u32>().unwrap() + 1, after.trim().parse::<u32>().unwrap());
     assert_eq!(after, git(&dir, &home, &["rev-list", "--count", "HEAD"]), "no commit for the replay");
@@ -739,9 +745,10 @@ fn a_club_member_moves_only_for_their_own_account_through_the_proxy_header() {
         "Ann Example|Club Server"
     );
     assert_eq!(bare_game(&bare, "g1").moves.len(), 1);
-    // The same request again: the game moved on, no second commit.
+    // The same request again: the move stands (`already`), no second commit.
     let (status, said) = server.request("POST", "/game/g1/move", &ann, &body);
-    assert_eq!(status, 409, "{said}");
+    assert_eq!(status, 200, "{said}");
+    assert!(said.contains("\"already\":true"), "{said}");
     assert_eq!(commits(), before + 1);
     // The post-receive hook ran as after a push: the site shows the move.
     let site_page = std::fs::read_to_string(published.join("games/gygax/g1.html")).unwrap();
@@ -814,6 +821,8 @@ fn fifty_clients_and_the_cli_racing_in_ten_games_each_ply_has_one_winner() {
                     &body,
                 );
                 match status {
+                    // The same move as the winner's, sent for the same ply: not a win.
+                    200 if said.contains("\"already\":true") => {}
                     200 => won.lock().unwrap().push((game.clone(), ply)),
                     409 => {}
                     _ => panic!("{status}: {said}"),
@@ -1354,4 +1363,121 @@ fn serve_left_prepared_replies_unanswered_and_leaked_addresses_in_downloads() {
     let (status, body) = server.request("GET", "/", &[("X-Remote-User", "ann"), ("X-Remote-User", "bo")], "");
     assert_eq!(status, 403, "{body}");
     assert!(body.contains("two accounts"), "{body}");
+}
+
+/// Issue 32: a secret army choice in the browser. The page shows each army's pieces as
+/// the board draws them (labels from the library's start position of that army); a
+/// click commits to one, a click reveals it once both have committed, and the game page
+/// opens by itself when the opponent's reveal (by the cli) starts the game.
+#[test]
+fn an_army_chosen_and_revealed_by_clicks_starts_the_game() {
+    let t = tempfile::tempdir().unwrap();
+    let home = identity(&t.path().join("home"), "Ann Example", "ann@example.org");
+    let dir = t.path().join("arc");
+    ok(t.path(), &home, &["init", dir.to_str().unwrap(), "--layout", "flat"]);
+    ok(
+        &dir,
+        &home,
+        &[
+            "new",
+            "fantasy-grand",
+            "--white",
+            "Ann Example",
+            "--black",
+            "Bo Example",
+            "--id",
+            "g1",
+            "--secret-armies",
+        ],
+    );
+    let server = Server::start(&dir, &home);
+    let mut b = Browser::start(1280, 1000);
+    b.open(&server.url);
+    assert_eq!(b.eval("document.querySelector('#games a').getAttribute('href')"), json!("army/g1"));
+    b.open(&format!("{}/army/g1", server.base()));
+    let armies = b.eval("Array.prototype.map.call(document.querySelectorAll('.choose-army'), e => e.getAttribute('data-army'))");
+    assert_eq!(
+        armies,
+        json!(["humans", "elves", "dwarves", "evil-horde", "giants"]),
+        "the Druid only where allowed"
+    );
+    // The Evil Horde's pieces as the board labels them, from the library.
+    let v = variants::by_name(
+        "fantasy-grand",
+        &[
+            ("army-white".to_string(), "evil-horde".to_string()),
+            ("army-black".to_string(), "elves".to_string()),
+        ],
+    )
+    .unwrap();
+    let start = v.start_position();
+    let mut labels: Vec<(usize, String)> = v
+        .def()
+        .dims
+        .squares()
+        .filter_map(|sq| start.piece_at(sq))
+        .filter(|p| p.side == ravenpost::engine::Side::White)
+        .map(|p| (p.kind.index(), ravenpost::notation::diagram::piece_label(&v, p)))
+        .collect();
+    labels.sort();
+    labels.dedup();
+    let labels: Vec<String> = labels.into_iter().map(|(_, l)| l).collect();
+    let shown = b.eval(
+        "Array.prototype.map.call(document.querySelectorAll('section[data-army=\"evil-horde\"] .disc'), e => e.textContent)",
+    );
+    assert_eq!(shown, json!(labels), "the Evil Horde's pieces");
+    keep_screenshot(&mut b, "fantasy-grand-1280-army");
+    click_on(&mut b, "button.choose-army[data-army=\"evil-horde\"]");
+    wait_for(&mut b, "!document.getElementById('confirm').hidden", "the confirmation is shown");
+    assert_eq!(
+        b.eval("document.getElementById('confirm-text').textContent"),
+        json!("Choose Evil Horde? The choice is final; it stays secret until both players have chosen.")
+    );
+    click_on(&mut b, "#confirm-play");
+    wait_for(
+        &mut b,
+        "document.getElementById('army-state') !== null && document.getElementById('army-state').textContent.indexOf(\"Waiting for Bo Example's army commitment\") >= 0",
+        "Ann's commitment is made",
+    );
+    assert!(
+        head_message(&dir, &home).starts_with("g1: Ann Example commits to an army"),
+        "{}",
+        head_message(&dir, &home)
+    );
+    assert!(!game_text_or_none(&dir), "no game before the reveals");
+    ok(&dir, &home, &["army", "commit", "g1", "elves", "--as", "Bo Example"]);
+    wait_for(
+        &mut b,
+        "document.getElementById('army-reveal') !== null && document.getElementById('army-state') !== null",
+        "the reveal is offered",
+    );
+    let reveal_state = b.eval("document.getElementById('army-state').textContent");
+    assert_eq!(
+        reveal_state,
+        json!("You play Ann Example (White). Waiting for Ann Example's reveal and Bo Example's reveal.")
+    );
+    click_on(&mut b, "#army-reveal");
+    wait_for(
+        &mut b,
+        "document.getElementById('army-state') !== null && document.getElementById('army-state').textContent.indexOf(\"Bo Example's reveal\") >= 0",
+        "Ann's reveal is made",
+    );
+    ok(&dir, &home, &["army", "reveal", "g1", "--as", "Bo Example"]);
+    wait_for(
+        &mut b,
+        "document.body !== null && document.body.getAttribute('data-variant') === 'fantasy-grand'",
+        "the game page opens",
+    );
+    let g = ravenpost::record::load(&game_text(&dir)).unwrap();
+    assert_eq!(g.moves.len(), 0);
+    let text = game_text(&dir);
+    assert!(text.contains("[WhiteArmy \"evil-horde\"]") && text.contains("[BlackArmy \"elves\"]"), "{text}");
+    assert!(ok(&dir, &home, &["verify"]).contains("0 problems"));
+    assert!(b.errors().is_empty(), "{:?}", b.errors());
+}
+
+/// Whether the archive in `dir` holds the game file of `g1`.
+fn game_text_or_none(dir: &Path) -> bool {
+    let a = Archive::open(dir).expect("archive");
+    a.list_games().unwrap().iter().any(|p| p.id() == "g1")
 }

@@ -333,7 +333,7 @@
     }
     var ACTIONS = {
       'resign': ['Resign', 'Resign this game?'],
-      'offer-draw': ['Offer a draw', 'Offer a draw (without a move)?'],
+      'offer-draw': ['Offer a draw', 'Offer a draw? It goes with your next move; your opponent answers it then.'],
       'accept-draw': ['Accept the draw', 'Accept the draw offer? The game ends drawn.'],
       'decline-draw': ['Decline the draw', 'Decline the draw offer?'],
       'claim-draw': ['Claim a draw', 'Claim a draw (threefold repetition or 100 plies)?'],
@@ -590,8 +590,60 @@
     };
   }
 
+  // A secret army choice (`ravenpost serve`, Fantasy Grand Chess): choose an army, then
+  // reveal it once both players have chosen. The page reloads when the other player acts.
+  function armyPage(data) {
+    var line = document.getElementById('army-line');
+    var confirm = document.getElementById('confirm');
+    var pending = null;
+    function say(t, e) { line.textContent = t; line.classList.toggle('error', !!e); }
+    function send(path, body) {
+      say('Sending…');
+      fetch('/army/' + encodeURIComponent(data.game) + path, {
+        method: 'POST', credentials: 'same-origin',
+        headers: { 'Content-Type': 'application/json', 'X-Ravenpost-Csrf': data.csrf },
+        body: JSON.stringify(body)
+      }).then(function (r) {
+        return r.json().then(function (j) { return { ok: r.ok, body: j }; });
+      }).then(function (a) {
+        if (!a.ok) { confirm.hidden = true; say(a.body.error || 'refused', true); return; }
+        if (a.body.started) location.href = '/game/' + encodeURIComponent(data.game);
+        else location.reload();
+      }).catch(function (err) { say('The server did not answer: ' + err, true); });
+    }
+    Array.prototype.forEach.call(document.querySelectorAll('.choose-army'), function (b) {
+      b.addEventListener('click', function () {
+        pending = b.getAttribute('data-army');
+        document.getElementById('confirm-text').textContent = b.textContent +
+          '? The choice is final; it stays secret until both players have chosen.';
+        confirm.hidden = false;
+        document.getElementById('confirm-play').focus();
+      });
+    });
+    document.getElementById('confirm-cancel').addEventListener('click', function () { confirm.hidden = true; });
+    document.getElementById('confirm-play').addEventListener('click', function () {
+      if (pending) send('/commit', { army: pending });
+    });
+    var reveal = document.getElementById('army-reveal');
+    if (reveal) reveal.addEventListener('click', function () { send('/reveal', {}); });
+    var state = document.getElementById('army-state').textContent;
+    setInterval(function () {
+      fetch(location.pathname, { credentials: 'same-origin' }).then(function (r) {
+        if (r.redirected) { location.href = r.url; return null; }
+        return r.ok ? r.text() : null;
+      }).then(function (html) {
+        if (!html) return;
+        var doc = new DOMParser().parseFromString(html, 'text/html');
+        var now = doc.getElementById('army-state');
+        if (now && now.textContent !== state) location.reload();
+      }).catch(function () {});
+    }, 3000);
+  }
+
   var current = null;
   function start(atEnd) {
+    var army = document.getElementById('army-data');
+    if (army) { armyPage(JSON.parse(army.textContent)); return; }
     var table = document.querySelector('table.sortable');
     if (table) sortable(table);
     var data = document.getElementById('game-data');
