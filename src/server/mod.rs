@@ -174,6 +174,7 @@ fn router(served: Arc<Served>) -> Router {
         .route("/game/{id}/analyse", post(analysis::analyse_line))
         .route("/game/{id}/conditional", post(analysis::save_tree))
         .route("/game/{id}/leave", post(analysis::book_leave))
+        .route("/tournaments/{file}", get(standings))
         .route("/army/{id}", get(armies::page))
         .route("/army/{id}/commit", post(armies::commit))
         .route("/army/{id}/reveal", post(armies::reveal))
@@ -417,7 +418,12 @@ fn index_html(s: &Served, visitor: &Visitor) -> Result<String, Refused> {
             "No identity is set (git's user.name, or `--author`): moves cannot be made here.".into()
         }
     };
-    crate::site::index_html(rows.into_iter().map(|(_, _, r)| r).collect(), Some(lead))
+    let sections = ops::list_tournaments(&archive)
+        .map_err(|e| error_response(&e))?
+        .into_iter()
+        .map(|t| (format!("{t}: standings"), format!("tournaments/{t}.html")))
+        .collect();
+    crate::site::index_html(rows.into_iter().map(|(_, _, r)| r).collect(), sections, Some(lead))
         .map_err(|e| refusal(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))
 }
 
@@ -736,6 +742,40 @@ async fn download(State(s): State<Arc<Served>>, Path(id): Path<String>, headers:
                 .into_response()
         }
         Err(r) => r.into_response(),
+    }
+}
+
+/// `/tournaments/NAME.html` and `NAME.json`: a tournament's standings, as the static site
+/// writes them, each game linked to its page here.
+async fn standings(State(s): State<Arc<Served>>, Path(file): Path<String>, headers: HeaderMap) -> Response {
+    if let Err(r) = admitted(&s, &headers) {
+        return r.into_response();
+    }
+    let answer = blocking(move || {
+        let archive = ops::open(&s.session, false).map_err(|e| error_response(&e))?;
+        let hrefs = archive
+            .list_games()
+            .map_err(|e| error_response(&Error::from(e)))?
+            .iter()
+            .map(|p| (p.id().to_string(), format!("game/{}", p.id())))
+            .collect();
+        let pages = crate::site::extra_pages(&archive, &s.session, &hrefs, crate::site::Addresses::Hidden)
+            .map_err(|e| refusal(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+        let wanted = format!("tournaments/{file}");
+        pages
+            .into_iter()
+            .find_map(|p| {
+                if p.path == wanted {
+                    return Some(("text/html; charset=utf-8", p.html));
+                }
+                p.beside.into_iter().find(|(path, _)| *path == wanted).map(|(_, j)| ("application/json", j))
+            })
+            .ok_or_else(|| refusal(StatusCode::NOT_FOUND, format!("no standings {file}")))
+    })
+    .await;
+    match answer {
+        Ok((kind, body)) => ([(header::CONTENT_TYPE, kind)], body).into_response(),
+        Err(r) => error_page(r),
     }
 }
 

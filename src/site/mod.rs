@@ -365,13 +365,18 @@ pub fn army_choice_html<P: Serialize, D: Serialize>(
     render(&env, "army.html", id, ctx)
 }
 
-/// The index page of `rows`, with `lead` above the table (the server's list of games).
+/// The index page of `rows`, linking `sections` (`(title, address)`: the standings), with
+/// `lead` above the table (the server's list of games).
 ///
 /// # Errors
 /// [`SiteError::Template`] (a bug).
-pub fn index_html(rows: Vec<IndexRow>, lead: Option<String>) -> Result<String, SiteError> {
+pub fn index_html(
+    rows: Vec<IndexRow>,
+    sections: Vec<(String, String)>,
+    lead: Option<String>,
+) -> Result<String, SiteError> {
     let env = environment();
-    let index = IndexPage { rows, sections: Vec::new(), lead };
+    let index = IndexPage { rows, sections, lead };
     render(&env, "index.html", "index", context! { index => Value::from(minijinja::value::Serde(&index)) })
 }
 

@@ -1481,3 +1481,31 @@ fn game_text_or_none(dir: &Path) -> bool {
     let a = Archive::open(dir).expect("archive");
     a.list_games().unwrap().iter().any(|p| p.id() == "g1")
 }
+
+/// Found by a club trial: the served pages had no standings. The index links each
+/// tournament's, the page links each game to its page here, and its JSON is what
+/// `standings --json` prints.
+#[test]
+fn the_served_pages_had_no_standings() {
+    let t = tempfile::tempdir().unwrap();
+    let (dir, home) = club(t.path(), "web", "gygax");
+    ok(&dir, &home, &["tournament", "new", "cup", "gygax", "--players", "Ann Example,Bo Example,Cy Example"]);
+    ok(&dir, &home, &["resign", "cup-r1-b1", "--as", "Bo Example"]);
+    let printed = ok(&dir, &home, &["standings", "--json"]);
+    let server = Server::start(&dir, &home);
+    let cookie = format!("ravenpost-serve={}", server.token());
+    let c = [("Cookie", cookie.as_str())];
+    let (status, index) = server.request("GET", "/", &c, "");
+    assert_eq!(status, 200);
+    assert!(
+        index.replace("&#x2f;", "/").contains("<a href=\"tournaments/cup.html\">cup: standings</a>"),
+        "{index}"
+    );
+    let (status, json) = server.request("GET", "/tournaments/cup.json", &c, "");
+    assert_eq!(status, 200);
+    assert_eq!(json, printed, "the served JSON is `standings --json`");
+    let (status, page) = server.request("GET", "/tournaments/cup.html", &c, "");
+    assert_eq!(status, 200);
+    assert!(page.replace("&#x2f;", "/").contains("href=\"../game/cup-r1-b1\""), "{page}");
+    assert_eq!(server.request("GET", "/tournaments/nope.html", &c, "").0, 404);
+}
