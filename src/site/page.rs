@@ -33,6 +33,23 @@ pub struct PlyData {
     pub f: String,
     /// Whose move it is, e.g. `Gold to move (move 12)`, or the end of the game.
     pub s: String,
+    /// Squares marked: `[square, "check"]` for the royal piece of a side in check,
+    /// `[square, "frozen"]` for each frozen piece (Gygax Chess's Basilisk).
+    pub m: Vec<(String, &'static str)>,
+}
+
+/// The marks of `pos` ([`PlyData::m`]): the side to move's royal piece when in check,
+/// and every frozen piece.
+fn marks(v: &Variant, pos: &Position) -> Vec<(String, &'static str)> {
+    let dims = v.def().dims;
+    let mut out: Vec<(String, &'static str)> =
+        dims.squares().filter(|&sq| v.is_frozen(pos, sq)).map(|sq| (dims.name(sq), "frozen")).collect();
+    if v.in_check(pos)
+        && let Some(k) = pos.royal_square(pos.side_to_move())
+    {
+        out.push((dims.name(k), "check"));
+    }
+    out
 }
 
 /// How a piece token is drawn: its label and whose it is (0: first side).
@@ -174,7 +191,8 @@ fn side_line(game: &Game, pos: &Position, ply: usize) -> String {
             return format!("Game over: {result}");
         }
     }
-    format!("{} to move (move {})", def.side_name(pos.side_to_move()), pos.fullmove_number())
+    let check = if game.variant.in_check(pos) { ", in check" } else { "" };
+    format!("{} to move (move {}){check}", def.side_name(pos.side_to_move()), pos.fullmove_number())
 }
 
 /// A position outside the game's record (the analysis board's): every occupied square,
@@ -216,7 +234,7 @@ pub fn position_data(
     let l = last
         .map(|m| m.from().into_iter().chain(std::iter::once(m.to())).map(|sq| dims.name(sq)).collect())
         .unwrap_or_default();
-    (PlyData { d, l, h, f: write_position(v, pos), s: side_line }, pieces)
+    (PlyData { d, l, h, f: write_position(v, pos), s: side_line, m: marks(v, pos) }, pieces)
 }
 
 /// The page of `game` (game id `id`).
@@ -240,7 +258,14 @@ pub fn game_page(id: &str, game: &Game) -> GamePage {
     let d = squares.iter().filter_map(|&sq| pos.piece_at(sq).map(|p| (dims.name(sq), style(p)))).collect();
     let h = hands(v, &pos);
     any_hand |= h.iter().any(|s| !s.is_empty());
-    plies.push(PlyData { d, l: vec![], s: side_line(game, &pos, 0), f: write_position(v, &pos), h });
+    plies.push(PlyData {
+        d,
+        l: vec![],
+        s: side_line(game, &pos, 0),
+        f: write_position(v, &pos),
+        h,
+        m: marks(v, &pos),
+    });
     let mut items = Vec::with_capacity(game.moves.len());
     for (i, m) in game.moves.iter().enumerate() {
         let next = v.make(&pos, m);
@@ -267,7 +292,14 @@ pub fn game_page(id: &str, game: &Game) -> GamePage {
             comments: node.map(|n| comments(&n.comments)).unwrap_or_default(),
             time: node.and_then(|n| move_time(&n.comments)),
         });
-        plies.push(PlyData { d, l, s: side_line(game, &next, i + 1), f: write_position(v, &next), h });
+        plies.push(PlyData {
+            d,
+            l,
+            s: side_line(game, &next, i + 1),
+            f: write_position(v, &next),
+            h,
+            m: marks(v, &next),
+        });
         pos = next;
     }
     let result = result_of(game);

@@ -1081,3 +1081,64 @@ fn keep_site_screenshot(b: &mut Browser, name: &str) {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join(format!("{name}.png")), png).unwrap();
 }
+
+/// Issue 32: the board marks a royal piece in check and every frozen piece (the
+/// Basilisk's freeze), at every ply, as the library finds them: random Gygax Chess games
+/// until plies with both have been seen, each such ply checked in Chromium.
+#[test]
+fn pages_mark_check_and_frozen_pieces_as_the_library_finds_them() {
+    let (t, dir, home) = common::cli::archive();
+    let a = open_archive(&dir);
+    // Seeds until one game has a check and a frozen piece (found by the library).
+    let mut found = None;
+    for seed in 1..40u64 {
+        let id = format!("g{seed}");
+        play_game(&a, "gygax", &id, None, 160, seed);
+        let game = game_of(&a, &format!("games/gygax/{id}.pgn"));
+        let mut pos = game.start.clone();
+        let (mut check, mut frozen) = (None, None);
+        for (i, m) in game.moves.iter().enumerate() {
+            pos = game.variant.make(&pos, m);
+            if check.is_none() && game.variant.in_check(&pos) {
+                check = Some(i + 1);
+            }
+            if frozen.is_none()
+                && game.variant.def().dims.squares().any(|sq| game.variant.is_frozen(&pos, sq))
+            {
+                frozen = Some(i + 1);
+            }
+        }
+        if let (Some(c), Some(f)) = (check, frozen) {
+            found = Some((id, game, [c, f]));
+            break;
+        }
+    }
+    let (id, game, plies) = found.expect("a random game with a check and a frozen piece");
+    let out = t.path().join("site");
+    site(&dir, &home, &out);
+    let mut b = Browser::start(1280, 900);
+    for ply in plies {
+        b.open(&url(&out, &format!("games/gygax/{id}.html"), &format!("#ply={ply}")));
+        let pos = game.position_at(ply);
+        let dims = &game.variant.def().dims;
+        let mut frozen: Vec<String> =
+            dims.squares().filter(|&sq| game.variant.is_frozen(&pos, sq)).map(|sq| dims.name(sq)).collect();
+        frozen.sort();
+        let check: Vec<String> = if game.variant.in_check(&pos) {
+            pos.royal_square(pos.side_to_move()).map(|k| dims.name(k)).into_iter().collect()
+        } else {
+            Vec::new()
+        };
+        let marked = |b: &mut Browser, class: &str| -> Vec<String> {
+            let v = b.eval(&format!(
+                "Array.prototype.map.call(document.querySelectorAll('#board rect.{class}'), e => e.getAttribute('data-square')).sort()"
+            ));
+            serde_json::from_value(v).unwrap()
+        };
+        assert_eq!(marked(&mut b, "frozen"), frozen, "{id} ply {ply}: frozen pieces");
+        assert_eq!(marked(&mut b, "check"), check, "{id} ply {ply}: check");
+        let line = b.eval("document.getElementById('side-line').textContent").to_string();
+        assert_eq!(line.contains("in check"), !check.is_empty(), "{id} ply {ply}: {line}");
+    }
+    assert!(b.errors().is_empty(), "{:?}", b.errors());
+}

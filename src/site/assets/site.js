@@ -102,6 +102,20 @@
     function draw() {
       var b = view().b;
       while (layer.firstChild) layer.removeChild(layer.firstChild);
+      // Under the pieces: a royal piece in check (red), a frozen piece (dashed blue).
+      (view().p.m || []).forEach(function (mk) {
+        var r = squares[mk[0]];
+        if (!r) return;
+        var x = Number(r.getAttribute('x')), y = Number(r.getAttribute('y'));
+        if (mk[1] === 'check') {
+          el('rect', { 'class': 'check', 'data-square': mk[0], x: x, y: y, width: cell, height: cell, fill: '#e02020', 'fill-opacity': 0.55 }, layer);
+        } else {
+          el('rect', {
+            'class': 'frozen', 'data-square': mk[0], x: x + 2, y: y + 2, width: cell - 4, height: cell - 4,
+            fill: '#60a0ff', 'fill-opacity': 0.35, stroke: '#1040a0', 'stroke-width': 2, 'stroke-dasharray': '3 2'
+          }, layer);
+        }
+      });
       Object.keys(squares).forEach(function (name) {
         var r = squares[name];
         var tok = b[name];
