@@ -127,20 +127,36 @@ fn same_secret(a: &str, b: &str) -> bool {
     a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-/// Serves the archive of `session` on 127.0.0.1:`port` (0: a free port) until the
-/// process ends; `ready` is told the address and URL once the port is bound.
+/// How `ravenpost serve` listens.
+#[derive(Debug, Clone)]
+pub struct ServeOptions {
+    /// The port on 127.0.0.1 (0: a free one).
+    pub port: u16,
+    /// Who a request acts for.
+    pub admission: Admission,
+    /// How long a connection may take to send a request's head: a connection that stays
+    /// half sent is closed then, so that strangers cannot hold the server's connections.
+    pub header_timeout: std::time::Duration,
+}
+
+/// The most connections served at once; more are closed at once (each holds a file
+/// descriptor until it ends).
+pub const MAX_CONNECTIONS: usize = 256;
+
+/// Serves the archive of `session` as `options` say until the process ends; `ready` is
+/// told the address and URL once the port is bound.
 ///
 /// # Errors
 /// [`ServeError`]: the archive does not open, the port cannot be bound.
 pub fn serve(
     session: Session,
-    port: u16,
-    admission: Admission,
+    options: ServeOptions,
     ready: impl FnOnce(&Listening),
 ) -> Result<(), ServeError> {
     // The archive must open before the server says it is ready.
     ops::open(&session, false).map_err(|e| ServeError::Archive(Box::new(e)))?;
     let (token, csrf) = (random_hex(16)?, random_hex(16)?);
+    let ServeOptions { port, admission, header_timeout } = options;
     let runtime = tokio::runtime::Builder::new_current_thread().enable_io().enable_time().build()?;
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, port))).await?;
@@ -153,9 +169,53 @@ pub fn serve(
             Admission::AccountHeader(_) => format!("http://{addr}/"),
         };
         ready(&Listening { addr, url });
-        axum::serve(listener, router(served)).await
+        accept_loop(listener, router(served), header_timeout).await
     })?;
     Ok(())
+}
+
+/// Counts a connection while it lives.
+struct Connection(Arc<std::sync::atomic::AtomicUsize>);
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// Accepts connections for ever: each served by hyper's HTTP/1 with a timeout on the
+/// request head, at most [`MAX_CONNECTIONS`] at once. An accept that fails (no file
+/// descriptor left) is retried after a pause rather than ending the server.
+async fn accept_loop(
+    listener: tokio::net::TcpListener,
+    app: Router,
+    header_timeout: std::time::Duration,
+) -> std::io::Result<()> {
+    use std::sync::atomic::Ordering;
+    let active = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    loop {
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            Err(_) => {
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        if active.fetch_add(1, Ordering::Relaxed) >= MAX_CONNECTIONS {
+            active.fetch_sub(1, Ordering::Relaxed);
+            drop(stream);
+            continue;
+        }
+        let connection = Connection(Arc::clone(&active));
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        tokio::spawn(async move {
+            let _counted = connection;
+            let mut http = hyper::server::conn::http1::Builder::new();
+            http.timer(hyper_util::rt::TokioTimer::new()).header_read_timeout(header_timeout);
+            // A connection's end (closed, timed out, malformed) concerns that client only.
+            let _ = http.serve_connection(hyper_util::rt::TokioIo::new(stream), service).await;
+        });
+    }
 }
 
 fn router(served: Arc<Served>) -> Router {

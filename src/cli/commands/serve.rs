@@ -24,6 +24,9 @@ pub(crate) struct ServeArgs {
     /// the pre-receive hook judges a push. No token is printed or asked for.
     #[arg(long, value_name = "HEADER")]
     account_header: Option<String>,
+    /// Close a connection that has not sent a request's head within SECS seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    header_timeout: u64,
 }
 
 /// `ravenpost serve`.
@@ -41,7 +44,12 @@ pub(crate) fn run(s: &Session, a: ServeArgs, out: &mut impl Write) -> Result<(),
         }
     };
     let mut said = Ok(());
-    let result = crate::server::serve(s.clone(), a.port, admission, |l: &crate::server::Listening| {
+    let options = crate::server::ServeOptions {
+        port: a.port,
+        admission,
+        header_timeout: std::time::Duration::from_secs(a.header_timeout),
+    };
+    let result = crate::server::serve(s.clone(), options, |l: &crate::server::Listening| {
         said = if a.json {
             writeln!(out, "{}", serde_json::json!({ "url": l.url, "port": l.addr.port() }))
         } else {
