@@ -61,7 +61,10 @@ fn side_of(
     visitor: &Visitor,
     id: &str,
 ) -> Result<(ArmyChoice, Option<Side>), Refused> {
-    let (choice, mine) = ops::army_choice(archive, id, &s.session).map_err(|e| error_response(&e))?;
+    let (choice, mine) = ops::army_choice(archive, id, &s.session).map_err(|e| match e {
+        crate::usecases::Error::Usage(_) => refusal(StatusCode::NOT_FOUND, format!("no army choice `{id}` here")),
+        other => error_response(&other),
+    })?;
     match visitor {
         Visitor::User => Ok((choice, mine)),
         Visitor::Account(a) => {

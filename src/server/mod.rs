@@ -507,9 +507,18 @@ fn is_me(player: &str, me: Option<&crate::archive::Identity>) -> bool {
     })
 }
 
+/// The game `id` at the tip; an unknown one is 404, without the archive's folder or its
+/// list of games (a page is not the command line).
+fn find_game(archive: &Archive, id: &str) -> Result<crate::archive::GamePath, Refused> {
+    ops::find(archive, id).map_err(|e| match e {
+        Error::Usage(_) => refusal(StatusCode::NOT_FOUND, format!("no game `{id}` here")),
+        other => error_response(&other),
+    })
+}
+
 /// A game at the tip: its file's text and the game replayed.
 fn load_game(archive: &Archive, id: &str) -> Result<Game, Refused> {
-    let path = ops::find(archive, id).map_err(|e| error_response(&e))?;
+    let path = find_game(archive, id)?;
     let text = archive
         .read_file(&path.path())
         .map_err(|e| refusal(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
@@ -690,10 +699,9 @@ async fn game(State(s): State<Arc<Served>>, Path(id): Path<String>, headers: Hea
     }
 }
 
-/// A refused page request as a page: the message, and the way back to the games. An
-/// unknown game is 404.
+/// A refused page request as a page: the message, and the way back to the games.
 fn error_page(r: Refused) -> Response {
-    let status = if r.status == StatusCode::BAD_REQUEST { StatusCode::NOT_FOUND } else { r.status };
+    let status = r.status;
     let message = r.message.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
     let html = format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" \
@@ -737,7 +745,7 @@ fn game_html(s: &Served, visitor: &Visitor, id: &str) -> Result<String, Refused>
     let pos = g.position();
     let going_on = crate::record::result_of(&g) == "*";
     let yours = going_on && mine == Some(pos.side_to_move());
-    let path = ops::find(&archive, id).map_err(|e| error_response(&e))?;
+    let path = find_game(&archive, id)?;
     let clock = if going_on {
         ops::clock_of_game(&archive, &path, &g, s.session.now().unix_seconds())
             .map_err(|e| error_response(&e))?
@@ -774,7 +782,7 @@ async fn download(State(s): State<Arc<Served>>, Path(id): Path<String>, headers:
     };
     let answer = blocking(move || {
         let archive = ops::open(&s.session, false).map_err(|e| error_response(&e))?;
-        let path = ops::find(&archive, &id).map_err(|e| error_response(&e))?;
+        let path = find_game(&archive, &id)?;
         let text = archive
             .read_file(&path.path())
             .map_err(|e| refusal(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?

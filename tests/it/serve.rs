@@ -1508,6 +1508,13 @@ fn the_served_pages_had_no_standings() {
     assert_eq!(status, 200);
     assert!(page.replace("&#x2f;", "/").contains("href=\"../game/cup-r1-b1\""), "{page}");
     assert_eq!(server.request("GET", "/tournaments/nope.html", &c, "").0, 404);
+    // An unknown game: a 404 page that names neither the archive's folder nor its games.
+    for path in ["/game/nope", "/game/nope/ply", "/game/nope/download", "/army/nope"] {
+        let (status, body) = server.request("GET", path, &c, "");
+        assert_eq!(status, 404, "{path}: {body}");
+        assert!(body.contains("no game `nope` here") || body.contains("nope"), "{path}: {body}");
+        assert!(!body.contains(dir.to_str().unwrap()) && !body.contains("cup-r1-b1"), "{path}: {body}");
+    }
 }
 
 /// Found by trying to break the server: connections that never finish their request's
