@@ -12,8 +12,8 @@ use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 
 use super::{
-    LegalMove, Refused, Served, Visitor, admitted, admitted_to_change, blocking, error_response, legal_moves,
-    load_game, refusal, side_in,
+    LegalMove, Refused, Served, Visitor, admitted, blocking, change_request, error_response, json_answer,
+    json_body, legal_moves, load_game, refusal, side_in,
 };
 use crate::site::page::{PieceStyle, PlyData, position_data};
 use crate::usecases as ops;
@@ -101,15 +101,6 @@ pub fn analyse(g: &crate::record::game::Game, from: usize, line: &[String]) -> R
     Ok(Analysis { positions, sans, pieces })
 }
 
-/// Reads a JSON body of at most `limit` bytes.
-fn body_of<T: for<'de> Deserialize<'de>>(body: &[u8], limit: usize, shape: &str) -> Result<T, Refused> {
-    if body.len() > limit {
-        return Err(refusal(StatusCode::PAYLOAD_TOO_LARGE, format!("the request is over {limit} bytes")));
-    }
-    serde_json::from_slice(body)
-        .map_err(|e| refusal(StatusCode::BAD_REQUEST, format!("the request is not {shape}: {e}")))
-}
-
 /// `POST /game/ID/analyse`: the positions of a line tried, nothing written.
 pub(super) async fn analyse_line(
     State(s): State<Arc<Served>>,
@@ -120,7 +111,7 @@ pub(super) async fn analyse_line(
     if let Err(r) = admitted(&s, &headers) {
         return r.into_response();
     }
-    let request: AnalyseRequest = match body_of(&body, 64 * 1024, "a line ({\"from\", \"line\"})") {
+    let request: AnalyseRequest = match json_body(&body, 64 * 1024, "a line ({\"from\", \"line\"})") {
         Ok(r) => r,
         Err(r) => return r.into_response(),
     };
@@ -151,14 +142,11 @@ pub(super) async fn save_tree(
     headers: HeaderMap,
     body: axum::body::Bytes,
 ) -> Response {
-    let visitor = match admitted_to_change(&s, &headers) {
-        Ok(v) => v,
-        Err(r) => return r.into_response(),
-    };
-    let request: TreeRequest = match body_of(&body, 64 * 1024, "a tree ({\"movetext\"})") {
-        Ok(r) => r,
-        Err(r) => return r.into_response(),
-    };
+    let (visitor, request): (Visitor, TreeRequest) =
+        match change_request(&s, &headers, &body, 64 * 1024, "a tree ({\"movetext\"})") {
+            Ok(r) => r,
+            Err(r) => return r.into_response(),
+        };
     let answer = blocking(move || {
         let archive = ops::open(&s.session, false).map_err(|e| error_response(&e))?;
         // A club member keeps a tree only for the side their account plays.
@@ -175,10 +163,7 @@ pub(super) async fn save_tree(
         }))
     })
     .await;
-    match answer {
-        Ok(v) => axum::Json(v).into_response(),
-        Err(r) => r.into_response(),
-    }
+    json_answer(answer)
 }
 
 /// The player of the side the visitor plays in game `id`: refused (403) when none.
@@ -214,12 +199,8 @@ pub(super) async fn book_leave(
     headers: HeaderMap,
     body: axum::body::Bytes,
 ) -> Response {
-    let visitor = match admitted_to_change(&s, &headers) {
-        Ok(v) => v,
-        Err(r) => return r.into_response(),
-    };
-    let request: LeaveRequest = match body_of(&body, 4096, "leave ({\"from\": \"YYYY-MM-DD\", \"days\": N})")
-    {
+    let shape = "leave ({\"from\": \"YYYY-MM-DD\", \"days\": N})";
+    let (visitor, request): (Visitor, LeaveRequest) = match change_request(&s, &headers, &body, 4096, shape) {
         Ok(r) => r,
         Err(r) => return r.into_response(),
     };
@@ -247,8 +228,5 @@ pub(super) async fn book_leave(
         Ok(serde_json::json!({ "said": applied.said, "hook": super::after_step(&archive, before) }))
     })
     .await;
-    match answer {
-        Ok(v) => axum::Json(v).into_response(),
-        Err(r) => r.into_response(),
-    }
+    json_answer(answer)
 }

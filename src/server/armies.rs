@@ -11,7 +11,8 @@ use axum::response::{Html, IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 
 use super::{
-    Refused, Served, Visitor, admitted, admitted_to_change, blocking, csrf_of, error_response, refusal,
+    Refused, Served, Visitor, admitted, blocking, change_request, csrf_of, error_response, json_answer,
+    refusal,
 };
 use crate::archive::{Archive, ArmyChoice};
 use crate::engine::Side;
@@ -62,7 +63,9 @@ fn side_of(
     id: &str,
 ) -> Result<(ArmyChoice, Option<Side>), Refused> {
     let (choice, mine) = ops::army_choice(archive, id, &s.session).map_err(|e| match e {
-        crate::usecases::Error::Usage(_) => refusal(StatusCode::NOT_FOUND, format!("no army choice `{id}` here")),
+        crate::usecases::Error::Usage(_) => {
+            refusal(StatusCode::NOT_FOUND, format!("no army choice `{id}` here"))
+        }
         other => error_response(&other),
     })?;
     match visitor {
@@ -212,21 +215,11 @@ async fn step(
     body: axum::body::Bytes,
     reveal: bool,
 ) -> Response {
-    let visitor = match admitted_to_change(&s, &headers) {
-        Ok(v) => v,
-        Err(r) => return r.into_response(),
-    };
-    if body.len() > 4096 {
-        return refusal(StatusCode::PAYLOAD_TOO_LARGE, "an army request is at most 4096 bytes")
-            .into_response();
-    }
-    let request: ArmyRequest = match serde_json::from_slice(&body) {
-        Ok(r) => r,
-        Err(e) => {
-            return refusal(StatusCode::BAD_REQUEST, format!("the request is not {{\"army\": NAME}}: {e}"))
-                .into_response();
-        }
-    };
+    let (visitor, request): (Visitor, ArmyRequest) =
+        match change_request(&s, &headers, &body, 4096, "an army step ({\"army\": NAME} or {})") {
+            Ok(r) => r,
+            Err(r) => return r.into_response(),
+        };
     let answer = blocking(move || {
         let archive = ops::open(&s.session, false).map_err(|e| error_response(&e))?;
         let (choice, mine) = side_of(&archive, &s, &visitor, &id)?;
@@ -254,10 +247,7 @@ async fn step(
         }))
     })
     .await;
-    match answer {
-        Ok(v) => axum::Json(v).into_response(),
-        Err(r) => r.into_response(),
-    }
+    json_answer(answer)
 }
 
 pub(super) async fn commit(

@@ -862,10 +862,7 @@ async fn ply(State(s): State<Arc<Served>>, Path(id): Path<String>, headers: Head
         }))
     })
     .await;
-    match answer {
-        Ok(v) => axum::Json(v).into_response(),
-        Err(r) => r.into_response(),
-    }
+    json_answer(answer)
 }
 
 /// A move sent by a game page.
@@ -890,6 +887,36 @@ fn acting_as(archive: &Archive, visitor: &Visitor, id: &str) -> Result<Option<St
             StatusCode::FORBIDDEN,
             format!("the account {a} plays neither side of {id}: only its players' accounts act in it"),
         )),
+    }
+}
+
+/// Reads a JSON body of at most `limit` bytes; `shape` says what was expected.
+fn json_body<T: serde::de::DeserializeOwned>(body: &[u8], limit: usize, shape: &str) -> Result<T, Refused> {
+    if body.len() > limit {
+        return Err(refusal(StatusCode::PAYLOAD_TOO_LARGE, format!("the request is over {limit} bytes")));
+    }
+    serde_json::from_slice(body)
+        .map_err(|e| refusal(StatusCode::BAD_REQUEST, format!("the request is not {shape}: {e}")))
+}
+
+/// A request that changes something: who sends it (admitted, with the CSRF token) and
+/// its JSON body.
+fn change_request<T: serde::de::DeserializeOwned>(
+    s: &Served,
+    headers: &HeaderMap,
+    body: &[u8],
+    limit: usize,
+    shape: &str,
+) -> Result<(Visitor, T), Refused> {
+    let visitor = admitted_to_change(s, headers)?;
+    Ok((visitor, json_body(body, limit, shape)?))
+}
+
+/// A handler's answer: its JSON, or the refusal.
+fn json_answer(answer: Result<serde_json::Value, Refused>) -> Response {
+    match answer {
+        Ok(v) => axum::Json(v).into_response(),
+        Err(r) => r.into_response(),
     }
 }
 
@@ -924,25 +951,12 @@ async fn play(
     headers: HeaderMap,
     body: axum::body::Bytes,
 ) -> Response {
-    let visitor = match admitted_to_change(&s, &headers) {
-        Ok(v) => v,
-        Err(r) => return r.into_response(),
-    };
     // A move is a few bytes; anything longer is no move.
-    if body.len() > 4096 {
-        return refusal(StatusCode::PAYLOAD_TOO_LARGE, "a move request is at most 4096 bytes")
-            .into_response();
-    }
-    let request: MoveRequest = match serde_json::from_slice(&body) {
-        Ok(r) => r,
-        Err(e) => {
-            return refusal(
-                StatusCode::BAD_REQUEST,
-                format!("the request is no move ({{\"san\", \"ply\"}}): {e}"),
-            )
-            .into_response();
-        }
-    };
+    let (visitor, request): (Visitor, MoveRequest) =
+        match change_request(&s, &headers, &body, 4096, "a move ({\"san\", \"ply\"})") {
+            Ok(r) => r,
+            Err(r) => return r.into_response(),
+        };
     let answer = blocking(move || {
         let archive = ops::open(&s.session, false).map_err(|e| error_response(&e))?;
         let who = acting_as(&archive, &visitor, &id)?;
@@ -974,10 +988,7 @@ async fn play(
         }))
     })
     .await;
-    match answer {
-        Ok(v) => axum::Json(v).into_response(),
-        Err(r) => r.into_response(),
-    }
+    json_answer(answer)
 }
 
 /// The move `request` names, when the game already holds it at its ply (a request sent
@@ -1004,25 +1015,12 @@ async fn action(
     headers: HeaderMap,
     body: axum::body::Bytes,
 ) -> Response {
-    let visitor = match admitted_to_change(&s, &headers) {
-        Ok(v) => v,
-        Err(r) => return r.into_response(),
-    };
-    if body.len() > 4096 {
-        return refusal(StatusCode::PAYLOAD_TOO_LARGE, "an action request is at most 4096 bytes")
-            .into_response();
-    }
-    let request: ActionRequest = match serde_json::from_slice(&body) {
+    let shape =
+        "an action ({\"action\": \"resign|offer-draw|accept-draw|decline-draw|claim-draw|claim-timeout\"})";
+    let (visitor, request): (Visitor, ActionRequest) = match change_request(&s, &headers, &body, 4096, shape)
+    {
         Ok(r) => r,
-        Err(e) => {
-            return refusal(
-                StatusCode::BAD_REQUEST,
-                format!(
-                    "the request is no action ({{\"action\": \"resign|offer-draw|accept-draw|decline-draw|claim-draw|claim-timeout\"}}): {e}"
-                ),
-            )
-            .into_response();
-        }
+        Err(r) => return r.into_response(),
     };
     let answer = blocking(move || {
         use crate::record::DrawAction;
@@ -1048,10 +1046,7 @@ async fn action(
         }))
     })
     .await;
-    match answer {
-        Ok(v) => axum::Json(v).into_response(),
-        Err(r) => r.into_response(),
-    }
+    json_answer(answer)
 }
 
 #[cfg(test)]

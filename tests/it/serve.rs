@@ -224,6 +224,35 @@ fn hook_accepts(t: &Path, dir: &Path, home: &Path, name: &str) {
     assert!(pushed.status.success(), "the hook refused the push: {}", common::cli::text(&pushed));
 }
 
+/// A first move of each side (from the library's move generator) after which the first
+/// side has a move `wanted` accepts, played by the cli in each of `archives` (as Ann
+/// Example, then Bo Example): the position after them.
+fn two_plies_then(
+    v: &ravenpost::engine::Variant,
+    archives: &[(&PathBuf, &PathBuf)],
+    wanted: impl Fn(&ravenpost::engine::Move) -> bool,
+) -> Option<ravenpost::engine::Position> {
+    let start = v.start_position();
+    let (sans, pos) = v.legal_moves(&start).into_iter().find_map(|a| {
+        let p1 = v.make(&start, &a);
+        v.legal_moves(&p1).into_iter().find_map(|b| {
+            let p2 = v.make(&p1, &b);
+            v.legal_moves(&p2).iter().any(&wanted).then(|| {
+                let sans = [
+                    ravenpost::notation::san::write_move(v, &start, &a),
+                    ravenpost::notation::san::write_move(v, &p1, &b),
+                ];
+                (sans, p2)
+            })
+        })
+    })?;
+    for (d, h) in archives {
+        ok(d, h, &["move", "g1", &sans[0], "--as", "Ann Example"]);
+        ok(d, h, &["move", "g1", &sans[1], "--as", "Bo Example"]);
+    }
+    Some(pos)
+}
+
 #[test]
 fn a_clicked_gygax_move_from_air_to_land_is_committed_as_the_cli_commits_it() {
     let t = tempfile::tempdir().unwrap();
@@ -237,27 +266,8 @@ fn a_clicked_gygax_move_from_air_to_land_is_committed_as_the_cli_commits_it() {
     let air_to_land = |m: &ravenpost::engine::Move| {
         m.from().is_some_and(|f| dims.name(f).starts_with('3')) && dims.name(m.to()).starts_with('2')
     };
-    let start = v.start_position();
-    let (first, pos) = v
-        .legal_moves(&start)
-        .into_iter()
-        .find_map(|a| {
-            let p1 = v.make(&start, &a);
-            let b = *v.legal_moves(&p1).first()?;
-            let p2 = v.make(&p1, &b);
-            v.legal_moves(&p2).iter().any(air_to_land).then(|| {
-                let sans = [
-                    ravenpost::notation::san::write_move(&v, &start, &a),
-                    ravenpost::notation::san::write_move(&v, &p1, &b),
-                ];
-                (sans, p2)
-            })
-        })
+    let pos = two_plies_then(&v, &[(&dir, &home), (&twin, &twin_home)], air_to_land)
         .expect("two plies after which a piece can go from the Air to Land");
-    for (d, h) in [(&dir, &home), (&twin, &twin_home)] {
-        ok(d, h, &["move", "g1", &first[0], "--as", "Ann Example"]);
-        ok(d, h, &["move", "g1", &first[1], "--as", "Bo Example"]);
-    }
     let moves = v.legal_moves(&pos);
     let m = moves.iter().find(|m| air_to_land(m)).expect("the move");
     let origin = dims.name(m.from().unwrap());
@@ -888,28 +898,8 @@ fn a_clicked_dragon_capture_from_afar_is_committed_as_the_cli_commits_it() {
     let v = variants::by_name("gygax", &[]).unwrap();
     let dims = &v.def().dims;
     let remote = |m: &Move| matches!(m, Move::Remote { .. });
-    let start = v.start_position();
-    let (first, pos) = v
-        .legal_moves(&start)
-        .into_iter()
-        .find_map(|a| {
-            let p1 = v.make(&start, &a);
-            v.legal_moves(&p1).into_iter().find_map(|b| {
-                let p2 = v.make(&p1, &b);
-                v.legal_moves(&p2).iter().any(remote).then(|| {
-                    let sans = [
-                        ravenpost::notation::san::write_move(&v, &start, &a),
-                        ravenpost::notation::san::write_move(&v, &p1, &b),
-                    ];
-                    (sans, p2)
-                })
-            })
-        })
+    let pos = two_plies_then(&v, &[(&dir, &home), (&twin, &twin_home)], remote)
         .expect("two plies after which the Dragon can capture from afar");
-    for (d, h) in [(&dir, &home), (&twin, &twin_home)] {
-        ok(d, h, &["move", "g1", &first[0], "--as", "Ann Example"]);
-        ok(d, h, &["move", "g1", &first[1], "--as", "Bo Example"]);
-    }
     let moves = v.legal_moves(&pos);
     let m = moves.iter().find(|m| remote(m)).expect("the capture from afar");
     let origin = dims.name(m.from().unwrap());
