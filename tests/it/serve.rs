@@ -23,6 +23,8 @@ struct Server {
     child: Child,
     url: String,
     port: u16,
+    /// Everything the server wrote after its address line (standard output and error).
+    log: tempfile::NamedTempFile,
 }
 
 impl Drop for Server {
@@ -43,16 +45,20 @@ impl Server {
 
     /// A server whose clock says `time`.
     fn start_at(dir: &Path, home: &Path, time: i64, extra: &[&str]) -> Server {
+        let log = tempfile::NamedTempFile::new().expect("a log file");
         let mut child = ravenpost_at(dir, home, time)
             .args(["serve", "--json"])
             .args(extra)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(Stdio::from(log.reopen().expect("the log")))
             .spawn()
             .expect("ravenpost serve starts");
         let mut line = String::new();
-        BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut line).expect("the URL line");
+        let mut out = BufReader::new(child.stdout.take().expect("stdout"));
+        out.read_line(&mut line).expect("the URL line");
+        let mut rest = log.reopen().expect("the log");
+        std::thread::spawn(move || std::io::copy(&mut out, &mut rest));
         let v: Value = serde_json::from_str(&line).unwrap_or_else(|e| {
             let _ = child.kill();
             panic!("serve printed {line:?}: {e}")
@@ -64,7 +70,12 @@ impl Server {
         } else {
             assert_eq!(url, format!("http://127.0.0.1:{port}/"), "a club's server prints no token");
         }
-        Server { child, url, port }
+        Server { child, url, port, log }
+    }
+
+    /// What the server has written so far, besides its address.
+    fn logged(&self) -> String {
+        std::fs::read_to_string(self.log.path()).expect("the log reads")
     }
 
     fn base(&self) -> String {
@@ -744,7 +755,13 @@ fn a_club_member_moves_only_for_their_own_account_through_the_proxy_header() {
     assert_eq!(status, 409, "{said}");
     assert_eq!(commits(), before, "nothing refused left a commit");
     // Ann's own move lands, authored by her, committed by the server's identity.
-    let ann = [("X-Remote-User", "ann"), ("X-Ravenpost-Csrf", ann_csrf.as_str())];
+    // nginx passes the member's Basic credentials on unless told not to: they must
+    // leave no trace (checked at the end). "ann:club-secret-7" in Base64.
+    let ann = [
+        ("X-Remote-User", "ann"),
+        ("X-Ravenpost-Csrf", ann_csrf.as_str()),
+        ("Authorization", "Basic YW5uOmNsdWItc2VjcmV0LTc="),
+    ];
     let (status, said) = server.request("POST", "/game/g1/move", &ann, &body);
     assert_eq!(status, 200, "{said}");
     let answer: Value = serde_json::from_str(&said).unwrap();
@@ -774,6 +791,14 @@ fn a_club_member_moves_only_for_their_own_account_through_the_proxy_header() {
     let check = t.path().join("check");
     ok(&check, &home, &["verify"]);
     ok(&check, &home, &["sync"]);
+    // The password is nowhere: not in what the server wrote, the repository or the site.
+    let secrets = ["club-secret-7", "YW5uOmNsdWItc2VjcmV0LTc="];
+    let logged = server.logged();
+    assert!(secrets.iter().all(|p| !logged.contains(p)), "{logged}");
+    crate::conditional::holds_none(&bare, &home, &secrets);
+    for (path, text) in crate::site::site_files(&published) {
+        assert!(secrets.iter().all(|p| !text.contains(p)), "{path}");
+    }
 }
 
 /// 50 clients moving at once in 10 games through one club server, while the command

@@ -828,7 +828,7 @@ fn published_pages_are_readable_by_everyone() {
 }
 
 /// Every file under `dir`, as (relative path, text).
-fn site_files(dir: &Path) -> Vec<(String, String)> {
+pub(crate) fn site_files(dir: &Path) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
