@@ -61,7 +61,8 @@ pub use layout::{Migrated, migrate_layout};
 pub use report::{ShallowBoundary, UncheckedGame, VerifyProblem, VerifyReport};
 pub use session::{Clock, PUSHER_VAR_ENV, PUSHER_VARIABLES, PusherUnnamed, Session, pusher_from};
 pub use tournament::{
-    Created, ELO_K, ELO_START, NewTournament, PlayerRating, RatedGame, Ratings, identity_name,
-    list_tournaments, ratings, standings, to_move, tournament_new,
+    Created, ELO_K, ELO_START, GLICKO2_TAU, NewTournament, PROVISIONAL_DEVIATION, PlayerRating, RatedGame,
+    RatingMethod, Ratings, glicko2_period, identity_name, list_tournaments, ratings, standings, to_move,
+    tournament_new,
 };
 pub use watch::{SyncAnswered, WatchRound, sync_answering, sync_watch};

@@ -9,16 +9,19 @@
 //! the referee and commits. Results and whose turn it is come from the games' current
 //! files through `status`'s standings cache ([`super::status`]).
 //!
-//! Ratings are Elo as the `skillratings` crate computes it ([`ELO_K`], [`ELO_START`]): every
-//! finished game (decisive or drawn) that `verify` finds clean rated once, in the order its result was committed
-//! (then by game id), each player starting at [`ELO_START`]; one list over all variants
-//! and one per variant.
+//! Ratings are Glicko-2 (or Elo on request) as the `skillratings` crate computes them:
+//! every finished game (decisive or drawn) that `verify` finds clean rated once, in the
+//! order its result was committed (then by game id), each game a rating period of its
+//! own for both players (as lichess rates); one list over all variants and one per
+//! variant. A Glicko-2 rating whose deviation is above [`PROVISIONAL_DEVIATION`] is
+//! provisional. Elo: [`ELO_K`], every player starting at [`ELO_START`].
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 use skillratings::Outcomes;
 use skillratings::elo::{EloConfig, EloRating, elo};
+use skillratings::glicko2::{Glicko2Config, Glicko2Rating, glicko2, glicko2_rating_period};
 
 use crate::archive::{Archive, ArmyChoice, CommitId, GamePath, Identity};
 use crate::referee::tournament::{self, ArmyPlan, Entrant, Outcome, Standings, Tournament};
@@ -32,6 +35,32 @@ use super::session::Session;
 pub const ELO_K: f64 = 20.0;
 /// Every player's rating before their first rated game.
 pub const ELO_START: f64 = 1500.0;
+/// Glicko-2's τ, which bounds how fast a player's volatility changes (Glickman suggests
+/// 0.3 to 1.2; lichess and `skillratings` use 0.5).
+pub const GLICKO2_TAU: f64 = 0.5;
+/// A Glicko-2 rating with a deviation above this is provisional (lichess's threshold).
+pub const PROVISIONAL_DEVIATION: f64 = 110.0;
+
+/// How ratings are computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RatingMethod {
+    /// Glicko-2: a rating, its deviation and volatility (start 1500, 350, 0.06).
+    #[default]
+    Glicko2,
+    /// Elo with K = [`ELO_K`].
+    Elo,
+}
+
+/// One Glicko-2 rating period of `player` with `results` (each opponent's rating before
+/// the period and the player's outcome), with [`GLICKO2_TAU`]: what `ratings` applies to
+/// each game.
+pub fn glicko2_period(player: &Glicko2Rating, results: &[(Glicko2Rating, Outcomes)]) -> Glicko2Rating {
+    glicko2_rating_period(player, results, &glicko2_config())
+}
+
+fn glicko2_config() -> Glicko2Config {
+    Glicko2Config { tau: GLICKO2_TAU, ..Glicko2Config::new() }
+}
 
 /// What `ravenpost tournament new` was given.
 #[derive(Debug, Clone, Default)]
@@ -270,8 +299,19 @@ fn unclean_games(archive: &Archive) -> Result<std::collections::BTreeSet<String>
 pub struct PlayerRating {
     /// The player.
     pub name: String,
-    /// The Elo rating after their last rated game, rounded to a whole number.
+    /// The rating after their last rated game, rounded to a whole number.
     pub rating: f64,
+    /// Glicko-2: the rating deviation, rounded (the rating is ± about twice this with 95%
+    /// confidence).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deviation: Option<f64>,
+    /// Glicko-2: the volatility, to six places.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub volatility: Option<f64>,
+    /// Glicko-2: whether the rating is provisional (deviation over
+    /// [`PROVISIONAL_DEVIATION`]).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub provisional: bool,
     /// Rated games.
     pub games: usize,
     /// Wins.
@@ -285,10 +325,17 @@ pub struct PlayerRating {
 /// What `ravenpost ratings` computed.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Ratings {
-    /// `elo`.
+    /// `glicko2` or `elo`.
     pub method: &'static str,
-    /// The K-factor.
-    pub k: f64,
+    /// Elo: the K-factor.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub k: Option<f64>,
+    /// Glicko-2: τ.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tau: Option<f64>,
+    /// Glicko-2: the deviation above which a rating is provisional.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provisional_above: Option<f64>,
     /// The starting rating.
     pub start: f64,
     /// The first day counted (YYYY-MM-DD, UTC), if limited.
@@ -320,47 +367,82 @@ pub struct RatedGame {
     pub finished: String,
 }
 
-#[derive(Default)]
+/// A player's rating and their tally.
+#[derive(Debug, Clone, Copy)]
+struct Tally {
+    elo: EloRating,
+    glicko2: Glicko2Rating,
+    games: usize,
+    wins: usize,
+    draws: usize,
+    losses: usize,
+}
+
+impl Default for Tally {
+    fn default() -> Tally {
+        Tally {
+            elo: EloRating { rating: ELO_START },
+            glicko2: Glicko2Rating::new(),
+            games: 0,
+            wins: 0,
+            draws: 0,
+            losses: 0,
+        }
+    }
+}
+
 struct Pool {
-    players: BTreeMap<String, (EloRating, usize, usize, usize, usize)>,
+    method: RatingMethod,
+    players: BTreeMap<String, Tally>,
 }
 
 impl Pool {
+    fn new(method: RatingMethod) -> Pool {
+        Pool { method, players: BTreeMap::new() }
+    }
+
     fn rate(&mut self, white: &str, black: &str, o: Outcome) {
-        let config = EloConfig { k: ELO_K };
-        let start = (EloRating { rating: ELO_START }, 0, 0, 0, 0);
-        let w = self.players.get(white).copied().unwrap_or(start);
-        let b = self.players.get(black).copied().unwrap_or(start);
+        let mut w = self.players.get(white).copied().unwrap_or_default();
+        let mut b = self.players.get(black).copied().unwrap_or_default();
         let outcome = match o {
             Outcome::WhiteWins => Outcomes::WIN,
             Outcome::BlackWins => Outcomes::LOSS,
             Outcome::Draw => Outcomes::DRAW,
         };
-        let (nw, nb) = elo(&w.0, &b.0, &outcome, &config);
-        let tally = |p: (EloRating, usize, usize, usize, usize), new: EloRating, halves: u32| {
-            (
-                new,
-                p.1 + 1,
-                p.2 + usize::from(halves == 2),
-                p.3 + usize::from(halves == 1),
-                p.4 + usize::from(halves == 0),
-            )
-        };
-        self.players.insert(white.to_string(), tally(w, nw, o.white_halves()));
-        self.players.insert(black.to_string(), tally(b, nb, 2 - o.white_halves()));
+        match self.method {
+            RatingMethod::Elo => (w.elo, b.elo) = elo(&w.elo, &b.elo, &outcome, &EloConfig { k: ELO_K }),
+            RatingMethod::Glicko2 => {
+                (w.glicko2, b.glicko2) = glicko2(&w.glicko2, &b.glicko2, &outcome, &glicko2_config());
+            }
+        }
+        for (t, halves) in [(&mut w, o.white_halves()), (&mut b, 2 - o.white_halves())] {
+            t.games += 1;
+            t.wins += usize::from(halves == 2);
+            t.draws += usize::from(halves == 1);
+            t.losses += usize::from(halves == 0);
+        }
+        self.players.insert(white.to_string(), w);
+        self.players.insert(black.to_string(), b);
     }
 
     fn list(self) -> Vec<PlayerRating> {
+        let method = self.method;
         let mut v: Vec<PlayerRating> = self
             .players
             .into_iter()
-            .map(|(name, (r, games, wins, draws, losses))| PlayerRating {
-                name,
-                rating: r.rating.round(),
-                games,
-                wins,
-                draws,
-                losses,
+            .map(|(name, t)| {
+                let glicko = (method == RatingMethod::Glicko2).then_some(t.glicko2);
+                PlayerRating {
+                    name,
+                    rating: glicko.map_or(t.elo.rating, |g| g.rating).round(),
+                    deviation: glicko.map(|g| g.deviation.round()),
+                    volatility: glicko.map(|g| (g.volatility * 1e6).round() / 1e6),
+                    provisional: glicko.is_some_and(|g| g.deviation > PROVISIONAL_DEVIATION),
+                    games: t.games,
+                    wins: t.wins,
+                    draws: t.draws,
+                    losses: t.losses,
+                }
             })
             .collect();
         v.sort_by(|a, b| b.rating.total_cmp(&a.rating).then_with(|| a.name.cmp(&b.name)));
@@ -382,6 +464,7 @@ pub fn ratings(
     archive: &Archive,
     from: Option<&str>,
     to: Option<&str>,
+    method: RatingMethod,
     session: &Session,
 ) -> Result<Ratings, Failure> {
     let first = from.map(|d| parse_day("--from", d)).transpose()?;
@@ -404,12 +487,12 @@ pub fn ratings(
         games.push((time.unix_seconds(), l, o, time));
     }
     games.sort_by(|a, b| (a.0, &a.1.id).cmp(&(b.0, &b.1.id)));
-    let mut overall = Pool::default();
+    let mut overall = Pool::new(method);
     let mut by_variant: BTreeMap<String, Pool> = BTreeMap::new();
     let mut rated = Vec::new();
     for (_, l, o, time) in games {
         overall.rate(&l.white, &l.black, o);
-        by_variant.entry(l.variant.clone()).or_default().rate(&l.white, &l.black, o);
+        by_variant.entry(l.variant.clone()).or_insert_with(|| Pool::new(method)).rate(&l.white, &l.black, o);
         rated.push(RatedGame {
             id: l.id,
             variant: l.variant,
@@ -419,9 +502,12 @@ pub fn ratings(
             finished: time.to_datetime().map(|d| d.to_rfc3339()).unwrap_or_default(),
         });
     }
+    let glicko = method == RatingMethod::Glicko2;
     Ok(Ratings {
-        method: "elo",
-        k: ELO_K,
+        method: if glicko { "glicko2" } else { "elo" },
+        k: (!glicko).then_some(ELO_K),
+        tau: glicko.then_some(GLICKO2_TAU),
+        provisional_above: glicko.then_some(PROVISIONAL_DEVIATION),
         start: ELO_START,
         from: first.map(|d| d.to_string()),
         to: last.map(|d| d.to_string()),

@@ -549,7 +549,8 @@ fn a_stranger_sets_up_games_in_registered_players_names(
     );
     // Nothing landed, so nobody is rated; Ann's own game with her account lands.
     ok(admin, home, &["sync"]);
-    let ratings: serde_json::Value = serde_json::from_str(&ok(admin, home, &["ratings", "--json"])).unwrap();
+    let ratings: serde_json::Value =
+        serde_json::from_str(&ok(admin, home, &["ratings", "--method", "elo", "--json"])).unwrap();
     assert_eq!(ratings["games"], serde_json::json!([]), "{ratings}");
     ok(ann, home, &[&new[..], &["real", "--white-account", "ann", "--black-account", "bo"]].concat());
     let out = ok(ann, home, &["sync"]);

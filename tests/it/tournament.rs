@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use common::smtp::{Smtp, free_port};
-use common::{DAY, T0, git, git_command, identity, ok_at, run_at, text};
+use common::{DAY, T0, git, git_command, identity, ok, ok_at, run_at, text};
 use mail_parser::MessageParser;
 use skillratings::Outcomes;
 use skillratings::elo::{EloConfig, EloRating, elo};
@@ -401,11 +401,11 @@ fn a_double_round_robin_of_six_played_through_both_hooks() {
             .map(|p| (p["name"].as_str().unwrap().to_string(), p["rating"].as_f64().unwrap()))
             .collect()
     };
-    assert_eq!(got(&["ratings", "--json"]), expected(i64::MAX));
+    assert_eq!(got(&["ratings", "--method", "elo", "--json"]), expected(i64::MAX));
     // Up to the day of the round robin's last move: the wins on time (4 days later) are
     // left out.
     let day = chrono::DateTime::from_timestamp(T0, 0).unwrap().format("%Y-%m-%d").to_string();
-    let before_claims = got(&["ratings", "--to", &day, "--json"]);
+    let before_claims = got(&["ratings", "--method", "elo", "--to", &day, "--json"]);
     assert_eq!(before_claims, expected(later - 1));
     assert_ne!(before_claims, expected(i64::MAX));
 
@@ -661,7 +661,69 @@ fn a_forged_game_contradicting_the_registry_moved_the_ratings() {
         text(&o)
     );
     let ratings: serde_json::Value =
-        serde_json::from_str(&ok_at(&dir, &home, T0 + 180, &["ratings", "--json"])).unwrap();
+        serde_json::from_str(&ok_at(&dir, &home, T0 + 180, &["ratings", "--method", "elo", "--json"]))
+            .unwrap();
     assert_eq!(ratings["games"], serde_json::json!([]), "{ratings}");
     assert_eq!(ratings["overall"], serde_json::json!([]), "{ratings}");
+}
+
+/// Issue 36: Glicko-2 as `ratings` computes it reproduces the worked example of
+/// Glickman's "Example of the Glicko-2 system" (glicko.net, 2013): a player rated 1500,
+/// RD 200, volatility 0.06 beats a 1400 (RD 30) and loses to a 1550 (RD 100) and a 1700
+/// (RD 300) in one rating period, τ = 0.5: r' = 1464.06, RD' = 151.52, σ' = 0.05999.
+/// The paper works on the Glicko-2 scale and prints μ' = −0.2069 and φ' = 0.8722 (four
+/// places), then converts those rounded figures back (× 173.7178, + 1500); so do we.
+/// (Unrounded, r' is 1464.05.)
+#[test]
+fn glicko2_reproduces_glickmans_worked_example() {
+    use skillratings::glicko2::Glicko2Rating;
+    let r = |rating, deviation| Glicko2Rating { rating, deviation, volatility: 0.06 };
+    let after = ravenpost::usecases::glicko2_period(
+        &r(1500.0, 200.0),
+        &[
+            (r(1400.0, 30.0), Outcomes::WIN),
+            (r(1550.0, 100.0), Outcomes::LOSS),
+            (r(1700.0, 300.0), Outcomes::LOSS),
+        ],
+    );
+    let four = |x: f64| (x * 1e4).round() / 1e4;
+    let (mu, phi) = (four((after.rating - 1500.0) / 173.7178), four(after.deviation / 173.7178));
+    assert_eq!((mu, phi), (-0.2069, 0.8722), "μ' and φ'");
+    assert_eq!(format!("{:.2}", 173.7178 * mu + 1500.0), "1464.06");
+    assert_eq!(format!("{:.2}", 173.7178 * phi), "151.52");
+    // σ' = 0.059996: the paper prints its first five places.
+    assert!((0.05999..0.06).contains(&after.volatility), "σ' = {}", after.volatility);
+    assert_eq!(ravenpost::usecases::GLICKO2_TAU, 0.5);
+}
+
+/// Issue 36: after one game each player's Glicko-2 rating is provisional (RD above
+/// 110) and `ratings` marks it with `?`; Elo stays available.
+#[test]
+fn a_player_who_has_played_once_has_a_provisional_glicko2_rating() {
+    let (_t, dir, home) = common::archive();
+    ok(&dir, &home, &["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "g1"]);
+    ok(&dir, &home, &["resign", "g1", "--as", "Bo"]);
+    let json: serde_json::Value = serde_json::from_str(&ok(&dir, &home, &["ratings", "--json"])).unwrap();
+    assert_eq!(json["method"], "glicko2");
+    let overall = json["overall"].as_array().unwrap();
+    assert_eq!(overall[0]["name"], "Ann");
+    assert!(
+        overall[0]["rating"].as_f64().unwrap() > 1500.0 && overall[1]["rating"].as_f64().unwrap() < 1500.0
+    );
+    for p in overall {
+        assert_eq!(p["provisional"], true, "{p}");
+        let rd = p["deviation"].as_f64().unwrap();
+        assert!(rd > 110.0 && rd < 350.0, "one game narrows the RD from 350, not below 110: {rd}");
+    }
+    let text = ok(&dir, &home, &["ratings"]);
+    let ann = text.lines().find(|l| l.trim_start().starts_with("Ann")).unwrap();
+    assert!(ann.split_whitespace().nth(1).unwrap().ends_with('?'), "{text}");
+    let elo: serde_json::Value =
+        serde_json::from_str(&ok(&dir, &home, &["ratings", "--method", "elo", "--json"])).unwrap();
+    assert_eq!(
+        (elo["method"].clone(), elo["k"].clone()),
+        (serde_json::json!("elo"), serde_json::json!(20.0))
+    );
+    assert_eq!(elo["overall"][0]["rating"], 1510.0, "Elo: 1500 + 20 × 0.5");
+    assert!(elo["overall"][0].get("provisional").is_none());
 }

@@ -1,4 +1,4 @@
-//! `ravenpost ratings`: Elo ratings from the archive's finished games.
+//! `ravenpost ratings`: Glicko-2 (or Elo) ratings from the archive's finished games.
 
 use std::io::Write;
 
@@ -6,9 +6,15 @@ use crate::cli::failure::{Failure, io};
 use crate::referee::tournament::points_text;
 use crate::usecases::{self as ops, Session};
 
-/// Elo ratings from the archive's finished games, overall and per variant.
+/// Ratings from the archive's finished games, overall and per variant: Glicko-2 with
+/// each rating's deviation (a `?` marks a provisional rating, deviation over 110), or
+/// Elo. Games count in the order their results were committed; only games `verify`
+/// finds clean.
 #[derive(Debug, clap::Args)]
 pub(crate) struct RatingsArgs {
+    /// How ratings are computed.
+    #[arg(long, value_enum, default_value_t = Method::Glicko2)]
+    method: Method,
     /// Count games whose result was committed on or after this day (YYYY-MM-DD, UTC).
     #[arg(long, value_name = "DATE")]
     from: Option<String>,
@@ -20,19 +26,39 @@ pub(crate) struct RatingsArgs {
     json: bool,
 }
 
+/// `--method`.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum Method {
+    /// Glicko-2 (start 1500, deviation 350, volatility 0.06; τ 0.5), as lichess rates.
+    Glicko2,
+    /// Elo, K = 20, start 1500.
+    Elo,
+}
+
 /// Runs `ravenpost ratings`.
 pub(crate) fn run(s: &Session, args: RatingsArgs, out: &mut impl Write) -> Result<(), Failure> {
     let a = ops::open(s, false)?;
-    let r = ops::ratings(&a, args.from.as_deref(), args.to.as_deref(), s)?;
+    let method = match args.method {
+        Method::Glicko2 => ops::RatingMethod::Glicko2,
+        Method::Elo => ops::RatingMethod::Elo,
+    };
+    let r = ops::ratings(&a, args.from.as_deref(), args.to.as_deref(), method, s)?;
     if args.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&r).expect("json")).map_err(io)?;
         return Ok(());
     }
+    let how = match r.k {
+        Some(k) => format!("Elo (K = {k}, start {})", r.start),
+        None => format!(
+            "Glicko-2 (start {} ± 350, τ = {}; ? marks a provisional rating, deviation over {})",
+            r.start,
+            r.tau.unwrap_or_default(),
+            r.provisional_above.unwrap_or_default()
+        ),
+    };
     writeln!(
         out,
-        "Elo (K = {}, start {}), {} rated game{}{}{}",
-        r.k,
-        r.start,
+        "{how}, {} rated game{}{}{}",
         r.games.len(),
         if r.games.len() == 1 { "" } else { "s" },
         r.from.as_ref().map(|d| format!(" from {d}")).unwrap_or_default(),
@@ -42,14 +68,17 @@ pub(crate) fn run(s: &Session, args: RatingsArgs, out: &mut impl Write) -> Resul
     let table = |title: &str, list: &[ops::PlayerRating], out: &mut dyn Write| -> std::io::Result<()> {
         writeln!(out, "\n{title}")?;
         let w = list.iter().map(|p| p.name.chars().count()).max().unwrap_or(6).max(6);
-        writeln!(out, "  {:<w$}  Rating  Games   +   =   -  Score", "Player")?;
+        writeln!(out, "  {:<w$}  Rating     RD  Games   +   =   -  Score", "Player")?;
         for p in list {
             let score = p.wins as f64 + p.draws as f64 / 2.0;
+            let rating = format!("{}{}", p.rating, if p.provisional { "?" } else { "" });
+            let rd = p.deviation.map(|d| d.to_string()).unwrap_or_default();
             writeln!(
                 out,
-                "  {:<w$}  {:>6}  {:>5}  {:>2}  {:>2}  {:>2}  {:>5}",
+                "  {:<w$}  {:>6}  {:>5}  {:>5}  {:>2}  {:>2}  {:>2}  {:>5}",
                 p.name,
-                p.rating,
+                rating,
+                rd,
                 p.games,
                 p.wins,
                 p.draws,
