@@ -129,6 +129,10 @@ fn pieces_of(army: &'static str) -> Vec<ArmyPiece> {
 /// The page, or `None` once both armies are revealed (the game page then).
 fn army_page(s: &Served, visitor: &Visitor, id: &str) -> Result<Option<String>, Refused> {
     let archive = ops::open(&s.session, false).map_err(|e| error_response(&e))?;
+    // Once both have revealed the game file exists (and the choice may be gone).
+    if ops::find(&archive, id).is_ok() {
+        return Ok(None);
+    }
     let (choice, mine) = side_of(&archive, s, visitor, id)?;
     if choice.is_complete() {
         return Ok(None);
