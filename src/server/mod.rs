@@ -574,6 +574,8 @@ pub struct PlayData {
     /// The clock of the player to move, when one runs: `Your move by …, … left`, or who
     /// is over time.
     pub clock: Option<String>,
+    /// A draw offer that stands, said for the user (`Bo Example offers a draw: …`).
+    pub offer: Option<String>,
     /// Today (UTC, `YYYY-MM-DD`): the first day of leave a page proposes.
     pub today: String,
     /// Whether the user can prepare replies (conditional moves) now: they play a side of
@@ -644,6 +646,26 @@ fn actions(
         }
     }
     out
+}
+
+/// A standing draw offer as the page says it to the player of `mine` (or to anyone).
+fn offer_text(g: &Game, mine: Option<crate::engine::Side>) -> Option<String> {
+    let by = crate::record::pending_offer(g)?;
+    let def = g.variant.def();
+    let side = crate::engine::Side::ALL
+        .into_iter()
+        .find(|&s| by == def.side_name(s) || by == crate::record::player(g, s))?;
+    let name = |s| public_name(&crate::record::player(g, s)).into_owned();
+    let to_move = g.position().side_to_move();
+    Some(match mine {
+        Some(m) if m == side && to_move == m => "Your draw offer goes with your next move.".to_string(),
+        Some(m) if m == side => format!("Your draw offer awaits {}'s answer.", name(m.opponent())),
+        Some(m) if to_move == m => {
+            format!("{} offers a draw: accept or decline it below (a move declines it).", name(side))
+        }
+        Some(_) => format!("{} offers a draw with their next move.", name(side)),
+        None => format!("{} offers a draw.", name(side)),
+    })
 }
 
 /// A clock as a page says it: whose deadline, when (UTC), and the time left or over.
@@ -763,6 +785,7 @@ fn game_html(s: &Served, visitor: &Visitor, id: &str) -> Result<String, Refused>
         me,
         actions: actions(&g, mine, clock.is_some(), overdue),
         clock: clock.as_ref().map(|c| clock_text(c, yours)),
+        offer: offer_text(&g, mine),
         today: chrono::DateTime::from_timestamp(s.session.now().unix_seconds(), 0)
             .map(|t| t.format("%Y-%m-%d").to_string())
             .unwrap_or_default(),

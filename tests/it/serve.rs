@@ -492,6 +492,10 @@ fn a_draw_offer_accepted_by_a_click_is_committed_as_the_cli_commits_it() {
         "Array.prototype.map.call(document.querySelectorAll('#actions button'), function (e) { return e.getAttribute('data-action'); })",
     );
     assert_eq!(offered, json!(["resign", "accept-draw", "decline-draw"]));
+    assert_eq!(
+        b.eval("document.getElementById('offer-line').textContent"),
+        json!("Bo Example offers a draw: accept or decline it below (a move declines it).")
+    );
     click_on(&mut b, "#actions button[data-action=\"accept-draw\"]");
     wait_for(&mut b, "!document.getElementById('confirm').hidden", "the confirmation is shown");
     assert_eq!(
@@ -1293,6 +1297,11 @@ fn serve_offered_a_second_draw_offer_and_claims_the_rules_refuse() {
         &mut b,
         "document.querySelectorAll('#actions button[data-action=\"offer-draw\"]').length === 0 && document.querySelectorAll('#actions button').length === 1",
         "the offer stands: not offered again",
+    );
+    assert_eq!(
+        b.eval("document.getElementById('offer-line').textContent"),
+        json!("Your draw offer goes with your next move."),
+        "the offer is said to its player"
     );
     // Ann's move carries the offer, Bo moves on (declining it), back to the start a
     // third time: now the claim.

@@ -355,6 +355,9 @@
       'leave': ['Book leave…', null]
     };
     document.getElementById('clock-line').textContent = play.clock || '';
+    var offerLine = document.getElementById('offer-line');
+    offerLine.textContent = play.offer || '';
+    offerLine.hidden = !play.offer;
     var actions = document.getElementById('actions');
     (play.actions || []).forEach(function (a) {
       var b = document.createElement('button');
