@@ -637,6 +637,12 @@ pub fn pending_offer(game: &Game) -> Option<String> {
     comments.iter().find_map(|c| c.strip_prefix(DRAW_OFFER_PREFIX).map(str::to_string))
 }
 
+/// The side whose draw offer is pending ([`pending_offer`] names it by its side name).
+pub fn pending_offer_side(game: &Game) -> Option<Side> {
+    let by = pending_offer(game)?;
+    Side::ALL.into_iter().find(|&s| game.variant.def().side_name(s) == by)
+}
+
 /// How [`play`] writes the move.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct MoveOptions {

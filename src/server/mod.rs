@@ -282,14 +282,14 @@ fn cookie_token(headers: &HeaderMap) -> Option<&str> {
     })
 }
 
-/// Whom the request acts for: a browser given the URL, or the account the reverse
-/// proxy names.
 /// Whether the request's `Host` is the address the server printed.
 fn host_is_ours(s: &Served, headers: &HeaderMap) -> bool {
     let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
     host.is_some_and(|h| s.hosts.iter().any(|o| h.eq_ignore_ascii_case(o)))
 }
 
+/// Whom the request acts for: a browser given the URL, or the account the reverse
+/// proxy names.
 fn admitted(s: &Served, headers: &HeaderMap) -> Result<Visitor, Refused> {
     match &s.admission {
         Admission::Token if !host_is_ours(s, headers) => Err(refusal(
@@ -518,6 +518,11 @@ fn find_game(archive: &Archive, id: &str) -> Result<crate::archive::GamePath, Re
 
 /// A game at the tip: its file's text and the game replayed.
 fn load_game(archive: &Archive, id: &str) -> Result<Game, Refused> {
+    load_game_at(archive, id).map(|(_, g)| g)
+}
+
+/// [`load_game`], with where the game's file is.
+fn load_game_at(archive: &Archive, id: &str) -> Result<(crate::archive::GamePath, Game), Refused> {
     let path = find_game(archive, id)?;
     let text = archive
         .read_file(&path.path())
@@ -527,7 +532,7 @@ fn load_game(archive: &Archive, id: &str) -> Result<Game, Refused> {
     crate::record::Loader::new()
         .definitions(&definitions)
         .load(&text)
-        .map(|l| l.game)
+        .map(|l| (path, l.game))
         .map_err(|e| refusal(StatusCode::CONFLICT, format!("{id} does not replay: {e}")))
 }
 
@@ -631,11 +636,8 @@ fn actions(
         out.push("leave");
     }
     if g.position().side_to_move() == side {
-        let offer = crate::record::pending_offer(g);
-        let by_me =
-            |by: &String| by == g.variant.def().side_name(side) || *by == crate::record::player(g, side);
-        match offer {
-            Some(by) if !by_me(&by) => out.extend(["accept-draw", "decline-draw"]),
+        match crate::record::pending_offer_side(g) {
+            Some(by) if by != side => out.extend(["accept-draw", "decline-draw"]),
             // An offer of the user's own stands until their next move: no second one.
             Some(_) => {}
             None => out.push("offer-draw"),
@@ -650,11 +652,7 @@ fn actions(
 
 /// A standing draw offer as the page says it to the player of `mine` (or to anyone).
 fn offer_text(g: &Game, mine: Option<crate::engine::Side>) -> Option<String> {
-    let by = crate::record::pending_offer(g)?;
-    let def = g.variant.def();
-    let side = crate::engine::Side::ALL
-        .into_iter()
-        .find(|&s| by == def.side_name(s) || by == crate::record::player(g, s))?;
+    let side = crate::record::pending_offer_side(g)?;
     let name = |s| public_name(&crate::record::player(g, s)).into_owned();
     let to_move = g.position().side_to_move();
     Some(match mine {
@@ -762,12 +760,11 @@ fn side_in(
 
 fn game_html(s: &Served, visitor: &Visitor, id: &str) -> Result<String, Refused> {
     let archive = ops::open(&s.session, false).map_err(|e| error_response(&e))?;
-    let g = load_game(&archive, id)?;
+    let (path, g) = load_game_at(&archive, id)?;
     let (mine, me) = side_in(&archive, s, visitor, &g)?;
     let pos = g.position();
     let going_on = crate::record::result_of(&g) == "*";
     let yours = going_on && mine == Some(pos.side_to_move());
-    let path = find_game(&archive, id)?;
     let clock = if going_on {
         ops::clock_of_game(&archive, &path, &g, s.session.now().unix_seconds())
             .map_err(|e| error_response(&e))?
