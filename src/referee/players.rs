@@ -224,18 +224,20 @@ pub fn game_push_problem(
     push_problem(pusher, club, [(&w, tag(Side::White)), (&b, tag(Side::Black))], actor)
 }
 
+/// Whether `account` may push the steps of the player named `player`, whose game's
+/// account tag for that side is `tag` ([`player_accounts`]).
+pub fn account_plays(club: &ClubAccounts, player: &str, tag: Option<&str>, account: &str) -> bool {
+    player_accounts(player, ("account tag", tag), club).0.iter().any(|a| a == account)
+}
+
 /// The side of `game` whose steps `account` may take, as [`push_problem`] judges a push
 /// of it by that account: the side whose player's accounts ([`player_accounts`]) hold it.
 /// `None` when the account plays neither side (or, listed for both, one account on both
 /// sides, which the registry refuses).
 pub fn side_of_account(game: &Game, club: &ClubAccounts, account: &str) -> Option<Side> {
-    let mut sides = Side::ALL.into_iter().filter(|s| {
-        let player = record::player(game, *s);
-        player_accounts(&player, (account_tag(*s), game.text.tag(account_tag(*s))), club)
-            .0
-            .iter()
-            .any(|a| a == account)
-    });
+    let mut sides = Side::ALL
+        .into_iter()
+        .filter(|s| account_plays(club, &record::player(game, *s), game.text.tag(account_tag(*s)), account));
     let side = sides.next()?;
     sides.next().is_none().then_some(side)
 }

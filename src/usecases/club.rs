@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 use crate::archive::{Archive, CommitId};
 use crate::engine::Side;
 use crate::record::game::Game;
-use crate::referee::players::{ClubAccounts, player_accounts, side_of_account};
+use crate::referee::players::{ClubAccounts, account_plays, side_of_account};
 
 use super::error::Error as Failure;
 
@@ -29,9 +29,9 @@ pub fn account_side(club: &ClubAccounts, game: &Game, account: &str) -> Option<S
 }
 
 /// Whether `account` may push the steps of the player named `player` whose game's
-/// account tag for that side is `tag` ([`player_accounts`]).
+/// account tag for that side is `tag`.
 pub fn plays_as(club: &ClubAccounts, player: &str, tag: Option<&str>, account: &str) -> bool {
-    player_accounts(player, ("account tag", tag), club).0.iter().any(|a| a == account)
+    account_plays(club, player, tag, account)
 }
 
 /// What a post-receive hook said, when one ran.
