@@ -69,10 +69,7 @@ pub fn analyse(g: &crate::record::game::Game, from: usize, line: &[String]) -> R
     }
     let v = &g.variant;
     let def = v.def();
-    let mut pos = g.start.clone();
-    for m in &g.moves[..from] {
-        pos = v.make(&pos, m);
-    }
+    let mut pos = g.position_at(from);
     let side_line = |pos: &crate::engine::Position, moves: &[LegalMove]| {
         let side = def.side_name(pos.side_to_move());
         if moves.is_empty() {

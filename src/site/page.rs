@@ -38,6 +38,23 @@ pub struct PlyData {
     pub m: Vec<(String, &'static str)>,
 }
 
+/// How piece `p` is drawn.
+fn piece_style(v: &Variant, p: crate::engine::Piece) -> PieceStyle {
+    PieceStyle { label: piece_label(v, p), side: if p.side == Side::White { 0 } else { 1 } }
+}
+
+/// The squares of a move a board outlines as the last move: its origin (none for a piece
+/// brought onto the board) and its destination.
+fn last_squares(v: &Variant, m: &crate::engine::Move) -> Vec<String> {
+    let dims = v.def().dims;
+    m.from().into_iter().chain(std::iter::once(m.to())).map(|sq| dims.name(sq)).collect()
+}
+
+/// Whether `marks` hold a check.
+fn checked(marks: &[(String, &'static str)]) -> bool {
+    marks.iter().any(|(_, k)| *k == "check")
+}
+
 /// The marks of `pos` ([`PlyData::m`]): the side to move's royal piece when in check,
 /// and every frozen piece.
 fn marks(v: &Variant, pos: &Position) -> Vec<(String, &'static str)> {
@@ -183,7 +200,8 @@ fn hands(v: &Variant, pos: &Position) -> [Vec<(String, u8)>; 2] {
     })
 }
 
-fn side_line(game: &Game, pos: &Position, ply: usize) -> String {
+/// `in_check`: the side to move is in check (from [`marks`]).
+fn side_line(game: &Game, pos: &Position, ply: usize, in_check: bool) -> String {
     let def = game.variant.def();
     if ply == game.moves.len() {
         let result = result_of(game);
@@ -191,7 +209,7 @@ fn side_line(game: &Game, pos: &Position, ply: usize) -> String {
             return format!("Game over: {result}");
         }
     }
-    let check = if game.variant.in_check(pos) { ", in check" } else { "" };
+    let check = if in_check { ", in check" } else { "" };
     format!("{} to move (move {}){check}", def.side_name(pos.side_to_move()), pos.fullmove_number())
 }
 
@@ -212,10 +230,7 @@ pub fn position_data(
         .filter_map(|sq| {
             let p = pos.piece_at(sq)?;
             let token = piece_token(def, p);
-            pieces.entry(token.clone()).or_insert_with(|| PieceStyle {
-                label: piece_label(v, p),
-                side: if p.side == Side::White { 0 } else { 1 },
-            });
+            pieces.entry(token.clone()).or_insert_with(|| piece_style(v, p));
             Some((dims.name(sq), token))
         })
         .collect();
@@ -223,17 +238,12 @@ pub fn position_data(
         for i in 0..def.kinds.len() {
             let p = crate::engine::Piece { side, kind: crate::engine::PieceKind::new(i as u8) };
             if pos.in_hand(side, p.kind) > 0 {
-                pieces.entry(piece_token(def, p)).or_insert_with(|| PieceStyle {
-                    label: piece_label(v, p),
-                    side: if side == Side::White { 0 } else { 1 },
-                });
+                pieces.entry(piece_token(def, p)).or_insert_with(|| piece_style(v, p));
             }
         }
     }
     let h = hands(v, pos);
-    let l = last
-        .map(|m| m.from().into_iter().chain(std::iter::once(m.to())).map(|sq| dims.name(sq)).collect())
-        .unwrap_or_default();
+    let l = last.map(|m| last_squares(v, m)).unwrap_or_default();
     (PlyData { d, l, h, f: write_position(v, pos), s: side_line, m: marks(v, pos) }, pieces)
 }
 
@@ -246,10 +256,7 @@ pub fn game_page(id: &str, game: &Game) -> GamePage {
     let mut pieces = std::collections::BTreeMap::new();
     let mut style = |p: crate::engine::Piece| {
         let token = piece_token(def, p);
-        pieces.entry(token.clone()).or_insert_with(|| PieceStyle {
-            label: piece_label(v, p),
-            side: if p.side == Side::White { 0 } else { 1 },
-        });
+        pieces.entry(token.clone()).or_insert_with(|| piece_style(v, p));
         token
     };
     let mut plies = Vec::with_capacity(game.moves.len() + 1);
@@ -258,13 +265,14 @@ pub fn game_page(id: &str, game: &Game) -> GamePage {
     let d = squares.iter().filter_map(|&sq| pos.piece_at(sq).map(|p| (dims.name(sq), style(p)))).collect();
     let h = hands(v, &pos);
     any_hand |= h.iter().any(|s| !s.is_empty());
+    let m = marks(v, &pos);
     plies.push(PlyData {
         d,
         l: vec![],
-        s: side_line(game, &pos, 0),
+        s: side_line(game, &pos, 0, checked(&m)),
         f: write_position(v, &pos),
         h,
-        m: marks(v, &pos),
+        m,
     });
     let mut items = Vec::with_capacity(game.moves.len());
     for (i, m) in game.moves.iter().enumerate() {
@@ -274,7 +282,7 @@ pub fn game_page(id: &str, game: &Game) -> GamePage {
             .filter(|&&sq| pos.piece_at(sq) != next.piece_at(sq))
             .map(|&sq| (dims.name(sq), next.piece_at(sq).map(&mut style).unwrap_or_default()))
             .collect();
-        let l = m.from().into_iter().chain(std::iter::once(m.to())).map(|sq| dims.name(sq)).collect();
+        let l = last_squares(v, m);
         let h = hands(v, &next);
         any_hand |= h.iter().any(|s| !s.is_empty());
         let node = game.text.moves.get(i);
@@ -292,13 +300,14 @@ pub fn game_page(id: &str, game: &Game) -> GamePage {
             comments: node.map(|n| comments(&n.comments)).unwrap_or_default(),
             time: node.and_then(|n| move_time(&n.comments)),
         });
+        let m = marks(v, &next);
         plies.push(PlyData {
             d,
             l,
-            s: side_line(game, &next, i + 1),
+            s: side_line(game, &next, i + 1, checked(&m)),
             f: write_position(v, &next),
             h,
-            m: marks(v, &next),
+            m,
         });
         pos = next;
     }
