@@ -841,22 +841,27 @@ async fn standings(State(s): State<Arc<Served>>, Path(file): Path<String>, heade
     }
     let answer = blocking(move || {
         let archive = ops::open(&s.session, false).map_err(|e| error_response(&e))?;
-        let hrefs = archive
-            .list_games()
-            .map_err(|e| error_response(&Error::from(e)))?
-            .iter()
-            .map(|p| (p.id().to_string(), format!("game/{}", p.id())))
-            .collect();
-        let pages = crate::site::extra_pages(&archive, &s.session, &hrefs, crate::site::Addresses::Hidden)
-            .map_err(|e| refusal(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+        // Only the tournament asked for: `NAME.html` or `NAME.json`.
+        let (name, kind) = match file.rsplit_once('.') {
+            Some((n, "html")) => (n, "text/html; charset=utf-8"),
+            Some((n, "json")) => (n, "application/json"),
+            _ => return Err(refusal(StatusCode::NOT_FOUND, format!("no standings {file}"))),
+        };
+        if !ops::list_tournaments(&archive).map_err(|e| error_response(&e))?.iter().any(|t| t == name) {
+            return Err(refusal(StatusCode::NOT_FOUND, format!("no standings {file}")));
+        }
+        let href = |id: &str| Some(format!("game/{id}"));
+        let pages =
+            crate::site::extra_pages(&archive, &s.session, Some(name), &href, crate::site::Addresses::Hidden)
+                .map_err(|e| refusal(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
         let wanted = format!("tournaments/{file}");
         pages
             .into_iter()
             .find_map(|p| {
                 if p.path == wanted {
-                    return Some(("text/html; charset=utf-8", p.html));
+                    return Some((kind, p.html));
                 }
-                p.beside.into_iter().find(|(path, _)| *path == wanted).map(|(_, j)| ("application/json", j))
+                p.beside.into_iter().find(|(path, _)| *path == wanted).map(|(_, j)| (kind, j))
             })
             .ok_or_else(|| refusal(StatusCode::NOT_FOUND, format!("no standings {file}")))
     })

@@ -220,21 +220,23 @@ pub struct ExtraPage {
     pub beside: Vec<(String, String)>,
 }
 
-/// The pages added beside the games' pages: one standings page per tournament, with its
-/// figures as JSON beside it (the same JSON `ravenpost standings --json` prints for it).
-/// `hrefs` maps each game id to its page's address from the output directory.
+/// The pages added beside the games' pages: a standings page for `tournament` (or for
+/// each tournament), with its figures as JSON beside it (the same JSON `ravenpost
+/// standings --json` prints for it). `href` gives a game's page address from the output
+/// directory (`None`: the game has no page).
 ///
 /// # Errors
-/// The archive's errors; a tournament file that cannot be read.
+/// The archive's errors; an unknown tournament or one whose file cannot be read.
 pub fn extra_pages(
     archive: &Archive,
     session: &Session,
-    hrefs: &BTreeMap<String, String>,
+    tournament: Option<&str>,
+    href: &dyn Fn(&str) -> Option<String>,
     addresses: Addresses,
 ) -> Result<Vec<ExtraPage>, SiteError> {
     let env = environment();
-    let all =
-        crate::usecases::standings(archive, None, session).map_err(|e| SiteError::Standings(Box::new(e)))?;
+    let all = crate::usecases::standings(archive, tournament, session)
+        .map_err(|e| SiteError::Standings(Box::new(e)))?;
     let mut out = Vec::new();
     for mut s in all {
         if addresses == Addresses::Hidden {
@@ -258,9 +260,8 @@ pub fn extra_pages(
         let mut links = BTreeMap::new();
         for r in &s.rows {
             for c in r.cells.iter().flatten() {
-                let href =
-                    hrefs.get(&c.id).map_or_else(|| "../index.html".to_string(), |h| format!("../{h}"));
-                links.insert(c.id.clone(), href);
+                let to = href(&c.id).map_or_else(|| "../index.html".to_string(), |h| format!("../{h}"));
+                links.insert(c.id.clone(), to);
             }
         }
         let json_name = format!("{}.json", s.tournament);
@@ -544,7 +545,7 @@ pub fn generate(
     rows.extend(army_choice_rows(archive, addresses)?);
     let hrefs: BTreeMap<String, String> =
         rows.iter().filter_map(|r| Some((r.id.clone(), r.href.clone()?))).collect();
-    let extra = extra_pages(archive, session, &hrefs, addresses)?;
+    let extra = extra_pages(archive, session, None, &|id| hrefs.get(id).cloned(), addresses)?;
     for p in &extra {
         for (path, text) in std::iter::once((&p.path, &p.html)).chain(p.beside.iter().map(|(p, t)| (p, t))) {
             if write_if_changed(out, path, text.as_bytes())? {
