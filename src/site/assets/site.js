@@ -439,33 +439,22 @@
       var path = m.action ? '/action' : '/move';
       var body = m.action ? { action: m.action } : { san: m.san, ply: play.plies + 1 };
       say('Sending ' + (m.action ? ACTIONS[m.action][0].toLowerCase() : m.san) + '…');
-      fetch('/game/' + encodeURIComponent(play.game) + path, {
-        method: 'POST', credentials: 'same-origin',
-        headers: { 'Content-Type': 'application/json', 'X-Ravenpost-Csrf': play.csrf },
-        body: JSON.stringify(body)
-      }).then(function (r) {
-        return r.json().then(function (j) { return { ok: r.ok, body: j }; });
-      }).then(function (a) {
-        document.getElementById('confirm-play').disabled = false;
-        if (a.ok) { refresh(); } else { clear(); say(a.body.error || 'refused', true); }
-      }).catch(function (err) {
-        document.getElementById('confirm-play').disabled = false;
-        say('The server did not answer: ' + err, true);
+      var button = document.getElementById('confirm-play');
+      postJson('/game/' + encodeURIComponent(play.game) + path, body, play.csrf, function () {
+        button.disabled = false;
+        refresh();
+      }, function (message, refused) {
+        button.disabled = false;
+        if (refused) clear();
+        say(message, true);
       });
     });
     // The analysis board.
     var panel = document.getElementById('analysis');
     var movedOn = false;
     function post(path, body, csrf, done) {
-      var headers = { 'Content-Type': 'application/json' };
-      if (csrf) headers['X-Ravenpost-Csrf'] = play.csrf;
-      fetch('/game/' + encodeURIComponent(play.game) + path, {
-        method: 'POST', credentials: 'same-origin', headers: headers, body: JSON.stringify(body)
-      }).then(function (r) {
-        return r.json().then(function (j) { return { ok: r.ok, body: j }; });
-      }).then(function (a) {
-        if (a.ok) done(a.body); else say(a.body.error || 'refused', true);
-      }).catch(function (err) { say('The server did not answer: ' + err, true); });
+      postJson('/game/' + encodeURIComponent(play.game) + path, body, csrf ? play.csrf : null, done,
+        function (message) { say(message, true); });
     }
     function boardOf(p) {
       var b = {};
@@ -607,6 +596,20 @@
     };
   }
 
+  // A served page's change: POST `body` as JSON to `url` with the page's CSRF token;
+  // `done(answer)` when accepted, `failed(message, refused)` when refused (true) or
+  // unanswered (false).
+  function postJson(url, body, csrf, done, failed) {
+    var headers = { 'Content-Type': 'application/json' };
+    if (csrf) headers['X-Ravenpost-Csrf'] = csrf;
+    fetch(url, { method: 'POST', credentials: 'same-origin', headers: headers, body: JSON.stringify(body) })
+      .then(function (r) {
+        return r.json().then(function (j) { return { ok: r.ok, body: j }; });
+      }).then(function (a) {
+        if (a.ok) done(a.body); else failed(a.body.error || 'refused', true);
+      }).catch(function (err) { failed('The server did not answer: ' + err, false); });
+  }
+
   // A secret army choice (`ravenpost serve`, Fantasy Grand Chess): choose an army, then
   // reveal it once both players have chosen. The page reloads when the other player acts.
   function armyPage(data) {
@@ -616,17 +619,13 @@
     function say(t, e) { line.textContent = t; line.classList.toggle('error', !!e); }
     function send(path, body) {
       say('Sending…');
-      fetch('/army/' + encodeURIComponent(data.game) + path, {
-        method: 'POST', credentials: 'same-origin',
-        headers: { 'Content-Type': 'application/json', 'X-Ravenpost-Csrf': data.csrf },
-        body: JSON.stringify(body)
-      }).then(function (r) {
-        return r.json().then(function (j) { return { ok: r.ok, body: j }; });
-      }).then(function (a) {
-        if (!a.ok) { confirm.hidden = true; say(a.body.error || 'refused', true); return; }
-        if (a.body.started) location.href = '/game/' + encodeURIComponent(data.game);
+      postJson('/army/' + encodeURIComponent(data.game) + path, body, data.csrf, function (answer) {
+        if (answer.started) location.href = '/game/' + encodeURIComponent(data.game);
         else location.reload();
-      }).catch(function (err) { say('The server did not answer: ' + err, true); });
+      }, function (message, refused) {
+        if (refused) confirm.hidden = true;
+        say(message, true);
+      });
     }
     Array.prototype.forEach.call(document.querySelectorAll('.choose-army'), function (b) {
       b.addEventListener('click', function () {
