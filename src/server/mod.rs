@@ -72,6 +72,14 @@ pub enum ServeError {
     /// The archive could not be opened.
     #[error(transparent)]
     Archive(Box<Error>),
+    /// The port is taken.
+    #[error(
+        "port {port} on 127.0.0.1 is in use: give another with --port, or leave --port out for a free one"
+    )]
+    PortInUse {
+        /// The port asked for.
+        port: u16,
+    },
 }
 
 /// Whom the server admits.
@@ -159,7 +167,13 @@ pub fn serve(
     let ServeOptions { port, admission, header_timeout } = options;
     let runtime = tokio::runtime::Builder::new_current_thread().enable_io().enable_time().build()?;
     runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, port))).await?;
+        let listener =
+            match tokio::net::TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, port))).await {
+                Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => {
+                    return Err(ServeError::PortInUse { port });
+                }
+                other => other?,
+            };
         let addr = listener.local_addr()?;
         let port = addr.port();
         let hosts = [format!("127.0.0.1:{port}"), format!("localhost:{port}")];
@@ -169,7 +183,7 @@ pub fn serve(
             Admission::AccountHeader(_) => format!("http://{addr}/"),
         };
         ready(&Listening { addr, url });
-        accept_loop(listener, router(served), header_timeout).await
+        Ok(accept_loop(listener, router(served), header_timeout).await?)
     })?;
     Ok(())
 }
@@ -388,6 +402,13 @@ struct TokenQuery {
 /// its address; else the list of games, the user's to move first.
 async fn index(State(s): State<Arc<Served>>, Query(q): Query<TokenQuery>, headers: HeaderMap) -> Response {
     if let (Some(t), Admission::Token) = (q.token, &s.admission) {
+        if !host_is_ours(&s, &headers) {
+            return refusal(
+                StatusCode::FORBIDDEN,
+                format!("this server answers only at http://{}/", s.hosts[0]),
+            )
+            .into_response();
+        }
         if !same_secret(&t, &s.token) {
             return refusal(StatusCode::FORBIDDEN, "wrong token: open the URL `ravenpost serve` printed")
                 .into_response();

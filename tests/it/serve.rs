@@ -1349,6 +1349,21 @@ fn serve_left_prepared_replies_unanswered_and_leaked_addresses_in_downloads() {
         server.port
     ));
     assert!(rebound.starts_with("HTTP/1.1 403"), "{rebound}");
+    // The token is exchanged only under the printed address too (found by a new user).
+    let exchanged = server.raw(&format!(
+        "GET /?token={} HTTP/1.1\r\nHost: evil.example:{}\r\nConnection: close\r\n\r\n",
+        server.token(),
+        server.port
+    ));
+    assert!(exchanged.starts_with("HTTP/1.1 403") && !exchanged.contains("Set-Cookie"), "{exchanged}");
+    // A port in use is said so, with what to do.
+    let taken = common::cli::run(&dir, &home, &["serve", "--port", &server.port.to_string()]);
+    assert!(!taken.status.success());
+    let said = common::cli::text(&taken);
+    assert!(
+        said.contains(&format!("port {} on 127.0.0.1 is in use", server.port)) && said.contains("--port"),
+        "{said}"
+    );
     drop(server);
 
     // A club: a member downloads a game without its players' addresses; a request naming
