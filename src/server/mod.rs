@@ -592,6 +592,8 @@ pub struct PlayData {
     pub moves: Vec<LegalMove>,
     /// The token a move repeats in [`CSRF_HEADER`].
     pub csrf: String,
+    /// Whether the user plays a side of the game.
+    pub plays: bool,
     /// Who plays, for the page's line (`Playing as Ann`).
     pub me: Option<String>,
     /// The other steps the user can take now ([`Action`]'s names: `resign`,
@@ -800,6 +802,7 @@ fn game_html(s: &Served, visitor: &Visitor, id: &str) -> Result<String, Refused>
         yours,
         moves: if yours { legal_moves(&g.variant, &pos) } else { Vec::new() },
         csrf: csrf_of(s, visitor)?,
+        plays: mine.is_some(),
         me,
         actions: actions(&g, mine, clock.is_some(), overdue),
         clock: clock.as_ref().map(|c| clock_text(c, yours)),

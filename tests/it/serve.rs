@@ -1547,6 +1547,20 @@ fn the_served_pages_had_no_standings() {
     assert_eq!(status, 200);
     assert!(page.replace("&#x2f;", "/").contains("href=\"../game/cup-r1-b1\""), "{page}");
     assert_eq!(server.request("GET", "/tournaments/nope.html", &c, "").0, 404);
+    // A game the user plays no side of says so, not "waiting for the opponent" (found by
+    // a new user).
+    for round in 1..=3 {
+        let id = format!("cup-r{round}-b1");
+        let g = ravenpost::record::load(
+            &std::fs::read_to_string(dir.join(format!("games/gygax/{id}.pgn"))).unwrap(),
+        )
+        .unwrap();
+        let plays =
+            ravenpost::engine::Side::ALL.iter().any(|&s| ravenpost::record::player(&g, s) == "Ann Example");
+        let (_, page) = server.request("GET", &format!("/game/{id}"), &c, "");
+        let (_, data) = page_data(&page);
+        assert_eq!(data["plays"], json!(plays), "{id}");
+    }
     // An unknown game: a 404 page that names neither the archive's folder nor its games.
     for path in ["/game/nope", "/game/nope/ply", "/game/nope/download", "/army/nope"] {
         let (status, body) = server.request("GET", path, &c, "");

@@ -65,17 +65,20 @@ pub(crate) fn run(s: &Session, args: RatingsArgs, out: &mut impl Write) -> Resul
         r.to.as_ref().map(|d| format!(" to {d}")).unwrap_or_default(),
     )
     .map_err(io)?;
+    let glicko = r.k.is_none();
     let table = |title: &str, list: &[ops::PlayerRating], out: &mut dyn Write| -> std::io::Result<()> {
         writeln!(out, "\n{title}")?;
         let w = list.iter().map(|p| p.name.chars().count()).max().unwrap_or(6).max(6);
-        writeln!(out, "  {:<w$}  Rating     RD  Games   +   =   -  Score", "Player")?;
+        // The rating deviation is Glicko-2's; Elo has none.
+        let rd_head = if glicko { "     RD" } else { "" };
+        writeln!(out, "  {:<w$}  Rating{rd_head}  Games   +   =   -  Score", "Player")?;
         for p in list {
             let score = p.wins as f64 + p.draws as f64 / 2.0;
             let rating = format!("{}{}", p.rating, if p.provisional { "?" } else { "" });
-            let rd = p.deviation.map(|d| d.to_string()).unwrap_or_default();
+            let rd = p.deviation.map(|d| format!("  {d:>5}")).unwrap_or_default();
             writeln!(
                 out,
-                "  {:<w$}  {:>6}  {:>5}  {:>5}  {:>2}  {:>2}  {:>2}  {:>5}",
+                "  {:<w$}  {:>6}{}  {:>5}  {:>2}  {:>2}  {:>2}  {:>5}",
                 p.name,
                 rating,
                 rd,

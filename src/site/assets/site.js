@@ -278,7 +278,7 @@
       if (an) {
         say('Analysis: click a piece, then where it goes; ◀ ▶ step through the line. Nothing is played.');
       } else if (!play.yours) {
-        say(play.me ? 'Waiting for the opponent: this page shows the move when it arrives.' : 'You play no side here.');
+        say(play.plays ? 'Waiting for the opponent: this page shows the move when it arrives.' : 'You play no side here.');
       } else if (v.ply() !== v.last) {
         say('Go to the last position (») to move.');
       } else {
