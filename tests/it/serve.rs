@@ -212,6 +212,24 @@ fn click_move(
     click_on(b, "#confirm-play");
 }
 
+/// Clicks the page's button for `action`, checks the confirmation says `confirm`, and
+/// confirms.
+fn act_by_click(b: &mut Browser, action: &str, confirm: &str) {
+    click_on(b, &format!("#actions button[data-action=\"{action}\"]"));
+    wait_for(b, "!document.getElementById('confirm').hidden", "the confirmation is shown");
+    assert_eq!(b.eval("document.getElementById('confirm-text').textContent"), json!(confirm));
+    click_on(b, "#confirm-play");
+}
+
+/// Waits until the game file of `dir` has the result `result`.
+fn wait_for_result(dir: &Path, result: &str) {
+    let started = Instant::now();
+    while !game_text(dir).contains(&format!("[Result \"{result}\"]")) {
+        assert!(started.elapsed() < Duration::from_secs(30), "no {result} reached the archive");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 fn wait_for_ply(dir: &Path, ply: usize) -> String {
     let started = Instant::now();
     loop {
@@ -496,18 +514,8 @@ fn a_draw_offer_accepted_by_a_click_is_committed_as_the_cli_commits_it() {
         b.eval("document.getElementById('offer-line').textContent"),
         json!("Bo Example offers a draw: accept or decline it below (a move declines it).")
     );
-    click_on(&mut b, "#actions button[data-action=\"accept-draw\"]");
-    wait_for(&mut b, "!document.getElementById('confirm').hidden", "the confirmation is shown");
-    assert_eq!(
-        b.eval("document.getElementById('confirm-text').textContent"),
-        json!("Accept the draw offer? The game ends drawn.")
-    );
-    click_on(&mut b, "#confirm-play");
-    let started = Instant::now();
-    while !game_text(&dir).contains("[Result \"1/2-1/2\"]") {
-        assert!(started.elapsed() < Duration::from_secs(30), "no draw reached the archive");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    act_by_click(&mut b, "accept-draw", "Accept the draw offer? The game ends drawn.");
+    wait_for_result(&dir, "1/2-1/2");
     ok(&twin, &twin_home, &["draw", "accept", "g1"]);
     assert_eq!(game_text(&dir), game_text(&twin), "the served acceptance is the cli's, byte for byte");
     // The page redraws as the game ended: no actions, no moves.
@@ -1132,18 +1140,8 @@ fn a_timeout_claimed_by_a_click_is_committed_as_the_cli_commits_it() {
     let clock = b.eval("document.getElementById('clock-line').textContent");
     assert!(clock.as_str().unwrap().starts_with("Bo Example to move: over time since 2025-"), "{clock}");
     assert_eq!(b.eval(actions), json!(["resign", "claim-timeout", "leave"]));
-    click_on(&mut b, "#actions button[data-action=\"claim-timeout\"]");
-    wait_for(&mut b, "!document.getElementById('confirm').hidden", "the confirmation is shown");
-    assert_eq!(
-        b.eval("document.getElementById('confirm-text').textContent"),
-        json!("Claim the game on time? Your opponent is over time.")
-    );
-    click_on(&mut b, "#confirm-play");
-    let started = Instant::now();
-    while !game_text(&dir).contains("[Result \"1-0\"]") {
-        assert!(started.elapsed() < Duration::from_secs(30), "no result reached the archive");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    act_by_click(&mut b, "claim-timeout", "Claim the game on time? Your opponent is over time.");
+    wait_for_result(&dir, "1-0");
     ok_at(&twin, &twin_home, later, &["claim", "timeout", "g1"]);
     assert_eq!(game_text(&dir), game_text(&twin), "the served claim is the cli's, byte for byte");
     assert_eq!(head_message(&dir, &home), head_message(&twin, &twin_home));
