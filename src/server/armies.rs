@@ -126,17 +126,16 @@ fn pieces_of(army: &'static str) -> Vec<ArmyPiece> {
         .collect()
 }
 
-/// The page, or `None` once both armies are revealed (the game page then).
+/// The page, or `None` once the game has begun (the game page then).
 fn army_page(s: &Served, visitor: &Visitor, id: &str) -> Result<Option<String>, Refused> {
     let archive = ops::open(&s.session, false).map_err(|e| error_response(&e))?;
     // Once both have revealed the game file exists (and the choice may be gone).
     if ops::find(&archive, id).is_ok() {
         return Ok(None);
     }
+    // Both revealed but the game file not made yet (the reveal's second commit): the
+    // page waits, and its poll opens the game once the file is there.
     let (choice, mine) = side_of(&archive, s, visitor, id)?;
-    if choice.is_complete() {
-        return Ok(None);
-    }
     let public = |n: &str| crate::site::privacy::public_name(n).into_owned();
     let step = match mine {
         Some(side) if choice.commitment_of(side).is_none() => "commit",
