@@ -14,6 +14,13 @@
 //!                            # new games and army choices (README "Running a club server")
 //! accounts:                  # each player's git server accounts, for games without
 //!   Ann Example: [ann]       # WhiteAccount/BlackAccount tags
+//! players:                   # how each player plays, for the club's mails: `git` (a
+//!   Bo Example:              # clone and `ravenpost sync`, the default), `mail` (replies
+//!     email: bo@example.org  # to the referee mailbox, nothing installed) or `web`
+//!     plays-by: mail         # (`ravenpost serve`); the address over the game's tags
+//! club:
+//!   referee: games@club.example.org   # the referee mailbox (`ravenpost mail serve`)
+//!   web: https://chess.club.example.org  # where the club's `ravenpost serve` answers
 //! mail:                      # playing by email (issue 7): how `ravenpost mail send` delivers
 //!   smtp:
 //!     host: smtp.example.com
@@ -69,6 +76,12 @@ pub struct ArchiveConfig {
     /// without `WhiteAccount`/`BlackAccount` tags.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub accounts: std::collections::BTreeMap<String, Vec<String>>,
+    /// Player name → how that player plays and is mailed ([`PlayerSettings`]).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub players: std::collections::BTreeMap<String, PlayerSettings>,
+    /// The club's shared addresses: its referee mailbox and its web server.
+    #[serde(default, skip_serializing_if = "ClubSettings::is_empty")]
+    pub club: ClubSettings,
     /// Branches other than the archive's own that the club's hook accepts pushes to (a
     /// name, or a prefix ending in `*`: `review/*`); by default none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -91,6 +104,58 @@ pub struct MailConfig {
     /// on standard input; called with `-i -f FROM -- TO`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sendmail: Option<String>,
+}
+
+/// How a player plays: what the club's mails tell them to do to answer.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PlaysBy {
+    /// From a clone of the archive: `ravenpost sync` (the default).
+    #[default]
+    Git,
+    /// By mail only: a reply to the referee mailbox ([`ClubSettings::referee`]).
+    Mail,
+    /// In the browser, at the club's `ravenpost serve` ([`ClubSettings::web`]).
+    Web,
+}
+
+impl PlaysBy {
+    /// Whether this is the default, [`PlaysBy::Git`].
+    pub fn is_git(&self) -> bool {
+        *self == PlaysBy::Git
+    }
+}
+
+/// One player's entry under `players:`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct PlayerSettings {
+    /// The player's registered address: the club's mails go there, and the referee
+    /// mailbox takes moves from it only. Over the game's `WhiteEmail`/`BlackEmail` tags.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub email: Option<String>,
+    /// How the player answers (default `git`).
+    #[serde(default, skip_serializing_if = "PlaysBy::is_git")]
+    pub plays_by: PlaysBy,
+}
+
+/// The `club:` section.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct ClubSettings {
+    /// The referee mailbox's address, which mail players reply to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub referee: Option<String>,
+    /// The address of the club's `ravenpost serve`, for web players.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub web: Option<String>,
+}
+
+impl ClubSettings {
+    /// Whether nothing is set.
+    pub fn is_empty(&self) -> bool {
+        *self == ClubSettings::default()
+    }
 }
 
 /// How the connection to the SMTP server is protected.
@@ -171,6 +236,8 @@ impl Default for ArchiveConfig {
             diagrams: Diagrams::None,
             admins: Vec::new(),
             accounts: std::collections::BTreeMap::new(),
+            players: std::collections::BTreeMap::new(),
+            club: ClubSettings::default(),
             branches: Vec::new(),
             limits: None,
         }
@@ -232,7 +299,22 @@ impl ArchiveConfig {
                     .map_err(|e| err(format!("accounts: {player}: `{a}`: {e}")))?;
             }
         }
+        for (player, p) in &config.players {
+            if let Some(e) = &p.email {
+                crate::referee::players::check_address(e)
+                    .map_err(|why| err(format!("players: {player}: email: `{e}`: {why}")))?;
+            }
+        }
+        if let Some(e) = &config.club.referee {
+            crate::referee::players::check_address(e)
+                .map_err(|why| err(format!("club: referee: `{e}`: {why}")))?;
+        }
         Ok(config)
+    }
+
+    /// The player `name`'s entry under `players:`, if any.
+    pub fn player(&self, name: &str) -> Option<&PlayerSettings> {
+        self.players.get(name)
     }
 
     /// The accounts this file lists, as the referee takes them.

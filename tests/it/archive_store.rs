@@ -245,6 +245,34 @@ fn config_with_author_version_and_errors() {
     assert!(e.to_string().contains("diagrams: `3` is not one of"), "{e}");
 }
 
+#[test]
+fn players_and_club_settings_read_and_are_checked() {
+    use ravenpost::archive::PlaysBy;
+    let text = "version: 1\nplayers:\n  Bo Example:\n    email: bo@example.org\n    plays-by: mail\n  \
+                Cy:\n    plays-by: web\n  Ann: {}\nclub:\n  referee: games@club.example.org\n  \
+                web: https://chess.example.org\n";
+    let c = ArchiveConfig::from_yaml(text).unwrap();
+    assert_eq!(c.player("Bo Example").unwrap().plays_by, PlaysBy::Mail);
+    assert_eq!(c.player("Bo Example").unwrap().email.as_deref(), Some("bo@example.org"));
+    assert_eq!(c.player("Cy").unwrap().plays_by, PlaysBy::Web);
+    assert_eq!(c.player("Ann").unwrap().plays_by, PlaysBy::Git);
+    assert!(c.player("Dee").is_none());
+    assert_eq!(c.club.referee.as_deref(), Some("games@club.example.org"));
+    // Written back the way it was read (the default channel left out).
+    assert_eq!(ArchiveConfig::from_yaml(&c.to_yaml()).unwrap(), c);
+    assert!(!c.to_yaml().contains("git"), "{}", c.to_yaml());
+    let e = ArchiveConfig::from_yaml("version: 1\nplayers:\n  Bo:\n    email: bo at example\n").unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("ravenpost.yaml: players: Bo: email: `bo at example`: not an email address"),
+        "{e}"
+    );
+    let e = ArchiveConfig::from_yaml("version: 1\nplayers:\n  Bo:\n    plays-by: pigeon\n").unwrap_err();
+    assert!(e.to_string().contains("unknown variant `pigeon`"), "{e}");
+    let e = ArchiveConfig::from_yaml("version: 1\nclub:\n  referee: nobody\n").unwrap_err();
+    assert!(e.to_string().contains("club: referee: `nobody`"), "{e}");
+}
+
 // ---------------------------------------------------------------- writes and reads
 
 #[test]
