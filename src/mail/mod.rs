@@ -25,6 +25,8 @@
 
 use std::borrow::Cow;
 
+pub mod command;
+
 use mail_builder::MessageBuilder;
 use mail_builder::headers::address::Address;
 use mail_builder::headers::message_id::MessageId;
@@ -692,7 +694,7 @@ fn first_id(v: &mail_parser::HeaderValue<'_>) -> Option<String> {
 }
 
 /// The game id in a subject `[ravenpost] <id>: …`.
-fn id_from_subject(subject: &str) -> Option<String> {
+pub(crate) fn id_from_subject(subject: &str) -> Option<String> {
     let rest = &subject[subject.find("[ravenpost] ")? + "[ravenpost] ".len()..];
     let (id, _) = rest.split_once(':')?;
     (!id.is_empty() && !id.contains(' ')).then(|| id.to_string())
@@ -739,7 +741,7 @@ fn addresses(a: &mail_parser::Address<'_>) -> Vec<Mailbox> {
 }
 
 /// Every address a header (`From`, `Sender`) names.
-fn header_addresses(v: &HeaderValue<'_>) -> Vec<Mailbox> {
+pub(crate) fn header_addresses(v: &HeaderValue<'_>) -> Vec<Mailbox> {
     v.as_address().map(addresses).unwrap_or_default()
 }
 

@@ -306,7 +306,7 @@ pub fn export(
 
 /// How `mail send` delivers: flags over the user's settings' `mail` section, over
 /// `ravenpost.yaml`'s.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Delivery {
     /// `--smtp HOST[:PORT]`.
     pub smtp: Option<String>,

@@ -42,6 +42,7 @@ mod position_strings;
 mod position_tool;
 mod record;
 mod referee;
+mod referee_mailbox;
 mod replay;
 mod round_trip;
 mod san;

@@ -1,4 +1,4 @@
-//! `ravenpost mail export|send|import`: play by email.
+//! `ravenpost mail export|send|import|serve|secret`: play by email.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -118,6 +118,18 @@ enum MailCmd {
         #[arg(long)]
         json: bool,
     },
+    /// Run the club's referee mailbox: take moves and commands (resign, draw, accept,
+    /// decline, moves, board) that members mail to the club's address, judge and commit
+    /// them, and answer each.
+    ///
+    /// A mail acts for the player whose registered address sent it (ravenpost.yaml
+    /// `players:`, else the game's WhiteEmail/BlackEmail tag) and who carries their
+    /// secret if they have one (`mail secret`). Each mail is applied once, even when the
+    /// referee is killed and started again. Run it in the club's repository.
+    Serve(super::mail_serve::ServeArgs),
+    /// Give a player a secret their mails to the referee mailbox must carry (for
+    /// addresses whose domain does not sign its mail), or take it away.
+    Secret(super::mail_serve::SecretArgs),
 }
 
 /// Sender and recipient of a game message.
@@ -180,5 +192,7 @@ pub(crate) fn run(s: &Session, a: MailArgs, out: &mut impl Write) -> Result<(), 
             let options = ImportOptions { who: who.as_deref(), accept_sender };
             super::mail_import::run(s, &paths, options, json, out)
         }
+        MailCmd::Serve(a) => super::mail_serve::serve(s, a, out),
+        MailCmd::Secret(a) => super::mail_serve::secret(s, a, out),
     }
 }

@@ -16,6 +16,7 @@ pub(crate) mod leave;
 pub(crate) mod log;
 pub(crate) mod mail;
 pub(crate) mod mail_import;
+pub(crate) mod mail_serve;
 pub(crate) mod man;
 pub(crate) mod r#move;
 pub(crate) mod moves;

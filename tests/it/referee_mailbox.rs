@@ -1,0 +1,358 @@
+//! The referee mailbox (issue 33, item 4): a member with nothing but a mail client plays
+//! a git player of the same club archive. Plain mails are sent with Python's smtplib (no
+//! ravenpost) to a real SMTP server (aiosmtpd) that delivers into the club's Maildir;
+//! `ravenpost mail serve --once` referees that Maildir in the club's bare repository
+//! (pre-receive hook and `--notify` post-receive hook installed) and answers through a
+//! second SMTP server, the sink where the players' mail arrives.
+
+use crate::common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::long_game;
+use common::smtp::Smtp;
+use common::{T0 as GIT_T0, git, identity, ok_at, ravenpost_at, text};
+use mail_parser::MessageParser;
+
+/// The club: its bare repository, Ann's clone, the two SMTP servers.
+struct Club {
+    t: tempfile::TempDir,
+    home: PathBuf,
+    server: PathBuf,
+    ann: PathBuf,
+    /// The club's address delivers here: the referee's Maildir.
+    inbox: Smtp,
+    /// Answers and notifications arrive here.
+    sink: Smtp,
+}
+
+/// Later than the commits the `git` helper dates (its fixed clock, an hour after T0).
+const T0: i64 = GIT_T0 + 7200;
+
+const REFEREE: &str = "games@club.example.org";
+const BO: &str = "bo@post.example.net";
+
+fn club() -> Club {
+    club_with("")
+}
+
+/// The club, with `more_players` (YAML lines under `players:`) registered too.
+fn club_with(more_players: &str) -> Club {
+    let t = tempfile::tempdir().unwrap();
+    let home = identity(&t.path().join("home"), "Club Admin", "admin@club.example.org");
+    let inbox = Smtp::start(t.path(), "inbox", None);
+    let sink = Smtp::start(t.path(), "sink", None);
+    let server = t.path().join("server.git");
+    git(t.path(), &home, &["init", "--quiet", "--bare", "-b", "main", server.to_str().unwrap()]);
+    ok_at(t.path(), &home, T0, &["hook", "install", "--notify", "--repo", server.to_str().unwrap()]);
+    let ann = t.path().join("ann");
+    git(t.path(), &home, &["clone", "--quiet", server.to_str().unwrap(), ann.to_str().unwrap()]);
+    git(&ann, &home, &["config", "user.name", "Ann"]);
+    git(&ann, &home, &["config", "user.email", "ann@example.org"]);
+    let settings = format!(
+        "version: 1\nlayout: fan-out\nplayers:\n  Ann:\n    email: ann@example.org\n  Bo:\n    email: {BO}\n    \
+         plays-by: mail\n{more_players}club:\n  referee: {REFEREE}\nmail:\n  smtp:\n    host: 127.0.0.1\n    port: {}\n    \
+         security: none\n",
+        sink.port
+    );
+    std::fs::write(ann.join("ravenpost.yaml"), settings).unwrap();
+    git(&ann, &home, &["add", "ravenpost.yaml"]);
+    git(&ann, &home, &["commit", "--quiet", "-m", "club settings"]);
+    ok_at(&ann, &home, T0, &["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "ab"]);
+    ok_at(&ann, &home, T0, &["sync"]);
+    Club { t, home, server, ann, inbox, sink }
+}
+
+impl Club {
+    fn ravenpost(&self, time: i64, args: &[&str]) -> std::process::Output {
+        ravenpost_at(&self.server, &self.home, time).args(args).output().unwrap()
+    }
+
+    /// One pass of the referee over the club's Maildir; its JSON lines.
+    fn referee(&self, time: i64) -> Vec<serde_json::Value> {
+        let maildir = self.inbox.maildir.to_str().unwrap().to_string();
+        let o = self.ravenpost(time, &["mail", "serve", "--maildir", &maildir, "--once", "--json"]);
+        assert!(o.status.success(), "mail serve: {}", text(&o));
+        String::from_utf8(o.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+    }
+
+    fn server_log(&self) -> String {
+        git(&self.server, &self.home, &["log", "--format=%an <%ae> %s", "main"])
+    }
+
+    /// Sends a plain mail to the club's address with Python's smtplib.
+    fn mail(&self, from: &str, id: &str, subject: &str, in_reply_to: Option<&str>, body: &str) {
+        let reply = in_reply_to.map(|r| format!("m['In-Reply-To'] = '<{r}>'\nm['References'] = '<{r}>'\n"));
+        let script = format!(
+            "import smtplib\nfrom email.message import EmailMessage\nm = EmailMessage()\n\
+             m['From'] = {from:?}\nm['To'] = {REFEREE:?}\nm['Subject'] = {subject:?}\nm['Message-ID'] = '<{id}>'\n\
+             {}m.set_content({body:?})\ns = smtplib.SMTP('127.0.0.1', {})\ns.send_message(m)\ns.quit()\n",
+            reply.unwrap_or_default(),
+            self.inbox.port
+        );
+        let o = Command::new("python3").arg("-c").arg(&script).output().unwrap();
+        assert!(o.status.success(), "smtplib: {}", text(&o));
+    }
+
+    /// The mails at the sink for `to`, as (subject, body, Reply-To), oldest first.
+    fn mails_to(&self, to: &str) -> Vec<(String, String, Option<String>)> {
+        self.sink
+            .messages()
+            .iter()
+            .filter_map(|p| {
+                let bytes = std::fs::read(p).unwrap();
+                let m = MessageParser::default().parse(&bytes)?;
+                let rcpt = m.to()?.first()?.address()?.to_string();
+                (rcpt == to).then(|| {
+                    let reply_to =
+                        m.reply_to().and_then(|r| r.first()).and_then(|a| a.address()).map(str::to_string);
+                    (
+                        m.subject().unwrap_or("").to_string(),
+                        m.body_text(0).unwrap_or_default().into_owned(),
+                        reply_to,
+                    )
+                })
+            })
+            .collect()
+    }
+
+    fn path(&self) -> &Path {
+        self.t.path()
+    }
+}
+
+fn verdict(v: &serde_json::Value) -> &str {
+    v["verdict"].as_str().unwrap()
+}
+
+#[test]
+fn a_mail_only_member_plays_a_git_player_through_the_referee_mailbox() {
+    let c = club();
+    ok_at(&c.ann, &c.home, T0 + 10, &["move", "ab", "2e3", "--as", "Ann"]);
+    ok_at(&c.ann, &c.home, T0 + 11, &["sync"]);
+    // Bo replies to the board mail with his move, from a plain mail client.
+    c.mail(
+        BO,
+        "bo-1@post.example.net",
+        "Re: [ravenpost] ab: 1. 2e3",
+        Some("ab.1@example.org"),
+        "Sa3b6\n\n> 1. 2e3\n",
+    );
+    let handled = c.referee(T0 + 20);
+    assert_eq!(handled.len(), 1, "{handled:?}");
+    assert_eq!(verdict(&handled[0]), "played", "{handled:?}");
+    assert_eq!(handled[0]["game"], "ab");
+    assert_eq!(handled[0]["ply"], 2);
+    let log = c.server_log();
+    assert!(log.starts_with(&format!("Bo <{BO}> ab: ply 2 Sa3b6")), "{log}");
+    // Bo is answered at his address, from the referee.
+    let answers = c.mails_to(BO);
+    let played = answers.iter().find(|(s, _, _)| s == "Re: [ravenpost] ab: 1. 2e3").expect("an answer");
+    assert!(played.1.contains("Played: Bo (Scarlet) plays Sa3b6."), "{}", played.1);
+    // Ann's clone receives the move with `sync`, and the archive verifies clean.
+    let out = ok_at(&c.ann, &c.home, T0 + 30, &["sync"]);
+    assert!(out.contains("Fetched"), "{out}");
+    assert_eq!(ok_at(&c.ann, &c.home, T0 + 30, &["verify"]), "1 game verified, 0 problems\n");
+    let game = git(&c.ann, &c.home, &["show", &format!("HEAD:{}", common::fan_out_path("gygax", "ab"))]);
+    assert!(game.contains("1... Sa3b6 {ravenpost: at"), "{game}");
+
+    // The same message delivered again is applied once.
+    c.mail(BO, "bo-1@post.example.net", "Re: [ravenpost] ab: 1. 2e3", Some("ab.1@example.org"), "Sa3b6\n");
+    let again = c.referee(T0 + 40);
+    assert_eq!(verdict(&again[0]), "already-applied", "{again:?}");
+    assert_eq!(c.server_log(), log);
+
+    // An illegal move is refused with the legal moves of that piece; nothing committed.
+    ok_at(&c.ann, &c.home, T0 + 50, &["move", "ab", "2d3", "--as", "Ann"]);
+    ok_at(&c.ann, &c.home, T0 + 51, &["sync"]);
+    let before = c.server_log();
+    c.mail(BO, "bo-2@post.example.net", "Re: [ravenpost] ab: 2. 2d3", Some("ab.3@example.org"), "Sa3a1\n");
+    let refused = c.referee(T0 + 60);
+    assert_eq!(verdict(&refused[0]), "refused", "{refused:?}");
+    assert_eq!(c.server_log(), before);
+    let answer = c.mails_to(BO).into_iter().find(|(s, _, _)| s == "Re: [ravenpost] ab: 2. 2d3").unwrap();
+    assert!(answer.1.contains("Not played:"), "{}", answer.1);
+    assert!(answer.1.contains("The legal moves of the S pieces ("), "{}", answer.1);
+    assert!(answer.1.lines().all(|l| l.chars().count() <= 78), "{}", answer.1);
+}
+
+#[test]
+fn forged_and_secretless_mails_to_the_referee_commit_nothing() {
+    let c = club();
+    ok_at(&c.ann, &c.home, T0 + 10, &["move", "ab", "2e3", "--as", "Ann"]);
+    ok_at(&c.ann, &c.home, T0 + 11, &["sync"]);
+    let before = c.server_log();
+    // A stranger writes Bo's move: not taken, and not answered (the sender may be forged).
+    c.mail(
+        "mallory@evil.example",
+        "m-1@evil.example",
+        "Re: [ravenpost] ab: 1. 2e3",
+        Some("ab.1@example.org"),
+        "resign",
+    );
+    // Ann writes a move for Bo's side: she is a player, but not the one to move.
+    c.mail(
+        "ann@example.org",
+        "a-1@example.org",
+        "Re: [ravenpost] ab: 1. 2e3",
+        Some("ab.1@example.org"),
+        "Sa3b6",
+    );
+    let handled = c.referee(T0 + 20);
+    assert_eq!(handled.len(), 2, "{handled:?}");
+    let by = |from: &str| handled.iter().find(|h| h["from"] == from).unwrap();
+    assert_eq!(verdict(by("mallory@evil.example")), "forged");
+    assert_eq!(by("mallory@evil.example")["refusal"]["kind"], "not-a-player");
+    assert!(by("mallory@evil.example")["answer"].is_null());
+    assert_eq!(verdict(by("ann@example.org")), "refused", "{handled:?}");
+    assert_eq!(c.server_log(), before);
+    assert!(c.mails_to("mallory@evil.example").is_empty());
+
+    // Bo is given a secret: a mail without it, or with another, is refused and Bo is told.
+    let o = c.ravenpost(T0, &["mail", "secret", "Bo"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let secret = String::from_utf8(o.stdout).unwrap().lines().next().unwrap().to_string();
+    assert_eq!(secret.len(), 24, "{secret}");
+    c.mail(BO, "bo-1@post.example.net", "Re: [ravenpost] ab: 1. 2e3", Some("ab.1@example.org"), "Sa3b6");
+    c.mail(
+        BO,
+        "bo-2@post.example.net",
+        "Re: [ravenpost] ab: 1. 2e3",
+        Some("ab.1@example.org"),
+        "Sa3b6\nsecret: nope",
+    );
+    let handled = c.referee(T0 + 30);
+    let kinds: Vec<&str> = handled.iter().map(|h| h["refusal"]["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["missing-secret", "wrong-secret"], "{handled:?}");
+    assert_eq!(c.server_log(), before);
+    assert_eq!(c.mails_to(BO).iter().filter(|(_, b, _)| b.contains("Your mail was not taken")).count(), 2);
+    // With it, the move is played.
+    let body = format!("Sa3b6\nsecret: {secret}\n");
+    c.mail(BO, "bo-3@post.example.net", "Re: [ravenpost] ab: 1. 2e3", Some("ab.1@example.org"), &body);
+    let handled = c.referee(T0 + 40);
+    assert_eq!(verdict(&handled[0]), "played", "{handled:?}");
+    assert!(c.path().join("inbox/cur").read_dir().unwrap().count() >= 5);
+}
+
+#[test]
+fn draws_resignations_and_questions_by_mail() {
+    let c = club();
+    ok_at(&c.ann, &c.home, T0 + 10, &["move", "ab", "2e3", "--as", "Ann"]);
+    ok_at(&c.ann, &c.home, T0 + 11, &["sync"]);
+    let subject = "Re: [ravenpost] ab: 1. 2e3";
+    c.mail(BO, "q-1@post.example.net", subject, Some("ab.1@example.org"), "moves");
+    c.mail(BO, "q-2@post.example.net", "game ab", None, "board");
+    c.mail(BO, "q-3@post.example.net", subject, Some("ab.1@example.org"), "Sa3b6 draw");
+    let handled = c.referee(T0 + 20);
+    let verdicts: Vec<&str> = handled.iter().map(verdict).collect();
+    assert_eq!(verdicts, ["answered", "answered", "played"], "{handled:?}");
+    let answers = c.mails_to(BO);
+    // The count is the engine's, as `ravenpost moves` lists them in Ann's clone.
+    let listed = ok_at(&c.ann, &c.home, T0, &["moves", "ab", "--json"]);
+    let listed: serde_json::Value = serde_json::from_str(&listed).unwrap();
+    let n = listed["moves"].as_array().unwrap().len();
+    let said = format!("Bo to move: {n} legal moves:");
+    assert!(answers.iter().any(|(_, b, _)| b.contains(&said)), "{said} in {answers:?}");
+    assert!(answers.iter().any(|(s, b, _)| s == "Re: game ab" && b.contains("Bo to move.")), "{answers:?}");
+    // Bo's move carried a draw offer: Ann declines in her clone, then Bo resigns by mail.
+    ok_at(&c.ann, &c.home, T0 + 30, &["sync"]);
+    let game = git(&c.ann, &c.home, &["show", &format!("HEAD:{}", common::fan_out_path("gygax", "ab"))]);
+    assert!(game.contains("{ravenpost: draw offered by Scarlet}"), "{game}");
+    ok_at(&c.ann, &c.home, T0 + 31, &["move", "ab", "2d3", "--as", "Ann"]);
+    ok_at(&c.ann, &c.home, T0 + 32, &["sync"]);
+    c.mail(BO, "q-4@post.example.net", "Re: [ravenpost] ab: 2. 2d3", Some("ab.3@example.org"), "resign");
+    let handled = c.referee(T0 + 40);
+    assert_eq!(verdict(&handled[0]), "played", "{handled:?}");
+    assert!(handled[0]["said"].as_str().unwrap().contains("resigns"), "{handled:?}");
+    ok_at(&c.ann, &c.home, T0 + 50, &["sync"]);
+    assert_eq!(ok_at(&c.ann, &c.home, T0 + 50, &["verify"]), "1 game verified, 0 problems\n");
+    let game = git(&c.ann, &c.home, &["show", &format!("HEAD:{}", common::fan_out_path("gygax", "ab"))]);
+    assert!(game.contains("[Result \"1-0\"]"), "{game}");
+}
+
+/// Sends every mail of `mails` (from, Message-ID, subject, body) to the club's address
+/// in order, over one SMTP connection.
+fn send_all(c: &Club, mails: &[(String, String, String, String)]) {
+    let list: Vec<String> =
+        mails.iter().map(|(f, id, s, b)| format!("({f:?}, {:?}, {s:?}, {b:?})", format!("<{id}>"))).collect();
+    let script = format!(
+        "import smtplib\nfrom email.message import EmailMessage\ns = smtplib.SMTP('127.0.0.1', {})\n\
+         for f, i, sub, b in [{}]:\n    m = EmailMessage()\n    m['From'] = f\n    m['To'] = {REFEREE:?}\n    \
+         m['Subject'] = sub\n    m['Message-ID'] = i\n    m.set_content(b)\n    s.send_message(m)\ns.quit()\n",
+        c.inbox.port,
+        list.join(", ")
+    );
+    let o = Command::new("python3").arg("-c").arg(&script).output().unwrap();
+    assert!(o.status.success(), "smtplib: {}", text(&o));
+}
+
+/// The referee killed with SIGKILL at random points while it works through 100 mails
+/// (40 moves of two mail-only players, questions, and moves delivered twice): no mail is
+/// lost, none is applied twice, and the archive verifies clean.
+#[test]
+fn the_referee_killed_at_random_points_loses_no_mail_and_applies_none_twice() {
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+    let cy = "cy@post.example.net";
+    let c = club_with(&format!("  Cy:\n    email: {cy}\n    plays-by: mail\n"));
+    ok_at(&c.ann, &c.home, T0, &["new", "gygax", "--white", "Bo", "--black", "Cy", "--id", "bc"]);
+    ok_at(&c.ann, &c.home, T0, &["sync"]);
+    let line = long_game::random_game("gygax", 40, 33);
+    let mut mails: Vec<(String, String, String, String)> = Vec::new();
+    for (i, token) in line.tokens.iter().enumerate() {
+        let from = if i % 2 == 0 { BO } else { cy };
+        mails.push((from.into(), format!("move-{i}@post.example.net"), "game bc".into(), token.clone()));
+        let question = if i % 3 == 0 { "board" } else { "moves" };
+        mails.push((from.into(), format!("q-{i}@post.example.net"), "game bc".into(), question.into()));
+        if i % 2 == 1 {
+            // The move before, delivered again (a mail server's retry).
+            let again = mails[mails.len() - 4].clone();
+            mails.push(again);
+        }
+    }
+    assert_eq!(mails.len(), 100);
+    send_all(&c, &mails);
+    let maildir = c.inbox.maildir.to_str().unwrap().to_string();
+    let seen = || {
+        std::fs::read_dir(c.inbox.maildir.join("cur"))
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().ends_with(",S"))
+            .count()
+    };
+    let mut rng = common::rng::Lcg(7);
+    let mut kills = 0;
+    while seen() < 100 {
+        let mut child = ravenpost_at(&c.server, &c.home, T0 + 100)
+            .args(["mail", "serve", "--maildir", &maildir, "--interval", "1"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20 + rng.below(300) as u64));
+        kill(Pid::from_raw(child.id() as i32), Signal::SIGKILL).unwrap();
+        child.wait().unwrap();
+        kills += 1;
+        assert!(kills < 2000, "the referee made no headway");
+    }
+    assert!(kills >= 5, "only {kills} interruptions");
+    eprintln!("the referee was killed {kills} times");
+    // A last pass finds nothing left, and the archive is not locked.
+    assert!(c.referee(T0 + 200).is_empty());
+    let file = git(&c.server, &c.home, &["show", &format!("main:{}", common::fan_out_path("gygax", "bc"))]);
+    let game = ravenpost::record::load(&file).expect("the game reads");
+    let mut p = game.variant.start_position();
+    let mut played = Vec::new();
+    for m in &game.moves {
+        played.push(ravenpost::notation::san::write_move(&game.variant, &p, m));
+        p = game.variant.make(&p, m);
+    }
+    assert_eq!(played, line.tokens, "after {kills} interruptions");
+    let o = c.ravenpost(T0 + 200, &["verify"]);
+    assert!(o.status.success() && text(&o).contains("0 problems"), "{}", text(&o));
+    let ledger = std::fs::read_to_string(c.server.join("ravenpost/referee-mail.log")).unwrap();
+    for (_, id, _, _) in &mails {
+        assert!(ledger.contains(&format!("done\t{id}\t")), "{id} not done after {kills} interruptions");
+    }
+}
