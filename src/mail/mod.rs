@@ -305,6 +305,84 @@ pub fn build_steps(o: &Outgoing<'_>, steps: &Steps) -> Result<Built, MailError> 
     Ok(Built { bytes, message_id: this, in_reply_to, subject })
 }
 
+/// One game of a [`Digest`]: its id, its players, its ply and the deadline.
+#[derive(Debug, Clone)]
+pub struct DigestGame {
+    /// The game id.
+    pub id: String,
+    /// `Ann v Bo`.
+    pub players: String,
+    /// The plies played.
+    pub ply: usize,
+    /// The deadline of the reader's move, if the game has a clock.
+    pub deadline: Option<crate::referee::Time>,
+}
+
+/// A daily "your games to move" message ([`build_digest`]).
+#[derive(Debug, Clone)]
+pub struct Digest {
+    /// The sender (the club's referee address, or `ravenpost@` the reader's domain).
+    pub from: Mailbox,
+    /// The reader.
+    pub to: Mailbox,
+    /// The `Date` header, Unix seconds.
+    pub date: i64,
+    /// The day it reports, `2026-12-01`.
+    pub day: String,
+    /// Its `Message-ID` (deterministic: one per player and day).
+    pub message_id: String,
+    /// The games waiting for the reader's move, the most urgent first.
+    pub games: Vec<DigestGame>,
+    /// How the reader answers.
+    pub answer_by: AnswerBy,
+}
+
+/// The message of a [`Digest`]: a list of the games, then how to answer; lines of at
+/// most [`BODY_WIDTH`] columns.
+///
+/// # Errors
+/// [`MailError::Write`] should the message writer fail.
+pub fn build_digest(d: &Digest) -> Result<Built, MailError> {
+    let n = d.games.len();
+    let subject = format!("[ravenpost] {} game{} to move, {}", n, if n == 1 { "" } else { "s" }, d.day);
+    let mut body = format!(
+        "{}, {n} game{} wait{} for your move ({}):\n\n",
+        d.to.name,
+        if n == 1 { "" } else { "s" },
+        if n == 1 { "s" } else { "" },
+        d.day
+    );
+    for g in &d.games {
+        let deadline = g.deadline.as_ref().map_or_else(
+            || "no clock".to_string(),
+            |t| format!("deadline {}", crate::referee::problem::rfc3339(t)),
+        );
+        body.push_str(&format!("- {}: {}, ply {}, {deadline}\n", g.id, g.players, g.ply));
+        if let AnswerBy::Web { url } = &d.answer_by {
+            body.push_str(&format!("  {}\n", AnswerBy::page(url, &g.id)));
+        }
+    }
+    body.push('\n');
+    body.push_str(match &d.answer_by {
+        AnswerBy::Import => "Answer each game from your archive: `ravenpost move ID MOVE`, then `ravenpost mail send ID`.\n",
+        AnswerBy::Sync => "In your clone of the club's archive: `ravenpost sync`, then `ravenpost move ID MOVE` and `ravenpost sync`.\n",
+        AnswerBy::Reply { .. } => "Reply to each game's own mail (not to this one) with your move on the first line.\n",
+        AnswerBy::Web { .. } => "Play each move on its game's page above.\n",
+    });
+    let mut b = MessageBuilder::new()
+        .from(Address::new_address(Some(d.from.name.clone()), d.from.email.clone()))
+        .to(Address::new_address(Some(d.to.name.clone()), d.to.email.clone()))
+        .subject(subject.clone())
+        .date(d.date)
+        .message_id(d.message_id.clone())
+        .text_body(fit_lines(&body, BODY_WIDTH));
+    if let AnswerBy::Reply { referee } = &d.answer_by {
+        b = b.reply_to(Address::new_address(None::<String>, referee.clone()));
+    }
+    let bytes = b.write_to_vec().map_err(|e| MailError::Write(e.to_string()))?;
+    Ok(Built { bytes, message_id: d.message_id.clone(), in_reply_to: None, subject })
+}
+
 /// How the body tells the reader to take a message into their archive.
 const HOW_TO_IMPORT: &str = "pipe this message into `ravenpost mail import -` (with `--archive DIR` when \
                              your mail client does not run in your archive; or save it and run \

@@ -36,6 +36,7 @@ mod watch;
 
 pub mod mail;
 pub mod notify;
+pub mod reminders;
 
 pub use armies::{ArmyOutcome, army_choice, army_commit, army_reveal};
 pub use checks::{LogLine, StatusLine, choice_history, history, status, verify, verify_tournaments};

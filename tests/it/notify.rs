@@ -273,3 +273,110 @@ fn a_draw_accepted_and_a_win_on_time_are_mailed_to_the_other_player() {
     ids.dedup();
     assert_eq!(ids.len(), 9);
 }
+
+/// `ravenpost notify` on the server's repository: a reminder 3 days and 1 day before a
+/// deadline, a daily digest; each once, whether the command runs twice or was killed
+/// while writing its ledger.
+#[test]
+fn the_timer_sends_each_reminder_and_digest_once() {
+    let smtp_root = tempfile::tempdir().unwrap();
+    let smtp = Smtp::start(smtp_root.path(), "maildir", None);
+    let c = club(smtp.port, "  reminders: [3, 1]\n  digest: true\n");
+    let (org, home, server) = (&c.org, &c.home, &c.server);
+    let new = |id: &str, tc: Option<&str>| {
+        let mut args = vec![
+            "new",
+            "gygax",
+            "--white",
+            "Ann",
+            "--black",
+            "Bo",
+            "--id",
+            id,
+            "--white-email",
+            "ann@a.example",
+        ];
+        if let Some(tc) = tc {
+            args.extend(["--time-control", tc]);
+        }
+        ok_at(org, home, T0 + 60, &args);
+    };
+    new("ab", Some("1/5d"));
+    new("cd", None);
+    ok_at(org, home, T0 + 120, &["move", "ab", "2e3", "--as", "Ann"]);
+    push(org, home, T0 + 120);
+    let hook_mails = smtp.messages().len();
+    assert_eq!(hook_mails, 5);
+    let deadline_at = T0 + 120 + 5 * DAY;
+    // Nothing due yet (5 days left), but the digests.
+    let out = ok_at(server, home, T0 + 180, &["notify", "--dry-run"]);
+    let day0 = deadline(T0 + 180)[..10].to_string();
+    assert_eq!(
+        out,
+        format!(
+            "digest Ann {day0}: would send to ann@a.example: [ravenpost] 1 game to move, {day0}\n\
+             digest Bo {day0}: would send to bo@b.example: [ravenpost] 1 game to move, {day0}\n"
+        )
+    );
+    assert_eq!(smtp.messages().len(), hook_mails, "a dry run sends nothing");
+    // Two days later: 3 days left for Bo's move.
+    let t1 = T0 + 120 + 2 * DAY + 60;
+    let day1 = deadline(t1)[..10].to_string();
+    let out = ok_at(server, home, t1, &["notify"]);
+    assert_eq!(
+        out.lines().map(|l| l.split(':').next().unwrap()).collect::<Vec<_>>(),
+        ["remind ab 1 3d", &*format!("digest Ann {day1}"), &*format!("digest Bo {day1}")],
+        "{out}"
+    );
+    assert!(out.lines().all(|l| l.contains(": sent to ")), "{out}");
+    let m = since(&smtp, hook_mails);
+    assert_eq!(m.len(), 3);
+    let remind = &m[0];
+    assert_eq!(remind.to, "bo@b.example");
+    assert_eq!(remind.id, "ab.1.remind-3d@b.example");
+    assert_eq!(remind.reply_to.as_deref(), Some("games@club.example"));
+    fits(
+        remind,
+        &[
+            &format!(
+                "Reminder: 3 days or less left for your move in game ab (deadline {})",
+                deadline(deadline_at)
+            ),
+            "Bo (Scarlet) to move after 1. 2e3.",
+            &format!("Deadline for Bo's move: {}.", deadline(deadline_at)),
+            "reply to this mail with your move",
+        ],
+    );
+    let ann = &m[1];
+    assert_eq!(
+        (ann.to.as_str(), ann.id.as_str()),
+        ("ann@a.example", &*format!("digest.{day1}.ann@a.example"))
+    );
+    assert!(words(&ann.body).contains("- cd: Ann v Bo, ply 0, no clock"), "{}", ann.body);
+    sync_not_import(ann);
+    fits(&m[2], &["- ab: Ann v Bo, ply 1, deadline", "Reply to each game's own mail"]);
+    // Run again: nothing twice.
+    assert_eq!(ok_at(server, home, t1 + 60, &["notify"]), "");
+    assert_eq!(smtp.messages().len(), hook_mails + 3);
+
+    // One day left, the next day; a run killed while writing its ledger left a torn line
+    // (the 1-day reminder cut short): that reminder is sent (again) once, with the rest.
+    let t2 = deadline_at - DAY + 60;
+    let ledger = server.join("ravenpost/notify-sent");
+    let mut torn = std::fs::read_to_string(&ledger).unwrap();
+    assert_eq!(torn.lines().count(), 3, "{torn}");
+    torn.push_str("remind ab 1 1");
+    std::fs::write(&ledger, &torn).unwrap();
+    let json: serde_json::Value =
+        serde_json::from_str(&ok_at(server, home, t2, &["notify", "--json"])).unwrap();
+    let events: Vec<&str> = json.as_array().unwrap().iter().map(|n| n["event"].as_str().unwrap()).collect();
+    let day2 = deadline(t2)[..10].to_string();
+    assert_eq!(events, ["remind ab 1 1d", &*format!("digest Ann {day2}"), &*format!("digest Bo {day2}")]);
+    assert!(json.as_array().unwrap().iter().all(|n| n["status"] == "sent"), "{json}");
+    assert_eq!(smtp.messages().len(), hook_mails + 6);
+    assert_eq!(ok_at(server, home, t2 + 60, &["notify"]), "");
+    let ledger_text = std::fs::read_to_string(&ledger).unwrap();
+    assert!(ledger_text.ends_with('\n'), "{ledger_text}");
+    assert_eq!(ledger_text.lines().filter(|l| l.starts_with("remind ab 1 1d\t")).count(), 1, "{ledger_text}");
+    assert_eq!(smtp.messages().len(), hook_mails + 6);
+}
