@@ -21,6 +21,8 @@
 //! club:
 //!   referee: games@club.example.org   # the referee mailbox (`ravenpost mail serve`)
 //!   web: https://chess.club.example.org  # where the club's `ravenpost serve` answers
+//!   reminders: [3, 1]                 # `ravenpost notify`: days before a deadline
+//!   digest: true                      # `ravenpost notify`: a daily "your games to move"
 //! mail:                      # playing by email (issue 7): how `ravenpost mail send` delivers
 //!   smtp:
 //!     host: smtp.example.com
@@ -149,6 +151,13 @@ pub struct ClubSettings {
     /// The address of the club's `ravenpost serve`, for web players.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub web: Option<String>,
+    /// `ravenpost notify` reminds the player to move this many days before a deadline
+    /// (each number once per move), e.g. `[3, 1]`; none when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reminders: Vec<u32>,
+    /// `ravenpost notify` mails each player, once a day, the games waiting for their move.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub digest: bool,
 }
 
 impl ClubSettings {
@@ -285,6 +294,14 @@ impl ArchiveConfig {
             && !matches!(d.as_str(), Some("none" | "every-move"))
         {
             return Err(err(format!("diagrams: `{}` is not one of none, every-move", yaml_scalar(d))));
+        }
+        if let Some(r) = probe.get("club").and_then(|c| c.get("reminders"))
+            && !r.as_sequence().is_some_and(|v| v.iter().all(|d| d.as_u64().is_some_and(|d| d <= 365)))
+        {
+            return Err(err(format!(
+                "club: reminders: `{}` is not a list of days before a deadline, e.g. [3, 1]",
+                serde_json::to_string(r).unwrap_or_default()
+            )));
         }
         let config: ArchiveConfig = serde_yaml_ng::from_value(probe).map_err(|e| err(e.to_string()))?;
         if let Some(a) = &config.author {

@@ -75,6 +75,13 @@ pub struct Steps {
     /// (its creator moves first and mailed nothing before): no message names an earlier
     /// one, which was never sent.
     pub first_message: usize,
+    /// A `Message-ID` of its own (no angle brackets), for a notification that is not the
+    /// game's message of its ply: the new game's message to its first mover, a deadline
+    /// reminder. `None`: [`message_id`]'s.
+    pub message_id: Option<String>,
+    /// A notice the message leads with (a deadline reminder): the subject's text after
+    /// the game id, and the body's first line.
+    pub lead: Option<String>,
 }
 
 /// The widest line of a message body, in columns (RFC 5322 §2.1.1's 78).
@@ -139,6 +146,38 @@ pub struct Outgoing<'a> {
     /// The time each side has used on its moves (seconds, by [`Side::index`]), when the
     /// message should say it (a game with a time control).
     pub used: Option<[u64; 2]>,
+    /// How the reader answers: what the body tells them to do.
+    pub answer_by: AnswerBy,
+}
+
+/// How the reader of a game message answers it: the body's instructions follow it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum AnswerBy {
+    /// Peer-to-peer mail play: the reader takes the message into their own archive
+    /// (`ravenpost mail import`), then moves and mails the answer (`ravenpost mail send`).
+    #[default]
+    Import,
+    /// A club player with a clone of the club's archive: `ravenpost sync`, then
+    /// `ravenpost move ID MOVE` and `ravenpost sync` again.
+    Sync,
+    /// A club player by mail only: a reply to the referee mailbox at `referee` (the
+    /// message's `Reply-To`) with the move, or a command, on its first line.
+    Reply {
+        /// The referee mailbox's address.
+        referee: String,
+    },
+    /// A club player in the browser: the game's page on the club's server at `url`.
+    Web {
+        /// The club server's address, e.g. `https://chess.club.example.org`.
+        url: String,
+    },
+}
+
+impl AnswerBy {
+    /// The game's page on the club's server, for [`AnswerBy::Web`].
+    pub fn page(url: &str, game_id: &str) -> String {
+        format!("{}/game/{game_id}", url.trim_end_matches('/'))
+    }
 }
 
 /// A built message.
@@ -226,13 +265,21 @@ pub fn build_steps(o: &Outgoing<'_>, steps: &Steps) -> Result<Built, MailError> 
     let last = numbered(&game, plies);
     let draft = Draft { o, game, plies, result, ended, answer, offer_by_sender, last };
     let def = draft.game.variant.def();
-    let (this, in_reply_to, references) = draft.thread(steps.first_message);
-    let what = draft.what();
-    let mut subject = format!("[ravenpost] {}: {what}", o.game_id);
-    if draft.result != "*" {
-        subject.push_str(&format!(" {}", draft.result));
+    let (mut this, in_reply_to, references) = draft.thread(steps.first_message);
+    if let Some(id) = &steps.message_id {
+        this.clone_from(id);
     }
-    let body = draft.body(&what, &steps.offered_with);
+    let what = draft.what();
+    let subject = match &steps.lead {
+        Some(lead) => format!("[ravenpost] {}: {}", o.game_id, lead.trim_end_matches('.')),
+        None if draft.result != "*" => {
+            format!("[ravenpost] {}: {} \u{2014} {}", o.game_id, what.trim_end_matches('.'), draft.result)
+        }
+        None => format!("[ravenpost] {}: {what}", o.game_id),
+    };
+    let mut body = steps.lead.as_ref().map(|l| format!("{l}\n")).unwrap_or_default();
+    body.push_str(&draft.body(&what, &steps.offered_with));
+    let body = fit_lines(&body, BODY_WIDTH);
 
     let mut b = MessageBuilder::new()
         .from(Address::new_address(Some(o.from.name.clone()), o.from.email.clone()))
@@ -244,6 +291,10 @@ pub fn build_steps(o: &Outgoing<'_>, steps: &Steps) -> Result<Built, MailError> 
         .header("List-Id", Raw::new(list_id(&def.slug, o.game_id)))
         .text_body(body)
         .attachment(PGN_TYPE, format!("{}.pgn", o.game_id), o.text.as_bytes().to_vec());
+    if let AnswerBy::Reply { referee } = &o.answer_by {
+        // A reply reaches the referee mailbox, which judges and commits it.
+        b = b.reply_to(Address::new_address(None::<String>, referee.clone()));
+    }
     let declined: Vec<String> =
         steps.declined_before.iter().filter(|&&k| k >= 1 && k <= plies).map(usize::to_string).collect();
     if !declined.is_empty() {
@@ -254,6 +305,84 @@ pub fn build_steps(o: &Outgoing<'_>, steps: &Steps) -> Result<Built, MailError> 
     }
     let bytes = b.write_to_vec().map_err(|e| MailError::Write(e.to_string()))?;
     Ok(Built { bytes, message_id: this, in_reply_to, subject })
+}
+
+/// One game of a [`Digest`]: its id, its players, its ply and the deadline.
+#[derive(Debug, Clone)]
+pub struct DigestGame {
+    /// The game id.
+    pub id: String,
+    /// `Ann v Bo`.
+    pub players: String,
+    /// The plies played.
+    pub ply: usize,
+    /// The deadline of the reader's move, if the game has a clock.
+    pub deadline: Option<crate::referee::Time>,
+}
+
+/// A daily "your games to move" message ([`build_digest`]).
+#[derive(Debug, Clone)]
+pub struct Digest {
+    /// The sender (the club's referee address, or `ravenpost@` the reader's domain).
+    pub from: Mailbox,
+    /// The reader.
+    pub to: Mailbox,
+    /// The `Date` header, Unix seconds.
+    pub date: i64,
+    /// The day it reports, `2026-12-01`.
+    pub day: String,
+    /// Its `Message-ID` (deterministic: one per player and day).
+    pub message_id: String,
+    /// The games waiting for the reader's move, the most urgent first.
+    pub games: Vec<DigestGame>,
+    /// How the reader answers.
+    pub answer_by: AnswerBy,
+}
+
+/// The message of a [`Digest`]: a list of the games, then how to answer; lines of at
+/// most [`BODY_WIDTH`] columns.
+///
+/// # Errors
+/// [`MailError::Write`] should the message writer fail.
+pub fn build_digest(d: &Digest) -> Result<Built, MailError> {
+    let n = d.games.len();
+    let subject = format!("[ravenpost] {} game{} to move, {}", n, if n == 1 { "" } else { "s" }, d.day);
+    let mut body = format!(
+        "{}, {n} game{} wait{} for your move ({}):\n\n",
+        d.to.name,
+        if n == 1 { "" } else { "s" },
+        if n == 1 { "s" } else { "" },
+        d.day
+    );
+    for g in &d.games {
+        let deadline = g.deadline.as_ref().map_or_else(
+            || "no clock".to_string(),
+            |t| format!("deadline {}", crate::referee::problem::rfc3339(t)),
+        );
+        body.push_str(&format!("- {}: {}, ply {}, {deadline}\n", g.id, g.players, g.ply));
+        if let AnswerBy::Web { url } = &d.answer_by {
+            body.push_str(&format!("  {}\n", AnswerBy::page(url, &g.id)));
+        }
+    }
+    body.push('\n');
+    body.push_str(match &d.answer_by {
+        AnswerBy::Import => "Answer each game from your archive: `ravenpost move ID MOVE`, then `ravenpost mail send ID`.\n",
+        AnswerBy::Sync => "In your clone of the club's archive: `ravenpost sync`, then `ravenpost move ID MOVE` and `ravenpost sync`.\n",
+        AnswerBy::Reply { .. } => "Reply to each game's own mail (not to this one) with your move on the first line.\n",
+        AnswerBy::Web { .. } => "Play each move on its game's page above.\n",
+    });
+    let mut b = MessageBuilder::new()
+        .from(Address::new_address(Some(d.from.name.clone()), d.from.email.clone()))
+        .to(Address::new_address(Some(d.to.name.clone()), d.to.email.clone()))
+        .subject(subject.clone())
+        .date(d.date)
+        .message_id(d.message_id.clone())
+        .text_body(fit_lines(&body, BODY_WIDTH));
+    if let AnswerBy::Reply { referee } = &d.answer_by {
+        b = b.reply_to(Address::new_address(None::<String>, referee.clone()));
+    }
+    let bytes = b.write_to_vec().map_err(|e| MailError::Write(e.to_string()))?;
+    Ok(Built { bytes, message_id: d.message_id.clone(), in_reply_to: None, subject })
 }
 
 /// How the body tells the reader to take a message into their archive.
@@ -382,6 +511,13 @@ impl Draft<'_> {
         // move and the move, how to answer, then the whole board (the compact layout: 10
         // lines for Gygax Chess); the players, the details and the legend after them.
         let mut body = self.headline(&pos, what);
+        if let (Some(d), "*") = (&self.o.deadline, self.result.as_str()) {
+            body.push_str(&format!(
+                "Deadline for {}'s move: {}.\n",
+                record::player(game, pos.side_to_move()),
+                crate::referee::problem::rfc3339(d)
+            ));
+        }
         body.push_str(&self.short_answer(&pos));
         let layout = diagram::Layout::fitting(&game.variant, BODY_WIDTH);
         let style = diagram::DiagramStyle::default();
@@ -449,34 +585,55 @@ impl Draft<'_> {
     }
 
     /// How to answer, in a sentence that fits the first pager screen (the details under
-    /// the board): take the message in, then move and send, or wait.
+    /// the board), as the reader answers ([`AnswerBy`]): take the message in, then move
+    /// and send; sync, move and sync; reply; or play on the game's page; or wait.
     fn short_answer(&self, pos: &crate::engine::Position) -> String {
         let id = self.o.game_id;
-        let import = "pipe this mail into `ravenpost mail import -`";
-        if self.result != "*" {
-            format!("To take the result in: {import}.\n")
-        } else if pos.side_to_move() == self.o.sender {
-            format!("To take it in: {import}; then wait.\n")
-        } else {
-            format!("To answer: {import}, then `ravenpost move {id} MOVE` and `ravenpost mail send {id}`.\n")
+        let ended = self.result != "*";
+        let waiting = !ended && pos.side_to_move() == self.o.sender;
+        let wait = || format!("Nothing to do now: {} is to move, not you.\n", self.named(pos.side_to_move()));
+        match &self.o.answer_by {
+            AnswerBy::Import => {
+                let import = "pipe this mail into `ravenpost mail import -`";
+                if ended {
+                    format!("To take the result in: {import}.\n")
+                } else if waiting {
+                    format!("To take it in: {import}; then wait.\n")
+                } else {
+                    format!(
+                        "To answer: {import}, then `ravenpost move {id} MOVE` and `ravenpost mail send {id}`.\n"
+                    )
+                }
+            }
+            AnswerBy::Sync if ended => "Your clone has it after `ravenpost sync`.\n".to_string(),
+            AnswerBy::Sync if waiting => wait(),
+            AnswerBy::Sync => {
+                format!(
+                    "To answer: `ravenpost sync`, then `ravenpost move {id} MOVE` and `ravenpost sync`.\n"
+                )
+            }
+            AnswerBy::Reply { .. } | AnswerBy::Web { .. } if ended => {
+                "Nothing to do: the game is over.\n".into()
+            }
+            AnswerBy::Reply { .. } | AnswerBy::Web { .. } if waiting => wait(),
+            AnswerBy::Reply { .. } => {
+                "To answer: reply to this mail with your move on the first line (or resign, \
+                 draw, accept, decline, moves, board).\n"
+                    .to_string()
+            }
+            AnswerBy::Web { url } => format!("To answer: play your move at {}\n", AnswerBy::page(url, id)),
         }
     }
 
-    /// Adds to `body`, for a game that goes on (at `pos`), whose turn it is, its deadline,
-    /// a draw offer, and what the reader should do: take the message in, then move or
-    /// wait, and answer the sender's offer.
+    /// Adds to `body`, for a game that goes on (at `pos`), whose turn it is, the time
+    /// used, a draw offer, and what the reader should do: take the message in, then move
+    /// or wait, and answer the sender's offer.
     fn push_turn(&self, body: &mut String, pos: &crate::engine::Position) {
-        let (o, game, id) = (self.o, &self.game, self.o.game_id);
+        let (o, game) = (self.o, &self.game);
         let def = game.variant.def();
         let to_move = pos.side_to_move();
         let to_move_name = record::player(game, to_move);
         body.push_str(&format!("{}: {to_move_name}.\n", diagram::side_line(&game.variant, pos)));
-        if let Some(d) = &o.deadline {
-            body.push_str(&format!(
-                "Deadline for {to_move_name}'s move: {}.\n",
-                crate::referee::problem::rfc3339(d)
-            ));
-        }
         if let Some(used) = o.used {
             let span =
                 |side: Side| crate::referee::Span(i64::try_from(used[side.index()]).unwrap_or(i64::MAX));
@@ -497,28 +654,83 @@ impl Draft<'_> {
             body.push_str(&format!("{} offers a draw.\n", self.named(side)));
         }
         body.push('\n');
-        if to_move == o.sender {
+        body.push_str(&self.how_to_answer(to_move == o.sender, &to_move_name, to_move));
+        match (self.offer_by_sender.is_some(), to_move == o.sender, &o.answer_by) {
+            (false, _, _) => {}
+            // The offer stands with the sender's next move: it cannot be answered before.
+            (true, true, AnswerBy::Sync | AnswerBy::Reply { .. } | AnswerBy::Web { .. }) => {
+                body.push_str(&format!(
+                    "{} offers a draw with their next move: you can accept or decline it when that \
+                     move comes.\n",
+                    self.named(o.sender)
+                ));
+            }
+            (true, _, _) => body.push_str(&self.how_to_answer_the_offer()),
+        }
+    }
+
+    /// The paragraph saying what the reader does: move (as [`AnswerBy`] says how), or
+    /// wait while the sender, `waiting_for` (`side`), is still to move.
+    fn how_to_answer(&self, wait: bool, waiting_for: &str, side: Side) -> String {
+        let id = self.o.game_id;
+        let named = self.named(side);
+        match (&self.o.answer_by, wait) {
             // A step without a move (a declined or offered draw, leave): the sender is
             // still to move; the reader waits.
-            body.push_str(&format!(
-                "To take this into your archive, {HOW_TO_IMPORT}; then wait for {}'s move: {} is \
-                 to move, not you.\n",
-                record::player(game, to_move),
-                self.named(to_move)
-            ));
-        } else {
-            body.push_str(&format!(
-                "To take the move into your archive, {HOW_TO_IMPORT}; then play with \
-                 `ravenpost move {id} MOVE` and answer with `ravenpost mail send {id}`.\n"
-            ));
+            (AnswerBy::Import, true) => format!(
+                "To take this into your archive, {HOW_TO_IMPORT}; then wait for {waiting_for}'s move: \
+                 {named} is to move, not you.\n"
+            ),
+            (AnswerBy::Import, false) => format!(
+                "To take the move into your archive, {HOW_TO_IMPORT}; then play with `ravenpost move {id} \
+                 MOVE` and answer with `ravenpost mail send {id}`.\n"
+            ),
+            (_, true) => format!(
+                "Wait for {waiting_for}'s move: {named} is to move, not you; you will be mailed when \
+                 it is your turn.\n"
+            ),
+            (AnswerBy::Sync, false) => format!(
+                "In your clone of the club's archive, run `ravenpost sync` (it brings the game), then \
+                 play with `ravenpost move {id} MOVE` and send it with `ravenpost sync`. There is \
+                 nothing to import: this mail only tells you.\n"
+            ),
+            (AnswerBy::Reply { referee }, false) => format!(
+                "Reply to this mail (it goes to the club's referee, {referee}) with your move on the \
+                 first line, as the moves are written below. Or write one word on the first line: \
+                 `resign`, `draw` (offer a draw with your move on the next line), `accept` or \
+                 `decline` (a draw offer), `moves` (the legal moves), `board` (the position). The \
+                 referee answers with the new position, or says why a move is refused.\n"
+            ),
+            (AnswerBy::Web { url }, false) => format!(
+                "Play your move on the game's page, {}, or answer a draw offer there.\n",
+                AnswerBy::page(url, id)
+            ),
         }
-        if self.offer_by_sender.is_some() {
-            body.push_str(&format!(
-                "{} offers a draw: accept it with `ravenpost draw accept {id}` or decline it with \
-                 `ravenpost draw decline {id}` (playing a move instead declines it too), then \
-                 answer with `ravenpost mail send {id}`.\n",
-                self.named(o.sender)
-            ));
+    }
+
+    /// The paragraph saying how to answer the sender's draw offer.
+    fn how_to_answer_the_offer(&self) -> String {
+        let id = self.o.game_id;
+        let by = self.named(self.o.sender);
+        match &self.o.answer_by {
+            AnswerBy::Import => format!(
+                "{by} offers a draw: accept it with `ravenpost draw accept {id}` or decline it with \
+                 `ravenpost draw decline {id}` (playing a move instead declines it too), then answer with \
+                 `ravenpost mail send {id}`.\n"
+            ),
+            AnswerBy::Sync => format!(
+                "{by} offers a draw: after `ravenpost sync`, accept it with `ravenpost draw accept {id}` \
+                 or decline it with `ravenpost draw decline {id}` (playing a move instead declines it \
+                 too), then `ravenpost sync`.\n"
+            ),
+            AnswerBy::Reply { .. } => format!(
+                "{by} offers a draw: reply with `accept` or `decline` on the first line (a move \
+                 instead declines it too).\n"
+            ),
+            AnswerBy::Web { url } => format!(
+                "{by} offers a draw: accept or decline it on {} (a move instead declines it too).\n",
+                AnswerBy::page(url, id)
+            ),
         }
     }
 
@@ -535,7 +747,15 @@ impl Draft<'_> {
             ended_by = format!("{}{}", self.named(side), &ended_by[def.side_name(side).len()..]);
         }
         body.push_str(&format!("The game has ended: {} ({ended_by}).\n\n", self.result));
-        body.push_str(&format!("To take the result into your archive, {HOW_TO_IMPORT}.\n"));
+        match &self.o.answer_by {
+            AnswerBy::Import => {
+                body.push_str(&format!("To take the result into your archive, {HOW_TO_IMPORT}.\n"));
+            }
+            AnswerBy::Sync => body.push_str("`ravenpost sync` brings the result into your clone.\n"),
+            AnswerBy::Reply { .. } | AnswerBy::Web { .. } => {
+                body.push_str("Nothing to do: the game is over.\n")
+            }
+        }
     }
 }
 

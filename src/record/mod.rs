@@ -983,10 +983,14 @@ pub fn recognise_action(g0: &Game, new: &Game) -> Option<Applied> {
 
 /// A recorded action, as [`recognise_action`] finds it, to take again on another game.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Action {
+pub enum Action {
+    /// The player named resigns.
     Resign(String),
+    /// The player named offers, accepts, declines or claims a draw.
     Draw(String, DrawAction),
+    /// A time-forfeit claim, with whose deadline passed when.
     TimeForfeit(String),
+    /// The player named books leave: from (Unix seconds), days.
     Leave(String, i64, u32),
 }
 
@@ -999,6 +1003,11 @@ impl Action {
             Action::Leave(who, from, days) => book_leave(game, who, *from, *days),
         }
     }
+}
+
+/// [`recognise_action`], with the action it found (typed: what the step was).
+pub fn recognise_step(g0: &Game, new: &Game) -> Option<(Action, Applied)> {
+    recognise(g0, new)
 }
 
 /// [`recognise_action`], with the action it found.

@@ -198,6 +198,7 @@ fn prepare(
             deadline: super::clock::clock_of_game(archive, &path, g, session.now().unix_seconds())?
                 .map(|k| k.deadline),
             used: super::clock::time_used_in_game(archive, &path, g)?,
+            answer_by: mail::AnswerBy::Import,
         },
         &steps,
     )

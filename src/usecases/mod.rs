@@ -14,7 +14,7 @@
 //! kernel: open, find, read, change a game, commit a player's step, and the player
 //! actions), `clock`, `armies` and `conditional`; `checks` (status, log, verify); then
 //! `exchange` (hook, sync), `club` (accounts, the post-receive hook), `tournament`, `watch`,
-//! `mail`, `notify`, `referee_mail` (the referee mailbox) and `completion` (what a shell's
+//! `mail`, `notify`, `reminders`, `referee_mail` (the referee mailbox) and `completion` (what a shell's
 //! completion offers).
 
 mod armies;
@@ -38,6 +38,7 @@ mod watch;
 pub mod mail;
 pub mod notify;
 pub mod referee_mail;
+pub mod reminders;
 
 pub use armies::{ArmyOutcome, army_choice, army_commit, army_reveal};
 pub use checks::{LogLine, StatusLine, choice_history, history, status, verify, verify_tournaments};

@@ -269,6 +269,12 @@ fn players_and_club_settings_read_and_are_checked() {
     );
     let e = ArchiveConfig::from_yaml("version: 1\nplayers:\n  Bo:\n    plays-by: pigeon\n").unwrap_err();
     assert!(e.to_string().contains("unknown variant `pigeon`"), "{e}");
+    assert!(c.club.reminders.is_empty() && !c.club.digest);
+    let timed = ArchiveConfig::from_yaml("version: 1\nclub:\n  reminders: [3, 1]\n  digest: true\n").unwrap();
+    assert_eq!((timed.club.reminders.as_slice(), timed.club.digest), (&[3, 1][..], true));
+    assert_eq!(ArchiveConfig::from_yaml(&timed.to_yaml()).unwrap(), timed);
+    let e = ArchiveConfig::from_yaml("version: 1\nclub:\n  reminders: [soon]\n").unwrap_err();
+    assert!(e.to_string().contains("club: reminders: `[\"soon\"]` is not a list of days"), "{e}");
     let e = ArchiveConfig::from_yaml("version: 1\nclub:\n  referee: nobody\n").unwrap_err();
     assert!(e.to_string().contains("club: referee: `nobody`"), "{e}");
 }

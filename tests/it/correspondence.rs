@@ -1573,6 +1573,7 @@ fn sync_relays_the_notify_hooks_line() {
     let out = ok(&s.ann, &s.home, &["sync"]);
     assert_eq!(
         out,
-        "remote: ravenpost: g ply 1: not mailed (the game has no BlackEmail tag; logged)\nPushed 1 commit to origin/main\n"
+        "remote: ravenpost: g ply 1: not mailed (no address for Bo: no BlackEmail tag in the game, no \
+         `players: Bo: email:` in ravenpost.yaml; logged)\nPushed 1 commit to origin/main\n"
     );
 }

@@ -277,7 +277,7 @@ fn a_game_by_email_through_a_local_smtp_server() {
     let p4 = parse(&m4);
     assert_eq!(p4.message_id, "ann-bo.3.end@example.net");
     assert_eq!(p4.in_reply_to.as_deref(), Some("ann-bo.3@example.org"));
-    assert_eq!(p4.subject, "[ravenpost] ann-bo: Bo Example (Scarlet) resigns. 1-0");
+    assert_eq!(p4.subject, "[ravenpost] ann-bo: Bo Example (Scarlet) resigns \u{2014} 1-0");
     // Ann's mail program keeps everything in one mbox file: her own two messages and
     // Bo's reply are nothing new, his resignation is imported.
     let mbox = t.path().join("ann.mbox");

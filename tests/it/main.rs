@@ -34,6 +34,7 @@ mod judged_in_one_pass;
 mod layout;
 mod long_games;
 mod mail;
+mod notify;
 mod one_replay;
 mod perft;
 mod pictures;

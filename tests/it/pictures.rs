@@ -393,6 +393,7 @@ fn marked_two_letter_pieces_keep_the_columns() {
                 date: 1_764_400_000,
                 deadline: None,
                 used: None,
+                answer_by: ravenpost::mail::AnswerBy::Import,
             })
             .unwrap();
             let message = mail_parser::MessageParser::default().parse(&built.bytes).unwrap();

@@ -219,6 +219,7 @@ fn a_double_round_robin_of_six_played_through_both_hooks() {
     let mut moves: Vec<(String, usize, String, i64)> = Vec::new(); // (game, ply, mover, time)
     let mut finished: Vec<(i64, String)> = Vec::new(); // (time of the result, game)
     let mut timeouts: Vec<&Scheduled> = Vec::new();
+    let mut others = 0; // the steps without a move, each mailed to the other player
     let cycle_of = |g: &Scheduled| usize::from(g.round > 5);
     for round in 1..=10 {
         for (k, g) in games.iter().enumerate().filter(|(_, g)| g.round == round) {
@@ -263,7 +264,11 @@ fn a_double_round_robin_of_six_played_through_both_hooks() {
                         moves.push((id.to_string(), ply, who.to_string(), t));
                         t
                     }
-                    S::Do(args) => step(&args),
+                    S::Do(args) => {
+                        // A resignation, a draw offered or accepted: one mail to the other.
+                        others += 1;
+                        step(&args)
+                    }
                 };
             }
             if timeout {
@@ -295,13 +300,21 @@ fn a_double_round_robin_of_six_played_through_both_hooks() {
     let v = ok_at(org, home, clock.0, &["verify"]);
     assert!(v.contains("30 games verified, 0 problems"), "{v}");
 
-    // Notifications: one message per move, to the player to move, threaded per game.
+    // Notifications: one message per move, to the player to move, threaded per game; one
+    // to each player of each new game; one to the other player of each other step.
     let mut received: BTreeMap<String, Mail> = BTreeMap::new();
     for path in smtp.messages() {
         let (id, mail) = read_mail(&path);
-        assert!(received.insert(id.clone(), mail).is_none(), "one message per move: {id} twice");
+        assert!(received.insert(id.clone(), mail).is_none(), "one message per step: {id} twice");
     }
-    assert_eq!(received.len(), moves.len(), "one message per move");
+    let all = moves.len() + 2 * games.len() + others + timeouts.len();
+    assert_eq!(received.len(), all, "one message per move, two per new game, one per other step");
+    let new_games = received.keys().filter(|k| k.contains(".0@") || k.contains(".0.new@")).count();
+    assert_eq!(new_games, 2 * games.len(), "{:?}", received.keys());
+    for m in received.values() {
+        assert!(m.body.contains("ravenpost sync") || m.body.contains("Nothing to do"), "{}", m.body);
+        assert!(!m.body.contains("mail import"), "a club mail never says import: {}", m.body);
+    }
     let colour =
         |id: &str| games.iter().find(|g| g.id == id).map(|g| (g.white.clone(), g.black.clone())).unwrap();
     for (id, ply, mover, time) in &moves {
@@ -328,7 +341,7 @@ fn a_double_round_robin_of_six_played_through_both_hooks() {
         }
     }
     let log = std::fs::read_to_string(c.server.join("ravenpost/notify.log")).unwrap();
-    assert_eq!(log.lines().count(), moves.len(), "{log}");
+    assert_eq!(log.lines().count(), all, "{log}");
     assert!(log.lines().all(|l| l.contains(" sent <")), "{log}");
 
     // Standings: the crosstable has each game's result as played.
@@ -478,9 +491,14 @@ fn notifications_never_hold_up_a_push() {
     assert_eq!(git(&c.server, home, &["rev-parse", "main"]), git(org, home, &["rev-parse", "HEAD"]));
     let log = std::fs::read_to_string(c.server.join("ravenpost/notify.log")).unwrap();
     let lines: Vec<&str> = log.lines().collect();
-    assert_eq!(lines.len(), 2, "{log}");
-    assert!(lines[0].contains(" g ply 1 to bo@b.example: NOT SENT: SMTP server 127.0.0.1:"), "{log}");
-    assert!(lines[1].contains(" h ply 1 to -: NOT SENT: the game has no BlackEmail tag"), "{log}");
+    // Each new game to both players, then each move to the player to move.
+    assert_eq!(lines.len(), 6, "{log}");
+    assert!(lines[0].contains(" g ply 0 to ann@a.example: NOT SENT: SMTP server 127.0.0.1:"), "{log}");
+    assert!(lines[0].ends_with(" (created)"), "{log}");
+    assert!(lines[3].contains(" h ply 0 to -: NOT SENT: no address for Di: no BlackEmail tag"), "{log}");
+    assert!(lines[4].contains(" g ply 1 to bo@b.example: NOT SENT: SMTP server 127.0.0.1:"), "{log}");
+    assert!(lines[4].ends_with(" (move)"), "{log}");
+    assert!(lines[5].contains(" h ply 1 to -: NOT SENT: no address for Di: no BlackEmail tag"), "{log}");
     // The game goes on: the next move is accepted and pushed too.
     ok_at(org, home, T0 + 360, &["move", "g", "Sa3b6", "--as", "Bo"]);
     push(org, home, T0 + 420);

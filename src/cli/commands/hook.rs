@@ -50,9 +50,11 @@ enum HookCmd {
         /// (written into the hook as RAVENPOST_PUSHER_VAR).
         #[arg(long, value_name = "VAR")]
         pusher_var: Option<String>,
-        /// Also write hooks/post-receive: after every pushed move it mails the player to
-        /// move (the game's email tags; the archive's mail settings); failures are logged
-        /// in ravenpost/notify.log of the git directory and never undo a push.
+        /// Also write hooks/post-receive: after every push it mails the players each step
+        /// (a new game, a move, a draw offer or answer, a resignation, a result, leave),
+        /// with how each answers (`players:` in ravenpost.yaml; the archive's mail
+        /// settings); failures are logged in ravenpost/notify.log of the git directory and
+        /// never undo a push.
         #[arg(long)]
         notify: bool,
         /// Also write hooks/post-receive to regenerate the web site in DIR (`ravenpost
@@ -60,8 +62,8 @@ enum HookCmd {
         #[arg(long, value_name = "DIR")]
         site: Option<PathBuf>,
     },
-    /// Mail the player to move for each move in one ref update (the post-receive hook
-    /// runs it); always exits 0 once the repository reads.
+    /// Mail the players each step of one ref update (the post-receive hook runs it);
+    /// always exits 0 once the repository reads.
     Notify {
         /// The old commit (all zeros: a new branch).
         old: String,
@@ -105,17 +107,17 @@ pub(crate) fn run(s: &Session, a: HookArgs, out: &mut impl Write) -> Result<(), 
         }
         HookCmd::Notify { old, new, refname } => {
             for n in crate::usecases::notify::hook_notify(s, &old, &new, &refname)? {
+                // What was mailed: a move by its ply, another step by its name too.
+                let what = match n.event {
+                    crate::usecases::notify::EventKind::Move => format!("{} ply {}", n.game, n.ply),
+                    e => format!("{} ply {} ({})", n.game, n.ply, e.word()),
+                };
                 match &n.failure {
-                    None => writeln!(
-                        out,
-                        "ravenpost: mailed {} ply {} to {}",
-                        n.game,
-                        n.ply,
-                        n.to.as_deref().unwrap_or_default()
-                    )
-                    .map_err(io)?,
-                    Some(f) => writeln!(out, "ravenpost: {} ply {}: not mailed ({f}; logged)", n.game, n.ply)
-                        .map_err(io)?,
+                    None => {
+                        writeln!(out, "ravenpost: mailed {what} to {}", n.to.as_deref().unwrap_or_default())
+                            .map_err(io)?
+                    }
+                    Some(f) => writeln!(out, "ravenpost: {what}: not mailed ({f}; logged)").map_err(io)?,
                 }
             }
             Ok(())

@@ -21,6 +21,7 @@ pub(crate) mod man;
 pub(crate) mod r#move;
 pub(crate) mod moves;
 pub(crate) mod new;
+pub(crate) mod notify;
 pub(crate) mod perft;
 pub(crate) mod position;
 pub(crate) mod ratings;
