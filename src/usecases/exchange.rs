@@ -383,7 +383,7 @@ fn check_commit(
     limits: &Limits,
     definitions: &mut Definitions,
 ) -> Result<Vec<Finding>, Failure> {
-    if let Some(findings) = migration_findings(archive, c, pushed)? {
+    if let Some(findings) = settings_findings(archive, c, pushed)? {
         return Ok(findings);
     }
     // What no record may be, whatever it holds: too large, or a new name that other
@@ -431,22 +431,34 @@ fn check_commit(
     Ok(findings)
 }
 
-/// When commit `c` changes the archive's layout in `ravenpost.yaml`: what is wrong with
-/// it as a migration ([`crate::referee::judge_layout::judge_migration`]; pushed by an
-/// admin when the archive names admins, as its set-up). `None` for any other commit.
-fn migration_findings(
+/// When commit `c` changes the archive's settings (`ravenpost.yaml`, not in the first
+/// commit): what is wrong with it as a migration of the layout
+/// ([`crate::referee::judge_layout::judge_migration`]; pushed by an admin when the archive
+/// names admins, as its set-up) or as a settings change
+/// ([`crate::referee::judge_layout::judge_settings_change`]; pushed by an admin of the
+/// settings before it). `None` for any other commit (a deletion of the settings too:
+/// judged as today, refused).
+fn settings_findings(
     archive: &Archive,
     c: &ArchiveCommit,
     pushed: Option<(&Pusher, &ClubAccounts)>,
 ) -> Result<Option<Vec<Finding>>, Failure> {
+    use crate::referee::judge_layout::{SettingsChange, judge_migration, judge_settings_change};
     let config = crate::archive::ArchiveConfig::PATH;
     let (Some(parent), Some(after)) = (c.parent, c.changes.iter().find(|ch| ch.path == config)) else {
         return Ok(None);
     };
     let before = archive.read_file_at(parent, config).unwrap_or(None);
-    let after = after.contents.as_deref().and_then(|b| std::str::from_utf8(b).ok());
-    let change = super::layout::settings_change(before.as_deref(), after);
-    if change == crate::referee::judge_layout::SettingsChange::Other {
+    let change = super::layout::settings_change(before.as_deref(), after.contents.as_deref());
+    if change.is_settings_change() {
+        let changed: Vec<&str> = c.changes.iter().map(|ch| ch.path.as_str()).collect();
+        // The admins are those of the settings before the change: a non-admin cannot
+        // make themselves one.
+        let admins_before = club_accounts_at(archive, parent)?;
+        let pushed = pushed.map(|(p, _)| (p, &admins_before));
+        return Ok(Some(judge_settings_change(&changed, &change, pushed)));
+    }
+    if !matches!(change, SettingsChange::Layout { .. }) {
         return Ok(None);
     }
     let changes: Vec<(&str, Option<&[u8]>)> =
@@ -459,12 +471,7 @@ fn migration_findings(
         .collect();
     let tree = archive.record_paths_at(c.commit)?;
     let tree: Vec<&str> = tree.iter().map(String::as_str).collect();
-    let mut findings = crate::referee::judge_layout::judge_migration(
-        &changes,
-        |p| old.get(p).map(Vec::as_slice),
-        change,
-        &tree,
-    );
+    let mut findings = judge_migration(&changes, |p| old.get(p).map(Vec::as_slice), change, &tree);
     if let Some((p, club)) = pushed
         && let Some(problem) = crate::referee::players::setup_push_problem(p, club)
     {

@@ -8,7 +8,9 @@
 //! `Message-ID`/`In-Reply-To`/`References`), with the deadline of the player to move when
 //! the game has a clock. It comes from the mover's address (their email tag, else
 //! `ravenpost@` the recipient's domain) and is delivered through the archive's mail
-//! settings (`ravenpost.yaml`, `mail:`; the password from `$RAVENPOST_SMTP_PASSWORD`).
+//! settings (`ravenpost.yaml`, `mail:`, as the pushed commit holds them: a club that adds
+//! or changes `mail:` with `ravenpost archive settings` is heard from its next push on;
+//! the password from `$RAVENPOST_SMTP_PASSWORD`).
 //!
 //! The push has already been accepted when this runs: a failure to deliver (no address,
 //! no mail settings, the server down) never rejects or undoes it. Every attempt, sent or
@@ -66,7 +68,7 @@ pub fn notify(
 ) -> Result<Vec<Notice>, Failure> {
     let mut notices = Vec::new();
     for c in archive.commits_between(old, new)? {
-        notices.extend(notices_of(session, archive, &c)?);
+        notices.extend(notices_of(session, archive, &c, new)?);
     }
     let mut log = String::new();
     for n in &notices {
@@ -96,7 +98,14 @@ pub fn notify(
     Ok(notices)
 }
 
-fn notices_of(session: &Session, archive: &Archive, c: &ArchiveCommit) -> Result<Vec<Notice>, Failure> {
+/// The notices of commit `c` of a push whose tip is `pushed` (whose settings give the
+/// mail server: those of the archive as pushed, a settings change in the push too).
+fn notices_of(
+    session: &Session,
+    archive: &Archive,
+    c: &ArchiveCommit,
+    pushed: CommitId,
+) -> Result<Vec<Notice>, Failure> {
     let mut out = Vec::new();
     // The definitions a pinned game uses, as the commit holds them: read once, if needed.
     let mut definitions = None;
@@ -130,7 +139,7 @@ fn notices_of(session: &Session, archive: &Archive, c: &ArchiveCommit) -> Result
             message_id: None,
             failure: None,
         };
-        if let Err(why) = send_one(session, archive, &path, &game, text, c, &mut notice) {
+        if let Err(why) = send_one(session, archive, (&path, &game, text), (c, pushed), &mut notice) {
             notice.failure = Some(why);
         }
         out.push(notice);
@@ -141,10 +150,8 @@ fn notices_of(session: &Session, archive: &Archive, c: &ArchiveCommit) -> Result
 fn send_one(
     session: &Session,
     archive: &Archive,
-    path: &GamePath,
-    game: &crate::record::game::Game,
-    text: &str,
-    c: &ArchiveCommit,
+    (path, game, text): (&GamePath, &crate::record::game::Game, &str),
+    (c, pushed): (&ArchiveCommit, CommitId),
     notice: &mut Notice,
 ) -> Result<(), String> {
     // The player who moved: the opponent of the one to move now.
@@ -177,7 +184,8 @@ fn send_one(
     })
     .map_err(|e| e.to_string())?;
     notice.message_id = Some(built.message_id.clone());
-    deliver(session, archive, &Delivery::default(), &from, &to, &built.bytes).map_err(|e| e.to_string())?;
+    let delivery = Delivery { settings_at: Some(pushed), ..Delivery::default() };
+    deliver(session, archive, &delivery, &from, &to, &built.bytes).map_err(|e| e.to_string())?;
     Ok(())
 }
 
