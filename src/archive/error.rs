@@ -220,7 +220,7 @@ pub enum ArchiveError {
     /// settings are the committed file's, so a command that reads them refuses rather than
     /// ignore the edit.
     #[error(
-        "{path}: the working copy has edits that are not committed, and the archive's settings are the committed file's (every clone and the hook read those); nothing was done: commit the edit (`git commit {path}`) or undo it (`git checkout -- {path}`); your own settings (SMTP server, identity, signing key) belong in your settings file ($RAVENPOST_CONFIG, else ravenpost/config.yaml in your config directory)"
+        "{path}: the working copy has edits that are not committed, and the archive's settings are the committed file's (every clone and the hook read those); nothing was done: commit the edit (`ravenpost archive settings --file {path}`, as an admin) or undo it (`git checkout -- {path}`); your own settings (SMTP server, identity, signing key) belong in your settings file ($RAVENPOST_CONFIG, else ravenpost/config.yaml in your config directory)"
     )]
     UncommittedSettings {
         /// The settings file's path in the archive.
@@ -285,7 +285,7 @@ impl ArchiveError {
             }
             ArchiveError::NoDataDirectory => "set RAVENPOST_ARCHIVE to an archive directory".to_string(),
             ArchiveError::UncommittedSettings { path } => format!(
-                "commit the edit (`git commit {path}`) or undo it (`git checkout -- {path}`); your own settings (SMTP server, identity, signing key) go in your user settings file (${}, else ravenpost/{} in your config directory)",
+                "commit the edit (`ravenpost archive settings --file {path}`, as an admin) or undo it (`git checkout -- {path}`); your own settings (SMTP server, identity, signing key) go in your user settings file (${}, else ravenpost/{} in your config directory)",
                 super::settings::CONFIG_ENV,
                 super::settings::FILE_NAME
             ),

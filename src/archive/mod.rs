@@ -1059,18 +1059,25 @@ impl Archive {
     /// [`ArchiveError::MissingIdentity`] when there is none, with what to run;
     /// [`ArchiveError::InvalidIdentity`]; [`ArchiveError::Config`].
     pub fn identity(&self, given: Option<&Identity>) -> Result<Identity, ArchiveError> {
+        let configured = match given {
+            None => self.settings_text()?.map(|text| ArchiveConfig::from_yaml(&text)).transpose()?,
+            Some(_) => None,
+        }
+        .and_then(|c| c.author);
+        self.identity_over(given.or(configured.as_ref()))
+    }
+
+    /// As [`Archive::identity`], with `given` standing for both the caller's identity and
+    /// the settings' author (a caller that read the settings itself, as the settings
+    /// change does while the working tree's copy is being replaced): else git's.
+    ///
+    /// # Errors
+    ///
+    /// As [`Archive::identity`].
+    pub fn identity_over(&self, given: Option<&Identity>) -> Result<Identity, ArchiveError> {
         let id = match given {
             Some(g) => g.clone(),
-            None => {
-                let configured = match self.settings_text()? {
-                    Some(text) => ArchiveConfig::from_yaml(&text)?.author,
-                    None => None,
-                };
-                match configured {
-                    Some(a) => a,
-                    None => self.git_identity()?.ok_or(ArchiveError::MissingIdentity)?,
-                }
-            }
+            None => self.git_identity()?.ok_or(ArchiveError::MissingIdentity)?,
         };
         id.validate()?;
         Ok(id)

@@ -9,6 +9,11 @@
 //! and moves every game and army choice file from its flat path to its fan-out path with
 //! the same bytes: no other change, and no record left at a flat path. Who may push it is
 //! the archive's set-up rule: an admin, when the archive names admins.
+//!
+//! Any other change of the settings is a settings change ([`judge_settings_change`], what
+//! `ravenpost archive settings` makes): `ravenpost.yaml` alone, `version` and `layout`
+//! kept, a file that reads; pushed by an admin of the settings before it, when those
+//! name admins.
 
 use std::collections::BTreeMap;
 
@@ -17,7 +22,7 @@ use super::layout::{CONFIG_PATH, GamePath, Layout, army_choice_path, parse_army_
 use super::problem::Problem;
 
 /// How a commit changes the archive's settings (`ravenpost.yaml`), as the caller read it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SettingsChange {
     /// Only the `layout:` changes, from one layout to the other.
     Layout {
@@ -26,8 +31,75 @@ pub enum SettingsChange {
         /// The layout after it.
         to: Layout,
     },
-    /// Anything else (another setting, a file that does not read).
+    /// Settings other than `version` and `layout` change (or only the file's form: its
+    /// comments, its order), and the new file reads: what `ravenpost archive settings`
+    /// commits ([`judge_settings_change`]).
+    Settings,
+    /// The new file reads, but `version`, or `layout` together with other settings,
+    /// changes (named by the key).
+    Fixed {
+        /// `version` or `layout`.
+        key: &'static str,
+    },
+    /// The new file does not read as settings.
+    Unreadable {
+        /// The reader's message.
+        why: String,
+    },
+    /// Anything else: the file deleted, or settings before the commit that did not read.
     Other,
+}
+
+impl SettingsChange {
+    /// Whether the commit is judged as a change of the settings ([`judge_settings_change`])
+    /// rather than as a migration or as any other commit.
+    pub fn is_settings_change(&self) -> bool {
+        matches!(
+            self,
+            SettingsChange::Settings | SettingsChange::Fixed { .. } | SettingsChange::Unreadable { .. }
+        )
+    }
+}
+
+/// What is wrong with a commit that changes the archive's settings other than by its
+/// layout (`settings`, not a [`SettingsChange::Layout`]): it must change `ravenpost.yaml`
+/// alone (`changed`: every path the commit changes), keep `version` and `layout`, leave a
+/// file that reads, and, when the server named the pusher (`pushed`, with the accounts
+/// the settings listed *before* the commit), be pushed by an admin when those settings
+/// name admins (as the archive's set-up). Empty: an accepted settings change.
+pub fn judge_settings_change(
+    changed: &[&str],
+    settings: &SettingsChange,
+    pushed: Option<(&super::players::Pusher, &super::players::ClubAccounts)>,
+) -> Vec<Finding> {
+    let at_config = |problem: Problem| Finding { subject: CONFIG_PATH.to_string(), problem };
+    let mut out: Vec<Finding> = changed
+        .iter()
+        .filter(|p| **p != CONFIG_PATH)
+        .map(|p| Finding {
+            subject: p.to_string(),
+            problem: Problem::NotOnlySettings { path: p.to_string() },
+        })
+        .collect();
+    match settings {
+        SettingsChange::Settings => {}
+        SettingsChange::Fixed { key } => out.push(at_config(Problem::FixedSetting { key: key.to_string() })),
+        SettingsChange::Unreadable { why } => {
+            out.push(at_config(Problem::SettingsUnreadable { why: why.clone() }))
+        }
+        SettingsChange::Layout { .. } | SettingsChange::Other => out.push(at_config(Problem::NotAGameFile)),
+    }
+    if let Some((p, club)) = pushed
+        && !club.admins.is_empty()
+        && !club.admins.contains(&p.account)
+    {
+        out.push(at_config(Problem::SettingsByNonAdmin {
+            pusher: p.account.clone(),
+            variable: p.variable.clone(),
+            admins: club.admins.clone(),
+        }));
+    }
+    out
 }
 
 /// A record's path read: which game it is for, whether it is the game file or the army
@@ -197,6 +269,32 @@ mod tests {
         assert!(matches!(left[0].problem, Problem::WrongLayout { .. }), "{left:?}");
         let other = judge_migration::<Vec<u8>>(&[], |_| None, SettingsChange::Other, &[]);
         assert!(matches!(other[0].problem, Problem::NotAMigration { .. }), "{other:?}");
+    }
+
+    #[test]
+    fn a_settings_change_is_the_settings_alone_by_an_admin() {
+        use crate::referee::players::{ClubAccounts, Pusher};
+        let club = ClubAccounts { admins: vec!["boss".into()], ..Default::default() };
+        let by = |a: &str| Pusher { account: a.into(), variable: "REMOTE_USER".into() };
+        let (boss, ann) = (by("boss"), by("ann"));
+        assert_eq!(
+            judge_settings_change(&[CONFIG_PATH], &SettingsChange::Settings, Some((&boss, &club))),
+            []
+        );
+        assert_eq!(judge_settings_change(&[CONFIG_PATH], &SettingsChange::Settings, None), []);
+        let found = judge_settings_change(&[CONFIG_PATH], &SettingsChange::Settings, Some((&ann, &club)));
+        assert_eq!(
+            found[0].problem.to_string(),
+            "the archive's settings may be changed only by an admin (the account `boss`, ravenpost.yaml admins before the change), but this push was authenticated as `ann` (REMOTE_USER)"
+        );
+        let found =
+            judge_settings_change(&[CONFIG_PATH, "games/gygax/g.pgn"], &SettingsChange::Settings, None);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].subject, "games/gygax/g.pgn");
+        let found = judge_settings_change(&[CONFIG_PATH], &SettingsChange::Fixed { key: "layout" }, None);
+        assert!(found[0].problem.to_string().contains("ravenpost archive migrate-layout"), "{found:?}");
+        assert!(SettingsChange::Unreadable { why: "x".into() }.is_settings_change());
+        assert!(!SettingsChange::Other.is_settings_change() && !TO.is_settings_change());
     }
 
     #[test]

@@ -39,6 +39,14 @@ fn accounts_list(accounts: &[String]) -> String {
     }
 }
 
+/// Why `key` (`version` or `layout`) cannot change in a settings change.
+fn fixed_setting(key: &str) -> String {
+    match key {
+        "layout" => "ravenpost.yaml: `layout` cannot change in a settings change: `ravenpost archive migrate-layout` moves the games to the fan-out layout and sets it, in a commit of its own".to_string(),
+        _ => format!("ravenpost.yaml: `{key}` cannot change: it is the file's format version, which ravenpost writes (a settings change keeps it)"),
+    }
+}
+
 /// A length of time as people read it: `3d 4h`, `5h 10m`, `12m`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Span(pub i64);
@@ -617,6 +625,42 @@ pub enum Problem {
         path: String,
         /// What it does instead.
         why: String,
+    },
+    /// A settings change (`ravenpost archive settings`) that changes another file too.
+    #[error(
+        "a settings change (`ravenpost archive settings`) is a commit that changes only ravenpost.yaml; this one also changes {path}"
+    )]
+    NotOnlySettings {
+        /// The other path the commit changes.
+        path: String,
+    },
+    /// A settings change that changes `version` or `layout`, which a settings change
+    /// keeps.
+    #[error("{}", fixed_setting(.key))]
+    FixedSetting {
+        /// The key: `version` or `layout`.
+        key: String,
+    },
+    /// A settings change after which `ravenpost.yaml` does not read.
+    #[error(
+        "ravenpost.yaml does not read after this commit ({why}); the archive's settings must stay readable (`ravenpost archive settings set`/`--file` checks a change before committing it)"
+    )]
+    SettingsUnreadable {
+        /// The reader's message.
+        why: String,
+    },
+    /// A settings change pushed by an account that was no admin before it.
+    #[error(
+        "the archive's settings may be changed only by an admin ({}, ravenpost.yaml admins before the change), but this push was authenticated as `{pusher}` ({variable})",
+        accounts_list(.admins)
+    )]
+    SettingsByNonAdmin {
+        /// The account that pushed.
+        pusher: String,
+        /// The environment variable that named it.
+        variable: String,
+        /// The admin accounts before the change.
+        admins: Vec<String>,
     },
     /// A commit changes several game files.
     #[error("a commit may change only one game file, this one changes {}", .files.len())]

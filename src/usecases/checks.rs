@@ -968,7 +968,19 @@ fn verify_archive(
     }
     // Where the records are; a migration's deletions and settings change are its own.
     let (layout, migrations) = super::layout::layout_problems(archive, index, &games)?;
-    let mut rest = unallowed_paths(index, &migrations);
+    // A settings change's own settings file is judged as one (`archive settings`).
+    let settings = super::settings::settings_changes(archive, index)?;
+    let judged: Vec<usize> = migrations.iter().copied().chain(settings.iter().map(|(p, _)| *p)).collect();
+    let mut rest = unallowed_paths(index, &judged);
+    for (position, findings) in settings {
+        let c = index.commit_at(position);
+        rest.extend(findings.into_iter().map(|f| VerifyProblem {
+            game: f.subject,
+            commit: c.commit.short(),
+            author: c.author_name.to_string(),
+            problem: f.problem.to_string(),
+        }));
+    }
     rest.extend(layout);
     rest.extend(super::definitions::changed_definitions(archive, index)?);
     rest.extend(verify_tournaments(archive, index)?);

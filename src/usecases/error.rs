@@ -241,10 +241,10 @@ pub enum SyncRefusal {
     },
     /// Both sides moved in the same game: the remote's move came first and stands.
     #[error(
-        "{remote}/{branch} and this archive have both moved on since {}: {remote} has {}; this archive has {}. In {} the move on {remote} came first and stands; yours was made on the older position. Nothing was changed and your commits stay here.\nTo continue from {remote}, keeping your commits on the branch ravenpost-unsent:\n    git branch ravenpost-unsent\n    git reset --hard {remote}/{branch}\nthen replay your moves with `ravenpost move` and `ravenpost sync`.",
+        "{remote}/{branch} and this archive have both moved on since {}.\n{remote} has:\n{}\nThis archive has:\n{}\nIn {} the move on {remote} came first and stands; yours was made on the older position.\nNothing was changed and your commits stay here.\nTo continue from {remote}, keeping your commits on the branch ravenpost-unsent:\n    git branch ravenpost-unsent\n    git reset --hard {remote}/{branch}\nthen replay your moves with `ravenpost move` and `ravenpost sync`.",
         base.as_deref().unwrap_or("the start"),
-        list(theirs),
-        list(ours),
+        few_lines(theirs, clash),
+        few_lines(ours, clash),
         clash.join(", ")
     )]
     Diverged {
@@ -353,6 +353,61 @@ fn steps(v: &[SyncStep]) -> String {
     if parts.is_empty() { "none".to_string() } else { parts.join(", ") }
 }
 
+/// The most steps of one side a refusal lists.
+const FEW: usize = 3;
+
+/// At most [`FEW`] of the steps `v`, those in the games of `clash` first, one an indented
+/// line, then `and N more`.
+fn few_lines(v: &[SyncStep], clash: &[String]) -> String {
+    let mut shown: Vec<&SyncStep> = v.iter().filter(|s| clash.contains(&s.game)).collect();
+    shown.extend(v.iter().filter(|s| !clash.contains(&s.game)));
+    let mut lines: Vec<String> = shown.iter().take(FEW).map(|s| format!("    {s}")).collect();
+    if v.len() > FEW {
+        lines.push(format!("    and {} more", v.len() - FEW));
+    }
+    if lines.is_empty() { "    none".to_string() } else { lines.join("\n") }
+}
+
 fn list(v: &[SyncStep]) -> String {
     v.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn step(game: &str, n: usize) -> SyncStep {
+        SyncStep {
+            game: game.into(),
+            commit: format!("{n:012x}"),
+            what: format!("ply {n} 2e3 by Ann (Gold)"),
+            ply: Some(n),
+            san: Some("2e3".into()),
+            player: Some("Ann".into()),
+        }
+    }
+
+    /// Regression (issue 33, the club's mails): a diverged `sync` listed all 15 commits of
+    /// unrelated games on one line of about 1,000 characters.
+    #[test]
+    fn a_diverged_sync_lists_a_few_steps_a_line() {
+        let theirs: Vec<SyncStep> =
+            (1..=15).map(|n| step(&format!("h{n}"), n)).chain([step("g", 16)]).collect();
+        let e = SyncRefusal::Diverged {
+            remote: "origin".into(),
+            branch: "main".into(),
+            base: Some("7795c97c2568".into()),
+            theirs,
+            ours: vec![step("g", 16)],
+            clash: vec!["g".into()],
+        };
+        let m = e.to_string();
+        assert!(m.lines().all(|l| l.chars().count() <= 100), "{m}");
+        assert!(
+            m.contains(
+                "origin has:\n    g: ply 16 2e3 by Ann (Gold) (000000000010)\n    h1: ply 1 2e3 by Ann (Gold) (000000000001)\n    h2: ply 2 2e3 by Ann (Gold) (000000000002)\n    and 13 more\nThis archive has:\n    g: ply 16 2e3 by Ann (Gold) (000000000010)\nIn g the move"
+            ),
+            "{m}"
+        );
+    }
 }

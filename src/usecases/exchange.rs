@@ -383,7 +383,7 @@ fn check_commit(
     limits: &Limits,
     definitions: &mut Definitions,
 ) -> Result<Vec<Finding>, Failure> {
-    if let Some(findings) = migration_findings(archive, c, pushed)? {
+    if let Some(findings) = settings_findings(archive, c, pushed)? {
         return Ok(findings);
     }
     // What no record may be, whatever it holds: too large, or a new name that other
@@ -431,22 +431,34 @@ fn check_commit(
     Ok(findings)
 }
 
-/// When commit `c` changes the archive's layout in `ravenpost.yaml`: what is wrong with
-/// it as a migration ([`crate::referee::judge_layout::judge_migration`]; pushed by an
-/// admin when the archive names admins, as its set-up). `None` for any other commit.
-fn migration_findings(
+/// When commit `c` changes the archive's settings (`ravenpost.yaml`, not in the first
+/// commit): what is wrong with it as a migration of the layout
+/// ([`crate::referee::judge_layout::judge_migration`]; pushed by an admin when the archive
+/// names admins, as its set-up) or as a settings change
+/// ([`crate::referee::judge_layout::judge_settings_change`]; pushed by an admin of the
+/// settings before it). `None` for any other commit (a deletion of the settings too:
+/// judged as today, refused).
+fn settings_findings(
     archive: &Archive,
     c: &ArchiveCommit,
     pushed: Option<(&Pusher, &ClubAccounts)>,
 ) -> Result<Option<Vec<Finding>>, Failure> {
+    use crate::referee::judge_layout::{SettingsChange, judge_migration, judge_settings_change};
     let config = crate::archive::ArchiveConfig::PATH;
     let (Some(parent), Some(after)) = (c.parent, c.changes.iter().find(|ch| ch.path == config)) else {
         return Ok(None);
     };
     let before = archive.read_file_at(parent, config).unwrap_or(None);
-    let after = after.contents.as_deref().and_then(|b| std::str::from_utf8(b).ok());
-    let change = super::layout::settings_change(before.as_deref(), after);
-    if change == crate::referee::judge_layout::SettingsChange::Other {
+    let change = super::layout::settings_change(before.as_deref(), after.contents.as_deref());
+    if change.is_settings_change() {
+        let changed: Vec<&str> = c.changes.iter().map(|ch| ch.path.as_str()).collect();
+        // The admins are those of the settings before the change: a non-admin cannot
+        // make themselves one.
+        let admins_before = club_accounts_at(archive, parent)?;
+        let pushed = pushed.map(|(p, _)| (p, &admins_before));
+        return Ok(Some(judge_settings_change(&changed, &change, pushed)));
+    }
+    if !matches!(change, SettingsChange::Layout { .. }) {
         return Ok(None);
     }
     let changes: Vec<(&str, Option<&[u8]>)> =
@@ -459,12 +471,7 @@ fn migration_findings(
         .collect();
     let tree = archive.record_paths_at(c.commit)?;
     let tree: Vec<&str> = tree.iter().map(String::as_str).collect();
-    let mut findings = crate::referee::judge_layout::judge_migration(
-        &changes,
-        |p| old.get(p).map(Vec::as_slice),
-        change,
-        &tree,
-    );
+    let mut findings = judge_migration(&changes, |p| old.get(p).map(Vec::as_slice), change, &tree);
     if let Some((p, club)) = pushed
         && let Some(problem) = crate::referee::players::setup_push_problem(p, club)
     {
@@ -1281,6 +1288,7 @@ fn sync_once(
         .into_iter()
         .filter(|c| !incoming.iter().any(|i| same_step(c, i) || retaken_as(c, i)))
         .collect();
+    let (mine, continued) = without_imported(archive, theirs, &incoming, mine)?;
     if mine.is_empty() {
         // Everything of ours is on the remote already (replayed by an interrupted sync).
         archive.fast_forward(Some(ours), theirs)?;
@@ -1289,7 +1297,7 @@ fn sync_once(
         return Ok(true);
     }
     let crossing = Crossing { remote, branch: &short, theirs, fetched: &report.fetched };
-    let mine = on_top_of_theirs(archive, &crossing, base, &incoming, mine)?;
+    let mine = on_top_of_theirs(archive, &crossing, base, (&incoming, &continued), mine)?;
     let signer =
         archive.git_signing_key()?.map(|k| crate::archive::SshSigner::new(k).with_home(session.home.clone()));
     let replayed = archive.replay_onto(theirs, &mine, session.now(), signer.as_ref())?;
@@ -1306,6 +1314,82 @@ fn sync_once(
     archive.fast_forward(Some(ours), new_tip)?;
     report.rebased = describe(archive, &archive.commits_between(Some(theirs), new_tip)?);
     Ok(true)
+}
+
+/// This archive's commits `mine` (since the common ancestor) without those that add
+/// plies to a game file and leave it recording exactly the plies (start, moves, result)
+/// of a version the remote's commits `incoming` made: a move imported from a mail of the
+/// remote's commit (`mail import` commits it anew, with another id and time), which the
+/// remote holds already. Also returns the games whose last such commit left the file byte
+/// for byte as the remote's tip `theirs` holds it, with no step of this archive's kept
+/// before it: this archive's later steps there continue the remote's file, and are
+/// replayed on it as steps in other games are.
+///
+/// # Errors
+/// The archive's errors.
+fn without_imported(
+    archive: &Archive,
+    theirs: CommitId,
+    incoming: &[ArchiveCommit],
+    mine: Vec<ArchiveCommit>,
+) -> Result<(Vec<ArchiveCommit>, BTreeSet<String>), Failure> {
+    let mut definitions = None;
+    let mut kept = Vec::with_capacity(mine.len());
+    let mut continued = BTreeSet::new();
+    let mut touched = BTreeSet::new();
+    for c in mine {
+        let imported = match (c.parent, c.changes.as_slice()) {
+            (Some(parent), [only]) if GamePath::parse(&only.path).is_some() => {
+                let theirs_versions: Vec<&[u8]> = incoming
+                    .iter()
+                    .flat_map(|i| i.changes.iter())
+                    .filter(|ch| ch.path == only.path)
+                    .filter_map(|ch| ch.contents.as_deref())
+                    .collect();
+                match (only.contents.as_deref(), theirs_versions.is_empty()) {
+                    (Some(after), false) => {
+                        let defs = match &definitions {
+                            Some(d) => d,
+                            None => definitions.insert(super::definitions::at(archive, Some(theirs))?),
+                        };
+                        let read = |b: &[u8]| {
+                            std::str::from_utf8(b).ok().and_then(|t| super::definitions::load(defs, t).ok())
+                        };
+                        let before = archive.read_bytes_at(parent, &only.path)?;
+                        match (read(after), before.as_deref().and_then(read)) {
+                            (Some(a), Some(b)) if a.moves.len() > b.moves.len() => {
+                                let same = |o: &crate::record::game::Game| {
+                                    o.start == a.start
+                                        && o.moves == a.moves
+                                        && crate::record::result_of(o) == crate::record::result_of(&a)
+                                };
+                                theirs_versions.iter().any(|v| read(v).is_some_and(|o| same(&o)))
+                            }
+                            _ => false,
+                        }
+                    }
+                    _ => false,
+                }
+            }
+            _ => false,
+        };
+        let ids = subjects(&c);
+        if !imported {
+            touched.extend(ids);
+            kept.push(c);
+            continue;
+        }
+        let only = &c.changes[0];
+        let at_tip = archive.read_bytes_at(theirs, &only.path)?;
+        for id in ids {
+            if at_tip.as_deref() == only.contents.as_deref() && !touched.contains(&id) {
+                continued.insert(id);
+            } else {
+                continued.remove(&id);
+            }
+        }
+    }
+    Ok((kept, continued))
 }
 
 /// Where this archive's steps in a game the remote also changed are taken again.
@@ -1330,12 +1414,13 @@ fn on_top_of_theirs(
     archive: &Archive,
     crossing: &Crossing<'_>,
     base: Option<CommitId>,
-    incoming: &[ArchiveCommit],
+    (incoming, continued): (&[ArchiveCommit], &BTreeSet<String>),
     mine: Vec<ArchiveCommit>,
 ) -> Result<Vec<ArchiveCommit>, Failure> {
     let their_games: BTreeSet<String> = incoming.iter().flat_map(subjects).collect();
     let my_games: BTreeSet<String> = mine.iter().flat_map(subjects).collect();
-    let clash: Vec<String> = my_games.intersection(&their_games).cloned().collect();
+    let clash: Vec<String> =
+        my_games.intersection(&their_games).filter(|g| !continued.contains(*g)).cloned().collect();
     if clash.is_empty() {
         return Ok(mine);
     }

@@ -23,18 +23,35 @@ use super::error::Error as Failure;
 use super::report::VerifyProblem;
 use super::session::Session;
 
-/// How the settings text `after` differs from `before` (a commit's change of
-/// `ravenpost.yaml`): only by the layout, or otherwise.
-pub(crate) fn settings_change(before: Option<&str>, after: Option<&str>) -> SettingsChange {
-    let read = |t: Option<&str>| t.and_then(|t| ArchiveConfig::from_yaml(t).ok());
-    match (read(before), read(after)) {
-        (Some(b), Some(a))
-            if a.layout != b.layout && ArchiveConfig { layout: b.layout, ..a.clone() } == b =>
-        {
-            SettingsChange::Layout { from: b.layout, to: a.layout }
+/// How the settings `after` (a commit's new `ravenpost.yaml`: its bytes, `None` for a
+/// deletion) differ from the text `before` (the file before the commit): only by the
+/// layout (a migration), by other settings (a settings change, with `version` and
+/// `layout` kept, or naming the one that changed, or a file that does not read), or
+/// otherwise (a deletion, or settings before that did not read).
+pub(crate) fn settings_change(before: Option<&str>, after: Option<&[u8]>) -> SettingsChange {
+    let (Some(b), Some(after)) = (before.and_then(|t| ArchiveConfig::from_yaml(t).ok()), after) else {
+        return SettingsChange::Other;
+    };
+    let a = match std::str::from_utf8(after) {
+        Err(_) => return SettingsChange::Unreadable { why: "it is not UTF-8 text".to_string() },
+        Ok(text) => match ArchiveConfig::from_yaml(text) {
+            Ok(a) => a,
+            Err(crate::archive::ArchiveError::Config { message, .. }) => {
+                return SettingsChange::Unreadable { why: message };
+            }
+            Err(e) => return SettingsChange::Unreadable { why: e.to_string() },
+        },
+    };
+    if a.layout != b.layout {
+        if (ArchiveConfig { layout: b.layout, ..a.clone() }) == b {
+            return SettingsChange::Layout { from: b.layout, to: a.layout };
         }
-        _ => SettingsChange::Other,
+        return SettingsChange::Fixed { key: "layout" };
     }
+    if a.version != b.version {
+        return SettingsChange::Fixed { key: "version" };
+    }
+    SettingsChange::Settings
 }
 
 /// The flat path of the record at the fan-out path `path` (a game or army choice file);
@@ -118,8 +135,9 @@ pub(crate) fn migrations(
     for pair in versions.windows(2) {
         let (before, after) = (&pair[0], &pair[1]);
         let text = |v: &PathVersion| v.blob.and_then(|b| archive.read_blob_text(b, CONFIG_PATH).ok());
-        let change = settings_change(text(before).as_deref(), text(after).as_deref());
-        if change == SettingsChange::Other {
+        let bytes = after.blob.and_then(|b| archive.read_blob_bytes(b, CONFIG_PATH).ok());
+        let change = settings_change(text(before).as_deref(), bytes.as_deref());
+        if !matches!(change, SettingsChange::Layout { .. }) {
             continue;
         }
         let c = index.commit_at(after.position);

@@ -319,19 +319,32 @@ pub struct Delivery {
     pub ca_file: Option<PathBuf>,
     /// `--sendmail [CMD]`.
     pub sendmail: Option<String>,
+    /// The commit whose `ravenpost.yaml` gives the archive's `mail` section (the hook's
+    /// pushed commit, which the branch may not be at); `None`: the branch tip's.
+    pub settings_at: Option<crate::archive::CommitId>,
 }
 
 /// The `mail` section that applies: the user's own settings' (all of it), else the
-/// archive's `ravenpost.yaml`'s.
-fn mail_section(session: &Session, archive: &Archive) -> Result<Option<crate::archive::MailConfig>, Failure> {
-    match &session.settings.mail {
-        Some(m) => Ok(Some(m.clone())),
+/// archive's `ravenpost.yaml`'s (at [`Delivery::settings_at`], else at the tip).
+fn mail_section(
+    session: &Session,
+    archive: &Archive,
+    d: &Delivery,
+) -> Result<Option<crate::archive::MailConfig>, Failure> {
+    if let Some(m) = &session.settings.mail {
+        return Ok(Some(m.clone()));
+    }
+    match d.settings_at {
+        Some(at) => match archive.read_file_at(at, crate::archive::ArchiveConfig::PATH)? {
+            Some(text) => Ok(crate::archive::ArchiveConfig::from_yaml(&text)?.mail),
+            None => Ok(None),
+        },
         None => Ok(archive.config()?.mail),
     }
 }
 
 fn smtp_settings(session: &Session, archive: &Archive, d: &Delivery) -> Result<Option<SmtpConfig>, Failure> {
-    let configured = mail_section(session, archive)?.and_then(|m| m.smtp);
+    let configured = mail_section(session, archive, d)?.and_then(|m| m.smtp);
     let Some(server) = &d.smtp else {
         return Ok(configured.map(|mut c| {
             if let Some(s) = d.security {
@@ -460,7 +473,7 @@ pub fn deliver(
     };
     let envelope = lettre::address::Envelope::new(Some(addr(from)?), vec![addr(to)?])
         .map_err(|e| Failure::Usage(format!("envelope: {e}")))?;
-    let configured_sendmail = mail_section(session, archive)?.and_then(|m| m.sendmail);
+    let configured_sendmail = mail_section(session, archive, delivery)?.and_then(|m| m.sendmail);
     let smtp = if delivery.sendmail.is_some() { None } else { smtp_settings(session, archive, delivery)? };
     let via = match (smtp, delivery.sendmail.clone().or(configured_sendmail)) {
         (Some(c), _) => {

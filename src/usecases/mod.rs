@@ -32,6 +32,7 @@ mod kept_report;
 mod layout;
 mod report;
 mod session;
+mod settings;
 mod tournament;
 mod watch;
 
@@ -63,6 +64,7 @@ pub use games::{
 pub use layout::{Migrated, migrate_layout};
 pub use report::{ShallowBoundary, UncheckedGame, VerifyProblem, VerifyReport};
 pub use session::{Clock, PUSHER_VAR_ENV, PUSHER_VARIABLES, PusherUnnamed, Session, pusher_from};
+pub use settings::{SettingsChanged, SettingsEdit, ShownSettings, change_settings, show_settings};
 pub use tournament::{
     Created, ELO_K, ELO_START, GLICKO2_TAU, NewTournament, PROVISIONAL_DEVIATION, PlayerRating, RatedGame,
     RatingMethod, Ratings, glicko2_period, identity_name, list_tournaments, ratings, standings, to_move,

@@ -14,7 +14,9 @@
 //! game's page; a player the file does not list plays from a clone). It goes to the
 //! player's address (`players: NAME: email:`, else the game's `WhiteEmail`/`BlackEmail`
 //! tag) from the actor's, and is delivered through the archive's mail settings
-//! (`ravenpost.yaml`, `mail:`; the password from `$RAVENPOST_SMTP_PASSWORD`).
+//! (`ravenpost.yaml`, `mail:`, as the pushed commit holds them: a club that adds or
+//! changes them with `ravenpost archive settings` is heard from that push on; the
+//! password from `$RAVENPOST_SMTP_PASSWORD`).
 //!
 //! The push has already been accepted when this runs: a failure to deliver (no address,
 //! no mail settings, the server down) never rejects or undoes it. Every attempt, sent or
@@ -195,11 +197,16 @@ pub fn notify(
     old: Option<CommitId>,
     new: CommitId,
 ) -> Result<Vec<Notice>, Failure> {
-    // The players' channels: the settings at the tip (a broken file: everyone syncs).
-    let config = archive.config().unwrap_or_default();
+    // The players' channels and the mail server: the settings as pushed (a club that
+    // changes them with `ravenpost archive settings` is heard from that push on; a broken
+    // file: everyone syncs).
+    let config = archive
+        .read_file_at(new, ArchiveConfig::PATH)?
+        .and_then(|t| ArchiveConfig::from_yaml(&t).ok())
+        .unwrap_or_default();
     let mut notices = Vec::new();
     for c in archive.commits_between(old, new)? {
-        notices.extend(notices_of(session, archive, &config, &c)?);
+        notices.extend(notices_of(session, archive, &config, &c, new)?);
     }
     let mut log = String::new();
     for n in &notices {
@@ -235,6 +242,7 @@ fn notices_of(
     archive: &Archive,
     config: &ArchiveConfig,
     c: &ArchiveCommit,
+    pushed: CommitId,
 ) -> Result<Vec<Notice>, Failure> {
     let mut out = Vec::new();
     // The definitions a pinned game uses, as the commit holds them: read once, if needed.
@@ -260,7 +268,7 @@ fn notices_of(
         let Some(event) = classify(before.as_ref(), &game) else { continue };
         // What the step was, as the history says it (`Scarlet declines the draw`).
         let summary = before.as_ref().and_then(|b| record::recognise_action(b, &game)).map(|a| a.summary);
-        let step = Step { path: &path, game: &game, text, commit: c, event, summary };
+        let step = Step { path: &path, game: &game, text, commit: c, event, summary, pushed };
         for recipient in event.recipients() {
             let mut notice = Notice {
                 game: path.id().to_string(),
@@ -289,6 +297,8 @@ struct Step<'a> {
     event: Event,
     /// A step without a move, as the history says it.
     summary: Option<String>,
+    /// The pushed tip, whose settings give the mail server.
+    pushed: CommitId,
 }
 
 fn send_one(
@@ -350,7 +360,8 @@ fn send_one(
     )
     .map_err(|e| e.to_string())?;
     notice.message_id = Some(built.message_id.clone());
-    deliver(session, archive, &Delivery::default(), &from, &to, &built.bytes).map_err(|e| e.to_string())?;
+    let delivery = Delivery { settings_at: Some(step.pushed), ..Delivery::default() };
+    deliver(session, archive, &delivery, &from, &to, &built.bytes).map_err(|e| e.to_string())?;
     Ok(())
 }
 

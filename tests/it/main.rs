@@ -48,6 +48,7 @@ mod replay;
 mod round_trip;
 mod san;
 mod serve;
+mod settings_change;
 mod site;
 mod structure;
 mod sync_club;

@@ -679,3 +679,60 @@ fn sync_signs_replayed_commits_again() {
         assert_eq!(ok(dir, home, &["verify"]), "2 games verified, 0 problems\n");
     }
 }
+
+/// Regression (issue 33, the club's mails): Bo imported the hook's mail of Ann's pushed
+/// move (`mail import` commits it anew: another commit id and time), moved, and `sync`
+/// was refused as diverged ("the move on origin came first") though origin held the very
+/// same ply. Now the imported commit is recognised by the plies it records and dropped,
+/// and Bo's move is replayed on top of origin's and pushed.
+#[test]
+fn sync_after_mail_import_of_a_pushed_move_is_not_refused() {
+    let t = tempfile::tempdir().unwrap();
+    let smtp = common::smtp::Smtp::start(t.path(), "maildir", None);
+    let home = identity(&t.path().join("home"), "Referee", "referee@club.example");
+    let server = t.path().join("server.git");
+    git(t.path(), &home, &["init", "--quiet", "--bare", "-b", "main", server.to_str().unwrap()]);
+    ok(t.path(), &home, &["hook", "install", "--notify", "--repo", server.to_str().unwrap()]);
+    let clone = |name: &str| {
+        let dir = t.path().join(name.to_lowercase());
+        git(t.path(), &home, &["clone", "--quiet", server.to_str().unwrap(), dir.to_str().unwrap()]);
+        configure(&dir, &home, name);
+        dir
+    };
+    let (ann, bo) = (clone("Ann"), clone("Bo"));
+    ok_at(&ann, &home, T0, &["init"]);
+    let config = ann.join("ravenpost.yaml");
+    let yaml = std::fs::read_to_string(&config).unwrap();
+    let mail = format!("mail:\n  smtp:\n    host: 127.0.0.1\n    port: {}\n    security: none\n", smtp.port);
+    std::fs::write(&config, format!("{yaml}{mail}")).unwrap();
+    git(&ann, &home, &["commit", "--quiet", "--amend", "-a", "--no-edit"]);
+    let new = ["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "g"];
+    let emails = ["--white-email", "ann@club.example", "--black-email", "bo@club.example"];
+    ok_at(&ann, &home, T0, &[&new[..], &emails[..]].concat());
+    ok_at(&ann, &home, T0, &["sync"]);
+    ok_at(&bo, &home, T0, &["sync"]);
+    // Ann moves and pushes: the hook mails Bo.
+    ok_at(&ann, &home, T0 + 100, &["move", "g", "2e3", "--as", "Ann"]);
+    ok_at(&ann, &home, T0 + 100, &["sync"]);
+    let message = smtp.newest(0);
+    // Bo follows the mail: imports it, moves, syncs.
+    let out = ok_at(&bo, &home, T0 + 200, &["mail", "import", message.to_str().unwrap()]);
+    assert!(out.contains("2e3"), "{out}");
+    ok_at(&bo, &home, T0 + 300, &["move", "g", "Sa3b6", "--as", "Bo"]);
+    let out = ok_at(&bo, &home, T0 + 300, &["sync"]);
+    assert!(out.contains("Replayed 1 commit of this archive on top of them"), "{out}");
+    assert!(out.contains("  g: ply 2 Sa3b6 by Bo (Scarlet) ("), "{out}");
+    // The server holds Ann's commit, then Bo's move; every clone agrees and verifies.
+    let log = git(&server, &home, &["log", "--format=%an %s", "main"]);
+    let lines: Vec<&str> = log.lines().take(2).collect();
+    assert_eq!(
+        lines,
+        ["Bo g: ply 2 Sa3b6 (Scarlet plays Sa3b6)", "Ann g: ply 1 2e3 (Gold plays 2e3)"],
+        "{log}"
+    );
+    assert_eq!(head(&bo, &home), git(&server, &home, &["rev-parse", "main"]).trim());
+    assert_eq!(ok_at(&bo, &home, T0 + 300, &["verify"]), "1 game verified, 0 problems\n");
+    ok_at(&ann, &home, T0 + 400, &["sync"]);
+    assert_eq!(ok_at(&ann, &home, T0 + 400, &["verify"]), "1 game verified, 0 problems\n");
+    assert_eq!(ok_at(&server, &home, T0 + 400, &["verify"]), "1 game verified, 0 problems\n");
+}

@@ -88,13 +88,17 @@ fn a_random_file_is_refused_by_the_hook_and_verify_with_the_same_problem() {
     assert_eq!(verify_problems(&clone, &home), vec![("notes.txt".to_string(), problem.clone())]);
     let o = run(&clone, &home, &["verify"]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
-    // The settings file changed after the first commit: refused by both alike.
+    // The settings file changed after the first commit with the file beside it: a
+    // settings change, which changes nothing else, refused by both alike.
     git(&clone, &home, &["reset", "--quiet", "--hard", "origin/main"]);
     let yaml = std::fs::read_to_string(clone.join("ravenpost.yaml")).unwrap();
-    commit_file(&clone, &home, "ravenpost.yaml", &format!("{yaml}event: elsewhere\n"));
+    std::fs::write(clone.join("ravenpost.yaml"), format!("{yaml}event: elsewhere\n")).unwrap();
+    git(&clone, &home, &["add", "ravenpost.yaml"]);
+    commit_file(&clone, &home, "notes.txt", "hello\n");
     let o = git_out(&clone, &home, &["push", "origin", "main"]);
-    assert!(!o.status.success() && text(&o).contains("ravenpost.yaml"), "{}", text(&o));
-    assert_eq!(verify_problems(&clone, &home), vec![("ravenpost.yaml".to_string(), problem)]);
+    let problem = Problem::NotOnlySettings { path: "notes.txt".into() }.to_string();
+    assert!(!o.status.success() && text(&o).contains(&problem), "{}", text(&o));
+    assert_eq!(verify_problems(&clone, &home), vec![("notes.txt".to_string(), problem)]);
 }
 
 #[test]
@@ -274,7 +278,8 @@ fn an_uncommitted_edit_of_the_archive_settings_is_refused_not_ignored() {
         "ravenpost.yaml: the working copy has edits that are not committed",
     );
     assert!(
-        err.contains("git commit ravenpost.yaml") && err.contains("git checkout -- ravenpost.yaml"),
+        err.contains("ravenpost archive settings --file ravenpost.yaml")
+            && err.contains("git checkout -- ravenpost.yaml"),
         "{err}"
     );
     assert_eq!(git(&dir, &home, &["rev-list", "--count", "HEAD"]), "2\n", "nothing was written");

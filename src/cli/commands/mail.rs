@@ -183,7 +183,14 @@ pub(crate) fn run(s: &Session, a: MailArgs, out: &mut impl Write) -> Result<(), 
         }
         MailCmd::Send { game, who, smtp, security, user, ca_file, sendmail } => {
             let archive = ops::open(s, false)?;
-            let delivery = Delivery { smtp, security: security.map(Into::into), user, ca_file, sendmail };
+            let delivery = Delivery {
+                smtp,
+                security: security.map(Into::into),
+                user,
+                ca_file,
+                sendmail,
+                settings_at: None,
+            };
             let (to, sender) = (who.to.as_deref(), who.who.as_deref());
             let line = crate::usecases::mail::send(&archive, &game, sender, to, &delivery, s)?;
             writeln!(out, "{}", terminal::fit_stdout(&line)).map_err(io)
