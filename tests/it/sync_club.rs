@@ -711,10 +711,13 @@ fn sync_after_mail_import_of_a_pushed_move_is_not_refused() {
     ok_at(&ann, &home, T0, &[&new[..], &emails[..]].concat());
     ok_at(&ann, &home, T0, &["sync"]);
     ok_at(&bo, &home, T0, &["sync"]);
+    // The new game was mailed to both players.
+    let created = smtp.messages().len();
+    assert_eq!(created, 2);
     // Ann moves and pushes: the hook mails Bo.
     ok_at(&ann, &home, T0 + 100, &["move", "g", "2e3", "--as", "Ann"]);
     ok_at(&ann, &home, T0 + 100, &["sync"]);
-    let message = smtp.newest(0);
+    let message = smtp.newest(created);
     // Bo follows the mail: imports it, moves, syncs.
     let out = ok_at(&bo, &home, T0 + 200, &["mail", "import", message.to_str().unwrap()]);
     assert!(out.contains("2e3"), "{out}");
