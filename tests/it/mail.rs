@@ -2192,3 +2192,43 @@ fn the_mailed_record_marked_the_prepared_replies() {
     assert!(words(&ann.game("nm")).contains("{ravenpost: prepared}"), "{}", ann.game("nm"));
     assert_eq!(ann.ok(T0 + 70, &["verify"]), "1 game verified, 0 problems\n");
 }
+
+/// Issue 33, item 5: a prepared reply that `mail import` played was committed but never
+/// mailed, and nothing said so. Now the import names the command that mails it, and
+/// `--send` mails it to the opponent through the SMTP server.
+#[test]
+fn a_prepared_reply_played_by_mail_import_was_committed_but_not_sent() {
+    let t = tempfile::tempdir().unwrap();
+    let smtp = Smtp::start(t.path(), "maildir", None);
+    let (ann, bo) = two_players(t.path());
+    let settings = ann.home.join("config/ravenpost");
+    std::fs::create_dir_all(&settings).unwrap();
+    let mail = format!("mail:\n  smtp:\n    host: 127.0.0.1\n    port: {}\n    security: none\n", smtp.port);
+    std::fs::write(settings.join("config.yaml"), mail).unwrap();
+    let import = |p: &Player, time: i64, m: &Path, more: &[&str]| {
+        p.ok(time, &[&["mail", "import", m.to_str().unwrap()][..], more].concat())
+    };
+    ann.ok(T0 + 10, &["move", "nm", "2e3"]);
+    import(&bo, T0 + 20, &export(&ann, t.path(), T0 + 15, "m1"), &[]);
+    ann.ok(T0 + 25, &["conditional", "add", "nm", "1... Sa3b6 2. Rx3b6 2... U2c6 3. 2d3"]);
+    bo.ok(T0 + 30, &["move", "nm", "Sa3b6"]);
+    let out = import(&ann, T0 + 40, &export(&bo, t.path(), T0 + 35, "m2"), &[]);
+    assert!(
+        out.contains("nm: the prepared reply is committed but not mailed yet: `ravenpost mail send nm`"),
+        "{out}"
+    );
+    assert!(smtp.messages().is_empty());
+    // Mailed by hand, it reaches Bo, who answers; the next prepared reply goes out itself.
+    ann.ok(T0 + 45, &["mail", "send", "nm"]);
+    let m3 = smtp.newest(0);
+    assert!(import(&bo, T0 + 50, &m3, &[]).contains("imported ply 3 Rx3b6 by Ann Example"));
+    bo.ok(T0 + 60, &["move", "nm", "U2c6"]);
+    let out = import(&ann, T0 + 70, &export(&bo, t.path(), T0 + 65, "m4"), &["--send"]);
+    assert!(!out.contains("not mailed"), "{out}");
+    let m5 = smtp.newest(1);
+    let parsed = parse(&m5);
+    assert_eq!(parsed.to, "bo@example.net");
+    assert!(parsed.subject.contains("3. 2d3"), "{}", parsed.subject);
+    assert!(import(&bo, T0 + 80, &m5, &[]).contains("imported ply 5 2d3 by Ann Example"));
+    assert_eq!(bo.ok(T0 + 80, &["verify"]), "1 game verified, 0 problems\n");
+}

@@ -114,6 +114,11 @@ enum MailCmd {
         /// who sent it. Without it, such a message is refused.
         #[arg(long)]
         accept_sender: bool,
+        /// Mail each prepared reply (`ravenpost conditional`) this import plays to the
+        /// opponent, as `mail send` would; without it, each is committed and named with
+        /// the command that mails it.
+        #[arg(long)]
+        send: bool,
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
@@ -195,9 +200,9 @@ pub(crate) fn run(s: &Session, a: MailArgs, out: &mut impl Write) -> Result<(), 
             let line = crate::usecases::mail::send(&archive, &game, sender, to, &delivery, s)?;
             writeln!(out, "{}", terminal::fit_stdout(&line)).map_err(io)
         }
-        MailCmd::Import { paths, who, accept_sender, json } => {
+        MailCmd::Import { paths, who, accept_sender, send, json } => {
             let options = ImportOptions { who: who.as_deref(), accept_sender };
-            super::mail_import::run(s, &paths, options, json, out)
+            super::mail_import::run(s, &paths, options, (json, send), out)
         }
         MailCmd::Serve(a) => super::mail_serve::serve(s, a, out),
         MailCmd::Secret(a) => super::mail_serve::secret(s, a, out),

@@ -49,7 +49,7 @@ pub(super) fn run(
     s: &Session,
     paths: &[PathBuf],
     options: ImportOptions<'_>,
-    json: bool,
+    (json, send): (bool, bool),
     out: &mut impl Write,
 ) -> Result<(), Failure> {
     // The first import on a machine makes the per-user archive, as `new` does; when
@@ -87,16 +87,21 @@ pub(super) fn run(
         Some(a) => ops::answer_prepared(a, s)?,
         None => Vec::new(),
     };
+    // A prepared reply played here is the player's move to mail, as after `move`.
+    let mailed: Vec<String> = match &kept {
+        Some(a) => mail_prepared(a, s, &answers, send),
+        None => Vec::new(),
+    };
     if json {
         writeln!(out, "{}", serde_json::to_string_pretty(&lines).expect("json")).map_err(io)?;
-        for answer in &answers {
-            errln!("ravenpost: {answer}");
+        for line in answers.iter().map(ToString::to_string).chain(mailed.iter().cloned()) {
+            errln!("ravenpost: {line}");
         }
     } else {
         let (wide_out, wide_err) =
             (width(std::io::stdout().is_terminal()), width(std::io::stderr().is_terminal()));
-        for answer in &answers {
-            writeln!(out, "{answer}").map_err(io)?;
+        for line in answers.iter().map(ToString::to_string).chain(mailed.iter().cloned()) {
+            writeln!(out, "{}", fit(&line, wide_out)).map_err(io)?;
         }
         for l in &lines {
             let msg = l.message_id.as_ref().map(|m| format!(" <{m}>")).unwrap_or_default();
@@ -157,6 +162,33 @@ pub(super) fn run(
         return Err(Failure::refused(format!("{refused} message{} refused", plural(refused))));
     }
     Ok(())
+}
+
+/// For each prepared reply `answers` played: mails it to the opponent when `send`, else
+/// says that it is committed but not mailed and how to mail it. One line each.
+fn mail_prepared(
+    archive: &crate::archive::Archive,
+    s: &Session,
+    answers: &[ops::Answer],
+    send: bool,
+) -> Vec<String> {
+    let played = answers.iter().filter(|a| matches!(a.outcome, ops::AnswerOutcome::Played { .. }));
+    played
+        .map(|a| {
+            if !send {
+                return format!(
+                    "{}: the prepared reply is committed but not mailed yet: `ravenpost mail send {}` mails it \
+                     (or import with --send)",
+                    a.game, a.game
+                );
+            }
+            let delivery = crate::usecases::mail::Delivery::default();
+            match crate::usecases::mail::send(archive, &a.game, Some(&a.owner), None, &delivery, s) {
+                Ok(line) => line,
+                Err(e) => format!("{}: the prepared reply is committed but was not mailed: {e}", a.game),
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
