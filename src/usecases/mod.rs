@@ -38,6 +38,7 @@ mod watch;
 
 pub mod mail;
 pub mod notify;
+pub mod referee_imap;
 pub mod referee_mail;
 pub mod reminders;
 

@@ -666,6 +666,14 @@ fn answer(
     }
 }
 
+/// A message of `size` bytes, over the archive's `limit`: judged by its size alone,
+/// never read into memory, never answered.
+pub fn oversized(source: &str, size: u64, limit: u64) -> Handled {
+    let reason = crate::mail::too_large(Some(size), limit);
+    let verdict = Verdict::Forged { refusal: SenderRefusal::Unreadable { reason } };
+    Handled { source: source.to_string(), message_id: None, from: None, verdict, answer: None, hook: None }
+}
+
 // ------------------------------------------------------------------ a Maildir
 
 /// One pass over a Maildir: every message of `new/`, and of `cur/` not yet marked seen,

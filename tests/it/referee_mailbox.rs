@@ -356,3 +356,99 @@ fn the_referee_killed_at_random_points_loses_no_mail_and_applies_none_twice() {
         assert!(ledger.contains(&format!("done\t{id}\t")), "{id} not done after {kills} interruptions");
     }
 }
+
+/// The club's mailbox on a real IMAP server over TLS: aiosmtpd delivers the club's mail
+/// into the Maildir dovecot serves as the referee account's INBOX, and the referee reads
+/// it with `--imap imaps://…` (the test CA trusted with `--ca-file`).
+fn imap_club() -> (Club, common::dovecot::Dovecot, PathBuf) {
+    let c = club();
+    let (ca, cert, key) = common::smtp::test_ca(c.path());
+    let dovecot = common::dovecot::Dovecot::start(c.path(), &cert, &key, &c.inbox.maildir);
+    (c, dovecot, ca)
+}
+
+fn imap_url(d: &common::dovecot::Dovecot) -> String {
+    format!("imaps://{}@127.0.0.1:{}/INBOX", d.user, d.port)
+}
+
+#[test]
+fn the_referee_reads_the_clubs_mailbox_over_imap_with_tls() {
+    let (c, dovecot, ca) = imap_club();
+    ok_at(&c.ann, &c.home, T0 + 10, &["move", "ab", "2e3", "--as", "Ann"]);
+    ok_at(&c.ann, &c.home, T0 + 11, &["sync"]);
+    c.mail(BO, "bo-1@post.example.net", "Re: [ravenpost] ab: 1. 2e3", Some("ab.1@example.org"), "Sa3b6\n");
+    c.mail("mallory@evil.example", "m-1@evil.example", "Re: [ravenpost] ab: 1. 2e3", None, "resign\n");
+    let (url, ca) = (imap_url(&dovecot), ca.to_str().unwrap().to_string());
+    let serve = |time: i64, password: &str| {
+        ravenpost_at(&c.server, &c.home, time)
+            .env("RAVENPOST_IMAP_PASSWORD", password)
+            .args(["mail", "serve", "--imap", &url, "--ca-file", &ca, "--once", "--json"])
+            .output()
+            .unwrap()
+    };
+    // A wrong password is refused by the server; nothing is taken.
+    let o = serve(T0 + 15, "wrong");
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("login"), "{}", text(&o));
+    let o = serve(T0 + 20, dovecot.password);
+    assert!(o.status.success(), "{}", text(&o));
+    let handled: Vec<serde_json::Value> =
+        String::from_utf8(o.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let verdicts: Vec<&str> = handled.iter().map(verdict).collect();
+    assert_eq!(verdicts, ["played", "forged"], "{handled:?}");
+    assert_eq!(handled[0]["source"], "uid 1");
+    assert!(c.server_log().starts_with(&format!("Bo <{BO}> ab: ply 2 Sa3b6")), "{}", c.server_log());
+    // Both are marked seen on the server: a second pass finds nothing.
+    let o = serve(T0 + 30, dovecot.password);
+    assert!(o.status.success() && o.stdout.is_empty(), "{}", text(&o));
+    // Without the test CA the server's certificate is not trusted.
+    let o = ravenpost_at(&c.server, &c.home, T0 + 40)
+        .env("RAVENPOST_IMAP_PASSWORD", dovecot.password)
+        .args(["mail", "serve", "--imap", &url, "--once"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).to_lowercase().contains("certificate"), "{}", text(&o));
+}
+
+/// Waits (at most 60 s) until the server's branch log starts with `line`.
+fn wait_for_commit(c: &Club, line: &str) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !c.server_log().starts_with(line) {
+        assert!(std::time::Instant::now() < deadline, "no commit `{line}`: {}", c.server_log());
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn the_imap_referee_waits_with_idle_and_connects_again_after_the_server_restarts() {
+    let (c, dovecot, ca) = imap_club();
+    let (cert, key) = (c.path().join("cert.pem"), c.path().join("key.pem"));
+    ok_at(&c.ann, &c.home, T0 + 10, &["move", "ab", "2e3", "--as", "Ann"]);
+    ok_at(&c.ann, &c.home, T0 + 11, &["sync"]);
+    let url = imap_url(&dovecot);
+    let mut referee = ravenpost_at(&c.server, &c.home, T0 + 20)
+        .env("RAVENPOST_IMAP_PASSWORD", dovecot.password)
+        .args(["mail", "serve", "--imap", &url, "--ca-file", ca.to_str().unwrap()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The referee is waiting in IDLE when Bo's move arrives.
+    c.mail(BO, "bo-1@post.example.net", "Re: [ravenpost] ab: 1. 2e3", Some("ab.1@example.org"), "Sa3b6\n");
+    wait_for_commit(&c, &format!("Bo <{BO}> ab: ply 2 Sa3b6"));
+    // The server goes away and comes back on its port: the referee connects again.
+    let port = dovecot.port;
+    dovecot.kick();
+    drop(dovecot);
+    ok_at(&c.ann, &c.home, T0 + 30, &["sync"]);
+    ok_at(&c.ann, &c.home, T0 + 31, &["move", "ab", "2d3", "--as", "Ann"]);
+    ok_at(&c.ann, &c.home, T0 + 32, &["sync"]);
+    c.mail(BO, "bo-2@post.example.net", "Re: [ravenpost] ab: 2. 2d3", Some("ab.3@example.org"), "resign\n");
+    let _back = common::dovecot::Dovecot::start_on(port, c.path(), &cert, &key, &c.inbox.maildir);
+    wait_for_commit(&c, &format!("Bo <{BO}> ab: Scarlet resigns"));
+    let _ = referee.kill();
+    let out = referee.wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("the IMAP connection was lost"), "{said}");
+}

@@ -6,16 +6,28 @@ use std::path::PathBuf;
 use crate::cli::failure::{Failure, io};
 use crate::cli::terminal;
 use crate::usecases::mail::Delivery;
+use crate::usecases::referee_imap::{ImapAccount, ImapRun, referee_imap};
 use crate::usecases::referee_mail::{self as referee, Handled, Referee, Verdict};
 use crate::usecases::{self as ops, Session};
 
 /// `mail serve`'s arguments.
 #[derive(Debug, clap::Args)]
+#[command(group(clap::ArgGroup::new("mailbox").required(true).args(["maildir", "imap"])))]
 pub(crate) struct ServeArgs {
     /// The Maildir the club's address delivers into (its `new/` and `cur/`; dovecot's,
     /// or any MDA's). Each message is handled once and then marked seen.
     #[arg(long, value_name = "DIR")]
-    maildir: PathBuf,
+    maildir: Option<PathBuf>,
+    /// The club's mailbox on an IMAP server, over TLS: imaps://USER@HOST[:PORT][/MAILBOX]
+    /// (the password in $RAVENPOST_IMAP_PASSWORD). Unseen messages are handled, then
+    /// marked seen; the referee waits for new ones with IDLE and connects again when the
+    /// connection is lost.
+    #[arg(long, value_name = "URL")]
+    imap: Option<String>,
+    /// Extra CA certificates (PEM) to trust for the IMAP server (a server with its own
+    /// CA).
+    #[arg(long, value_name = "PEM", requires = "imap")]
+    ca_file: Option<PathBuf>,
     /// The referee's own address, which answers come from (default: `club: referee:` in
     /// ravenpost.yaml).
     #[arg(long, value_name = "ADDRESS")]
@@ -23,7 +35,7 @@ pub(crate) struct ServeArgs {
     /// Handle what is there, then exit (for a timer or a delivery hook).
     #[arg(long)]
     once: bool,
-    /// Seconds between looks at the Maildir.
+    /// Seconds between looks at the Maildir (over IMAP: the longest IDLE, at least 60).
     #[arg(long, value_name = "SECONDS", default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=3600))]
     interval: u64,
     /// Deliver answers through a sendmail-compatible command (default: ravenpost.yaml's
@@ -48,30 +60,49 @@ pub(crate) struct SecretArgs {
 /// `ravenpost mail serve`.
 pub(crate) fn serve(s: &Session, a: ServeArgs, out: &mut impl Write) -> Result<(), Failure> {
     let archive = ops::open(s, false)?;
+    let delivery = Delivery { sendmail: a.sendmail.clone(), ..Delivery::default() };
+    let referee = Referee::of(&archive, a.address.as_deref(), delivery)?;
+    let mut say = |h: &Handled| {
+        let line = if a.json {
+            serde_json::to_string(h).unwrap_or_default()
+        } else {
+            terminal::fit_stdout(&line(h))
+        };
+        // A closed standard output does not stop the referee.
+        let _ = writeln!(out, "{line}").and_then(|()| out.flush());
+    };
+    if let Some(url) = &a.imap {
+        let account = ImapAccount::parse(url, a.ca_file.clone())?;
+        if !a.json && !a.once {
+            errln!("ravenpost: refereeing mail to {} from {url}", referee.address.email);
+        }
+        let mut lost = |why: &str, wait: std::time::Duration| {
+            errln!("ravenpost: the IMAP connection was lost ({why}); again in {} s", wait.as_secs());
+        };
+        let run = ImapRun {
+            once: a.once,
+            idle: std::time::Duration::from_secs(a.interval.max(60)),
+            handled: &mut say,
+            lost: &mut lost,
+        };
+        return Ok(referee_imap(&archive, s, &referee, &account, run)?);
+    }
+    let maildir = a.maildir.clone().expect("clap requires --maildir or --imap");
     for sub in ["new", "cur", "tmp"] {
-        if !a.maildir.join(sub).is_dir() {
+        if !maildir.join(sub).is_dir() {
             return Err(Failure::input(format!(
                 "{}: not a Maildir (it has no {sub}/ directory)",
-                a.maildir.display()
+                maildir.display()
             )));
         }
     }
-    let delivery = Delivery { sendmail: a.sendmail.clone(), ..Delivery::default() };
-    let referee = Referee::of(&archive, a.address.as_deref(), delivery)?;
     if !a.json && !a.once {
-        writeln!(out, "Refereeing mail to {} from {}", referee.address.email, a.maildir.display())
-            .map_err(io)?;
+        errln!("ravenpost: refereeing mail to {} from {}", referee.address.email, maildir.display());
     }
     loop {
-        for h in referee::referee_maildir_pass(&archive, s, &referee, &a.maildir)? {
-            if a.json {
-                writeln!(out, "{}", serde_json::to_string(&h).map_err(|e| Failure::input(e.to_string()))?)
-            } else {
-                writeln!(out, "{}", terminal::fit_stdout(&line(&h)))
-            }
-            .map_err(io)?;
+        for h in referee::referee_maildir_pass(&archive, s, &referee, &maildir)? {
+            say(&h);
         }
-        out.flush().map_err(io)?;
         if a.once {
             return Ok(());
         }

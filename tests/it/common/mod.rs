@@ -24,6 +24,7 @@
 pub mod child;
 pub mod cli;
 pub mod diagram;
+pub mod dovecot;
 pub mod git;
 #[path = "../support/long_game.rs"]
 pub mod long_game;
