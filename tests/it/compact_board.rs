@@ -12,95 +12,13 @@ use crate::common;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::{Duration, Instant};
 
 use common::diagram::{read_compact, read_placements};
+use common::tmux::{Tmux, keep};
 use common::tools::require;
-use common::{T0, archive, identity, ok, run, text};
+use common::{archive, identity, ok, run, text};
 
 const LEVELS: [&str; 3] = ["Air (3)", "Land (2)", "Subterranean (1)"];
-
-/// A tmux server of its own (socket in `dir`, no configuration file) running one 80×24
-/// window; killed when dropped.
-struct Tmux {
-    socket: PathBuf,
-}
-
-impl Tmux {
-    /// Starts `command` (a shell command line) in an 80×24 window, in `dir`, with the
-    /// isolated environment of `home` and the binary as `$RAVENPOST`.
-    fn start(dir: &Path, home: &Path, name: &str, command: &str) -> Tmux {
-        require("tmux", &["-V"], "tmux");
-        let socket = dir.join(format!("tmux-{name}.sock"));
-        let mut cmd = Command::new("tmux");
-        common::isolate(&mut cmd, home);
-        let o = cmd
-            .current_dir(dir)
-            .env("RAVENPOST_TIME", T0.to_string())
-            .env("RAVENPOST", env!("CARGO_BIN_EXE_ravenpost"))
-            .env("TERM", "xterm")
-            .env("SHELL", "/bin/sh")
-            .args([
-                "-S",
-                socket.to_str().unwrap(),
-                "-f",
-                "/dev/null",
-                "new-session",
-                "-d",
-                "-x",
-                "80",
-                "-y",
-                "24",
-            ])
-            .arg(format!("{command}; exec sleep 600"))
-            .output()
-            .expect("tmux runs");
-        assert!(o.status.success(), "tmux new-session: {}", text(&o));
-        Tmux { socket }
-    }
-
-    fn tmux(&self, args: &[&str]) -> String {
-        let o = Command::new("tmux").arg("-S").arg(&self.socket).args(args).output().expect("tmux runs");
-        assert!(o.status.success(), "tmux {args:?}: {}", text(&o));
-        String::from_utf8(o.stdout).unwrap()
-    }
-
-    /// The window's 24 lines once `ready` holds for them (within 20 seconds).
-    fn screen_when(&self, ready: impl Fn(&str) -> bool) -> String {
-        let start = Instant::now();
-        loop {
-            let s = self.tmux(&["capture-pane", "-p"]);
-            if ready(&s) {
-                return s;
-            }
-            assert!(start.elapsed() < Duration::from_secs(20), "the screen never got ready:\n{s}");
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys"];
-        args.extend_from_slice(keys);
-        self.tmux(&args);
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux").arg("-S").arg(&self.socket).arg("kill-server").output();
-    }
-}
-
-/// Keeps a captured screen: `dir/NAME.txt` and `$CARGO_TARGET_TMPDIR/compact-board/NAME.txt`.
-fn keep(dir: &Path, name: &str, screen: &str) {
-    std::fs::write(dir.join(format!("{name}.txt")), screen).unwrap();
-    let kept = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("compact-board");
-    std::fs::create_dir_all(&kept).unwrap();
-    let path = kept.join(format!("{name}.txt"));
-    std::fs::write(&path, screen).unwrap();
-    println!("screen kept: {}", path.display());
-}
 
 /// Checks that `screen` (24 lines of an 80-column window) holds the whole compact board
 /// of `position`: the three level names, rank 8 and rank 1, the file letters, every square
@@ -175,7 +93,7 @@ fn show_replay_and_moves_board_fit_an_80x24_terminal() {
 
     let show = Tmux::start(&dir, &home, "show", r#""$RAVENPOST" show g"#);
     let screen = show.screen_when(|s| s.contains("to move"));
-    keep(t.path(), "show", &screen);
+    keep(t.path(), "compact-board", "show", &screen);
     whole_board(&screen, &pos);
     assert!(screen.lines().any(|l| l == to_move), "{screen}");
     assert!(screen.lines().any(|l| l == "Ann (Gold) v Bo (Scarlet)"), "{screen}");
@@ -189,7 +107,7 @@ fn show_replay_and_moves_board_fit_an_80x24_terminal() {
 
     let replay = Tmux::start(&dir, &home, "replay", r#""$RAVENPOST" replay g"#);
     let screen = replay.screen_when(|s| s.contains("Keys:"));
-    keep(t.path(), "replay", &screen);
+    keep(t.path(), "compact-board", "replay", &screen);
     let lines: Vec<&str> = screen.lines().collect();
     assert_eq!(
         lines[0],
@@ -203,7 +121,7 @@ fn show_replay_and_moves_board_fit_an_80x24_terminal() {
     // One ply back: the board of ply 23.
     replay.keys(&["p"]);
     let back = replay.screen_when(|s| s.contains("ply 23 of 24"));
-    keep(t.path(), "replay-ply-23", &back);
+    keep(t.path(), "compact-board", "replay-ply-23", &back);
     let j: serde_json::Value =
         serde_json::from_str(&ok(&dir, &home, &["replay", "g", "--ply", "23", "--json"])).unwrap();
     whole_board(&back, j["position"].as_str().unwrap());
@@ -221,7 +139,7 @@ fn show_replay_and_moves_board_fit_an_80x24_terminal() {
         .collect();
     let board = Tmux::start(&dir, &home, "moves", &format!(r#""$RAVENPOST" moves g --from {from} --board"#));
     let screen = board.screen_when(|s| s.contains("to move"));
-    keep(t.path(), "moves-board", &screen);
+    keep(t.path(), "compact-board", "moves-board", &screen);
     whole_board(&screen, &pos);
     assert!(screen.lines().any(|l| l == to_move), "{screen}");
     for long in &listed {
@@ -256,7 +174,7 @@ fn moves_board_scrolled_off_above_a_long_list() {
     assert!(listed.lines().count() > 24, "a list taller than the window: {listed}");
     let board = Tmux::start(&dir, &home, "moves-all", r#""$RAVENPOST" moves g --board"#);
     let screen = board.screen_when(|s| s.contains("Ann (Gold) to move"));
-    keep(t.path(), "moves-board-all", &screen);
+    keep(t.path(), "compact-board", "moves-board-all", &screen);
     whole_board(&screen, &pos);
     assert!(screen.contains("[X] moves  + reaches an empty square  (x) is captured"), "{screen}");
     // Every move's origin is marked: as many origins as the JSON lists.
@@ -302,7 +220,7 @@ fn the_mail_body_shows_the_whole_board_on_neomutts_first_screen() {
     nm.screen_when(|s| s.contains("[ravenpost] g:"));
     nm.keys(&["Enter"]);
     let screen = nm.screen_when(|s| s.contains("Subject: [ravenpost] g:") && s.contains("Air (3)"));
-    keep(t.path(), "neomutt", &screen);
+    keep(t.path(), "compact-board", "neomutt", &screen);
     whole_board(&screen, &pos);
     // Whose move and the move, and how to answer, on the same first screen.
     assert!(screen.lines().any(|l| l == "Game g: Ann (Gold) to move after 12... Si3j6."), "{screen}");

@@ -10,6 +10,7 @@ mod archive_index;
 mod archive_store;
 mod cli;
 mod cli_fantasy_grand;
+mod club_mail_play;
 mod club_server;
 mod compact_board;
 mod compat_archive;

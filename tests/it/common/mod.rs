@@ -12,6 +12,7 @@
 //! - [`perft`]: the one reader of `tests/data/*.perft`.
 //! - [`rng`]: the one deterministic pseudo-random number generator.
 //! - [`smtp`]: a real SMTP server (Python's aiosmtpd) on a free loopback port.
+//! - [`tmux`]: an 80×24 tmux window read back from the screen; screens kept as artefacts.
 //! - [`tools`]: external tools a test needs; a missing one fails the test with a message
 //!   saying what to install, it never lets the test pass silently.
 //!
@@ -33,6 +34,7 @@ pub mod records;
 pub mod rng;
 pub mod rules;
 pub mod smtp;
+pub mod tmux;
 pub mod tools;
 
 pub use cli::*;
