@@ -7,7 +7,7 @@
 //! | first line | what it asks |
 //! | --- | --- |
 //! | a move in SAN, e.g. `Sa3b6` or `12... Sa3b6` | play it |
-//! | a move then `draw`, e.g. `Sa3b6 draw` | offer a draw with the move |
+//! | a move then `draw`, e.g. `Sa3b6 draw` (or `draw`, the move on the next line) | offer a draw with the move |
 //! | `resign` | resign the game |
 //! | `draw` | offer a draw (or accept the opponent's standing offer) |
 //! | `accept` / `decline` | answer the opponent's draw offer |
@@ -132,8 +132,15 @@ pub fn read_command_mail(bytes: &[u8]) -> Result<CommandMail, Unreadable> {
     let text = m.body_text(0).map(|t| t.into_owned()).unwrap_or_default();
     let own: Vec<&str> =
         text.lines().take_while(|l| !is_quote_header(l)).filter(|l| !l.starts_with('>')).collect();
-    let command = match own.iter().map(|l| l.trim()).find(|l| !l.is_empty()) {
-        Some(line) => read_command(line),
+    let mut lines = own.iter().map(|l| l.trim()).filter(|l| !l.is_empty());
+    let command = match lines.next() {
+        // `draw` with the move on the next line is the move with a draw offer.
+        Some(line) => match (read_command(line), lines.next().map(read_command)) {
+            (Ok(MailCommand::Draw), Some(Ok(MailCommand::Move { token, .. }))) => {
+                Ok(MailCommand::Move { token, offer_draw: true })
+            }
+            (command, _) => command,
+        },
         None => Err("the mail's text is empty: its first line should be your move or a command".to_string()),
     };
     let secret = own.iter().find_map(|l| {
@@ -259,6 +266,11 @@ mod tests {
         assert_eq!(c.command, Ok(MailCommand::Move { token: "Sa3b6".into(), offer_draw: false }));
         assert_eq!(c.secret.as_deref(), Some("tea-pot"));
         assert_eq!(c.references.last().map(String::as_str), Some("r1@example.org"));
+        // `draw`, then the move on the next line: the move with a draw offer.
+        let bytes =
+            mail("From: bo@example.org\nSubject: game ab\nMessage-ID: <d1@x.org>", "draw\n12... Sa3b6\n");
+        let c = read_command_mail(&bytes).unwrap();
+        assert_eq!(c.command, Ok(MailCommand::Move { token: "Sa3b6".into(), offer_draw: true }));
     }
 
     #[test]

@@ -696,10 +696,10 @@ impl Draft<'_> {
             ),
             (AnswerBy::Reply { referee }, false) => format!(
                 "Reply to this mail (it goes to the club's referee, {referee}) with your move on the \
-                 first line, as the moves are written below. Or write one word on the first line: \
-                 `resign`, `draw` (offer a draw with your move on the next line), `accept` or \
-                 `decline` (a draw offer), `moves` (the legal moves), `board` (the position). The \
-                 referee answers with the new position, or says why a move is refused.\n"
+                 first line, as the moves are written below (`MOVE draw` offers a draw with it). \
+                 Or write one word on the first line: `resign`, `draw`, `accept` or `decline` (a \
+                 draw offer), `moves` (the legal moves), `board` (the position). The referee \
+                 answers with the new position, or says why a move is refused.\n"
             ),
             (AnswerBy::Web { url }, false) => format!(
                 "Play your move on the game's page, {}, or answer a draw offer there.\n",

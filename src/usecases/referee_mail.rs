@@ -60,6 +60,21 @@ pub enum SenderRefusal {
     WrongSecret,
 }
 
+impl SenderRefusal {
+    /// What the player is told (a refusal of a registered sender only).
+    fn to_player(&self) -> String {
+        match self {
+            SenderRefusal::MissingSecret => {
+                "your mails to the referee carry your secret on a line of its own, `secret: WORD`, and this \
+                 one had none"
+                    .to_string()
+            }
+            SenderRefusal::WrongSecret => "its `secret:` line is not your secret".to_string(),
+            other => other.to_string(),
+        }
+    }
+}
+
 impl std::fmt::Display for SenderRefusal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
@@ -250,9 +265,19 @@ pub fn mail_secret(archive: &Archive, name: &str, remove: bool) -> Result<Option
     if name.is_empty() || name.contains(['\t', '\n', '\r']) {
         return Err(Failure::Usage(format!("`{name}` is not a player's name")));
     }
+    let config = archive.config()?;
+    if config.player(name).is_none() {
+        let known: Vec<&str> = config.players.keys().map(String::as_str).collect();
+        return Err(Failure::Usage(format!(
+            "`{name}` is not a player of ravenpost.yaml `players:` ({}); a secret is for a registered player",
+            if known.is_empty() { "it lists none".to_string() } else { known.join(", ") }
+        )));
+    }
     let mut all = secrets(archive)?;
     let secret = if remove {
-        all.remove(name);
+        if all.remove(name).is_none() {
+            return Err(Failure::Usage(format!("{name} has no secret")));
+        }
         None
     } else {
         let mut raw = [0u8; 12];
@@ -428,7 +453,7 @@ fn judge(
             Some(_) => None,
         };
         if let Some(refusal) = refusal {
-            let text = format!("Your mail was not taken: {refusal}.\nNothing was played.");
+            let text = format!("Your mail was not taken: {}. Nothing was played.", refusal.to_player());
             return Ok((Verdict::Forged { refusal }, Some(to), text));
         }
     }
@@ -496,8 +521,13 @@ fn step(
     let applied = match command {
         MailCommand::Move { token, offer_draw } => {
             let with = super::games::WithMove { offer_draw: *offer_draw, comment: None };
-            super::games::play_with(archive, id, token, who, Some(plies + 1), &with, session)
-                .map(|mut v| v.pop().expect("the move"))
+            // The offer and the move: said together (`… offers a draw; … plays …`).
+            super::games::play_with(archive, id, token, who, Some(plies + 1), &with, session).map(|steps| {
+                let said: Vec<String> = steps.iter().map(|a| a.said.clone()).collect();
+                let mut last = steps.into_iter().last().expect("the move");
+                last.said = said.join("; ");
+                last
+            })
         }
         MailCommand::Resign => super::games::resign(archive, id, who, session),
         MailCommand::Draw => {
@@ -513,12 +543,12 @@ fn step(
         Ok(a) => {
             let commit = archive.tip()?.map(|c| c.short()).unwrap_or_default();
             let after = a.result.as_deref().map(|r| format!(" The game is over: {r}.")).unwrap_or_default();
-            let text = format!("Played: {}.{after}\nThe club's mail to your opponent is on its way.", a.said);
+            let text = format!("Played: {}.{after}", a.said);
             Ok((Verdict::Played { game: id.to_string(), said: a.said, ply: a.ply, commit }, text))
         }
         Err(e) => {
             let reason = e.to_string();
-            let mut text = format!("Not played: {reason}\nNothing was committed.");
+            let mut text = format!("Not played: {reason}");
             if let MailCommand::Move { token, .. } = command {
                 text.push_str(&format!("\n\n{}", moves_like(game, token)));
             }
@@ -564,12 +594,25 @@ fn moves(game: &Game, from: Option<&str>) -> String {
     if let Some(r) = over(game) {
         return format!("The game is over ({r}): there are no moves.");
     }
-    let sans = match from {
-        Some(sq) => legal_sans(game, |s| s.contains(sq)),
-        None => legal_sans(game, |_| true),
+    let pos = game.position();
+    let whose = record::player(game, pos.side_to_move());
+    let (sans, of) = match from {
+        Some(text) => {
+            let dims = game.variant.def().dims;
+            let Some(sq) = dims.parse_square(text.trim()) else {
+                return format!("`{text}` is not a square of this board (write it as the moves below do).");
+            };
+            let mut sans: Vec<String> = game
+                .variant
+                .legal_moves_where(&pos, |m| m.from() == Some(sq))
+                .iter()
+                .map(|m| write_move(&game.variant, &pos, m))
+                .collect();
+            sans.sort();
+            (sans, format!(" of the piece on {}", dims.name(sq)))
+        }
+        None => (legal_sans(game, |_| true), String::new()),
     };
-    let whose = record::player(game, game.position().side_to_move());
-    let of = from.map(|s| format!(" from or through {s}")).unwrap_or_default();
     if sans.is_empty() {
         return format!("{whose} to move: no legal moves{of}.");
     }
@@ -635,15 +678,32 @@ fn answer(
         None => "Re: your mail to the referee".to_string(),
     };
     let head = match verdict {
-        Verdict::Played { .. } => "Your step was played.",
+        Verdict::Played { .. } => "Done.",
         Verdict::Answered { .. } => "Your question, answered.",
         Verdict::Refused { .. } => "Your mail was refused: nothing was played.",
         Verdict::Forged { .. } | Verdict::AlreadyApplied => "Your mail was not taken.",
     };
-    let body = format!(
-        "{head}\n\n{text}\n\nReply with your move on the first line, or one of:\n{}\n",
-        textwrap::fill(COMMANDS, crate::mail::BODY_WIDTH)
-    );
+    let over = text.contains("The game is over");
+    let footer = if over {
+        String::new()
+    } else {
+        format!(
+            "\n\nWhen it is your turn, reply with your move on the first line, or one of:\n{}",
+            textwrap::fill(COMMANDS, crate::mail::BODY_WIDTH)
+        )
+    };
+    // Prose is wrapped to the mail's width; diagrams and lists already fit it.
+    let text: Vec<String> = text
+        .lines()
+        .map(|l| {
+            if l.chars().count() > crate::mail::BODY_WIDTH {
+                textwrap::fill(l, crate::mail::BODY_WIDTH)
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
+    let body = format!("{head}\n\n{}{footer}\n", text.join("\n"));
     let domain = crate::mail::domain(&referee.address.email);
     let own_id = format!("answer.{}@{domain}", &digest(&mail.message_id)[..16]);
     let built = mail_builder::MessageBuilder::new()

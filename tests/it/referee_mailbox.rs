@@ -243,10 +243,20 @@ fn draws_resignations_and_questions_by_mail() {
     let subject = "Re: [ravenpost] ab: 1. 2e3";
     c.mail(BO, "q-1@post.example.net", subject, Some("ab.1@example.org"), "moves");
     c.mail(BO, "q-2@post.example.net", "game ab", None, "board");
-    c.mail(BO, "q-3@post.example.net", subject, Some("ab.1@example.org"), "Sa3b6 draw");
+    c.mail(BO, "q-5@post.example.net", subject, Some("ab.1@example.org"), "moves 3a7");
+    // `draw`, then the move on the next line: the move with a draw offer.
+    c.mail(BO, "q-3@post.example.net", subject, Some("ab.1@example.org"), "draw\nSa3b6");
     let handled = c.referee(T0 + 20);
     let verdicts: Vec<&str> = handled.iter().map(verdict).collect();
-    assert_eq!(verdicts, ["answered", "answered", "played"], "{handled:?}");
+    assert_eq!(verdicts, ["answered", "answered", "answered", "played"], "{handled:?}");
+    assert_eq!(handled[3]["said"], "Bo (Scarlet) offers a draw; Bo (Scarlet) plays Sa3b6", "{handled:?}");
+    // The moves of the piece on a square, as many as `ravenpost moves --from` lists.
+    let from = ok_at(&c.ann, &c.home, T0, &["moves", "ab", "--from", "3a7", "--json"]);
+    let from: serde_json::Value = serde_json::from_str(&from).unwrap();
+    let n = from["moves"].as_array().unwrap().len();
+    assert!(n > 0);
+    let said = format!("Bo to move: {n} legal moves of the piece on 3a7:");
+    assert!(c.mails_to(BO).iter().any(|(_, b, _)| b.contains(&said)), "{said}");
     let answers = c.mails_to(BO);
     // The count is the engine's, as `ravenpost moves` lists them in Ann's clone.
     let listed = ok_at(&c.ann, &c.home, T0, &["moves", "ab", "--json"]);

@@ -50,7 +50,8 @@ pub(crate) struct ServeArgs {
 /// `mail secret`'s arguments.
 #[derive(Debug, clap::Args)]
 pub(crate) struct SecretArgs {
-    /// The player (as in the games' White/Black tags).
+    /// The player, as registered under ravenpost.yaml `players:`. Run this in the
+    /// repository the referee runs in (`mail serve`): the secret is kept there.
     name: String,
     /// Take the player's secret away instead.
     #[arg(long)]
@@ -132,10 +133,11 @@ pub(crate) fn secret(s: &Session, a: SecretArgs, out: &mut impl Write) -> Result
         Some(word) => writeln!(
             out,
             "{word}\nGive it to {} privately: each of their mails to the referee must carry a line\n\
-             `secret: {word}`. It is kept only as a hash and cannot be shown again.",
-            a.name
+             `secret: {word}`. It is kept only as a hash, in {}, and cannot be shown again.",
+            a.name,
+            archive.secrets_dir().display()
         ),
-        None => writeln!(out, "{} has no secret now.", a.name),
+        None => writeln!(out, "{}'s secret is removed.", a.name),
     }
     .map_err(io)
 }
