@@ -408,15 +408,34 @@ fn judge(
     let config = archive.config()?;
     // A sender who is a registered player anywhere may be told that the game is missing.
     let registered_anywhere = config.players.values().any(|p| same(p.email.as_deref(), &mail.from.email));
-    let Some((game_id, _)) = mail.game.clone() else {
-        let reason = "the mail names no game: reply to the game's mail, or write `game ID` in the subject";
+    let named = match mail.game.clone() {
+        Some((id, _)) => Some(id),
+        // A registered player's mail that names no game (a reply to the digest, a new
+        // mail to the club): their one game to move, if they have one.
+        None if registered_anywhere => {
+            let waiting = games_to_move(archive, session, &config, &mail.from.email)?;
+            match waiting.as_slice() {
+                [one] => Some(one.clone()),
+                _ => {
+                    let listed = if waiting.is_empty() {
+                        "you have no game to move".to_string()
+                    } else {
+                        format!("your games to move are {}", waiting.join(", "))
+                    };
+                    let reason = format!(
+                        "the mail names no game ({listed}): reply to the game's mail, or write `game ID` in \
+                         the subject"
+                    );
+                    let v = Verdict::Refused { game: None, reason: reason.clone() };
+                    return Ok((v, Some(mail.from.clone()), reason));
+                }
+            }
+        }
+        None => None,
+    };
+    let Some(game_id) = named else {
         let refusal = SenderRefusal::NotAPlayer { address: mail.from.email.clone() };
-        return Ok(if registered_anywhere {
-            let v = Verdict::Refused { game: None, reason: reason.to_string() };
-            (v, Some(mail.from.clone()), reason.to_string())
-        } else {
-            (Verdict::Forged { refusal }, None, String::new())
-        });
+        return Ok((Verdict::Forged { refusal }, None, String::new()));
     };
     let Ok(path) = find(archive, &game_id) else {
         let reason = format!("there is no game `{game_id}` in the club's archive");
@@ -470,6 +489,21 @@ fn judge(
         }
     };
     Ok((verdict, Some(to), text))
+}
+
+/// The games the players registered at `email` are to move in (ids, nearest deadline
+/// first).
+fn games_to_move(
+    archive: &Archive,
+    session: &Session,
+    config: &crate::archive::ArchiveConfig,
+    email: &str,
+) -> Result<Vec<String>, Failure> {
+    let mut ids = Vec::new();
+    for (name, _) in config.players.iter().filter(|(_, p)| same(p.email.as_deref(), email)) {
+        ids.extend(super::tournament::to_move(archive, name, session)?.into_iter().map(|l| l.id));
+    }
+    Ok(ids)
 }
 
 fn same(registered: Option<&str>, from: &str) -> bool {

@@ -356,7 +356,7 @@ fn the_timer_sends_each_reminder_and_digest_once() {
     sync_not_import(ann);
     fits(&m[2], &["- ab: Ann v Bo, ply 1, deadline", "Reply to each game's own mail"]);
     // Run again: nothing twice.
-    assert_eq!(ok_at(server, home, t1 + 60, &["notify"]), "");
+    assert_eq!(ok_at(server, home, t1 + 60, &["notify"]), "Nothing to send now.\n");
     assert_eq!(smtp.messages().len(), hook_mails + 3);
 
     // One day left, the next day; a run killed while writing its ledger left a torn line
@@ -374,7 +374,7 @@ fn the_timer_sends_each_reminder_and_digest_once() {
     assert_eq!(events, ["remind ab 1 1d", &*format!("digest Ann {day2}"), &*format!("digest Bo {day2}")]);
     assert!(json.as_array().unwrap().iter().all(|n| n["status"] == "sent"), "{json}");
     assert_eq!(smtp.messages().len(), hook_mails + 6);
-    assert_eq!(ok_at(server, home, t2 + 60, &["notify"]), "");
+    assert_eq!(ok_at(server, home, t2 + 60, &["notify"]), "Nothing to send now.\n");
     let ledger_text = std::fs::read_to_string(&ledger).unwrap();
     assert!(ledger_text.ends_with('\n'), "{ledger_text}");
     assert_eq!(ledger_text.lines().filter(|l| l.starts_with("remind ab 1 1d\t")).count(), 1, "{ledger_text}");

@@ -271,6 +271,14 @@ fn draws_resignations_and_questions_by_mail() {
     assert!(game.contains("{ravenpost: draw offered by Scarlet}"), "{game}");
     ok_at(&c.ann, &c.home, T0 + 31, &["move", "ab", "2d3", "--as", "Ann"]);
     ok_at(&c.ann, &c.home, T0 + 32, &["sync"]);
+    // A mail that names no game is about Bo's one game to move.
+    c.mail(BO, "q-6@post.example.net", "hello", None, "board");
+    let handled = c.referee(T0 + 35);
+    assert_eq!(
+        (verdict(&handled[0]), &handled[0]["game"]),
+        ("answered", &serde_json::json!("ab")),
+        "{handled:?}"
+    );
     c.mail(BO, "q-4@post.example.net", "Re: [ravenpost] ab: 2. 2d3", Some("ab.3@example.org"), "resign");
     let handled = c.referee(T0 + 40);
     assert_eq!(verdict(&handled[0]), "played", "{handled:?}");

@@ -30,6 +30,15 @@ pub(crate) fn run(s: &Session, a: NotifyArgs, out: &mut impl Write) -> Result<()
         writeln!(out, "{}", serde_json::to_string_pretty(&notices).expect("json")).map_err(io)?;
         return Ok(());
     }
+    if notices.is_empty() {
+        let config = archive.config()?;
+        let why = if config.club.reminders.is_empty() && !config.club.digest {
+            " (ravenpost.yaml sets neither `club: reminders:` nor `club: digest: true`)"
+        } else {
+            ""
+        };
+        writeln!(out, "Nothing to send now{why}.").map_err(io)?;
+    }
     for n in &notices {
         let to = n.to.as_deref().unwrap_or("-");
         match (&n.failure, n.subject.as_deref()) {
