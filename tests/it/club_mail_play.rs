@@ -6,7 +6,8 @@
 //! refused with the legal moves, draw offers accepted and declined, a resignation; every
 //! mail tells its reader how to answer on their channel; the bare repository verifies
 //! clean and both clones hold every move. And the board mail of a game with a clock, on
-//! NeoMutt's first screen in an 80×24 tmux window.
+//! NeoMutt's first screen in an 80×24 tmux window. The club's mailbox is on a real
+//! dovecot, read over IMAP with TLS.
 
 use crate::common;
 
@@ -36,8 +37,9 @@ struct Clone {
     home: PathBuf,
 }
 
-/// The club: the bare repository, the two clones, the referee's inbox and the sink where
-/// the players' mail arrives.
+/// The club: the bare repository, the two clones, the referee's inbox (aiosmtpd delivers
+/// the club's mail into the Maildir a real dovecot serves over IMAP with TLS, which the
+/// referee reads), and the sink where the players' mail arrives.
 struct Club {
     t: tempfile::TempDir,
     admin: PathBuf,
@@ -46,6 +48,9 @@ struct Club {
     cy: Clone,
     inbox: Smtp,
     sink: Smtp,
+    imap: common::dovecot::Dovecot,
+    /// The test CA that signed dovecot's certificate.
+    ca: PathBuf,
 }
 
 /// The club, with `new` (arguments of `ravenpost new` after the variant) for each game,
@@ -55,6 +60,8 @@ fn club(games: &[&[&str]]) -> Club {
     let admin = identity(&t.path().join("admin"), "Club Admin", "admin@club.example.org");
     let inbox = Smtp::start(t.path(), "inbox", None);
     let sink = Smtp::start(t.path(), "sink", None);
+    let (ca, cert, key) = common::smtp::test_ca(t.path());
+    let imap = common::dovecot::Dovecot::start(t.path(), &cert, &key, &inbox.maildir);
     let server = t.path().join("server.git");
     git(t.path(), &admin, &["init", "--quiet", "--bare", "-b", "main", server.to_str().unwrap()]);
     ok_at(t.path(), &admin, T0, &["hook", "install", "--notify", "--repo", server.to_str().unwrap()]);
@@ -82,16 +89,26 @@ fn club(games: &[&[&str]]) -> Club {
     }
     ok_at(&ann.dir, &ann.home, T0, &["sync"]);
     let cy = clone("Cy", CY);
-    Club { t, admin, server, ann, cy, inbox, sink }
+    Club { t, admin, server, ann, cy, inbox, sink, imap, ca }
 }
 
 impl Club {
-    /// One pass of the referee over the club's Maildir: its JSON lines. The post-receive
-    /// hook it runs after a played step must have run cleanly.
+    /// One pass of the referee over the club's mailbox, over IMAP: its JSON lines. The
+    /// post-receive hook it runs after a played step must have run cleanly.
     fn referee(&self, time: i64) -> Vec<serde_json::Value> {
-        let maildir = self.inbox.maildir.to_str().unwrap().to_string();
+        let url = format!("imaps://{}@127.0.0.1:{}/INBOX", self.imap.user, self.imap.port);
         let o = ravenpost_at(&self.server, &self.admin, time)
-            .args(["mail", "serve", "--maildir", &maildir, "--once", "--json"])
+            .env("RAVENPOST_IMAP_PASSWORD", self.imap.password)
+            .args([
+                "mail",
+                "serve",
+                "--imap",
+                &url,
+                "--ca-file",
+                self.ca.to_str().unwrap(),
+                "--once",
+                "--json",
+            ])
             .output()
             .unwrap();
         assert!(o.status.success(), "mail serve: {}", text(&o));
