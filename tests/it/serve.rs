@@ -169,7 +169,8 @@ fn wait_for(b: &mut Browser, expression: &str, what: &str) -> Value {
     let guarded =
         format!("(function () {{ try {{ return ({expression}); }} catch (e) {{ return false; }} }})()");
     loop {
-        let v = b.eval(&guarded);
+        // A page replaced while it is asked (the poll's reload) is asked again.
+        let v = b.eval_unless_navigating(&guarded).unwrap_or(Value::Null);
         if !v.is_null() && v != json!(false) {
             return v;
         }

@@ -156,6 +156,11 @@ impl Browser {
     /// Sends `method` (on the page's session once attached) and returns its result;
     /// events read meanwhile are kept.
     fn call(&mut self, method: &str, params: Value) -> Value {
+        self.try_call(method, params).unwrap_or_else(|e| panic!("{method}: {e}"))
+    }
+
+    /// [`Browser::call`], with the error Chromium answered instead of a panic.
+    fn try_call(&mut self, method: &str, params: Value) -> Result<Value, Value> {
         self.next_id += 1;
         let id = self.next_id;
         let mut msg = json!({ "id": id, "method": method, "params": params });
@@ -167,9 +172,9 @@ impl Browser {
             let m = self.read();
             if m["id"].as_u64() == Some(id) {
                 if let Some(e) = m.get("error") {
-                    panic!("{method}: {e}");
+                    return Err(e.clone());
                 }
-                return m["result"].clone();
+                return Ok(m["result"].clone());
             }
             self.keep(m);
         }
@@ -207,6 +212,26 @@ impl Browser {
         while self.eval("document.body.getAttribute('data-ply')") != json!(ply) {
             assert!(started.elapsed() < Duration::from_secs(10), "{url}: the page did not go to ply {ply}");
             std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// The value of a JavaScript expression, or `None` while the page is being replaced
+    /// (a reload or navigation closed the context the expression was sent to).
+    pub(crate) fn eval_unless_navigating(&mut self, expression: &str) -> Option<Value> {
+        let params = json!({ "expression": expression, "returnByValue": true });
+        match self.try_call("Runtime.evaluate", params) {
+            Ok(r) => {
+                assert!(r.get("exceptionDetails").is_none(), "{expression}: {}", r["exceptionDetails"]);
+                Some(r["result"]["value"].clone())
+            }
+            Err(e)
+                if e["message"]
+                    .as_str()
+                    .is_some_and(|m| m.contains("navigated") || m.contains("context")) =>
+            {
+                None
+            }
+            Err(e) => panic!("Runtime.evaluate: {e}"),
         }
     }
 
