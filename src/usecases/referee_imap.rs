@@ -213,35 +213,26 @@ async fn take_unseen(
     let mut ledger = Ledger::open(archive).map_err(Lost::Archive)?;
     for uid in uids {
         let source = format!("uid {uid}");
-        let sizes: Vec<async_imap::types::Fetch> = imap
-            .uid_fetch(uid.to_string(), "RFC822.SIZE")
-            .await
-            .map_err(lost)?
-            .try_collect()
-            .await
-            .map_err(lost)?;
+        let sizes = all(imap.uid_fetch(uid.to_string(), "RFC822.SIZE").await).await?;
         let size = sizes.iter().find_map(|f| f.size).map_or(0, u64::from);
         let h = if size > limit {
             oversized(&source, size, limit)
         } else {
-            let fetched: Vec<async_imap::types::Fetch> = imap
-                .uid_fetch(uid.to_string(), "BODY.PEEK[]")
-                .await
-                .map_err(lost)?
-                .try_collect()
-                .await
-                .map_err(lost)?;
+            let fetched = all(imap.uid_fetch(uid.to_string(), "BODY.PEEK[]").await).await?;
             let Some(bytes) = fetched.iter().find_map(|f| f.body().map(<[u8]>::to_vec)) else { continue };
             referee_message(archive, session, referee, &mut ledger, &source, &bytes).map_err(Lost::Archive)?
         };
         handled(&h);
-        let _: Vec<async_imap::types::Fetch> = imap
-            .uid_store(uid.to_string(), "+FLAGS.SILENT (\\Seen)")
-            .await
-            .map_err(lost)?
-            .try_collect()
-            .await
-            .map_err(lost)?;
+        all(imap.uid_store(uid.to_string(), "+FLAGS.SILENT (\\Seen)").await).await?;
     }
     Ok(())
+}
+
+/// Every answer of a `FETCH` or `STORE` command (its responses read to the end, so the
+/// connection is ready for the next command).
+async fn all<S>(sent: async_imap::error::Result<S>) -> Result<Vec<async_imap::types::Fetch>, Lost>
+where
+    S: futures_util::Stream<Item = async_imap::error::Result<async_imap::types::Fetch>> + Unpin,
+{
+    sent.map_err(lost)?.try_collect().await.map_err(lost)
 }

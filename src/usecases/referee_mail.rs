@@ -287,14 +287,12 @@ pub fn mail_secret(archive: &Archive, name: &str, remove: bool) -> Result<Option
         Some(word)
     };
     let dir = archive.secrets_dir();
-    let fail = |e: std::io::Error| Failure::Declined(format!("{}: {e}", dir.join(SECRETS_FILE).display()));
+    let path = dir.join(SECRETS_FILE);
+    let fail = |e: std::io::Error| Failure::Declined(format!("{}: {e}", path.display()));
     std::fs::create_dir_all(&dir).map_err(fail)?;
     let mut lines: Vec<String> = all.iter().map(|(n, h)| format!("{n}\t{h}\n")).collect();
     lines.sort();
-    let mut tmp = tempfile::NamedTempFile::new_in(&dir).map_err(fail)?;
-    tmp.write_all(lines.concat().as_bytes()).map_err(fail)?;
-    tmp.as_file().sync_data().map_err(fail)?;
-    tmp.persist(dir.join(SECRETS_FILE)).map_err(|e| fail(e.error))?;
+    super::files::write_atomically(&path, lines.concat()).map_err(fail)?;
     Ok(secret)
 }
 
@@ -342,7 +340,8 @@ pub fn referee_message(
     source: &str,
     bytes: &[u8],
 ) -> Result<Handled, Failure> {
-    let limit = archive.config()?.limits().message_bytes;
+    let config = archive.config()?;
+    let limit = config.limits().message_bytes;
     let handled = |message_id: Option<String>, from: Option<String>, verdict: Verdict| Handled {
         source: source.to_string(),
         message_id,
@@ -367,7 +366,7 @@ pub fn referee_message(
         return Ok(handled(id, from, Verdict::AlreadyApplied));
     }
     let before = archive.tip()?;
-    let (verdict, answer_to, text) = judge(archive, session, ledger, &mail)?;
+    let (verdict, answer_to, text) = judge(archive, session, &config, ledger, &mail)?;
     ledger.done(&mail.message_id, verdict_word(&verdict))?;
     let mut out = handled(id, from, verdict);
     if let Some(to) = answer_to {
@@ -402,10 +401,10 @@ fn verdict_word(v: &Verdict) -> &'static str {
 fn judge(
     archive: &Archive,
     session: &Session,
+    config: &crate::archive::ArchiveConfig,
     ledger: &mut Ledger,
     mail: &CommandMail,
 ) -> Result<(Verdict, Option<Mailbox>, String), Failure> {
-    let config = archive.config()?;
     // A sender who is a registered player anywhere may be told that the game is missing.
     let registered_anywhere = config.players.values().any(|p| same(p.email.as_deref(), &mail.from.email));
     let named = match mail.game.clone() {
@@ -413,7 +412,7 @@ fn judge(
         // A registered player's mail that names no game (a reply to the digest, a new
         // mail to the club): their one game to move, if they have one.
         None if registered_anywhere => {
-            let waiting = games_to_move(archive, session, &config, &mail.from.email)?;
+            let waiting = games_to_move(archive, session, config, &mail.from.email)?;
             match waiting.as_slice() {
                 [one] => Some(one.clone()),
                 _ => {
@@ -726,18 +725,10 @@ fn answer(
             textwrap::fill(COMMANDS, crate::mail::BODY_WIDTH)
         )
     };
-    // Prose is wrapped to the mail's width; diagrams and lists already fit it.
-    let text: Vec<String> = text
-        .lines()
-        .map(|l| {
-            if l.chars().count() > crate::mail::BODY_WIDTH {
-                textwrap::fill(l, crate::mail::BODY_WIDTH)
-            } else {
-                l.to_string()
-            }
-        })
-        .collect();
-    let body = format!("{head}\n\n{}{footer}\n", text.join("\n"));
+    // Prose is filled to the mail's width as every mail body is; diagrams and lists
+    // already fit it.
+    let text = crate::mail::fill_lines(text, crate::mail::BODY_WIDTH, "");
+    let body = format!("{head}\n\n{}{footer}\n", text.trim_end());
     let domain = crate::mail::domain(&referee.address.email);
     let own_id = format!("answer.{}@{domain}", &digest(&mail.message_id)[..16]);
     let built = mail_builder::MessageBuilder::new()
@@ -782,7 +773,6 @@ pub fn referee_maildir_pass(
     referee: &Referee,
     maildir: &Path,
 ) -> Result<Vec<Handled>, Failure> {
-    let mut ledger = Ledger::open(archive)?;
     let limit = archive.config()?.limits().message_bytes;
     let fail = |p: &Path, e: std::io::Error| Failure::Declined(format!("{}: {e}", p.display()));
     // In the order they arrived: by modification time, then name (Maildir names start
@@ -804,6 +794,11 @@ pub fn referee_maildir_pass(
     }
     pending.sort();
     let mut out = Vec::new();
+    if pending.is_empty() {
+        // A watching referee looks every few seconds: the ledger is read only for mail.
+        return Ok(out);
+    }
+    let mut ledger = Ledger::open(archive)?;
     for (_, name, path) in pending {
         let size = std::fs::metadata(&path).map_err(|e| fail(&path, e))?.len();
         if size > limit {
