@@ -582,7 +582,9 @@ fn step(
         Err(e) => {
             let reason = e.to_string();
             let mut text = format!("Not played: {reason}");
-            if let MailCommand::Move { token, .. } = command {
+            // The legal moves are the side to move's: listed only when that is the sender.
+            let theirs = record::player(game, game.position().side_to_move()) != name;
+            if let (MailCommand::Move { token, .. }, false) = (command, theirs) {
                 text.push_str(&format!("\n\n{}", moves_like(game, token)));
             }
             Ok((Verdict::Refused { game: Some(id.to_string()), reason }, text))

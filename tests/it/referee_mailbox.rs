@@ -470,3 +470,21 @@ fn the_imap_referee_waits_with_idle_and_connects_again_after_the_server_restarts
     let said = String::from_utf8_lossy(&out.stderr);
     assert!(said.contains("the IMAP connection was lost"), "{said}");
 }
+
+/// A move mailed out of turn was answered with the legal moves of the opponent's pieces,
+/// which the sender cannot play: the refusal now lists none.
+#[test]
+fn a_move_mailed_out_of_turn_listed_the_opponents_legal_moves() {
+    let c = club();
+    ok_at(&c.ann, &c.home, T0 + 10, &["move", "ab", "2e3", "--as", "Ann"]);
+    ok_at(&c.ann, &c.home, T0 + 11, &["sync"]);
+    c.mail(BO, "bo-1@post.example.net", "Re: [ravenpost] ab: 1. 2e3", Some("ab.1@example.org"), "Sa3b6\n");
+    assert_eq!(verdict(&c.referee(T0 + 20)[0]), "played");
+    // Ann is to move; Bo writes another move.
+    c.mail(BO, "bo-2@post.example.net", "game ab", None, "Sc3d6\n");
+    let refused = c.referee(T0 + 30);
+    assert_eq!(verdict(&refused[0]), "refused", "{refused:?}");
+    let answer = c.mails_to(BO).into_iter().find(|(s, _, _)| s == "Re: game ab").expect("an answer");
+    assert!(answer.1.contains("Not played: not Bo's turn"), "{}", answer.1);
+    assert!(!answer.1.contains("legal moves"), "{}", answer.1);
+}
