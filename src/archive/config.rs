@@ -158,6 +158,34 @@ pub struct ClubSettings {
     /// `ravenpost notify` mails each player, once a day, the games waiting for their move.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub digest: bool,
+    /// What the referee mailbox asks of a mail's DKIM signature before it acts for the
+    /// player whose address is in its `From` (default `when-published`).
+    #[serde(default, skip_serializing_if = "DkimPolicy::is_default")]
+    pub dkim: DkimPolicy,
+}
+
+/// What the referee mailbox asks of a mail's DKIM signature (`club: dkim:`). A signature
+/// counts when it verifies and its domain (`d=`) is the `From` address's domain or a
+/// parent domain of it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DkimPolicy {
+    /// A signature is required when the `From` domain publishes a DMARC policy of
+    /// `quarantine` or `reject` (its own mail is always signed); other mail is taken
+    /// on its `From` alone (give such players a `mail secret`).
+    #[default]
+    WhenPublished,
+    /// A signature is required of every mail.
+    Required,
+    /// Signatures are not checked (a mailbox whose server already refuses unsigned mail).
+    Off,
+}
+
+impl DkimPolicy {
+    /// Whether this is the default, [`DkimPolicy::WhenPublished`].
+    pub fn is_default(&self) -> bool {
+        *self == DkimPolicy::WhenPublished
+    }
 }
 
 impl ClubSettings {

@@ -65,8 +65,8 @@ use git2::{ErrorCode, ObjectType, Oid, Repository};
 pub use crate::referee::{ArmyChoice, ArmyReveal, COMMITMENT_TAGS, ChoiceStep, GamePath, check_choice_step};
 pub use blobs::{CutPoints, VersionSource};
 pub use config::{
-    ArchiveConfig, ClubSettings, Diagrams, Layout, MailConfig, PlayerSettings, PlaysBy, SmtpConfig,
-    SmtpSecurity,
+    ArchiveConfig, ClubSettings, Diagrams, DkimPolicy, Layout, MailConfig, PlayerSettings, PlaysBy,
+    SmtpConfig, SmtpSecurity,
 };
 pub use error::ArchiveError;
 pub use hook_input::{HookLineError, RefUpdate, read_ref_updates};

@@ -36,6 +36,7 @@ mod settings;
 mod tournament;
 mod watch;
 
+pub mod dkim;
 pub mod mail;
 pub mod notify;
 pub mod referee_imap;

@@ -13,7 +13,7 @@ use std::time::Duration;
 use futures_util::TryStreamExt as _;
 
 use super::error::Error as Failure;
-use super::referee_mail::{Handled, Ledger, Referee, oversized, referee_message};
+use super::referee_mail::{Handled, Ledger, Referee, Verdict, oversized, referee_message};
 use super::session::Session;
 use crate::archive::Archive;
 
@@ -223,6 +223,10 @@ async fn take_unseen(
             referee_message(archive, session, referee, &mut ledger, &source, &bytes).map_err(Lost::Archive)?
         };
         handled(&h);
+        if matches!(h.verdict, Verdict::Deferred { .. }) {
+            // Left unseen: judged again on the next round.
+            continue;
+        }
         all(imap.uid_store(uid.to_string(), "+FLAGS.SILENT (\\Seen)").await).await?;
     }
     Ok(())

@@ -11,7 +11,8 @@
 //! repository's `ravenpost/` directory, never committed) must also write it on a line
 //! `secret: WORD`. A mail from an address no player of the game has registered is never
 //! answered (its From may be forged; an answer would go to a stranger); a registered
-//! sender whose secret is missing or wrong is answered at the registered address.
+//! sender whose secret is missing or wrong is answered at the registered address. A
+//! registered sender's mail must also satisfy the club's DKIM policy ([`super::dkim`]).
 //!
 //! **Exactly once.** Every mail is known by its `Message-ID` in a ledger,
 //! `ravenpost/referee-mail.log`: an `intent` line (the game, and the ply count and text
@@ -29,6 +30,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
+use super::dkim::{DkimCheck, DkimVerdict};
 use super::error::Error as Failure;
 use super::games::{find, read};
 use super::mail::{Delivery, deliver};
@@ -58,6 +60,14 @@ pub enum SenderRefusal {
     MissingSecret,
     /// The `secret:` line is not the player's secret.
     WrongSecret,
+    /// The mail is not signed by its sender's domain (DKIM) and the club, or the
+    /// domain's DMARC policy, asks that it be.
+    Unsigned {
+        /// The `From` domain.
+        domain: String,
+        /// Why, in words for the player.
+        why: String,
+    },
 }
 
 impl SenderRefusal {
@@ -70,6 +80,7 @@ impl SenderRefusal {
                     .to_string()
             }
             SenderRefusal::WrongSecret => "its `secret:` line is not your secret".to_string(),
+            SenderRefusal::Unsigned { why, .. } => why.clone(),
             other => other.to_string(),
         }
     }
@@ -86,6 +97,7 @@ impl std::fmt::Display for SenderRefusal {
                 write!(f, "the player has a secret and the mail has no `secret:` line")
             }
             SenderRefusal::WrongSecret => write!(f, "the mail's `secret:` line is not the player's secret"),
+            SenderRefusal::Unsigned { why, .. } => write!(f, "{why}"),
         }
     }
 }
@@ -125,6 +137,12 @@ pub enum Verdict {
     },
     /// Its `Message-ID` was applied before: nothing done again.
     AlreadyApplied,
+    /// Not judged yet: the DNS could not say whether it is signed (DKIM). It stays
+    /// unseen and is judged on a later pass; nothing is recorded.
+    Deferred {
+        /// Why.
+        reason: String,
+    },
 }
 
 /// One mail handled.
@@ -299,22 +317,33 @@ pub fn mail_secret(archive: &Archive, name: &str, remove: bool) -> Result<Option
 // ------------------------------------------------------------------ one mail
 
 /// The referee's settings for a pass.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Referee {
     /// The referee's own address (answers come from it): `club.referee` of
     /// `ravenpost.yaml`, else `--address`.
     pub address: Mailbox,
     /// How answers are delivered (the archive's `mail:` settings when empty).
     pub delivery: Delivery,
+    /// The DKIM check of a registered player's mail (`club: dkim:`).
+    pub dkim: DkimCheck,
 }
 
 impl Referee {
-    /// The referee of `archive`: `address` when given, else its `club.referee`.
+    /// The referee of `archive`: `address` when given, else its `club.referee`; DKIM
+    /// keys and DMARC policies asked of the DNS server `dns` (default: the system's).
     ///
     /// # Errors
-    /// [`Failure::Usage`] when neither names an address.
-    pub fn of(archive: &Archive, address: Option<&str>, delivery: Delivery) -> Result<Referee, Failure> {
-        let configured = archive.config()?.club.referee;
+    /// [`Failure::Usage`] when neither names an address; the DNS resolver cannot be set
+    /// up.
+    pub fn of(
+        archive: &Archive,
+        address: Option<&str>,
+        delivery: Delivery,
+        dns: Option<std::net::SocketAddr>,
+    ) -> Result<Referee, Failure> {
+        let club = archive.config()?.club;
+        let dkim = DkimCheck::new(club.dkim, dns).map_err(Failure::Declined)?;
+        let configured = club.referee;
         let email = address.map(str::to_string).or(configured).ok_or_else(|| {
             Failure::Usage(
                 "the referee mailbox has no address: set `club: referee:` in ravenpost.yaml or pass --address"
@@ -323,7 +352,7 @@ impl Referee {
         })?;
         crate::referee::players::check_address(&email)
             .map_err(|e| Failure::Usage(format!("{email}: {e}")))?;
-        Ok(Referee { address: Mailbox { name: "ravenpost referee".to_string(), email }, delivery })
+        Ok(Referee { address: Mailbox { name: "ravenpost referee".to_string(), email }, delivery, dkim })
     }
 }
 
@@ -366,7 +395,11 @@ pub fn referee_message(
         return Ok(handled(id, from, Verdict::AlreadyApplied));
     }
     let before = archive.tip()?;
-    let (verdict, answer_to, text) = judge(archive, session, &config, ledger, &mail)?;
+    let sent = Sent { mail: &mail, raw: bytes, dkim: &referee.dkim };
+    let (verdict, answer_to, text) = judge(archive, session, &config, ledger, &sent)?;
+    if matches!(verdict, Verdict::Deferred { .. }) {
+        return Ok(handled(id, from, verdict));
+    }
     ledger.done(&mail.message_id, verdict_word(&verdict))?;
     let mut out = handled(id, from, verdict);
     if let Some(to) = answer_to {
@@ -394,7 +427,15 @@ fn verdict_word(v: &Verdict) -> &'static str {
         Verdict::Refused { .. } => "refused",
         Verdict::Forged { .. } => "forged",
         Verdict::AlreadyApplied => "already",
+        Verdict::Deferred { .. } => "deferred",
     }
+}
+
+/// A mail as it came (`raw`) and as read, with the check of its signature.
+struct Sent<'a> {
+    mail: &'a CommandMail,
+    raw: &'a [u8],
+    dkim: &'a DkimCheck,
 }
 
 /// The verdict on `mail`, who to answer (`None`: nobody), and the answer's text.
@@ -403,8 +444,9 @@ fn judge(
     session: &Session,
     config: &crate::archive::ArchiveConfig,
     ledger: &mut Ledger,
-    mail: &CommandMail,
+    sent: &Sent<'_>,
 ) -> Result<(Verdict, Option<Mailbox>, String), Failure> {
+    let mail = sent.mail;
     // A sender who is a registered player anywhere may be told that the game is missing.
     let registered_anywhere = config.players.values().any(|p| same(p.email.as_deref(), &mail.from.email));
     let named = match mail.game.clone() {
@@ -464,6 +506,20 @@ fn judge(
     };
     let name = record::player(&game, side);
     let to = Mailbox { name: name.clone(), email: registered(side).unwrap_or_default() };
+    // Only a registered player's mail is checked: a stranger's costs no DNS lookup.
+    match sent.dkim.check(sent.raw) {
+        DkimVerdict::Unchecked | DkimVerdict::Signed { .. } | DkimVerdict::Unsigned { .. } => {}
+        DkimVerdict::Unavailable { why } => {
+            return Ok((Verdict::Deferred { reason: why }, None, String::new()));
+        }
+        DkimVerdict::Refused { domain, why } => {
+            let refusal = SenderRefusal::Unsigned { domain, why };
+            // Told at the registered address: the player learns that a mail in their
+            // name was not taken, whoever sent it.
+            let text = format!("{}. Nothing was played.", sentence(&refusal.to_player()));
+            return Ok((Verdict::Forged { refusal }, Some(to), text));
+        }
+    }
     if let Some(hash) = secrets(archive)?.get(&name) {
         let refusal = match &mail.secret {
             None => Some(SenderRefusal::MissingSecret),
@@ -471,7 +527,7 @@ fn judge(
             Some(_) => None,
         };
         if let Some(refusal) = refusal {
-            let text = format!("Your mail was not taken: {}. Nothing was played.", refusal.to_player());
+            let text = format!("{}. Nothing was played.", sentence(&refusal.to_player()));
             return Ok((Verdict::Forged { refusal }, Some(to), text));
         }
     }
@@ -488,6 +544,12 @@ fn judge(
         }
     };
     Ok((verdict, Some(to), text))
+}
+
+/// `words` begun with a capital letter, as a sentence is.
+fn sentence(words: &str) -> String {
+    let mut chars = words.chars();
+    chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
 }
 
 /// The games the players registered at `email` are to move in (ids, nearest deadline
@@ -716,7 +778,9 @@ fn answer(
         Verdict::Played { .. } => "Done.",
         Verdict::Answered { .. } => "Your question, answered.",
         Verdict::Refused { .. } => "Your mail was refused: nothing was played.",
-        Verdict::Forged { .. } | Verdict::AlreadyApplied => "Your mail was not taken.",
+        Verdict::Forged { .. } | Verdict::AlreadyApplied | Verdict::Deferred { .. } => {
+            "Your mail was not taken."
+        }
     };
     let over = text.contains("The game is over");
     let footer = if over {
@@ -817,7 +881,13 @@ pub fn referee_maildir_pass(
             });
         } else {
             let bytes = std::fs::read(&path).map_err(|e| fail(&path, e))?;
-            out.push(referee_message(archive, session, referee, &mut ledger, &name, &bytes)?);
+            let h = referee_message(archive, session, referee, &mut ledger, &name, &bytes)?;
+            let deferred = matches!(h.verdict, Verdict::Deferred { .. });
+            out.push(h);
+            if deferred {
+                // Left where it is for the next pass.
+                continue;
+            }
         }
         let base = name.split_once(":2,").map_or(name.as_str(), |(b, _)| b);
         let flags = name.split_once(":2,").map_or("", |(_, f)| f);

@@ -51,6 +51,9 @@ struct Club {
     imap: common::dovecot::Dovecot,
     /// The test CA that signed dovecot's certificate.
     ca: PathBuf,
+    /// The DNS server the referee asks about DKIM (none of the members' domains signs or
+    /// publishes a DMARC policy: their mail is taken on its From).
+    dns: common::dns::Dns,
 }
 
 /// The club, with `new` (arguments of `ravenpost new` after the variant) for each game,
@@ -62,6 +65,7 @@ fn club(games: &[&[&str]]) -> Club {
     let sink = Smtp::start(t.path(), "sink", None);
     let (ca, cert, key) = common::smtp::test_ca(t.path());
     let imap = common::dovecot::Dovecot::start(t.path(), &cert, &key, &inbox.maildir);
+    let dns = common::dns::Dns::start(t.path(), &[]);
     let server = t.path().join("server.git");
     git(t.path(), &admin, &["init", "--quiet", "--bare", "-b", "main", server.to_str().unwrap()]);
     ok_at(t.path(), &admin, T0, &["hook", "install", "--notify", "--repo", server.to_str().unwrap()]);
@@ -89,7 +93,7 @@ fn club(games: &[&[&str]]) -> Club {
     }
     ok_at(&ann.dir, &ann.home, T0, &["sync"]);
     let cy = clone("Cy", CY);
-    Club { t, admin, server, ann, cy, inbox, sink, imap, ca }
+    Club { t, admin, server, ann, cy, inbox, sink, imap, ca, dns }
 }
 
 impl Club {
@@ -106,6 +110,8 @@ impl Club {
                 &url,
                 "--ca-file",
                 self.ca.to_str().unwrap(),
+                "--dns",
+                &self.dns.addr(),
                 "--once",
                 "--json",
             ])

@@ -10,6 +10,7 @@ use crate::common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use common::dns::{DkimKey, Dns, dkim_key, dkim_sign};
 use common::long_game;
 use common::smtp::Smtp;
 use common::{T0 as GIT_T0, git, identity, ok_at, ravenpost_at, text};
@@ -25,6 +26,10 @@ struct Club {
     inbox: Smtp,
     /// Answers and notifications arrive here.
     sink: Smtp,
+    /// The DNS server the referee asks for DKIM keys and DMARC policies.
+    dns: Dns,
+    /// Bo's mail provider's DKIM key (published in `dns`).
+    bo_key: DkimKey,
 }
 
 /// Later than the commits the `git` helper dates (its fixed clock, an hour after T0).
@@ -39,7 +44,17 @@ fn club() -> Club {
 
 /// The club, with `more_players` (YAML lines under `players:`) registered too.
 fn club_with(more_players: &str) -> Club {
+    club_full(more_players, "", &[])
+}
+
+/// The club, with `more_players` (YAML lines under `players:`) registered, `more_club`
+/// (lines under `club:`) set, and the DNS answering `records` too.
+fn club_full(more_players: &str, more_club: &str, records: &[(String, String)]) -> Club {
     let t = tempfile::tempdir().unwrap();
+    let bo_key = dkim_key(t.path(), "mail2026", "post.example.net");
+    let mut published = vec![bo_key.record.clone()];
+    published.extend_from_slice(records);
+    let dns = Dns::start(t.path(), &published);
     let home = identity(&t.path().join("home"), "Club Admin", "admin@club.example.org");
     let inbox = Smtp::start(t.path(), "inbox", None);
     let sink = Smtp::start(t.path(), "sink", None);
@@ -52,7 +67,7 @@ fn club_with(more_players: &str) -> Club {
     git(&ann, &home, &["config", "user.email", "ann@example.org"]);
     let settings = format!(
         "version: 1\nlayout: fan-out\nplayers:\n  Ann:\n    email: ann@example.org\n  Bo:\n    email: {BO}\n    \
-         plays-by: mail\n{more_players}club:\n  referee: {REFEREE}\nmail:\n  smtp:\n    host: 127.0.0.1\n    port: {}\n    \
+         plays-by: mail\n{more_players}club:\n  referee: {REFEREE}\n{more_club}mail:\n  smtp:\n    host: 127.0.0.1\n    port: {}\n    \
          security: none\n",
         sink.port
     );
@@ -61,7 +76,7 @@ fn club_with(more_players: &str) -> Club {
     git(&ann, &home, &["commit", "--quiet", "-m", "club settings"]);
     ok_at(&ann, &home, T0, &["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "ab"]);
     ok_at(&ann, &home, T0, &["sync"]);
-    Club { t, home, server, ann, inbox, sink }
+    Club { t, home, server, ann, inbox, sink, dns, bo_key }
 }
 
 impl Club {
@@ -72,7 +87,9 @@ impl Club {
     /// One pass of the referee over the club's Maildir; its JSON lines.
     fn referee(&self, time: i64) -> Vec<serde_json::Value> {
         let maildir = self.inbox.maildir.to_str().unwrap().to_string();
-        let o = self.ravenpost(time, &["mail", "serve", "--maildir", &maildir, "--once", "--json"]);
+        let dns = self.dns.addr();
+        let o = self
+            .ravenpost(time, &["mail", "serve", "--maildir", &maildir, "--dns", &dns, "--once", "--json"]);
         assert!(o.status.success(), "mail serve: {}", text(&o));
         String::from_utf8(o.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
     }
@@ -120,6 +137,38 @@ impl Club {
     fn path(&self) -> &Path {
         self.t.path()
     }
+
+    /// Sends the message `raw` (as it is, signature and all) from `from` to the club's
+    /// address with Python's smtplib.
+    fn send_raw(&self, from: &str, raw: &[u8]) {
+        let script = format!(
+            "import smtplib, sys\ns = smtplib.SMTP('127.0.0.1', {})\n\
+             s.sendmail({from:?}, [{REFEREE:?}], sys.stdin.buffer.read())\ns.quit()\n",
+            self.inbox.port
+        );
+        let mut child = Command::new("python3")
+            .arg("-c")
+            .arg(&script)
+            .stdin(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::io::Write::write_all(&mut child.stdin.take().unwrap(), raw).unwrap();
+        let o = child.wait_with_output().unwrap();
+        assert!(o.status.success(), "smtplib: {}", text(&o));
+    }
+}
+
+/// A plain-text mail from `from` to the club's address answering Ann's first move, with
+/// CRLF line ends (as on the wire).
+fn reply_to_first_move(from: &str, id: &str, body: &str) -> Vec<u8> {
+    format!(
+        "From: {from}\r\nTo: {REFEREE}\r\nSubject: Re: [ravenpost] ab: 1. 2e3\r\nMessage-ID: <{id}>\r\n\
+         In-Reply-To: <ab.1@example.org>\r\nDate: Mon, 07 Dec 2026 10:00:00 +0000\r\nMIME-Version: 1.0\r\n\
+         Content-Type: text/plain; charset=utf-8\r\n\r\n{}\r\n",
+        body.replace('\n', "\r\n")
+    )
+    .into_bytes()
 }
 
 fn verdict(v: &serde_json::Value) -> &str {
@@ -343,7 +392,7 @@ fn the_referee_killed_at_random_points_loses_no_mail_and_applies_none_twice() {
     let mut kills = 0;
     while seen() < 100 {
         let mut child = ravenpost_at(&c.server, &c.home, T0 + 100)
-            .args(["mail", "serve", "--maildir", &maildir, "--interval", "1"])
+            .args(["mail", "serve", "--maildir", &maildir, "--dns", &c.dns.addr(), "--interval", "1"])
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .spawn()
@@ -400,7 +449,18 @@ fn the_referee_reads_the_clubs_mailbox_over_imap_with_tls() {
     let serve = |time: i64, password: &str| {
         ravenpost_at(&c.server, &c.home, time)
             .env("RAVENPOST_IMAP_PASSWORD", password)
-            .args(["mail", "serve", "--imap", &url, "--ca-file", &ca, "--once", "--json"])
+            .args([
+                "mail",
+                "serve",
+                "--imap",
+                &url,
+                "--ca-file",
+                &ca,
+                "--dns",
+                &c.dns.addr(),
+                "--once",
+                "--json",
+            ])
             .output()
             .unwrap()
     };
@@ -422,7 +482,7 @@ fn the_referee_reads_the_clubs_mailbox_over_imap_with_tls() {
     // Without the test CA the server's certificate is not trusted.
     let o = ravenpost_at(&c.server, &c.home, T0 + 40)
         .env("RAVENPOST_IMAP_PASSWORD", dovecot.password)
-        .args(["mail", "serve", "--imap", &url, "--once"])
+        .args(["mail", "serve", "--imap", &url, "--dns", &c.dns.addr(), "--once"])
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
@@ -447,7 +507,7 @@ fn the_imap_referee_waits_with_idle_and_connects_again_after_the_server_restarts
     let url = imap_url(&dovecot);
     let mut referee = ravenpost_at(&c.server, &c.home, T0 + 20)
         .env("RAVENPOST_IMAP_PASSWORD", dovecot.password)
-        .args(["mail", "serve", "--imap", &url, "--ca-file", ca.to_str().unwrap()])
+        .args(["mail", "serve", "--imap", &url, "--ca-file", ca.to_str().unwrap(), "--dns", &c.dns.addr()])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -487,4 +547,121 @@ fn a_move_mailed_out_of_turn_listed_the_opponents_legal_moves() {
     let answer = c.mails_to(BO).into_iter().find(|(s, _, _)| s == "Re: game ab").expect("an answer");
     assert!(answer.1.contains("Not played: not Bo's turn"), "{}", answer.1);
     assert!(!answer.1.contains("legal moves"), "{}", answer.1);
+}
+
+#[test]
+fn a_club_that_requires_dkim_takes_only_mail_its_senders_domain_signed() {
+    let attacker = |dir: &Path| dkim_key(dir, "x", "evil.example");
+    let t = tempfile::tempdir().unwrap();
+    let evil = attacker(t.path());
+    let c = club_full("", "  dkim: required\n", std::slice::from_ref(&evil.record));
+    ok_at(&c.ann, &c.home, T0 + 10, &["move", "ab", "2e3", "--as", "Ann"]);
+    ok_at(&c.ann, &c.home, T0 + 11, &["sync"]);
+    let before = c.server_log();
+    // Unsigned, as anyone can write it.
+    c.send_raw(BO, &reply_to_first_move(BO, "u-1@post.example.net", "Sa3b6"));
+    // Signed by Bo's provider, then changed on the way.
+    let signed = dkim_sign(&reply_to_first_move(BO, "u-2@post.example.net", "Sa3b6"), &c.bo_key);
+    let changed = String::from_utf8(signed).unwrap().replace("Sa3b6", "Sa3a4");
+    c.send_raw(BO, changed.as_bytes());
+    // Signed, and the signature verifies, but by the attacker's own domain.
+    c.send_raw(BO, &dkim_sign(&reply_to_first_move(BO, "u-3@post.example.net", "Sa3b6"), &evil));
+    let handled = c.referee(T0 + 20);
+    let refusals: Vec<(&str, &str)> =
+        handled.iter().map(|h| (verdict(h), h["refusal"]["kind"].as_str().unwrap_or(""))).collect();
+    assert_eq!(refusals, [("forged", "unsigned"); 3], "{handled:?}");
+    assert_eq!(c.server_log(), before, "nothing is committed");
+    let why: Vec<&str> = handled.iter().map(|h| h["refusal"]["why"].as_str().unwrap()).collect();
+    assert!(why[0].ends_with("the mail has no DKIM signature"), "{}", why[0]);
+    assert!(why[1].contains("its DKIM signature by post.example.net does not verify"), "{}", why[1]);
+    assert!(why[2].contains("its DKIM signature is by evil.example, not post.example.net"), "{}", why[2]);
+    // Bo is told at his registered address, each time.
+    let told: Vec<String> = c
+        .mails_to(BO)
+        .into_iter()
+        .filter(|(s, _, _)| s.starts_with("Re: "))
+        .map(|(_, body, _)| body)
+        .collect();
+    assert_eq!(told.len(), 3, "{told:?}");
+    let words = |body: &str| body.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        words(&told[0]).starts_with(
+            "Your mail was not taken. The club takes only mail signed by its sender's domain (DKIM), and the \
+             mail has no DKIM signature. Nothing was played."
+        ),
+        "{}",
+        told[0]
+    );
+    assert!(words(&told[1]).contains("(Calculated body hash does not match signature hash)"), "{}", told[1]);
+    assert!(told.iter().all(|body| words(body).contains("Nothing was played.")));
+
+    // The mail as Bo's provider signed it is taken.
+    c.send_raw(BO, &dkim_sign(&reply_to_first_move(BO, "s-1@post.example.net", "Sa3b6"), &c.bo_key));
+    let handled = c.referee(T0 + 30);
+    assert_eq!(verdict(&handled[0]), "played", "{handled:?}");
+    assert!(c.server_log().starts_with(&format!("Bo <{BO}> ab: ply 2 Sa3b6")), "{}", c.server_log());
+}
+
+#[test]
+fn a_domain_that_publishes_dmarc_reject_needs_a_signature_under_the_default_policy() {
+    let cy = "cy@strict.example";
+    let t = tempfile::tempdir().unwrap();
+    let cy_key = dkim_key(t.path(), "k1", "strict.example");
+    let dmarc = ("_dmarc.strict.example".to_string(), "v=DMARC1; p=reject".to_string());
+    let c = club_full(
+        &format!("  Cy:\n    email: {cy}\n    plays-by: mail\n"),
+        "",
+        &[cy_key.record.clone(), dmarc],
+    );
+    ok_at(&c.ann, &c.home, T0 + 5, &["new", "gygax", "--white", "Ann", "--black", "Cy", "--id", "ac"]);
+    ok_at(&c.ann, &c.home, T0 + 10, &["move", "ab", "2e3", "--as", "Ann"]);
+    ok_at(&c.ann, &c.home, T0 + 11, &["move", "ac", "2e3", "--as", "Ann"]);
+    ok_at(&c.ann, &c.home, T0 + 12, &["sync"]);
+    let reply_ac = |id: &str| {
+        String::from_utf8(reply_to_first_move(cy, id, "Sa3b6")).unwrap().replace("ab", "ac").into_bytes()
+    };
+    // Bo's domain publishes no DMARC policy: his unsigned mail is taken on its From.
+    c.send_raw(BO, &reply_to_first_move(BO, "d-1@post.example.net", "Sa3b6"));
+    // Cy's domain asks that its unsigned mail be refused.
+    c.send_raw(cy, &reply_ac("d-2@strict.example"));
+    let handled = c.referee(T0 + 20);
+    let verdicts: Vec<&str> = handled.iter().map(verdict).collect();
+    assert_eq!(verdicts, ["played", "forged"], "{handled:?}");
+    let why = handled[1]["refusal"]["why"].as_str().unwrap();
+    assert_eq!(
+        why,
+        "strict.example asks that its unsigned mail be refused (DMARC p=reject), and the mail has no DKIM \
+         signature"
+    );
+    // Signed by Cy's domain, it is taken.
+    c.send_raw(cy, &dkim_sign(&reply_ac("d-3@strict.example"), &cy_key));
+    let handled = c.referee(T0 + 30);
+    assert_eq!(verdict(&handled[0]), "played", "{handled:?}");
+    assert!(c.server_log().starts_with(&format!("Cy <{cy}> ac: ply 2 Sa3b6")), "{}", c.server_log());
+}
+
+#[test]
+fn a_mail_is_left_for_the_next_pass_when_the_dns_cannot_answer() {
+    let c = club();
+    ok_at(&c.ann, &c.home, T0 + 10, &["move", "ab", "2e3", "--as", "Ann"]);
+    ok_at(&c.ann, &c.home, T0 + 11, &["sync"]);
+    c.send_raw(BO, &dkim_sign(&reply_to_first_move(BO, "n-1@post.example.net", "Sa3b6"), &c.bo_key));
+    // A DNS server that is not there.
+    let nowhere = format!("127.0.0.1:{}", common::smtp::free_port());
+    let maildir = c.inbox.maildir.to_str().unwrap().to_string();
+    let o = c
+        .ravenpost(T0 + 20, &["mail", "serve", "--maildir", &maildir, "--dns", &nowhere, "--once", "--json"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let h: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(verdict(&h), "deferred", "{h}");
+    assert!(h["reason"].as_str().unwrap().contains("post.example.net"), "{h}");
+    // Nothing taken, nothing answered, nothing in the ledger; the mail is still new.
+    assert!(c.server_log().starts_with("Ann"), "{}", c.server_log());
+    assert!(c.mails_to(BO).iter().all(|(subject, _, _)| !subject.starts_with("Re: ")), "no answer");
+    let ledger = std::fs::read_to_string(c.server.join("ravenpost/referee-mail.log")).unwrap_or_default();
+    assert!(!ledger.contains("n-1@post.example.net"), "{ledger}");
+    assert_eq!(std::fs::read_dir(c.inbox.maildir.join("new")).unwrap().count(), 1);
+    // With the DNS back, the next pass takes it.
+    let handled = c.referee(T0 + 30);
+    assert_eq!(verdict(&handled[0]), "played", "{handled:?}");
 }

@@ -42,9 +42,20 @@ pub(crate) struct ServeArgs {
     /// `mail:` settings).
     #[arg(long, value_name = "CMD")]
     sendmail: Option<String>,
+    /// The DNS server asked for DKIM keys and DMARC policies (`club: dkim:` in
+    /// ravenpost.yaml), as IP or IP:PORT (default: the system's, from /etc/resolv.conf).
+    #[arg(long, value_name = "IP[:PORT]", value_parser = dns_server)]
+    dns: Option<std::net::SocketAddr>,
     /// One JSON object a line for each message handled.
     #[arg(long)]
     json: bool,
+}
+
+/// `--dns`: an IP address, with a port or not (53).
+fn dns_server(s: &str) -> Result<std::net::SocketAddr, String> {
+    s.parse::<std::net::SocketAddr>()
+        .or_else(|_| s.parse::<std::net::IpAddr>().map(|ip| std::net::SocketAddr::new(ip, 53)))
+        .map_err(|_| format!("`{s}` is not an IP address, or IP:PORT (e.g. 127.0.0.1:5353, [::1]:53)"))
 }
 
 /// `mail secret`'s arguments.
@@ -62,7 +73,7 @@ pub(crate) struct SecretArgs {
 pub(crate) fn serve(s: &Session, a: ServeArgs, out: &mut impl Write) -> Result<(), Failure> {
     let archive = ops::open(s, false)?;
     let delivery = Delivery { sendmail: a.sendmail.clone(), ..Delivery::default() };
-    let referee = Referee::of(&archive, a.address.as_deref(), delivery)?;
+    let referee = Referee::of(&archive, a.address.as_deref(), delivery, a.dns)?;
     let mut say = |h: &Handled| {
         let line = if a.json {
             serde_json::to_string(h).unwrap_or_default()
@@ -120,6 +131,7 @@ fn line(h: &Handled) -> String {
         Verdict::Refused { game, reason } => format!("{}: refused: {reason}", game.as_deref().unwrap_or("-")),
         Verdict::Forged { refusal } => format!("not taken: {refusal}"),
         Verdict::AlreadyApplied => "already applied".to_string(),
+        Verdict::Deferred { reason } => format!("left for the next pass: {reason}"),
     };
     let answer = h.answer.as_deref().map(|a| format!("; answer {a}")).unwrap_or_default();
     let hook = h.hook.as_deref().map(|a| format!("; {a}")).unwrap_or_default();

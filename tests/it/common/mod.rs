@@ -25,6 +25,7 @@
 pub mod child;
 pub mod cli;
 pub mod diagram;
+pub mod dns;
 pub mod dovecot;
 pub mod git;
 #[path = "../support/long_game.rs"]

@@ -1,0 +1,229 @@
+//! Whether a mail to the referee mailbox comes from the domain of its `From` address:
+//! its DKIM signatures verified, and the domain's DMARC policy read, by the `mail-auth`
+//! crate (Stalwart's, the library of a production mail server) over DNS.
+//!
+//! A signature counts when it verifies and its domain (`d=`) is aligned with the `From`
+//! address: the same domain, or a parent domain of it (never a top-level domain). What
+//! is asked of a mail is the club's [`DkimPolicy`]:
+//! - `when-published`: an aligned signature is required when the `From` domain publishes
+//!   a DMARC policy of `quarantine` or `reject` (with DMARC's own alignment rules);
+//! - `required`: of every mail;
+//! - `off`: nothing is checked.
+//!
+//! A DNS server that cannot be reached gives [`DkimVerdict::Unavailable`]: the mail is
+//! left for the next pass, neither taken nor refused.
+
+use std::net::SocketAddr;
+
+use mail_auth::dmarc::Policy;
+use mail_auth::dmarc::verify::DmarcParameters;
+use mail_auth::hickory_resolver::config::{ConnectionConfig, NameServerConfig, ResolverConfig, ResolverOpts};
+use mail_auth::{AuthenticatedMessage, DkimOutput, DkimResult, DmarcResult, MessageAuthenticator, SpfOutput};
+use serde::Serialize;
+
+pub use crate::archive::DkimPolicy;
+
+/// What the DKIM check says of one mail.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "dkim")]
+pub enum DkimVerdict {
+    /// Not checked (`club: dkim: off`).
+    Unchecked,
+    /// A signature aligned with the `From` domain verifies.
+    Signed {
+        /// The signing domain.
+        domain: String,
+    },
+    /// No aligned signature verifies, and the policy does not ask for one.
+    Unsigned {
+        /// The `From` domain.
+        domain: String,
+    },
+    /// No aligned signature verifies, and one is required: the mail is not taken.
+    Refused {
+        /// The `From` domain.
+        domain: String,
+        /// Why, in words for the player.
+        why: String,
+    },
+    /// The DNS could not answer: ask again later.
+    Unavailable {
+        /// Why.
+        why: String,
+    },
+}
+
+/// The DKIM checker of a referee mailbox: the club's policy and, unless it is `off`, a
+/// DNS resolver (with its cache) on a runtime of its own.
+pub struct DkimCheck {
+    policy: DkimPolicy,
+    dns: Option<(tokio::runtime::Runtime, MessageAuthenticator)>,
+}
+
+impl std::fmt::Debug for DkimCheck {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DkimCheck").field("policy", &self.policy).finish_non_exhaustive()
+    }
+}
+
+impl DkimCheck {
+    /// A checker with `policy`, asking the DNS server `server` (default: the system's,
+    /// from `/etc/resolv.conf`).
+    ///
+    /// # Errors
+    /// The resolver cannot be set up (no readable `/etc/resolv.conf`).
+    pub fn new(policy: DkimPolicy, server: Option<SocketAddr>) -> Result<DkimCheck, String> {
+        if policy == DkimPolicy::Off {
+            return Ok(DkimCheck { policy, dns: None });
+        }
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| format!("starting the DNS resolver: {e}"))?;
+        let authenticator = std::thread::scope(|s| {
+            s.spawn(|| {
+                let _inside = rt.enter();
+                match server {
+                    Some(addr) => {
+                        let connection = |mut c: ConnectionConfig| {
+                            c.port = addr.port();
+                            c
+                        };
+                        let ns = NameServerConfig::new(
+                            addr.ip(),
+                            true,
+                            vec![connection(ConnectionConfig::udp()), connection(ConnectionConfig::tcp())],
+                        );
+                        MessageAuthenticator::new(
+                            ResolverConfig::from_name_servers(vec![ns]),
+                            ResolverOpts::default(),
+                        )
+                    }
+                    None => MessageAuthenticator::new_system_conf(),
+                }
+                .map_err(|e| format!("setting up the DNS resolver: {e}"))
+            })
+            .join()
+            .unwrap_or_else(|_| Err("setting up the DNS resolver failed".to_string()))
+        })?;
+        Ok(DkimCheck { policy, dns: Some((rt, authenticator)) })
+    }
+
+    /// The policy checked.
+    pub fn policy(&self) -> DkimPolicy {
+        self.policy
+    }
+
+    /// The verdict on the mail `raw` (callable from inside another runtime: the lookups
+    /// run on a thread of their own).
+    pub fn check(&self, raw: &[u8]) -> DkimVerdict {
+        let Some((rt, authenticator)) = &self.dns else { return DkimVerdict::Unchecked };
+        std::thread::scope(|s| {
+            s.spawn(|| rt.block_on(verify(authenticator, self.policy, raw)))
+                .join()
+                .unwrap_or_else(|_| DkimVerdict::Unavailable { why: "the DKIM check failed".to_string() })
+        })
+    }
+}
+
+/// Whether `signer` (a signature's `d=`) is aligned with `from` (the `From` domain).
+fn aligned(signer: &str, from: &str) -> bool {
+    let (signer, from) = (signer.trim_end_matches('.').to_ascii_lowercase(), from.to_ascii_lowercase());
+    signer.contains('.') && (from == signer || from.ends_with(&format!(".{signer}")))
+}
+
+async fn verify(authenticator: &MessageAuthenticator, policy: DkimPolicy, raw: &[u8]) -> DkimVerdict {
+    let Some(message) = AuthenticatedMessage::parse(raw) else {
+        let why = "it is not a readable message".to_string();
+        return DkimVerdict::Refused { domain: String::new(), why };
+    };
+    let domain = match message.from.as_slice() {
+        [one] => one.rsplit_once('@').map(|(_, d)| d.to_ascii_lowercase()).unwrap_or_default(),
+        _ => String::new(),
+    };
+    if domain.is_empty() {
+        let why = "its From is not one address".to_string();
+        return DkimVerdict::Refused { domain, why };
+    }
+    let outputs = authenticator.verify_dkim(&message).await;
+    let signed = outputs
+        .iter()
+        .any(|o| *o.result() == DkimResult::Pass && o.signature().is_some_and(|s| aligned(&s.d, &domain)));
+    if signed {
+        return DkimVerdict::Signed { domain };
+    }
+    if let Some(why) = temporary(&outputs, &domain) {
+        return DkimVerdict::Unavailable { why };
+    }
+    let signatures = described(&outputs, &domain);
+    if policy == DkimPolicy::Required {
+        let why = format!("the club takes only mail signed by its sender's domain (DKIM), and {signatures}");
+        return DkimVerdict::Refused { domain, why };
+    }
+    let spf = SpfOutput::new(domain.clone());
+    let dmarc = authenticator.verify_dmarc(DmarcParameters::new(&message, &outputs, &domain, &spf)).await;
+    match (dmarc.dkim_result(), dmarc.policy()) {
+        (DmarcResult::Pass, _) => DkimVerdict::Signed { domain },
+        (DmarcResult::TempError(e), _) => {
+            DkimVerdict::Unavailable { why: format!("the DMARC policy of {domain} could not be read ({e})") }
+        }
+        (_, p @ (Policy::Quarantine | Policy::Reject)) => {
+            let p = if p == Policy::Reject { "reject" } else { "quarantine" };
+            let why =
+                format!("{domain} asks that its unsigned mail be refused (DMARC p={p}), and {signatures}");
+            DkimVerdict::Refused { domain, why }
+        }
+        _ => DkimVerdict::Unsigned { domain },
+    }
+}
+
+/// A temporary DNS failure while fetching the key of an aligned signature.
+fn temporary(outputs: &[DkimOutput<'_>], domain: &str) -> Option<String> {
+    outputs.iter().find_map(|o| match (o.result(), o.signature()) {
+        (DkimResult::TempError(e), Some(s)) if aligned(&s.d, domain) => {
+            Some(format!("the DKIM key of {} could not be fetched ({e})", s.d))
+        }
+        _ => None,
+    })
+}
+
+/// The mail's signatures, in words: `the mail has no DKIM signature`, `its DKIM
+/// signature of example.org does not verify (…)`.
+fn described(outputs: &[DkimOutput<'_>], domain: &str) -> String {
+    let mut said: Vec<String> = Vec::new();
+    for o in outputs {
+        let Some(s) = o.signature() else {
+            if let DkimResult::Neutral(e) | DkimResult::PermError(e) = o.result() {
+                said.push(format!("a DKIM signature cannot be read ({e})"));
+            }
+            continue;
+        };
+        let line = match o.result() {
+            DkimResult::Pass => format!("its DKIM signature is by {}, not {domain}", s.d),
+            DkimResult::Neutral(e)
+            | DkimResult::Fail(e)
+            | DkimResult::PermError(e)
+            | DkimResult::TempError(e) => {
+                format!("its DKIM signature by {} does not verify ({e})", s.d)
+            }
+            DkimResult::None => continue,
+        };
+        said.push(line);
+    }
+    if said.is_empty() { "the mail has no DKIM signature".to_string() } else { said.join("; ") }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::aligned;
+
+    #[test]
+    fn a_signature_is_aligned_with_its_domain_and_its_subdomains_only() {
+        assert!(aligned("club.example", "club.example"));
+        assert!(aligned("example.org", "mail.example.org"));
+        assert!(aligned("Example.ORG.", "example.org"));
+        assert!(!aligned("mail.example.org", "example.org"));
+        assert!(!aligned("ample.org", "example.org"));
+        assert!(!aligned("org", "example.org"));
+    }
+}
