@@ -638,7 +638,10 @@ fn step(
         Ok(a) => {
             let commit = archive.tip()?.map(|c| c.short()).unwrap_or_default();
             let after = a.result.as_deref().map(|r| format!(" The game is over: {r}.")).unwrap_or_default();
-            let text = format!("Played: {}.{after}", a.said);
+            let mut text = format!("Played: {}.{after}", a.said);
+            if let Some(now) = position_after(archive, session, id, name)? {
+                text.push_str(&format!("\n\n{now}"));
+            }
             Ok((Verdict::Played { game: id.to_string(), said: a.said, ply: a.ply, commit }, text))
         }
         Err(e) => {
@@ -737,6 +740,36 @@ fn moves_like(game: &Game, token: &str) -> String {
 }
 
 /// The answer to `board`.
+/// The game `id` as the step of `name` left it: the board, whose move it is, and the
+/// deadline of that move when a clock runs (`None` when the game cannot be read back).
+fn position_after(
+    archive: &Archive,
+    session: &Session,
+    id: &str,
+    name: &str,
+) -> Result<Option<String>, Failure> {
+    let Ok(path) = find(archive, id) else { return Ok(None) };
+    let (text, tip) = read(archive, &path)?;
+    let Ok(game) = super::definitions::load_pinned_at(archive, tip, path.id(), &text) else {
+        return Ok(None);
+    };
+    let mut out = board(&game);
+    if over(&game).is_none() {
+        let to_move = record::player(&game, game.position().side_to_move());
+        let clock = super::clock::clock_of_game(archive, &path, &game, session.now().unix_seconds());
+        if let Ok(Some(k)) = clock {
+            out.push_str(&format!(
+                "Deadline for {to_move}'s move: {}.\n",
+                crate::referee::problem::rfc3339(&k.deadline)
+            ));
+        }
+        if to_move != name {
+            out.push_str(&format!("You will be mailed when {to_move} has moved.\n"));
+        }
+    }
+    Ok(Some(out))
+}
+
 fn board(game: &Game) -> String {
     use crate::notation::diagram;
     let pos = game.position();

@@ -513,6 +513,22 @@ fn the_board_mail_on_neomutts_first_screen_says_whose_move_the_move_the_deadline
         })
         .expect("the hook's mail to Ann")
         .clone();
+    // The referee's answer to Bo shows the game as his move left it, and Ann's deadline.
+    let answer = c.sink.messages()[before..]
+        .iter()
+        .map(|p| read(p))
+        .find(|m| m.to == BO && is_answer(m))
+        .expect("the referee's answer to Bo");
+    let answer_words = words(&answer.body);
+    for said in [
+        "Played: Bo (Scarlet) plays Sa3b6.",
+        "Air (3)",
+        "Ann to move.",
+        &format!("Deadline for Ann's move: {}.", deadline(T0 + 120 + 2 * 3 * DAY - 60)),
+        "You will be mailed when Ann has moved.",
+    ] {
+        assert!(answer_words.contains(said), "{said:?} not in the answer:\n{}", answer.body);
+    }
 
     let dir = c.t.path();
     let bo_screen =
