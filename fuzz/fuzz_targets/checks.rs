@@ -205,6 +205,7 @@ pub fn parse_mail(data: &[u8]) {
             deadline: None,
             used: None,
             answer_by: mail::AnswerBy::Import,
+            via: None,
         };
         let built = mail::build(&out).unwrap_or_else(|e| panic!("mailing {text:?}: {e}"));
         let back = mail::read_messages(&built.bytes).expect("a built message reads");

@@ -148,6 +148,12 @@ pub struct Outgoing<'a> {
     pub used: Option<[u64; 2]>,
     /// How the reader answers: what the body tells them to do.
     pub answer_by: AnswerBy,
+    /// The club's address, when the club's server sends the message for the sender: it
+    /// is then `From: Ann via ravenpost <club address>` (mail from another domain's
+    /// address would fail the receiver's SPF and DMARC checks), with `Reply-To` the
+    /// sender (or the referee, [`AnswerBy::Reply`]), and the thread's ids at the club's
+    /// domain.
+    pub via: Option<String>,
 }
 
 /// How the reader of a game message answers it: the body's instructions follow it.
@@ -281,8 +287,12 @@ pub fn build_steps(o: &Outgoing<'_>, steps: &Steps) -> Result<Built, MailError> 
     body.push_str(&draft.body(&what, &steps.offered_with));
     let body = fit_lines(&body, BODY_WIDTH);
 
+    let from = match &o.via {
+        Some(club) => Address::new_address(Some(format!("{} via ravenpost", o.from.name)), club.clone()),
+        None => Address::new_address(Some(o.from.name.clone()), o.from.email.clone()),
+    };
     let mut b = MessageBuilder::new()
-        .from(Address::new_address(Some(o.from.name.clone()), o.from.email.clone()))
+        .from(from)
         .to(Address::new_address(Some(o.to.name.clone()), o.to.email.clone()))
         .subject(subject.clone())
         .date(o.date)
@@ -294,6 +304,9 @@ pub fn build_steps(o: &Outgoing<'_>, steps: &Steps) -> Result<Built, MailError> 
     if let AnswerBy::Reply { referee } = &o.answer_by {
         // A reply reaches the referee mailbox, which judges and commits it.
         b = b.reply_to(Address::new_address(None::<String>, referee.clone()));
+    } else if o.via.is_some() {
+        // A reply reaches the player the message is from, as it would without the club.
+        b = b.reply_to(Address::new_address(Some(o.from.name.clone()), o.from.email.clone()));
     }
     let declined: Vec<String> =
         steps.declined_before.iter().filter(|&&k| k >= 1 && k <= plies).map(usize::to_string).collect();
@@ -415,11 +428,12 @@ impl Draft<'_> {
         self.game.position_at(k).side_to_move().opponent()
     }
 
-    /// The [`message_id`] of the message of ply `k`, at its sender's domain.
+    /// The [`message_id`] of the message of ply `k`, at its sender's domain (the club's,
+    /// [`Outgoing::via`]).
     fn id_of(&self, k: usize) -> String {
         let o = self.o;
         let address = if self.sender_of(k) == o.sender { &o.from.email } else { &o.to.email };
-        message_id(o.game_id, k, false, &domain(address))
+        message_id(o.game_id, k, false, &domain(o.via.as_ref().unwrap_or(address)))
     }
 
     /// The comment the last move's player wrote with it (`move --comment`), if any: not
@@ -440,9 +454,10 @@ impl Draft<'_> {
     /// its `References` ([`build`] says which).
     fn thread(&self, first_message: usize) -> (String, Option<String>, Vec<String>) {
         let (o, plies) = (self.o, self.plies);
+        let own = domain(o.via.as_ref().unwrap_or(&o.from.email));
         let this = match (self.ended, self.answer) {
-            (true, _) => message_id(o.game_id, plies, true, &domain(&o.from.email)),
-            (false, Some(a)) => format!("{}.{plies}.{}@{}", o.game_id, a.commit, domain(&o.from.email)),
+            (true, _) => message_id(o.game_id, plies, true, &own),
+            (false, Some(a)) => format!("{}.{plies}.{}@{own}", o.game_id, a.commit),
             (false, None) => self.id_of(plies),
         };
         // The messages before this one, from the game's first (the thread's root, which

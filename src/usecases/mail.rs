@@ -199,6 +199,7 @@ fn prepare(
                 .map(|k| k.deadline),
             used: super::clock::time_used_in_game(archive, &path, g)?,
             answer_by: mail::AnswerBy::Import,
+            via: None,
         },
         &steps,
     )

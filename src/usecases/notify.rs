@@ -324,6 +324,11 @@ fn send_one(
     let from_email = address_of(config, game, sender)
         .unwrap_or_else(|| format!("ravenpost@{}", crate::mail::domain(&to_email)));
     let from = Mailbox { name: record::player(game, sender), email: from_email };
+    // A club with an address sends from it (its server may send as its own domain only).
+    let via = config.club.referee.clone();
+    let envelope = via
+        .as_ref()
+        .map_or_else(|| from.clone(), |club| Mailbox { name: from.name.clone(), email: club.clone() });
     let time = step.commit.time.unix_seconds();
     let deadline = clock_of_game(archive, path, game, time).ok().flatten().map(|k| k.deadline);
     let mut steps = Steps::default();
@@ -336,7 +341,7 @@ fn send_one(
         }
         // Each player's copy of the new game's message is a message of its own.
         EventKind::Created if recipient == game.position_at(0).side_to_move() => {
-            steps.message_id = Some(format!("{}.0.new@{}", path.id(), crate::mail::domain(&from.email)));
+            steps.message_id = Some(format!("{}.0.new@{}", path.id(), crate::mail::domain(&envelope.email)));
         }
         _ => {}
     }
@@ -355,13 +360,14 @@ fn send_one(
             deadline,
             used: super::clock::time_used_in_game(archive, path, game).ok().flatten(),
             answer_by,
+            via,
         },
         &steps,
     )
     .map_err(|e| e.to_string())?;
     notice.message_id = Some(built.message_id.clone());
     let delivery = Delivery { settings_at: Some(step.pushed), ..Delivery::default() };
-    deliver(session, archive, &delivery, &from, &to, &built.bytes).map_err(|e| e.to_string())?;
+    deliver(session, archive, &delivery, &envelope, &to, &built.bytes).map_err(|e| e.to_string())?;
     Ok(())
 }
 

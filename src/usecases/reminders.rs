@@ -197,6 +197,7 @@ fn reminders(
                     deadline: Some(clock.deadline),
                     used: None,
                     answer_by,
+                    via: None,
                 },
                 &steps,
             )

@@ -225,7 +225,10 @@ fn instructions(m: &Mail) {
             assert!(words(&m.body).contains("To answer: reply to this mail with your move"), "{m:#?}");
         }
     } else {
-        assert_eq!(m.reply_to, None, "{m:#?}");
+        // From the club, for the player who acted; a reply goes to that player.
+        assert_eq!((m.from.0.as_str(), m.from.1.ends_with(" via ravenpost")), (REFEREE, true), "{m:#?}");
+        let reply = m.reply_to.as_deref().unwrap_or_default();
+        assert!([ANN, BO, CY, DEE].contains(&reply) && reply != m.to, "{m:#?}");
         let waits = m.body.lines().nth(1).is_some_and(|l| l.starts_with("Nothing to do now"));
         assert!(m.body.contains("`ravenpost sync`") || waits, "{m:#?}");
         if their_move {

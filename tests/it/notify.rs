@@ -56,6 +56,8 @@ pub(crate) fn push(dir: &Path, home: &Path, time: i64) -> String {
 #[derive(Debug, Clone)]
 pub(crate) struct Mail {
     pub id: String,
+    /// The `From` address and display name.
+    pub from: (String, String),
     pub to: String,
     pub reply_to: Option<String>,
     pub subject: String,
@@ -70,6 +72,11 @@ pub(crate) fn read(path: &Path) -> Mail {
     };
     Mail {
         id: m.message_id().unwrap().to_string(),
+        from: m
+            .from()
+            .and_then(|a| a.first())
+            .map(|a| (a.address().unwrap_or("").to_string(), a.name().unwrap_or("").to_string()))
+            .unwrap(),
         to: first(m.to()).unwrap(),
         reply_to: first(m.reply_to()),
         subject: m.subject().unwrap().to_string(),
@@ -100,7 +107,24 @@ fn sync_not_import(m: &Mail) {
     let waits = m.body.lines().nth(2).is_some_and(|l| l.starts_with("Nothing to do now"));
     assert!(m.body.contains("ravenpost sync") || waits, "{}", m.body);
     assert!(!m.body.contains("mail import") && !m.body.contains("mail send"), "{}", m.body);
-    assert_eq!(m.reply_to, None, "{}", m.id);
+    club_sender(m, "games@club.example");
+}
+
+/// A club that has an address (`club: referee:`) sends its mail from it, for the player
+/// who acted (`Ann via ravenpost`), so that the receiver's SPF and DMARC checks pass; a
+/// git or web player's reply goes to that player (`Reply-To`), a mail player's to the
+/// referee. Without a club address, the mail is from the player, with no `Reply-To`.
+pub(crate) fn club_sender(m: &Mail, club: &str) {
+    // The club's own timed mails (reminders, digests) are from `ravenpost` at its address.
+    if m.from.0 != club || m.from.1 == "ravenpost" {
+        assert_eq!(m.reply_to, None, "{m:#?}");
+        return;
+    }
+    assert!(m.from.1.ends_with(" via ravenpost"), "{m:#?}");
+    let reply = m.reply_to.as_deref().unwrap_or_else(|| panic!("no Reply-To: {m:#?}"));
+    assert!(reply.contains('@') && reply != club && reply != m.to, "{m:#?}");
+    let domain = club.split('@').nth(1).unwrap();
+    assert!(m.id.ends_with(&format!("@{domain}")), "the thread's ids are at the club's domain: {m:#?}");
 }
 
 /// What a mail player's mail must say: reply, to the referee.

@@ -394,6 +394,7 @@ fn marked_two_letter_pieces_keep_the_columns() {
                 deadline: None,
                 used: None,
                 answer_by: ravenpost::mail::AnswerBy::Import,
+                via: None,
             })
             .unwrap();
             let message = mail_parser::MessageParser::default().parse(&built.bytes).unwrap();
