@@ -644,9 +644,9 @@ fn check_record(
         }
         Changed::Tournament(name, bytes, records) => {
             let path = crate::referee::tournament::Tournament::path(&name);
-            let existed = match c.parent {
-                Some(p) => archive.read_bytes_at(p, &path)?.is_some(),
-                None => false,
+            let previous = match c.parent {
+                Some(p) => archive.read_bytes_at(p, &path)?.map(|b| String::from_utf8(b).unwrap_or_default()),
+                None => None,
             };
             let mut seen = Vec::new();
             for r in &records {
@@ -664,9 +664,16 @@ fn check_record(
             let list: Vec<(&str, bool, Option<&str>)> =
                 seen.iter().map(|(p, e, t)| (p.as_str(), *e, *t)).collect();
             let text = bytes.and_then(|b| std::str::from_utf8(b).ok());
-            if let Some(problem) =
-                crate::referee::tournament::judge_change(&name, existed, text, &list, definitions)
-            {
+            let outcomes =
+                super::checks::knockout_outcomes(archive, c.parent, previous.as_deref(), definitions)?;
+            if let Some(problem) = crate::referee::tournament::judge_change(
+                &name,
+                previous.as_deref(),
+                text,
+                &list,
+                &|id| outcomes.get(id).copied(),
+                definitions,
+            ) {
                 findings.push(Finding { subject: name, problem });
             }
             for r in records {
