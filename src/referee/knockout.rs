@@ -46,6 +46,9 @@ impl TieBreak {
     }
 }
 
+/// The most games a match may have before its tie-break.
+pub const MAX_GAMES: u32 = 100;
+
 /// A knockout's rules, fixed when it is created.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
@@ -241,7 +244,7 @@ fn decide(
         }
     }
     if games.is_empty() {
-        w.due = (1..=rules.games).collect();
+        w.due = (1..=rules.games.min(MAX_GAMES)).collect();
         return w;
     }
     if !all_done {
@@ -495,6 +498,32 @@ mod tests {
         let players = (1..=n).map(|k| Entrant { name: format!("P{k}"), email: None, army: None }).collect();
         Tournament::new_knockout("cup", "gygax", players, KnockoutRules { games, tie_break }, None, None)
             .unwrap()
+    }
+
+    /// The tie-break rule is fixed at creation: a next-round file that changes it, or
+    /// one that adds a game nobody's results call for, is refused; the games due pass.
+    #[test]
+    fn a_next_round_may_not_change_the_rules_or_add_games_not_due() {
+        let before = cup(4, 1, TieBreak::ExtraGame);
+        let draw = |_: &str| Some(Outcome::Draw);
+        let going = |_: &str| None;
+        let mut good = before.clone();
+        good.games.extend(due(&before, &draw));
+        assert_eq!(
+            good.games[2..].iter().map(|g| g.id.as_str()).collect::<Vec<_>>(),
+            ["cup-r1-m1-g2", "cup-r1-m2-g2"]
+        );
+        assert_eq!(check_advance(&before, &good, &draw).unwrap().len(), 2);
+        let mut switched = good.clone();
+        switched.knockout = Some(KnockoutRules { games: 1, tie_break: TieBreak::HigherSeed });
+        let e = check_advance(&before, &switched, &draw).unwrap_err().to_string();
+        assert!(e.contains("its players, rules and earlier games never change"), "{e}");
+        let e = check_advance(&before, &good, &going).unwrap_err().to_string();
+        assert!(e.contains("no game is due"), "{e}");
+        let mut dropped = good.clone();
+        dropped.games.pop();
+        let e = check_advance(&before, &dropped, &draw).unwrap_err().to_string();
+        assert!(e.contains("the games due are cup-r1-m1-g2 P4 v P1, cup-r1-m2-g2 P3 v P2; the commit adds cup-r1-m1-g2 P4 v P1"), "{e}");
     }
 
     #[test]

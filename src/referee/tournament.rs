@@ -313,10 +313,13 @@ fn check_players(players: &[Entrant]) -> Result<(), TournamentProblem> {
 }
 
 fn check_rules(rules: KnockoutRules) -> Result<(), TournamentProblem> {
-    if rules.games == 0 {
-        return Err(TournamentProblem::BadPlayers(
-            "a knockout match needs at least one game (--games 1 or more)".into(),
-        ));
+    if rules.games == 0 || rules.games > knockout::MAX_GAMES {
+        return Err(TournamentProblem::BadPlayers(format!(
+            "a knockout match needs at least one game and at most {} (--games 1 to {}), not {}",
+            knockout::MAX_GAMES,
+            knockout::MAX_GAMES,
+            rules.games
+        )));
     }
     Ok(())
 }

@@ -8,9 +8,11 @@ use crate::common;
 
 use std::path::PathBuf;
 
+use common::smtp::Smtp;
 use common::{T0, git, git_command, identity, ok_at, run_at, text};
 
-/// A bare repository with the pre-receive hook, and the organiser's clone of it with an
+/// A bare repository with the pre-receive hook (and with `smtp`, the post-receive hook
+/// mailing through that port of 127.0.0.1), and the organiser's clone of it with an
 /// archive pushed.
 struct Club {
     _t: tempfile::TempDir,
@@ -19,16 +21,29 @@ struct Club {
     org: PathBuf,
 }
 
-fn club() -> Club {
+fn club(smtp: Option<u16>) -> Club {
     let t = tempfile::tempdir().unwrap();
     let home = identity(&t.path().join("home"), "Organiser", "org@club.example");
     let server = t.path().join("server.git");
     git(t.path(), &home, &["init", "--quiet", "--bare", "-b", "main", server.to_str().unwrap()]);
-    let out = ok_at(t.path(), &home, T0, &["hook", "install", "--repo", server.to_str().unwrap()]);
+    let mut install = vec!["hook", "install", "--repo", server.to_str().unwrap()];
+    if smtp.is_some() {
+        install.push("--notify");
+    }
+    let out = ok_at(t.path(), &home, T0, &install);
     assert!(out.contains("pre-receive"), "{out}");
     let org = t.path().join("org");
     git(t.path(), &home, &["clone", "--quiet", server.to_str().unwrap(), org.to_str().unwrap()]);
     ok_at(&org, &home, T0, &["init"]);
+    if let Some(port) = smtp {
+        let config = org.join("ravenpost.yaml");
+        let mut yaml = std::fs::read_to_string(&config).unwrap();
+        yaml.push_str(&format!(
+            "mail:\n  smtp:\n    host: 127.0.0.1\n    port: {port}\n    security: none\n"
+        ));
+        std::fs::write(&config, yaml).unwrap();
+        git(&org, &home, &["commit", "--quiet", "--amend", "-a", "--no-edit"]);
+    }
     let c = Club { _t: t, home, server, org };
     c.push(T0);
     c
@@ -138,9 +153,14 @@ fn cup_plan(id: &str) -> R {
 
 #[test]
 fn an_eight_player_knockout_with_a_tied_match_played_through_the_hook() {
-    let c = club();
+    let smtp_root = tempfile::tempdir().unwrap();
+    let smtp = Smtp::start(smtp_root.path(), "maildir", None);
+    let c = club(Some(smtp.port));
     let mut t = T0 + 60;
-    let players = "Ann,Bo,Cy,Di,Ed,Fay,Gus,Hal";
+    let names = ["Ann", "Bo", "Cy", "Di", "Ed", "Fay", "Gus", "Hal"];
+    let email = |p: &str| format!("{}@club.example", p.to_lowercase());
+    let players: Vec<String> = names.iter().map(|p| format!("{p} <{}>", email(p))).collect();
+    let players = players.join(",");
     let args = [
         "tournament",
         "new",
@@ -153,7 +173,7 @@ fn an_eight_player_knockout_with_a_tied_match_played_through_the_hook() {
         "--tie-break",
         "extra-game",
     ];
-    let json = c.ok(t, &[&args[..], &["--players", players, "--json"]].concat());
+    let json = c.ok(t, &[&args[..], &["--players", &players, "--json"]].concat());
     let first = made(&json, "tournament");
     assert_eq!(
         ids(&first),
@@ -213,6 +233,19 @@ fn an_eight_player_knockout_with_a_tied_match_played_through_the_hook() {
     let v = c.ok(t, &["verify"]);
     assert!(v.contains("17 games verified, 0 problems"), "{v}");
 
+    // The post-receive hook announced every game, the later rounds' too, to both players.
+    let log = std::fs::read_to_string(c.server.join("ravenpost/notify.log")).unwrap();
+    let created: Vec<&str> = log.lines().filter(|l| l.ends_with(" (created)")).collect();
+    assert_eq!(created.len(), 2 * 17, "{log}");
+    assert!(created.iter().all(|l| l.contains(" sent <")), "{log}");
+    for (id, white, black) in [&first[..], &second, &third, &fourth, &fifth, &last].concat() {
+        for p in [white, black] {
+            let line = format!(" {id} ply 0 to {}: sent <", email(&p));
+            assert!(created.iter().any(|l| l.contains(&line)), "{line} in {log}");
+        }
+    }
+    assert_eq!(smtp.messages().len(), log.lines().count(), "every mail logged was received");
+
     // The bracket, as counted by hand above.
     let s: serde_json::Value = serde_json::from_str(&c.ok(t, &["standings", "cup", "--json"])).unwrap();
     let b = &s[0]["knockout"];
@@ -267,7 +300,7 @@ fn an_eight_player_knockout_with_a_tied_match_played_through_the_hook() {
 /// alike) is refused by the hook and reported by `verify`.
 #[test]
 fn a_forged_next_round_pairing_the_wrong_players_is_refused() {
-    let c = club();
+    let c = club(None);
     let mut t = T0 + 60;
     let args = [
         "tournament",
@@ -427,7 +460,11 @@ fn bad_knockout_input_says_what_would_be_legal() {
     };
     failed(
         new(&["--format", "knockout", "--games", "0", "--tie-break", "extra-game"]),
-        "a knockout match needs at least one game (--games 1 or more)",
+        "a knockout match needs at least one game and at most 100 (--games 1 to 100), not 0",
+    );
+    failed(
+        new(&["--format", "knockout", "--games", "4294967295", "--tie-break", "extra-game"]),
+        "(--games 1 to 100), not 4294967295",
     );
     failed(
         new(&["--format", "knockout", "--games", "2", "--tie-break", "coin-toss"]),
@@ -435,7 +472,7 @@ fn bad_knockout_input_says_what_would_be_legal() {
     );
     failed(
         new(&["--format", "knockout", "--games", "2"]),
-        "--format knockout needs --games N (the games of a match, 1 or more) and --tie-break extra-game or --tie-break higher-seed",
+        "--format knockout needs --games N (the games of a match, 1 to 100) and --tie-break extra-game or --tie-break higher-seed",
     );
     failed(new(&["--games", "2"]), "--games and --tie-break are for --format knockout");
     failed(

@@ -41,7 +41,7 @@ enum TournamentCmd {
         /// before, …, byes to the top seeds; seeds 1 and 2 can only meet in the final).
         #[arg(long, value_enum, default_value = "round-robin")]
         format: FormatArg,
-        /// A knockout (required): the games of each match, 1 or more (colours
+        /// A knockout (required): the games of each match, 1 to 100 (colours
         /// alternating, the higher seed White in game 1).
         #[arg(long, value_name = "N")]
         games: Option<u32>,
@@ -168,7 +168,7 @@ pub(crate) fn run(s: &Session, args: TournamentArgs, out: &mut impl Write) -> Re
                 }
                 (FormatArg::Knockout, _, _) => {
                     return Err(Failure::input(
-                        "--format knockout needs --games N (the games of a match, 1 or more) and \
+                        "--format knockout needs --games N (the games of a match, 1 to 100) and \
                          --tie-break extra-game or --tie-break higher-seed",
                     ));
                 }
