@@ -369,6 +369,61 @@ fn a_forged_next_round_pairing_the_wrong_players_is_refused() {
     assert!(v.contains("3 games verified, 0 problems"), "{v}");
 }
 
+/// `tournament next` made while a player pushed results that make another match due:
+/// `sync` replays the organiser's commit on top (its games are still due, a whole match),
+/// the hook accepts it, and the next `tournament next` makes the other match.
+#[test]
+fn a_next_round_commit_replayed_by_sync_after_other_results_is_accepted() {
+    let c = club(None);
+    let mut t = T0 + 60;
+    let args = ["tournament", "new", "cup", "gygax", "--format", "knockout", "--games", "1", "--tie-break"];
+    let made_json =
+        c.ok(t, &[&args[..], &["higher-seed", "--players", "A,B,C,D,E,F,G,H", "--json"]].concat());
+    let first = made(&made_json, "tournament");
+    assert_eq!(ids(&first), ["cup-r1-m1-g1 A-H", "cup-r1-m2-g1 D-E", "cup-r1-m3-g1 B-G", "cup-r1-m4-g1 C-F"]);
+    c.push(t);
+    let player = c.org.parent().unwrap().join("player");
+    git(
+        c.org.parent().unwrap(),
+        &c.home,
+        &["clone", "--quiet", c.server.to_str().unwrap(), player.to_str().unwrap()],
+    );
+    // The organiser's side: matches 1 and 2 end (White wins), round 2 match 1 is made.
+    for id in ["cup-r1-m1-g1", "cup-r1-m2-g1"] {
+        t += 60;
+        c.ok(t, &["resign", id, "--as", if id.contains("m1") { "H" } else { "E" }]);
+    }
+    t += 60;
+    let mine = made(&c.ok(t, &["tournament", "next", "cup", "--json"]), "");
+    assert_eq!(ids(&mine), ["cup-r2-m1-g1 A-D"]);
+    // Meanwhile matches 3 and 4 end in the player's clone and reach the server first.
+    for (id, loser) in [("cup-r1-m3-g1", "G"), ("cup-r1-m4-g1", "F")] {
+        t += 60;
+        ok_at(&player, &c.home, t, &["resign", id, "--as", loser]);
+    }
+    t += 60;
+    ok_at(&player, &c.home, t, &["sync"]);
+    t += 60;
+    let synced = c.ok(t, &["sync"]);
+    assert_eq!(
+        git(&c.server, &c.home, &["rev-parse", "main"]),
+        git(&c.org, &c.home, &["rev-parse", "HEAD"]),
+        "{synced}"
+    );
+    // The organiser's three commits replayed on top of the player's two, not merged.
+    let log = git(&c.server, &c.home, &["log", "--format=%s", "-5", "main"]);
+    let games: Vec<&str> = log.lines().map(|l| l.split(':').next().unwrap()).collect();
+    assert_eq!(games, ["cup", "cup-r1-m2-g1", "cup-r1-m1-g1", "cup-r1-m4-g1", "cup-r1-m3-g1"], "{log}");
+    assert_eq!(git(&c.server, &c.home, &["rev-list", "--merges", "main"]), "", "no merge: {log}");
+    t += 60;
+    let rest = made(&c.ok(t, &["tournament", "next", "cup", "--json"]), "");
+    assert_eq!(ids(&rest), ["cup-r2-m2-g1 B-C"]);
+    t += 60;
+    c.ok(t, &["sync"]);
+    let v = c.ok(t, &["verify"]);
+    assert!(v.contains("6 games verified, 0 problems"), "{v}");
+}
+
 /// Six players in a bracket of eight: seeds 1 and 2 have byes, the first games are
 /// 4 v 5 and 3 v 6, and round 2 waits for both.
 #[test]
