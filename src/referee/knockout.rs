@@ -116,9 +116,11 @@ pub struct Match {
     pub round: u32,
     /// The match's number in its round (from 1, in bracket order).
     pub number: u32,
-    /// The higher seed, once known (in round 1: always).
+    /// The higher seed once both players are known (before that, the winner of the first
+    /// match feeding this one, once decided).
     pub higher: Option<Seeded>,
-    /// The lower seed, once known; `None` in round 1 is a bye.
+    /// The lower seed once both are known (before that, the winner of the second feeding
+    /// match); `None` in round 1 is a bye.
     pub lower: Option<Seeded>,
     /// The higher seed's points in the match's finished games (tie-break games too).
     pub higher_points: f64,
@@ -196,7 +198,8 @@ pub fn game_id(name: &str, players: usize, round: u32, number: u32, game: u32) -
     format!("{name}-r{round:0rw$}-m{number:0mw$}-g{game}")
 }
 
-/// A match's state while the bracket is worked out: its players as seeds (higher first).
+/// A match's state while the bracket is worked out: its players as seeds (the higher
+/// first once both are known; before, the winners of its two feeding matches).
 struct Working {
     players: [Option<usize>; 2],
     winner: Option<(usize, Advance)>,
@@ -211,13 +214,13 @@ struct Working {
 fn decide(
     t: &Tournament,
     rules: KnockoutRules,
-    hi: usize,
+    [hi, lo]: [usize; 2],
     games: &[&Pairing],
     outcome: &dyn Fn(&str) -> Option<Outcome>,
 ) -> Working {
     let hi_name = &t.players[hi - 1].name;
     let mut w = Working {
-        players: [Some(hi), None],
+        players: [Some(hi), Some(lo)],
         winner: None,
         due: Vec::new(),
         higher_halves: 0,
@@ -260,7 +263,7 @@ fn decide(
     };
     match higher_wins {
         Some((true, why)) => w.winner = Some((hi, why)),
-        Some((false, why)) => w.winner = Some((usize::MAX, why)),
+        Some((false, why)) => w.winner = Some((lo, why)),
         None => w.due = vec![games.len() as u32 + 1],
     }
     w
@@ -293,14 +296,7 @@ fn work(
                 (Some(a), Some(b)) => {
                     let (hi, lo) = (a.min(b), a.max(b));
                     let games = match_games(t, round, m as u32 + 1);
-                    let mut w = decide(t, rules, hi, &games, outcome);
-                    w.players = [Some(hi), Some(lo)];
-                    if let Some((s, _)) = &mut w.winner
-                        && *s == usize::MAX
-                    {
-                        *s = lo;
-                    }
-                    w
+                    decide(t, rules, [hi, lo], &games, outcome)
                 }
                 (Some(s), None) | (None, Some(s)) if bye => Working {
                     players: [Some(s), None],
