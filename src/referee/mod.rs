@@ -22,6 +22,8 @@
 //! - [`definitions`]: the archive's variant definitions, pinned by games and never changed.
 //! - [`tournament`]: round robins (Berger pairings), what a tournament file may hold, and
 //!   standings with the Sonneborn-Berger tie-break.
+//! - [`knockout`]: knockouts: the seeded bracket, matches and their tie-breaks, the
+//!   games due as results come in.
 //!
 //! Every verdict is a value: [`Problem`] is an enum whose variants carry what their
 //! message needs, and whose `Display` is the sentence users see.
@@ -32,6 +34,7 @@ pub mod conditional;
 pub mod definitions;
 pub mod judge;
 pub mod judge_layout;
+pub mod knockout;
 pub mod layout;
 pub mod limits;
 pub mod players;

@@ -26,6 +26,7 @@
 use crate::variants::Definitions;
 use serde::{Deserialize, Serialize};
 
+use super::knockout::{self, KnockoutRules};
 use super::layout::{GamePath, Layout};
 
 /// The folder of tournament files.
@@ -72,6 +73,9 @@ pub struct Pairing {
     pub white: String,
     /// Black's name.
     pub black: String,
+    /// A knockout: the game's number in its match (the board is the match's number).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game: Option<u32>,
 }
 
 /// A tournament file: `tournaments/<name>.yaml`.
@@ -93,7 +97,11 @@ pub struct Tournament {
     /// How armies are chosen (Fantasy Grand Chess only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub army_choice: Option<ArmyPlan>,
-    /// The players, in their order in the tables (player 1 first).
+    /// A knockout's rules; `None` for a round robin.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub knockout: Option<KnockoutRules>,
+    /// The players, in their order in the tables (player 1 first); a knockout's in seed
+    /// order.
     pub players: Vec<Entrant>,
     /// Every game, round by round, board by board.
     pub games: Vec<Pairing>,
@@ -128,6 +136,12 @@ pub enum TournamentProblem {
         /// What is wrong.
         why: String,
     },
+    /// A knockout's games are not the bracket's.
+    #[error("the games are not the knockout bracket's for these players and results: {0}")]
+    NotBracket(String),
+    /// A round robin's file changed after its creation.
+    #[error("a tournament file never changes")]
+    Changed,
     /// The commit creates a record the tournament does not schedule.
     #[error("{path} is not a game of the tournament")]
     Unscheduled {
@@ -170,7 +184,12 @@ impl Tournament {
     /// The file's text.
     pub fn to_yaml(&self) -> String {
         let body = serde_yaml_ng::to_string(self).expect("a struct of strings serialises");
-        format!("# A ravenpost tournament: written by `ravenpost tournament new`; never edited.\n{body}")
+        let how = if self.knockout.is_some() {
+            "its games grow only by `ravenpost tournament next`"
+        } else {
+            "never edited"
+        };
+        format!("# A ravenpost tournament: written by `ravenpost tournament new`; {how}.\n{body}")
     }
 
     /// A new tournament: `players` paired by the Berger tables (twice with `double`),
@@ -198,11 +217,32 @@ impl Tournament {
             double,
             time_control,
             army_choice,
+            knockout: None,
             players,
             games,
         })
     }
 
+    /// A new knockout: `players` in seed order, with the games due at the start
+    /// ([`knockout::due`]: round 1, and any round-2 match of two players with byes).
+    ///
+    /// # Errors
+    /// A bad name, fewer than two players, a player named twice, matches of no games.
+    pub fn new_knockout(
+        name: &str,
+        variant: &str,
+        players: Vec<Entrant>,
+        rules: KnockoutRules,
+        time_control: Option<String>,
+        army_choice: Option<ArmyPlan>,
+    ) -> Result<Tournament, TournamentProblem> {
+        let mut t = Tournament::new(name, variant, players, false, time_control, army_choice)?;
+        check_rules(rules)?;
+        t.knockout = Some(rules);
+        t.games.clear();
+        t.games = knockout::due(&t, &|_| None);
+        Ok(t)
+    }
     /// The number of rounds.
     pub fn rounds(&self) -> u32 {
         self.games.iter().map(|g| g.round).max().unwrap_or(0)
@@ -253,7 +293,7 @@ pub fn check_name(name: &str) -> Result<(), &'static str> {
 fn check_players(players: &[Entrant]) -> Result<(), TournamentProblem> {
     if players.len() < 2 {
         return Err(TournamentProblem::BadPlayers(format!(
-            "a round robin needs at least two players, this one has {}",
+            "a tournament needs at least two players, this one has {}",
             players.len()
         )));
     }
@@ -268,6 +308,18 @@ fn check_players(players: &[Entrant]) -> Result<(), TournamentProblem> {
         if players[..k].iter().any(|q| q.name == p.name) {
             return Err(TournamentProblem::BadPlayers(format!("{} is listed twice", p.name)));
         }
+    }
+    Ok(())
+}
+
+fn check_rules(rules: KnockoutRules) -> Result<(), TournamentProblem> {
+    if rules.games == 0 || rules.games > knockout::MAX_GAMES {
+        return Err(TournamentProblem::BadPlayers(format!(
+            "a knockout match needs at least one game and at most {} (--games 1 to {}), not {}",
+            knockout::MAX_GAMES,
+            knockout::MAX_GAMES,
+            rules.games
+        )));
     }
     Ok(())
 }
@@ -323,6 +375,7 @@ pub fn schedule(name: &str, players: &[&str], double: bool) -> Vec<Pairing> {
                     id: format!("{name}-r{round:0rw$}-b{:0bw$}", b + 1),
                     white: players[w - 1].to_string(),
                     black: players[bl - 1].to_string(),
+                    game: None,
                 });
             }
         }
@@ -359,6 +412,36 @@ pub fn check_created(
         return Err(TournamentProblem::WrongName { file: file.to_string(), name: t.name.clone() });
     }
     check_players(&t.players)?;
+    check_schedule(&t)?;
+    check_records(&t, &t.games, records)?;
+    Ok(t)
+}
+
+/// A new tournament's games are its format's: the Berger tables', or a knockout's games
+/// due at the start.
+fn check_schedule(t: &Tournament) -> Result<(), TournamentProblem> {
+    if let Some(rules) = t.knockout {
+        check_rules(rules)?;
+        if t.double || t.army_choice == Some(ArmyPlan::Secret) {
+            return Err(TournamentProblem::NotBracket(
+                "a knockout is neither double nor played with secret armies".into(),
+            ));
+        }
+        let mut start = t.clone();
+        start.games.clear();
+        let expected = knockout::due(&start, &|_| None);
+        if expected != t.games {
+            let show = |g: &[Pairing]| {
+                g.iter().map(|g| format!("{} {} v {}", g.id, g.white, g.black)).collect::<Vec<_>>().join(", ")
+            };
+            return Err(TournamentProblem::NotBracket(format!(
+                "the first games are {}; the file lists {}",
+                show(&expected),
+                show(&t.games)
+            )));
+        }
+        return Ok(());
+    }
     let names: Vec<&str> = t.players.iter().map(|p| p.name.as_str()).collect();
     let expected = schedule(&t.name, &names, t.double);
     if expected != t.games {
@@ -375,14 +458,24 @@ pub fn check_created(
             .unwrap_or_else(|| format!("{} games expected, {} found", expected.len(), t.games.len()));
         return Err(TournamentProblem::NotBerger(first));
     }
+    Ok(())
+}
+
+/// The commit creates exactly `games` of `t` (`records`: every other record it
+/// creates), each with the tournament's tags.
+fn check_records(
+    t: &Tournament,
+    games: &[Pairing],
+    records: &[CreatedRecord<'_>],
+) -> Result<(), TournamentProblem> {
     // The records' layout is the archive's (a record in the other one is refused as such).
     let layout = records.iter().find_map(|r| super::layout::record_layout(r.path)).unwrap_or_default();
     for r in records {
-        if !t.games.iter().any(|g| t.record_path(layout, &g.id) == r.path) {
+        if !games.iter().any(|g| t.record_path(layout, &g.id) == r.path) {
             return Err(TournamentProblem::Unscheduled { path: r.path.to_string() });
         }
     }
-    for g in &t.games {
+    for g in games {
         let want = t.record_path(layout, &g.id);
         let Some(r) = records.iter().find(|r| r.path == want) else {
             return Err(TournamentProblem::Game {
@@ -422,7 +515,7 @@ pub fn check_created(
             }
         }
     }
-    Ok(t)
+    Ok(())
 }
 
 /// The tag pairs a tournament's record states: a game file's tags, or an army choice's
@@ -439,21 +532,33 @@ pub fn record_tags(path: &str, text: &str, definitions: &Definitions) -> Option<
     Some(g.text.tags.iter().map(|t| (t.name.clone(), t.value.clone())).collect())
 }
 
-/// Judges a commit's change to the tournament file of `name`: `existed` whether the file
-/// was there before the commit, `text` its new text (`None`: deleted, or not UTF-8), and
-/// `records` every other record the commit writes, with whether it existed before and
-/// its new text. Only a creation, with exactly its games created beside it, is accepted
-/// ([`check_created`]); each game's own creation is judged as any game's.
+/// The result of a tournament's record at one commit (`text`, at `path`): a finished
+/// game's outcome; `None` while it goes on, for an army choice, and when it does not read.
+pub fn record_outcome(path: &str, text: &str, definitions: &Definitions) -> Option<Outcome> {
+    if super::army::ArmyChoice::parse_path(path).is_some() {
+        return None;
+    }
+    let g = crate::record::Loader::new().definitions(definitions).load(text).ok()?.game;
+    Outcome::from_token(&crate::record::result_of(&g))
+}
+
+/// Judges a commit's change to the tournament file of `name`: `previous` its text before
+/// the commit (`None`: it was not there), `text` its new text (`None`: deleted, or not
+/// UTF-8), `records` every other record the commit writes, with whether it existed
+/// before and its new text, and `outcome` each game's result before the commit. A
+/// creation is accepted with exactly its games created beside it ([`check_created`]);
+/// a change only for a knockout, by its next games ([`knockout::check_advance`]). Each
+/// game's own creation is judged as any game's.
 pub fn judge_change(
     name: &str,
-    existed: bool,
+    previous: Option<&str>,
     text: Option<&str>,
     records: &[(&str, bool, Option<&str>)],
+    outcome: &dyn Fn(&str) -> Option<Outcome>,
     definitions: &Definitions,
 ) -> Option<super::Problem> {
-    let (false, Some(text)) = (existed, text) else {
-        return Some(super::Problem::TournamentChanged { name: name.to_string() });
-    };
+    let changed = || Some(super::Problem::TournamentChanged { name: name.to_string() });
+    let Some(text) = text else { return changed() };
     let invalid = |why: String| Some(super::Problem::TournamentInvalid { name: name.to_string(), why });
     if let Some((path, _, _)) = records.iter().find(|(_, existed, _)| *existed) {
         return invalid(format!("{path} exists already: a tournament only creates new games"));
@@ -465,8 +570,21 @@ pub fn judge_change(
         .zip(&tags)
         .map(|((path, _, _), tags)| CreatedRecord { path, tags: tags.as_deref() })
         .collect();
-    match check_created(&Tournament::path(name), text, &created) {
-        Ok(_) => None,
+    let Some(previous) = previous else {
+        return check_created(&Tournament::path(name), text, &created)
+            .err()
+            .and_then(|e| invalid(e.to_string()));
+    };
+    let before = match Tournament::from_yaml(previous) {
+        Ok(t) if t.knockout.is_some() => t,
+        _ => return changed(),
+    };
+    let after = match Tournament::from_yaml(text) {
+        Ok(t) => t,
+        Err(e) => return invalid(TournamentProblem::Unreadable(e).to_string()),
+    };
+    match knockout::check_advance(&before, &after, outcome) {
+        Ok(added) => check_records(&after, &added, &created).err().and_then(|e| invalid(e.to_string())),
         Err(e) => invalid(e.to_string()),
     }
 }
@@ -491,6 +609,15 @@ impl Outcome {
             "0-1" => Some(Outcome::BlackWins),
             "1/2-1/2" => Some(Outcome::Draw),
             _ => None,
+        }
+    }
+
+    /// The result token.
+    pub fn token(self) -> &'static str {
+        match self {
+            Outcome::WhiteWins => "1-0",
+            Outcome::BlackWins => "0-1",
+            Outcome::Draw => "1/2-1/2",
         }
     }
 
@@ -550,6 +677,9 @@ pub struct Standings {
     pub finished: usize,
     /// The rows in table order (player 1 first).
     pub rows: Vec<StandingRow>,
+    /// A knockout's bracket (its crosstable is in `rows` too).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub knockout: Option<super::knockout::Bracket>,
 }
 
 /// The standings of `t` given each game's outcome (`outcome(id)`; `None` while it goes
@@ -595,7 +725,14 @@ pub fn standings(t: &Tournament, outcome: impl Fn(&str) -> Option<Outcome>) -> S
             cells: std::mem::take(&mut cells[i]),
         })
         .collect();
-    Standings { tournament: t.name.clone(), variant: t.variant.clone(), games: t.games.len(), finished, rows }
+    Standings {
+        tournament: t.name.clone(),
+        variant: t.variant.clone(),
+        games: t.games.len(),
+        finished,
+        rows,
+        knockout: None,
+    }
 }
 
 /// A score as a crosstable prints it: `1`, `½`, `0`, or `2½`.

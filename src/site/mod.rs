@@ -34,7 +34,7 @@
 //! accepted push.
 //!
 //! Each tournament gets a standings page (`tournaments/<name>.html`, the crosstable with
-//! each game linked) and beside it the figures `ravenpost standings --json` prints
+//! each game linked; a knockout's bracket above it) and beside it the figures `ravenpost standings --json` prints
 //! (`tournaments/<name>.json`); the index links them ([`extra_pages`]).
 
 mod hook;
@@ -243,6 +243,9 @@ pub fn extra_pages(
             for r in &mut s.rows {
                 r.name = privacy::public_name(&r.name).into_owned();
             }
+            if let Some(b) = &mut s.knockout {
+                b.rename(&|n| privacy::public_name(n).into_owned());
+            }
         }
         let file = |ext: &str| format!("tournaments/{}.{ext}", s.tournament);
         let json = serde_json::to_string_pretty(&[&s]).expect("standings serialise") + "\n";
@@ -264,6 +267,17 @@ pub fn extra_pages(
                 links.insert(c.id.clone(), to);
             }
         }
+        let bracket = s.knockout.as_ref().map(|b| {
+            let mut v = serde_json::to_value(b).expect("a bracket serialises");
+            for (m, value) in b.matches.iter().zip(v["matches"].as_array_mut().into_iter().flatten()) {
+                let points = crate::referee::tournament::points_text;
+                value["score_text"] =
+                    format!("{}-{}", points(m.higher_points), points(m.lower_points)).into();
+                value["reason_text"] = m.reason.map(|r| r.words()).into();
+            }
+            v["tie_break_text"] = b.rules.tie_break.words().into();
+            Value::from(minijinja::value::Serde(v))
+        });
         let json_name = format!("{}.json", s.tournament);
         let html = render(
             &env,
@@ -277,6 +291,7 @@ pub fn extra_pages(
                     games => s.games,
                     finished => s.finished,
                     rows => rows,
+                    bracket => bracket,
                 },
                 hrefs => links,
                 json => json_name,

@@ -1419,26 +1419,35 @@ pub fn verify_tournaments(archive: &Archive, index: &HistoryIndex) -> Result<Vec
                 continue;
             }
             let c = &index.commit_at(v.position);
-            let problem = if k > 0 {
-                Some(Problem::TournamentChanged { name: name.clone() })
-            } else {
-                let text = match v.blob {
-                    Some(b) => archive.read_blob_text(b, path).ok(),
+            let text = match v.blob {
+                Some(b) => archive.read_blob_text(b, path).ok(),
+                None => None,
+            };
+            let previous = match k.checked_sub(1).map(|p| index.versions(path)[p].blob) {
+                Some(Some(b)) => Some(archive.read_blob_text(b, path).unwrap_or_default()),
+                Some(None) => Some(String::new()),
+                None => None,
+            };
+            let mut records = Vec::new();
+            for ch in c.changes.iter().filter(|ch| &*ch.path != path) {
+                let existed = index.versions(&ch.path).first().is_some_and(|f| f.position < v.position);
+                let text = match ch.blob {
+                    Some(b) => archive.read_blob_text(b, &ch.path).ok(),
                     None => None,
                 };
-                let mut records = Vec::new();
-                for ch in c.changes.iter().filter(|ch| &*ch.path != path) {
-                    let existed = index.versions(&ch.path).first().is_some_and(|f| f.position < v.position);
-                    let text = match ch.blob {
-                        Some(b) => archive.read_blob_text(b, &ch.path).ok(),
-                        None => None,
-                    };
-                    records.push((ch.path.to_string(), existed, text));
-                }
-                let list: Vec<(&str, bool, Option<&str>)> =
-                    records.iter().map(|(p, e, t)| (p.as_str(), *e, t.as_deref())).collect();
-                tournament::judge_change(&name, false, text.as_deref(), &list, &definitions)
-            };
+                records.push((ch.path.to_string(), existed, text));
+            }
+            let list: Vec<(&str, bool, Option<&str>)> =
+                records.iter().map(|(p, e, t)| (p.as_str(), *e, t.as_deref())).collect();
+            let outcomes = knockout_outcomes(archive, c.parent, previous.as_deref(), &definitions)?;
+            let problem = tournament::judge_change(
+                &name,
+                previous.as_deref(),
+                text.as_deref(),
+                &list,
+                &|id| outcomes.get(id).copied(),
+                &definitions,
+            );
             if let Some(p) = problem {
                 out.push(VerifyProblem {
                     game: name.clone(),
@@ -1446,6 +1455,39 @@ pub fn verify_tournaments(archive: &Archive, index: &HistoryIndex) -> Result<Vec
                     author: c.author_name.to_string(),
                     problem: p.to_string(),
                 });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The results at `commit` of the games of the knockout whose file there is `previous`
+/// (the games' files as the commit left them, in either layout): what the referee judges
+/// a knockout's next games by. Empty for a round robin, or without a commit.
+///
+/// # Errors
+/// The archive's errors.
+pub(crate) fn knockout_outcomes(
+    archive: &Archive,
+    commit: Option<crate::archive::CommitId>,
+    previous: Option<&str>,
+    definitions: &Definitions,
+) -> Result<HashMap<String, tournament::Outcome>, Failure> {
+    let mut out = HashMap::new();
+    let (Some(commit), Some(t)) = (commit, previous.and_then(|p| Tournament::from_yaml(p).ok())) else {
+        return Ok(out);
+    };
+    if t.knockout.is_none() {
+        return Ok(out);
+    }
+    for g in &t.games {
+        for layout in [crate::referee::Layout::FanOut, crate::referee::Layout::Flat] {
+            let path = t.record_path(layout, &g.id);
+            if let Some(text) = archive.read_file_at(commit, &path)? {
+                if let Some(o) = tournament::record_outcome(&path, &text, definitions) {
+                    out.insert(g.id.clone(), o);
+                }
+                break;
             }
         }
     }

@@ -609,6 +609,51 @@ fn file_findings(
     Ok(findings)
 }
 
+/// What is wrong with a commit's change to the tournament file of `name` (`bytes`, its
+/// new contents) with `records` beside it: judged by the referee from the file before the
+/// commit and, for a knockout, its games' results at the parent.
+fn tournament_finding(
+    archive: &Archive,
+    c: &ArchiveCommit,
+    name: String,
+    bytes: Option<&[u8]>,
+    records: &[Changed<'_>],
+    definitions: &Definitions,
+) -> Result<Option<Finding>, Failure> {
+    let path = crate::referee::tournament::Tournament::path(&name);
+    let previous = match c.parent {
+        Some(p) => archive.read_bytes_at(p, &path)?.map(|b| String::from_utf8(b).unwrap_or_default()),
+        None => None,
+    };
+    let mut seen = Vec::new();
+    for r in records {
+        let (p, bytes) = match r {
+            Changed::Game(g, b) => (g.path(), *b),
+            Changed::Choice(id, b) => (ArmyChoice::path(layout_at(archive, c.commit)?, id), *b),
+            Changed::Tournament(..) | Changed::Definition(..) => continue,
+        };
+        let before = match c.parent {
+            Some(parent) => archive.read_bytes_at(parent, &p)?.is_some(),
+            None => false,
+        };
+        seen.push((p, before, bytes.and_then(|b| std::str::from_utf8(b).ok())));
+    }
+    let list: Vec<(&str, bool, Option<&str>)> = seen.iter().map(|(p, e, t)| (p.as_str(), *e, *t)).collect();
+    let text = bytes.and_then(|b| std::str::from_utf8(b).ok());
+    let outcomes = super::checks::knockout_outcomes(archive, c.parent, previous.as_deref(), definitions)?;
+    if let Some(problem) = crate::referee::tournament::judge_change(
+        &name,
+        previous.as_deref(),
+        text,
+        &list,
+        &|id| outcomes.get(id).copied(),
+        definitions,
+    ) {
+        return Ok(Some(Finding { subject: name, problem }));
+    }
+    Ok(None)
+}
+
 /// What is wrong with one record's change in the commit `c` (pushed by `pushed`, when the
 /// server names the pusher). A definition it adds joins `definitions`.
 fn check_record(
@@ -643,32 +688,7 @@ fn check_record(
             }
         }
         Changed::Tournament(name, bytes, records) => {
-            let path = crate::referee::tournament::Tournament::path(&name);
-            let existed = match c.parent {
-                Some(p) => archive.read_bytes_at(p, &path)?.is_some(),
-                None => false,
-            };
-            let mut seen = Vec::new();
-            for r in &records {
-                let (p, bytes) = match r {
-                    Changed::Game(g, b) => (g.path(), *b),
-                    Changed::Choice(id, b) => (ArmyChoice::path(layout_at(archive, c.commit)?, id), *b),
-                    Changed::Tournament(..) | Changed::Definition(..) => continue,
-                };
-                let before = match c.parent {
-                    Some(parent) => archive.read_bytes_at(parent, &p)?.is_some(),
-                    None => false,
-                };
-                seen.push((p, before, bytes.and_then(|b| std::str::from_utf8(b).ok())));
-            }
-            let list: Vec<(&str, bool, Option<&str>)> =
-                seen.iter().map(|(p, e, t)| (p.as_str(), *e, *t)).collect();
-            let text = bytes.and_then(|b| std::str::from_utf8(b).ok());
-            if let Some(problem) =
-                crate::referee::tournament::judge_change(&name, existed, text, &list, definitions)
-            {
-                findings.push(Finding { subject: name, problem });
-            }
+            findings.extend(tournament_finding(archive, c, name, bytes, &records, definitions)?);
             for r in records {
                 findings.extend(check_record(archive, c, r, pushed, arrived, limits, definitions)?);
             }

@@ -68,8 +68,8 @@ pub use report::{ShallowBoundary, UncheckedGame, VerifyProblem, VerifyReport};
 pub use session::{Clock, PUSHER_VAR_ENV, PUSHER_VARIABLES, PusherUnnamed, Session, pusher_from};
 pub use settings::{SettingsChanged, SettingsEdit, ShownSettings, change_settings, show_settings};
 pub use tournament::{
-    Created, ELO_K, ELO_START, GLICKO2_TAU, NewTournament, PROVISIONAL_DEVIATION, PlayerRating, RatedGame,
-    RatingMethod, Ratings, glicko2_period, identity_name, list_tournaments, ratings, standings, to_move,
-    tournament_new,
+    Advanced, Created, ELO_K, ELO_START, GLICKO2_TAU, NewTournament, PROVISIONAL_DEVIATION, PlayerRating,
+    RatedGame, RatingMethod, Ratings, glicko2_period, identity_name, list_tournaments, ratings, standings,
+    to_move, tournament_new, tournament_next,
 };
 pub use watch::{SyncAnswered, WatchRound, sync_answering, sync_watch};

@@ -24,7 +24,8 @@ use skillratings::elo::{EloConfig, EloRating, elo};
 use skillratings::glicko2::{Glicko2Config, Glicko2Rating, glicko2, glicko2_rating_period};
 
 use crate::archive::{Archive, ArmyChoice, CommitId, GamePath, Identity};
-use crate::referee::tournament::{self, ArmyPlan, Entrant, Outcome, Standings, Tournament};
+use crate::referee::knockout::{self, KnockoutRules};
+use crate::referee::tournament::{self, ArmyPlan, Entrant, Outcome, Pairing, Standings, Tournament};
 
 use super::checks::{StatusLine, status};
 use super::error::Error as Failure;
@@ -81,6 +82,8 @@ pub struct NewTournament {
     pub armies: Vec<(String, String)>,
     /// Game options K=V for every game.
     pub options: Vec<(String, String)>,
+    /// A knockout with these rules (`None`: a round robin).
+    pub knockout: Option<KnockoutRules>,
 }
 
 /// What `tournament new` made.
@@ -146,8 +149,28 @@ pub fn tournament_new(archive: &Archive, n: NewTournament, session: &Session) ->
     let config = archive.config()?;
     let layout = config.layout;
     let time_control = n.time_control.clone().or(config.time_control.clone());
-    let t = Tournament::new(&n.name, &slug, players, n.double, time_control.clone(), n.army_choice.clone())
-        .map_err(|e| Failure::Usage(format!("tournament {}: {e}", n.name)))?;
+    let t = match n.knockout {
+        Some(rules) => {
+            if n.double {
+                return Err(Failure::Usage("--double is for round robins, not --format knockout".into()));
+            }
+            if n.army_choice == Some(ArmyPlan::Secret) {
+                return Err(Failure::Usage(
+                    "--format knockout: armies are chosen with --army-choice fixed; secret choices are for round robins"
+                        .into(),
+                ));
+            }
+            if !n.options.is_empty() {
+                return Err(Failure::Usage(
+                    "--format knockout: game options (--option) are for round robins (later rounds could not repeat them)"
+                        .into(),
+                ));
+            }
+            Tournament::new_knockout(&n.name, &slug, players, rules, time_control.clone(), n.army_choice.clone())
+        }
+        None => Tournament::new(&n.name, &slug, players, n.double, time_control.clone(), n.army_choice.clone()),
+    }
+    .map_err(|e| Failure::Usage(format!("tournament {}: {e}", n.name)))?;
     let _lock = archive.lock()?;
     let tip = archive.tip()?;
     let path = Tournament::path(&t.name);
@@ -156,12 +179,38 @@ pub fn tournament_new(archive: &Archive, n: NewTournament, session: &Session) ->
     {
         return Err(Failure::Usage(format!("the archive already has a tournament {} ({path})", t.name)));
     }
-    let mut existing: Vec<String> = archive.list_games()?.iter().map(|g| g.id().to_string()).collect();
-    existing.extend(archive.list_army_choices()?);
     let time = session.now();
     let mut files = vec![(path.clone(), t.to_yaml().into_bytes())];
+    files.extend(record_files(archive, &t, &t.games, &n.options, layout, time)?);
+    let kind = match t.knockout {
+        Some(_) => "knockout".to_string(),
+        None => format!("{}round robin", if t.double { "double " } else { "" }),
+    };
+    let message = format!(
+        "{}: new tournament, {} {kind} of {} players, {} games",
+        t.name,
+        variant.def().title,
+        t.players.len(),
+        t.games.len()
+    );
+    let commit = commit_files(archive, session, tip, &message, &files, time)?;
+    Ok(Created { tournament: t, commit })
+}
+
+/// The game files (or army choice files) of `games` of `t`, as its commit creates them.
+fn record_files(
+    archive: &Archive,
+    t: &Tournament,
+    games: &[Pairing],
+    options: &[(String, String)],
+    layout: crate::archive::Layout,
+    time: crate::archive::Timestamp,
+) -> Result<Vec<(String, Vec<u8>)>, Failure> {
+    let mut existing: Vec<String> = archive.list_games()?.iter().map(|g| g.id().to_string()).collect();
+    existing.extend(archive.list_army_choices()?);
     let person = |name: &str| t.players.iter().find(|p| p.name == name).expect("a scheduled player");
-    for g in &t.games {
+    let mut files = Vec::new();
+    for g in games {
         if existing.contains(&g.id) {
             return Err(Failure::Usage(format!(
                 "the archive already has a game {}: choose another tournament name",
@@ -170,17 +219,17 @@ pub fn tournament_new(archive: &Archive, n: NewTournament, session: &Session) ->
         }
         let (w, b) = (person(&g.white), person(&g.black));
         let game = NewGame {
-            variant: slug.clone(),
+            variant: t.variant.clone(),
             white: g.white.clone(),
             black: g.black.clone(),
-            options: n.options.clone(),
+            options: options.to_vec(),
             armies: match (&w.army, &b.army) {
                 (Some(x), Some(y)) => Some((x.clone(), y.clone())),
                 _ => None,
             },
             id: Some(g.id.clone()),
             event: Some(t.name.clone()),
-            time_control: time_control.clone(),
+            time_control: t.time_control.clone(),
             keys: [None, None],
             secret_armies: t.army_choice == Some(ArmyPlan::Secret),
             emails: [w.email.clone(), b.email.clone()],
@@ -199,21 +248,90 @@ pub fn tournament_new(archive: &Archive, n: NewTournament, session: &Session) ->
         };
         files.push((t.record_path(layout, &g.id), text.into_bytes()));
     }
-    let message = format!(
-        "{}: new tournament, {} {}round robin of {} players, {} games",
-        t.name,
-        variant.def().title,
-        if t.double { "double " } else { "" },
-        t.players.len(),
-        t.games.len()
-    );
+    Ok(files)
+}
+
+/// Commits `files` (each created, or the tournament file rewritten) on `tip`.
+fn commit_files(
+    archive: &Archive,
+    session: &Session,
+    tip: Option<CommitId>,
+    message: &str,
+    files: &[(String, Vec<u8>)],
+    time: crate::archive::Timestamp,
+) -> Result<String, Failure> {
     let creator = archive.identity(session.identity()).unwrap_or_else(|_| Identity::ravenpost());
     let change = files.iter().fold(
-        crate::archive::Change::new(crate::archive::CommitNames::by(&creator, time), tip, &message),
-        |change, (path, text)| change.create(path, text),
+        crate::archive::Change::new(crate::archive::CommitNames::by(&creator, time), tip, message),
+        |change, (path, text)| {
+            if Tournament::parse_path(path).is_some() {
+                change.write(path, text)
+            } else {
+                change.create(path, text)
+            }
+        },
     );
-    let commit = archive.commit(&change)?;
-    Ok(Created { tournament: t, commit: commit.short() })
+    Ok(archive.commit(&change)?.short())
+}
+
+/// What `tournament next` made.
+#[derive(Debug, Clone, Serialize)]
+pub struct Advanced {
+    /// The tournament.
+    pub tournament: String,
+    /// The games it created, in bracket order.
+    pub games: Vec<Pairing>,
+    /// The commit (short id).
+    pub commit: String,
+}
+
+/// `ravenpost tournament next NAME`: a knockout's games that the results call for (the
+/// matches whose players are both known, the next tie-break game of a level match),
+/// appended to the tournament file and created, in one commit.
+///
+/// # Errors
+/// [`Failure::Usage`] for an unknown tournament, a round robin, or when no game is due
+/// (saying which games are awaited, or who won); the archive's errors.
+pub fn tournament_next(archive: &Archive, name: &str, session: &Session) -> Result<Advanced, Failure> {
+    let layout = archive.config()?.layout;
+    let _lock = archive.lock()?;
+    let tip = archive.tip()?;
+    let mut t = read_tournament(archive, tip, name)?;
+    if t.knockout.is_none() {
+        return Err(Failure::Usage(format!(
+            "tournament {name} is a round robin: its games were all made with it; `tournament next` is for knockouts"
+        )));
+    }
+    let text = t.to_yaml();
+    let definitions = super::definitions::at(archive, tip)?;
+    let outcomes = super::checks::knockout_outcomes(archive, tip, Some(&text), &definitions)?;
+    let outcome = |id: &str| outcomes.get(id).copied();
+    let due = knockout::due(&t, &outcome);
+    if due.is_empty() {
+        let why = match knockout::bracket(&t, &outcome).and_then(|b| b.winner) {
+            Some(w) => format!("it is over: {w} won"),
+            None => {
+                let going: Vec<&str> =
+                    t.games.iter().filter(|g| outcome(&g.id).is_none()).map(|g| g.id.as_str()).collect();
+                format!("waiting for the results of {}", going.join(", "))
+            }
+        };
+        return Err(Failure::Usage(format!("tournament {name}: no game is due, {why}")));
+    }
+    let time = session.now();
+    t.games.extend(due.iter().cloned());
+    let mut files = vec![(Tournament::path(name), t.to_yaml().into_bytes())];
+    files.extend(record_files(archive, &t, &due, &[], layout, time)?);
+    let rounds: std::collections::BTreeSet<u32> = due.iter().map(|g| g.round).collect();
+    let rounds: Vec<String> = rounds.iter().map(u32::to_string).collect();
+    let message = format!(
+        "{name}: next knockout games, round {}, {} game{}",
+        rounds.join(" and "),
+        due.len(),
+        if due.len() == 1 { "" } else { "s" }
+    );
+    let commit = commit_files(archive, session, tip, &message, &files, time)?;
+    Ok(Advanced { tournament: name.to_string(), games: due, commit })
 }
 
 /// The names of the tournaments at the tip, sorted.
@@ -282,7 +400,9 @@ pub fn standings(
                 })
                 .and_then(|l| Outcome::from_token(&l.result))
         };
-        out.push(tournament::standings(&t, result));
+        let mut s = tournament::standings(&t, result);
+        s.knockout = knockout::bracket(&t, &result);
+        out.push(s);
     }
     Ok(out)
 }

@@ -32,6 +32,7 @@ mod grand_corpus;
 mod gygax_rules;
 mod import_records;
 mod judged_in_one_pass;
+mod knockout;
 mod layout;
 mod long_games;
 mod mail;

@@ -3,11 +3,13 @@
 use std::io::Write;
 
 use crate::cli::failure::{Failure, io};
+use crate::referee::knockout::bracket_text;
 use crate::referee::tournament::crosstable_text;
 use crate::usecases::{self as ops, Session};
 
 /// A tournament's crosstable: each game's result, points, games left,
-/// Sonneborn-Berger and place (as ICCF prints it).
+/// Sonneborn-Berger and place (as ICCF prints it); a knockout's bracket: each match's
+/// score, who advanced and why.
 #[derive(Debug, clap::Args)]
 pub(crate) struct StandingsArgs {
     /// The tournament (default: every tournament in the archive).
@@ -33,7 +35,10 @@ pub(crate) fn run(s: &Session, args: StandingsArgs, out: &mut impl Write) -> Res
         if k > 0 {
             writeln!(out).map_err(io)?;
         }
-        write!(out, "{}", crosstable_text(s)).map_err(io)?;
+        match &s.knockout {
+            Some(b) => write!(out, "{}", bracket_text(&s.tournament, &s.variant, b)).map_err(io)?,
+            None => write!(out, "{}", crosstable_text(s)).map_err(io)?,
+        }
     }
     Ok(())
 }

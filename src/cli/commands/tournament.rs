@@ -1,4 +1,4 @@
-//! `ravenpost tournament new|list`: round robins (README, "Running a tournament").
+//! `ravenpost tournament new|next|list`: round robins and knockouts (docs/tournaments.md).
 
 use std::io::Write;
 
@@ -6,10 +6,12 @@ use clap::{Subcommand, ValueEnum};
 
 use crate::cli::args::{game_option, name_army};
 use crate::cli::failure::{Failure, io};
-use crate::referee::tournament::ArmyPlan;
+use crate::referee::knockout::{KnockoutRules, TieBreak};
+use crate::referee::tournament::{ArmyPlan, Pairing};
 use crate::usecases::{self as ops, Session};
 
-/// Tournaments: create a (double) round robin of games in one commit.
+/// Tournaments: create a (double) round robin of games in one commit, or a knockout
+/// whose later games are made as its matches end.
 #[derive(Debug, clap::Args)]
 pub(crate) struct TournamentArgs {
     #[command(subcommand)]
@@ -21,17 +23,31 @@ pub(crate) struct TournamentArgs {
 enum TournamentCmd {
     /// Create a round robin: every game, paired by the Berger tables with balanced
     /// colours, in one commit with the tournament file (tournaments/<NAME>.yaml); each
-    /// game's Event tag is NAME and its Round tag its round.
+    /// game's Event tag is NAME and its Round tag its round. With --format knockout: a
+    /// seeded bracket of matches (--games, --tie-break) and its first games; later games
+    /// come with `tournament next`.
     New {
         /// The tournament's name (letters, digits, `-`, `_`, `.`): its file name, every
         /// game's Event tag, and the start of its game ids (<NAME>-r<ROUND>-b<BOARD>).
         name: String,
         /// Variant: gygax, fidchell, fantasy-grand, grand.
         variant: String,
-        /// The players in table order (player 1 first), comma-separated; each `Name` or
-        /// `Name <email>` (the games' WhiteEmail/BlackEmail tags, for notifications).
+        /// The players in table order (player 1 first; a knockout's in seed order),
+        /// comma-separated; each `Name` or `Name <email>` (the games' WhiteEmail/BlackEmail
+        /// tags, for notifications).
         #[arg(long, value_delimiter = ',', required = true, value_name = "A,B,C,...")]
         players: Vec<String>,
+        /// The format: a round robin, or a knockout (seed 1 v the last seed, 2 v the one
+        /// before, …, byes to the top seeds; seeds 1 and 2 can only meet in the final).
+        #[arg(long, value_enum, default_value = "round-robin")]
+        format: FormatArg,
+        /// A knockout (required): the games of each match, 1 to 100 (colours
+        /// alternating, the higher seed White in game 1).
+        #[arg(long, value_name = "N")]
+        games: Option<u32>,
+        /// A knockout (required): how a level match is decided, fixed for the tournament.
+        #[arg(long, value_enum)]
+        tie_break: Option<TieBreakArg>,
         /// A double round robin: each pair plays twice, once with each colour.
         #[arg(long)]
         double: bool,
@@ -52,8 +68,45 @@ enum TournamentCmd {
         #[arg(long)]
         json: bool,
     },
+    /// A knockout's next games: every match whose two players are now known, and the
+    /// next tie-break game of a level match, created in one commit with the tournament
+    /// file (which lists them). Run it when games have ended; it says what it waits for.
+    Next {
+        /// The tournament.
+        name: String,
+        /// Print what was made as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// List the archive's tournaments.
     List,
+}
+
+/// `--format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum FormatArg {
+    /// Every player meets every other (Berger tables).
+    RoundRobin,
+    /// A seeded bracket of matches; the loser of a match is out.
+    Knockout,
+}
+
+/// `--tie-break`.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum TieBreakArg {
+    /// Extra games, one at a time, colours still alternating, until one is won.
+    ExtraGame,
+    /// The higher seed advances.
+    HigherSeed,
+}
+
+impl From<TieBreakArg> for TieBreak {
+    fn from(t: TieBreakArg) -> TieBreak {
+        match t {
+            TieBreakArg::ExtraGame => TieBreak::ExtraGame,
+            TieBreakArg::HigherSeed => TieBreak::HigherSeed,
+        }
+    }
 }
 
 /// `--army-choice`.
@@ -74,6 +127,24 @@ impl From<ArmyChoiceArg> for ArmyPlan {
     }
 }
 
+/// A knockout's games, one a line: round, match, game, id, players.
+fn print_knockout_games(out: &mut impl Write, games: &[Pairing]) -> Result<(), Failure> {
+    for g in games {
+        writeln!(
+            out,
+            "  round {:>2} match {} game {}: {}  {} v {}",
+            g.round,
+            g.board,
+            g.game.unwrap_or(0),
+            g.id,
+            g.white,
+            g.black
+        )
+        .map_err(io)?;
+    }
+    Ok(())
+}
+
 /// Runs `ravenpost tournament …`.
 pub(crate) fn run(s: &Session, args: TournamentArgs, out: &mut impl Write) -> Result<(), Failure> {
     match args.action {
@@ -81,6 +152,9 @@ pub(crate) fn run(s: &Session, args: TournamentArgs, out: &mut impl Write) -> Re
             name,
             variant,
             players,
+            format,
+            games,
+            tie_break,
             double,
             time_control,
             army_choice,
@@ -88,6 +162,24 @@ pub(crate) fn run(s: &Session, args: TournamentArgs, out: &mut impl Write) -> Re
             options,
             json,
         } => {
+            let knockout = match (format, games, tie_break) {
+                (FormatArg::Knockout, Some(games), Some(t)) => {
+                    Some(KnockoutRules { games, tie_break: t.into() })
+                }
+                (FormatArg::Knockout, _, _) => {
+                    return Err(Failure::input(
+                        "--format knockout needs --games N (the games of a match, 1 to 100) and \
+                         --tie-break extra-game or --tie-break higher-seed",
+                    ));
+                }
+                (FormatArg::RoundRobin, None, None) => None,
+                (FormatArg::RoundRobin, _, _) => {
+                    return Err(Failure::input(
+                        "--games and --tie-break are for --format knockout; a round robin plays one game per \
+                         pairing (--double: two)",
+                    ));
+                }
+            };
             let a = ops::open(s, true)?;
             let n = ops::NewTournament {
                 name,
@@ -98,11 +190,25 @@ pub(crate) fn run(s: &Session, args: TournamentArgs, out: &mut impl Write) -> Re
                 army_choice: army_choice.map(Into::into),
                 armies,
                 options: crate::cli::args::options(&options)?,
+                knockout,
             };
             let created = ops::tournament_new(&a, n, s)?;
             let t = &created.tournament;
             if json {
                 writeln!(out, "{}", serde_json::to_string_pretty(&created).expect("json")).map_err(io)?;
+            } else if t.knockout.is_some() {
+                writeln!(
+                    out,
+                    "{}: knockout of {} players, {} games to start (commit {}); `ravenpost tournament next {}` \
+                     makes the next ones as matches end",
+                    t.name,
+                    t.players.len(),
+                    t.games.len(),
+                    created.commit,
+                    t.name
+                )
+                .map_err(io)?;
+                print_knockout_games(out, &t.games)?;
             } else {
                 writeln!(
                     out,
@@ -129,6 +235,17 @@ pub(crate) fn run(s: &Session, args: TournamentArgs, out: &mut impl Write) -> Re
                         }
                     }
                 }
+            }
+        }
+        TournamentCmd::Next { name, json } => {
+            let a = ops::open(s, true)?;
+            let made = ops::tournament_next(&a, &name, s)?;
+            if json {
+                writeln!(out, "{}", serde_json::to_string_pretty(&made).expect("json")).map_err(io)?;
+            } else {
+                writeln!(out, "{}: {} new games (commit {})", made.tournament, made.games.len(), made.commit)
+                    .map_err(io)?;
+                print_knockout_games(out, &made.games)?;
             }
         }
         TournamentCmd::List => {
