@@ -146,24 +146,25 @@ async fn verify(authenticator: &MessageAuthenticator, policy: DkimPolicy, raw: &
         return DkimVerdict::Refused { domain, why };
     }
     let outputs = authenticator.verify_dkim(&message).await;
-    let signed = outputs
-        .iter()
-        .any(|o| *o.result() == DkimResult::Pass && o.signature().is_some_and(|s| aligned(&s.d, &domain)));
+    let signed = outputs.iter().any(|o| {
+        *o.result() == DkimResult::Pass
+            && o.signature().is_some_and(|s| aligned(&s.d, &domain) && weakness(s, &message).is_none())
+    });
     if signed {
         return DkimVerdict::Signed { domain };
     }
     if let Some(why) = temporary(&outputs, &domain) {
         return DkimVerdict::Unavailable { why };
     }
-    let signatures = described(&outputs, &domain);
+    let signatures = described(&outputs, &message, &domain);
     if policy == DkimPolicy::Required {
         let why = format!("the club takes only mail signed by its sender's domain (DKIM), and {signatures}");
         return DkimVerdict::Refused { domain, why };
     }
     let spf = SpfOutput::new(domain.clone());
     let dmarc = authenticator.verify_dmarc(DmarcParameters::new(&message, &outputs, &domain, &spf)).await;
+    // DMARC's own pass is not enough: its signature may be one that does not count here.
     match (dmarc.dkim_result(), dmarc.policy()) {
-        (DmarcResult::Pass, _) => DkimVerdict::Signed { domain },
         (DmarcResult::TempError(e), _) => {
             DkimVerdict::Unavailable { why: format!("the DMARC policy of {domain} could not be read ({e})") }
         }
@@ -175,6 +176,26 @@ async fn verify(authenticator: &MessageAuthenticator, policy: DkimPolicy, raw: &
         }
         _ => DkimVerdict::Unsigned { domain },
     }
+}
+
+/// The headers the referee reads a command's game and identity from: a signature that
+/// leaves one of them (when the mail has it) unsigned lets anyone who holds one signed
+/// mail of the player send it again, changed, for another game.
+const READ_HEADERS: [&str; 5] = ["from", "message-id", "subject", "in-reply-to", "references"];
+
+/// Why a valid signature does not count: it covers only part of the body (`l=`, which
+/// lets anyone append to it), or leaves a header the referee reads unsigned.
+fn weakness(s: &mail_auth::dkim::Signature, message: &AuthenticatedMessage<'_>) -> Option<String> {
+    if s.l > 0 {
+        return Some(format!("its DKIM signature by {} covers only part of the text (l=)", s.d));
+    }
+    let present = |name: &str| message.headers.iter().any(|(h, _)| h.eq_ignore_ascii_case(name.as_bytes()));
+    let unsigned: Vec<&str> = READ_HEADERS
+        .into_iter()
+        .filter(|name| present(name) && !s.h.iter().any(|h| h.eq_ignore_ascii_case(name)))
+        .collect();
+    (!unsigned.is_empty())
+        .then(|| format!("its DKIM signature by {} does not sign its {}", s.d, unsigned.join(", ")))
 }
 
 /// A temporary DNS failure while fetching the key of an aligned signature.
@@ -189,16 +210,20 @@ fn temporary(outputs: &[DkimOutput<'_>], domain: &str) -> Option<String> {
 
 /// The mail's signatures, in words: `the mail has no DKIM signature`, `its DKIM
 /// signature of example.org does not verify (…)`.
-fn described(outputs: &[DkimOutput<'_>], domain: &str) -> String {
+fn described(outputs: &[DkimOutput<'_>], message: &AuthenticatedMessage<'_>, domain: &str) -> String {
     let mut said: Vec<String> = Vec::new();
     for o in outputs {
         let Some(s) = o.signature() else {
             if let DkimResult::Neutral(e) | DkimResult::PermError(e) = o.result() {
-                said.push(format!("a DKIM signature cannot be read ({e})"));
+                said.push(format!("a DKIM signature does not count ({e})"));
             }
             continue;
         };
         let line = match o.result() {
+            DkimResult::Pass if aligned(&s.d, domain) => match weakness(s, message) {
+                Some(w) => w,
+                None => continue,
+            },
             DkimResult::Pass => format!("its DKIM signature is by {}, not {domain}", s.d),
             DkimResult::Neutral(e)
             | DkimResult::Fail(e)

@@ -10,7 +10,7 @@ use crate::common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::dns::{DkimKey, Dns, dkim_key, dkim_sign};
+use common::dns::{DkimKey, Dns, dkim_key, dkim_sign, dkim_sign_with};
 use common::long_game;
 use common::smtp::Smtp;
 use common::{T0 as GIT_T0, git, identity, ok_at, ravenpost_at, text};
@@ -594,6 +594,31 @@ fn a_club_that_requires_dkim_takes_only_mail_its_senders_domain_signed() {
     );
     assert!(words(&told[1]).contains("(Calculated body hash does not match signature hash)"), "{}", told[1]);
     assert!(told.iter().all(|body| words(body).contains("Nothing was played.")));
+
+    // Bo's own signed mail, sent again by someone who got hold of it: a signature that
+    // leaves the headers naming the game unsigned, or covers only the body's first
+    // bytes (`l=`), does not count.
+    let loose = reply_to_first_move(BO, "w-1@post.example.net", "Sa3b6");
+    c.send_raw(BO, &dkim_sign_with(&loose, &c.bo_key, Some(&["from", "to", "date"]), false));
+    let mut short =
+        dkim_sign_with(&reply_to_first_move(BO, "w-2@post.example.net", "Sa3b6"), &c.bo_key, None, true);
+    short.extend_from_slice(b"resign\r\n");
+    c.send_raw(BO, &short);
+    let handled = c.referee(T0 + 25);
+    let why: Vec<&str> = handled.iter().map(|h| h["refusal"]["why"].as_str().unwrap_or("")).collect();
+    assert!(
+        why[0].ends_with(
+            "its DKIM signature by post.example.net does not sign its message-id, subject, in-reply-to"
+        ),
+        "{handled:?}"
+    );
+    // (mail-auth refuses a signature whose l= leaves text unsigned; one whose l= covers
+    // the whole text is refused here.)
+    assert!(
+        why[1].ends_with("a DKIM signature does not count (Insecure 'l=' tag found in Signature)"),
+        "{handled:?}"
+    );
+    assert_eq!(c.server_log(), before, "nothing is committed");
 
     // The mail as Bo's provider signed it is taken.
     c.send_raw(BO, &dkim_sign(&reply_to_first_move(BO, "s-1@post.example.net", "Sa3b6"), &c.bo_key));

@@ -107,10 +107,28 @@ pub fn dkim_key(dir: &Path, selector: &str, domain: &str) -> DkimKey {
 /// `message` signed with `key` by dkimpy (relaxed/relaxed, rsa-sha256): the
 /// `DKIM-Signature` header, then the message.
 pub fn dkim_sign(message: &[u8], key: &DkimKey) -> Vec<u8> {
+    dkim_sign_with(message, key, None, false)
+}
+
+/// [`dkim_sign`], signing only the headers `headers` (dkimpy's choice when `None`), and
+/// with the body's length (`l=`) when `length`.
+pub fn dkim_sign_with(message: &[u8], key: &DkimKey, headers: Option<&[&str]>, length: bool) -> Vec<u8> {
+    let include = headers.map_or_else(
+        || "None".to_string(),
+        |h| format!("[{}]", h.iter().map(|n| format!("b{n:?}")).collect::<Vec<_>>().join(", ")),
+    );
+    let script = format!(
+        "import sys, dkim\nm = sys.stdin.buffer.read()\nk = open({:?}, 'rb').read()\n\
+         s = dkim.sign(m, {:?}.encode(), {:?}.encode(), k, canonicalize=(b'relaxed', b'relaxed'), \
+         include_headers={include}, length={})\nsys.stdout.buffer.write(s + m)\n",
+        key.private.display().to_string(),
+        key.selector,
+        key.domain,
+        if length { "True" } else { "False" }
+    );
     let mut child = Command::new("python3")
-        .args(["-m", "dkim.dkimsign", "--hcanon", "relaxed", "--bcanon", "relaxed"])
-        .args([&key.selector, &key.domain])
-        .arg(&key.private)
+        .arg("-c")
+        .arg(&script)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
