@@ -275,9 +275,14 @@ fn reading_from_the_square_answers_as_every_move_generated_on_the_corpus_games()
 /// Plays `plies` pseudo-random legal moves of `v` from its start, checking every legal
 /// move's spellings and the generation onto every square at each ply. Returns the tokens.
 fn random_game(v: &Variant, name: &str, seed: u64, plies: usize) -> usize {
+    walk(v, name, v.start_position(), seed, plies)
+}
+
+/// [`random_game`] from `start`.
+fn walk(v: &Variant, name: &str, start: Position, seed: u64, plies: usize) -> usize {
     let mut rng = Lcg(seed);
     let squares: Vec<Square> = v.def().dims.squares().collect();
-    let mut p = v.start_position();
+    let mut p = start;
     let mut tokens = 0;
     for ply in 0..plies {
         let at = format!("{name} (seed {seed}) ply {}", ply + 1);
@@ -333,4 +338,29 @@ fn reading_from_the_square_answers_as_every_move_generated_in_random_games() {
         tokens += random_game(&v, file, 7, 40);
     }
     assert!(tokens > 500_000, "{tokens} tokens");
+}
+
+/// Freezing, which random games seldom reach: the Gygax rule probes' positions of a
+/// Basilisk below an enemy piece (frozen pieces have no moves onto any square, and give
+/// no check), walked a few plies each way.
+#[test]
+fn reading_from_the_square_answers_as_every_move_generated_around_a_basilisk() {
+    let v = common::rules::gygax();
+    let mut tokens = 0;
+    for (i, text) in [
+        "12/12/12/12/12/12/12/12 7k4/12/12/4O7/12/12/12/K11 12/12/12/4b7/12/12/12/12 g 0 1",
+        "12/12/12/12/12/12/12/12 7k4/12/12/o11/12/12/12/K11 12/12/12/B11/12/12/12/12 g 0 1",
+        "12/12/12/12/12/12/12/12 7k4/12/12/4o7/12/12/12/K11 12/12/12/4B7/12/12/12/12 s 0 1",
+        "12/12/12/12/12/12/12/12 7k4/12/12/4o7/12/12/12/K11 12/12/12/4B7/12/12/12/12 g 0 1",
+        "12/12/12/12/12/12/12/12 7k4/12/12/12/12/12/12/K11 7B4/12/12/12/12/12/12/12 s 0 1",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let start = common::rules::pos(&v, text);
+        for seed in 0..3 {
+            tokens += walk(&v, text, start.clone(), 100 * i as u64 + seed, 6);
+        }
+    }
+    assert!(tokens > 1_000, "{tokens} tokens");
 }
