@@ -39,6 +39,11 @@ pub(crate) struct Tables {
     /// `[side * SQUARE_COUNT + target]` → squares from which some kind of `side` could end
     /// a move on `target` (or capture there without moving), ignoring blockers.
     pub arrive_from: Vec<SquareSet>,
+    /// `[slot(kind, side, target)]` → squares from which a piece of that kind and side
+    /// could end a move on `target` (or capture there without moving), ignoring blockers:
+    /// [`Tables::arrive_from`] for one kind, so that reading a move token visits only the
+    /// pieces of the kind it names.
+    pub arrive_kind: Vec<SquareSet>,
     /// `[slot(kind, side, sq)]` → whether two rays can end on one square (destinations
     /// must then be de-duplicated).
     pub overlapping: Vec<bool>,
@@ -70,6 +75,7 @@ impl Tables {
             reach_mask: vec![SquareSet::EMPTY; n],
             reach_to: vec![SquareSet::EMPTY; 2 * SQUARE_COUNT],
             arrive_from: vec![SquareSet::EMPTY; 2 * SQUARE_COUNT],
+            arrive_kind: vec![SquareSet::EMPTY; n],
             overlapping: vec![false; n],
             start_squares: vec![SquareSet::EMPTY; def.kinds.len() * 2],
         };
@@ -154,6 +160,7 @@ impl Tables {
                     t.reach_mask[s] = if returns { seen.union(&starts) } else { seen };
                     for q in t.reach_mask[s].iter() {
                         t.arrive_from[side.index() * SQUARE_COUNT + q.index()].insert(from);
+                        t.arrive_kind[slot(k, side, q)].insert(from);
                     }
                     t.spans[s] = (first, t.rays.len() as u32);
                 }

@@ -147,6 +147,9 @@ pub struct Variant {
     /// `[slot(kind, side, sq)]` → whether perft may count that piece's moves without
     /// listing them: no capture without moving, no move into a promotion zone.
     countable: Vec<bool>,
+    /// `[side]` → the codes that side's pieces are read by, in the kinds' order: each
+    /// kind's code, then its other read codes ([`Variant::codes`]).
+    codes: [Vec<(PieceKind, String)>; 2],
 }
 
 impl fmt::Debug for Variant {
@@ -220,6 +223,16 @@ impl Variant {
         let has_en_passant = def.kinds.iter().any(|k| k.en_passant);
         let shortcut = rules.legality_shortcut() && !rules.own_legality();
         let countable = countable_slots(&def, &tables);
+        let codes = Side::ALL.map(|side| {
+            let owned = def.kinds.iter().enumerate().filter(|(_, k)| k.owned_by(side));
+            owned
+                .flat_map(|(i, k)| {
+                    std::iter::once(&k.code)
+                        .chain(&k.read_codes)
+                        .map(move |c| (PieceKind::new(i as u8), c.clone()))
+                })
+                .collect()
+        });
         Arc::new(Variant {
             def,
             tables,
@@ -230,7 +243,14 @@ impl Variant {
             has_en_passant,
             shortcut,
             countable,
+            codes,
         })
+    }
+
+    /// The codes the pieces of `side` are read by, in the order of the kinds: each kind's
+    /// code, then its other read codes (kinds `side` cannot own are left out).
+    pub fn codes(&self, side: Side) -> &[(PieceKind, String)] {
+        &self.codes[side.index()]
     }
 
     /// The variant's definition.
@@ -446,8 +466,7 @@ impl Variant {
         let start = out.len();
         let side = pos.side_to_move;
         let check_freeze = self.freezer.is_some();
-        let cands = self.tables.arrive_from[side.index() * super::geometry::SQUARE_COUNT + to.index()]
-            .intersection(&pos.occupied[side.index()]);
+        let cands = self.arrive_from(side, to, kinds).intersection(&pos.occupied[side.index()]);
         for from in cands.iter() {
             let piece = pos.piece_at(from).expect("occupied").kind;
             if kinds & (1 << piece.index()) == 0
@@ -467,6 +486,26 @@ impl Variant {
         // moves to `to`, the removals to `to`); the others are kept only if they act on `to`.
         self.rules.extra_moves(self, pos, out);
         keep_to(out, start, to, kinds);
+    }
+
+    /// The squares from which a piece of `side` of a kind in `kinds` could end a move on
+    /// `to` on an empty board: the union of each kind's squares when a few kinds are
+    /// asked (a move token names one, or the letterless ones), else every kind's.
+    fn arrive_from(&self, side: Side, to: Square, kinds: u64) -> SquareSet {
+        let known = self.def.kinds.len();
+        if kinds.count_ones() > 4 {
+            return self.tables.arrive_from[side.index() * super::geometry::SQUARE_COUNT + to.index()];
+        }
+        let mut from = SquareSet::EMPTY;
+        let mut bits = kinds;
+        while bits != 0 {
+            let k = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            if k < known {
+                from = from.union(&self.tables.arrive_kind[super::tables::slot(k, side, to)]);
+            }
+        }
+        from
     }
 
     /// The legal moves of `pos` that act on `to` ([`Move::to`]), in generation order:

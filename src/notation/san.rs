@@ -125,37 +125,28 @@ impl Parts {
 
 /// The kinds whose codes `side` may use.
 fn table(v: &Variant, side: Side) -> impl Iterator<Item = (PieceKind, &str)> {
-    v.def().kinds.iter().enumerate().filter(move |(_, k)| k.owned_by(side)).flat_map(|(i, k)| {
-        std::iter::once(k.code.as_str())
-            .chain(k.read_codes.iter().map(String::as_str))
-            .map(move |c| (PieceKind::new(i as u8), c))
-    })
+    v.codes(side).iter().map(|(k, c)| (*k, c.as_str()))
 }
 
 fn letterless(v: &Variant, side: Side) -> Option<PieceKind> {
     v.def().kinds.iter().position(|k| k.letterless && k.owned_by(side)).map(|i| PieceKind::new(i as u8))
 }
 
-/// The longest code of `side`'s table that starts `text`.
+/// The longest code of `side`'s table that starts `text` (the last of equals).
 fn longest_code<'a>(v: &Variant, side: Side, text: &'a str) -> Option<(PieceKind, &'a str)> {
-    // `table(v, side)`'s longest match (the last of equals), read without the iterator
-    // chain: this runs for every token read and every token written.
+    // This runs for every token read and every token written: one pass over the side's
+    // codes, held together by the variant.
     let first = text.as_bytes().first();
-    let mut best: Option<(usize, usize)> = None;
-    for (i, k) in v.def().kinds.iter().enumerate() {
-        if !k.owned_by(side) {
-            continue;
-        }
-        for c in std::iter::once(&k.code).chain(&k.read_codes) {
-            if c.as_bytes().first().is_none_or(|b| Some(b) == first)
-                && text.starts_with(c.as_str())
-                && best.is_none_or(|(_, len)| c.len() >= len)
-            {
-                best = Some((i, c.len()));
-            }
+    let mut best: Option<(PieceKind, usize)> = None;
+    for (k, c) in v.codes(side) {
+        if c.as_bytes().first().is_none_or(|b| Some(b) == first)
+            && text.starts_with(c.as_str())
+            && best.is_none_or(|(_, len)| c.len() >= len)
+        {
+            best = Some((*k, c.len()));
         }
     }
-    best.map(|(i, len)| (PieceKind::new(i as u8), &text[len..]))
+    best.map(|(k, len)| (k, &text[len..]))
 }
 
 fn syntax(reason: impl Into<String>) -> SanError {

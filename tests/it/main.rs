@@ -49,6 +49,7 @@ mod referee_mailbox;
 mod replay;
 mod round_trip;
 mod san;
+mod san_backwards;
 mod serve;
 mod settings_change;
 mod site;
