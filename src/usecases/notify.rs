@@ -205,8 +205,17 @@ pub fn notify(
         .and_then(|t| ArchiveConfig::from_yaml(&t).ok())
         .unwrap_or_default();
     let mut notices = Vec::new();
-    for c in archive.commits_between(old, new)? {
-        notices.extend(notices_of(session, archive, &config, &c, new)?);
+    let commits = archive.commits_between(old, new)?;
+    // The last commit of the push that changes each file: a draw offer followed, in the
+    // same push, by the same player's move is told in the move's mail only.
+    let last_change: std::collections::HashMap<&str, usize> = commits
+        .iter()
+        .enumerate()
+        .flat_map(|(i, c)| c.changes.iter().map(move |ch| (ch.path.as_str(), i)))
+        .collect();
+    for (i, c) in commits.iter().enumerate() {
+        let changed_later = |path: &str| last_change.get(path).is_some_and(|&last| last > i);
+        notices.extend(notices_of(session, archive, &config, c, new, &changed_later)?);
     }
     let mut log = String::new();
     for n in &notices {
@@ -243,6 +252,7 @@ fn notices_of(
     config: &ArchiveConfig,
     c: &ArchiveCommit,
     pushed: CommitId,
+    changed_later: &dyn Fn(&str) -> bool,
 ) -> Result<Vec<Notice>, Failure> {
     let mut out = Vec::new();
     // The definitions a pinned game uses, as the commit holds them: read once, if needed.
@@ -266,6 +276,10 @@ fn notices_of(
             Some(Err(_)) => continue,
         };
         let Some(event) = classify(before.as_ref(), &game) else { continue };
+        if event.kind == EventKind::DrawOffered && changed_later(&ch.path) {
+            // The player's next step in this push (the move the offer stands with) says it.
+            continue;
+        }
         // What the step was, as the history says it (`Scarlet declines the draw`).
         let summary = before.as_ref().and_then(|b| record::recognise_action(b, &game)).map(|a| a.summary);
         let step = Step { path: &path, game: &game, text, commit: c, event, summary, pushed };

@@ -197,7 +197,8 @@ fn club_mail_tells_a_git_player_to_sync_not_import() {
             "To answer: reply to this mail with your move on the first line",
         ],
     );
-    // Bo offers a draw, then moves; Ann declines; Bo books leave; Ann resigns.
+    // Bo offers a draw, then moves; Ann declines; Bo books leave; Ann resigns. The offer
+    // and the move it stands with, pushed together, are one mail.
     ok_at(org, home, T0 + 180, &["draw", "offer", "ab", "--as", "Bo"]);
     ok_at(org, home, T0 + 240, &["move", "ab", "Sa3b6", "--as", "Bo"]);
     ok_at(org, home, T0 + 300, &["draw", "decline", "ab", "--as", "Ann"]);
@@ -210,7 +211,6 @@ fn club_mail_tells_a_git_player_to_sync_not_import() {
     assert_eq!(
         got,
         [
-            ("ann@a.example", "[ravenpost] ab: Bo (Scarlet) offers a draw after 1. 2e3"),
             ("ann@a.example", "[ravenpost] ab: 1... Sa3b6 (draw offered)"),
             ("bo@b.example", "[ravenpost] ab: Ann (Gold) declines the draw after 1... Sa3b6"),
             (
@@ -224,20 +224,18 @@ fn club_mail_tells_a_git_player_to_sync_not_import() {
         ],
         "{m:#?}"
     );
-    fits(&m[0], &["Bo (Scarlet) to move", "Nothing to do now"]);
-    assert!(words(&m[0].body).contains("offers a draw with their next move"), "{}", m[0].body);
-    fits(&m[1], &["Ann (Gold) to move after 1... Sa3b6.", "Deadline for Ann's move:", "`ravenpost sync`"]);
+    fits(&m[0], &["Ann (Gold) to move after 1... Sa3b6.", "Deadline for Ann's move:", "`ravenpost sync`"]);
     assert!(
-        words(&m[1].body).contains("after `ravenpost sync`, accept it with `ravenpost draw accept ab`"),
+        words(&m[0].body).contains("after `ravenpost sync`, accept it with `ravenpost draw accept ab`"),
         "{}",
-        m[1].body
+        m[0].body
     );
-    fits(&m[4], &["Game ab has ended: 0-1", "Nothing to do: the game is over."]);
+    fits(&m[3], &["Game ab has ended: 0-1", "Nothing to do: the game is over."]);
     for m in &m {
         if m.to == "ann@a.example" { sync_not_import(m) } else { reply_to_the_referee(m) }
     }
     let log = std::fs::read_to_string(c.server.join("ravenpost/notify.log")).unwrap();
-    assert_eq!(log.lines().count(), 8, "{log}");
+    assert_eq!(log.lines().count(), 7, "{log}");
     assert!(log.lines().all(|l| l.contains(": sent <")), "{log}");
 }
 
@@ -274,15 +272,15 @@ fn a_draw_accepted_and_a_win_on_time_are_mailed_to_the_other_player() {
     ok_at(org, home, T0 + 300 + 2 * DAY, &["claim", "timeout", "t", "--as", "Ann"]);
     push(org, home, T0 + 300 + 2 * DAY);
     let m = since(&smtp, 0);
-    // 2 games × 2, the offer, the move, the acceptance, t's move; then the claim.
-    assert_eq!(m.len(), 9, "{m:#?}");
-    assert_eq!(before, 8);
-    let accepted = &m[6];
+    // 2 games × 2, the move with its offer, the acceptance, t's move; then the claim.
+    assert_eq!(m.len(), 8, "{m:#?}");
+    assert_eq!(before, 7);
+    let accepted = &m[5];
     assert_eq!(accepted.to, "ann@a.example");
     assert_eq!(accepted.subject, "[ravenpost] d: Draw agreed \u{2014} 1/2-1/2");
     fits(accepted, &["Game d has ended: 1/2-1/2"]);
     sync_not_import(accepted);
-    let claim = &m[8];
+    let claim = &m[7];
     assert_eq!(claim.to, "bo@b.example");
     assert!(
         claim.subject.starts_with("[ravenpost] t: Time forfeit:") && claim.subject.ends_with("\u{2014} 1-0"),
@@ -295,7 +293,7 @@ fn a_draw_accepted_and_a_win_on_time_are_mailed_to_the_other_player() {
     let mut ids: Vec<&str> = m.iter().map(|m| m.id.as_str()).collect();
     ids.sort_unstable();
     ids.dedup();
-    assert_eq!(ids.len(), 9);
+    assert_eq!(ids.len(), 8);
 }
 
 /// `ravenpost notify` on the server's repository: a reminder 3 days and 1 day before a
