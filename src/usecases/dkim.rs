@@ -114,12 +114,12 @@ impl DkimCheck {
         self.policy
     }
 
-    /// The verdict on the mail `raw` (callable from inside another runtime: the lookups
-    /// run on a thread of their own).
-    pub fn check(&self, raw: &[u8]) -> DkimVerdict {
+    /// The verdict on the mail `raw`, whose sender the referee read as `from`
+    /// (callable from inside another runtime: the lookups run on a thread of their own).
+    pub fn check(&self, raw: &[u8], from: &str) -> DkimVerdict {
         let Some((rt, authenticator)) = &self.dns else { return DkimVerdict::Unchecked };
         std::thread::scope(|s| {
-            s.spawn(|| rt.block_on(verify(authenticator, self.policy, raw)))
+            s.spawn(|| rt.block_on(verify(authenticator, self.policy, raw, from)))
                 .join()
                 .unwrap_or_else(|_| DkimVerdict::Unavailable { why: "the DKIM check failed".to_string() })
         })
@@ -132,18 +132,42 @@ fn aligned(signer: &str, from: &str) -> bool {
     signer.contains('.') && (from == signer || from.ends_with(&format!(".{signer}")))
 }
 
-async fn verify(authenticator: &MessageAuthenticator, policy: DkimPolicy, raw: &[u8]) -> DkimVerdict {
-    let Some(message) = AuthenticatedMessage::parse(raw) else {
-        let why = "it is not a readable message".to_string();
-        return DkimVerdict::Refused { domain: String::new(), why };
+/// The most signatures of the `From` domain verified (each may cost DNS lookups).
+const MOST_SIGNATURES: usize = 4;
+/// The most headers a counted signature may sign (mail-auth's matching of them grows
+/// with the square of their number).
+const MOST_SIGNED_HEADERS: usize = 64;
+
+async fn verify(
+    authenticator: &MessageAuthenticator,
+    policy: DkimPolicy,
+    raw: &[u8],
+    from: &str,
+) -> DkimVerdict {
+    let domain = from.rsplit_once('@').map(|(_, d)| d.to_ascii_lowercase()).unwrap_or_default();
+    let refused = |why: String| DkimVerdict::Refused { domain: domain.clone(), why };
+    let Some(mut message) = AuthenticatedMessage::parse(raw) else {
+        return refused("it is not a readable message".to_string());
     };
-    let domain = match message.from.as_slice() {
-        [one] => one.rsplit_once('@').map(|(_, d)| d.to_ascii_lowercase()).unwrap_or_default(),
-        _ => String::new(),
-    };
-    if domain.is_empty() {
-        let why = "its From is not one address".to_string();
-        return DkimVerdict::Refused { domain, why };
+    if let Some(why) = ambiguous(&message, from) {
+        return refused(why);
+    }
+    // Only the signatures of the From domain are verified (a stranger's cost nothing);
+    // the others are named.
+    let foreign: Vec<String> = message
+        .dkim_headers
+        .iter()
+        .filter(|h| !aligned(&h.header.d, &domain))
+        .map(|h| format!("its DKIM signature is by {}, not {domain}", shown(&h.header.d)))
+        .collect();
+    message.dkim_headers.retain(|h| aligned(&h.header.d, &domain));
+    if message.dkim_headers.len() > MOST_SIGNATURES {
+        return refused(format!("it carries more than {MOST_SIGNATURES} DKIM signatures of {domain}"));
+    }
+    if message.dkim_headers.iter().any(|h| h.header.h.len() > MOST_SIGNED_HEADERS) {
+        return refused(format!(
+            "a DKIM signature of {domain} signs more than {MOST_SIGNED_HEADERS} headers"
+        ));
     }
     let outputs = authenticator.verify_dkim(&message).await;
     let signed = outputs.iter().any(|o| {
@@ -156,7 +180,11 @@ async fn verify(authenticator: &MessageAuthenticator, policy: DkimPolicy, raw: &
     if let Some(why) = temporary(&outputs, &domain) {
         return DkimVerdict::Unavailable { why };
     }
-    let signatures = described(&outputs, &message, &domain);
+    let mut said = described(&outputs, &message, &domain);
+    said.extend(foreign);
+    said.truncate(3);
+    let signatures =
+        if said.is_empty() { "the mail has no DKIM signature".to_string() } else { said.join("; ") };
     if policy == DkimPolicy::Required {
         let why = format!("the club takes only mail signed by its sender's domain (DKIM), and {signatures}");
         return DkimVerdict::Refused { domain, why };
@@ -186,8 +214,14 @@ const READ_HEADERS: [&str; 5] = ["from", "message-id", "subject", "in-reply-to",
 /// Why a valid signature does not count: it covers only part of the body (`l=`, which
 /// lets anyone append to it), or leaves a header the referee reads unsigned.
 fn weakness(s: &mail_auth::dkim::Signature, message: &AuthenticatedMessage<'_>) -> Option<String> {
+    if s.a == mail_auth::common::crypto::Algorithm::RsaSha1 {
+        return Some(format!(
+            "its DKIM signature by {} uses rsa-sha1, which no longer counts (RFC 8301)",
+            shown(&s.d)
+        ));
+    }
     if s.l > 0 {
-        return Some(format!("its DKIM signature by {} covers only part of the text (l=)", s.d));
+        return Some(format!("its DKIM signature by {} covers only part of the text (l=)", shown(&s.d)));
     }
     let present = |name: &str| message.headers.iter().any(|(h, _)| h.eq_ignore_ascii_case(name.as_bytes()));
     let unsigned: Vec<&str> = READ_HEADERS
@@ -195,22 +229,52 @@ fn weakness(s: &mail_auth::dkim::Signature, message: &AuthenticatedMessage<'_>) 
         .filter(|name| present(name) && !s.h.iter().any(|h| h.eq_ignore_ascii_case(name)))
         .collect();
     (!unsigned.is_empty())
-        .then(|| format!("its DKIM signature by {} does not sign its {}", s.d, unsigned.join(", ")))
+        .then(|| format!("its DKIM signature by {} does not sign its {}", shown(&s.d), unsigned.join(", ")))
 }
 
 /// A temporary DNS failure while fetching the key of an aligned signature.
 fn temporary(outputs: &[DkimOutput<'_>], domain: &str) -> Option<String> {
     outputs.iter().find_map(|o| match (o.result(), o.signature()) {
         (DkimResult::TempError(e), Some(s)) if aligned(&s.d, domain) => {
-            Some(format!("the DKIM key of {} could not be fetched ({e})", s.d))
+            Some(format!("the DKIM key of {} could not be fetched ({e})", shown(&s.d)))
         }
         _ => None,
     })
 }
 
-/// The mail's signatures, in words: `the mail has no DKIM signature`, `its DKIM
-/// signature of example.org does not verify (…)`.
-fn described(outputs: &[DkimOutput<'_>], message: &AuthenticatedMessage<'_>, domain: &str) -> String {
+/// Why the mail cannot be judged one way: a header name no mail program writes (which
+/// one parser may read as a `From` and another not), two of a header the referee reads,
+/// or a `From` that mail-auth reads otherwise than the referee.
+fn ambiguous(message: &AuthenticatedMessage<'_>, from: &str) -> Option<String> {
+    for (name, _) in &message.headers {
+        if name.is_empty() || name.iter().any(|&b| !(33..=126).contains(&b) || b == b':') {
+            let shown: String = String::from_utf8_lossy(name).escape_debug().take(40).collect();
+            return Some(format!("it has a header named \"{shown}\", which no mail program writes"));
+        }
+    }
+    for read in READ_HEADERS {
+        let n = message.headers.iter().filter(|(name, _)| name.eq_ignore_ascii_case(read.as_bytes())).count();
+        if n > 1 {
+            return Some(format!("it has {n} {read} headers"));
+        }
+    }
+    match message.from.as_slice() {
+        [one] if one.eq_ignore_ascii_case(from) => None,
+        _ => Some("its From header cannot be read one way".to_string()),
+    }
+}
+
+/// A signature's domain as a refusal names it: only a domain name is repeated.
+fn shown(d: &str) -> String {
+    let name = !d.is_empty()
+        && d.len() <= 253
+        && d.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-');
+    if name { d.to_ascii_lowercase() } else { "something that is not a domain name".to_string() }
+}
+
+/// The mail's signatures of the `From` domain, in words: `its DKIM signature by
+/// example.org does not verify (…)`.
+fn described(outputs: &[DkimOutput<'_>], message: &AuthenticatedMessage<'_>, domain: &str) -> Vec<String> {
     let mut said: Vec<String> = Vec::new();
     for o in outputs {
         let Some(s) = o.signature() else {
@@ -224,18 +288,18 @@ fn described(outputs: &[DkimOutput<'_>], message: &AuthenticatedMessage<'_>, dom
                 Some(w) => w,
                 None => continue,
             },
-            DkimResult::Pass => format!("its DKIM signature is by {}, not {domain}", s.d),
+            DkimResult::Pass => format!("its DKIM signature is by {}, not {domain}", shown(&s.d)),
             DkimResult::Neutral(e)
             | DkimResult::Fail(e)
             | DkimResult::PermError(e)
             | DkimResult::TempError(e) => {
-                format!("its DKIM signature by {} does not verify ({e})", s.d)
+                format!("its DKIM signature by {} does not verify ({e})", shown(&s.d))
             }
             DkimResult::None => continue,
         };
         said.push(line);
     }
-    if said.is_empty() { "the mail has no DKIM signature".to_string() } else { said.join("; ") }
+    said
 }
 
 #[cfg(test)]

@@ -338,7 +338,7 @@ fn drop_refused(remote: &str, branch: Option<&str>) -> String {
     match branch {
         Some(b) => format!(
             "\nThe refused commits stay in this archive. To drop them, keeping a copy on the\n\
-             branch ravenpost-refused, run:\n    git branch ravenpost-refused\n    git reset --hard {remote}/{b}"
+             branch ravenpost-refused, run:\n    git branch -f ravenpost-refused\n    git reset --hard {remote}/{b}"
         ),
         None => String::new(),
     }

@@ -80,7 +80,11 @@ impl SenderRefusal {
                     .to_string()
             }
             SenderRefusal::WrongSecret => "its `secret:` line is not your secret".to_string(),
-            SenderRefusal::Unsigned { why, .. } => why.clone(),
+            SenderRefusal::Unsigned { why, .. } => format!(
+                "{why}. Write from the address the club has for you, through your provider's own \
+                 server (its webmail or its SMTP server), which signs your mail; if it does not sign \
+                 it, ask the club's admin"
+            ),
             other => other.to_string(),
         }
     }
@@ -226,7 +230,7 @@ impl Ledger {
             std::fs::create_dir_all(dir).map_err(fail)?;
         }
         // Tabs and line ends in a field would break the line apart.
-        let clean: Vec<String> = fields.iter().map(|f| f.replace(['\t', '\n', '\r'], " ")).collect();
+        let clean: Vec<String> = fields.iter().map(|f| ledger_key(f)).collect();
         let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&self.path).map_err(fail)?;
         f.write_all(format!("{}\n", clean.join("\t")).as_bytes()).map_err(fail)?;
         f.sync_data().map_err(fail)
@@ -235,20 +239,26 @@ impl Ledger {
     fn intent(&mut self, id: &str, game: &str, plies: usize, digest: &str) -> Result<(), Failure> {
         self.append(&["intent", id, game, &plies.to_string(), digest])?;
         let e = Entry::Intent { game: game.to_string(), plies, digest: digest.to_string() };
-        self.entries.insert(id.to_string(), e);
+        self.entries.insert(ledger_key(id), e);
         Ok(())
     }
 
     fn done(&mut self, id: &str, verdict: &str) -> Result<(), Failure> {
         self.append(&["done", id, verdict])?;
-        self.entries.insert(id.to_string(), Entry::Done);
+        self.entries.insert(ledger_key(id), Entry::Done);
         Ok(())
     }
 
-    /// Whether the mail `id` was handled.
+    /// Whether the mail `id` was applied.
     pub fn is_done(&self, id: &str) -> bool {
-        self.entries.get(id) == Some(&Entry::Done)
+        self.entries.get(&ledger_key(id)) == Some(&Entry::Done)
     }
+}
+
+/// A field as the ledger writes it (a tab or line end would break its line apart), and
+/// so the key a `Message-ID` is looked up by: a folded id is found again.
+fn ledger_key(field: &str) -> String {
+    field.replace(['\t', '\n', '\r'], " ")
 }
 
 // ------------------------------------------------------------------ secrets
@@ -397,10 +407,15 @@ pub fn referee_message(
     let before = archive.tip()?;
     let sent = Sent { mail: &mail, raw: bytes, dkim: &referee.dkim };
     let (verdict, answer_to, text) = judge(archive, session, &config, ledger, &sent)?;
+    // Only what acted is recorded: a mail not taken from its sender (a stranger's, a forged
+    // one) must not mark its Message-ID done, or the player's own mail with that id would
+    // then be dropped as applied before.
+    if !matches!(verdict, Verdict::Deferred { .. } | Verdict::Forged { .. }) {
+        ledger.done(&mail.message_id, verdict_word(&verdict))?;
+    }
     if matches!(verdict, Verdict::Deferred { .. }) {
         return Ok(handled(id, from, verdict));
     }
-    ledger.done(&mail.message_id, verdict_word(&verdict))?;
     let mut out = handled(id, from, verdict);
     if let Some(to) = answer_to {
         out.answer = Some(answer(archive, session, referee, &mail, &to, &out.verdict, &text));
@@ -507,7 +522,7 @@ fn judge(
     let name = record::player(&game, side);
     let to = Mailbox { name: name.clone(), email: registered(side).unwrap_or_default() };
     // Only a registered player's mail is checked: a stranger's costs no DNS lookup.
-    match sent.dkim.check(sent.raw) {
+    match sent.dkim.check(sent.raw, &mail.from.email) {
         DkimVerdict::Unchecked | DkimVerdict::Signed { .. } | DkimVerdict::Unsigned { .. } => {}
         DkimVerdict::Unavailable { why } => {
             return Ok((Verdict::Deferred { reason: why }, None, String::new()));
@@ -597,7 +612,7 @@ fn step(
     let now = digest(text);
     // Killed after the intent: the step may stand already.
     if let Some(Entry::Intent { plies: then, digest: was, .. }) =
-        ledger.entries.get(&mail.message_id).cloned()
+        ledger.entries.get(&ledger_key(&mail.message_id)).cloned()
     {
         let stands = match command {
             MailCommand::Move { token, .. } => holds_move(game, then + 1, token),

@@ -279,10 +279,12 @@ fn commit_files(
 pub struct Advanced {
     /// The tournament.
     pub tournament: String,
-    /// The games it created, in bracket order.
+    /// The games it created, in bracket order (none when none is due).
     pub games: Vec<Pairing>,
-    /// The commit (short id).
-    pub commit: String,
+    /// The commit (short id); `None` when no game is due.
+    pub commit: Option<String>,
+    /// Why no game is due (the games awaited, or who won); `None` when games were made.
+    pub waiting: Option<String>,
 }
 
 /// `ravenpost tournament next NAME`: a knockout's games that the results call for (the
@@ -290,8 +292,8 @@ pub struct Advanced {
 /// appended to the tournament file and created, in one commit.
 ///
 /// # Errors
-/// [`Failure::Usage`] for an unknown tournament, a round robin, or when no game is due
-/// (saying which games are awaited, or who won); the archive's errors.
+/// [`Failure::Usage`] for an unknown tournament or a round robin; the archive's errors.
+/// No game due is not an error: [`Advanced::waiting`] says why.
 pub fn tournament_next(archive: &Archive, name: &str, session: &Session) -> Result<Advanced, Failure> {
     let layout = archive.config()?.layout;
     let _lock = archive.lock()?;
@@ -316,7 +318,12 @@ pub fn tournament_next(archive: &Archive, name: &str, session: &Session) -> Resu
                 format!("waiting for the results of {}", going.join(", "))
             }
         };
-        return Err(Failure::Usage(format!("tournament {name}: no game is due, {why}")));
+        return Ok(Advanced {
+            tournament: name.to_string(),
+            games: Vec::new(),
+            commit: None,
+            waiting: Some(why),
+        });
     }
     let time = session.now();
     t.games.extend(due.iter().cloned());
@@ -331,7 +338,7 @@ pub fn tournament_next(archive: &Archive, name: &str, session: &Session) -> Resu
         if due.len() == 1 { "" } else { "s" }
     );
     let commit = commit_files(archive, session, tip, &message, &files, time)?;
-    Ok(Advanced { tournament: name.to_string(), games: due, commit })
+    Ok(Advanced { tournament: name.to_string(), games: due, commit: Some(commit), waiting: None })
 }
 
 /// The names of the tournaments at the tip, sorted.

@@ -1137,18 +1137,43 @@ fn push_refusal_relayed_by_sync_kept_git_padding_and_a_doubled_prefix() {
     assert!(
         err.ends_with(
             "\nThe refused commits stay in this archive. To drop them, keeping a copy on the\n\
-             branch ravenpost-refused, run:\n    git branch ravenpost-refused\n    git reset --hard origin/main\n"
+             branch ravenpost-refused, run:\n    git branch -f ravenpost-refused\n    git reset --hard origin/main\n"
         ),
         "{err}"
     );
     assert_eq!(s.server_tip(), before);
     // The advice works: the refused commit is kept on a branch, the clone is the server's.
     let refused_commit = git(&s.ann, &s.home, &["rev-parse", "HEAD"]);
-    git(&s.ann, &s.home, &["branch", "ravenpost-refused"]);
+    git(&s.ann, &s.home, &["branch", "-f", "ravenpost-refused"]);
     git(&s.ann, &s.home, &["reset", "--quiet", "--hard", "origin/main"]);
     assert_eq!(git(&s.ann, &s.home, &["rev-parse", "HEAD"]).trim(), before);
     assert_eq!(git(&s.ann, &s.home, &["rev-parse", "ravenpost-refused"]), refused_commit);
     assert!(ok(&s.ann, &s.home, &["sync"]).contains("Up to date with origin/main"), "the clone syncs again");
+}
+
+/// Regression (a new user's trial): the advice after a refused push said `git branch
+/// ravenpost-refused`, which fails the second time (the branch exists), so the reset on
+/// the next line threw the refused commit away. It now says `git branch -f`: followed
+/// twice in one clone, each time the branch keeps the latest refused commit.
+#[test]
+fn the_refused_push_advice_failed_the_second_time_and_lost_the_commit() {
+    let s = setup();
+    let before = s.server_tip();
+    let as_bo =
+        |args: &[&str]| ravenpost_at(&s.ann, &s.home, T0).env("GL_USER", "bo").args(args).output().unwrap();
+    for token in ["2e3", "2d3"] {
+        ok(&s.ann, &s.home, &["move", "g", token, "--as", "Ann"]);
+        let err = expect_failure(&as_bo(&["sync"]), "sync as bo", 1, "origin refused the push");
+        let advice: Vec<&str> = err.lines().filter_map(|l| l.strip_prefix("    ")).collect();
+        assert_eq!(advice, ["git branch -f ravenpost-refused", "git reset --hard origin/main"], "{err}");
+        let refused = git(&s.ann, &s.home, &["rev-parse", "HEAD"]);
+        for line in advice {
+            let args: Vec<&str> = line.split(' ').skip(1).collect();
+            git(&s.ann, &s.home, &args);
+        }
+        assert_eq!(git(&s.ann, &s.home, &["rev-parse", "ravenpost-refused"]), refused, "after {token}");
+        assert_eq!(git(&s.ann, &s.home, &["rev-parse", "HEAD"]).trim(), before);
+    }
 }
 
 /// Regression (s5 NeoMutt play-through item 14): `sync` pushed an illegal move committed
@@ -1188,13 +1213,13 @@ fn sync_pushed_a_hand_made_illegal_commit_without_judging_it() {
             "ravenpost: this archive's commits are not legal steps; nothing was pushed to origin:\n\
              ravenpost: {problem}\n\
              The refused commits stay in this archive. To drop them, keeping a copy on the\n\
-             branch ravenpost-refused, run:\n    git branch ravenpost-refused\n    git reset --hard origin/main\n"
+             branch ravenpost-refused, run:\n    git branch -f ravenpost-refused\n    git reset --hard origin/main\n"
         )
     );
     assert_eq!(s.server_tip(), before, "the server was not asked");
     // The advice works.
     let refused_commit = git(&s.ann, &s.home, &["rev-parse", "HEAD"]);
-    git(&s.ann, &s.home, &["branch", "ravenpost-refused"]);
+    git(&s.ann, &s.home, &["branch", "-f", "ravenpost-refused"]);
     git(&s.ann, &s.home, &["reset", "--quiet", "--hard", "origin/main"]);
     assert_eq!(git(&s.ann, &s.home, &["rev-parse", "HEAD"]).trim(), before);
     assert_eq!(git(&s.ann, &s.home, &["rev-parse", "ravenpost-refused"]), refused_commit);

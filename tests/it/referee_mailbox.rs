@@ -138,6 +138,12 @@ impl Club {
         self.t.path()
     }
 
+    /// Delivers the message `raw` into the club's Maildir as it is, byte for byte (as an
+    /// MTA that passes odd headers through would).
+    fn deliver_raw(&self, name: &str, raw: &[u8]) {
+        std::fs::write(self.inbox.maildir.join("new").join(name), raw).unwrap();
+    }
+
     /// Sends the message `raw` (as it is, signature and all) from `from` to the club's
     /// address with Python's smtplib.
     fn send_raw(&self, from: &str, raw: &[u8]) {
@@ -587,7 +593,9 @@ fn a_club_that_requires_dkim_takes_only_mail_its_senders_domain_signed() {
     assert!(
         words(&told[0]).starts_with(
             "Your mail was not taken. The club takes only mail signed by its sender's domain (DKIM), and the \
-             mail has no DKIM signature. Nothing was played."
+             mail has no DKIM signature. Write from the address the club has for you, through your \
+             provider's own server (its webmail or its SMTP server), which signs your mail; if it does not \
+             sign it, ask the club's admin. Nothing was played."
         ),
         "{}",
         told[0]
@@ -689,4 +697,81 @@ fn a_mail_is_left_for_the_next_pass_when_the_dns_cannot_answer() {
     // With the DNS back, the next pass takes it.
     let handled = c.referee(T0 + 30);
     assert_eq!(verdict(&handled[0]), "played", "{handled:?}");
+}
+
+/// Regression (a break-in attempt): mail-parser, which the referee reads a mail's sender
+/// with, and mail-auth, which checks its signature, read the header block two ways: a
+/// header named `From\x0c` is a From to one and not to the other, and a line without a
+/// colon ends the header block for one only. A mail whose first parser saw Bo's address
+/// and whose second saw the attacker's own, signed by the attacker's domain, was played
+/// as Bo under `dkim: required`. Now a header name no mail program writes, two of a
+/// header the referee reads, or a From read two ways refuse the mail.
+#[test]
+fn a_mail_two_parsers_read_two_ways_was_played_as_the_player() {
+    let t = tempfile::tempdir().unwrap();
+    let evil = dkim_key(t.path(), "x", "evil.example");
+    let c = club_full("", "  dkim: required\n", std::slice::from_ref(&evil.record));
+    ok_at(&c.ann, &c.home, T0 + 10, &["move", "ab", "2e3", "--as", "Ann"]);
+    ok_at(&c.ann, &c.home, T0 + 11, &["sync"]);
+    let before = c.server_log();
+    let body = b"--XYZ\n\nSa3b6\n--XYZ--\n".to_vec();
+    let lower = b"From: mallory@evil.example\nSubject: hi\nMessage-ID: <m-split@evil.example>\n".to_vec();
+    let signed_part = [lower.clone(), b"\n".to_vec(), body.clone()].concat();
+    let signed = dkim_sign_with(&signed_part, &evil, Some(&["from", "subject", "message-id"]), false);
+    let signature =
+        String::from_utf8(signed[..signed.len() - signed_part.len()].to_vec()).unwrap().replace("\r\n", "\n");
+    let upper = b"From\x0c: bo@post.example.net\nSubject: Re: [ravenpost] ab: 1. 2e3\nMessage-ID: <split@evil.example>\n\
+                  Content-Type: multipart/mixed; boundary=XYZ\nX-Junk\n \n"
+        .to_vec();
+    c.deliver_raw("split", &[upper, lower, signature.into_bytes(), b"\n".to_vec(), body].concat());
+    // A signed mail of Bo's own, sent again with a header name mail-parser reads as
+    // Message-ID and mail-auth does not (so the signature still verifies).
+    let genuine = dkim_sign(&reply_to_first_move(BO, "bo-orig@post.example.net", "Sa3b6"), &c.bo_key);
+    let genuine = String::from_utf8(genuine).unwrap();
+    let (head, rest) = genuine.split_once("\r\n\r\n").unwrap();
+    let replayed = format!("{head}\r\nMessage-ID : <replay-1@evil.example>\r\n\r\n{rest}");
+    c.deliver_raw("replayed", replayed.as_bytes());
+    let handled = c.referee(T0 + 20);
+    assert_eq!(handled.len(), 2, "{handled:?}");
+    for h in &handled {
+        assert_eq!((verdict(h), h["refusal"]["kind"].as_str()), ("forged", Some("unsigned")), "{handled:?}");
+        assert!(h["refusal"]["why"].as_str().unwrap().contains("which no mail program writes"), "{h}");
+    }
+    assert_eq!(c.server_log(), before, "nothing is committed");
+}
+
+/// Regression (a break-in attempt): a stranger's mail was recorded in the ledger as done
+/// under its Message-ID before anyone was checked, so Bo's own mail with that id was
+/// then dropped, unanswered, as applied before. Only what acted is recorded now.
+#[test]
+fn a_strangers_mail_with_the_players_message_id_made_the_players_own_mail_already_applied() {
+    let c = club();
+    ok_at(&c.ann, &c.home, T0 + 10, &["move", "ab", "2e3", "--as", "Ann"]);
+    ok_at(&c.ann, &c.home, T0 + 11, &["sync"]);
+    let id = "bo-next@post.example.net";
+    c.mail("mallory@evil.example", id, "Re: [ravenpost] ab: 1. 2e3", Some("ab.1@example.org"), "resign");
+    let first = c.referee(T0 + 20);
+    assert_eq!(verdict(&first[0]), "forged", "{first:?}");
+    c.mail(BO, id, "Re: [ravenpost] ab: 1. 2e3", Some("ab.1@example.org"), "Sa3b6");
+    let second = c.referee(T0 + 30);
+    assert_eq!(verdict(&second[0]), "played", "{second:?}");
+}
+
+/// Regression (a break-in attempt): the ledger wrote a Message-ID's tabs and line ends
+/// as spaces but looked the raw id up, so a mail whose id held a tab (or was folded)
+/// was applied again each time it was delivered again.
+#[test]
+fn a_message_id_with_a_tab_was_applied_twice() {
+    let c = club();
+    ok_at(&c.ann, &c.home, T0 + 10, &["move", "ab", "2e3", "--as", "Ann"]);
+    ok_at(&c.ann, &c.home, T0 + 11, &["sync"]);
+    let raw = reply_to_first_move(BO, "dup\tmove@post.example.net", "Sa3b6");
+    c.deliver_raw("first", &raw);
+    let first = c.referee(T0 + 20);
+    assert_eq!(verdict(&first[0]), "played", "{first:?}");
+    let log = c.server_log();
+    c.deliver_raw("again", &raw);
+    let again = c.referee(T0 + 30);
+    assert_eq!(verdict(&again[0]), "already-applied", "{again:?}");
+    assert_eq!(c.server_log(), log);
 }

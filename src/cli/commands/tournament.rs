@@ -243,9 +243,19 @@ pub(crate) fn run(s: &Session, args: TournamentArgs, out: &mut impl Write) -> Re
             if json {
                 writeln!(out, "{}", serde_json::to_string_pretty(&made).expect("json")).map_err(io)?;
             } else {
-                writeln!(out, "{}: {} new games (commit {})", made.tournament, made.games.len(), made.commit)
-                    .map_err(io)?;
-                print_knockout_games(out, &made.games)?;
+                match (&made.commit, &made.waiting) {
+                    (Some(commit), _) => {
+                        let n = made.games.len();
+                        let s = if n == 1 { "" } else { "s" };
+                        writeln!(out, "{}: {n} new game{s} (commit {commit})", made.tournament)
+                            .map_err(io)?;
+                        print_knockout_games(out, &made.games)?;
+                    }
+                    (None, why) => {
+                        let why = why.as_deref().unwrap_or_default();
+                        writeln!(out, "{}: no game is due, {why}", made.tournament).map_err(io)?;
+                    }
+                }
             }
         }
         TournamentCmd::List => {
