@@ -48,7 +48,6 @@ fn archive() -> (String, u64) {
     (text, total)
 }
 
-/// The legal move of `p` that the UCI move `uci` (`e3e5`, `h9h10q`) names.
 /// Writes ply `ply` (`m`, from `p`) to `text` as a record's movetext has it (the move
 /// number before White's), and returns the position after it.
 fn push_ply(
@@ -66,27 +65,6 @@ fn push_ply(
     v.make(p, m)
 }
 
-fn from_uci(v: &Variant, p: &ravenpost::engine::Position, uci: &str) -> Move {
-    let dims = v.def().dims;
-    let split = 1 + uci[1..].find(|c: char| c.is_ascii_lowercase()).expect("a destination");
-    let (from, rest) = uci.split_at(split);
-    let digits = 1 + rest[1..].bytes().take_while(u8::is_ascii_digit).count();
-    let (to, promo) = rest.split_at(digits);
-    // Grand Chess writes the Marshall `C` as Fairy-Stockfish does (Fantasy Grand Chess: `M`).
-    let code = (!promo.is_empty()).then(|| promo.to_ascii_uppercase());
-    let found: Vec<Move> = v
-        .legal_moves(p)
-        .into_iter()
-        .filter(|m| {
-            m.from().map(|f| dims.name(f)).as_deref() == Some(from)
-                && dims.name(m.to()) == to
-                && m.promotion().map(|k| v.def().kind(k).code.clone()) == code
-        })
-        .collect();
-    assert_eq!(found.len(), 1, "{uci}: {found:?}");
-    found[0]
-}
-
 /// The Fairy-Stockfish games in canonical form, and their plies.
 fn fsf_games() -> (String, u64) {
     let v = ravenpost::variants::by_name("grand", &[]).unwrap();
@@ -98,7 +76,8 @@ fn fsf_games() -> (String, u64) {
         text.push_str(&format!("[Event \"Fairy-Stockfish self-play, {name}\"]\n[Variant \"grand\"]\n\n"));
         let mut p = v.start_position();
         for (ply, uci) in words.filter(|w| !w.contains('=')).enumerate() {
-            let m = from_uci(&v, &p, uci);
+            let m = ravenpost::notation::uci::read_uci(&v, &p, uci)
+                .unwrap_or_else(|| panic!("{uci}: not one legal move"));
             p = push_ply(&mut text, &v, &p, &m, ply);
             total += 1;
         }

@@ -11,3 +11,4 @@ pub mod position_string;
 pub mod san;
 pub mod svg;
 pub mod time_control;
+pub mod uci;

@@ -208,27 +208,6 @@ fn check_ply(v: &Variant, pos: &Position, played: &Move, at: &str) -> usize {
     same_answers(v, pos, &legal, tokens, at)
 }
 
-/// The legal move of `p` that the UCI move `uci` (`e3e5`, `h9h10q`) names.
-fn from_uci(v: &Variant, p: &Position, uci: &str) -> Move {
-    let d = v.def().dims;
-    let split = 1 + uci[1..].find(|c: char| c.is_ascii_lowercase()).expect("a destination");
-    let (from, rest) = uci.split_at(split);
-    let digits = 1 + rest[1..].bytes().take_while(u8::is_ascii_digit).count();
-    let (to, promo) = rest.split_at(digits);
-    let code = (!promo.is_empty()).then(|| promo.to_ascii_uppercase());
-    let found: Vec<Move> = v
-        .legal_moves(p)
-        .into_iter()
-        .filter(|m| {
-            m.from().map(|f| d.name(f)).as_deref() == Some(from)
-                && d.name(m.to()) == to
-                && m.promotion().map(|k| v.def().kind(k).code.clone()) == code
-        })
-        .collect();
-    assert_eq!(found.len(), 1, "{uci}: {found:?}");
-    found[0]
-}
-
 #[test]
 fn reading_from_the_square_answers_as_every_move_generated_on_the_corpus_games() {
     let mut files: Vec<std::path::PathBuf> = Vec::new();
@@ -262,7 +241,8 @@ fn reading_from_the_square_answers_as_every_move_generated_on_the_corpus_games()
         let name = words.next().expect("game=N");
         let mut p = v.start_position();
         for (ply, uci) in words.filter(|w| !w.contains('=')).enumerate() {
-            let m = from_uci(&v, &p, uci);
+            let m = ravenpost::notation::uci::read_uci(&v, &p, uci)
+                .unwrap_or_else(|| panic!("{uci}: not one legal move"));
             tokens += check_ply(&v, &p, &m, &format!("self-play {name} ply {}", ply + 1));
             p = v.make(&p, &m);
             plies += 1;
