@@ -717,6 +717,21 @@ fn moves(game: &Game, from: Option<&str>) -> String {
             let Some(sq) = dims.parse_square(text.trim()) else {
                 return format!("`{text}` is not a square of this board (write it as the moves below do).");
             };
+            let def = game.variant.def();
+            match pos.piece_at(sq) {
+                None => return format!("There is no piece on {}.", dims.name(sq)),
+                Some(p) if p.side != pos.side_to_move() => {
+                    return format!(
+                        "The piece on {} is {}'s, and {} is to move ({whose}): its moves are listed when it \
+                         is {}'s turn.",
+                        dims.name(sq),
+                        def.side_name(p.side),
+                        def.side_name(pos.side_to_move()),
+                        def.side_name(p.side)
+                    );
+                }
+                Some(_) => {}
+            }
             let mut sans: Vec<String> = game
                 .variant
                 .legal_moves_where(&pos, |m| m.from() == Some(sq))
@@ -731,7 +746,8 @@ fn moves(game: &Game, from: Option<&str>) -> String {
     if sans.is_empty() {
         return format!("{whose} to move: no legal moves{of}.");
     }
-    format!("{whose} to move: {} legal moves{of}:\n{}", sans.len(), wrapped(&sans))
+    let n = sans.len();
+    format!("{whose} to move: {n} legal move{}{of}:\n{}", if n == 1 { "" } else { "s" }, wrapped(&sans))
 }
 
 /// After a refused move: the legal moves of the piece its first letter names (or of the

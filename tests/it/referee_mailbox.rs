@@ -310,7 +310,7 @@ fn draws_resignations_and_questions_by_mail() {
     let from: serde_json::Value = serde_json::from_str(&from).unwrap();
     let n = from["moves"].as_array().unwrap().len();
     assert!(n > 0);
-    let said = format!("Bo to move: {n} legal moves of the piece on 3a7:");
+    let said = format!("Bo to move: {n} legal move{} of the piece on 3a7:", if n == 1 { "" } else { "s" });
     assert!(c.mails_to(BO).iter().any(|(_, b, _)| b.contains(&said)), "{said}");
     let answers = c.mails_to(BO);
     // The count is the engine's, as `ravenpost moves` lists them in Ann's clone.
@@ -320,6 +320,17 @@ fn draws_resignations_and_questions_by_mail() {
     let said = format!("Bo to move: {n} legal moves:");
     assert!(answers.iter().any(|(_, b, _)| b.contains(&said)), "{said} in {answers:?}");
     assert!(answers.iter().any(|(s, b, _)| s == "Re: game ab" && b.contains("Bo to move.")), "{answers:?}");
+    // The moves of Bo's own piece while Ann is to move, or of an empty square: said so,
+    // not "no legal moves".
+    c.mail(BO, "q-7@post.example.net", "game ab", None, "moves 3b6");
+    c.mail(BO, "q-8@post.example.net", "game ab", None, "moves 2e6");
+    let handled = c.referee(T0 + 25);
+    assert_eq!(handled.iter().map(verdict).collect::<Vec<_>>(), ["answered", "answered"], "{handled:?}");
+    let words = |b: &str| b.split_whitespace().collect::<Vec<_>>().join(" ");
+    let answers: Vec<String> = c.mails_to(BO).into_iter().map(|(_, b, _)| words(&b)).collect();
+    let other = "The piece on 3b6 is Scarlet's, and Gold is to move (Ann): its moves are listed when it is Scarlet's turn.";
+    assert!(answers.iter().any(|b| b.contains(other)), "{answers:?}");
+    assert!(answers.iter().any(|b| b.contains("There is no piece on 2e6.")), "{answers:?}");
     // Bo's move carried a draw offer: Ann declines in her clone, then Bo resigns by mail.
     ok_at(&c.ann, &c.home, T0 + 30, &["sync"]);
     let game = git(&c.ann, &c.home, &["show", &format!("HEAD:{}", common::fan_out_path("gygax", "ab"))]);
