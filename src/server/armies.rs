@@ -81,15 +81,9 @@ fn side_of(
     }
 }
 
-/// `text` with its first letter in upper case.
-fn capitalised(text: &str) -> String {
-    let mut c = text.chars();
-    c.next().map_or_else(String::new, |f| f.to_uppercase().chain(c).collect())
-}
-
 /// An army's name for people: `evil-horde` → `Evil Horde`.
 fn title(army: &str) -> String {
-    army.split('-').map(capitalised).collect::<Vec<_>>().join(" ")
+    army.split('-').map(crate::variants::capitalise).collect::<Vec<_>>().join(" ")
 }
 
 /// The pieces `army` puts on the first side's ranks, in the order of the definition.
@@ -174,7 +168,7 @@ fn army_page(s: &Served, visitor: &Visitor, id: &str) -> Result<Option<String>, 
         id: id.to_string(),
         white: public(&choice.white),
         black: public(&choice.black),
-        state: format!("{who} {}.", capitalised(&public(&choice.waiting_for()))),
+        state: format!("{who} {}.", crate::variants::capitalise(&public(&choice.waiting_for()))),
         step,
         armies,
     };

@@ -410,11 +410,10 @@ pub fn referee_message(
     // Only what acted is recorded: a mail not taken from its sender (a stranger's, a forged
     // one) must not mark its Message-ID done, or the player's own mail with that id would
     // then be dropped as applied before.
-    if !matches!(verdict, Verdict::Deferred { .. } | Verdict::Forged { .. }) {
-        ledger.done(&mail.message_id, verdict_word(&verdict))?;
-    }
-    if matches!(verdict, Verdict::Deferred { .. }) {
-        return Ok(handled(id, from, verdict));
+    match verdict {
+        Verdict::Deferred { .. } => return Ok(handled(id, from, verdict)),
+        Verdict::Forged { .. } => {}
+        _ => ledger.done(&mail.message_id, verdict_word(&verdict))?,
     }
     let mut out = handled(id, from, verdict);
     if let Some(to) = answer_to {
@@ -531,7 +530,7 @@ fn judge(
             let refusal = SenderRefusal::Unsigned { domain, why };
             // Told at the registered address: the player learns that a mail in their
             // name was not taken, whoever sent it.
-            let text = format!("{}. Nothing was played.", sentence(&refusal.to_player()));
+            let text = format!("{}. Nothing was played.", crate::variants::capitalise(&refusal.to_player()));
             return Ok((Verdict::Forged { refusal }, Some(to), text));
         }
     }
@@ -542,7 +541,7 @@ fn judge(
             Some(_) => None,
         };
         if let Some(refusal) = refusal {
-            let text = format!("{}. Nothing was played.", sentence(&refusal.to_player()));
+            let text = format!("{}. Nothing was played.", crate::variants::capitalise(&refusal.to_player()));
             return Ok((Verdict::Forged { refusal }, Some(to), text));
         }
     }
@@ -559,12 +558,6 @@ fn judge(
         }
     };
     Ok((verdict, Some(to), text))
-}
-
-/// `words` begun with a capital letter, as a sentence is.
-fn sentence(words: &str) -> String {
-    let mut chars = words.chars();
-    chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
 }
 
 /// The games the players registered at `email` are to move in (ids, nearest deadline
@@ -654,7 +647,7 @@ fn step(
             let commit = archive.tip()?.map(|c| c.short()).unwrap_or_default();
             let after = a.result.as_deref().map(|r| format!(" The game is over: {r}.")).unwrap_or_default();
             let mut text = format!("Played: {}.{after}", a.said);
-            if let Some(now) = position_after(archive, session, id, name)? {
+            if let Some(now) = position_after(archive, session, id, name, &a.text)? {
                 text.push_str(&format!("\n\n{now}"));
             }
             Ok((Verdict::Played { game: id.to_string(), said: a.said, ply: a.ply, commit }, text))
@@ -770,18 +763,18 @@ fn moves_like(game: &Game, token: &str) -> String {
     format!("The legal moves of {what} ({}):\n{}", same_piece.len(), wrapped(&same_piece))
 }
 
-/// The answer to `board`.
-/// The game `id` as the step of `name` left it: the board, whose move it is, and the
-/// deadline of that move when a clock runs (`None` when the game cannot be read back).
+/// The game `id` as the step of `name` left it (its file's `text`, as committed): the
+/// board, whose move it is, and the deadline of that move when a clock runs (`None`
+/// when the game cannot be read back).
 fn position_after(
     archive: &Archive,
     session: &Session,
     id: &str,
     name: &str,
+    text: &str,
 ) -> Result<Option<String>, Failure> {
     let Ok(path) = find(archive, id) else { return Ok(None) };
-    let (text, tip) = read(archive, &path)?;
-    let Ok(game) = super::definitions::load_pinned_at(archive, tip, path.id(), &text) else {
+    let Ok(game) = super::definitions::load_pinned_at(archive, archive.tip()?, path.id(), text) else {
         return Ok(None);
     };
     let mut out = board(&game);
@@ -801,6 +794,7 @@ fn position_after(
     Ok(Some(out))
 }
 
+/// The answer to `board`.
 fn board(game: &Game) -> String {
     use crate::notation::diagram;
     let pos = game.position();

@@ -560,7 +560,8 @@ fn army_pairing(
     Ok((kinds, setup))
 }
 
-fn capitalise(s: &str) -> String {
+/// `s` with its first letter in upper case.
+pub fn capitalise(s: &str) -> String {
     let mut c = s.chars();
     match c.next() {
         Some(f) => f.to_uppercase().chain(c).collect(),

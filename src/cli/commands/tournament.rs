@@ -28,7 +28,8 @@ enum TournamentCmd {
     /// come with `tournament next`.
     New {
         /// The tournament's name (letters, digits, `-`, `_`, `.`): its file name, every
-        /// game's Event tag, and the start of its game ids (<NAME>-r<ROUND>-b<BOARD>).
+        /// game's Event tag, and the start of its game ids (<NAME>-r<ROUND>-b<BOARD>; a
+        /// knockout's: <NAME>-r<ROUND>-m<MATCH>-g<GAME>).
         name: String,
         /// Variant: gygax, fidchell, fantasy-grand, grand.
         variant: String,
