@@ -32,6 +32,7 @@ pub mod army;
 pub mod clock;
 pub mod conditional;
 pub mod definitions;
+pub mod dutch;
 pub mod judge;
 pub mod judge_layout;
 pub mod knockout;

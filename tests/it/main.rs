@@ -54,6 +54,7 @@ mod serve;
 mod settings_change;
 mod site;
 mod structure;
+mod swiss;
 mod sync_club;
 mod terminal_tools;
 mod tournament;
