@@ -14,7 +14,9 @@
 //! Unicorn's jump, the Wyvern's long leaps, drops) are not, so those pieces are valued low.
 //!
 //! The score is from the side to move's view: material (pieces on the board, and half
-//! the value of those off it, in hand or reserve: [`HAND_SHARE`]), plus [`MOBILITY`] for each pseudo-legal move of each piece (a
+//! the value of those off it, in hand or reserve: [`HAND_SHARE`]), less each side's
+//! material in the start position (the armies of Fidchell and of a Fantasy Grand pairing
+//! differ by design, and are taken as equal at the start), plus [`MOBILITY`] for each pseudo-legal move of each piece (a
 //! frozen piece has none), plus king safety: [`SHELTER`] for each own piece next to the
 //! royal piece, minus [`TROPISM`] for each enemy piece within two steps of it.
 
@@ -52,13 +54,32 @@ pub struct PieceValue {
 #[derive(Clone, Debug)]
 pub struct Evaluator {
     values: Vec<PieceValue>,
+    /// Each side's material in the start position, taken off its score.
+    start_material: [i32; 2],
 }
 
 impl Evaluator {
     /// The evaluation of `v`: each kind's value from its mobility on an empty board.
     pub fn new(v: &Variant) -> Evaluator {
         let values = (0..v.def().kinds.len()).map(|k| mobility_value(v, PieceKind::new(k as u8))).collect();
-        Evaluator { values }
+        let mut e = Evaluator { values, start_material: [0; 2] };
+        let start = v.start_position();
+        e.start_material = Side::ALL.map(|side| e.material(v, &start, side));
+        e
+    }
+
+    /// The material of `side` in `pos`: its pieces on the board, and those off it at
+    /// 1/[`HAND_SHARE`] of their value.
+    pub fn material(&self, v: &Variant, pos: &Position, side: Side) -> i32 {
+        let mut m = 0;
+        for k in 0..v.def().kinds.len() {
+            let kind = PieceKind::new(k as u8);
+            m += i32::from(pos.in_hand(side, kind)) * self.value(kind) / HAND_SHARE;
+        }
+        for sq in pos.occupied_by(side).iter() {
+            m += pos.piece_at(sq).map_or(0, |p| self.value(p.kind));
+        }
+        m
     }
 
     /// Each kind's value, in the order of the variant's kinds.
@@ -88,17 +109,9 @@ impl Evaluator {
     /// The score of `pos` in centipawns, from the side to move's view; `buf` is scratch
     /// space for move lists.
     pub fn evaluate(&self, v: &Variant, pos: &Position, buf: &mut Vec<Move>) -> i32 {
-        let mut score = [0i32; 2];
-        let kinds = v.def().kinds.len();
-        for side in Side::ALL {
-            for k in 0..kinds {
-                let kind = PieceKind::new(k as u8);
-                score[side.index()] += i32::from(pos.in_hand(side, kind)) * self.value(kind) / HAND_SHARE;
-            }
-        }
+        let mut score = Side::ALL.map(|side| self.material(v, pos, side) - self.start_material[side.index()]);
         for (sq, piece) in pos.pieces() {
             let s = piece.side.index();
-            score[s] += self.value(piece.kind);
             if v.is_frozen(pos, sq) {
                 continue;
             }
