@@ -504,3 +504,63 @@ mod tests {
         assert_eq!(Score::from_internal(35), Score::Centipawns(35));
     }
 }
+
+#[cfg(test)]
+mod draw_tests {
+    use super::*;
+
+    /// A rook and king against a king mates in 2 from here, unless a draw by 100 plies
+    /// may be claimed first: then every line is a draw.
+    #[test]
+    fn a_mate_after_the_hundredth_ply_without_progress_is_a_draw() {
+        let v = crate::variants::by_name("grand", &[]).unwrap();
+        let fresh = crate::notation::position_string::parse_position(
+            &v,
+            "10/10/10/10/1r8/10/10/5k4/10/4K5 b - - 0 155",
+        )
+        .unwrap();
+        let r = search(&v, &fresh, &[], &Limits { depth: Some(4), ..Limits::default() });
+        assert_eq!(r.lines[0].score, Score::Mate(2));
+        let late = crate::notation::position_string::parse_position(
+            &v,
+            "10/10/10/10/1r8/10/10/5k4/10/4K5 b - - 99 155",
+        )
+        .unwrap();
+        let r = search(&v, &late, &[], &Limits { depth: Some(4), ..Limits::default() });
+        assert_eq!(r.lines[0].score, Score::Centipawns(0));
+    }
+
+    /// A knight out and back on each side repeats the start: `repeated` sees it through
+    /// the game's history, and not without it.
+    #[test]
+    fn a_position_of_the_game_met_again_is_a_repetition() {
+        let v = crate::variants::by_name("grand", &[]).unwrap();
+        let knight = v.def().kind_by_code("N").unwrap();
+        let p0 = v.start_position();
+        let mut line = vec![p0.clone()];
+        let mut p = p0.clone();
+        let mut outs = Vec::new();
+        for _ in 0..2 {
+            let m = v.legal_moves(&p).into_iter().find(|m| m.piece() == knight).unwrap();
+            outs.push(m);
+            p = v.make(&p, &m);
+            line.push(p.clone());
+        }
+        for out in outs {
+            let back = v
+                .legal_moves(&p)
+                .into_iter()
+                .find(|m| m.piece() == knight && m.from() == Some(out.to()) && m.to() == out.from().unwrap())
+                .unwrap();
+            p = v.make(&p, &back);
+            line.push(p.clone());
+        }
+        assert_eq!(p.hash(), p0.hash());
+        let history: Vec<u64> = line[..4].iter().map(Position::hash).collect();
+        let limits = Limits::default();
+        let with = Searcher::new(&v, &history, &limits);
+        assert!(with.repeated(&p));
+        let without = Searcher::new(&v, &history[1..], &limits);
+        assert!(!without.repeated(&p));
+    }
+}
