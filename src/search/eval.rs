@@ -208,4 +208,25 @@ mod tests {
         let p = v.start_position();
         assert_eq!(e.evaluate(&v, &p, &mut Vec::new()), 0);
     }
+
+    /// Regression: the Fidchell start scored +3168 for White, whose reserve (Unicorns,
+    /// Immortals) is valued above Black's (Fiends, Wyverns); the armies are now taken as
+    /// equal at the start, and so are a Fantasy Grand pairing's.
+    #[test]
+    fn the_fidchell_start_is_level_despite_its_different_reserves() {
+        let opts = |w: &str, b: &str| {
+            vec![("army-white".to_string(), w.to_string()), ("army-black".to_string(), b.to_string())]
+        };
+        for (name, options) in [("fidchell", vec![]), ("fantasy-grand", opts("elves", "giants"))] {
+            let v = crate::variants::by_name(name, &options).unwrap();
+            let e = Evaluator::new(&v);
+            let p = v.start_position();
+            let white = e.material(&v, &p, Side::White);
+            let black = e.material(&v, &p, Side::Black);
+            assert_eq!(e.start_material, [white, black], "{name}");
+            // Only mobility and king safety remain, well under a pawn.
+            let score = e.evaluate(&v, &p, &mut Vec::new());
+            assert!(score.abs() < 100, "{name}: {score}");
+        }
+    }
 }

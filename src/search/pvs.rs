@@ -491,7 +491,6 @@ mod tests {
                 assert!(v.is_legal(&pos, m), "{name}: {m:?} illegal");
                 pos = v.make(&pos, m);
             }
-            eprintln!("{name}: {:?} nodes {}", r.lines[0].score, r.nodes);
         }
     }
 
