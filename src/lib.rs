@@ -2,7 +2,8 @@
 //! (Dragonchess), Gygax's Fidchell and Fantasy Grand Chess.
 //!
 //! Layers, each using only those before it:
-//! [`engine`] (rules; no I/O) ← [`notation`] (position strings, moves and game text, read
+//! [`engine`] (rules; no I/O) ← [`search`] (a game-tree search and evaluation on the engine
+//! alone), [`notation`] (position strings, moves and game text, read
 //! with nom and written back in one canonical form; [`render`] rasterises its SVG pictures)
 //! ← [`variants`] (the built-in definitions) ← [`record`] (game records: a game text
 //! replayed by the rules, and the changes a player can make to it) ← [`referee`] (the
@@ -28,6 +29,7 @@ pub mod notation;
 pub mod record;
 pub mod referee;
 pub mod render;
+pub mod search;
 pub mod server;
 pub mod site;
 pub mod usecases;

@@ -81,6 +81,7 @@ pub struct Cli {
 enum Command {
     Perft(c::perft::PerftArgs),
     Moves(c::moves::MovesArgs),
+    Analyse(c::analyse::AnalyseArgs),
     Variant(c::variant::VariantArgs),
     Position(c::position::PositionArgs),
     Import(c::import::ImportArgs),
@@ -130,6 +131,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
     match cli.command {
         Command::Perft(a) => c::perft::run(a, out),
         Command::Moves(a) => c::moves::run(s, a, out),
+        Command::Analyse(a) => c::analyse::run(s, a, out),
         Command::Variant(a) => c::variant::run(a, out),
         Command::Position(a) => c::position::run(a, out),
         Command::Import(a) => c::import::run(a, out),

@@ -17,6 +17,7 @@
 //! `mail`, `notify`, `reminders`, `referee_mail` (the referee mailbox) and `completion` (what a shell's
 //! completion offers).
 
+mod analysis;
 mod armies;
 mod checks;
 mod clock;
@@ -43,6 +44,7 @@ pub mod referee_imap;
 pub mod referee_mail;
 pub mod reminders;
 
+pub use analysis::{AnalysedLine, Analysis, Budget, analyse_game, analyse_position};
 pub use armies::{ArmyOutcome, army_choice, army_commit, army_reveal};
 pub use checks::{LogLine, StatusLine, choice_history, history, status, verify, verify_tournaments};
 pub use clock::clock_of_game;

@@ -50,6 +50,7 @@ mod replay;
 mod round_trip;
 mod san;
 mod san_backwards;
+mod search_tactics;
 mod serve;
 mod settings_change;
 mod site;

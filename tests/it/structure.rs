@@ -1,4 +1,4 @@
-//! The layers of `src/`, read from its `crate::` paths: engine ← notation ← variants ←
+//! The layers of `src/`, read from its `crate::` paths: engine ← notation and search ← variants ←
 //! record ← referee ← archive and mail ← usecases ← site ← server ← cli. A module names only the
 //! layers below it; the archive (storage) names neither the record nor the notation; and
 //! the files of the use-case layer import each other without a circle. Unit-test modules
@@ -14,6 +14,7 @@ use std::path::Path;
 const LAYERS: &[(&str, usize)] = &[
     ("engine", 0),
     ("notation", 1),
+    ("search", 1),
     ("variants", 2),
     ("render", 2),
     ("record", 3),

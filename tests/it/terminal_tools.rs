@@ -688,7 +688,7 @@ fn json(dir: &Path, home: &Path, args: &[&str]) -> serde_json::Value {
     serde_json::from_str(&ok(dir, home, args)).unwrap_or_else(|e| panic!("{args:?}: {e}"))
 }
 
-/// `perft --json`, `moves --json`, `log --json` (one game and the whole archive) and
+/// `perft --json`, `moves --json`, `analyse --json`, `log --json` (one game and the whole archive) and
 /// `sync --json` match their schemas; the counts are perft's own, the hashes git's.
 #[test]
 fn json_outputs_match_their_schemas() {
@@ -708,6 +708,9 @@ fn json_outputs_match_their_schemas() {
 
     let m = json(&dir, &home, &["moves", "gygax", "--json"]);
     check_schema("moves", &m);
+    let a = json(&dir, &home, &["analyse", "gygax", "--depth", "2", "--multipv", "2", "--json"]);
+    check_schema("analyse", &a);
+    assert_eq!((a["depth"].as_u64(), a["lines"].as_array().map(Vec::len)), (Some(2), Some(2)));
     assert_eq!(m["moves"].as_array().unwrap().len(), 90);
 
     ok(&dir, &home, &["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "g"]);

@@ -2,6 +2,7 @@
 //! that convert them) and its `run`, which takes the run's
 //! [`Session`](crate::usecases::Session) when it works on an archive.
 
+pub(crate) mod analyse;
 pub(crate) mod archive;
 pub(crate) mod army;
 pub(crate) mod claim;
