@@ -1,0 +1,158 @@
+//! Fairy-Stockfish's rules in definition files (issue 37): castling (`engine.castling`),
+//! the bare king and extinction (`engine.bare-king`, `engine.extinction`).
+//!
+//! The perft counts of castling positions, from Fairy-Stockfish itself, are
+//! `tests/data/fsf-castling.perft` (run with every `.perft` file by `perft::perft_files`);
+//! the tests here check what perft cannot: the moves' tokens, the position strings'
+//! castling field, and the game's end.
+
+use crate::common;
+
+use std::path::Path;
+
+use common::perft::read_blocks;
+use ravenpost::engine::{EndReason, Move, Outcome, Side, Variant};
+use ravenpost::notation::position_string::{parse_position, write_position};
+use ravenpost::notation::san::{read_move, write_move};
+use ravenpost::variants::load_definition;
+
+fn user(file: &str) -> std::sync::Arc<Variant> {
+    let text = std::fs::read_to_string(Path::new("tests/data/variants").join(file)).unwrap();
+    load_definition(&text).unwrap().variant(&[]).unwrap()
+}
+
+fn play(v: &Variant, fen: &str, tokens: &[&str]) -> ravenpost::engine::Position {
+    let mut pos = parse_position(v, fen).unwrap();
+    for t in tokens {
+        let m = read_move(v, &pos, t).unwrap_or_else(|e| panic!("{t}: {e}"));
+        pos = v.make(&pos, &m);
+    }
+    pos
+}
+
+#[test]
+fn the_castling_perft_file_has_castling_rights_in_every_block() {
+    let blocks = read_blocks(Path::new("tests/data/fsf-castling.perft"));
+    assert!(blocks.len() >= 7);
+    let mut castled = 0;
+    for b in &blocks {
+        let v = b.variant();
+        let pos = b.position_in(&v);
+        let rights =
+            Side::ALL.iter().flat_map(|&s| [pos.castling_rook(s, true), pos.castling_rook(s, false)]);
+        assert!(rights.flatten().count() >= 2, "{}: no castling rights", b.id);
+        // Within two plies somebody castles: the counts include castling moves.
+        let first = v.legal_moves(&pos);
+        let second = first.iter().flat_map(|m| v.legal_moves(&v.make(&pos, m)));
+        castled += usize::from(first.iter().copied().chain(second).any(|m| matches!(m, Move::Castle { .. })));
+    }
+    assert!(castled >= 6, "{castled} blocks with castling within two plies");
+}
+
+#[test]
+fn castling_is_read_and_written_as_o_o_and_o_o_o() {
+    let v = user("chess.md");
+    let fen = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+    let pos = parse_position(&v, fen).unwrap();
+    let short = read_move(&v, &pos, "O-O").unwrap();
+    let long = read_move(&v, &pos, "0-0-0").unwrap();
+    assert_eq!(write_move(&v, &pos, &short), "O-O");
+    assert_eq!(write_move(&v, &pos, &long), "O-O-O");
+    let after = v.make(&pos, &short);
+    assert_eq!(
+        write_position(&v, &after),
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R4RK1 b kq - 1 1"
+    );
+    let after = v.make(&pos, &long);
+    assert_eq!(
+        write_position(&v, &after),
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/2KR3R b kq - 1 1"
+    );
+    // The king's two-square step is not castling.
+    assert!(read_move(&v, &pos, "Kg1").is_err());
+    // A check mark earned by castling: the rook gives check on f8's file.
+    let v = user("chess.md");
+    let pos = parse_position(&v, "5k2/8/8/8/8/8/8/4K2R w K - 0 1").unwrap();
+    let m = read_move(&v, &pos, "O-O").unwrap();
+    assert_eq!(write_move(&v, &pos, &m), "O-O+");
+}
+
+#[test]
+fn castling_out_of_through_or_into_check_is_refused_saying_why() {
+    let v = user("chess.md");
+    // Black's rook on f8 attacks f1: White may not castle short through it.
+    let pos = parse_position(&v, "4kr2/8/8/8/8/8/8/R3K2R w KQ - 0 1").unwrap();
+    let err = read_move(&v, &pos, "O-O").unwrap_err().to_string();
+    assert!(err.contains("out of, through or into check"), "{err}");
+    assert!(err.contains("legal: O-O-O"), "{err}");
+    // In check: no castling at all.
+    let pos = parse_position(&v, "4r1k1/8/8/8/8/8/8/R3K2R w KQ - 0 1").unwrap();
+    assert!(!v.legal_moves(&pos).iter().any(|m| matches!(m, Move::Castle { .. })));
+    // Into check: g1 attacked by the rook on g8.
+    let pos = parse_position(&v, "4k1r1/8/8/8/8/8/8/R3K2R w KQ - 0 1").unwrap();
+    assert!(read_move(&v, &pos, "O-O").is_err());
+    assert!(read_move(&v, &pos, "O-O-O").is_ok());
+    // No right after the king has moved and come back.
+    let pos = play(&v, "4k3/8/8/8/8/8/8/R3K2R w KQ - 0 1", &["Kf1", "Kd8", "Ke1", "Ke8"]);
+    let err = read_move(&v, &pos, "O-O").unwrap_err().to_string();
+    assert!(err.contains("no castling right"), "{err}");
+    assert!(write_position(&v, &pos).contains(" w - - "), "{}", write_position(&v, &pos));
+}
+
+#[test]
+fn castling_rights_follow_rook_moves_and_captures() {
+    let v = user("chess.md");
+    let pos = play(&v, "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", &["Rxa8+"]);
+    // The white rook left a1 and took the rook on a8: White keeps K, Black keeps k.
+    assert_eq!(write_position(&v, &pos), "R3k2r/8/8/8/8/8/8/4K2R b Kk - 0 1");
+    // Shredder-FEN letters are read; outermost rooks are written as K/Q (X-FEN).
+    let pos = parse_position(&v, "r3k2r/8/8/8/8/8/8/R3K2R w HAha - 0 1").unwrap();
+    assert_eq!(write_position(&v, &pos), "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1");
+    // An inner rook's right is written by its file.
+    let pos = parse_position(&v, "2r1kr2/8/8/8/8/8/8/1R2K1R1 w GBfc - 0 1").unwrap();
+    assert_eq!(write_position(&v, &pos), "2r1kr2/8/8/8/8/8/8/1R2K1R1 w KQkq - 0 1");
+    let pos = parse_position(&v, "r1r1k3/8/8/8/8/8/8/4K3 b c - 0 1").unwrap();
+    assert_eq!(write_position(&v, &pos), "r1r1k3/8/8/8/8/8/8/4K3 b c - 0 1");
+}
+
+#[test]
+fn a_castling_right_without_its_rook_is_refused_where_it_is_written() {
+    let v = user("chess.md");
+    let err = parse_position(&v, "4k3/8/8/8/8/8/8/4K2R w KQ - 0 1").unwrap_err().to_string();
+    assert!(err.contains("castling right `Q`"), "{err}");
+    let err = parse_position(&v, "4k3/8/8/8/8/8/8/4K2R w KX - 0 1").unwrap_err().to_string();
+    assert!(err.contains("not a right"), "{err}");
+    // A game without castling refuses any right.
+    let shatranj = user("shatranj.md");
+    let err = parse_position(&shatranj, "4k3/8/8/8/8/8/8/R3K3 w Q - 0 1").unwrap_err().to_string();
+    assert!(err.contains("no castling in this game"), "{err}");
+}
+
+#[test]
+fn bare_king_in_shatranj_ended_the_game_with_seven_moves_left() {
+    // Issue 37: Fairy-Stockfish has 0 legal moves here (Black's Shah is bare, White to
+    // move); ravenpost had 7.
+    let v = user("shatranj.md");
+    let pos = parse_position(&v, "4k3/8/8/8/8/8/3Q4/4K3 w - - 0 1").unwrap();
+    assert!(v.legal_moves(&pos).is_empty());
+    assert_eq!(v.outcome(&pos), Some(Outcome::Win { winner: Side::White, reason: EndReason::BareKing }));
+    // Bared but to move, Black may answer; it cannot take the Ferz, so it loses next.
+    let pos = parse_position(&v, "4k3/8/8/8/8/8/3Q4/4K3 b - - 0 1").unwrap();
+    assert_eq!(v.outcome(&pos), None);
+    assert_eq!(v.legal_moves(&pos).len(), 5);
+    // Baring the other Shah at once: both bare, the game goes on.
+    let pos = play(&v, "8/8/8/8/8/8/3q4/4K2k w - - 0 1", &["Kxd2"]);
+    assert_eq!(v.outcome(&pos), None);
+    assert!(!v.legal_moves(&pos).is_empty());
+}
+
+#[test]
+fn extinction_of_a_kind_is_a_typed_verdict() {
+    let text = std::fs::read_to_string("tests/data/variants/chess.md").unwrap();
+    let text =
+        text.replace("  castling: {", "  extinction: { kinds: [N], count: 0, result: loss }\n  castling: {");
+    let v = load_definition(&text).unwrap().variant(&[]).unwrap();
+    let pos = parse_position(&v, "4k3/8/8/8/8/8/8/N3K3 b - - 0 1").unwrap();
+    assert!(v.legal_moves(&pos).is_empty());
+    assert_eq!(v.outcome(&pos), Some(Outcome::Win { winner: Side::White, reason: EndReason::Extinction }));
+}
