@@ -25,6 +25,7 @@ use crate::engine::{
 };
 use crate::notation::position_string::{PositionError, RankOrder, parse_placement};
 
+pub mod fsf;
 pub mod import;
 pub mod legend;
 mod rules;

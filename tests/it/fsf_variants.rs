@@ -156,3 +156,48 @@ fn extinction_of_a_kind_is_a_typed_verdict() {
     assert!(v.legal_moves(&pos).is_empty());
     assert_eq!(v.outcome(&pos), Some(Outcome::Win { winner: Side::White, reason: EndReason::Extinction }));
 }
+
+fn ravenpost(args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ravenpost")).args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn import_fsf_writes_a_definition_that_plays_and_refuses_by_key_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let ini = dir.path().join("variants.ini");
+    std::fs::write(
+        &ini,
+        "# two sections\n[capablanca-like:chess]\nmaxFile = 10\narchbishop = a\nchancellor = c\n\
+         startFen = rnabqkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR w KQkq - 0 1\n\
+         promotionPieceTypes = qcarbn\ncastlingKingsideFile = i\ncastlingQueensideFile = c\n\n\
+         [drops:chess]\npieceDrops = true\n",
+    )
+    .unwrap();
+    let ini = ini.to_str().unwrap();
+    let (code, text, err) = ravenpost(&["variant", "import-fsf", ini, "capablanca-like"]);
+    assert_eq!(code, 0, "{err}");
+    let file = dir.path().join("capablanca-like.md");
+    std::fs::write(&file, &text).unwrap();
+    // Fairy-Stockfish's capablanca perft from the start (tests/data/variants/capablanca.md).
+    let (code, out, err) = ravenpost(&["perft", "--variant-file", file.to_str().unwrap(), "3"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().last(), Some("25228"));
+    // Castling came through: O-O from a position where it is legal.
+    let v = load_definition(&text).unwrap().variant(&[]).unwrap();
+    let pos = parse_position(&v, "r4k3r/10/10/10/10/10/10/R4K3R w KQkq - 0 1").unwrap();
+    assert_eq!(write_move(&v, &pos, &read_move(&v, &pos, "O-O").unwrap()), "O-O");
+    // What it cannot say is refused with its line and key, and nothing is printed.
+    let (code, out, err) = ravenpost(&["variant", "import-fsf", ini, "drops"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(out.is_empty());
+    assert!(err.contains("line 12: `pieceDrops`"), "{err}");
+    // Several sections and no name: the names are listed.
+    let (code, _, err) = ravenpost(&["variant", "import-fsf", ini]);
+    assert_ne!(code, 0);
+    assert!(err.contains("capablanca-like drops"), "{err}");
+}
