@@ -108,6 +108,8 @@ struct Spec {
     promotion_black: Option<u8>,
     mandatory_promotion: bool,
     double_step: bool,
+    /// The ranks of the pawns' double step (`doubleStepRegionWhite`/`Black`, one rank).
+    double_step_ranks: (u8, u8),
     castling: bool,
     castling_files: (char, char),
     castling_rank: u8,
@@ -213,6 +215,7 @@ impl Spec {
             promotion_black: None,
             mandatory_promotion: true,
             double_step: true,
+            double_step_ranks: (2, 7),
             castling: true,
             castling_files: ('g', 'c'),
             castling_rank: 1,
@@ -280,6 +283,16 @@ impl Spec {
             "mandatoryPawnPromotion" => self.mandatory_promotion = boolean()?,
             "doubleStep" => self.double_step = boolean()?,
             "castling" => self.castling = boolean()?,
+            "doubleStepRegionWhite" | "doubleStepRegionBlack" => {
+                let ranks = whole_ranks(value).filter(|r| r.len() == 1);
+                let rank = ranks.ok_or_else(|| bad("a double-step region of one whole rank `*N` only"))?[0];
+                if key == "doubleStepRegionWhite" {
+                    self.double_step_ranks.0 = rank;
+                } else {
+                    self.double_step_ranks.1 = rank;
+                }
+            }
+            "castlingKingPiece" if value == "k" => {}
             "castlingKingsideFile" | "castlingQueensideFile" => {
                 let f = value.chars().next().filter(|c| c.is_ascii_lowercase() && value.len() == 1);
                 let f = f.ok_or_else(|| bad("expected a file letter"))?;
@@ -292,13 +305,14 @@ impl Spec {
             "castlingRank" => self.castling_rank = number()?,
             "castlingRookPiece" | "castlingRookPieces" => self.castling_rooks = value.to_lowercase(),
             "stalemateValue" => self.stalemate = outcome()?,
+            "extinctionValue" if value == "none" => self.extinction_value = None,
             "extinctionValue" => self.extinction_value = Some(outcome()?),
             "extinctionPieceTypes" => self.extinction_kinds = value.to_lowercase(),
             "extinctionPieceCount" => self.extinction_count = number()?,
             "extinctionOpponentPieceCount" => self.extinction_opponent = number()?,
             "extinctionClaim" => self.extinction_claim = boolean()?,
             "checking" if value == "true" => {}
-            "nMoveRule" | "nFoldRule" => {
+            "nMoveRule" | "nFoldRule" | "nFoldValue" => {
                 self.notes.push(format!("Fairy-Stockfish: {key} = {value}; the club's own draw rules apply"));
             }
             _ => return self.apply_piece(line, key, value),
@@ -378,37 +392,42 @@ fn whole_ranks(value: &str) -> Option<Vec<u8>> {
     (!ranks.is_empty() && contiguous).then_some(ranks)
 }
 
-/// The spec of section `name`: its parent's, then its own keys.
+/// The spec of section `name`, the last of that name among `all`: its parent's (the
+/// built-in template, or a section before it: Fairy-Stockfish knows only the variants
+/// read so far), then its own keys.
 fn resolve(all: &[Section], name: &str, depth: usize) -> Result<Spec, FsfError> {
     if depth > 16 {
         return Err(err(0, name, "templates inherit in a circle"));
     }
-    let Some(section) = all.iter().rfind(|s| s.name == name) else {
-        if name == "chess" {
-            return Ok(Spec::chess());
+    let Some(at) = all.iter().rposition(|s| s.name == name) else {
+        if let Some(spec) = builtin(name) {
+            return Ok(spec);
         }
         let names: Vec<&str> = all.iter().map(|s| s.name.as_str()).collect();
         return Err(err(0, name, format!("no such section (sections: {})", names.join(" "))));
     };
+    let section = &all[at];
+    let earlier = &all[..at];
     let mut spec = match &section.parent {
         None => Spec::empty(),
-        Some(p) if p == "chess" && !all.iter().any(|s| s.name == "chess") => Spec::chess(),
-        Some(p) if !all.iter().any(|s| &s.name == p) && Spec::small(p).is_some() => {
-            Spec::small(p).expect("a known template")
-        }
-        Some(p) if all.iter().any(|s| &s.name == p) => resolve(all, p, depth + 1)?,
-        Some(p) => {
-            return Err(err(
+        Some(p) if earlier.iter().any(|s| &s.name == p) => resolve(earlier, p, depth + 1)?,
+        Some(p) => builtin(p).ok_or_else(|| {
+            err(
                 section.line,
                 p,
                 "ravenpost knows the templates `chess`, `gardner`, `losalamos` and the sections of this file, not this built-in",
-            ));
-        }
+            )
+        })?,
     };
     for (line, key, value) in &section.entries {
         spec.apply(*line, key, value)?;
     }
     Ok(spec)
+}
+
+/// The built-in templates ravenpost knows.
+fn builtin(name: &str) -> Option<Spec> {
+    if name == "chess" { Some(Spec::chess()) } else { Spec::small(name) }
 }
 
 /// The definition file of `spec`.
@@ -561,8 +580,8 @@ fn write_piece(
     }
     if p.betza.is_none() {
         y.push_str("      pawn: true\n      letterless: true\n      en-passant: true\n");
-        if spec.double_step && !pawns_on_second_ranks(fen_ranks, c, spec.ranks) {
-            return Err(err(line, "doubleStep", "pawns that start off their second rank"));
+        if spec.double_step && !pawns_on_double_step_ranks(fen_ranks, c, spec) {
+            return Err(err(line, "doubleStep", "pawns that start off the ranks of their double step"));
         }
         let zone = match spec.promotion_rank {
             Some(r) if r >= 1 && r <= spec.ranks => spec.ranks - r + 1,
@@ -612,14 +631,15 @@ fn write_piece(
     Ok(())
 }
 
-/// Whether every pawn (`c`) of the start stands on its side's second rank, where
-/// Fairy-Stockfish's default double step applies (ravenpost's: the setup ranks).
-fn pawns_on_second_ranks(fen_ranks: &[&str], c: char, ranks: u8) -> bool {
+/// Whether every pawn (`c`) of the start stands on its side's double-step rank, where
+/// Fairy-Stockfish allows it (ravenpost's: the setup ranks).
+fn pawns_on_double_step_ranks(fen_ranks: &[&str], c: char, spec: &Spec) -> bool {
     fen_ranks.iter().enumerate().all(|(i, r)| {
-        let rank = ranks as usize - i; // the first FEN rank is the highest
+        let rank = spec.ranks as usize - i; // the first FEN rank is the highest
         let white = r.contains(c.to_ascii_uppercase());
         let black = r.contains(c);
-        (!white || rank == 2) && (!black || rank == 7)
+        (!white || rank == spec.double_step_ranks.0 as usize)
+            && (!black || rank == spec.double_step_ranks.1 as usize)
     })
 }
 

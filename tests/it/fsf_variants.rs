@@ -201,3 +201,53 @@ fn import_fsf_writes_a_definition_that_plays_and_refuses_by_key_and_line() {
     assert_ne!(code, 0);
     assert!(err.contains("capablanca-like drops"), "{err}");
 }
+
+/// `tests/data/fsf/perft.txt`: (name, depth, nodes).
+fn fsf_perft() -> Vec<(String, u32, u64)> {
+    std::fs::read_to_string("tests/data/fsf/perft.txt")
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            (f[0].to_string(), f[1].parse().unwrap(), f[2].parse().unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn imported_fairy_stockfish_variants_match_its_perft_at_depths_1_to_4() {
+    let ini = std::fs::read_to_string("tests/data/fsf/variants.ini").unwrap();
+    let expect = fsf_perft();
+    let mut names: Vec<&str> = expect.iter().map(|e| e.0.as_str()).collect();
+    names.dedup();
+    assert!(names.len() >= 40, "{} variants", names.len());
+    for name in names {
+        let (_, text) =
+            ravenpost::variants::fsf::import(&ini, Some(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let v =
+            load_definition(&text).unwrap_or_else(|e| panic!("{name}: {e}\n{text}")).variant(&[]).unwrap();
+        let start = v.start_position();
+        let depths: Vec<u32> = expect.iter().filter(|e| e.0 == name).map(|e| e.1).collect();
+        assert_eq!(depths, vec![1, 2, 3, 4], "{name}");
+        for (_, depth, nodes) in expect.iter().filter(|e| e.0 == name) {
+            assert_eq!(v.perft(&start, *depth), *nodes, "{name} depth {depth}");
+        }
+    }
+}
+
+#[test]
+fn every_refused_section_of_fairy_stockfishs_file_has_its_reason() {
+    let refused = std::fs::read_to_string("tests/data/fsf/refused.txt").unwrap();
+    let ini = std::fs::read_to_string("tests/data/fsf/variants.ini").unwrap();
+    let imported = ravenpost::variants::fsf::section_names(&ini).unwrap();
+    let mut n = 0;
+    for line in refused.lines().filter(|l| !l.starts_with('#') && !l.is_empty()) {
+        let (name, reason) = line.split_once(": ").unwrap();
+        assert!(reason.starts_with("line ") || reason.contains("not this built-in"), "{line}");
+        assert!(!imported.iter().any(|i| i == name), "{name} is both imported and refused");
+        n += 1;
+    }
+    // With the 19 imported, every one of the 143 sections of that file.
+    assert_eq!(n + 19, 143);
+}
