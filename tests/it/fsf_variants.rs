@@ -251,3 +251,77 @@ fn every_refused_section_of_fairy_stockfishs_file_has_its_reason() {
     // With the 19 imported, every one of the 143 sections of that file.
     assert_eq!(n + 19, 143);
 }
+
+/// A bare repository with the hook and Ann's and Bo's clones; Ann starts the archive.
+fn club() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf, std::path::PathBuf) {
+    use common::{git, identity, ok};
+    let t = tempfile::tempdir().unwrap();
+    let home = identity(&t.path().join("home"), "Referee", "referee@example.org");
+    let server = t.path().join("server.git");
+    git(t.path(), &home, &["init", "--quiet", "--bare", "-b", "main", server.to_str().unwrap()]);
+    ok(t.path(), &home, &["hook", "install", "--repo", server.to_str().unwrap()]);
+    let mut clones = Vec::new();
+    for name in ["Ann", "Bo"] {
+        let dir = t.path().join(name.to_lowercase());
+        git(t.path(), &home, &["clone", "--quiet", server.to_str().unwrap(), dir.to_str().unwrap()]);
+        git(&dir, &home, &["config", "user.name", name]);
+        git(&dir, &home, &["config", "user.email", &format!("{}@example.org", name.to_lowercase())]);
+        clones.push(dir);
+    }
+    let bo = clones.pop().unwrap();
+    let ann = clones.pop().unwrap();
+    ok(&ann, &home, &["init"]);
+    (t, home, ann, bo)
+}
+
+/// Plays `moves` of game `id` alternately from Ann's and Bo's clones, each pushed
+/// through the hook.
+fn play_by_correspondence(home: &Path, ann: &Path, bo: &Path, id: &str, moves: &[&str]) {
+    use common::ok;
+    for (i, m) in moves.iter().enumerate() {
+        let (dir, who) = if i % 2 == 0 { (ann, "Ann") } else { (bo, "Bo") };
+        ok(dir, home, &["sync"]);
+        ok(dir, home, &["move", id, m, "--as", who]);
+        assert!(ok(dir, home, &["sync"]).contains("Pushed 1 commit"), "{m}");
+    }
+    ok(ann, home, &["sync"]);
+    ok(bo, home, &["sync"]);
+}
+
+#[test]
+fn capablanca_with_both_castlings_and_shatranj_ended_by_bare_king_by_correspondence() {
+    use common::ok;
+    let (t, home, ann, bo) = club();
+    let capablanca = std::fs::canonicalize("tests/data/variants/capablanca.md").unwrap();
+    let capablanca = capablanca.to_str().unwrap();
+    ok(&ann, &home, &["new", "--variant-file", capablanca, "--white", "Ann", "--black", "Bo", "--id", "c"]);
+    let moves =
+        ["Nj3", "Na6", "Ci3", "Ab6", "h3", "e6", "Bh2", "Qe7", "O-O", "c6", "a3", "Bc7", "a4", "O-O-O"];
+    play_by_correspondence(&home, &ann, &bo, "c", &moves);
+    let shown = ok(&bo, &home, &["show", "c"]);
+    assert!(shown.contains("Last move: 7... O-O-O (O-O-O), ply 14"), "{shown}");
+    let record = std::fs::read_to_string(bo.join(common::fan_out_path("capablanca", "c"))).unwrap();
+    let words = record.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains("5. O-O {") && words.contains("7... O-O-O {"), "{record}");
+    // A shatranj ending as a definition's start: the Rukh takes the last black piece,
+    // Black answers, and White has bared the Shah.
+    let ending = std::fs::read_to_string("tests/data/variants/shatranj.md")
+        .unwrap()
+        .replace("slug: shatranj", "slug: shatranj-ending")
+        .replace("RNBKQBNR/PPPPPPPP/8/8/8/8/pppppppp/rnbkqbnr", "3RK3/3r4/8/8/8/8/8/4k3");
+    let file = t.path().join("shatranj-ending.md");
+    std::fs::write(&file, ending).unwrap();
+    ok(
+        &ann,
+        &home,
+        &["new", "--variant-file", file.to_str().unwrap(), "--white", "Ann", "--black", "Bo", "--id", "s"],
+    );
+    play_by_correspondence(&home, &ann, &bo, "s", &["Rxd2", "Kf7"]);
+    let shown = ok(&ann, &home, &["show", "s"]);
+    assert!(shown.contains("Bo (Black) has a bare king"), "{shown}");
+    let record = std::fs::read_to_string(ann.join(common::fan_out_path("shatranj-ending", "s"))).unwrap();
+    assert!(record.contains("[Result \"1-0\"]"), "{record}");
+    let err = common::fails(&bo, &home, &["move", "s", "Ke1", "--as", "Ann"], 1, "");
+    assert!(!err.is_empty());
+    assert!(ok(&ann, &home, &["verify"]).contains("0 problems"));
+}
