@@ -325,3 +325,108 @@ fn capablanca_with_both_castlings_and_shatranj_ended_by_bare_king_by_corresponde
     assert!(!err.is_empty());
     assert!(ok(&ann, &home, &["verify"]).contains("0 problems"));
 }
+
+/// The position as Fairy-Stockfish writes it: castling and en passant fields always.
+fn fsf_fen(v: &Variant, pos: &ravenpost::engine::Position) -> String {
+    let s = write_position(v, pos);
+    if v.def().chess_fields {
+        return s;
+    }
+    let mut f: Vec<&str> = s.split(' ').collect();
+    f.splice(2..2, ["-", "-"]);
+    f.join(" ")
+}
+
+/// `m` in UCI as Fairy-Stockfish writes it (castling: the king's two squares).
+fn uci(v: &Variant, m: &Move) -> String {
+    let d = v.def().dims;
+    let promo = m.promotion().map(|k| v.def().kind(k).code.to_lowercase()).unwrap_or_default();
+    format!("{}{}{promo}", d.name(m.from().unwrap()), d.name(m.to()))
+}
+
+/// The game's end from the side to move's view, as Fairy-Stockfish gives it: 1 it has
+/// won, -1 lost, 0 drawn; `None` while it goes on.
+fn end_value(v: &Variant, pos: &ravenpost::engine::Position) -> Option<i32> {
+    v.outcome(pos).map(|o| match o {
+        Outcome::Win { winner, .. } if winner == pos.side_to_move() => 1,
+        Outcome::Win { .. } => -1,
+        Outcome::Draw { .. } => 0,
+    })
+}
+
+#[test]
+fn pyffish_agrees_on_legal_moves_and_game_ends_in_random_games() {
+    common::tools::require_pyffish();
+    let ini = std::fs::read_to_string("tests/data/fsf/variants.ini").unwrap();
+    let courier = ravenpost::variants::fsf::import(&ini, Some("courier")).unwrap().1;
+    let variants = [
+        ("chess", user("chess.md")),
+        ("capablanca", user("capablanca.md")),
+        ("shatranj", user("shatranj.md")),
+        ("courier", load_definition(&courier).unwrap().variant(&[]).unwrap()),
+    ];
+    let mut rng = common::rng::Lcg(0x000f_5f37);
+    let mut lines = String::new();
+    let mut ours = Vec::new();
+    for (name, v) in &variants {
+        for _ in 0..24 {
+            let mut pos = v.start_position();
+            for _ in 0..400 {
+                let legal = v.legal_moves(&pos);
+                let mut moves: Vec<String> = legal.iter().map(|m| uci(v, m)).collect();
+                moves.sort();
+                lines.push_str(&format!("{name}\t{}\n", fsf_fen(v, &pos)));
+                ours.push((name.to_string(), fsf_fen(v, &pos), moves.join(" "), end_value(v, &pos)));
+                if legal.is_empty() {
+                    break;
+                }
+                // Prefer captures, so games reach bare kings and endings.
+                let captures: Vec<&Move> = legal.iter().filter(|m| m.capture().is_some()).collect();
+                let m = if !captures.is_empty() && rng.below(3) > 0 {
+                    *captures[rng.below(captures.len())]
+                } else {
+                    legal[rng.below(legal.len())]
+                };
+                pos = v.make(&pos, &m);
+            }
+        }
+    }
+    let script = r#"
+import sys, pyffish
+for line in sys.stdin:
+    variant, fen = line.rstrip("\n").split("\t")
+    moves = sorted(pyffish.legal_moves(variant, fen, []))
+    end, value = pyffish.is_immediate_game_end(variant, fen, [])
+    if not end and not moves:
+        end, value = True, pyffish.game_result(variant, fen, [])
+    v = "-" if not end else str((value > 0) - (value < 0))
+    print(" ".join(moves) + "|" + v)
+"#;
+    let mut child = std::process::Command::new("python3")
+        .args(["-c", script])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Written from a thread: the answers are read while the questions are written.
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        use std::io::Write;
+        stdin.write_all(lines.as_bytes()).unwrap();
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    assert!(out.status.success());
+    let theirs: Vec<String> = String::from_utf8(out.stdout).unwrap().lines().map(String::from).collect();
+    assert_eq!(theirs.len(), ours.len());
+    assert!(ours.len() >= 5000, "{} positions", ours.len());
+    let mut ended = 0;
+    for ((name, fen, moves, end), line) in ours.iter().zip(&theirs) {
+        let (their_moves, their_end) = line.split_once('|').unwrap();
+        assert_eq!(moves, their_moves, "{name} {fen}: legal moves");
+        let end = end.map_or("-".to_string(), |e| e.to_string());
+        assert_eq!(end, their_end, "{name} {fen}: game end");
+        ended += usize::from(end != "-");
+    }
+    assert!(ended >= 20, "{ended} games ended");
+}
