@@ -75,6 +75,56 @@ impl KindDef {
     }
 }
 
+/// Castling as Fairy-Stockfish plays it: the king (a royal kind) and a rook (one of the
+/// castling kinds) of the same side, both unmoved, on the side's castling rank; the king
+/// goes to a fixed file on its wing and the rook to the square beside it on the inside.
+/// The squares both cross must be empty, and the king may not castle out of, through or
+/// into check.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Castling {
+    /// The kind that castles as the king (royal).
+    pub king: PieceKind,
+    /// The kinds that may castle as the rook.
+    pub rooks: Vec<PieceKind>,
+    /// Where the king lands castling towards the higher files (`O-O`), 0 = file a.
+    pub king_side_file: u8,
+    /// Where the king lands castling towards the lower files (`O-O-O`).
+    pub queen_side_file: u8,
+    /// The castling rank counted from each side's own first rank (0 = rank 1 for the
+    /// first side and the last rank for the second).
+    pub rank: u8,
+}
+
+/// How many pieces of which kinds a side keeps, below which the game ends (extinction;
+/// Fairy-Stockfish's `extinctionValue` rules: shatranj's bare king is "one piece left,
+/// all kinds counted, while the other side has two or more").
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Extinction {
+    /// The kinds counted (pieces on the board and in hand); empty: every kind together.
+    pub kinds: Vec<PieceKind>,
+    /// A side with this many pieces or fewer of a counted kind is extinct.
+    pub count: u8,
+    /// … while the other side keeps at least this many (0: always).
+    pub opponent_count: u8,
+    /// The side to move may still answer: when it is the extinct one, the other side
+    /// needs one piece more for the game to end (shatranj: bare the other king at once).
+    pub claim: bool,
+    /// What the extinct side gets.
+    pub result: EndValue,
+}
+
+/// What a rule gives the side it applies to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum EndValue {
+    /// That side loses.
+    #[default]
+    Loss,
+    /// That side wins.
+    Win,
+    /// A draw.
+    Draw,
+}
+
 /// Colours for drawing one level.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct LevelColors {
@@ -122,6 +172,10 @@ pub struct GameDef {
     pub armies: Vec<String>,
     /// Position strings end with the two army names.
     pub army_fields: bool,
+    /// Castling, if the game has it.
+    pub castling: Option<Castling>,
+    /// Extinction rules (the bare king), checked before the moves of a position.
+    pub extinction: Option<Extinction>,
 }
 
 impl GameDef {

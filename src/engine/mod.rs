@@ -16,9 +16,9 @@ pub mod position;
 mod tables;
 pub mod variant;
 
-pub use def::{GameDef, KindDef, LevelColors, Promotion, Render};
+pub use def::{Castling, EndValue, Extinction, GameDef, KindDef, LevelColors, Promotion, Render};
 pub use geometry::{Dims, File, Level, Offset, Rank, Square, SquareSet};
 pub use movement::{Atom, Mode, Shape};
 pub use piece::{Piece, PieceKind, Side};
 pub use position::{EnPassant, Move, Position};
-pub use variant::{EndReason, Outcome, Rules, SetupError, Variant};
+pub use variant::{CastleRook, EndReason, Outcome, Rules, SetupError, Variant};

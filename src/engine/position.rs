@@ -12,6 +12,9 @@ pub const MAX_KINDS: usize = 64;
 /// [`crate::engine::fidchell`]). Each byte is part of the hash.
 pub const VARIANT_STATE_LEN: usize = 40;
 
+/// A castling right that is not there.
+pub(crate) const NO_CASTLING: u16 = u16::MAX;
+
 /// A move of any of our games. Squares are of the game's board; kinds of its variant.
 ///
 /// The move carries what it captures, so it can be written (`x`) and checked without
@@ -59,6 +62,22 @@ pub enum Move {
         capture: PieceKind,
         /// Kind the pawn becomes on arrival, if it promotes.
         promotion: Option<PieceKind>,
+    },
+    /// Castling: the king goes from `from` to `to` and the rook from `rook_from` to
+    /// `rook_to` (written `O-O` towards the higher files, `O-O-O` towards the lower).
+    Castle {
+        /// The king's kind.
+        piece: PieceKind,
+        /// The king's square.
+        from: Square,
+        /// Where the king lands.
+        to: Square,
+        /// The rook's kind.
+        rook: PieceKind,
+        /// The rook's square.
+        rook_from: Square,
+        /// Where the rook lands.
+        rook_to: Square,
     },
     /// A move after which the moving piece and one enemy piece leave the board (the
     /// Fantasy Grand Chess Orc, rulings §4.6): the piece goes from `from` to `to`
@@ -108,6 +127,7 @@ impl Move {
             | Move::Drop { piece, .. }
             | Move::EnPassant { piece, .. }
             | Move::Removal { piece, .. }
+            | Move::Castle { piece, .. }
             | Move::Replace { piece, .. } => piece,
         }
     }
@@ -117,6 +137,7 @@ impl Move {
             Move::Normal { from, .. }
             | Move::Remote { from, .. }
             | Move::EnPassant { from, .. }
+            | Move::Castle { from, .. }
             | Move::Removal { from, .. } => Some(from),
             Move::Drop { .. } | Move::Replace { .. } => None,
         }
@@ -128,6 +149,7 @@ impl Move {
             | Move::Drop { to, .. }
             | Move::Replace { to, .. }
             | Move::EnPassant { to, .. }
+            | Move::Castle { to, .. }
             | Move::Removal { to, .. } => to,
             Move::Remote { target, .. } => target,
         }
@@ -138,7 +160,14 @@ impl Move {
             Move::Normal { capture, .. } => capture,
             Move::Remote { capture, .. } | Move::EnPassant { capture, .. } => Some(capture),
             Move::Removal { capture, .. } => capture.map(|c| c.1),
-            Move::Drop { .. } | Move::Replace { .. } => None,
+            Move::Drop { .. } | Move::Replace { .. } | Move::Castle { .. } => None,
+        }
+    }
+    /// Whether the move castles towards the higher files (`O-O`); `None` for other moves.
+    pub fn castles_king_side(&self) -> Option<bool> {
+        match *self {
+            Move::Castle { from, rook_from, .. } => Some(rook_from.index() > from.index()),
+            _ => None,
         }
     }
     /// The promotion kind, if the move promotes.
@@ -172,6 +201,9 @@ pub struct Position {
     pub(crate) hand: [[u8; MAX_KINDS]; 2],
     pub(crate) hash: u64,
     pub(crate) en_passant: Option<EnPassant>,
+    /// Castling rights: `[side * 2 + wing]` (wing 0 towards the higher files, 1 towards
+    /// the lower) → the square of the rook that may castle, [`NO_CASTLING`] for none.
+    pub(crate) castling: [u16; 4],
     /// Variant-specific state, all zero unless the variant's rules use it.
     pub(crate) variant_state: [u8; VARIANT_STATE_LEN],
 }
@@ -229,8 +261,29 @@ impl Position {
     pub fn en_passant(&self) -> Option<EnPassant> {
         self.en_passant
     }
+    /// The square of the rook `side` may castle with towards the higher files
+    /// (`king_side`) or the lower, if it has that right.
+    pub fn castling_rook(&self, side: Side, king_side: bool) -> Option<Square> {
+        let v = self.castling[side.index() * 2 + usize::from(!king_side)];
+        if v == NO_CASTLING { None } else { Square::from_index(v as usize) }
+    }
+
+    pub(crate) fn set_castling(&mut self, slot: usize, rook: Option<Square>) {
+        let z = zobrist();
+        let old = self.castling[slot];
+        if old != NO_CASTLING {
+            self.hash ^= z.castles[slot * SQUARE_COUNT + old as usize];
+        }
+        let new = rook.map_or(NO_CASTLING, |sq| sq.index() as u16);
+        if new != NO_CASTLING {
+            self.hash ^= z.castles[slot * SQUARE_COUNT + new as usize];
+        }
+        self.castling[slot] = new;
+    }
+
     /// A 64-bit hash of everything that makes positions the same for repetition
-    /// (pieces, side to move, pieces off the board, variant state, en passant right);
+    /// (pieces, side to move, pieces off the board, variant state, en passant and
+    /// castling rights);
     /// clocks are not included.
     pub fn hash(&self) -> u64 {
         self.hash
@@ -247,6 +300,7 @@ impl Position {
             hand: [[0; MAX_KINDS]; 2],
             hash: 0,
             en_passant: None,
+            castling: [NO_CASTLING; 4],
             variant_state: [0; VARIANT_STATE_LEN],
         };
         if side_to_move == Side::Black {
@@ -318,6 +372,7 @@ pub(crate) struct Zobrist {
     eps: Vec<u64>,
     side: u64,
     variant: Vec<u64>,
+    castles: Vec<u64>,
 }
 
 impl Zobrist {
@@ -358,6 +413,7 @@ pub(crate) fn zobrist() -> &'static Zobrist {
         // what they were.
         let variant = (0..VARIANT_STATE_LEN * 256).map(|_| next()).collect();
         let eps = (0..SQUARE_COUNT).map(|_| next()).collect();
-        Zobrist { pieces, hands, eps, side, variant }
+        let castles = (0..4 * SQUARE_COUNT).map(|_| next()).collect();
+        Zobrist { pieces, hands, eps, side, variant, castles }
     })
 }

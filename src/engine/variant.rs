@@ -52,6 +52,11 @@ pub enum EndReason {
     /// The side to move's royal piece was captured and nothing may take its place
     /// (Fidchell, rulings §3.8).
     RoyalCaptured,
+    /// A side has only its king left (shatranj, courier: Fairy-Stockfish's extinction of
+    /// all pieces but one), and the other side cannot bare it in return at once.
+    BareKing,
+    /// A side has lost every piece of a kind the definition's extinction rule counts.
+    Extinction,
 }
 
 impl fmt::Display for EndReason {
@@ -60,6 +65,8 @@ impl fmt::Display for EndReason {
             EndReason::Checkmate => "checkmate",
             EndReason::Stalemate => "stalemate",
             EndReason::RoyalCaptured => "king captured",
+            EndReason::BareKing => "bare king",
+            EndReason::Extinction => "extinction",
         })
     }
 }
@@ -158,6 +165,29 @@ impl fmt::Debug for Variant {
     }
 }
 
+/// The rook of a castling right as a position string names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CastleRook {
+    /// `K`/`k`: the outermost castling rook towards the higher files.
+    KingSide,
+    /// `Q`/`q`: the outermost castling rook towards the lower files.
+    QueenSide,
+    /// A file letter (Shredder-FEN, X-FEN): the rook on that file, 0 = a.
+    File(u8),
+}
+
+impl CastleRook {
+    /// The letter as `side` writes it.
+    pub fn field(self, side: Side) -> String {
+        let c = match self {
+            CastleRook::KingSide => 'K',
+            CastleRook::QueenSide => 'Q',
+            CastleRook::File(f) => (b'A' + f) as char,
+        };
+        if side == Side::White { c.to_string() } else { c.to_ascii_lowercase().to_string() }
+    }
+}
+
 /// Why a position could not be set up.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -180,6 +210,10 @@ pub enum SetupError {
     /// A side has no royal piece where the variant needs one.
     #[error("{0} has no royal piece")]
     NoRoyal(String),
+    /// A castling right the position cannot have: no castling king on its rank, or no
+    /// castling rook where the right names one.
+    #[error("no castling right `{0}` here: {1}")]
+    Castling(String, String),
     /// The side not to move is in check: its royal piece could be captured at once.
     #[error("the side not to move is in check")]
     OpponentInCheck,
@@ -262,6 +296,13 @@ impl Variant {
     pub fn start_position(&self) -> Position {
         let mut pos =
             self.setup(&self.def.setup, Side::White, &[]).expect("built-in setups are valid (tested)");
+        for side in Side::ALL {
+            for king_side in [true, false] {
+                if let Some(rook) = self.outermost_rook(&pos, side, king_side) {
+                    pos.set_castling(side.index() * 2 + usize::from(!king_side), Some(rook));
+                }
+            }
+        }
         self.rules.init_start(self, &mut pos);
         pos
     }
@@ -383,6 +424,188 @@ impl Variant {
         }
     }
 
+    /// The castling rank of `side` on the board (rank index), if the game castles.
+    fn castling_rank(&self, side: Side) -> Option<i32> {
+        let c = self.def.castling.as_ref()?;
+        let last = self.def.dims.ranks() as i32 - 1;
+        Some(if side == Side::White { c.rank as i32 } else { last - c.rank as i32 })
+    }
+
+    /// The square of `side`'s castling king, if it stands on its castling rank.
+    fn castling_king(&self, pos: &Position, side: Side) -> Option<Square> {
+        let c = self.def.castling.as_ref()?;
+        let k = pos.royal[side.index()]?;
+        let on_rank = k.rank().index() as i32 == self.castling_rank(side)?;
+        (on_rank && pos.piece_at(k).is_some_and(|p| p.kind == c.king)).then_some(k)
+    }
+
+    /// Whether `sq` holds a castling rook of `side`.
+    fn is_castling_rook(&self, pos: &Position, side: Side, sq: Square) -> bool {
+        let Some(c) = &self.def.castling else {
+            return false;
+        };
+        pos.piece_at(sq).is_some_and(|p| p.side == side && c.rooks.contains(&p.kind))
+    }
+
+    /// The outermost castling rook of `side` on its castling rank towards the higher files
+    /// (`king_side`) or the lower from its castling king: the rook `K` or `Q` of a
+    /// position string names.
+    pub fn outermost_rook(&self, pos: &Position, side: Side, king_side: bool) -> Option<Square> {
+        let k = self.castling_king(pos, side)?;
+        let (level, rank, kf) = (k.level().index() as i32, k.rank().index() as i32, k.file().index() as i32);
+        let files = self.def.dims.files() as i32;
+        let order: Vec<i32> = if king_side { ((kf + 1)..files).rev().collect() } else { (0..kf).collect() };
+        order
+            .into_iter()
+            .filter_map(|f| self.def.dims.square_at(level, f, rank))
+            .find(|&sq| self.is_castling_rook(pos, side, sq))
+    }
+
+    /// Gives `side` the castling right with the rook `rook` names (used when reading
+    /// position strings).
+    ///
+    /// # Errors
+    /// [`SetupError::Castling`] when the game has no castling, `side`'s castling king is
+    /// not on its castling rank, or no castling rook of `side` stands where `rook` says.
+    pub fn add_castling_right(
+        &self,
+        pos: &mut Position,
+        side: Side,
+        rook: CastleRook,
+    ) -> Result<(), SetupError> {
+        let field = rook.field(side);
+        let bad = |why: &str| SetupError::Castling(field.clone(), why.to_string());
+        if self.def.castling.is_none() {
+            return Err(bad("this game has no castling"));
+        }
+        let k = self
+            .castling_king(pos, side)
+            .ok_or_else(|| bad("the castling king is not on its castling rank"))?;
+        let sq = match rook {
+            CastleRook::KingSide => self.outermost_rook(pos, side, true),
+            CastleRook::QueenSide => self.outermost_rook(pos, side, false),
+            CastleRook::File(f) => self
+                .def
+                .dims
+                .square_at(k.level().index() as i32, f as i32, k.rank().index() as i32)
+                .filter(|&sq| self.is_castling_rook(pos, side, sq)),
+        }
+        .ok_or_else(|| bad("no castling rook of that side stands there"))?;
+        let king_side = sq.file().index() > k.file().index();
+        pos.set_castling(side.index() * 2 + usize::from(!king_side), Some(sq));
+        Ok(())
+    }
+
+    /// The castling moves of the side to move: the right still there, the squares king
+    /// and rook cross empty, and the king neither in check nor crossing or landing on an
+    /// attacked square (whether it is left in check at all is judged as for any move).
+    fn castling_moves(&self, pos: &Position, out: &mut Vec<Move>) {
+        let Some(c) = &self.def.castling else {
+            return;
+        };
+        let side = pos.side_to_move;
+        if pos.castling[side.index() * 2] == super::position::NO_CASTLING
+            && pos.castling[side.index() * 2 + 1] == super::position::NO_CASTLING
+        {
+            return;
+        }
+        let Some(k) = self.castling_king(pos, side) else {
+            return;
+        };
+        let (level, rank) = (k.level().index() as i32, k.rank().index() as i32);
+        let mut in_check = None;
+        for king_side in [true, false] {
+            let Some(r) = pos.castling_rook(side, king_side) else {
+                continue;
+            };
+            let kf = i32::from(if king_side { c.king_side_file } else { c.queen_side_file });
+            let rf = if king_side { kf - 1 } else { kf + 1 };
+            let (Some(kto), Some(rto)) =
+                (self.def.dims.square_at(level, kf, rank), self.def.dims.square_at(level, rf, rank))
+            else {
+                continue;
+            };
+            let span = |a: Square, b: Square| {
+                let (x, y) = (a.file().index() as i32, b.file().index() as i32);
+                x.min(y)..=x.max(y)
+            };
+            let crossed = span(k, kto).chain(span(r, rto));
+            let blocked = crossed
+                .filter_map(|f| self.def.dims.square_at(level, f, rank))
+                .any(|sq| sq != k && sq != r && pos.piece_at(sq).is_some());
+            if blocked || !self.is_castling_rook(pos, side, r) {
+                continue;
+            }
+            if *in_check.get_or_insert_with(|| self.attacked(pos, k, side.opponent())) {
+                return;
+            }
+            let by = side.opponent();
+            let attacked = span(k, kto)
+                .filter_map(|f| self.def.dims.square_at(level, f, rank))
+                .any(|sq| sq != k && self.attacked(pos, sq, by));
+            if attacked {
+                continue;
+            }
+            let rook = pos.piece_at(r).expect("castling rook").kind;
+            out.push(Move::Castle { piece: c.king, from: k, to: kto, rook, rook_from: r, rook_to: rto });
+        }
+    }
+
+    /// Clears the castling rights `mv` (played from `before` into `after`) ends: a king
+    /// that moved or was taken loses both, a rook that moved or was taken its own.
+    fn update_castling(&self, before: &Position, mv: &Move, after: &mut Position) {
+        for side in Side::ALL {
+            let king_moved = before.royal[side.index()] != after.royal[side.index()];
+            for wing in 0..2 {
+                let slot = side.index() * 2 + wing;
+                let Some(r) = after.castling_rook(side, wing == 0) else {
+                    continue;
+                };
+                if king_moved || mv.from() == Some(r) || !self.is_castling_rook(after, side, r) {
+                    after.set_castling(slot, None);
+                }
+            }
+        }
+    }
+
+    /// How the game ends by extinction in `pos`, if it does (the definition's
+    /// [`super::def::Extinction`]; Fairy-Stockfish's order: the side not to move first).
+    pub fn extinct(&self, pos: &Position) -> Option<Outcome> {
+        let e = self.def.extinction.as_ref()?;
+        let count = |side: Side, kind: Option<PieceKind>| -> u32 {
+            let on_board = pos.occupied[side.index()]
+                .iter()
+                .filter(|&sq| kind.is_none_or(|k| pos.piece_at(sq).is_some_and(|p| p.kind == k)))
+                .count() as u32;
+            let in_hand: u32 = match kind {
+                Some(k) => u32::from(pos.hand[side.index()][k.index()]),
+                None => pos.hand[side.index()].iter().map(|&n| u32::from(n)).sum(),
+            };
+            on_board + in_hand
+        };
+        let kinds: Vec<Option<PieceKind>> =
+            if e.kinds.is_empty() { vec![None] } else { e.kinds.iter().copied().map(Some).collect() };
+        let stm = pos.side_to_move;
+        for side in [stm.opponent(), stm] {
+            for &kind in &kinds {
+                let needed = u32::from(e.opponent_count) + u32::from(e.claim && side == stm);
+                if count(side, kind) <= u32::from(e.count) && count(side.opponent(), kind) >= needed {
+                    let reason = if e.kinds.is_empty() && e.count == 1 {
+                        EndReason::BareKing
+                    } else {
+                        EndReason::Extinction
+                    };
+                    return Some(match e.result {
+                        super::def::EndValue::Loss => Outcome::Win { winner: side.opponent(), reason },
+                        super::def::EndValue::Win => Outcome::Win { winner: side, reason },
+                        super::def::EndValue::Draw => Outcome::Draw { reason },
+                    });
+                }
+            }
+        }
+        None
+    }
+
     /// Sets the clocks of `pos` (used when reading position strings).
     pub fn set_clocks(&self, pos: &mut Position, halfmove_clock: u16, fullmove_number: u16) {
         pos.halfmove_clock = halfmove_clock;
@@ -439,6 +662,9 @@ impl Variant {
     /// Pseudo-legal moves: what the pieces' movement allows, before king safety.
     pub fn pseudo_legal_moves(&self, pos: &Position, out: &mut Vec<Move>) {
         GENERATIONS.with(|n| n.set(n.get() + 1));
+        if self.def.extinction.is_some() && self.extinct(pos).is_some() {
+            return;
+        }
         let side = pos.side_to_move;
         let own = pos.occupied[side.index()];
         let check_freeze = self.freezer.is_some();
@@ -452,6 +678,7 @@ impl Variant {
         if let Some(ep) = pos.en_passant {
             self.en_passant_moves(pos, ep, side, Some(out));
         }
+        self.castling_moves(pos, out);
         self.rules.extra_moves(self, pos, out);
     }
 
@@ -463,6 +690,9 @@ impl Variant {
     /// generation ([`generations`]).
     pub fn pseudo_legal_moves_to(&self, pos: &Position, to: Square, kinds: u64, out: &mut Vec<Move>) {
         GENERATIONS.with(|n| n.set(n.get() + 1));
+        if self.def.extinction.is_some() && self.extinct(pos).is_some() {
+            return;
+        }
         let start = out.len();
         let side = pos.side_to_move;
         let check_freeze = self.freezer.is_some();
@@ -482,6 +712,7 @@ impl Variant {
         {
             self.en_passant_moves(pos, ep, side, Some(out));
         }
+        self.castling_moves(pos, out);
         // The rules' moves may be made from the generic ones (the Orc's removals: from its
         // moves to `to`, the removals to `to`); the others are kept only if they act on `to`.
         self.rules.extra_moves(self, pos, out);
@@ -777,6 +1008,18 @@ impl Variant {
                 }
                 reset_clock = true;
             }
+            Move::Castle { piece, from, to, rook, rook_from, rook_to } => {
+                p.take(from);
+                p.take(rook_from);
+                p.put(to, Piece::new(side, piece));
+                p.put(rook_to, Piece::new(side, rook));
+                if self.is_royal(piece) {
+                    p.royal[side.index()] = Some(to);
+                }
+            }
+        }
+        if p.castling != [super::position::NO_CASTLING; 4] {
+            self.update_castling(pos, mv, &mut p);
         }
         p.halfmove_clock = if reset_clock { 0 } else { p.halfmove_clock.saturating_add(1) };
         self.rules.after_make(self, pos, mv, &mut p);
@@ -969,6 +1212,9 @@ impl Variant {
     /// The game's end in `pos`, if it is over by the rules alone (no legal move).
     /// Draws that must be claimed (repetition, ply count) are not reported here.
     pub fn outcome(&self, pos: &Position) -> Option<Outcome> {
+        if let Some(end) = self.extinct(pos) {
+            return Some(end);
+        }
         if !self.has_legal_move(pos) {
             Some(self.rules.no_legal_moves(pos, self.in_check(pos)))
         } else {
@@ -1017,6 +1263,9 @@ impl Variant {
     /// in `list` and tested one by one.
     fn count_legal(&self, pos: &Position, filter: &LegalFilter, list: &mut Vec<Move>) -> u64 {
         GENERATIONS.with(|n| n.set(n.get() + 1));
+        if self.def.extinction.is_some() && self.extinct(pos).is_some() {
+            return 0;
+        }
         let side = pos.side_to_move;
         let check_freeze = self.freezer.is_some();
         let mut n = 0;
@@ -1038,6 +1287,7 @@ impl Variant {
         if let Some(ep) = pos.en_passant {
             self.en_passant_moves(pos, ep, side, Some(list));
         }
+        self.castling_moves(pos, list);
         self.rules.extra_moves(self, pos, list);
         for m in list.iter() {
             let legal = filter.safe_without_make(m)

@@ -10,6 +10,7 @@
 //! | en passant | `Pf6xe7ep` (distinct from a plain move `Pf6-e7` to the same square) |
 //! | Orc removal | `Orc7-d8=xh1`: the Orc moves, then it and the enemy piece on `h1` leave the board; `Orc7xd8=xh1` when the move captures; `Orc7xd8ep=xh1` en passant |
 //! | replacement (Fidchell King, Queen) | `K_f5` (the square of the replaced piece) |
+//! | castling | `O-O` towards the higher files, `O-O-O` towards the lower |
 //!
 //! Piece codes of more than one letter are written as they are (`Mk2c2-2c3`). The SAN
 //! short form and its reader come with the game-file notation (`notation-spec/moves.md`).
@@ -40,6 +41,9 @@ pub fn long_form(variant: &Variant, mv: &Move) -> String {
         }
         Move::Drop { piece, to } | Move::Replace { piece, to, .. } => {
             format!("{}_{}", def.kind(piece).code, d.name(to))
+        }
+        Move::Castle { from, rook_from, .. } => {
+            if rook_from.index() > from.index() { "O-O" } else { "O-O-O" }.to_string()
         }
         Move::EnPassant { piece, from, to, promotion, .. } => {
             let mut s = format!("{}{}x{}ep", def.kind(piece).code, d.name(from), d.name(to));

@@ -10,13 +10,17 @@
 //! empty-run  = digit { digit }                (* 1..=12 empty squares *)
 //! piece      = letter | "(" code ")"           (* upper case: first side *)
 //! side       = letter                          (* g/s in Gygax Chess, w/b elsewhere *)
-//! castling   = "-"                             (* Grand Chess games: no castling *)
+//! castling   = "-" | { "K" | "Q" | "k" | "q" | file letter }  (* KQkq, Shredder/X-FEN *)
 //! en-passant = "-" | square                    (* the square passed over *)
 //! army       = name                            (* Fantasy Grand Chess: white's, black's *)
 //! ```
 //!
-//! The castling and en passant fields appear in Grand Chess and Fantasy Grand Chess only
-//! (as Fairy-Stockfish writes Grand Chess). The en passant field is written only when a
+//! The castling and en passant fields appear in Grand Chess, Fantasy Grand Chess and
+//! definitions with `chess_fields` or castling (as Fairy-Stockfish writes them); a
+//! definition without them also reads a string that has them when both are `-`.
+//! Castling rights are `K`/`Q` (white) and `k`/`q` (black) for the outermost castling rook
+//! on that wing, or the rook's file letter (upper case for white) for another one, as
+//! X-FEN writes them; Shredder-FEN's file letters are read too. The en passant field is written only when a
 //! pawn could capture en passant; read, it may name any square a two-square move just
 //! passed. Fantasy Grand Chess strings end with the two armies; read, they may be left
 //! out (the game's armies are then assumed, Humans v Humans by default).
@@ -36,7 +40,9 @@ use nom::multi::{many1, separated_list1};
 use nom::sequence::delimited;
 use nom::{IResult, Parser};
 
-use crate::engine::{EnPassant, GameDef, Move, Piece, PieceKind, Position, Side, Square, Variant};
+use crate::engine::{
+    CastleRook, EnPassant, GameDef, Move, Piece, PieceKind, Position, Side, Square, Variant,
+};
 
 /// Why a position string (or a setup string) was refused, and at which column.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -236,7 +242,9 @@ pub fn parse_position(variant: &Variant, text: &str) -> Result<Position, Positio
     // Fidchell: hand, captured, portals, pending between the side and the clocks.
     let fidchell = def.slug == "fidchell";
     // Grand Chess games: castling and en passant there.
-    let chess = if def.chess_fields { 2 } else { 0 };
+    // Fairy-Stockfish's strings have the castling and en passant fields in every game.
+    let fsf_fields = !fidchell && !def.army_fields && fields.len() == levels + 5;
+    let chess = if def.chess_fields || fsf_fields { 2 } else { 0 };
     let extra = if fidchell { 4 } else { chess };
     let want = levels + 3 + extra;
     let armies_given = (def.army_fields || def.chess_fields) && fields.len() == want + 2;
@@ -328,14 +336,7 @@ pub fn parse_position(variant: &Variant, text: &str) -> Result<Position, Positio
     }
     variant.set_clocks(&mut pos, halfmove, fullmove);
     if chess > 0 {
-        let castling = fields[levels + 1];
-        if castling != "-" {
-            return Err(PositionError::at(
-                text,
-                castling,
-                "castling field: there is no castling in this game; write `-`",
-            ));
-        }
+        castling_field(variant, &mut pos, text, fields[levels + 1])?;
         let ep_field = fields[levels + 2];
         if ep_field != "-" {
             let ep = en_passant_field(variant, &pos, ep_field).ok_or_else(|| {
@@ -359,6 +360,69 @@ pub fn parse_position(variant: &Variant, text: &str) -> Result<Position, Positio
         }
     }
     Ok(pos)
+}
+
+/// Reads the castling field into `pos`: `-`, or rights as `K`, `Q`, `k`, `q` and file
+/// letters.
+fn castling_field(
+    variant: &Variant,
+    pos: &mut Position,
+    text: &str,
+    field: &str,
+) -> Result<(), PositionError> {
+    if field == "-" {
+        return Ok(());
+    }
+    if variant.def().castling.is_none() {
+        return Err(PositionError::at(
+            text,
+            field,
+            "castling field: there is no castling in this game; write `-`",
+        ));
+    }
+    let files = variant.def().dims.files();
+    for (i, c) in field.char_indices() {
+        let side = if c.is_ascii_uppercase() { Side::White } else { Side::Black };
+        let rook = match c.to_ascii_uppercase() {
+            'K' => CastleRook::KingSide,
+            'Q' => CastleRook::QueenSide,
+            f @ 'A'..='Z' if (f as u8 - b'A') < files => CastleRook::File(f as u8 - b'A'),
+            _ => {
+                return Err(PositionError::at(
+                    text,
+                    &field[i..],
+                    format!(
+                        "castling field: `{c}` is not a right; write `-`, or K, Q, k, q or file letters a–{}",
+                        (b'a' + files - 1) as char
+                    ),
+                ));
+            }
+        };
+        variant
+            .add_castling_right(pos, side, rook)
+            .map_err(|e| PositionError::at(text, &field[i..], e.to_string()))?;
+    }
+    Ok(())
+}
+
+/// The castling field of `pos`: `-`, or each side's rights (white first, the right
+/// towards the higher files first), `K`/`Q` for the outermost rook, else its file letter.
+fn write_castling(variant: &Variant, pos: &Position) -> String {
+    let mut out = String::new();
+    for side in Side::ALL {
+        for king_side in [true, false] {
+            let Some(rook) = pos.castling_rook(side, king_side) else {
+                continue;
+            };
+            let r = if variant.outermost_rook(pos, side, king_side) == Some(rook) {
+                if king_side { CastleRook::KingSide } else { CastleRook::QueenSide }
+            } else {
+                CastleRook::File(rook.file().index() as u8)
+            };
+            out.push_str(&r.field(side));
+        }
+    }
+    if out.is_empty() { "-".to_string() } else { out }
 }
 
 /// An army name as position strings write it: lower case, `horde` read as `evil-horde`.
@@ -441,7 +505,7 @@ pub fn write_position(variant: &Variant, pos: &Position) -> String {
     }
     fields.push(side_letter(def, pos.side_to_move()).to_string());
     if def.chess_fields {
-        fields.push("-".to_string());
+        fields.push(write_castling(variant, pos));
         let ep = pos.en_passant().filter(|_| has_legal_en_passant(variant, pos));
         fields.push(match ep {
             None => "-".to_string(),

@@ -408,6 +408,9 @@ fn read_generating(
     // move a token agrees with acts on the token's square, with a piece of a kind it may
     // name: only the pieces that could reach that square have their moves generated, and
     // only their moves onto it.
+    if castle_token(token).is_some() {
+        return read_among(v, pos, &v.legal_moves(pos), token).map(|m| (m, None));
+    }
     let parts = split(v, pos.side_to_move(), token)?;
     let kinds = if every_kind { u64::MAX } else { parts.kinds(v) };
     let mut pseudo = Vec::with_capacity(16);
@@ -424,6 +427,9 @@ fn read_generating(
 /// # Errors
 /// As [`read_move`].
 pub fn read_among(v: &Variant, pos: &Position, legal: &[Move], token: &str) -> Result<Move, SanError> {
+    if let Some(king_side) = castle_token(token) {
+        return read_castle(v, pos, legal, king_side);
+    }
     let parts = split(v, pos.side_to_move(), token)?;
     let found: Vec<&Move> = legal.iter().filter(|m| agrees(v, &parts, m)).collect();
     match found.as_slice() {
@@ -431,6 +437,46 @@ pub fn read_among(v: &Variant, pos: &Position, legal: &[Move], token: &str) -> R
         [] => Err(explain_illegal(v, pos, legal, &parts)),
         many => Err(SanError::Ambiguous { candidates: many.iter().map(|m| write_move(v, pos, m)).collect() }),
     }
+}
+
+/// Whether `token` castles: `Some(true)` for `O-O` (towards the higher files),
+/// `Some(false)` for `O-O-O`; `0` is read for `O`, and check marks and `!`/`?` are
+/// ignored.
+fn castle_token(token: &str) -> Option<bool> {
+    let t = token.trim_end_matches(['!', '?', '+', '#']);
+    match t {
+        "O-O" | "0-0" => Some(true),
+        "O-O-O" | "0-0-0" => Some(false),
+        _ => None,
+    }
+}
+
+/// The castling move of `legal` on the wing asked, or why there is none.
+fn read_castle(v: &Variant, pos: &Position, legal: &[Move], king_side: bool) -> Result<Move, SanError> {
+    let wanted = if king_side { "O-O" } else { "O-O-O" };
+    if let Some(m) = legal.iter().find(|m| m.castles_king_side() == Some(king_side)) {
+        return Ok(*m);
+    }
+    let castles: Vec<String> =
+        legal.iter().filter(|m| m.castles_king_side().is_some()).map(|m| write_move(v, pos, m)).collect();
+    let side = v.def().side_name(pos.side_to_move());
+    let reason = if v.def().castling.is_none() {
+        format!("{wanted}: this game has no castling")
+    } else if pos.castling_rook(pos.side_to_move(), king_side).is_none() {
+        format!("{wanted}: {side} has no castling right on that wing (its king or that rook has moved)")
+    } else {
+        let mut pseudo = Vec::new();
+        v.pseudo_legal_moves(pos, &mut pseudo);
+        if pseudo.iter().any(|m| m.castles_king_side() == Some(king_side)) {
+            format!("{wanted}: the king would be left in check")
+        } else {
+            format!(
+                "{wanted}: the squares the king and rook cross must be empty, and the king may not castle \
+                 out of, through or into check"
+            )
+        }
+    };
+    Err(SanError::Illegal { reason, legal: castles })
 }
 
 fn explain_illegal(v: &Variant, pos: &Position, legal: &[Move], parts: &Parts) -> SanError {
@@ -603,6 +649,9 @@ fn write_among(v: &Variant, pos: &Position, mv: &Move, rivals: &[Move]) -> Strin
         found.next() == Some(mv) && found.next().is_none()
     };
     let token = match *mv {
+        Move::Castle { from, rook_from, .. } => {
+            if rook_from.index() > from.index() { "O-O" } else { "O-O-O" }.to_string()
+        }
         // Fidchell's King re-introduction and Queen return are drops onto the square of
         // the piece they replace (`moves.md` §6).
         Move::Drop { piece, to } | Move::Replace { piece, to, .. } => {

@@ -16,7 +16,9 @@ pub fn read_uci(v: &Variant, p: &Position, uci: &str) -> Option<Move> {
     let code = (!promotion.is_empty()).then(|| promotion.to_ascii_uppercase());
     let mut found = v.legal_moves(p).into_iter().filter(|m| {
         m.from().map(|f| dims.name(f)).as_deref() == Some(from)
-            && dims.name(m.to()) == to
+            && (dims.name(m.to()) == to
+                // Fairy-Stockfish's castling in Chess960 mode: the king takes its own rook.
+                || matches!(m, Move::Castle { rook_from, .. } if dims.name(*rook_from) == to))
             && m.promotion().map(|k| v.def().kind(k).code.clone()) == code
     });
     let first = found.next()?;

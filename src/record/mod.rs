@@ -555,6 +555,9 @@ pub fn caption(game: &Game, ply: usize) -> Vec<String> {
         Some(EndReason::Checkmate) => format!("{mover} is checkmated"),
         Some(EndReason::Stalemate) => format!("{mover} is stalemated"),
         Some(EndReason::RoyalCaptured) => format!("{mover} has lost the royal piece"),
+        Some(reason @ (EndReason::BareKing | EndReason::Extinction)) => {
+            extinction_words(game, v.outcome(&pos), reason)
+        }
         None if v.in_check(&pos) => format!("{mover} to move, check"),
         None => format!("{mover} to move"),
     };
@@ -564,6 +567,22 @@ pub fn caption(game: &Game, ply: usize) -> Vec<String> {
         line.push_str(&format!("; result {result}"));
     }
     vec![players, line]
+}
+
+/// How a game ended by extinction reads: `Scarlet has a bare king`, `Gold is extinct`
+/// (the side that lost), or `bare king: draw`.
+pub fn extinction_words(game: &Game, end: Option<Outcome>, reason: EndReason) -> String {
+    match end {
+        Some(Outcome::Win { winner, .. }) => {
+            let loser = named(game, winner.opponent());
+            if reason == EndReason::BareKing {
+                format!("{loser} has a bare king")
+            } else {
+                format!("{loser} is extinct")
+            }
+        }
+        _ => format!("{reason}: draw"),
+    }
 }
 
 /// The game's result token (`*` while it goes on).

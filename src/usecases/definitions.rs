@@ -208,3 +208,20 @@ pub(crate) fn definition_for_new(
         }
     }
 }
+
+/// A section of Fairy-Stockfish's `variants.ini` (`text`) as a ravenpost definition file:
+/// the section's name and the file's text, checked to read and play (`ravenpost variant
+/// import-fsf`). `name` may be left out when the file has one section.
+///
+/// # Errors
+/// [`Error::Declined`] naming the key and line that cannot be expressed, or why the
+/// translation does not play.
+pub fn import_fsf(text: &str, name: Option<&str>) -> Result<(String, String), super::Error> {
+    let (name, definition) =
+        variants::fsf::import(text, name).map_err(|e| super::Error::Declined(e.to_string()))?;
+    let d = load_definition(&definition)
+        .map_err(|e| super::Error::Declined(format!("{name}: the translation does not read: {e}")))?;
+    d.variant(&[])
+        .map_err(|e| super::Error::Declined(format!("{name}: the translation does not play: {e}")))?;
+    Ok((name, definition))
+}

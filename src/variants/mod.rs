@@ -20,10 +20,12 @@ use crate::engine::fidchell::{DEFAULT_ARRANGEMENT, FidchellRules, INTRODUCTION_R
 use crate::engine::gygax::GygaxRules;
 use crate::engine::movement::{parse_betza, parse_shape};
 use crate::engine::{
-    Dims, GameDef, KindDef, LevelColors, Offset, Piece, PieceKind, Promotion, Render, Rules, Side, Variant,
+    Castling, Dims, EndValue, Extinction, GameDef, KindDef, LevelColors, Offset, Piece, PieceKind, Promotion,
+    Render, Rules, Side, Variant,
 };
 use crate::notation::position_string::{PositionError, RankOrder, parse_placement};
 
+pub mod fsf;
 pub mod import;
 pub mod legend;
 mod rules;
@@ -215,6 +217,56 @@ struct EngineYaml {
     /// (`draw`, `loss`, `win`; default `draw`).
     #[serde(default)]
     stalemate: Option<String>,
+    /// Castling (Fairy-Stockfish's `castling` and its files).
+    #[serde(default)]
+    castling: Option<CastlingYaml>,
+    /// Extinction: the game ends when a side keeps too few pieces of some kinds.
+    #[serde(default)]
+    extinction: Option<ExtinctionYaml>,
+    /// The bare-king rule (`loss`, `win`, `draw` for the bared side): extinction of all
+    /// pieces but the king while the other side has more, unless the bared side can bare
+    /// the other king at once.
+    #[serde(default, rename = "bare-king")]
+    bare_king: Option<String>,
+}
+
+#[derive(Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+struct CastlingYaml {
+    /// The castling king's code (default: the royal kind's).
+    #[serde(default)]
+    king: Option<String>,
+    /// The codes of the kinds that castle as the rook.
+    rooks: Vec<String>,
+    /// File letter where the king lands castling towards the higher files.
+    #[serde(rename = "king-side-file")]
+    king_side_file: char,
+    /// File letter where the king lands castling towards the lower files.
+    #[serde(rename = "queen-side-file")]
+    queen_side_file: char,
+    /// The castling rank, counted from each side's own side (default 1).
+    #[serde(default = "one")]
+    rank: u8,
+}
+
+#[derive(Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+struct ExtinctionYaml {
+    /// The codes of the kinds counted; empty or left out: every piece together.
+    #[serde(default)]
+    kinds: Vec<String>,
+    /// A side with this many pieces or fewer of a counted kind is extinct (default 0).
+    #[serde(default)]
+    count: u8,
+    /// … while the other side keeps at least this many (default 0).
+    #[serde(default, rename = "opponent-count")]
+    opponent_count: u8,
+    /// The extinct side may answer at once (its opponent needs one more).
+    #[serde(default)]
+    claim: bool,
+    /// `loss`, `win` or `draw`, for the extinct side (default `loss`).
+    #[serde(default)]
+    result: Option<String>,
 }
 
 #[derive(Deserialize, Clone)]
@@ -412,6 +464,8 @@ pub fn read_pairing(text: &str, pairing: Option<(&str, &str)>) -> Result<GameDef
         chess_fields: fm.engine.chess_fields,
         armies: Vec::new(),
         army_fields: fm.engine.army_fields,
+        castling: None,
+        extinction: None,
     };
     if let Some(armies) = armies {
         let (white, black) = match (pairing, &fm.engine.pairing) {
@@ -460,6 +514,11 @@ pub fn read_pairing(text: &str, pairing: Option<(&str, &str)>) -> Result<GameDef
             def.setup.extend(placed);
         }
     }
+    def.castling = fm.engine.castling.as_ref().map(|c| read_castling(&def, c)).transpose()?;
+    if def.castling.is_some() {
+        def.chess_fields = true;
+    }
+    def.extinction = read_extinction(&def, fm.engine.extinction.as_ref(), fm.engine.bare_king.as_deref())?;
     if let Some(r) = fm.render {
         // `layerColors` lists the top level first, like `setup`.
         let mut colors: Vec<LevelColors> = r
@@ -474,6 +533,98 @@ pub fn read_pairing(text: &str, pairing: Option<(&str, &str)>) -> Result<GameDef
         def.render = Render { cell_size: r.cell_size, level_colors: colors };
     }
     Ok(def)
+}
+
+/// The kind of `def` whose code is `code`, or which codes there are.
+fn code_of(def: &GameDef, code: &str, what: &str) -> Result<PieceKind, VariantError> {
+    def.kind_by_code(code).ok_or_else(|| {
+        let known: Vec<&str> = def.kinds.iter().map(|k| k.code.as_str()).collect();
+        VariantError::Invalid(format!("{what}: no piece `{code}` (codes: {})", known.join(" ")))
+    })
+}
+
+/// Reads `engine.castling`.
+fn read_castling(def: &GameDef, c: &CastlingYaml) -> Result<Castling, VariantError> {
+    let king = match &c.king {
+        Some(code) => code_of(def, code, "castling king")?,
+        None => def
+            .kinds
+            .iter()
+            .position(|k| k.royal)
+            .map(|i| PieceKind::new(i as u8))
+            .ok_or_else(|| VariantError::Invalid("castling: no royal piece to castle".into()))?,
+    };
+    if !def.kind(king).royal {
+        return Err(VariantError::Invalid(format!(
+            "castling king `{}`: only a royal piece castles",
+            def.kind(king).code
+        )));
+    }
+    let rooks = c.rooks.iter().map(|r| code_of(def, r, "castling rooks")).collect::<Result<Vec<_>, _>>()?;
+    let files = def.dims.files();
+    let file = |f: char, what: &str| -> Result<u8, VariantError> {
+        let i = (f as u32).wrapping_sub('a' as u32);
+        if i >= files as u32 {
+            return Err(VariantError::Invalid(format!(
+                "castling {what} `{f}`: expected a file letter a–{}",
+                (b'a' + files - 1) as char
+            )));
+        }
+        Ok(i as u8)
+    };
+    let king_side_file = file(c.king_side_file, "king-side-file")?;
+    let queen_side_file = file(c.queen_side_file, "queen-side-file")?;
+    if king_side_file == 0 || queen_side_file + 1 >= files {
+        return Err(VariantError::Invalid(
+            "castling: the rook must land beside the king, on the board".into(),
+        ));
+    }
+    if c.rank == 0 || c.rank > def.dims.ranks() {
+        return Err(VariantError::Invalid(format!(
+            "castling rank {}: expected 1–{}",
+            c.rank,
+            def.dims.ranks()
+        )));
+    }
+    Ok(Castling { king, rooks, king_side_file, queen_side_file, rank: c.rank - 1 })
+}
+
+/// Reads `engine.extinction` and `engine.bare-king` (at most one of them).
+fn read_extinction(
+    def: &GameDef,
+    e: Option<&ExtinctionYaml>,
+    bare_king: Option<&str>,
+) -> Result<Option<Extinction>, VariantError> {
+    let value = |text: Option<&str>, field: &'static str| -> Result<EndValue, VariantError> {
+        match text {
+            None | Some("loss") => Ok(EndValue::Loss),
+            Some("win") => Ok(EndValue::Win),
+            Some("draw") => Ok(EndValue::Draw),
+            Some(other) => {
+                Err(VariantError::UnknownRules { field, value: other.to_string(), known: "loss, win, draw" })
+            }
+        }
+    };
+    match (e, bare_king) {
+        (Some(_), Some(_)) => {
+            Err(VariantError::Invalid("give `extinction` or `bare-king`, not both (bare-king is one)".into()))
+        }
+        (None, None) => Ok(None),
+        (None, Some(b)) => Ok(Some(Extinction {
+            kinds: Vec::new(),
+            count: 1,
+            opponent_count: 2,
+            claim: true,
+            result: value(Some(b), "bare-king")?,
+        })),
+        (Some(e), None) => Ok(Some(Extinction {
+            kinds: e.kinds.iter().map(|k| code_of(def, k, "extinction kinds")).collect::<Result<_, _>>()?,
+            count: e.count,
+            opponent_count: e.opponent_count,
+            claim: e.claim,
+            result: value(e.result.as_deref(), "extinction result")?,
+        })),
+    }
 }
 
 /// A start position: pieces and their squares.
@@ -532,6 +683,8 @@ fn army_pairing(
             chess_fields: false,
             armies: vec![],
             army_fields: false,
+            castling: None,
+            extinction: None,
         };
         if army.setup.len() > dims.ranks() as usize {
             return Err(VariantError::Invalid(format!("{}: more setup ranks than the board has", army.name)));

@@ -26,6 +26,7 @@ mod fidchell_perft_counts;
 mod fidchell_position_strings;
 mod fidchell_reference;
 mod fidchell_rules;
+mod fsf_variants;
 mod fuzz_checks;
 mod game_files;
 mod grand_corpus;

@@ -124,6 +124,11 @@ fn spellings(v: &Variant, pos: &Position, m: &Move) -> Vec<String> {
                 out.push(format!("{c}_{}", d.name(to)));
             }
         }
+        Move::Castle { from, to, piece, .. } => {
+            out.push(out[2].replace('O', "0"));
+            // The king's step to its castling square is another move (or none).
+            out.extend(ordinary(v, piece, from, to, &[String::new()]));
+        }
     }
     out
 }

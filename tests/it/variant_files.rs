@@ -52,7 +52,7 @@ fn expected_perft(text: &str) -> Vec<(u32, u64)> {
 
 #[test]
 fn fairy_stockfish_games_match_its_perft_at_depths_1_to_4() {
-    for file in ["shatranj.md", "makruk.md", "losalamos.md", "gardner.md"] {
+    for file in ["shatranj.md", "makruk.md", "losalamos.md", "gardner.md", "chess.md", "capablanca.md"] {
         let text = data(file);
         let expect = expected_perft(&text);
         assert_eq!(expect.iter().map(|e| e.0).collect::<Vec<_>>(), vec![1, 2, 3, 4], "{file}");

@@ -237,13 +237,17 @@ pub(crate) fn ending(g: &Game) -> String {
     use crate::engine::{EndReason, Outcome, Side};
     let pos = g.position();
     let mover = crate::record::named(g, pos.side_to_move());
-    match g.variant.outcome(&pos).map(|o| match o {
+    let end = g.variant.outcome(&pos);
+    match end.map(|o| match o {
         Outcome::Win { reason, .. } | Outcome::Draw { reason } => reason,
     }) {
         Some(EndReason::Checkmate) => return format!("{mover} is checkmated"),
         Some(EndReason::Stalemate) => return format!("{mover} is stalemated"),
         Some(EndReason::RoyalCaptured) => return format!("{mover} has lost the royal piece"),
-        _ => {}
+        Some(reason @ (EndReason::BareKing | EndReason::Extinction)) => {
+            return crate::record::extinction_words(g, end, reason);
+        }
+        None => {}
     }
     let comments = match g.text.moves.last() {
         Some(m) => &m.comments,

@@ -1,4 +1,4 @@
-//! `ravenpost variant check|show`: variant definition files.
+//! `ravenpost variant check|show|import-fsf|legend`: variant definition files.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -31,6 +31,18 @@ enum VariantCmd {
     Show {
         /// The built-in variant: gygax, fidchell, fantasy-grand, grand (or an alias).
         name: String,
+    },
+    /// Translate a section of Fairy-Stockfish's variants.ini into a ravenpost definition
+    /// file, printed (save it, `variant check` it, and play it with --variant-file or as
+    /// `variants/NAME.md` of an archive). Pieces (Betza), board size, start position,
+    /// promotion, castling, stalemate and extinction (bare king) rules are translated,
+    /// with the parent `chess` or a section of the same file; a key that cannot be
+    /// expressed is refused with its line (exit 1), never left out.
+    ImportFsf {
+        /// Fairy-Stockfish's variants.ini (or a file in its format).
+        file: PathBuf,
+        /// The section to translate (may be left out when the file has one).
+        name: Option<String>,
     },
     /// Print a variant's legend: each piece's letter, name and how it moves, in one
     /// line (from the definition; `S3a7-3b6` is the long form of a move, `Sa3b6` its
@@ -79,6 +91,13 @@ pub(crate) fn run(a: VariantArgs, out: &mut impl Write) -> Result<(), Failure> {
                 .map(|(_, t)| *t)
                 .ok_or_else(|| Failure::input(format!("`{name}` has no definition file")))?;
             out.write_all(text.as_bytes()).map_err(io)?;
+        }
+        VariantCmd::ImportFsf { file, name } => {
+            let text = std::fs::read_to_string(&file)
+                .map_err(|e| Failure::input(format!("{}: {e}", file.display())))?;
+            let (_, definition) = crate::usecases::import_fsf(&text, name.as_deref())
+                .map_err(|e| Failure::refused(format!("{}: {e}", file.display())))?;
+            out.write_all(definition.as_bytes()).map_err(io)?;
         }
         VariantCmd::Legend { name, options } => {
             let path = std::path::Path::new(&name);

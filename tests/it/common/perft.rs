@@ -11,6 +11,11 @@ pub struct Block {
     pub id: String,
     /// The variant's built-in name.
     pub variant: String,
+    /// Or a user definition of `tests/data/variants/` (`variant-file NAME`).
+    pub variant_file: Option<String>,
+    /// The source counted in Chess960 mode (`chess960 yes`): a note on the numbers'
+    /// source, the rules are the definition's.
+    pub chess960: bool,
     /// The game options (`option K=V`).
     pub options: Vec<(String, String)>,
     /// The position string, or `start`.
@@ -24,6 +29,15 @@ pub struct Block {
 impl Block {
     /// The variant with the block's options.
     pub fn variant(&self) -> std::sync::Arc<Variant> {
+        if let Some(file) = &self.variant_file {
+            let text = std::fs::read_to_string(Path::new("tests/data/variants").join(file))
+                .unwrap_or_else(|e| panic!("line {} ({}): {file}: {e}", self.line, self.id));
+            let d = ravenpost::variants::load_definition(&text)
+                .unwrap_or_else(|e| panic!("line {} ({}): {file}: {e}", self.line, self.id));
+            return d
+                .variant(&self.options)
+                .unwrap_or_else(|e| panic!("line {} ({}): {e}", self.line, self.id));
+        }
         ravenpost::variants::by_name(&self.variant, &self.options)
             .unwrap_or_else(|e| panic!("line {} ({}): {e}", self.line, self.id))
     }
@@ -66,6 +80,8 @@ pub fn read_blocks(path: &Path) -> Vec<Block> {
         let b = cur.get_or_insert_with(|| Block {
             id: String::new(),
             variant: String::new(),
+            variant_file: None,
+            chess960: false,
             options: vec![],
             position: "start".into(),
             expect: vec![],
@@ -76,6 +92,8 @@ pub fn read_blocks(path: &Path) -> Vec<Block> {
         match key {
             "id" => b.id = value.to_string(),
             "variant" => b.variant = value.to_string(),
+            "variant-file" => b.variant_file = Some(value.to_string()),
+            "chess960" => b.chess960 = value == "yes",
             "position" => b.position = value.to_string(),
             "option" => {
                 let (k, v) = value.split_once('=').unwrap_or_else(|| bad());

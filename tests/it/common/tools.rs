@@ -25,6 +25,19 @@ pub fn require_font() {
     );
 }
 
+/// Fails the test unless Python's pyffish (Fairy-Stockfish's library, the PyPI wheel)
+/// can be imported.
+pub fn require_pyffish() {
+    let o = Command::new("python3").args(["-c", "import pyffish"]).output().unwrap_or_else(|e| {
+        panic!("this test needs python3 with pyffish ({e}): install python3 and `pip install pyffish`")
+    });
+    assert!(
+        o.status.success(),
+        "this test needs Python's pyffish: `python3 -m pip install pyffish` (.ci/test-deps does): {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
 /// Fails the test unless `python3 -m aiosmtpd` can run.
 pub fn require_aiosmtpd() {
     let o = Command::new("python3").args(["-c", "import aiosmtpd"]).output().unwrap_or_else(|e| {

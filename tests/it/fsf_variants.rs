@@ -1,0 +1,432 @@
+//! Fairy-Stockfish's rules in definition files (issue 37): castling (`engine.castling`),
+//! the bare king and extinction (`engine.bare-king`, `engine.extinction`).
+//!
+//! The perft counts of castling positions, from Fairy-Stockfish itself, are
+//! `tests/data/fsf-castling.perft` (run with every `.perft` file by `perft::perft_files`);
+//! the tests here check what perft cannot: the moves' tokens, the position strings'
+//! castling field, and the game's end.
+
+use crate::common;
+
+use std::path::Path;
+
+use common::perft::read_blocks;
+use ravenpost::engine::{EndReason, Move, Outcome, Side, Variant};
+use ravenpost::notation::position_string::{parse_position, write_position};
+use ravenpost::notation::san::{read_move, write_move};
+use ravenpost::variants::load_definition;
+
+fn user(file: &str) -> std::sync::Arc<Variant> {
+    let text = std::fs::read_to_string(Path::new("tests/data/variants").join(file)).unwrap();
+    load_definition(&text).unwrap().variant(&[]).unwrap()
+}
+
+fn play(v: &Variant, fen: &str, tokens: &[&str]) -> ravenpost::engine::Position {
+    let mut pos = parse_position(v, fen).unwrap();
+    for t in tokens {
+        let m = read_move(v, &pos, t).unwrap_or_else(|e| panic!("{t}: {e}"));
+        pos = v.make(&pos, &m);
+    }
+    pos
+}
+
+#[test]
+fn the_castling_perft_file_has_castling_rights_in_every_block() {
+    let blocks = read_blocks(Path::new("tests/data/fsf-castling.perft"));
+    assert!(blocks.len() >= 7);
+    let mut castled = 0;
+    for b in &blocks {
+        let v = b.variant();
+        let pos = b.position_in(&v);
+        let rights =
+            Side::ALL.iter().flat_map(|&s| [pos.castling_rook(s, true), pos.castling_rook(s, false)]);
+        assert!(rights.flatten().count() >= 2, "{}: no castling rights", b.id);
+        // Within two plies somebody castles: the counts include castling moves.
+        let first = v.legal_moves(&pos);
+        let second = first.iter().flat_map(|m| v.legal_moves(&v.make(&pos, m)));
+        castled += usize::from(first.iter().copied().chain(second).any(|m| matches!(m, Move::Castle { .. })));
+    }
+    assert!(castled >= 6, "{castled} blocks with castling within two plies");
+}
+
+#[test]
+fn castling_is_read_and_written_as_o_o_and_o_o_o() {
+    let v = user("chess.md");
+    let fen = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+    let pos = parse_position(&v, fen).unwrap();
+    let short = read_move(&v, &pos, "O-O").unwrap();
+    let long = read_move(&v, &pos, "0-0-0").unwrap();
+    assert_eq!(write_move(&v, &pos, &short), "O-O");
+    assert_eq!(write_move(&v, &pos, &long), "O-O-O");
+    let after = v.make(&pos, &short);
+    assert_eq!(
+        write_position(&v, &after),
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R4RK1 b kq - 1 1"
+    );
+    let after = v.make(&pos, &long);
+    assert_eq!(
+        write_position(&v, &after),
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/2KR3R b kq - 1 1"
+    );
+    // The king's two-square step is not castling.
+    assert!(read_move(&v, &pos, "Kg1").is_err());
+    // A check mark earned by castling: the rook gives check on f8's file.
+    let v = user("chess.md");
+    let pos = parse_position(&v, "5k2/8/8/8/8/8/8/4K2R w K - 0 1").unwrap();
+    let m = read_move(&v, &pos, "O-O").unwrap();
+    assert_eq!(write_move(&v, &pos, &m), "O-O+");
+}
+
+#[test]
+fn castling_out_of_through_or_into_check_is_refused_saying_why() {
+    let v = user("chess.md");
+    // Black's rook on f8 attacks f1: White may not castle short through it.
+    let pos = parse_position(&v, "4kr2/8/8/8/8/8/8/R3K2R w KQ - 0 1").unwrap();
+    let err = read_move(&v, &pos, "O-O").unwrap_err().to_string();
+    assert!(err.contains("out of, through or into check"), "{err}");
+    assert!(err.contains("legal: O-O-O"), "{err}");
+    // In check: no castling at all.
+    let pos = parse_position(&v, "4r1k1/8/8/8/8/8/8/R3K2R w KQ - 0 1").unwrap();
+    assert!(!v.legal_moves(&pos).iter().any(|m| matches!(m, Move::Castle { .. })));
+    // Into check: g1 attacked by the rook on g8.
+    let pos = parse_position(&v, "4k1r1/8/8/8/8/8/8/R3K2R w KQ - 0 1").unwrap();
+    assert!(read_move(&v, &pos, "O-O").is_err());
+    assert!(read_move(&v, &pos, "O-O-O").is_ok());
+    // No right after the king has moved and come back.
+    let pos = play(&v, "4k3/8/8/8/8/8/8/R3K2R w KQ - 0 1", &["Kf1", "Kd8", "Ke1", "Ke8"]);
+    let err = read_move(&v, &pos, "O-O").unwrap_err().to_string();
+    assert!(err.contains("no castling right"), "{err}");
+    assert!(write_position(&v, &pos).contains(" w - - "), "{}", write_position(&v, &pos));
+}
+
+#[test]
+fn castling_rights_follow_rook_moves_and_captures() {
+    let v = user("chess.md");
+    let pos = play(&v, "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", &["Rxa8+"]);
+    // The white rook left a1 and took the rook on a8: White keeps K, Black keeps k.
+    assert_eq!(write_position(&v, &pos), "R3k2r/8/8/8/8/8/8/4K2R b Kk - 0 1");
+    // Shredder-FEN letters are read; outermost rooks are written as K/Q (X-FEN).
+    let pos = parse_position(&v, "r3k2r/8/8/8/8/8/8/R3K2R w HAha - 0 1").unwrap();
+    assert_eq!(write_position(&v, &pos), "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1");
+    // An inner rook's right is written by its file.
+    let pos = parse_position(&v, "2r1kr2/8/8/8/8/8/8/1R2K1R1 w GBfc - 0 1").unwrap();
+    assert_eq!(write_position(&v, &pos), "2r1kr2/8/8/8/8/8/8/1R2K1R1 w KQkq - 0 1");
+    let pos = parse_position(&v, "r1r1k3/8/8/8/8/8/8/4K3 b c - 0 1").unwrap();
+    assert_eq!(write_position(&v, &pos), "r1r1k3/8/8/8/8/8/8/4K3 b c - 0 1");
+}
+
+#[test]
+fn a_castling_right_without_its_rook_is_refused_where_it_is_written() {
+    let v = user("chess.md");
+    let err = parse_position(&v, "4k3/8/8/8/8/8/8/4K2R w KQ - 0 1").unwrap_err().to_string();
+    assert!(err.contains("castling right `Q`"), "{err}");
+    let err = parse_position(&v, "4k3/8/8/8/8/8/8/4K2R w KX - 0 1").unwrap_err().to_string();
+    assert!(err.contains("not a right"), "{err}");
+    // A game without castling refuses any right.
+    let shatranj = user("shatranj.md");
+    let err = parse_position(&shatranj, "4k3/8/8/8/8/8/8/R3K3 w Q - 0 1").unwrap_err().to_string();
+    assert!(err.contains("no castling in this game"), "{err}");
+}
+
+#[test]
+fn bare_king_in_shatranj_ended_the_game_with_seven_moves_left() {
+    // Issue 37: Fairy-Stockfish has 0 legal moves here (Black's Shah is bare, White to
+    // move); ravenpost had 7.
+    let v = user("shatranj.md");
+    let pos = parse_position(&v, "4k3/8/8/8/8/8/3Q4/4K3 w - - 0 1").unwrap();
+    assert!(v.legal_moves(&pos).is_empty());
+    assert_eq!(v.outcome(&pos), Some(Outcome::Win { winner: Side::White, reason: EndReason::BareKing }));
+    // Bared but to move, Black may answer; it cannot take the Ferz, so it loses next.
+    let pos = parse_position(&v, "4k3/8/8/8/8/8/3Q4/4K3 b - - 0 1").unwrap();
+    assert_eq!(v.outcome(&pos), None);
+    assert_eq!(v.legal_moves(&pos).len(), 5);
+    // Baring the other Shah at once: both bare, the game goes on.
+    let pos = play(&v, "8/8/8/8/8/8/3q4/4K2k w - - 0 1", &["Kxd2"]);
+    assert_eq!(v.outcome(&pos), None);
+    assert!(!v.legal_moves(&pos).is_empty());
+}
+
+#[test]
+fn extinction_of_a_kind_is_a_typed_verdict() {
+    let text = std::fs::read_to_string("tests/data/variants/chess.md").unwrap();
+    let text =
+        text.replace("  castling: {", "  extinction: { kinds: [N], count: 0, result: loss }\n  castling: {");
+    let v = load_definition(&text).unwrap().variant(&[]).unwrap();
+    let pos = parse_position(&v, "4k3/8/8/8/8/8/8/N3K3 b - - 0 1").unwrap();
+    assert!(v.legal_moves(&pos).is_empty());
+    assert_eq!(v.outcome(&pos), Some(Outcome::Win { winner: Side::White, reason: EndReason::Extinction }));
+}
+
+fn ravenpost(args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ravenpost")).args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn import_fsf_writes_a_definition_that_plays_and_refuses_by_key_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let ini = dir.path().join("variants.ini");
+    std::fs::write(
+        &ini,
+        "# two sections\n[capablanca-like:chess]\nmaxFile = 10\narchbishop = a\nchancellor = c\n\
+         startFen = rnabqkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR w KQkq - 0 1\n\
+         promotionPieceTypes = qcarbn\ncastlingKingsideFile = i\ncastlingQueensideFile = c\n\n\
+         [drops:chess]\npieceDrops = true\n",
+    )
+    .unwrap();
+    let ini = ini.to_str().unwrap();
+    let (code, text, err) = ravenpost(&["variant", "import-fsf", ini, "capablanca-like"]);
+    assert_eq!(code, 0, "{err}");
+    let file = dir.path().join("capablanca-like.md");
+    std::fs::write(&file, &text).unwrap();
+    // Fairy-Stockfish's capablanca perft from the start (tests/data/variants/capablanca.md).
+    let (code, out, err) = ravenpost(&["perft", "--variant-file", file.to_str().unwrap(), "3"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().last(), Some("25228"));
+    // Castling came through: O-O from a position where it is legal.
+    let v = load_definition(&text).unwrap().variant(&[]).unwrap();
+    let pos = parse_position(&v, "r4k3r/10/10/10/10/10/10/R4K3R w KQkq - 0 1").unwrap();
+    assert_eq!(write_move(&v, &pos, &read_move(&v, &pos, "O-O").unwrap()), "O-O");
+    // What it cannot say is refused with its line and key, and nothing is printed.
+    let (code, out, err) = ravenpost(&["variant", "import-fsf", ini, "drops"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(out.is_empty());
+    assert!(err.contains("line 12: `pieceDrops`"), "{err}");
+    // Several sections and no name: the names are listed.
+    let (code, _, err) = ravenpost(&["variant", "import-fsf", ini]);
+    assert_ne!(code, 0);
+    assert!(err.contains("capablanca-like drops"), "{err}");
+}
+
+/// `tests/data/fsf/perft.txt`: (name, depth, nodes).
+fn fsf_perft() -> Vec<(String, u32, u64)> {
+    std::fs::read_to_string("tests/data/fsf/perft.txt")
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            (f[0].to_string(), f[1].parse().unwrap(), f[2].parse().unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn imported_fairy_stockfish_variants_match_its_perft_at_depths_1_to_4() {
+    let ini = std::fs::read_to_string("tests/data/fsf/variants.ini").unwrap();
+    let expect = fsf_perft();
+    let mut names: Vec<&str> = expect.iter().map(|e| e.0.as_str()).collect();
+    names.dedup();
+    assert!(names.len() >= 40, "{} variants", names.len());
+    for name in names {
+        let (_, text) =
+            ravenpost::variants::fsf::import(&ini, Some(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let v =
+            load_definition(&text).unwrap_or_else(|e| panic!("{name}: {e}\n{text}")).variant(&[]).unwrap();
+        let start = v.start_position();
+        let depths: Vec<u32> = expect.iter().filter(|e| e.0 == name).map(|e| e.1).collect();
+        assert_eq!(depths, vec![1, 2, 3, 4], "{name}");
+        for (_, depth, nodes) in expect.iter().filter(|e| e.0 == name) {
+            assert_eq!(v.perft(&start, *depth), *nodes, "{name} depth {depth}");
+        }
+    }
+}
+
+#[test]
+fn every_refused_section_of_fairy_stockfishs_file_has_its_reason() {
+    let refused = std::fs::read_to_string("tests/data/fsf/refused.txt").unwrap();
+    let ini = std::fs::read_to_string("tests/data/fsf/variants.ini").unwrap();
+    let imported = ravenpost::variants::fsf::section_names(&ini).unwrap();
+    let mut n = 0;
+    for line in refused.lines().filter(|l| !l.starts_with('#') && !l.is_empty()) {
+        let (name, reason) = line.split_once(": ").unwrap();
+        assert!(reason.starts_with("line ") || reason.contains("not this built-in"), "{line}");
+        assert!(!imported.iter().any(|i| i == name), "{name} is both imported and refused");
+        n += 1;
+    }
+    // With the 19 imported, every one of the 143 sections of that file.
+    assert_eq!(n + 19, 143);
+}
+
+/// A bare repository with the hook and Ann's and Bo's clones; Ann starts the archive.
+fn club() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf, std::path::PathBuf) {
+    use common::{git, identity, ok};
+    let t = tempfile::tempdir().unwrap();
+    let home = identity(&t.path().join("home"), "Referee", "referee@example.org");
+    let server = t.path().join("server.git");
+    git(t.path(), &home, &["init", "--quiet", "--bare", "-b", "main", server.to_str().unwrap()]);
+    ok(t.path(), &home, &["hook", "install", "--repo", server.to_str().unwrap()]);
+    let mut clones = Vec::new();
+    for name in ["Ann", "Bo"] {
+        let dir = t.path().join(name.to_lowercase());
+        git(t.path(), &home, &["clone", "--quiet", server.to_str().unwrap(), dir.to_str().unwrap()]);
+        git(&dir, &home, &["config", "user.name", name]);
+        git(&dir, &home, &["config", "user.email", &format!("{}@example.org", name.to_lowercase())]);
+        clones.push(dir);
+    }
+    let bo = clones.pop().unwrap();
+    let ann = clones.pop().unwrap();
+    ok(&ann, &home, &["init"]);
+    (t, home, ann, bo)
+}
+
+/// Plays `moves` of game `id` alternately from Ann's and Bo's clones, each pushed
+/// through the hook.
+fn play_by_correspondence(home: &Path, ann: &Path, bo: &Path, id: &str, moves: &[&str]) {
+    use common::ok;
+    for (i, m) in moves.iter().enumerate() {
+        let (dir, who) = if i % 2 == 0 { (ann, "Ann") } else { (bo, "Bo") };
+        ok(dir, home, &["sync"]);
+        ok(dir, home, &["move", id, m, "--as", who]);
+        assert!(ok(dir, home, &["sync"]).contains("Pushed 1 commit"), "{m}");
+    }
+    ok(ann, home, &["sync"]);
+    ok(bo, home, &["sync"]);
+}
+
+#[test]
+fn capablanca_with_both_castlings_and_shatranj_ended_by_bare_king_by_correspondence() {
+    use common::ok;
+    let (t, home, ann, bo) = club();
+    let capablanca = std::fs::canonicalize("tests/data/variants/capablanca.md").unwrap();
+    let capablanca = capablanca.to_str().unwrap();
+    ok(&ann, &home, &["new", "--variant-file", capablanca, "--white", "Ann", "--black", "Bo", "--id", "c"]);
+    let moves =
+        ["Nj3", "Na6", "Ci3", "Ab6", "h3", "e6", "Bh2", "Qe7", "O-O", "c6", "a3", "Bc7", "a4", "O-O-O"];
+    play_by_correspondence(&home, &ann, &bo, "c", &moves);
+    let shown = ok(&bo, &home, &["show", "c"]);
+    assert!(shown.contains("Last move: 7... O-O-O (O-O-O), ply 14"), "{shown}");
+    let record = std::fs::read_to_string(bo.join(common::fan_out_path("capablanca", "c"))).unwrap();
+    let words = record.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains("5. O-O {") && words.contains("7... O-O-O {"), "{record}");
+    // A shatranj ending as a definition's start: the Rukh takes the last black piece,
+    // Black answers, and White has bared the Shah.
+    let ending = std::fs::read_to_string("tests/data/variants/shatranj.md")
+        .unwrap()
+        .replace("slug: shatranj", "slug: shatranj-ending")
+        .replace("RNBKQBNR/PPPPPPPP/8/8/8/8/pppppppp/rnbkqbnr", "3RK3/3r4/8/8/8/8/8/4k3");
+    let file = t.path().join("shatranj-ending.md");
+    std::fs::write(&file, ending).unwrap();
+    ok(
+        &ann,
+        &home,
+        &["new", "--variant-file", file.to_str().unwrap(), "--white", "Ann", "--black", "Bo", "--id", "s"],
+    );
+    play_by_correspondence(&home, &ann, &bo, "s", &["Rxd2", "Kf7"]);
+    let shown = ok(&ann, &home, &["show", "s"]);
+    assert!(shown.contains("Bo (Black) has a bare king"), "{shown}");
+    let record = std::fs::read_to_string(ann.join(common::fan_out_path("shatranj-ending", "s"))).unwrap();
+    assert!(record.contains("[Result \"1-0\"]"), "{record}");
+    let err = common::fails(&bo, &home, &["move", "s", "Ke1", "--as", "Ann"], 1, "");
+    assert!(!err.is_empty());
+    assert!(ok(&ann, &home, &["verify"]).contains("0 problems"));
+}
+
+/// The position as Fairy-Stockfish writes it: castling and en passant fields always.
+fn fsf_fen(v: &Variant, pos: &ravenpost::engine::Position) -> String {
+    let s = write_position(v, pos);
+    if v.def().chess_fields {
+        return s;
+    }
+    let mut f: Vec<&str> = s.split(' ').collect();
+    f.splice(2..2, ["-", "-"]);
+    f.join(" ")
+}
+
+/// `m` in UCI as Fairy-Stockfish writes it (castling: the king's two squares).
+fn uci(v: &Variant, m: &Move) -> String {
+    let d = v.def().dims;
+    let promo = m.promotion().map(|k| v.def().kind(k).code.to_lowercase()).unwrap_or_default();
+    format!("{}{}{promo}", d.name(m.from().unwrap()), d.name(m.to()))
+}
+
+/// The game's end from the side to move's view, as Fairy-Stockfish gives it: 1 it has
+/// won, -1 lost, 0 drawn; `None` while it goes on.
+fn end_value(v: &Variant, pos: &ravenpost::engine::Position) -> Option<i32> {
+    v.outcome(pos).map(|o| match o {
+        Outcome::Win { winner, .. } if winner == pos.side_to_move() => 1,
+        Outcome::Win { .. } => -1,
+        Outcome::Draw { .. } => 0,
+    })
+}
+
+#[test]
+fn pyffish_agrees_on_legal_moves_and_game_ends_in_random_games() {
+    common::tools::require_pyffish();
+    let ini = std::fs::read_to_string("tests/data/fsf/variants.ini").unwrap();
+    let courier = ravenpost::variants::fsf::import(&ini, Some("courier")).unwrap().1;
+    let variants = [
+        ("chess", user("chess.md")),
+        ("capablanca", user("capablanca.md")),
+        ("shatranj", user("shatranj.md")),
+        ("courier", load_definition(&courier).unwrap().variant(&[]).unwrap()),
+    ];
+    let mut rng = common::rng::Lcg(0x000f_5f37);
+    let mut lines = String::new();
+    let mut ours = Vec::new();
+    for (name, v) in &variants {
+        for _ in 0..24 {
+            let mut pos = v.start_position();
+            for _ in 0..400 {
+                let legal = v.legal_moves(&pos);
+                let mut moves: Vec<String> = legal.iter().map(|m| uci(v, m)).collect();
+                moves.sort();
+                lines.push_str(&format!("{name}\t{}\n", fsf_fen(v, &pos)));
+                ours.push((name.to_string(), fsf_fen(v, &pos), moves.join(" "), end_value(v, &pos)));
+                if legal.is_empty() {
+                    break;
+                }
+                // Prefer captures, so games reach bare kings and endings.
+                let captures: Vec<&Move> = legal.iter().filter(|m| m.capture().is_some()).collect();
+                let m = if !captures.is_empty() && rng.below(3) > 0 {
+                    *captures[rng.below(captures.len())]
+                } else {
+                    legal[rng.below(legal.len())]
+                };
+                pos = v.make(&pos, &m);
+            }
+        }
+    }
+    let script = r#"
+import sys, pyffish
+for line in sys.stdin:
+    variant, fen = line.rstrip("\n").split("\t")
+    moves = sorted(pyffish.legal_moves(variant, fen, []))
+    end, value = pyffish.is_immediate_game_end(variant, fen, [])
+    if not end and not moves:
+        end, value = True, pyffish.game_result(variant, fen, [])
+    v = "-" if not end else str((value > 0) - (value < 0))
+    print(" ".join(moves) + "|" + v)
+"#;
+    let mut child = std::process::Command::new("python3")
+        .args(["-c", script])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Written from a thread: the answers are read while the questions are written.
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        use std::io::Write;
+        stdin.write_all(lines.as_bytes()).unwrap();
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    assert!(out.status.success());
+    let theirs: Vec<String> = String::from_utf8(out.stdout).unwrap().lines().map(String::from).collect();
+    assert_eq!(theirs.len(), ours.len());
+    assert!(ours.len() >= 5000, "{} positions", ours.len());
+    let mut ended = 0;
+    for ((name, fen, moves, end), line) in ours.iter().zip(&theirs) {
+        let (their_moves, their_end) = line.split_once('|').unwrap();
+        assert_eq!(moves, their_moves, "{name} {fen}: legal moves");
+        let end = end.map_or("-".to_string(), |e| e.to_string());
+        assert_eq!(end, their_end, "{name} {fen}: game end");
+        ended += usize::from(end != "-");
+    }
+    assert!(ended >= 20, "{ended} games ended");
+}
