@@ -53,6 +53,20 @@ impl Break {
     }
 }
 
+/// A game named on the command line, at its current position: refused when its record
+/// breaks before its last ply (there is no current position then).
+pub(crate) fn resolve_current_game(session: &Session, file: &Path, game: usize) -> Result<Game, Failure> {
+    let (g, broken) = resolve_game(session, file, game)?;
+    if let Some(b) = broken {
+        return Err(Failure::refused(format!(
+            "the record breaks at ply {}: it has no current position\n{}",
+            b.ply,
+            b.lines().join("\n")
+        )));
+    }
+    Ok(g)
+}
+
 /// The game `file` names: a game file (its `game`th game, from 1), else a game id in the
 /// session's archive; replayed as far as its main line is legal, with where it breaks.
 pub(crate) fn resolve_game(

@@ -252,28 +252,6 @@ fn every_refused_section_of_fairy_stockfishs_file_has_its_reason() {
     assert_eq!(n + 19, 143);
 }
 
-/// A bare repository with the hook and Ann's and Bo's clones; Ann starts the archive.
-fn club() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf, std::path::PathBuf) {
-    use common::{git, identity, ok};
-    let t = tempfile::tempdir().unwrap();
-    let home = identity(&t.path().join("home"), "Referee", "referee@example.org");
-    let server = t.path().join("server.git");
-    git(t.path(), &home, &["init", "--quiet", "--bare", "-b", "main", server.to_str().unwrap()]);
-    ok(t.path(), &home, &["hook", "install", "--repo", server.to_str().unwrap()]);
-    let mut clones = Vec::new();
-    for name in ["Ann", "Bo"] {
-        let dir = t.path().join(name.to_lowercase());
-        git(t.path(), &home, &["clone", "--quiet", server.to_str().unwrap(), dir.to_str().unwrap()]);
-        git(&dir, &home, &["config", "user.name", name]);
-        git(&dir, &home, &["config", "user.email", &format!("{}@example.org", name.to_lowercase())]);
-        clones.push(dir);
-    }
-    let bo = clones.pop().unwrap();
-    let ann = clones.pop().unwrap();
-    ok(&ann, &home, &["init"]);
-    (t, home, ann, bo)
-}
-
 /// Plays `moves` of game `id` alternately from Ann's and Bo's clones, each pushed
 /// through the hook.
 fn play_by_correspondence(home: &Path, ann: &Path, bo: &Path, id: &str, moves: &[&str]) {
@@ -291,7 +269,7 @@ fn play_by_correspondence(home: &Path, ann: &Path, bo: &Path, id: &str, moves: &
 #[test]
 fn capablanca_with_both_castlings_and_shatranj_ended_by_bare_king_by_correspondence() {
     use common::ok;
-    let (t, home, ann, bo) = club();
+    let common::BareClub { dir: t, home, ann, bo, .. } = common::bare_club();
     let capablanca = std::fs::canonicalize("tests/data/variants/capablanca.md").unwrap();
     let capablanca = capablanca.to_str().unwrap();
     ok(&ann, &home, &["new", "--variant-file", capablanca, "--white", "Ann", "--black", "Bo", "--id", "c"]);

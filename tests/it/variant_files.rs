@@ -310,23 +310,8 @@ struct Club {
 
 impl Club {
     fn new() -> Club {
-        use common::{git, identity, ok};
-        let t = tempfile::tempdir().unwrap();
-        let home = identity(&t.path().join("home"), "Referee", "referee@example.org");
-        let server = t.path().join("server.git");
-        git(t.path(), &home, &["init", "--quiet", "--bare", "-b", "main", server.to_str().unwrap()]);
-        ok(t.path(), &home, &["hook", "install", "--repo", server.to_str().unwrap()]);
-        let mut clones = Vec::new();
-        for name in ["Ann", "Bo"] {
-            let dir = t.path().join(name.to_lowercase());
-            git(t.path(), &home, &["clone", "--quiet", server.to_str().unwrap(), dir.to_str().unwrap()]);
-            git(&dir, &home, &["config", "user.name", name]);
-            git(&dir, &home, &["config", "user.email", &format!("{}@example.org", name.to_lowercase())]);
-            clones.push(dir);
-        }
-        let bo = clones.pop().unwrap();
-        let ann = clones.pop().unwrap();
-        ok(&ann, &home, &["init"]);
+        use common::ok;
+        let common::BareClub { dir: t, home, server, ann, bo } = common::bare_club();
         let loft = std::fs::canonicalize("tests/data/variants/loft.md").unwrap();
         let loft = loft.to_str().unwrap();
         ok(&ann, &home, &["new", "--variant-file", loft, "--white", "Ann", "--black", "Bo", "--id", "g"]);

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use crate::cli::args::{self, game_option};
 use crate::cli::failure::{Failure, io};
-use crate::cli::games::resolve_game;
+use crate::cli::games::resolve_current_game;
 use crate::engine::{Outcome, Position, Variant};
 use crate::notation::position_string::write_position;
 use crate::search::Score;
@@ -75,14 +75,7 @@ pub(crate) fn run(s: &Session, a: AnalyseArgs, out: &mut impl Write) -> Result<(
                 && a.options.is_empty()
                 && variants::by_name(name, &[]).is_err() =>
         {
-            let (g, broken) = resolve_game(s, Path::new(name), a.game)?;
-            if let Some(b) = broken {
-                return Err(Failure::refused(format!(
-                    "the record breaks at ply {}: it has no current position\n{}",
-                    b.ply,
-                    b.lines().join("\n")
-                )));
-            }
+            let g = resolve_current_game(s, Path::new(name), a.game)?;
             let analysis = ops::analyse_game(&g, budget);
             (g.variant.clone(), g.position(), analysis)
         }

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::cli::args::{self, game_option};
 use crate::cli::failure::{Failure, io};
-use crate::cli::games::resolve_game;
+use crate::cli::games::resolve_current_game;
 use crate::engine::{Move, Position, Square, Variant};
 use crate::notation::moves::long_form;
 use crate::notation::san::write_move;
@@ -67,14 +67,7 @@ pub(crate) fn run(s: &Session, a: MovesArgs, out: &mut impl Write) -> Result<(),
                 && a.options.is_empty()
                 && variants::by_name(name, &[]).is_err() =>
         {
-            let (g, broken) = resolve_game(s, Path::new(name), a.game)?;
-            if let Some(b) = broken {
-                return Err(Failure::refused(format!(
-                    "the record breaks at ply {}: it has no current position\n{}",
-                    b.ply,
-                    b.lines().join("\n")
-                )));
-            }
+            let g = resolve_current_game(s, Path::new(name), a.game)?;
             game_moves(&g, &a, out)
         }
         _ => position_moves(&a, out),

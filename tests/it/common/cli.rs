@@ -160,3 +160,37 @@ pub fn fan_out_path(variant: &str, id: &str) -> String {
     let hex = format!("{:x}", sha2::Sha256::digest(id.as_bytes()));
     format!("games/{variant}/{}/{}/{id}.pgn", &hex[0..1], &hex[1..2])
 }
+
+/// A bare repository with the hook installed, Ann's and Bo's clones of it (their names and
+/// addresses configured), and the archive started in Ann's clone (not pushed).
+pub struct BareClub {
+    /// Holds every directory below.
+    pub dir: tempfile::TempDir,
+    /// The referee's home (`identity`).
+    pub home: PathBuf,
+    /// The bare repository.
+    pub server: PathBuf,
+    /// Ann's clone.
+    pub ann: PathBuf,
+    /// Bo's clone.
+    pub bo: PathBuf,
+}
+
+/// A new [`BareClub`].
+pub fn bare_club() -> BareClub {
+    let dir = tempfile::tempdir().unwrap();
+    let home = identity(&dir.path().join("home"), "Referee", "referee@example.org");
+    let server = dir.path().join("server.git");
+    super::git(dir.path(), &home, &["init", "--quiet", "--bare", "-b", "main", server.to_str().unwrap()]);
+    ok(dir.path(), &home, &["hook", "install", "--repo", server.to_str().unwrap()]);
+    let clone = |name: &str| {
+        let d = dir.path().join(name.to_lowercase());
+        super::git(dir.path(), &home, &["clone", "--quiet", server.to_str().unwrap(), d.to_str().unwrap()]);
+        super::git(&d, &home, &["config", "user.name", name]);
+        super::git(&d, &home, &["config", "user.email", &format!("{}@example.org", name.to_lowercase())]);
+        d
+    };
+    let (ann, bo) = (clone("Ann"), clone("Bo"));
+    ok(&ann, &home, &["init"]);
+    BareClub { dir, home, server, ann, bo }
+}
