@@ -26,10 +26,13 @@
 //! the last round the two players' colours differed, the higher player's preference, and
 //! with none the initial colour by the higher player's pairing number.
 //!
-//! The search is exhaustive within a bracket (players of a correspondence club are few:
-//! at most [`MAX_PLAYERS`]); what lies below the bracket is only asked whether it can
-//! still be paired, and how many pairs the next bracket keeps, each answer computed once.
-//! The module is checked round by round against an independent implementation
+//! Each bracket is searched in two phases: the candidates in the handbook's order, hoping
+//! for one that meets every criterion (it is then the answer); if none does, a
+//! branch-and-bound search for the best value any pairing reaches, then the first
+//! candidate in order reaching it. Whether the players below can still be paired is a
+//! maximum matching (Edmonds' blossom algorithm). The branch-and-bound search can grow
+//! exponentially when no candidate meets every criterion, hence [`MAX_PLAYERS`]. It is checked
+//! round by round against an independent implementation
 //! (`tests/it/swiss.rs`).
 
 use std::cmp::Ordering;
