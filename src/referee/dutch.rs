@@ -38,24 +38,7 @@
 use std::cmp::Ordering;
 use std::collections::HashMap;
 
-/// A colour.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Colour {
-    /// White.
-    White,
-    /// Black.
-    Black,
-}
-
-impl Colour {
-    /// The other colour.
-    pub fn invert(self) -> Colour {
-        match self {
-            Colour::White => Colour::Black,
-            Colour::Black => Colour::White,
-        }
-    }
-}
+use crate::engine::Side;
 
 /// One round of a player's past.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,7 +49,7 @@ pub enum Past {
         /// The opponent's index.
         opponent: usize,
         /// The colour played.
-        colour: Colour,
+        colour: Side,
         /// The points.
         points: u32,
     },
@@ -133,18 +116,18 @@ struct State {
     group: usize,
     /// |whites − blacks|.
     imbalance: u32,
-    pref: Option<Colour>,
+    pref: Option<Side>,
     absolute: bool,
     strong: bool,
     /// The colour of the last two games when they were the same.
-    repeated: Option<Colour>,
+    repeated: Option<Side>,
     /// Absolute colour imbalance (beyond ±1).
     abs_imbalance: bool,
     bye_eligible: bool,
     /// Floats one and two rounds before (`Some(true)` down, `Some(false)` up).
     floats: [Option<bool>; 2],
     /// The colours of the games played, oldest first.
-    colours: Vec<Colour>,
+    colours: Vec<Side>,
     topscorer: bool,
     /// Rounds without a game played.
     unplayed: i32,
@@ -160,7 +143,7 @@ struct State {
 pub fn pair_round(
     past: &[Vec<Past>],
     rounds: u32,
-    initial: Colour,
+    initial: Side,
     out: &[usize],
 ) -> Result<RoundPairing, NoPairing> {
     let n = past.len();
@@ -179,8 +162,8 @@ pub fn pair_round(
         .map(|&(a, b)| {
             let (lo, hi) = (a.min(b), a.max(b));
             match colour_of(&p, lo, hi, initial) {
-                Colour::White => (lo, hi),
-                Colour::Black => (hi, lo),
+                Side::White => (lo, hi),
+                Side::Black => (hi, lo),
             }
         })
         .collect();
@@ -196,17 +179,17 @@ fn states(past: &[Vec<Past>], played: usize, rounds: u32) -> Vec<State> {
         |i: usize, k: usize| -> u32 { past[i][..k.min(past[i].len())].iter().map(|p| p.points()).sum() };
     let mut out: Vec<State> = (0..past.len())
         .map(|i| {
-            let colours: Vec<Colour> = past[i]
+            let colours: Vec<Side> = past[i]
                 .iter()
                 .filter_map(|p| match p {
                     Past::Played { colour, .. } => Some(*colour),
                     _ => None,
                 })
                 .collect();
-            let whites = colours.iter().filter(|c| **c == Colour::White).count() as u32;
+            let whites = colours.iter().filter(|c| **c == Side::White).count() as u32;
             let blacks = colours.len() as u32 - whites;
             let imbalance = whites.abs_diff(blacks);
-            let lower = if whites > blacks { Colour::Black } else { Colour::White };
+            let lower = if whites > blacks { Side::Black } else { Side::White };
             let last = colours.last().copied();
             let consecutive = match last {
                 Some(c) => colours.iter().rev().take_while(|x| **x == c).count(),
@@ -215,11 +198,11 @@ fn states(past: &[Vec<Past>], played: usize, rounds: u32) -> Vec<State> {
             let pref = if imbalance > 1 {
                 Some(lower)
             } else if consecutive > 1 {
-                last.map(Colour::invert)
+                last.map(Side::opponent)
             } else if imbalance > 0 {
                 Some(lower)
             } else {
-                last.map(Colour::invert)
+                last.map(Side::opponent)
             };
             let repeated = if consecutive > 1 { last } else { None };
             let absolute = imbalance > 1 || repeated.is_some();
@@ -589,7 +572,7 @@ impl<'a> Pairer<'a> {
         // left to float, pair with each other.
         let spare = undecided.len() as i32 - 2 * left;
         let clashes = |strong_only: bool| {
-            let wants = |c: Colour| {
+            let wants = |c: Side| {
                 undecided
                     .iter()
                     .filter(|&&r| {
@@ -598,7 +581,7 @@ impl<'a> Pairer<'a> {
                     })
                     .count() as i32
             };
-            let (w, b) = (wants(Colour::White), wants(Colour::Black));
+            let (w, b) = (wants(Side::White), wants(Side::Black));
             let others = undecided.len() as i32 - w - b;
             (((w - b).abs() - others - spare).max(0) + 1) / 2
         };
@@ -851,7 +834,7 @@ impl<'a> Pairer<'a> {
                 p.repeated.is_none() || p.repeated != o.repeated
             } else {
                 let lesser = if p.imbalance > o.imbalance { o } else { p };
-                lesser.repeated != p.pref.map(Colour::invert)
+                lesser.repeated != p.pref.map(Side::opponent)
             };
             colour[1] += i32::from(!p.absolute || !o.absolute || p.pref != o.pref || repeat);
             colour[2] += i32::from(p.pref.is_none() || o.pref.is_none() || p.pref != o.pref);
@@ -895,19 +878,19 @@ fn better(a: &Value, b: &Value) -> bool {
 }
 
 /// The colour the player of index `lo` (the smaller pairing number) has against `hi`.
-fn colour_of(p: &Pairer<'_>, lo: usize, hi: usize, initial: Colour) -> Colour {
+fn colour_of(p: &Pairer<'_>, lo: usize, hi: usize, initial: Side) -> Side {
     let (x, y) = (&p.s[lo], &p.s[hi]);
     let x_higher = p.rank[lo] < p.rank[hi];
     let neutral = if x.pref.is_none() || y.pref.is_none() || x.pref != y.pref {
-        x.pref.or(y.pref.map(Colour::invert))
+        x.pref.or(y.pref.map(Side::opponent))
     } else if x.absolute && (x.imbalance > y.imbalance || !y.absolute) {
         x.pref
     } else if y.absolute && (y.imbalance > x.imbalance || !x.absolute) {
-        y.pref.map(Colour::invert)
+        y.pref.map(Side::opponent)
     } else if x.strong && !y.strong {
         x.pref
     } else if y.strong && !x.strong {
-        y.pref.map(Colour::invert)
+        y.pref.map(Side::opponent)
     } else {
         x.colours.iter().rev().zip(y.colours.iter().rev()).find(|(a, b)| a != b).map(|(_, theirs)| *theirs)
     };
@@ -916,18 +899,18 @@ fn colour_of(p: &Pairer<'_>, lo: usize, hi: usize, initial: Colour) -> Colour {
             if lo.is_multiple_of(2) {
                 initial
             } else {
-                initial.invert()
+                initial.opponent()
             }
         }
         (None, false) => {
             if hi.is_multiple_of(2) {
-                initial.invert()
+                initial.opponent()
             } else {
                 initial
             }
         }
         (Some(c), true) => c,
-        (Some(_), false) => y.pref.map_or(initial, Colour::invert),
+        (Some(_), false) => y.pref.map_or(initial, Side::opponent),
     })
 }
 
@@ -1087,10 +1070,10 @@ mod tests {
     #[test]
     fn the_first_round_pairs_the_halves_in_order() {
         let past = vec![Vec::new(); 7];
-        let p = pair_round(&past, 5, Colour::Black, &[]).unwrap();
+        let p = pair_round(&past, 5, Side::Black, &[]).unwrap();
         assert_eq!(p.games, [(3, 0), (1, 4), (5, 2)]);
         assert_eq!(p.bye, Some(6));
-        let e = pair_round(&vec![Vec::new(); MAX_PLAYERS + 1], 5, Colour::White, &[]).unwrap_err();
+        let e = pair_round(&vec![Vec::new(); MAX_PLAYERS + 1], 5, Side::White, &[]).unwrap_err();
         assert_eq!(e, NoPairing::TooMany(MAX_PLAYERS + 1));
     }
 }

@@ -338,10 +338,7 @@ impl<'a> Searcher<'a> {
                 best_move = Some(*m);
                 if score > alpha {
                     alpha = score;
-                    let (head, tail) = self.pv.split_at_mut(ply + 1);
-                    head[ply].clear();
-                    head[ply].push(*m);
-                    head[ply].extend_from_slice(&tail[0]);
+                    self.extend_pv(ply, *m);
                 }
             }
             if alpha >= beta {
@@ -370,6 +367,14 @@ impl<'a> Searcher<'a> {
             Some(Outcome::Win { .. }) => -MATE + ply as i32,
             Some(Outcome::Draw { .. }) | None => 0,
         }
+    }
+
+    /// The principal variation at `ply`: `m`, then the one found below it.
+    fn extend_pv(&mut self, ply: usize, m: Move) {
+        let (head, tail) = self.pv.split_at_mut(ply + 1);
+        head[ply].clear();
+        head[ply].push(m);
+        head[ply].extend_from_slice(&tail[0]);
     }
 
     /// The quiescence search: the side to move may stand on the evaluation or play a
@@ -423,10 +428,7 @@ impl<'a> Searcher<'a> {
             }
             if score > alpha {
                 alpha = score;
-                let (head, tail) = self.pv.split_at_mut(ply + 1);
-                head[ply].clear();
-                head[ply].push(*m);
-                head[ply].extend_from_slice(&tail[0]);
+                self.extend_pv(ply, *m);
                 if alpha >= beta {
                     break;
                 }

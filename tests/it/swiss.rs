@@ -9,11 +9,12 @@
 use std::fs;
 use std::path::Path;
 
-use ravenpost::referee::dutch::{Colour, Past, RoundPairing, pair_round};
+use ravenpost::engine::Side;
+use ravenpost::referee::dutch::{Past, RoundPairing, pair_round};
 
 /// One round of a player as the TRF lists it: opponent index (none for a bye), colour,
 /// result.
-type Entry = (Option<usize>, Option<Colour>, char);
+type Entry = (Option<usize>, Option<Side>, char);
 
 /// A tournament as the TRF lists it.
 struct Trf {
@@ -34,8 +35,8 @@ fn read_trf(path: &Path) -> Trf {
             let block = &line[at..(at + 10).min(line.len())];
             let opponent: usize = block[..4].trim().parse().unwrap();
             let colour = match block.as_bytes()[5] {
-                b'w' => Some(Colour::White),
-                b'b' => Some(Colour::Black),
+                b'w' => Some(Side::White),
+                b'b' => Some(Side::Black),
                 _ => None,
             };
             let result = block.as_bytes()[7] as char;
@@ -80,7 +81,7 @@ fn as_paired(t: &Trf, round: usize) -> RoundPairing {
     let mut bye = None;
     for (i, rs) in t.entries.iter().enumerate() {
         match rs[round] {
-            (Some(o), Some(Colour::White), _) => games.push((i, o)),
+            (Some(o), Some(Side::White), _) => games.push((i, o)),
             (None, _, 'U') => bye = Some(i),
             _ => {}
         }
@@ -105,7 +106,7 @@ fn compare(file: &Path) -> (usize, Vec<String>) {
         .lines()
         .find_map(|l| l.strip_prefix("XXR ").map(|r| r.trim().parse::<usize>().unwrap()))
         .unwrap_or(t.rounds);
-    let initial = t.entries[0].first().and_then(|e| e.1).unwrap_or(Colour::White);
+    let initial = t.entries[0].first().and_then(|e| e.1).unwrap_or(Side::White);
     let name = file.file_name().unwrap().to_string_lossy().to_string();
     let mut differences = Vec::new();
     let expected_file = file.with_extension("expected");
