@@ -35,7 +35,6 @@
 //! round by round against an independent implementation
 //! (`tests/it/swiss.rs`).
 
-use std::cmp::Ordering;
 use std::collections::HashMap;
 
 use crate::engine::Side;
@@ -121,8 +120,6 @@ struct State {
     strong: bool,
     /// The colour of the last two games when they were the same.
     repeated: Option<Side>,
-    /// Absolute colour imbalance (beyond ±1).
-    abs_imbalance: bool,
     bye_eligible: bool,
     /// Floats one and two rounds before (`Some(true)` down, `Some(false)` up).
     floats: [Option<bool>; 2],
@@ -225,7 +222,6 @@ fn states(past: &[Vec<Past>], played: usize, rounds: u32) -> Vec<State> {
                 absolute,
                 strong: !absolute && imbalance > 0,
                 repeated,
-                abs_imbalance: imbalance > 1,
                 bye_eligible: !past[i]
                     .iter()
                     .any(|p| matches!(p, Past::Bye) || !matches!(p, Past::Played { .. }) && p.points() >= 2),
@@ -524,7 +520,7 @@ impl<'a> Pairer<'a> {
                 && let Some(g) = self.lookahead_of(b, floats)
             {
                 let v = self.value(pairs, g);
-                if b.best.as_ref().is_none_or(|(best, _)| better(&v, best)) {
+                if b.best.as_ref().is_none_or(|(best, _)| v > *best) {
                     b.best = Some((v, pairs.clone()));
                 }
             }
@@ -536,7 +532,7 @@ impl<'a> Pairer<'a> {
             return;
         }
         if let Some((best, _)) = &b.best
-            && !better(&self.bound(pairs, &undecided, left, &b.gmax), best)
+            && self.bound(pairs, &undecided, left, &b.gmax) <= *best
         {
             return;
         }
@@ -735,7 +731,7 @@ impl<'a> Pairer<'a> {
                 let v = self.value(pairs, g);
                 if v == b.target {
                     b.found = Some(pairs.clone());
-                } else if b.best.as_ref().is_none_or(|(best, _)| better(&v, best)) {
+                } else if b.best.as_ref().is_none_or(|(best, _)| v > *best) {
                     b.best = Some((v, pairs.clone()));
                 }
             }
@@ -743,7 +739,7 @@ impl<'a> Pairer<'a> {
         }
         let undecided: Vec<usize> =
             s1[i..].iter().chain(s2.iter().filter(|&&r| used & bit(r) == 0)).copied().collect();
-        if better(&b.target, &self.bound(pairs, &undecided, s1.len() - i, &b.gmax)) {
+        if self.bound(pairs, &undecided, s1.len() - i, &b.gmax) < b.target {
             return;
         }
         let a = s1[i];
@@ -805,7 +801,7 @@ impl<'a> Pairer<'a> {
                     v[1 + self.st(next.0).group] += v[0] - floaters_paired;
                 }
                 v[1 + self.groups] = -bye;
-                if best.as_ref().is_none_or(|b| better(&v, b)) {
+                if best.as_ref().is_none_or(|b| v > *b) {
                     best = Some(v);
                 }
             });
@@ -829,7 +825,7 @@ impl<'a> Pairer<'a> {
         let mut colour = [0; 4];
         for &(h, l) in pairs {
             let (p, o) = (self.st(l), self.st(h));
-            colour[0] += i32::from(!(p.abs_imbalance && o.abs_imbalance && p.pref == o.pref));
+            colour[0] += i32::from(!(p.imbalance > 1 && o.imbalance > 1 && p.pref == o.pref));
             let repeat = if p.imbalance == o.imbalance {
                 p.repeated.is_none() || p.repeated != o.repeated
             } else {
@@ -870,11 +866,6 @@ impl<'a> Pairer<'a> {
         }
         v
     }
-}
-
-/// Whether `a` is better than `b` (compared field by field).
-fn better(a: &Value, b: &Value) -> bool {
-    a.cmp(b) == Ordering::Greater
 }
 
 /// The colour the player of index `lo` (the smaller pairing number) has against `hi`.
