@@ -41,6 +41,7 @@ pub mod limits;
 pub mod players;
 pub mod problem;
 pub mod step;
+pub mod swiss;
 pub mod tournament;
 
 pub use army::{ArmyChoice, ArmyReveal, COMMITMENT_TAGS, ChoiceStep, check_choice_step};

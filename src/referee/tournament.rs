@@ -28,6 +28,7 @@ use serde::{Deserialize, Serialize};
 
 use super::knockout::{self, KnockoutRules};
 use super::layout::{GamePath, Layout};
+use super::swiss::{self, SwissRules};
 
 /// The folder of tournament files.
 pub const DIR: &str = "tournaments";
@@ -100,8 +101,11 @@ pub struct Tournament {
     /// A knockout's rules; `None` for a round robin.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub knockout: Option<KnockoutRules>,
+    /// A Swiss's rules; `None` for a round robin.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub swiss: Option<SwissRules>,
     /// The players, in their order in the tables (player 1 first); a knockout's in seed
-    /// order.
+    /// order, a Swiss's in pairing-number order.
     pub players: Vec<Entrant>,
     /// Every game, round by round, board by board.
     pub games: Vec<Pairing>,
@@ -139,6 +143,9 @@ pub enum TournamentProblem {
     /// A knockout's games are not the bracket's.
     #[error("the games are not the knockout bracket's for these players and results: {0}")]
     NotBracket(String),
+    /// A Swiss's games are not the Dutch system's pairings for its players and results.
+    #[error("the games are not the Swiss pairings for these players and results: {0}")]
+    NotSwiss(String),
     /// A round robin's file changed after its creation.
     #[error("a tournament file never changes")]
     Changed,
@@ -184,7 +191,7 @@ impl Tournament {
     /// The file's text.
     pub fn to_yaml(&self) -> String {
         let body = serde_yaml_ng::to_string(self).expect("a struct of strings serialises");
-        let how = if self.knockout.is_some() {
+        let how = if self.knockout.is_some() || self.swiss.is_some() {
             "its games grow only by `ravenpost tournament next`"
         } else {
             "never edited"
@@ -218,6 +225,7 @@ impl Tournament {
             time_control,
             army_choice,
             knockout: None,
+            swiss: None,
             players,
             games,
         })
@@ -243,7 +251,34 @@ impl Tournament {
         t.games = knockout::due(&t, &|_| None);
         Ok(t)
     }
-    /// The number of rounds.
+
+    /// A new Swiss: `players` in pairing-number order, with round 1's games paired by
+    /// the Dutch system ([`swiss::next_round`]).
+    ///
+    /// # Errors
+    /// A bad name, fewer than two players or more than a Swiss pairs, a player named
+    /// twice, no round or as many rounds as players.
+    pub fn new_swiss(
+        name: &str,
+        variant: &str,
+        players: Vec<Entrant>,
+        rules: SwissRules,
+        time_control: Option<String>,
+        army_choice: Option<ArmyPlan>,
+    ) -> Result<Tournament, TournamentProblem> {
+        swiss::check_rules(rules, players.len())?;
+        let mut t = Tournament::new(name, variant, players, false, time_control, army_choice)?;
+        t.swiss = Some(rules);
+        t.games.clear();
+        t.games = match swiss::next_round(&t, &|_| None) {
+            Ok(swiss::NextRound::Due(games)) => games,
+            Ok(_) => Vec::new(),
+            Err(e) => return Err(TournamentProblem::NotSwiss(e.to_string())),
+        };
+        Ok(t)
+    }
+
+    /// The number of rounds paired (for a Swiss or a knockout: so far).
     pub fn rounds(&self) -> u32 {
         self.games.iter().map(|g| g.round).max().unwrap_or(0)
     }
@@ -420,6 +455,9 @@ pub fn check_created(
 /// A new tournament's games are its format's: the Berger tables', or a knockout's games
 /// due at the start.
 fn check_schedule(t: &Tournament) -> Result<(), TournamentProblem> {
+    if t.swiss.is_some() {
+        return swiss::check_created_round(t);
+    }
     if let Some(rules) = t.knockout {
         check_rules(rules)?;
         if t.double || t.army_choice == Some(ArmyPlan::Secret) {
@@ -576,14 +614,19 @@ pub fn judge_change(
             .and_then(|e| invalid(e.to_string()));
     };
     let before = match Tournament::from_yaml(previous) {
-        Ok(t) if t.knockout.is_some() => t,
+        Ok(t) if t.knockout.is_some() || t.swiss.is_some() => t,
         _ => return changed(),
     };
     let after = match Tournament::from_yaml(text) {
         Ok(t) => t,
         Err(e) => return invalid(TournamentProblem::Unreadable(e).to_string()),
     };
-    match knockout::check_advance(&before, &after, outcome) {
+    let advanced = if before.swiss.is_some() {
+        swiss::check_advance(&before, &after, outcome)
+    } else {
+        knockout::check_advance(&before, &after, outcome)
+    };
+    match advanced {
         Ok(added) => check_records(&after, &added, &created).err().and_then(|e| invalid(e.to_string())),
         Err(e) => invalid(e.to_string()),
     }
@@ -680,6 +723,10 @@ pub struct Standings {
     /// A knockout's bracket (its crosstable is in `rows` too).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub knockout: Option<super::knockout::Bracket>,
+    /// A Swiss's table with its tie-breaks (the crosstable's points and places in `rows`
+    /// are its too).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub swiss: Option<super::swiss::SwissTable>,
 }
 
 /// The standings of `t` given each game's outcome (`outcome(id)`; `None` while it goes
@@ -713,7 +760,7 @@ pub fn standings(t: &Tournament, outcome: impl Fn(&str) -> Option<Outcome>) -> S
         .map(|i| (0..n).map(|j| cells[i][j].iter().filter_map(|c| c.halves).sum::<u32>() * halves[j]).sum())
         .collect();
     let rank = |i: usize| 1 + (0..n).filter(|&j| (halves[j], sb[j]) > (halves[i], sb[i])).count();
-    let rows = (0..n)
+    let mut rows: Vec<StandingRow> = (0..n)
         .map(|i| StandingRow {
             number: i + 1,
             name: t.players[i].name.clone(),
@@ -725,6 +772,12 @@ pub fn standings(t: &Tournament, outcome: impl Fn(&str) -> Option<Outcome>) -> S
             cells: std::mem::take(&mut cells[i]),
         })
         .collect();
+    // A Swiss ranks by its own tie-breaks, and its points count the byes.
+    let swiss = swiss::table(t, &outcome);
+    for x in swiss.iter().flat_map(|s| &s.rows) {
+        let row = &mut rows[x.number - 1];
+        (row.points, row.sonneborn_berger, row.rank) = (x.points, x.sonneborn_berger, x.rank);
+    }
     Standings {
         tournament: t.name.clone(),
         variant: t.variant.clone(),
@@ -732,6 +785,7 @@ pub fn standings(t: &Tournament, outcome: impl Fn(&str) -> Option<Outcome>) -> S
         finished,
         rows,
         knockout: None,
+        swiss,
     }
 }
 

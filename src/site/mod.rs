@@ -246,6 +246,9 @@ pub fn extra_pages(
             if let Some(b) = &mut s.knockout {
                 b.rename(&|n| privacy::public_name(n).into_owned());
             }
+            for r in s.swiss.iter_mut().flat_map(|t| &mut t.rows) {
+                r.name = privacy::public_name(&r.name).into_owned();
+            }
         }
         let file = |ext: &str| format!("tournaments/{}.{ext}", s.tournament);
         let json = serde_json::to_string_pretty(&[&s]).expect("standings serialise") + "\n";
@@ -278,6 +281,7 @@ pub fn extra_pages(
             v["tie_break_text"] = b.rules.tie_break.words().into();
             Value::from(minijinja::value::Serde(v))
         });
+        let swiss = s.swiss.as_ref().map(swiss_value);
         let json_name = format!("{}.json", s.tournament);
         let html = render(
             &env,
@@ -292,6 +296,7 @@ pub fn extra_pages(
                     finished => s.finished,
                     rows => rows,
                     bracket => bracket,
+                    swiss => swiss,
                 },
                 hrefs => links,
                 json => json_name,
@@ -305,6 +310,20 @@ pub fn extra_pages(
         });
     }
     Ok(out)
+}
+
+/// A Swiss table for the standings page: the rows with their figures as text.
+fn swiss_value(t: &crate::referee::swiss::SwissTable) -> Value {
+    let points = crate::referee::tournament::points_text;
+    let mut v = serde_json::to_value(t).expect("a Swiss table serialises");
+    for (r, value) in t.rows.iter().zip(v["rows"].as_array_mut().into_iter().flatten()) {
+        value["points_text"] = points(r.points).into();
+        value["cut_text"] = points(r.buchholz_cut1).into();
+        value["bh_text"] = points(r.buchholz).into();
+        value["sb_text"] = format!("{:.2}", r.sonneborn_berger).into();
+        value["de_text"] = r.direct_encounter.map_or_else(|| "-".to_string(), points).into();
+    }
+    Value::from(minijinja::value::Serde(v))
 }
 
 fn environment() -> Environment<'static> {

@@ -1461,7 +1461,7 @@ pub fn verify_tournaments(archive: &Archive, index: &HistoryIndex) -> Result<Vec
     Ok(out)
 }
 
-/// The results at `commit` of the games of the knockout whose file there is `previous`
+/// The results at `commit` of the games of the knockout or Swiss whose file there is `previous`
 /// (the games' files as the commit left them, in either layout): what the referee judges
 /// a knockout's next games by. Empty for a round robin, or without a commit.
 ///
@@ -1477,7 +1477,7 @@ pub(crate) fn knockout_outcomes(
     let (Some(commit), Some(t)) = (commit, previous.and_then(|p| Tournament::from_yaml(p).ok())) else {
         return Ok(out);
     };
-    if t.knockout.is_none() {
+    if t.knockout.is_none() && t.swiss.is_none() {
         return Ok(out);
     }
     for g in &t.games {

@@ -25,6 +25,7 @@ use skillratings::glicko2::{Glicko2Config, Glicko2Rating, glicko2, glicko2_ratin
 
 use crate::archive::{Archive, ArmyChoice, CommitId, GamePath, Identity};
 use crate::referee::knockout::{self, KnockoutRules};
+use crate::referee::swiss::{self, NextRound, SwissRules};
 use crate::referee::tournament::{self, ArmyPlan, Entrant, Outcome, Pairing, Standings, Tournament};
 
 use super::checks::{StatusLine, status};
@@ -84,6 +85,8 @@ pub struct NewTournament {
     pub options: Vec<(String, String)>,
     /// A knockout with these rules (`None`: a round robin).
     pub knockout: Option<KnockoutRules>,
+    /// A Swiss with these rules (`None`: a round robin).
+    pub swiss: Option<SwissRules>,
 }
 
 /// What `tournament new` made.
@@ -149,26 +152,27 @@ pub fn tournament_new(archive: &Archive, n: NewTournament, session: &Session) ->
     let config = archive.config()?;
     let layout = config.layout;
     let time_control = n.time_control.clone().or(config.time_control.clone());
-    let t = match n.knockout {
-        Some(rules) => {
-            if n.double {
-                return Err(Failure::Usage("--double is for round robins, not --format knockout".into()));
-            }
-            if n.army_choice == Some(ArmyPlan::Secret) {
-                return Err(Failure::Usage(
-                    "--format knockout: armies are chosen with --army-choice fixed; secret choices are for round robins"
-                        .into(),
-                ));
-            }
-            if !n.options.is_empty() {
-                return Err(Failure::Usage(
-                    "--format knockout: game options (--option) are for round robins (later rounds could not repeat them)"
-                        .into(),
-                ));
-            }
-            Tournament::new_knockout(&n.name, &slug, players, rules, time_control.clone(), n.army_choice.clone())
+    if n.knockout.is_some() || n.swiss.is_some() {
+        let format = if n.swiss.is_some() { "swiss" } else { "knockout" };
+        if n.double {
+            return Err(Failure::Usage(format!("--double is for round robins, not --format {format}")));
         }
-        None => Tournament::new(&n.name, &slug, players, n.double, time_control.clone(), n.army_choice.clone()),
+        if n.army_choice == Some(ArmyPlan::Secret) {
+            return Err(Failure::Usage(format!(
+                "--format {format}: armies are chosen with --army-choice fixed; secret choices are for round robins"
+            )));
+        }
+        if !n.options.is_empty() {
+            return Err(Failure::Usage(format!(
+                "--format {format}: game options (--option) are for round robins (later rounds could not repeat them)"
+            )));
+        }
+    }
+    let (tc, armies) = (time_control.clone(), n.army_choice.clone());
+    let t = match (n.knockout, n.swiss) {
+        (Some(rules), _) => Tournament::new_knockout(&n.name, &slug, players, rules, tc, armies),
+        (None, Some(rules)) => Tournament::new_swiss(&n.name, &slug, players, rules, tc, armies),
+        (None, None) => Tournament::new(&n.name, &slug, players, n.double, tc, armies),
     }
     .map_err(|e| Failure::Usage(format!("tournament {}: {e}", n.name)))?;
     let _lock = archive.lock()?;
@@ -182,9 +186,10 @@ pub fn tournament_new(archive: &Archive, n: NewTournament, session: &Session) ->
     let time = session.now();
     let mut files = vec![(path.clone(), t.to_yaml().into_bytes())];
     files.extend(record_files(archive, &t, &t.games, &n.options, layout, time)?);
-    let kind = match t.knockout {
-        Some(_) => "knockout".to_string(),
-        None => format!("{}round robin", if t.double { "double " } else { "" }),
+    let kind = match (t.knockout, t.swiss) {
+        (Some(_), _) => "knockout".to_string(),
+        (None, Some(rules)) => format!("Swiss of {} rounds", rules.rounds),
+        (None, None) => format!("{}round robin", if t.double { "double " } else { "" }),
     };
     let message = format!(
         "{}: new tournament, {} {kind} of {} players, {} games",
@@ -279,50 +284,83 @@ fn commit_files(
 pub struct Advanced {
     /// The tournament.
     pub tournament: String,
-    /// The games it created, in bracket order (none when none is due).
+    /// The games it created, in bracket (or board) order (none when none is due).
     pub games: Vec<Pairing>,
+    /// A Swiss: who has the pairing-allocated bye in the round made.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bye: Option<String>,
     /// The commit (short id); `None` when no game is due.
     pub commit: Option<String>,
     /// Why no game is due (the games awaited, or who won); `None` when games were made.
     pub waiting: Option<String>,
 }
 
+/// The games the results call for in knockout or Swiss `t`, or why none is due.
+fn due_games(
+    t: &Tournament,
+    outcome: &dyn Fn(&str) -> Option<Outcome>,
+) -> Result<(Vec<Pairing>, String), Failure> {
+    let awaited = || {
+        let going: Vec<&str> =
+            t.games.iter().filter(|g| outcome(&g.id).is_none()).map(|g| g.id.as_str()).collect();
+        format!("waiting for the results of {}", going.join(", "))
+    };
+    if let Some(rules) = t.swiss {
+        return match swiss::next_round(t, outcome) {
+            Ok(NextRound::Due(games)) => Ok((games, String::new())),
+            Ok(NextRound::Waiting(_)) => Ok((Vec::new(), awaited())),
+            Ok(NextRound::Over) if t.games.iter().any(|g| outcome(&g.id).is_none()) => {
+                Ok((Vec::new(), format!("all {} rounds are paired; {}", rules.rounds, awaited())))
+            }
+            Ok(NextRound::Over) => {
+                Ok((Vec::new(), format!("it is over: all {} rounds were played", rules.rounds)))
+            }
+            Err(e) => {
+                Err(Failure::Declined(format!("{}: round {} cannot be paired: {e}", t.name, t.rounds() + 1)))
+            }
+        };
+    }
+    let due = knockout::due(t, outcome);
+    let why = match knockout::bracket(t, outcome).and_then(|b| b.winner) {
+        Some(w) => format!("it is over: {w} won"),
+        None => awaited(),
+    };
+    Ok((due, why))
+}
+
 /// `ravenpost tournament next NAME`: a knockout's games that the results call for (the
-/// matches whose players are both known, the next tie-break game of a level match),
-/// appended to the tournament file and created, in one commit.
+/// matches whose players are both known, the next tie-break game of a level match), or a
+/// Swiss's next round once the last has finished, appended to the tournament file and
+/// created, in one commit.
 ///
 /// # Errors
-/// [`Failure::Usage`] for an unknown tournament or a round robin; the archive's errors.
-/// No game due is not an error: [`Advanced::waiting`] says why.
+/// [`Failure::Usage`] for an unknown tournament or a round robin; [`Failure::Declined`]
+/// for a Swiss round that cannot be paired; the archive's errors. No game due is not an
+/// error: [`Advanced::waiting`] says why.
 pub fn tournament_next(archive: &Archive, name: &str, session: &Session) -> Result<Advanced, Failure> {
     let layout = archive.config()?.layout;
     let _lock = archive.lock()?;
     let tip = archive.tip()?;
     let mut t = read_tournament(archive, tip, name)?;
-    if t.knockout.is_none() {
+    if t.knockout.is_none() && t.swiss.is_none() {
         return Err(Failure::Usage(format!(
-            "tournament {name} is a round robin: its games were all made with it; `tournament next` is for knockouts"
+            "tournament {name} is a round robin: its games were all made with it; `tournament next` is for \
+             knockouts and Swiss tournaments"
         )));
     }
     let text = t.to_yaml();
     let definitions = super::definitions::at(archive, tip)?;
     let outcomes = super::checks::knockout_outcomes(archive, tip, Some(&text), &definitions)?;
     let outcome = |id: &str| outcomes.get(id).copied();
-    let due = knockout::due(&t, &outcome);
+    let (due, why) = due_games(&t, &outcome)?;
     if due.is_empty() {
-        let why = match knockout::bracket(&t, &outcome).and_then(|b| b.winner) {
-            Some(w) => format!("it is over: {w} won"),
-            None => {
-                let going: Vec<&str> =
-                    t.games.iter().filter(|g| outcome(&g.id).is_none()).map(|g| g.id.as_str()).collect();
-                format!("waiting for the results of {}", going.join(", "))
-            }
-        };
+        let waiting = Some(why);
         return Ok(Advanced {
             tournament: name.to_string(),
             games: Vec::new(),
+            bye: None,
             commit: None,
-            waiting: Some(why),
+            waiting,
         });
     }
     let time = session.now();
@@ -331,14 +369,19 @@ pub fn tournament_next(archive: &Archive, name: &str, session: &Session) -> Resu
     files.extend(record_files(archive, &t, &due, &[], layout, time)?);
     let rounds: std::collections::BTreeSet<u32> = due.iter().map(|g| g.round).collect();
     let rounds: Vec<String> = rounds.iter().map(u32::to_string).collect();
-    let message = format!(
-        "{name}: next knockout games, round {}, {} game{}",
-        rounds.join(" and "),
-        due.len(),
-        if due.len() == 1 { "" } else { "s" }
-    );
+    let plural = if due.len() == 1 { "" } else { "s" };
+    let bye = t.swiss.and_then(|_| t.byes().into_iter().find(|(r, _)| *r == t.rounds()).map(|(_, p)| p));
+    let message = match (t.swiss, &bye) {
+        (Some(_), Some(p)) => {
+            format!("{name}: Swiss round {}, {} game{plural}, bye {p}", rounds.join(""), due.len())
+        }
+        (Some(_), None) => format!("{name}: Swiss round {}, {} game{plural}", rounds.join(""), due.len()),
+        (None, _) => {
+            format!("{name}: next knockout games, round {}, {} game{plural}", rounds.join(" and "), due.len())
+        }
+    };
     let commit = commit_files(archive, session, tip, &message, &files, time)?;
-    Ok(Advanced { tournament: name.to_string(), games: due, commit: Some(commit), waiting: None })
+    Ok(Advanced { tournament: name.to_string(), games: due, bye, commit: Some(commit), waiting: None })
 }
 
 /// The names of the tournaments at the tip, sorted.

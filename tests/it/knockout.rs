@@ -14,14 +14,14 @@ use common::{T0, git, git_command, identity, ok_at, run_at, text};
 /// A bare repository with the pre-receive hook (and with `smtp`, the post-receive hook
 /// mailing through that port of 127.0.0.1), and the organiser's clone of it with an
 /// archive pushed.
-struct Club {
+pub(crate) struct Club {
     _t: tempfile::TempDir,
-    home: PathBuf,
-    server: PathBuf,
-    org: PathBuf,
+    pub(crate) home: PathBuf,
+    pub(crate) server: PathBuf,
+    pub(crate) org: PathBuf,
 }
 
-fn club(smtp: Option<u16>) -> Club {
+pub(crate) fn club(smtp: Option<u16>) -> Club {
     let t = tempfile::tempdir().unwrap();
     let home = identity(&t.path().join("home"), "Organiser", "org@club.example");
     let server = t.path().join("server.git");
@@ -51,25 +51,25 @@ fn club(smtp: Option<u16>) -> Club {
 
 impl Club {
     /// `git push origin main` at `time`: what the remote said, or why it refused.
-    fn try_push(&self, time: i64) -> Result<String, String> {
+    pub(crate) fn try_push(&self, time: i64) -> Result<String, String> {
         let mut cmd = git_command(&self.org, &self.home);
         cmd.env("RAVENPOST_TIME", time.to_string()).args(["push", "origin", "main"]);
         let o = cmd.output().expect("git runs");
         if o.status.success() { Ok(text(&o)) } else { Err(text(&o)) }
     }
 
-    fn push(&self, time: i64) -> String {
+    pub(crate) fn push(&self, time: i64) -> String {
         self.try_push(time).unwrap_or_else(|e| panic!("push refused: {e}"))
     }
 
-    fn ok(&self, time: i64, args: &[&str]) -> String {
+    pub(crate) fn ok(&self, time: i64, args: &[&str]) -> String {
         ok_at(&self.org, &self.home, time, args)
     }
 }
 
 /// A game's result as the script plays it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum R {
+pub(crate) enum R {
     White,
     Black,
     Draw,
@@ -78,7 +78,7 @@ enum R {
 /// Plays game `id` between `white` and `black` to result `r`: a win by the opponent's
 /// resignation after White's first move (White) or at once (Black), a draw offered and
 /// accepted.
-fn play(c: &Club, t: &mut i64, id: &str, white: &str, black: &str, r: R) {
+pub(crate) fn play(c: &Club, t: &mut i64, id: &str, white: &str, black: &str, r: R) {
     let mut step = |args: &[&str]| {
         *t += 60;
         c.ok(*t, args);
@@ -98,7 +98,7 @@ fn play(c: &Club, t: &mut i64, id: &str, white: &str, black: &str, r: R) {
 }
 
 /// The games a `tournament new`/`next --json` made: (id, White, Black).
-fn made(json: &str, key: &str) -> Vec<(String, String, String)> {
+pub(crate) fn made(json: &str, key: &str) -> Vec<(String, String, String)> {
     let v: serde_json::Value = serde_json::from_str(json).unwrap();
     let games = if key.is_empty() { &v["games"] } else { &v[key]["games"] };
     games
@@ -475,25 +475,8 @@ fn a_knockout_of_six_gives_byes_to_the_top_two_seeds() {
     let printed = ok_at(&dir, &home, T0 + 180, &["standings", "--json"]);
     assert_eq!(std::fs::read_to_string(out.join("tournaments/six.json")).unwrap(), printed);
     let page = std::fs::read_to_string(out.join("tournaments/six.html")).unwrap();
-    let rows: Vec<String> = page
-        .split("<tr data-round=")
-        .skip(1)
-        .map(|r| {
-            // The row's text as a browser shows it: tags dropped, spaces collapsed.
-            let row = r.split("</tr>").next().unwrap().split_once('>').unwrap().1;
-            let mut shown = String::new();
-            let mut in_tag = false;
-            for ch in row.chars() {
-                match ch {
-                    '<' => in_tag = true,
-                    '>' => in_tag = false,
-                    _ if !in_tag => shown.push(ch),
-                    _ => {}
-                }
-            }
-            shown.split_whitespace().collect::<Vec<_>>().join(" ")
-        })
-        .collect();
+    let rows: Vec<String> =
+        page.split("<tr data-round=").skip(1).map(crate::common::cli::shown_row).collect();
     assert_eq!(
         rows,
         [
@@ -541,7 +524,7 @@ fn bad_knockout_input_says_what_would_be_legal() {
         new(&["--format", "knockout", "--games", "2", "--tie-break", "extra-game", "--double"]),
         "--double is for round robins",
     );
-    failed(new(&["--format", "swiss"]), "[possible values: round-robin, knockout]");
+    failed(new(&["--format", "league"]), "[possible values: round-robin, knockout, swiss]");
     // Nothing was made; a round robin has no next games.
     assert!(ok_at(&dir, &home, T0, &["tournament", "list"]).is_empty());
     ok_at(&dir, &home, T0, &["tournament", "new", "rr", "gygax", "--players", "Ann,Bo"]);

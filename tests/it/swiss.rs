@@ -189,3 +189,158 @@ fn dutch_pairings_equal_bbppairings_round_by_round() {
         differences.join("\n")
     );
 }
+
+/// The points the TRF's line of each player states (columns 81–84), as bbpPairings
+/// counted them.
+fn trf_points(path: &Path) -> Vec<f64> {
+    let text = fs::read_to_string(path).unwrap().replace('\r', "\n");
+    text.lines().filter(|l| l.starts_with("001")).map(|l| l[80..84].trim().parse().unwrap()).collect()
+}
+
+/// The tie-breaks of a finished Swiss counted straight from the TRF (no code of
+/// ravenpost's): for each player (points, Buchholz Cut-1, Buchholz, Sonneborn-Berger) in
+/// half points, quarter points for SB. The bye ('U') is a win against an opponent with
+/// the player's own score; Cut-1 leaves out the lowest opponent's score.
+fn trf_tie_breaks(t: &Trf) -> Vec<(u32, u32, u32, u32)> {
+    let halves = |c: char| match c {
+        '1' | 'U' => 2,
+        '=' => 1,
+        _ => 0,
+    };
+    let score: Vec<u32> = t.entries.iter().map(|rs| rs.iter().map(|e| halves(e.2)).sum()).collect();
+    (0..t.entries.len())
+        .map(|i| {
+            let opp: Vec<(u32, u32)> =
+                t.entries[i].iter().map(|e| (halves(e.2), e.0.map_or(score[i], |o| score[o]))).collect();
+            let bh: u32 = opp.iter().map(|o| o.1).sum();
+            let cut = bh - opp.iter().map(|o| o.1).min().unwrap();
+            let sb = opp.iter().map(|(r, s)| r * s).sum();
+            (score[i], cut, bh, sb)
+        })
+        .collect()
+}
+
+/// Issue 36: a 20-player, 7-round Swiss played to the end through `sync` and a bare
+/// remote with the pre-receive hook. The results are those of `random-1.trf`, the
+/// tournament bbpPairings paired and played: fed round by round, `tournament new` and
+/// `tournament next` must pair every round as bbpPairings did (colours included; its
+/// player 1 had Black in round 1), the hook accepts each round's commit, and the final
+/// standings equal the TRF's points and the tie-breaks counted from the TRF alone.
+#[test]
+fn a_twenty_player_swiss_played_through_sync_pairs_as_bbppairings() {
+    use crate::knockout::{R, club, made, play};
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/swiss/random-1.trf");
+    let trf = read_trf(&file);
+    let n = trf.entries.len();
+    assert_eq!((n, trf.rounds), (20, 7));
+    let name = |i: usize| format!("P{:02}", i + 1);
+    let c = club(None);
+    let mut t = crate::common::T0 + 60;
+    let players: Vec<String> = (0..n).map(name).collect();
+    let players = players.join(",");
+    let args = ["tournament", "new", "club", "gygax", "--format", "swiss", "--rounds", "7", "--first-colour"];
+    let json = c.ok(t, &[&args[..], &["black", "--players", &players, "--json"]].concat());
+    let mut games = made(&json, "tournament");
+    t += 60;
+    c.ok(t, &["sync"]);
+    for round in 0..7 {
+        // The round as bbpPairings paired it: "White-Black" by player number.
+        let mut expected: Vec<String> =
+            as_paired(&trf, round).games.iter().map(|&(w, b)| format!("{}-{}", name(w), name(b))).collect();
+        expected.sort();
+        let mut got: Vec<String> = games.iter().map(|g| format!("{}-{}", g.1, g.2)).collect();
+        got.sort();
+        assert_eq!(got, expected, "round {}", round + 1);
+        assert!(games.iter().all(|g| g.0.starts_with(&format!("club-r{}-b", round + 1))), "{games:?}");
+        for (id, white, black) in &games {
+            let w: usize = white[1..].parse::<usize>().unwrap() - 1;
+            let r = match trf.entries[w][round].2 {
+                '1' => R::White,
+                '0' => R::Black,
+                _ => R::Draw,
+            };
+            play(&c, &mut t, id, white, black, r);
+        }
+        t += 60;
+        c.ok(t, &["sync"]);
+        t += 60;
+        let next = c.ok(t, &["tournament", "next", "club", "--json"]);
+        if round < 6 {
+            games = made(&next, "");
+            t += 60;
+            c.ok(t, &["sync"]);
+        } else {
+            let v: serde_json::Value = serde_json::from_str(&next).unwrap();
+            assert_eq!(v["waiting"], "it is over: all 7 rounds were played", "{next}");
+        }
+    }
+    let server = crate::common::git(&c.server, &c.home, &["rev-parse", "main"]);
+    assert_eq!(
+        server,
+        crate::common::git(&c.org, &c.home, &["rev-parse", "HEAD"]),
+        "the server has every step"
+    );
+    let v = c.ok(t, &["verify"]);
+    assert!(v.contains("70 games verified, 0 problems"), "{v}");
+
+    let s: serde_json::Value = serde_json::from_str(&c.ok(t, &["standings", "club", "--json"])).unwrap();
+    let rows = s[0]["swiss"]["rows"].as_array().unwrap();
+    let points = trf_points(&file);
+    let counted = trf_tie_breaks(&trf);
+    let mut seen = 0;
+    for r in rows {
+        let i = r["number"].as_u64().unwrap() as usize - 1;
+        let (p, cut, bh, sb) = counted[i];
+        let got = (r["points"].as_f64().unwrap(), r["buchholz_cut1"].as_f64().unwrap());
+        assert_eq!(got, (points[i], f64::from(cut) / 2.0), "{}", name(i));
+        assert_eq!(f64::from(p) / 2.0, points[i], "the TRF's points and its results agree");
+        assert_eq!(r["buchholz"].as_f64().unwrap(), f64::from(bh) / 2.0, "{}", name(i));
+        assert_eq!(r["sonneborn_berger"].as_f64().unwrap(), f64::from(sb) / 4.0, "{}", name(i));
+        seen += 1;
+    }
+    assert_eq!(seen, 20);
+    // Places: by points, Cut-1, Buchholz, SB (direct encounter only splits ties that
+    // remain, which the check below allows for).
+    for a in rows {
+        for b in rows {
+            let key = |r: &serde_json::Value| {
+                let i = r["number"].as_u64().unwrap() as usize - 1;
+                counted[i]
+            };
+            if key(a) > key(b) {
+                assert!(a["rank"].as_u64() < b["rank"].as_u64(), "{a} ahead of {b}");
+            }
+        }
+    }
+    let text = c.ok(t, &["standings", "club"]);
+    assert!(text.starts_with("club (gygax), Swiss of 7 rounds (Dutch system), 7 paired\n"), "{text}");
+
+    // The site's standings page: the same JSON beside it, and the table by place.
+    let out = c.org.parent().unwrap().join("site");
+    c.ok(t, &["site", out.to_str().unwrap()]);
+    let printed = c.ok(t, &["standings", "--json"]);
+    assert_eq!(fs::read_to_string(out.join("tournaments/club.json")).unwrap(), printed);
+    let page = fs::read_to_string(out.join("tournaments/club.html")).unwrap();
+    let table = page.split("<table id=\"swiss\"").nth(1).unwrap().split("</table>").next().unwrap();
+    let shown: Vec<String> =
+        table.split("<tr data-number=").skip(1).map(crate::common::cli::shown_row).collect();
+    assert_eq!(shown.len(), 20);
+    let line = |r: &serde_json::Value| {
+        let rounds: Vec<String> = r["rounds"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| {
+                let result = ["0", "½", "1"][x["halves"].as_u64().unwrap() as usize];
+                match x["opponent"].as_u64() {
+                    Some(o) => format!("{o}{}{result}", if x["white"] == true { "w" } else { "b" }),
+                    None => "bye".to_string(),
+                }
+            })
+            .collect();
+        format!("{} {} {} {}", r["rank"], r["number"], r["name"].as_str().unwrap(), rounds.join(" "))
+    };
+    for (r, shown) in rows.iter().zip(&shown) {
+        assert!(shown.starts_with(&format!("{} ", line(r))), "{shown} for {r}");
+    }
+}

@@ -4,12 +4,14 @@ use std::io::Write;
 
 use crate::cli::failure::{Failure, io};
 use crate::referee::knockout::bracket_text;
+use crate::referee::swiss::table_text;
 use crate::referee::tournament::crosstable_text;
 use crate::usecases::{self as ops, Session};
 
 /// A tournament's crosstable: each game's result, points, games left,
 /// Sonneborn-Berger and place (as ICCF prints it); a knockout's bracket: each match's
-/// score, who advanced and why.
+/// score, who advanced and why; a Swiss's table: each player's rounds, points and
+/// tie-breaks (Buchholz Cut-1, Buchholz, Sonneborn-Berger, direct encounter) by place.
 #[derive(Debug, clap::Args)]
 pub(crate) struct StandingsArgs {
     /// The tournament (default: every tournament in the archive).
@@ -35,9 +37,10 @@ pub(crate) fn run(s: &Session, args: StandingsArgs, out: &mut impl Write) -> Res
         if k > 0 {
             writeln!(out).map_err(io)?;
         }
-        match &s.knockout {
-            Some(b) => write!(out, "{}", bracket_text(&s.tournament, &s.variant, b)).map_err(io)?,
-            None => write!(out, "{}", crosstable_text(s)).map_err(io)?,
+        match (&s.knockout, &s.swiss) {
+            (Some(b), _) => write!(out, "{}", bracket_text(&s.tournament, &s.variant, b)).map_err(io)?,
+            (None, Some(t)) => write!(out, "{}", table_text(&s.tournament, &s.variant, t)).map_err(io)?,
+            (None, None) => write!(out, "{}", crosstable_text(s)).map_err(io)?,
         }
     }
     Ok(())

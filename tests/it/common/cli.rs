@@ -194,3 +194,20 @@ pub fn bare_club() -> BareClub {
     ok(&ann, &home, &["init"]);
     BareClub { dir, home, server, ann, bo }
 }
+
+/// A table row's text as a browser shows it, from just after a `<tr`'s name (the rest
+/// of its start tag, then its cells): tags dropped, spaces collapsed.
+pub fn shown_row(row: &str) -> String {
+    let row = row.split("</tr>").next().unwrap().split_once('>').unwrap().1;
+    let mut shown = String::new();
+    let mut in_tag = false;
+    for ch in row.chars() {
+        match ch {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            _ if !in_tag => shown.push(ch),
+            _ => {}
+        }
+    }
+    shown.split_whitespace().collect::<Vec<_>>().join(" ")
+}
