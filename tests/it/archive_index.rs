@@ -2,7 +2,8 @@
 //! packing, checked against the real `git` command: every index is compared with what
 //! `git log --first-parent --raw` says about the same line, after appending commits,
 //! after a rewrite, after the cache was deleted, truncated or filled with random bytes,
-//! in a shallow clone, and while another thread keeps extending the cache.
+//! in a shallow clone, while another thread keeps extending the cache, and after a
+//! `kill -9` loop of processes building it.
 
 use std::fs;
 use std::path::Path;
@@ -587,4 +588,102 @@ fn a_lossy_path_changed_twice_in_one_commit_lost_a_version() {
         }
     }
     assert_eq!(report(), walked, "from the index cache, verdicts judged again");
+}
+
+/// Appends `count` commits to `main` with git fast-import, each changing one of `games`
+/// game files (`games/grand/k<N>.pgn`), numbered on from `from`.
+fn fast_import(dir: &Path, from: usize, count: usize, games: usize) {
+    let mut stream = String::new();
+    for n in from..from + count {
+        let path = format!("games/grand/k{}.pgn", n % games);
+        let body = format!("move {n}\n");
+        let message = format!("k{}: move {n}", n % games);
+        stream.push_str(&format!(
+            "commit refs/heads/main\ncommitter Cy Example <cy@example.com> {} +0000\ndata {}\n{message}\n",
+            T0 + 3600 + n as i64,
+            message.len() + 1
+        ));
+        if n == from {
+            stream.push_str("from refs/heads/main^0\n");
+        }
+        stream.push_str(&format!("M 100644 inline {path}\ndata {}\n{body}\n", body.len()));
+    }
+    let mut child = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["fast-import", "--quiet"])
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .expect("git runs");
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(stream.as_bytes()).unwrap();
+    assert!(child.wait().unwrap().success(), "fast-import");
+}
+
+/// Issue 31: a `kill -9` loop during index updates. A process building the index of a
+/// history of thousands of commits is killed (SIGKILL) at a random moment, over and over:
+/// sometimes from no cache, mostly resuming what the killed ones left, with new commits
+/// appended now and then. At least 100 kills land while the process runs; every tenth
+/// time, and at the end, the index read then equals `git log` and a rebuild from no cache.
+#[test]
+fn a_kill_loop_during_index_updates_answers_as_a_cold_rebuild() {
+    use crate::common::child::{again, child};
+    use crate::common::rng::Lcg;
+    if let Some(dir) = child() {
+        open(Path::new(&dir)).index().unwrap();
+        return;
+    }
+    const TEST: &str = "archive_index::a_kill_loop_during_index_updates_answers_as_a_cold_rebuild";
+    let (_tmp, dir, a) = archive(2);
+    let mut made = 0;
+    fast_import(&dir, made, 6000, 300);
+    made += 6000;
+    let spawn = || again(TEST, dir.to_str().unwrap()).stdout(std::process::Stdio::null()).spawn().unwrap();
+    // How long one cold build takes here, to spread the kills over it.
+    let start = std::time::Instant::now();
+    assert!(spawn().wait().unwrap().success());
+    let cold = start.elapsed().as_micros() as usize;
+    remove_cache(&a);
+    let mut rng = Lcg(31);
+    let (mut killed, mut finished, mut rounds) = (0, 0, 0);
+    while killed < 100 {
+        rounds += 1;
+        assert!(rounds < 1000, "{killed} kills in {rounds} rounds: the kills come too late");
+        match rounds % 10 {
+            0 => {
+                let want = git_line(&dir, "HEAD");
+                assert_eq!(as_git(&open(&dir).index().unwrap()), want, "after {killed} kills");
+                remove_cache(&a);
+            }
+            5 => {
+                fast_import(&dir, made, 1500, 300);
+                made += 1500;
+            }
+            _ => {}
+        }
+        let mut child = spawn();
+        std::thread::sleep(std::time::Duration::from_micros((cold / 20 + rng.below(cold)) as u64));
+        if child.try_wait().unwrap().is_some() {
+            finished += 1;
+            continue;
+        }
+        nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(child.id() as i32),
+            nix::sys::signal::Signal::SIGKILL,
+        )
+        .unwrap();
+        child.wait().unwrap();
+        killed += 1;
+    }
+    eprintln!(
+        "{killed} kills, {finished} finished first, {rounds} rounds, {made} commits; cold build {cold} µs"
+    );
+    let want = git_line(&dir, "HEAD");
+    let index = open(&dir).index().unwrap();
+    assert_eq!(as_git(&index), want);
+    drop(index);
+    remove_cache(&a);
+    assert_eq!(as_git(&open(&dir).index().unwrap()), want, "a cold rebuild");
 }
