@@ -19,6 +19,7 @@
 
 mod analysis;
 mod armies;
+mod bot;
 mod checks;
 mod clock;
 mod club;
@@ -46,6 +47,7 @@ pub mod reminders;
 
 pub use analysis::{AnalysedLine, Analysis, Budget, analyse_game, analyse_position};
 pub use armies::{ArmyOutcome, army_choice, army_commit, army_reveal};
+pub use bot::{BotAction, BotMove, BotPass, BotSkipped, bot_pass};
 pub use checks::{LogLine, StatusLine, choice_history, history, status, verify, verify_tournaments};
 pub use clock::clock_of_game;
 pub use club::{HookRun, account_side, club_accounts, plays_as, run_post_receive};

@@ -8,6 +8,7 @@ mod common;
 mod archive_cli;
 mod archive_index;
 mod archive_store;
+mod bot;
 mod cli;
 mod cli_fantasy_grand;
 mod club_mail_play;

@@ -56,7 +56,7 @@ pub(crate) struct AnalyseArgs {
 }
 
 /// A positive number of seconds.
-fn seconds(s: &str) -> Result<Duration, String> {
+pub(crate) fn seconds(s: &str) -> Result<Duration, String> {
     let x: f64 =
         s.trim_end_matches('s').parse().map_err(|_| format!("`{s}`: expected seconds, e.g. 10 or 0.5"))?;
     if !(x.is_finite() && x > 0.0 && x <= 1e7) {
@@ -96,7 +96,7 @@ pub(crate) fn run(s: &Session, a: AnalyseArgs, out: &mut impl Write) -> Result<(
 }
 
 /// A score as text: `+35`, `-120`, `mate in 2`, `mated in 1`.
-fn score_text(score: Score) -> String {
+pub(crate) fn score_text(score: Score) -> String {
     match score {
         Score::Centipawns(c) => format!("{c:+}"),
         Score::Mate(n) if n > 0 => format!("mate in {n}"),

@@ -5,6 +5,7 @@
 pub(crate) mod analyse;
 pub(crate) mod archive;
 pub(crate) mod army;
+pub(crate) mod bot;
 pub(crate) mod claim;
 pub(crate) mod completions;
 pub(crate) mod conditional;

@@ -1,0 +1,74 @@
+//! `ravenpost bot`: a computer player's pass over the games it is to move in.
+
+use std::io::Write;
+use std::time::Duration;
+
+use crate::cli::failure::{Failure, io};
+use crate::usecases::{self as ops, Budget, Session};
+
+/// Play as a computer player: the search's best move in every game where the player
+/// named with --as is to move.
+///
+/// Each move is committed as `move --as` commits it (checked by the rules; the hook
+/// judges it like any other move). One pass, then it exits: run it after each `sync`,
+/// or from a timer, and a member can play `ravenpost new gygax --white Ann --black
+/// computer` by correspondence. The strength is the search's budget: without --depth,
+/// --nodes or --time, 200,000 nodes a move (about a second). When its search finds it no
+/// better, it accepts a draw offered and claims a draw by repetition or 100 plies.
+#[derive(Debug, clap::Args)]
+pub(crate) struct BotArgs {
+    /// The player the bot plays as (the games' White or Black tag).
+    #[arg(long = "as", value_name = "NAME")]
+    who: String,
+    /// Only this game (repeatable; default: every game where the player is to move).
+    #[arg(long = "game", value_name = "ID")]
+    games: Vec<String>,
+    /// Search this many plies deep (1 to 48).
+    #[arg(long, value_name = "PLIES", value_parser = clap::value_parser!(u32).range(1..=48))]
+    depth: Option<u32>,
+    /// Stop each search after about this many nodes (positions visited).
+    #[arg(long, value_name = "N")]
+    nodes: Option<u64>,
+    /// Stop each search after this many seconds, e.g. 10 or 0.5.
+    #[arg(long, value_name = "SECONDS", value_parser = super::analyse::seconds)]
+    time: Option<Duration>,
+    /// Print what was played as JSON: the player, each move (game, ply, SAN, score,
+    /// depth, nodes, result) and the games skipped with why.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The nodes a move searches when no budget is given.
+const DEFAULT_NODES: u64 = 200_000;
+
+/// `ravenpost bot --as NAME`.
+pub(crate) fn run(s: &Session, a: BotArgs, out: &mut impl Write) -> Result<(), Failure> {
+    let archive = ops::open(s, false)?;
+    let mut budget = Budget { depth: a.depth, nodes: a.nodes, time: a.time, multipv: 1 };
+    if budget.depth.is_none() && budget.nodes.is_none() && budget.time.is_none() {
+        budget.nodes = Some(DEFAULT_NODES);
+    }
+    let pass = ops::bot_pass(&archive, &a.who, &a.games, budget, s)?;
+    if a.json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&pass).expect("json")).map_err(io)?;
+        return Ok(());
+    }
+    if pass.moves.is_empty() && pass.skipped.is_empty() {
+        writeln!(out, "{}: no game waits for a move", pass.player).map_err(io)?;
+    }
+    for m in &pass.moves {
+        let score = super::analyse::score_text(m.score);
+        let end = m.result.as_deref().map(|r| format!("; result {r}")).unwrap_or_default();
+        let what = match (m.action, &m.san) {
+            (ops::BotAction::Move, Some(san)) => format!("ply {} {san}", m.ply),
+            (ops::BotAction::AcceptDraw, _) => "accepts the draw offered".to_string(),
+            _ => "claims a draw".to_string(),
+        };
+        writeln!(out, "{}: {what} (score {score}, depth {}, {} nodes){end}", m.game, m.depth, m.nodes)
+            .map_err(io)?;
+    }
+    for k in &pass.skipped {
+        writeln!(out, "{}: skipped: {}", k.game, k.why).map_err(io)?;
+    }
+    Ok(())
+}
