@@ -18,6 +18,7 @@
 //! completion offers).
 
 mod analysis;
+mod annotate;
 mod armies;
 mod bot;
 mod checks;
@@ -46,6 +47,7 @@ pub mod referee_mail;
 pub mod reminders;
 
 pub use analysis::{AnalysedLine, Analysis, Budget, analyse_game, analyse_position};
+pub use annotate::{Annotated, AnnotatedPly, Judgement, annotate, judge, winning_chances};
 pub use armies::{ArmyOutcome, army_choice, army_commit, army_reveal};
 pub use bot::{BotAction, BotMove, BotPass, BotSkipped, bot_pass};
 pub use checks::{LogLine, StatusLine, choice_history, history, status, verify, verify_tournaments};

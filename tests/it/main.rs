@@ -5,6 +5,7 @@
 
 mod common;
 
+mod annotate;
 mod archive_cli;
 mod archive_index;
 mod archive_store;

@@ -63,7 +63,11 @@ fn options(list: &[(&str, &str)]) -> Vec<(String, String)> {
 }
 
 /// The variant and position of a line's `variant` and position string.
-fn load(variant: &str, options: &[(String, String)], text: &str) -> (std::sync::Arc<Variant>, Position) {
+pub(crate) fn load(
+    variant: &str,
+    options: &[(String, String)],
+    text: &str,
+) -> (std::sync::Arc<Variant>, Position) {
     let options = ravenpost::variants::options_for_position(variant, options, text);
     let v = ravenpost::variants::by_name(variant, &options).unwrap();
     let p = parse_position(&v, text).unwrap_or_else(|e| panic!("{text}: {e}"));
@@ -72,7 +76,7 @@ fn load(variant: &str, options: &[(String, String)], text: &str) -> (std::sync::
 
 /// Whether `mv` wins at once: the opponent has no legal move, the engine's outcome is a
 /// win for the mover, and a checkmate is a check.
-fn wins_at_once(v: &Variant, pos: &Position, mv: &Move) -> bool {
+pub(crate) fn wins_at_once(v: &Variant, pos: &Position, mv: &Move) -> bool {
     let next = v.make(pos, mv);
     if v.has_legal_move(&next) || !v.legal_moves(&next).is_empty() {
         return false;
@@ -85,7 +89,7 @@ fn wins_at_once(v: &Variant, pos: &Position, mv: &Move) -> bool {
     }
 }
 
-fn mate_in_one(v: &Variant, pos: &Position) -> Option<Move> {
+pub(crate) fn mate_in_one(v: &Variant, pos: &Position) -> Option<Move> {
     v.legal_moves(pos).into_iter().find(|m| wins_at_once(v, pos, m))
 }
 

@@ -3,6 +3,7 @@
 //! [`Session`](crate::usecases::Session) when it works on an archive.
 
 pub(crate) mod analyse;
+pub(crate) mod annotate;
 pub(crate) mod archive;
 pub(crate) mod army;
 pub(crate) mod bot;
