@@ -1,6 +1,7 @@
-//! What several commands' arguments share: `--color`, game options (`--option K=V`) and
-//! the value parsers that turn an argument into its value (dates, `NAME=VALUE` pairs),
-//! and the variant and position a command names.
+//! What several commands' arguments share: `--color`, game options (`--option K=V`), the
+//! search's budget (`--depth`, `--nodes`, `--time`), the value parsers that turn an
+//! argument into its value (dates, `NAME=VALUE` pairs, seconds), and the variant and
+//! position a command names.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -131,4 +132,43 @@ pub(crate) fn variant_of(
         (None, Some(n)) => load(n, options, pos),
         (None, None) => Err(Failure::input("name a variant, or give --variant-file FILE")),
     }
+}
+
+/// The search's budget of `analyse`, `annotate` and `bot`: the first limit reached ends
+/// a search.
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub(crate) struct SearchBudget {
+    /// Search this many plies deep (1 to 48).
+    #[arg(long, value_name = "PLIES", value_parser = clap::value_parser!(u32).range(1..=48))]
+    pub(crate) depth: Option<u32>,
+    /// Stop a search after about this many nodes (positions visited).
+    #[arg(long, value_name = "N")]
+    pub(crate) nodes: Option<u64>,
+    /// Stop a search after this many seconds, e.g. 10 or 0.5.
+    #[arg(long, value_name = "SECONDS", value_parser = seconds)]
+    pub(crate) time: Option<std::time::Duration>,
+}
+
+impl SearchBudget {
+    /// The budget, `nodes` a search when no limit was given (`None`: the use case's
+    /// default), with `multipv` lines.
+    pub(crate) fn budget(self, nodes: Option<u64>, multipv: usize) -> crate::usecases::Budget {
+        let none = self.depth.is_none() && self.nodes.is_none() && self.time.is_none();
+        crate::usecases::Budget {
+            depth: self.depth,
+            nodes: if none { nodes } else { self.nodes },
+            time: self.time,
+            multipv,
+        }
+    }
+}
+
+/// A positive number of seconds.
+pub(crate) fn seconds(s: &str) -> Result<std::time::Duration, String> {
+    let x: f64 =
+        s.trim_end_matches('s').parse().map_err(|_| format!("`{s}`: expected seconds, e.g. 10 or 0.5"))?;
+    if !(x.is_finite() && x > 0.0 && x <= 1e7) {
+        return Err(format!("`{s}`: expected seconds above 0"));
+    }
+    Ok(std::time::Duration::from_secs_f64(x))
 }

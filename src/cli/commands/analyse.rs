@@ -2,7 +2,6 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use crate::cli::args::{self, game_option};
 use crate::cli::failure::{Failure, io};
@@ -10,7 +9,7 @@ use crate::cli::games::resolve_current_game;
 use crate::engine::{Outcome, Position, Variant};
 use crate::notation::position_string::write_position;
 use crate::search::Score;
-use crate::usecases::{self as ops, Analysis, Budget, Session};
+use crate::usecases::{self as ops, Analysis, Session};
 use crate::variants;
 
 /// Analyse a position with the search: the score from the side to move's view
@@ -37,15 +36,8 @@ pub(crate) struct AnalyseArgs {
     /// A game's file: which game of it (from 1).
     #[arg(long, default_value_t = 1)]
     game: usize,
-    /// Search this many plies deep (1 to 48).
-    #[arg(long, value_name = "PLIES", value_parser = clap::value_parser!(u32).range(1..=48))]
-    depth: Option<u32>,
-    /// Stop after about this many nodes (positions visited).
-    #[arg(long, value_name = "N")]
-    nodes: Option<u64>,
-    /// Stop after this many seconds, e.g. 10 or 0.5.
-    #[arg(long, value_name = "SECONDS", value_parser = seconds)]
-    time: Option<Duration>,
+    #[command(flatten)]
+    budget: args::SearchBudget,
     /// Show this many best lines.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
     multipv: u32,
@@ -55,19 +47,9 @@ pub(crate) struct AnalyseArgs {
     json: bool,
 }
 
-/// A positive number of seconds.
-pub(crate) fn seconds(s: &str) -> Result<Duration, String> {
-    let x: f64 =
-        s.trim_end_matches('s').parse().map_err(|_| format!("`{s}`: expected seconds, e.g. 10 or 0.5"))?;
-    if !(x.is_finite() && x > 0.0 && x <= 1e7) {
-        return Err(format!("`{s}`: expected seconds above 0"));
-    }
-    Ok(Duration::from_secs_f64(x))
-}
-
 /// `ravenpost analyse GAME|VARIANT`.
 pub(crate) fn run(s: &Session, a: AnalyseArgs, out: &mut impl Write) -> Result<(), Failure> {
-    let budget = Budget { depth: a.depth, nodes: a.nodes, time: a.time, multipv: a.multipv as usize };
+    let budget = a.budget.budget(None, a.multipv as usize);
     let (v, pos, analysis) = match a.target.as_deref() {
         Some(name)
             if a.variant_file.is_none()

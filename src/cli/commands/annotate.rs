@@ -3,14 +3,14 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
+use crate::cli::args::SearchBudget;
 use crate::cli::failure::{Failure, io};
 use crate::cli::games::resolve_current_game;
 use crate::cli::progress;
 use crate::engine::Side;
 use crate::record::game::Game;
-use crate::usecases::{self as ops, Budget, Judgement, Session};
+use crate::usecases::{self as ops, Judgement, Session};
 
 /// Annotate a game with the search, as lichess's computer analysis does: each move that
 /// lowers its player's winning chances by 0.1, 0.2 or 0.3 (on lichess's scale, from −1
@@ -31,15 +31,8 @@ pub(crate) struct AnnotateArgs {
     /// summary instead.
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
-    /// Search each position this many plies deep (1 to 48).
-    #[arg(long, value_name = "PLIES", value_parser = clap::value_parser!(u32).range(1..=48))]
-    depth: Option<u32>,
-    /// Stop each search after about this many nodes.
-    #[arg(long, value_name = "N")]
-    nodes: Option<u64>,
-    /// Stop each search after this many seconds, e.g. 2 or 0.5.
-    #[arg(long, value_name = "SECONDS", value_parser = super::analyse::seconds)]
-    time: Option<Duration>,
+    #[command(flatten)]
+    budget: SearchBudget,
     /// Print JSON: each ply's move, the best move, the evaluation before and after (in
     /// centipawns, the first side's view), the loss of winning chances and the judgement,
     /// and the annotated record.
@@ -58,10 +51,7 @@ pub(crate) fn run(s: &Session, a: AnnotateArgs, out: &mut impl Write) -> Result<
         return Err(Failure::input(format!("--output {}: the file exists; give a new name", o.display())));
     }
     let g = resolve_current_game(s, Path::new(&a.game), a.index)?;
-    let mut budget = Budget { depth: a.depth, nodes: a.nodes, time: a.time, multipv: 1 };
-    if budget.depth.is_none() && budget.nodes.is_none() && budget.time.is_none() {
-        budget.nodes = Some(DEFAULT_NODES);
-    }
+    let budget = a.budget.budget(Some(DEFAULT_NODES), 1);
     let mut bar = progress::Bar::new(a.json, "annotating");
     let annotated = ops::annotate(&g, budget, &mut |done, total| bar.set(done, total));
     bar.finish();

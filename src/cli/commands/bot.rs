@@ -1,10 +1,10 @@
 //! `ravenpost bot`: a computer player's pass over the games it is to move in.
 
 use std::io::Write;
-use std::time::Duration;
 
+use crate::cli::args::SearchBudget;
 use crate::cli::failure::{Failure, io};
-use crate::usecases::{self as ops, Budget, Session};
+use crate::usecases::{self as ops, Session};
 
 /// Play as a computer player: the search's best move in every game where the player
 /// named with --as is to move.
@@ -23,15 +23,8 @@ pub(crate) struct BotArgs {
     /// Only this game (repeatable; default: every game where the player is to move).
     #[arg(long = "game", value_name = "ID")]
     games: Vec<String>,
-    /// Search this many plies deep (1 to 48).
-    #[arg(long, value_name = "PLIES", value_parser = clap::value_parser!(u32).range(1..=48))]
-    depth: Option<u32>,
-    /// Stop each search after about this many nodes (positions visited).
-    #[arg(long, value_name = "N")]
-    nodes: Option<u64>,
-    /// Stop each search after this many seconds, e.g. 10 or 0.5.
-    #[arg(long, value_name = "SECONDS", value_parser = super::analyse::seconds)]
-    time: Option<Duration>,
+    #[command(flatten)]
+    budget: SearchBudget,
     /// Print what was played as JSON: the player, each move (game, ply, SAN, score,
     /// depth, nodes, result) and the games skipped with why.
     #[arg(long)]
@@ -44,10 +37,7 @@ const DEFAULT_NODES: u64 = 200_000;
 /// `ravenpost bot --as NAME`.
 pub(crate) fn run(s: &Session, a: BotArgs, out: &mut impl Write) -> Result<(), Failure> {
     let archive = ops::open(s, false)?;
-    let mut budget = Budget { depth: a.depth, nodes: a.nodes, time: a.time, multipv: 1 };
-    if budget.depth.is_none() && budget.nodes.is_none() && budget.time.is_none() {
-        budget.nodes = Some(DEFAULT_NODES);
-    }
+    let budget = a.budget.budget(Some(DEFAULT_NODES), 1);
     let pass = ops::bot_pass(&archive, &a.who, &a.games, budget, s)?;
     if a.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&pass).expect("json")).map_err(io)?;
