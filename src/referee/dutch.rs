@@ -35,8 +35,10 @@
 //! the sets it can still end with, the pairs by score group and the look-ahead taken
 //! together: the usual case where no candidate meets every criterion, the best floater
 //! for the next bracket being a player who must be paired here, is then settled at once
-//! instead of by trying every pairing. The searches can still grow exponentially, hence
-//! [`MAX_PLAYERS`], and a round takes at most a fixed number of search steps: past it,
+//! instead of by trying every pairing. Random tournaments of up to 128 players (the most
+//! a bit set of players holds, hence [`MAX_PLAYERS`]) pair each round within a second.
+//! The searches can still grow exponentially on rounds unlike those, so a round takes at
+//! most a fixed number of search steps (well under a minute): past it,
 //! [`NoPairing::TooLong`] (the round is to be paired by hand, or with fewer players).
 //! It is checked round by round against an independent implementation
 //! (`tests/it/swiss.rs`).
@@ -86,8 +88,8 @@ impl Past {
     }
 }
 
-/// The most players a Swiss may have.
-pub const MAX_PLAYERS: usize = 48;
+/// The most players a Swiss may have (a set of players is a 128-bit mask).
+pub const MAX_PLAYERS: usize = 128;
 
 /// A round's pairings: each game (White's index, Black's index) in board order, and the
 /// player who has the bye.
@@ -327,8 +329,11 @@ type Exchange = (i64, Vec<u8>, Vec<u8>, Vec<usize>, Vec<usize>);
 /// The nodes of the first, hopeful, ordered search of a bracket.
 const SHORT_SEARCH: usize = 20_000;
 
-/// The search steps (nodes of the searches, sets of floaters tried) a round may take.
-const BUDGET: usize = 50_000_000;
+/// The search steps a round may take: a node of a search, a set of floaters or an
+/// exchange tried, a player in a maximum matching, 16 sets of floaters bounding a branch.
+/// About 2 µs each; the most a round of the random tournaments of up to 128 players
+/// tried took was about a million.
+const BUDGET: usize = 20_000_000;
 
 fn bit(r: usize) -> u128 {
     1u128 << r
@@ -358,9 +363,14 @@ impl<'a> Pairer<'a> {
 
     /// Takes one search step from the budget: `false` when none is left.
     fn step(&self) -> bool {
+        self.charge(1)
+    }
+
+    /// Takes `steps` from the budget: `false` when there were not so many left.
+    fn charge(&self, steps: usize) -> bool {
         let left = self.budget.get();
-        self.budget.set(left.saturating_sub(1));
-        left > 0
+        self.budget.set(left.saturating_sub(steps));
+        left >= steps
     }
 
     fn st(&self, r: usize) -> &State {
@@ -397,6 +407,7 @@ impl<'a> Pairer<'a> {
     fn perfect(&self, mask: u128, apart: u128, bye: bool) -> bool {
         let ranks: Vec<usize> = (0..128).filter(|&r| mask & bit(r) != 0).collect();
         let n = ranks.len() + usize::from(bye);
+        self.charge(n);
         if n % 2 == 1 {
             return false;
         }
@@ -418,6 +429,7 @@ impl<'a> Pairer<'a> {
 
     /// The most pairs the players `players` (ranks) can make among themselves.
     fn most_pairs(&self, players: &[usize]) -> usize {
+        self.charge(players.len());
         let mut adj = vec![Vec::new(); players.len()];
         for (x, &a) in players.iter().enumerate() {
             for (y, &c) in players.iter().enumerate().skip(x + 1) {
@@ -650,6 +662,7 @@ impl<'a> Pairer<'a> {
         if b.floater_sets.is_empty() {
             return Some(v);
         }
+        self.charge(b.floater_sets.len() / 16);
         let gs = self.groups;
         let paired = pairs.iter().fold(0, |m, &(x, y)| m | bit(x) | bit(y));
         let open = undecided.iter().fold(0, |m, &r| m | bit(r));
