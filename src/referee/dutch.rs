@@ -270,8 +270,7 @@ fn states(past: &[Vec<Past>], played: usize, rounds: u32) -> Vec<State> {
 /// A value compared field by field, the most important first; larger is better.
 type Value = Vec<i32>;
 
-struct Pairer<'a> {
-    past: &'a [Vec<Past>],
+struct Pairer {
     s: Vec<State>,
     /// Players in rank order (score, then pairing number), absent ones left out.
     order: Vec<usize>,
@@ -283,6 +282,8 @@ struct Pairer<'a> {
     bye_score: u32,
     /// Whether a set of players (a mask over ranks) can be paired completely.
     complete: HashMap<u128, bool>,
+    /// For each rank, the ranks it may meet (absolute criteria).
+    partners: Vec<u128>,
     /// The search steps left.
     budget: Cell<usize>,
     /// The steps the round was given.
@@ -339,16 +340,27 @@ fn bit(r: usize) -> u128 {
     1u128 << r
 }
 
-impl<'a> Pairer<'a> {
-    fn new(past: &'a [Vec<Past>], s: Vec<State>, order: Vec<usize>, budget: usize) -> Pairer<'a> {
+impl Pairer {
+    fn new(past: &[Vec<Past>], s: Vec<State>, order: Vec<usize>, budget: usize) -> Pairer {
         let played = past.iter().map(Vec::len).max().unwrap_or(0);
         let mut rank = vec![usize::MAX; past.len()];
         for (r, &i) in order.iter().enumerate() {
             rank[i] = r;
         }
         let groups = s.iter().map(|x| x.group).max().unwrap_or(0) + 1;
+        let may_meet = |i: usize, j: usize| {
+            let met = past[i].iter().any(|p| matches!(p, Past::Played { opponent, .. } if *opponent == j));
+            let (x, y) = (&s[i], &s[j]);
+            let colours = !x.absolute || !y.absolute || x.pref != y.pref || x.topscorer || y.topscorer;
+            !met && colours
+        };
+        let partners = order
+            .iter()
+            .map(|&i| {
+                order.iter().enumerate().filter(|&(_, &j)| may_meet(i, j)).fold(0, |m, (b, _)| m | bit(b))
+            })
+            .collect();
         Pairer {
-            past,
             s,
             order,
             rank,
@@ -356,6 +368,7 @@ impl<'a> Pairer<'a> {
             played,
             bye_score: u32::MAX,
             complete: HashMap::new(),
+            partners,
             budget: Cell::new(budget),
             given: budget,
         }
@@ -379,11 +392,7 @@ impl<'a> Pairer<'a> {
 
     /// Whether the players of ranks `a` and `b` may meet (absolute criteria).
     fn compatible(&self, a: usize, b: usize) -> bool {
-        let (i, j) = (self.order[a], self.order[b]);
-        let met = self.past[i].iter().any(|p| matches!(p, Past::Played { opponent, .. } if *opponent == j));
-        let (x, y) = (&self.s[i], &self.s[j]);
-        let colours = !x.absolute || !y.absolute || x.pref != y.pref || x.topscorer || y.topscorer;
-        !met && colours
+        self.partners[a] & bit(b) != 0
     }
 
     fn bye_candidate(&self, r: usize) -> bool {
@@ -1028,7 +1037,7 @@ impl<'a> Pairer<'a> {
 }
 
 /// The colour the player of index `lo` (the smaller pairing number) has against `hi`.
-fn colour_of(p: &Pairer<'_>, lo: usize, hi: usize, initial: Side) -> Side {
+fn colour_of(p: &Pairer, lo: usize, hi: usize, initial: Side) -> Side {
     let (x, y) = (&p.s[lo], &p.s[hi]);
     let x_higher = p.rank[lo] < p.rank[hi];
     let neutral = if x.pref.is_none() || y.pref.is_none() || x.pref != y.pref {
