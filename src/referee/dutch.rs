@@ -513,9 +513,11 @@ impl Pairer {
     /// with the next bracket's residents `next` and everyone from there to `n` below, and
     /// the players left to float.
     ///
-    /// First the best value any pairing of the bracket reaches (a depth-first search that
-    /// drops every branch whose best possible value is no better than one already found);
-    /// then the candidates in the handbook's order, the first to reach that value winning.
+    /// For each number of pairs, the most first: the candidates in the handbook's order for
+    /// a short while, one meeting every criterion winning at once; else the best value any
+    /// pairing of the bracket reaches (a depth-first search that drops every branch whose
+    /// best possible value is no better than one already found), then the candidates in
+    /// the handbook's order again, the first to reach that value winning.
     fn bracket(
         &mut self,
         bracket: &[usize],
