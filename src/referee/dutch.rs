@@ -36,7 +36,7 @@
 //! together: the usual case where no candidate meets every criterion, the best floater
 //! for the next bracket being a player who must be paired here, is then settled at once
 //! instead of by trying every pairing. Random tournaments of up to 128 players (the most
-//! a bit set of players holds, hence [`MAX_PLAYERS`]) pair each round within a second.
+//! a bit set of players holds, hence [`MAX_PLAYERS`]) pair each round in a second or so.
 //! The searches can still grow exponentially on rounds unlike those, so a round takes at
 //! most a fixed number of search steps (well under a minute): past it,
 //! [`NoPairing::TooLong`] (the round is to be paired by hand, or with fewer players).
@@ -309,8 +309,9 @@ struct Bracket {
     /// Every set of floaters the round can be completed with, and its look-ahead; empty
     /// when there were too many sets to try.
     floater_sets: Vec<(u128, Value)>,
-    /// Whether the search bounds a branch by the floaters it can still end with (not in
-    /// the short first search, whose nodes are counted as they always were).
+    /// Whether the search bounds a branch by the floaters it can still end with: not in
+    /// the short first search, so that it stops after the candidates it always did and
+    /// leaves the same best pairing.
     tight: bool,
     /// The best value found, with its pairs.
     best: Option<(Value, Vec<(usize, usize)>)>,
@@ -332,8 +333,8 @@ const SHORT_SEARCH: usize = 20_000;
 
 /// The search steps a round may take: a node of a search, a set of floaters or an
 /// exchange tried, a player in a maximum matching, 16 sets of floaters bounding a branch.
-/// About 2 µs each; the most a round of the random tournaments of up to 128 players
-/// tried took was about a million.
+/// Half a microsecond to two each, so some 10 to 40 seconds in all; the most any round of
+/// the random tournaments of up to 128 players tried took was about a million.
 const BUDGET: usize = 20_000_000;
 
 fn bit(r: usize) -> u128 {
