@@ -30,11 +30,20 @@
 //! for one that meets every criterion (it is then the answer); if none does, a
 //! branch-and-bound search for the best value any pairing reaches, then the first
 //! candidate in order reaching it. Whether the players below can still be paired is a
-//! maximum matching (Edmonds' blossom algorithm). The branch-and-bound search can grow
-//! exponentially when no candidate meets every criterion, hence [`MAX_PLAYERS`]. It is checked
-//! round by round against an independent implementation
+//! maximum matching (Edmonds' blossom algorithm). The look-ahead (criterion 3) of every
+//! set of floaters the bracket can leave is computed first, and a branch is bounded by
+//! the sets it can still end with, the pairs by score group and the look-ahead taken
+//! together: the usual case where no candidate meets every criterion, the best floater
+//! for the next bracket being a player who must be paired here, is then settled at once
+//! instead of by trying every pairing. Random tournaments of up to 128 players (the most
+//! a bit set of players holds, hence [`MAX_PLAYERS`]) pair each round in a second or so.
+//! The searches can still grow exponentially on rounds unlike those, so a round takes at
+//! most a fixed number of search steps (well under a minute): past it,
+//! [`NoPairing::TooLong`] (the round is to be paired by hand, or with fewer players).
+//! It is checked round by round against an independent implementation
 //! (`tests/it/swiss.rs`).
 
+use std::cell::Cell;
 use std::collections::HashMap;
 
 use crate::engine::Side;
@@ -79,8 +88,8 @@ impl Past {
     }
 }
 
-/// The most players a Swiss may have.
-pub const MAX_PLAYERS: usize = 48;
+/// The most players a Swiss may have (a set of players is a 128-bit mask).
+pub const MAX_PLAYERS: usize = 128;
 
 /// A round's pairings: each game (White's index, Black's index) in board order, and the
 /// player who has the bye.
@@ -104,6 +113,12 @@ pub enum NoPairing {
          absolute colour preference"
     )]
     Impossible,
+    /// The search for the best pairing took more than its budget of steps.
+    #[error(
+        "the search for the round's Dutch-system pairing gave up after {0} steps without \
+         settling the best pairing: pair this round by hand, or with fewer players"
+    )]
+    TooLong(usize),
 }
 
 /// What the criteria need to know of a player before the round.
@@ -143,6 +158,17 @@ pub fn pair_round(
     initial: Side,
     out: &[usize],
 ) -> Result<RoundPairing, NoPairing> {
+    pair_round_within(past, rounds, initial, out, BUDGET)
+}
+
+/// [`pair_round`] with at most `budget` search steps.
+fn pair_round_within(
+    past: &[Vec<Past>],
+    rounds: u32,
+    initial: Side,
+    out: &[usize],
+    budget: usize,
+) -> Result<RoundPairing, NoPairing> {
     let n = past.len();
     if n > MAX_PLAYERS {
         return Err(NoPairing::TooMany(n));
@@ -152,7 +178,7 @@ pub fn pair_round(
     let mut order: Vec<usize> = (0..n).collect();
     order.retain(|i| !out.contains(i));
     order.sort_by(|&a, &b| states[b].score.cmp(&states[a].score).then(a.cmp(&b)));
-    let mut p = Pairer::new(past, states, order);
+    let mut p = Pairer::new(past, states, order, budget);
     let pairs = p.pair()?;
     let mut games: Vec<(usize, usize)> = pairs
         .iter()
@@ -244,8 +270,7 @@ fn states(past: &[Vec<Past>], played: usize, rounds: u32) -> Vec<State> {
 /// A value compared field by field, the most important first; larger is better.
 type Value = Vec<i32>;
 
-struct Pairer<'a> {
-    past: &'a [Vec<Past>],
+struct Pairer {
     s: Vec<State>,
     /// Players in rank order (score, then pairing number), absent ones left out.
     order: Vec<usize>,
@@ -257,6 +282,12 @@ struct Pairer<'a> {
     bye_score: u32,
     /// Whether a set of players (a mask over ranks) can be paired completely.
     complete: HashMap<u128, bool>,
+    /// For each rank, the ranks it may meet (absolute criteria).
+    partners: Vec<u128>,
+    /// The search steps left.
+    budget: Cell<usize>,
+    /// The steps the round was given.
+    given: usize,
 }
 
 /// One bracket's search.
@@ -275,6 +306,13 @@ struct Bracket {
     pairs: usize,
     /// The best look-ahead any floaters can have.
     gmax: Value,
+    /// Every set of floaters the round can be completed with, and its look-ahead; empty
+    /// when there were too many sets to try.
+    floater_sets: Vec<(u128, Value)>,
+    /// Whether the search bounds a branch by the floaters it can still end with: not in
+    /// the short first search, so that it stops after the candidates it always did and
+    /// leaves the same best pairing.
+    tight: bool,
     /// The best value found, with its pairs.
     best: Option<(Value, Vec<(usize, usize)>)>,
     /// The best value, for the second phase.
@@ -293,19 +331,60 @@ type Exchange = (i64, Vec<u8>, Vec<u8>, Vec<usize>, Vec<usize>);
 /// The nodes of the first, hopeful, ordered search of a bracket.
 const SHORT_SEARCH: usize = 20_000;
 
+/// The search steps a round may take: a node of a search, a set of floaters or an
+/// exchange tried, a player in a maximum matching, 16 sets of floaters bounding a branch.
+/// Half a microsecond to two each, so some 10 to 40 seconds in all; the most any round of
+/// the random tournaments of up to 128 players tried took was about a million.
+const BUDGET: usize = 20_000_000;
+
 fn bit(r: usize) -> u128 {
     1u128 << r
 }
 
-impl<'a> Pairer<'a> {
-    fn new(past: &'a [Vec<Past>], s: Vec<State>, order: Vec<usize>) -> Pairer<'a> {
+impl Pairer {
+    fn new(past: &[Vec<Past>], s: Vec<State>, order: Vec<usize>, budget: usize) -> Pairer {
         let played = past.iter().map(Vec::len).max().unwrap_or(0);
         let mut rank = vec![usize::MAX; past.len()];
         for (r, &i) in order.iter().enumerate() {
             rank[i] = r;
         }
         let groups = s.iter().map(|x| x.group).max().unwrap_or(0) + 1;
-        Pairer { past, s, order, rank, groups, played, bye_score: u32::MAX, complete: HashMap::new() }
+        let may_meet = |i: usize, j: usize| {
+            let met = past[i].iter().any(|p| matches!(p, Past::Played { opponent, .. } if *opponent == j));
+            let (x, y) = (&s[i], &s[j]);
+            let colours = !x.absolute || !y.absolute || x.pref != y.pref || x.topscorer || y.topscorer;
+            !met && colours
+        };
+        let partners = order
+            .iter()
+            .map(|&i| {
+                order.iter().enumerate().filter(|&(_, &j)| may_meet(i, j)).fold(0, |m, (b, _)| m | bit(b))
+            })
+            .collect();
+        Pairer {
+            s,
+            order,
+            rank,
+            groups,
+            played,
+            bye_score: u32::MAX,
+            complete: HashMap::new(),
+            partners,
+            budget: Cell::new(budget),
+            given: budget,
+        }
+    }
+
+    /// Takes one search step from the budget: `false` when none is left.
+    fn step(&self) -> bool {
+        self.charge(1)
+    }
+
+    /// Takes `steps` from the budget: `false` when there were not so many left.
+    fn charge(&self, steps: usize) -> bool {
+        let left = self.budget.get();
+        self.budget.set(left.saturating_sub(steps));
+        left >= steps
     }
 
     fn st(&self, r: usize) -> &State {
@@ -314,11 +393,7 @@ impl<'a> Pairer<'a> {
 
     /// Whether the players of ranks `a` and `b` may meet (absolute criteria).
     fn compatible(&self, a: usize, b: usize) -> bool {
-        let (i, j) = (self.order[a], self.order[b]);
-        let met = self.past[i].iter().any(|p| matches!(p, Past::Played { opponent, .. } if *opponent == j));
-        let (x, y) = (&self.s[i], &self.s[j]);
-        let colours = !x.absolute || !y.absolute || x.pref != y.pref || x.topscorer || y.topscorer;
-        !met && colours
+        self.partners[a] & bit(b) != 0
     }
 
     fn bye_candidate(&self, r: usize) -> bool {
@@ -342,6 +417,7 @@ impl<'a> Pairer<'a> {
     fn perfect(&self, mask: u128, apart: u128, bye: bool) -> bool {
         let ranks: Vec<usize> = (0..128).filter(|&r| mask & bit(r) != 0).collect();
         let n = ranks.len() + usize::from(bye);
+        self.charge(n);
         if n % 2 == 1 {
             return false;
         }
@@ -359,6 +435,21 @@ impl<'a> Pairer<'a> {
             }
         }
         matching_size(&adj) * 2 == n
+    }
+
+    /// The most pairs the players `players` (ranks) can make among themselves.
+    fn most_pairs(&self, players: &[usize]) -> usize {
+        self.charge(players.len());
+        let mut adj = vec![Vec::new(); players.len()];
+        for (x, &a) in players.iter().enumerate() {
+            for (y, &c) in players.iter().enumerate().skip(x + 1) {
+                if self.compatible(a, c) {
+                    adj[x].push(y);
+                    adj[y].push(x);
+                }
+            }
+        }
+        matching_size(&adj)
     }
 
     /// The fewest unplayed rounds of a player of the odd set `mask` who can have the bye
@@ -409,6 +500,9 @@ impl<'a> Pairer<'a> {
             let mut bracket = floaters.clone();
             bracket.extend(r..end);
             let (chosen, left) = self.bracket(&bracket, r, (end, next_end), n);
+            if self.budget.get() == 0 {
+                return Err(NoPairing::TooLong(self.given));
+            }
             pairs.extend(chosen);
             floaters = left;
             r = end;
@@ -420,9 +514,11 @@ impl<'a> Pairer<'a> {
     /// with the next bracket's residents `next` and everyone from there to `n` below, and
     /// the players left to float.
     ///
-    /// First the best value any pairing of the bracket reaches (a depth-first search that
-    /// drops every branch whose best possible value is no better than one already found);
-    /// then the candidates in the handbook's order, the first to reach that value winning.
+    /// For each number of pairs, the most first: the candidates in the handbook's order for
+    /// a short while, one meeting every criterion winning at once; else the best value any
+    /// pairing of the bracket reaches (a depth-first search that drops every branch whose
+    /// best possible value is no better than one already found), then the candidates in
+    /// the handbook's order again, the first to reach that value winning.
     fn bracket(
         &mut self,
         bracket: &[usize],
@@ -439,6 +535,8 @@ impl<'a> Pairer<'a> {
             g: HashMap::new(),
             pairs: 0,
             gmax: Vec::new(),
+            floater_sets: Vec::new(),
+            tight: false,
             best: None,
             target: Vec::new(),
             found: None,
@@ -453,11 +551,13 @@ impl<'a> Pairer<'a> {
             // is the answer. A short search only; it leaves the best it saw.
             b.target = self.bound(&[], bracket, p, &b.gmax);
             b.nodes = SHORT_SEARCH;
+            b.tight = false;
             self.mdp_sets(&mut b, &mdps, 0, &mut Vec::new());
             if b.found.is_some() {
                 break;
             }
             b.nodes = usize::MAX;
+            b.tight = true;
             self.strongest(&mut b, 0, 0, 0, &mut Vec::new());
             if b.best.is_some() {
                 break;
@@ -494,16 +594,22 @@ impl<'a> Pairer<'a> {
         let mut sets = Vec::new();
         let mut too_many = false;
         for_each_subset(players.len(), s, &mut |idx: &[usize]| {
-            if sets.len() < 2000 {
+            too_many = sets.len() == 2000;
+            if !too_many {
                 sets.push(idx.iter().fold(0u128, |m, &k| m | bit(players[k])));
-            } else {
-                too_many = true;
             }
+            !too_many
         });
+        b.floater_sets.clear();
         if too_many {
             return Some(vec![i32::MAX / 4; 2 + self.groups]);
         }
-        sets.into_iter().filter_map(|f| self.lookahead_of(b, f)).max()
+        for f in sets {
+            if let Some(g) = self.lookahead_of(b, f) {
+                b.floater_sets.push((f, g));
+            }
+        }
+        b.floater_sets.iter().map(|(_, g)| g.clone()).max()
     }
 
     /// The first phase: the best value of `b`'s pairings with `b.pairs` pairs, into `b.best`.
@@ -515,6 +621,9 @@ impl<'a> Pairer<'a> {
         floats: u128,
         pairs: &mut Vec<(usize, usize)>,
     ) {
+        if !self.step() {
+            return;
+        }
         let Some(k) = (k..b.players.len()).find(|&x| used & bit(b.players[x]) == 0) else {
             if pairs.len() == b.pairs
                 && let Some(g) = self.lookahead_of(b, floats)
@@ -528,13 +637,13 @@ impl<'a> Pairer<'a> {
         };
         let undecided: Vec<usize> = b.players[k..].iter().copied().filter(|&r| used & bit(r) == 0).collect();
         let left = b.pairs - pairs.len();
-        if 2 * left > undecided.len() {
+        if 2 * left > undecided.len() || self.most_pairs(&undecided) < left {
             return;
         }
-        if let Some((best, _)) = &b.best
-            && self.bound(pairs, &undecided, left, &b.gmax) <= *best
-        {
-            return;
+        match self.bound_of(b, pairs, &undecided, left) {
+            None => return,
+            Some(v) if b.best.as_ref().is_some_and(|(best, _)| v <= *best) => return,
+            Some(_) => {}
         }
         let a = b.players[k];
         if left > 0 {
@@ -549,6 +658,55 @@ impl<'a> Pairer<'a> {
         if undecided.len() > 2 * left {
             self.strongest(b, k + 1, used | bit(a), floats | bit(a), pairs);
         }
+    }
+
+    /// [`Self::bound`], tighter: the pairs by score group and the look-ahead taken
+    /// together, at their best over the sets of floaters the branch can still end with
+    /// (`None` when it can end with none).
+    fn bound_of(
+        &self,
+        b: &Bracket,
+        pairs: &[(usize, usize)],
+        undecided: &[usize],
+        left: usize,
+    ) -> Option<Value> {
+        let mut v = self.bound(pairs, undecided, left, &b.gmax);
+        if b.floater_sets.is_empty() {
+            return Some(v);
+        }
+        self.charge(b.floater_sets.len() / 16);
+        let gs = self.groups;
+        let paired = pairs.iter().fold(0, |m, &(x, y)| m | bit(x) | bit(y));
+        let open = undecided.iter().fold(0, |m, &r| m | bit(r));
+        let floated = b.players.iter().fold(0, |m, &r| m | bit(r)) & !paired & !open;
+        let mut heads = vec![0; gs];
+        for &(h, _) in pairs {
+            heads[self.st(h).group] += 1;
+        }
+        let mut best: Option<Value> = None;
+        for (f, g) in &b.floater_sets {
+            if f & floated != floated || f & !(floated | open) != 0 {
+                continue;
+            }
+            // The highest players left pairing the lower ones: the most pairs at the top.
+            let mut sg = heads.clone();
+            let mut rest = open & !f;
+            for _ in 0..left {
+                let r = rest.trailing_zeros() as usize;
+                if r >= 128 {
+                    break;
+                }
+                sg[self.st(r).group] += 1;
+                rest &= !bit(r);
+            }
+            sg.extend_from_slice(g);
+            if best.as_ref().is_none_or(|x| sg > *x) {
+                best = Some(sg);
+            }
+        }
+        let sg = best?;
+        v[1..1 + sg.len()].copy_from_slice(&sg);
+        Some(v)
     }
 
     /// The best value `pairs` can still reach when `undecided` are left to pair into
@@ -609,7 +767,7 @@ impl<'a> Pairer<'a> {
 
     /// The second phase, first step: the sets of MDPs paired, the highest MDPs first.
     fn mdp_sets(&self, b: &mut Bracket, mdps: &[usize], i: usize, chosen: &mut Vec<usize>) {
-        if b.found.is_some() || b.nodes == 0 || chosen.len() > b.pairs {
+        if b.found.is_some() || b.nodes == 0 || chosen.len() > b.pairs || !self.step() {
             return;
         }
         if i == mdps.len() {
@@ -636,7 +794,7 @@ impl<'a> Pairer<'a> {
         used: u128,
         pairs: &mut Vec<(usize, usize)>,
     ) {
-        if b.found.is_some() || b.nodes == 0 {
+        if b.found.is_some() || b.nodes == 0 || !self.step() {
             return;
         }
         if j == chosen.len() {
@@ -674,16 +832,17 @@ impl<'a> Pairer<'a> {
             let mut too_many = false;
             for_each_subset(m, k, &mut |a: &[usize]| {
                 for_each_subset(s2, k, &mut |c: &[usize]| {
-                    if exchanges.len() > 20_000 {
+                    if exchanges.len() > 20_000 || !self.step() {
                         too_many = true;
-                        return;
+                        return false;
                     }
                     let c: Vec<usize> = c.iter().map(|x| x + m).collect();
                     let diff = c.iter().sum::<usize>() as i64 - a.iter().sum::<usize>() as i64;
                     let a_key = (0..m).rev().map(|x| u8::from(!a.contains(&x))).collect();
                     let c_key = (m..rem.len()).map(|x| u8::from(!c.contains(&x))).collect();
                     exchanges.push((diff, a_key, c_key, a.to_vec(), c));
-                });
+                    true
+                })
             });
             if too_many {
                 return;
@@ -717,7 +876,7 @@ impl<'a> Pairer<'a> {
         used: u128,
         pairs: &mut Vec<(usize, usize)>,
     ) {
-        if b.nodes == 0 {
+        if b.nodes == 0 || !self.step() {
             return;
         }
         b.nodes -= 1;
@@ -739,7 +898,12 @@ impl<'a> Pairer<'a> {
         }
         let undecided: Vec<usize> =
             s1[i..].iter().chain(s2.iter().filter(|&&r| used & bit(r) == 0)).copied().collect();
-        if self.bound(pairs, &undecided, s1.len() - i, &b.gmax) < b.target {
+        let left = s1.len() - i;
+        if b.tight {
+            if self.bound_of(b, pairs, &undecided, left).is_none_or(|v| v < b.target) {
+                return;
+            }
+        } else if self.bound(pairs, &undecided, left, &b.gmax) < b.target {
             return;
         }
         let a = s1[i];
@@ -773,22 +937,25 @@ impl<'a> Pairer<'a> {
                 continue;
             }
             let mut best: Option<Value> = None;
-            for_each_subset(u, d, &mut |chosen: &[usize]| {
+            let finished = for_each_subset(u, d, &mut |chosen: &[usize]| {
+                if !self.step() {
+                    return false;
+                }
                 let down: u128 = chosen.iter().fold(0, |m, &k| m | bit(upper[k]));
                 let paired = upper.iter().fold(0u128, |m, &r| m | bit(r)) & !down;
                 if !self.perfect(paired, floaters, false) {
-                    return;
+                    return true;
                 }
                 let rest = down | lower;
                 let bye = if odd {
                     match self.lowest_unplayed_bye(rest, down) {
                         Some(b) => b,
-                        None => return,
+                        None => return true,
                     }
                 } else if self.perfect(rest, down, false) {
                     0
                 } else {
-                    return;
+                    return true;
                 };
                 let mut v = vec![0; 2 + self.groups];
                 v[0] = ((u - d) / 2) as i32;
@@ -804,7 +971,11 @@ impl<'a> Pairer<'a> {
                 if best.as_ref().is_none_or(|b| v > *b) {
                     best = Some(v);
                 }
+                true
             });
+            if !finished {
+                return None;
+            }
             if best.is_some() {
                 return best;
             }
@@ -869,7 +1040,7 @@ impl<'a> Pairer<'a> {
 }
 
 /// The colour the player of index `lo` (the smaller pairing number) has against `hi`.
-fn colour_of(p: &Pairer<'_>, lo: usize, hi: usize, initial: Side) -> Side {
+fn colour_of(p: &Pairer, lo: usize, hi: usize, initial: Side) -> Side {
     let (x, y) = (&p.s[lo], &p.s[hi]);
     let x_higher = p.rank[lo] < p.rank[hi];
     let neutral = if x.pref.is_none() || y.pref.is_none() || x.pref != y.pref {
@@ -905,23 +1076,33 @@ fn colour_of(p: &Pairer<'_>, lo: usize, hi: usize, initial: Side) -> Side {
     })
 }
 
-/// Calls `f` with every `d`-element subset of `0..n` (as sorted indices).
-fn for_each_subset(n: usize, d: usize, f: &mut dyn FnMut(&[usize])) {
-    fn go(start: usize, n: usize, d: usize, cur: &mut Vec<usize>, f: &mut dyn FnMut(&[usize])) {
+/// Calls `f` with every `d`-element subset of `0..n` (as sorted indices), in order, until
+/// it returns `false`; whether it never did.
+fn for_each_subset(n: usize, d: usize, f: &mut dyn FnMut(&[usize]) -> bool) -> bool {
+    fn go(
+        start: usize,
+        n: usize,
+        d: usize,
+        cur: &mut Vec<usize>,
+        f: &mut dyn FnMut(&[usize]) -> bool,
+    ) -> bool {
         if cur.len() == d {
-            f(cur);
-            return;
+            return f(cur);
         }
         for k in start..n {
             if n - k < d - cur.len() {
                 break;
             }
             cur.push(k);
-            go(k + 1, n, d, cur, f);
+            let go_on = go(k + 1, n, d, cur, f);
             cur.pop();
+            if !go_on {
+                return false;
+            }
         }
+        true
     }
-    go(0, n, d, &mut Vec::new(), f);
+    go(0, n, d, &mut Vec::new(), f)
 }
 
 /// The size of a maximum matching of the graph `adj` (Edmonds' blossom algorithm: grow
@@ -1066,5 +1247,20 @@ mod tests {
         assert_eq!(p.bye, Some(6));
         let e = pair_round(&vec![Vec::new(); MAX_PLAYERS + 1], 5, Side::White, &[]).unwrap_err();
         assert_eq!(e, NoPairing::TooMany(MAX_PLAYERS + 1));
+    }
+
+    /// After a round of six players, the second needs a search: given a single step it
+    /// gives up with an error saying what to do, and with the full budget it is paired.
+    #[test]
+    fn a_search_past_its_budget_gives_up() {
+        let game = |opponent, colour, points| vec![Past::Played { opponent, colour, points }];
+        let (w, b) = (Side::White, Side::Black);
+        let past = [game(3, w, 2), game(4, b, 1), game(5, w, 0), game(0, b, 0), game(1, w, 1), game(2, b, 2)];
+        let e = pair_round_within(&past, 5, Side::White, &[], 1).unwrap_err();
+        assert_eq!(e, NoPairing::TooLong(1));
+        assert!(e.to_string().contains("gave up after 1 steps"), "{e}");
+        assert!(e.to_string().contains("by hand, or with fewer players"), "{e}");
+        let p = pair_round(&past, 5, Side::White, &[]).unwrap();
+        assert_eq!(p.games.len(), 3);
     }
 }
