@@ -344,3 +344,81 @@ fn a_twenty_player_swiss_played_through_sync_pairs_as_bbppairings() {
         assert!(shown.starts_with(&format!("{} ", line(r))), "{shown} for {r}");
     }
 }
+
+/// Issue 36: a Swiss's next round is judged by pairing it again. Five players, so one
+/// has the bye each round. `tournament next` waits while a game goes on; a commit that
+/// pairs round 2 otherwise than the Dutch system (the tournament file and the game
+/// file edited alike) is refused by the hook and reported by `verify`; bad input says
+/// what would be legal.
+#[test]
+fn a_forged_swiss_round_is_refused_and_bad_input_says_what_is_legal() {
+    use crate::common::{git, run_at, text};
+    use crate::knockout::{R, club, made, play};
+    let c = club(None);
+    let mut t = crate::common::T0 + 60;
+    let new = ["tournament", "new", "five", "gygax", "--format", "swiss", "--players", "A,B,C,D,E"];
+    let o = run_at(&c.org, &c.home, t, &new);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("--format swiss needs --rounds N (fewer rounds than players)"), "{}", text(&o));
+    let o = run_at(&c.org, &c.home, t, &[&new[..], &["--rounds", "5"]].concat());
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("a Swiss of 5 players plays 1 to 4 rounds (--rounds), not 5"), "{}", text(&o));
+    let o = run_at(&c.org, &c.home, t, &[&new[..], &["--rounds", "3", "--games", "2"]].concat());
+    assert!(text(&o).contains("--games and --tie-break are for --format knockout"), "{}", text(&o));
+    let many: Vec<String> = (1..=129).map(|k| format!("P{k}")).collect();
+    let many = many.join(",");
+    let o = run_at(
+        &c.org,
+        &c.home,
+        t,
+        &["tournament", "new", "big", "gygax", "--format", "swiss", "--rounds", "5", "--players", &many],
+    );
+    assert!(text(&o).contains("a Swiss pairs at most 128 players, this one has 129"), "{}", text(&o));
+
+    let out = c.ok(t, &[&new[..], &["--rounds", "3"]].concat());
+    assert!(out.contains("five: Swiss of 3 rounds, 5 players, round 1 paired: 2 games"), "{out}");
+    assert!(out.contains("  round  1 board 1: five-r1-b1  A v C\n"), "{out}");
+    assert!(out.contains("  round  1 board 2: five-r1-b2  D v B\n  round  1 bye: E\n"), "{out}");
+    c.push(t);
+    t += 60;
+    play(&c, &mut t, "five-r1-b1", "A", "C", R::White);
+    let waiting = c.ok(t, &["tournament", "next", "five"]);
+    assert_eq!(waiting, "five: no game is due, waiting for the results of five-r1-b2\n");
+    play(&c, &mut t, "five-r1-b2", "D", "B", R::Draw);
+    t += 60;
+    let good = made(&c.ok(t, &["tournament", "next", "five", "--json"]), "");
+    let pairs: Vec<String> = good.iter().map(|g| format!("{} {}-{}", g.0, g.1, g.2)).collect();
+    // After round 1: A 1, E 1 (bye), B ½, D ½, C 0. The bye goes to the lowest score
+    // that still lets the others be paired: C (0), never had it. Then B and D, who met,
+    // cannot meet again, so A and E float down to them: B-A (A had White), E-D (D had
+    // White).
+    assert_eq!(pairs, ["five-r2-b1 B-A", "five-r2-b2 E-D"]);
+
+    // Forge it: C (the bye) instead of B on board 1.
+    let yaml = c.org.join("tournaments/five.yaml");
+    let before = fs::read_to_string(&yaml).unwrap();
+    let at = before.find("id: five-r2-b1").unwrap();
+    let forged = format!("{}{}", &before[..at], before[at..].replacen("white: B", "white: C", 1));
+    fs::write(&yaml, forged).unwrap();
+    let game = c.org.join(crate::common::cli::fan_out_path("gygax", "five-r2-b1"));
+    let pgn = fs::read_to_string(&game).unwrap();
+    fs::write(&game, pgn.replace("[White \"B\"]", "[White \"C\"]")).unwrap();
+    git(&c.org, &c.home, &["commit", "--quiet", "--amend", "-a", "--no-edit"]);
+    let refused = c.try_push(t + 60).unwrap_err();
+    assert!(
+        refused.contains(
+            "round 2's games are five-r2-b1 B v A, five-r2-b2 E v D; the commit adds five-r2-b1 C v A, five-r2-b2 E v D"
+        ),
+        "{refused}"
+    );
+    let o = run_at(&c.org, &c.home, t + 60, &["verify"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("round 2's games are five-r2-b1 B v A"), "{}", text(&o));
+    git(&c.org, &c.home, &["reset", "--quiet", "--hard", "HEAD~1"]);
+    t += 120;
+    let again = made(&c.ok(t, &["tournament", "next", "five", "--json"]), "");
+    assert_eq!(again, good);
+    c.push(t + 60);
+    let v = c.ok(t + 60, &["verify"]);
+    assert!(v.contains("4 games verified, 0 problems"), "{v}");
+}
