@@ -43,6 +43,9 @@ pub struct Limits {
     pub multipv: usize,
     /// Transposition table entries (a default when 0).
     pub table_entries: usize,
+    /// Set from another thread to stop the search (UCI's `stop`); with no other limit,
+    /// the search goes on until it is set.
+    pub stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// A score from the side to move's view.
@@ -146,9 +149,10 @@ impl<'a> Searcher<'a> {
             report.outcome = self.v.outcome(pos);
             return report;
         }
+        let endless = self.limits.stop.is_some();
         let max_depth = match (self.limits.depth, self.limits.nodes, self.limits.deadline) {
             (Some(d), _, _) => d.clamp(1, MAX_PLY as u32 / 2),
-            (None, None, None) => 4,
+            (None, None, None) if !endless => 4,
             _ => MAX_PLY as u32 / 2,
         };
         let want = self.limits.multipv.max(1).min(root.len());
@@ -251,7 +255,8 @@ impl<'a> Searcher<'a> {
         }
         let over_nodes = self.limits.nodes.is_some_and(|n| self.nodes >= n);
         let over_time = self.limits.deadline.is_some_and(|d| Instant::now() >= d);
-        self.stopped = over_nodes || over_time;
+        let told = self.limits.stop.as_ref().is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed));
+        self.stopped = over_nodes || over_time || told;
         self.stopped
     }
 

@@ -3,7 +3,10 @@
 
 use std::time::{Duration, Instant};
 
-use crate::engine::{Outcome, Position, Variant};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use crate::engine::{Move, Outcome, Position, Variant};
 use crate::notation::san::write_move;
 use crate::record::game::Game;
 use crate::search::{self, Limits, Score};
@@ -28,6 +31,8 @@ pub struct AnalysedLine {
     pub score: Score,
     /// The moves in SAN, the first move first.
     pub san: Vec<String>,
+    /// The same moves.
+    pub moves: Vec<Move>,
 }
 
 /// What `analyse` found.
@@ -57,6 +62,18 @@ impl Analysis {
 /// Analyses `pos` of `v`; `history` holds the hashes of the game's earlier positions
 /// (oldest first), so that a line repeating one scores as a draw.
 pub fn analyse_position(v: &Variant, pos: &Position, history: &[u64], budget: Budget) -> Analysis {
+    analyse_until(v, pos, history, budget, None)
+}
+
+/// [`analyse_position`] that also stops when `stop` is set (from another thread, as
+/// UCI's `stop` does); with `stop` and no limit in `budget`, it searches until then.
+pub fn analyse_until(
+    v: &Variant,
+    pos: &Position,
+    history: &[u64],
+    budget: Budget,
+    stop: Option<Arc<AtomicBool>>,
+) -> Analysis {
     let started = Instant::now();
     let limits = Limits {
         depth: budget.depth,
@@ -64,6 +81,7 @@ pub fn analyse_position(v: &Variant, pos: &Position, history: &[u64], budget: Bu
         deadline: budget.time.map(|t| started + t),
         multipv: budget.multipv.max(1),
         table_entries: 0,
+        stop,
     };
     let report = search::search(v, pos, history, &limits);
     let elapsed = started.elapsed();
@@ -81,7 +99,7 @@ pub fn analyse_position(v: &Variant, pos: &Position, history: &[u64], budget: Bu
                     token
                 })
                 .collect();
-            AnalysedLine { score: l.score, san }
+            AnalysedLine { score: l.score, san, moves: l.moves.clone() }
         })
         .collect();
     Analysis {

@@ -46,7 +46,7 @@ pub mod referee_imap;
 pub mod referee_mail;
 pub mod reminders;
 
-pub use analysis::{AnalysedLine, Analysis, Budget, analyse_game, analyse_position};
+pub use analysis::{AnalysedLine, Analysis, Budget, analyse_game, analyse_position, analyse_until};
 pub use annotate::{Annotated, AnnotatedPly, Judgement, annotate, judge, winning_chances};
 pub use armies::{ArmyOutcome, army_choice, army_commit, army_reveal};
 pub use bot::{BotAction, BotMove, BotPass, BotSkipped, bot_pass};

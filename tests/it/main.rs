@@ -62,6 +62,7 @@ mod swiss;
 mod sync_club;
 mod terminal_tools;
 mod tournament;
+mod uci;
 mod user_tools;
 mod variant_duplicates;
 mod variant_files;

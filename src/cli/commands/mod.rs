@@ -37,6 +37,7 @@ pub(crate) mod standings;
 pub(crate) mod status;
 pub(crate) mod sync;
 pub(crate) mod tournament;
+pub(crate) mod uci;
 pub(crate) mod validate;
 pub(crate) mod variant;
 pub(crate) mod verify;
