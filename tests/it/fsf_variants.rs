@@ -570,6 +570,10 @@ fn a_running_count_is_read_and_written_as_fairy_stockfish_writes_it() {
     let over = parse_position(&v, "8/3k4/8/8/8/8/R7/4K2R w - 16 17 6").unwrap();
     assert_eq!(v.outcome(&over), Some(Outcome::Draw { reason: EndReason::Counting }));
     assert!(v.legal_moves(&over).is_empty());
+    // Checkmate still wins past the limit (pyffish: no legal move, is_optional_game_end
+    // false, game_result a loss for White).
+    let mated = parse_position(&v, "N3k3/8/8/8/8/8/r7/r6K w - 128 129 70").unwrap();
+    assert_eq!(v.outcome(&mated), Some(Outcome::Win { winner: Side::Black, reason: EndReason::Checkmate }));
     // A game without a counting rule refuses a count.
     let err = parse_position(&user("shatranj.md"), fsf).unwrap_err().to_string();
     assert!(err.contains("column 27: counting limit `16`: this game has no counting rule"), "{err}");
@@ -610,6 +614,9 @@ fn a_makruk_ending_drawn_by_the_count_by_correspondence() {
     assert!(shown.contains("the count has run out (17 plies of 16): a draw by the counting rule"), "{shown}");
     let record = std::fs::read_to_string(ann.join(common::fan_out_path("makruk-ending", "m"))).unwrap();
     assert!(record.contains("[Result \"1/2-1/2\"]"), "{record}");
+    // The picture's caption says it too.
+    let svg = ok(&ann, &home, &["show", "m", "--svg", "-"]);
+    assert!(svg.contains("Ply 10: the count has run out (17 plies of 16)"), "{svg}");
     let log = ok(&bo, &home, &["log", "m"]);
     assert!(log.contains("ply 10 Kd7"), "{log}");
     let err = common::fails(&ann, &home, &["move", "m", "Ra3", "--as", "Ann"], 1, "");
