@@ -1,6 +1,6 @@
 //! Counting rules (makruk, Cambodian, ASEAN): the count a position carries and how a
 //! move changes it, as Fairy-Stockfish plays them (its `countingRule`; the rules of the
-//! games are described in `notation-spec/variant-files.md` §2).
+//! games are described in `notation-spec/variant-files.md` §2.1).
 //!
 //! A count has a limit in plies and the plies counted so far. Every ply adds one. A
 //! count starts after a move when the side now to move may count (the limits of the
