@@ -682,6 +682,7 @@ fn pawns_on_double_step_ranks(fen_ranks: &[&str], c: char, spec: &Spec) -> bool 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::CountingRule;
 
     #[test]
     fn a_section_inherits_chess_and_refuses_what_it_cannot_say() {
@@ -693,6 +694,25 @@ mod tests {
         let e = import(ini, Some("house")).unwrap_err();
         assert_eq!((e.line, e.key.as_str()), (6, "pieceDrops"));
         assert!(import(ini, None).unwrap_err().to_string().contains("centaurking house"));
+    }
+
+    #[test]
+    fn counting_rule_is_translated_with_the_pieces_its_limits_name() {
+        let ini = "[thai:chess]\nbishop = -\nqueen = -\nkhon = s\nmet = m\n\
+                   startFen = rnsmksnr/8/pppppppp/8/8/PPPPPPPP/8/RNSKMSNR w - - 0 1\n\
+                   promotionPieceTypes = m\ndoubleStep = false\ncastling = false\ncountingRule = makruk\n\
+                   [bad:thai]\ncountingRule = burmese\n";
+        let (_, text) = import(ini, Some("thai")).unwrap();
+        assert!(
+            text.contains("  counting: { rule: makruk, rooks: [R], khons: [S], knights: [N] }\n"),
+            "{text}"
+        );
+        let def = crate::variants::load_definition(&text).unwrap();
+        let c = def.def().counting.clone().unwrap();
+        assert_eq!((c.rule, c.rooks.len(), c.khons.len(), c.knights.len()), (CountingRule::Makruk, 1, 1, 1));
+        let e = import(ini, Some("bad")).unwrap_err();
+        assert_eq!((e.line, e.key.as_str()), (12, "countingRule"));
+        assert!(e.reason.contains("makruk, cambodian, asean or none"), "{e}");
     }
 
     #[test]
