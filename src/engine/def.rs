@@ -113,6 +113,47 @@ pub struct Extinction {
     pub result: EndValue,
 }
 
+/// Fairy-Stockfish's counting rules (its `countingRule`): once no pawn is left (or,
+/// in Cambodian counting, once a side is down to three pieces), the side that counts
+/// has a limit of moves in which the other side must mate it; when the count passes
+/// the limit the game is a draw. The limits depend on the pieces the stronger side
+/// keeps, named by their roles here.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Counting {
+    /// Which table of limits.
+    pub rule: CountingRule,
+    /// The kinds that count as Ruea (rooks) for the limits.
+    pub rooks: Vec<PieceKind>,
+    /// The kinds that count as Khon.
+    pub khons: Vec<PieceKind>,
+    /// The kinds that count as Ma (knights).
+    pub knights: Vec<PieceKind>,
+}
+
+/// The three counting rules Fairy-Stockfish knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CountingRule {
+    /// Makruk (Thai chess): board's honour (64 moves) once no pawn is left, pieces'
+    /// honour (8 to 64 moves by the stronger side's pieces) against a bare king.
+    Makruk,
+    /// Ouk Chatrang (Cambodian chess): the same one move shorter, the board's honour from
+    /// three pieces left even with pawns.
+    Cambodian,
+    /// ASEAN chess: pieces' honour only, against a bare king with no pawn left.
+    Asean,
+}
+
+impl CountingRule {
+    /// The name in definition files and Fairy-Stockfish's `countingRule`.
+    pub fn name(self) -> &'static str {
+        match self {
+            CountingRule::Makruk => "makruk",
+            CountingRule::Cambodian => "cambodian",
+            CountingRule::Asean => "asean",
+        }
+    }
+}
+
 /// What a rule gives the side it applies to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum EndValue {
@@ -176,6 +217,8 @@ pub struct GameDef {
     pub castling: Option<Castling>,
     /// Extinction rules (the bare king), checked before the moves of a position.
     pub extinction: Option<Extinction>,
+    /// A counting rule (makruk, cambodian, ASEAN), ending a game as a draw.
+    pub counting: Option<Counting>,
 }
 
 impl GameDef {

@@ -5,6 +5,7 @@
 //! data ([`movement`]); what data cannot say sits behind the [`Rules`] trait, one
 //! implementation per game ([`gygax`]; [`fantasy_grand`] for Grand and Fantasy Grand Chess).
 
+pub mod counting;
 pub mod def;
 pub mod fantasy_grand;
 pub mod fidchell;
@@ -16,7 +17,9 @@ pub mod position;
 mod tables;
 pub mod variant;
 
-pub use def::{Castling, EndValue, Extinction, GameDef, KindDef, LevelColors, Promotion, Render};
+pub use def::{
+    Castling, Counting, CountingRule, EndValue, Extinction, GameDef, KindDef, LevelColors, Promotion, Render,
+};
 pub use geometry::{Dims, File, Level, Offset, Rank, Square, SquareSet};
 pub use movement::{Atom, Mode, Shape};
 pub use piece::{Piece, PieceKind, Side};

@@ -206,6 +206,11 @@ pub struct Position {
     pub(crate) castling: [u16; 4],
     /// Variant-specific state, all zero unless the variant's rules use it.
     pub(crate) variant_state: [u8; VARIANT_STATE_LEN],
+    /// A counting rule's count ([`super::def::Counting`]): plies counted so far, and the
+    /// limit in plies (0: no count runs). Not hashed: Fairy-Stockfish's repetitions
+    /// ignore it too.
+    pub(crate) count_ply: u16,
+    pub(crate) count_limit: u16,
 }
 
 impl std::fmt::Debug for Position {
@@ -243,6 +248,11 @@ impl Position {
     /// Plies since the last capture, promotion, drop or pawn-type move (rulings §1.3).
     pub fn halfmove_clock(&self) -> u16 {
         self.halfmove_clock
+    }
+    /// The counting rule's count while one runs: (plies counted, limit in plies). The
+    /// game is drawn once the plies counted pass the limit ([`super::def::Counting`]).
+    pub fn count(&self) -> Option<(u16, u16)> {
+        (self.count_limit != 0).then_some((self.count_ply, self.count_limit))
     }
     /// Move number: starts at 1, goes up after the second side moves.
     pub fn fullmove_number(&self) -> u16 {
@@ -302,6 +312,8 @@ impl Position {
             en_passant: None,
             castling: [NO_CASTLING; 4],
             variant_state: [0; VARIANT_STATE_LEN],
+            count_ply: 0,
+            count_limit: 0,
         };
         if side_to_move == Side::Black {
             p.hash ^= zobrist().side;

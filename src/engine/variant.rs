@@ -57,6 +57,8 @@ pub enum EndReason {
     BareKing,
     /// A side has lost every piece of a kind the definition's extinction rule counts.
     Extinction,
+    /// The count of a counting rule (makruk, Cambodian, ASEAN) passed its limit: a draw.
+    Counting,
 }
 
 impl fmt::Display for EndReason {
@@ -67,6 +69,7 @@ impl fmt::Display for EndReason {
             EndReason::RoyalCaptured => "king captured",
             EndReason::BareKing => "bare king",
             EndReason::Extinction => "extinction",
+            EndReason::Counting => "counting rule",
         })
     }
 }
@@ -606,6 +609,27 @@ impl Variant {
         None
     }
 
+    /// Whether the game is over in `pos` before its moves: by extinction, or by a count
+    /// that passed its limit. Such a position has no legal move.
+    #[inline]
+    fn ended_before_moves(&self, pos: &Position) -> bool {
+        super::counting::run_out(pos) || (self.def.extinction.is_some() && self.extinct(pos).is_some())
+    }
+
+    /// Sets the count of a counting rule in `pos` (used when reading position strings):
+    /// `ply` plies counted of a limit of `limit` plies (0: no count).
+    ///
+    /// # Errors
+    /// When the variant has no counting rule and `limit` is not 0.
+    pub fn set_count(&self, pos: &mut Position, ply: u16, limit: u16) -> Result<(), String> {
+        if self.def.counting.is_none() && limit != 0 {
+            return Err("this game has no counting rule".into());
+        }
+        pos.count_ply = if limit == 0 { 0 } else { ply };
+        pos.count_limit = limit;
+        Ok(())
+    }
+
     /// Sets the clocks of `pos` (used when reading position strings).
     pub fn set_clocks(&self, pos: &mut Position, halfmove_clock: u16, fullmove_number: u16) {
         pos.halfmove_clock = halfmove_clock;
@@ -662,7 +686,7 @@ impl Variant {
     /// Pseudo-legal moves: what the pieces' movement allows, before king safety.
     pub fn pseudo_legal_moves(&self, pos: &Position, out: &mut Vec<Move>) {
         GENERATIONS.with(|n| n.set(n.get() + 1));
-        if self.def.extinction.is_some() && self.extinct(pos).is_some() {
+        if self.ended_before_moves(pos) {
             return;
         }
         let side = pos.side_to_move;
@@ -690,7 +714,7 @@ impl Variant {
     /// generation ([`generations`]).
     pub fn pseudo_legal_moves_to(&self, pos: &Position, to: Square, kinds: u64, out: &mut Vec<Move>) {
         GENERATIONS.with(|n| n.set(n.get() + 1));
-        if self.def.extinction.is_some() && self.extinct(pos).is_some() {
+        if self.ended_before_moves(pos) {
             return;
         }
         let start = out.len();
@@ -944,10 +968,12 @@ impl Variant {
         let side = p.side_to_move;
         let mut reset_clock = false;
         let mut new_ep = None;
+        let mut captured = None;
         match *mv {
             Move::Normal { piece, from, to, promotion, .. } => {
                 p.take(from);
                 if let Some(c) = p.take(to) {
+                    captured = Some(c);
                     reset_clock = true;
                     if self.is_royal(c.kind) {
                         p.royal[c.side.index()] = None;
@@ -965,7 +991,7 @@ impl Variant {
             }
             Move::EnPassant { piece, from, to, victim, promotion, .. } => {
                 p.take(from);
-                p.take(victim);
+                captured = p.take(victim);
                 let kind = promotion.unwrap_or(piece);
                 p.put(to, Piece::new(side, kind));
                 reset_clock = true;
@@ -973,20 +999,22 @@ impl Variant {
             Move::Removal { from, capture, target, .. } => {
                 p.take(from);
                 if let Some((sq, _)) = capture {
-                    p.take(sq);
+                    captured = p.take(sq);
                 }
-                if let Some(c) = p.take(target)
-                    && self.is_royal(c.kind)
-                {
-                    p.royal[c.side.index()] = None;
+                if let Some(c) = p.take(target) {
+                    captured = Some(c);
+                    if self.is_royal(c.kind) {
+                        p.royal[c.side.index()] = None;
+                    }
                 }
                 reset_clock = true;
             }
             Move::Remote { target, .. } => {
-                if let Some(c) = p.take(target)
-                    && self.is_royal(c.kind)
-                {
-                    p.royal[c.side.index()] = None;
+                if let Some(c) = p.take(target) {
+                    captured = Some(c);
+                    if self.is_royal(c.kind) {
+                        p.royal[c.side.index()] = None;
+                    }
                 }
                 reset_clock = true;
             }
@@ -1024,6 +1052,9 @@ impl Variant {
         p.halfmove_clock = if reset_clock { 0 } else { p.halfmove_clock.saturating_add(1) };
         self.rules.after_make(self, pos, mv, &mut p);
         p.flip_side();
+        if let Some(c) = &self.def.counting {
+            super::counting::after_move(self, c, &mut p, captured, mv.promotion().is_some());
+        }
         if p.en_passant.is_some() || new_ep.is_some() {
             // Kept only when the side to move has a legal en passant capture, so equal
             // positions have equal hashes and position strings (position-strings.md §4).
@@ -1209,11 +1240,22 @@ impl Variant {
         self.legal_moves(pos).contains(mv)
     }
 
-    /// The game's end in `pos`, if it is over by the rules alone (no legal move).
-    /// Draws that must be claimed (repetition, ply count) are not reported here.
+    /// The game's end in `pos`, if it is over by the rules alone: extinction, a counting
+    /// rule's count run out, or no legal move. Draws that must be claimed (repetition,
+    /// ply count) are not reported here.
     pub fn outcome(&self, pos: &Position) -> Option<Outcome> {
         if let Some(end) = self.extinct(pos) {
             return Some(end);
+        }
+        if super::counting::run_out(pos) {
+            // Checkmate still wins when the count has run out (Fairy-Stockfish: the count
+            // ends the game only when the side to move has a move or is not in check).
+            let mut uncounted = pos.clone();
+            uncounted.count_limit = 0;
+            if self.in_check(pos) && !self.has_legal_move(&uncounted) {
+                return Some(self.rules.no_legal_moves(pos, true));
+            }
+            return Some(Outcome::Draw { reason: EndReason::Counting });
         }
         if !self.has_legal_move(pos) {
             Some(self.rules.no_legal_moves(pos, self.in_check(pos)))
@@ -1263,7 +1305,7 @@ impl Variant {
     /// in `list` and tested one by one.
     fn count_legal(&self, pos: &Position, filter: &LegalFilter, list: &mut Vec<Move>) -> u64 {
         GENERATIONS.with(|n| n.set(n.get() + 1));
-        if self.def.extinction.is_some() && self.extinct(pos).is_some() {
+        if self.ended_before_moves(pos) {
             return 0;
         }
         let side = pos.side_to_move;

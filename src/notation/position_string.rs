@@ -22,7 +22,9 @@
 //! on that wing, or the rook's file letter (upper case for white) for another one, as
 //! X-FEN writes them; Shredder-FEN's file letters are read too. The en passant field is written only when a
 //! pawn could capture en passant; read, it may name any square a two-square move just
-//! passed. Fantasy Grand Chess strings end with the two armies; read, they may be left
+//! passed. In a game with a counting rule, a running count is written as Fairy-Stockfish
+//! writes it: its limit in plies in place of the en passant field, the plies counted in
+//! place of the halfmove clock. Fantasy Grand Chess strings end with the two armies; read, they may be left
 //! out (the game's armies are then assumed, Humans v Humans by default).
 //!
 //! There is one placement field per level, the top level first (Gygax Chess: Air, Land,
@@ -338,7 +340,25 @@ pub fn parse_position(variant: &Variant, text: &str) -> Result<Position, Positio
     if chess > 0 {
         castling_field(variant, &mut pos, text, fields[levels + 1])?;
         let ep_field = fields[levels + 2];
-        if ep_field != "-" {
+        let numeric = ep_field.bytes().all(|b| b.is_ascii_digit());
+        if numeric && def.counting.is_none() {
+            return Err(PositionError::at(
+                text,
+                ep_field,
+                format!("counting limit `{ep_field}`: this game has no counting rule; write `-`"),
+            ));
+        }
+        if numeric {
+            // Fairy-Stockfish writes a running count's limit in place of the en passant
+            // square and the plies counted in place of the halfmove clock.
+            let limit = number(ep_field, "the counting limit", 0)?;
+            if limit != 0 {
+                variant.set_clocks(&mut pos, 0, fullmove);
+                variant
+                    .set_count(&mut pos, halfmove, limit)
+                    .map_err(|e| PositionError::at(text, ep_field, e))?;
+            }
+        } else if ep_field != "-" {
             let ep = en_passant_field(variant, &pos, ep_field).ok_or_else(|| {
                 PositionError::at(
                     text,
@@ -504,6 +524,15 @@ pub fn write_position(variant: &Variant, pos: &Position) -> String {
         fields.push(ranks.join("/"));
     }
     fields.push(side_letter(def, pos.side_to_move()).to_string());
+    if let Some((ply, limit)) = pos.count() {
+        // As Fairy-Stockfish writes a running count: the limit in the en passant field,
+        // the plies counted in the halfmove clock's (which is not kept).
+        fields.push(if def.chess_fields { write_castling(variant, pos) } else { "-".into() });
+        fields.push(limit.to_string());
+        fields.push(ply.to_string());
+        fields.push(pos.fullmove_number().to_string());
+        return fields.join(" ");
+    }
     if def.chess_fields {
         fields.push(write_castling(variant, pos));
         let ep = pos.en_passant().filter(|_| has_legal_en_passant(variant, pos));

@@ -558,6 +558,7 @@ pub fn caption(game: &Game, ply: usize) -> Vec<String> {
         Some(reason @ (EndReason::BareKing | EndReason::Extinction)) => {
             extinction_words(game, v.outcome(&pos), reason)
         }
+        Some(EndReason::Counting) => counting_words(&pos),
         None if v.in_check(&pos) => format!("{mover} to move, check"),
         None => format!("{mover} to move"),
     };
@@ -583,6 +584,13 @@ pub fn extinction_words(game: &Game, end: Option<Outcome>, reason: EndReason) ->
         }
         _ => format!("{reason}: draw"),
     }
+}
+
+/// How a game ended by a counting rule reads: `the count has run out (33 plies of 32):
+/// a draw by the counting rule`.
+pub fn counting_words(pos: &crate::engine::Position) -> String {
+    let (ply, limit) = pos.count().unwrap_or((0, 0));
+    format!("the count has run out ({ply} plies of {limit}): a draw by the counting rule")
 }
 
 /// The game's result token (`*` while it goes on).

@@ -3,8 +3,8 @@
 //! a ravenpost definition file (`notation-spec/variant-files.md`).
 //!
 //! What the translation cannot express is refused by its key and line, never dropped:
-//! drops and hands, pawn types, regions other than whole last ranks, counting rules and
-//! every other key this module does not know. Keys that only name things for
+//! drops and hands, pawn types, regions other than whole last ranks and every other key
+//! this module does not know. Keys that only name things for
 //! Fairy-Stockfish's own use (its piece table for GUIs, its evaluation) are skipped, and
 //! the draw rules of the club (move and repetition rules) stay ravenpost's; the written
 //! definition says so in a comment.
@@ -120,6 +120,8 @@ struct Spec {
     extinction_count: u8,
     extinction_opponent: u8,
     extinction_claim: bool,
+    /// `countingRule`: `makruk`, `cambodian` or `asean`.
+    counting: Option<&'static str>,
     notes: Vec<String>,
 }
 
@@ -226,6 +228,7 @@ impl Spec {
             extinction_count: 0,
             extinction_opponent: 0,
             extinction_claim: false,
+            counting: None,
             notes: Vec::new(),
         }
     }
@@ -311,6 +314,15 @@ impl Spec {
             "extinctionPieceCount" => self.extinction_count = number()?,
             "extinctionOpponentPieceCount" => self.extinction_opponent = number()?,
             "extinctionClaim" => self.extinction_claim = boolean()?,
+            "countingRule" => {
+                self.counting = match value {
+                    "makruk" => Some("makruk"),
+                    "cambodian" => Some("cambodian"),
+                    "asean" => Some("asean"),
+                    "none" => None,
+                    _ => return Err(bad("expected makruk, cambodian, asean or none")),
+                }
+            }
             "checking" if value == "true" => {}
             "nMoveRule" | "nFoldRule" | "nFoldValue" => {
                 self.notes.push(format!("Fairy-Stockfish: {key} = {value}; the club's own draw rules apply"));
@@ -465,6 +477,7 @@ fn write(name: &str, spec: &Spec, line: usize) -> Result<String, FsfError> {
     y.push_str(&format!("  setup:\n    - \"{}\"\n", setup.join("/")));
     write_castling(&mut y, spec, rights, line)?;
     write_extinction(&mut y, spec, line)?;
+    write_counting(&mut y, spec);
     y.push_str("  pieces:\n");
     for (c, p) in &spec.pieces {
         write_piece(&mut y, spec, *c, p, &ranks, line)?;
@@ -522,6 +535,29 @@ fn write_extinction(y: &mut String, spec: &Spec, line: usize) -> Result<(), FsfE
         spec.extinction_claim
     ));
     Ok(())
+}
+
+/// The counting rule, with the pieces Fairy-Stockfish's limits name (its built-in rook,
+/// khon and knight, by the letters the section gives them).
+fn write_counting(y: &mut String, spec: &Spec) {
+    let Some(rule) = spec.counting else {
+        return;
+    };
+    let codes = |name: &str| -> String {
+        let c: Vec<String> = spec
+            .pieces
+            .iter()
+            .filter(|(_, p)| p.name == name)
+            .map(|(c, _)| c.to_ascii_uppercase().to_string())
+            .collect();
+        c.join(", ")
+    };
+    y.push_str(&format!(
+        "  counting: {{ rule: {rule}, rooks: [{}], khons: [{}], knights: [{}] }}\n",
+        codes("rook"),
+        codes("khon"),
+        codes("knight")
+    ));
 }
 
 /// Splits Betza text into the ordinary part and the moves marked `i` (initial).
@@ -646,6 +682,7 @@ fn pawns_on_double_step_ranks(fen_ranks: &[&str], c: char, spec: &Spec) -> bool 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::CountingRule;
 
     #[test]
     fn a_section_inherits_chess_and_refuses_what_it_cannot_say() {
@@ -657,6 +694,25 @@ mod tests {
         let e = import(ini, Some("house")).unwrap_err();
         assert_eq!((e.line, e.key.as_str()), (6, "pieceDrops"));
         assert!(import(ini, None).unwrap_err().to_string().contains("centaurking house"));
+    }
+
+    #[test]
+    fn counting_rule_is_translated_with_the_pieces_its_limits_name() {
+        let ini = "[thai:chess]\nbishop = -\nqueen = -\nkhon = s\nmet = m\n\
+                   startFen = rnsmksnr/8/pppppppp/8/8/PPPPPPPP/8/RNSKMSNR w - - 0 1\n\
+                   promotionPieceTypes = m\ndoubleStep = false\ncastling = false\ncountingRule = makruk\n\
+                   [bad:thai]\ncountingRule = burmese\n";
+        let (_, text) = import(ini, Some("thai")).unwrap();
+        assert!(
+            text.contains("  counting: { rule: makruk, rooks: [R], khons: [S], knights: [N] }\n"),
+            "{text}"
+        );
+        let def = crate::variants::load_definition(&text).unwrap();
+        let c = def.def().counting.clone().unwrap();
+        assert_eq!((c.rule, c.rooks.len(), c.khons.len(), c.knights.len()), (CountingRule::Makruk, 1, 1, 1));
+        let e = import(ini, Some("bad")).unwrap_err();
+        assert_eq!((e.line, e.key.as_str()), (12, "countingRule"));
+        assert!(e.reason.contains("makruk, cambodian, asean or none"), "{e}");
     }
 
     #[test]

@@ -20,8 +20,8 @@ use crate::engine::fidchell::{DEFAULT_ARRANGEMENT, FidchellRules, INTRODUCTION_R
 use crate::engine::gygax::GygaxRules;
 use crate::engine::movement::{parse_betza, parse_shape};
 use crate::engine::{
-    Castling, Dims, EndValue, Extinction, GameDef, KindDef, LevelColors, Offset, Piece, PieceKind, Promotion,
-    Render, Rules, Side, Variant,
+    Castling, Counting, CountingRule, Dims, EndValue, Extinction, GameDef, KindDef, LevelColors, Offset,
+    Piece, PieceKind, Promotion, Render, Rules, Side, Variant,
 };
 use crate::notation::position_string::{PositionError, RankOrder, parse_placement};
 
@@ -228,6 +228,26 @@ struct EngineYaml {
     /// the other king at once.
     #[serde(default, rename = "bare-king")]
     bare_king: Option<String>,
+    /// A counting rule (Fairy-Stockfish's `countingRule`): a draw when the count passes
+    /// its limit.
+    #[serde(default)]
+    counting: Option<CountingYaml>,
+}
+
+#[derive(Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+struct CountingYaml {
+    /// `makruk`, `cambodian` or `asean`.
+    rule: String,
+    /// The codes of the kinds that count as rooks (Ruea) for the limits.
+    #[serde(default)]
+    rooks: Vec<String>,
+    /// … as Khon.
+    #[serde(default)]
+    khons: Vec<String>,
+    /// … as knights (Ma).
+    #[serde(default)]
+    knights: Vec<String>,
 }
 
 #[derive(Deserialize, Clone)]
@@ -466,6 +486,7 @@ pub fn read_pairing(text: &str, pairing: Option<(&str, &str)>) -> Result<GameDef
         army_fields: fm.engine.army_fields,
         castling: None,
         extinction: None,
+        counting: None,
     };
     if let Some(armies) = armies {
         let (white, black) = match (pairing, &fm.engine.pairing) {
@@ -519,6 +540,7 @@ pub fn read_pairing(text: &str, pairing: Option<(&str, &str)>) -> Result<GameDef
         def.chess_fields = true;
     }
     def.extinction = read_extinction(&def, fm.engine.extinction.as_ref(), fm.engine.bare_king.as_deref())?;
+    def.counting = fm.engine.counting.as_ref().map(|c| read_counting(&def, c)).transpose()?;
     if let Some(r) = fm.render {
         // `layerColors` lists the top level first, like `setup`.
         let mut colors: Vec<LevelColors> = r
@@ -627,6 +649,31 @@ fn read_extinction(
     }
 }
 
+/// Reads `engine.counting`.
+fn read_counting(def: &GameDef, c: &CountingYaml) -> Result<Counting, VariantError> {
+    let rule = match c.rule.as_str() {
+        "makruk" => CountingRule::Makruk,
+        "cambodian" => CountingRule::Cambodian,
+        "asean" => CountingRule::Asean,
+        other => {
+            return Err(VariantError::UnknownRules {
+                field: "counting rule",
+                value: other.to_string(),
+                known: "makruk, cambodian, asean",
+            });
+        }
+    };
+    let kinds = |codes: &[String], what: &str| -> Result<Vec<PieceKind>, VariantError> {
+        codes.iter().map(|k| code_of(def, k, what)).collect()
+    };
+    Ok(Counting {
+        rule,
+        rooks: kinds(&c.rooks, "counting rooks")?,
+        khons: kinds(&c.khons, "counting khons")?,
+        knights: kinds(&c.knights, "counting knights")?,
+    })
+}
+
 /// A start position: pieces and their squares.
 type Setup = Vec<(crate::engine::Square, Piece)>;
 
@@ -685,6 +732,7 @@ fn army_pairing(
             army_fields: false,
             castling: None,
             extinction: None,
+            counting: None,
         };
         if army.setup.len() > dims.ranks() as usize {
             return Err(VariantError::Invalid(format!("{}: more setup ranks than the board has", army.name)));

@@ -290,7 +290,9 @@ fn locate(yaml: &str, error: &VariantError) -> Option<(usize, usize)> {
             let to = l.find("to:")?;
             l[to..].find(code.as_str()).map(|b| (i, l[..to + b].chars().count() + 1))
         }),
+        VariantError::UnknownRules { field, .. } if field.starts_with("counting") => find(0, "counting:"),
         VariantError::UnknownRules { field, .. } => find(0, &format!("{field}:")),
+        VariantError::Invalid(m) if m.starts_with("counting") => find(0, "counting:"),
         VariantError::Setup { index, error } => {
             let (start, _) = find(0, "setup:")?;
             let item = lines

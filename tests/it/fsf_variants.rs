@@ -304,10 +304,11 @@ fn capablanca_with_both_castlings_and_shatranj_ended_by_bare_king_by_corresponde
     assert!(ok(&ann, &home, &["verify"]).contains("0 problems"));
 }
 
-/// The position as Fairy-Stockfish writes it: castling and en passant fields always.
+/// The position as Fairy-Stockfish writes it: castling and en passant fields always (a
+/// running count is written in its place, in Fairy-Stockfish's form).
 fn fsf_fen(v: &Variant, pos: &ravenpost::engine::Position) -> String {
     let s = write_position(v, pos);
-    if v.def().chess_fields {
+    if v.def().chess_fields || pos.count().is_some() {
         return s;
     }
     let mut f: Vec<&str> = s.split(' ').collect();
@@ -407,4 +408,218 @@ for line in sys.stdin:
         ended += usize::from(end != "-");
     }
     assert!(ended >= 20, "{ended} games ended");
+}
+
+/// pyffish's answers to `lines`, one a line, from `script` (read from its stdin).
+fn pyffish_answers(script: &str, lines: String) -> Vec<String> {
+    let mut child = std::process::Command::new("python3")
+        .args(["-c", script])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Written from a thread: the answers are read while the questions are written.
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        use std::io::Write;
+        stdin.write_all(lines.as_bytes()).unwrap();
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    assert!(out.status.success());
+    String::from_utf8(out.stdout).unwrap().lines().map(String::from).collect()
+}
+
+/// The makruk definition with another counting rule (Cambodian: pyffish's `cambodian`
+/// from a start without its King's and Met's first-move rights plays makruk's moves).
+fn makruk_counting(rule: &str) -> std::sync::Arc<Variant> {
+    let text = std::fs::read_to_string("tests/data/variants/makruk.md").unwrap();
+    let text = text.replace("rule: makruk", &format!("rule: {rule}"));
+    load_definition(&text).unwrap().variant(&[]).unwrap()
+}
+
+/// Our verdict as the differential writes it: `-` while the game goes on, else the value
+/// for the side to move (1, -1, 0), `c0` for a draw by the counting rule.
+fn verdict(v: &Variant, pos: &ravenpost::engine::Position) -> String {
+    match v.outcome(pos) {
+        Some(Outcome::Draw { reason: EndReason::Counting }) => "c0".into(),
+        _ => end_value(v, pos).map_or("-".to_string(), |e| e.to_string()),
+    }
+}
+
+#[test]
+fn pyffish_agrees_on_counting_draws_in_random_makruk_asean_and_cambodian_games() {
+    common::tools::require_pyffish();
+    let ini = std::fs::read_to_string("tests/data/fsf/variants.ini").unwrap();
+    let asean = ravenpost::variants::fsf::import(&ini, Some("asean")).unwrap().1;
+    let variants = [
+        ("makruk", user("makruk.md")),
+        ("asean", load_definition(&asean).unwrap().variant(&[]).unwrap()),
+        ("cambodian", makruk_counting("cambodian")),
+    ];
+    let mut rng = common::rng::Lcg(0x0c0f_f5f7);
+    // One line a game: the variant, the start, the moves played; pyffish answers for
+    // every position of it, in order.
+    let mut lines = String::new();
+    let mut ours = Vec::new();
+    for (name, v) in &variants {
+        let start = v.start_position();
+        for _ in 0..12 {
+            let mut pos = start.clone();
+            let mut played: Vec<String> = Vec::new();
+            for ply in 0..=600 {
+                let legal = v.legal_moves(&pos);
+                let mut moves: Vec<String> = legal.iter().map(|m| uci(v, m)).collect();
+                moves.sort();
+                ours.push((
+                    name.to_string(),
+                    fsf_fen(v, &pos),
+                    moves.join(" "),
+                    verdict(v, &pos),
+                    pos.clone(),
+                ));
+                if legal.is_empty() || v.outcome(&pos).is_some() || ply == 600 {
+                    break;
+                }
+                // Captures nine times in ten, so games reach pawnless endings and bare
+                // kings, where the counts run.
+                let captures: Vec<&Move> = legal.iter().filter(|m| m.capture().is_some()).collect();
+                let m = if !captures.is_empty() && rng.below(10) > 0 {
+                    *captures[rng.below(captures.len())]
+                } else {
+                    legal[rng.below(legal.len())]
+                };
+                played.push(uci(v, &m));
+                pos = v.make(&pos, &m);
+            }
+            lines.push_str(&format!("{name}\t{}\t{}\n", fsf_fen(v, &start), played.join(" ")));
+        }
+    }
+    // Each position is Fairy-Stockfish's own string of the one before with the move
+    // played, so its count comes from its own moves (a replay from the start for each
+    // would take minutes); the last position of each game is checked against its replay
+    // of the whole game. These games have no immediate end (no extinction): a game ends
+    // by checkmate, stalemate or the count (pyffish's optional end, asked only when
+    // Fairy-Stockfish's count has passed its limit: a repetition is one too, and a
+    // claim in ravenpost).
+    let script = r#"
+import sys, pyffish
+def sign(x):
+    return str((x > 0) - (x < 0))
+for line in sys.stdin:
+    variant, start, moves = line.rstrip("\n").split("\t")
+    moves = moves.split()
+    fen = start
+    for k in range(len(moves) + 1):
+        here = [] if k == 0 else [moves[k - 1]]
+        legal = sorted(pyffish.legal_moves(variant, fen, here))
+        fen = pyffish.get_fen(variant, fen, here)
+        f = fen.split()
+        if f[3].isdigit() and int(f[4]) > int(f[3]) and pyffish.is_optional_game_end(variant, fen, [])[0]:
+            v = "c0"
+        elif not legal:
+            v = sign(pyffish.game_result(variant, fen, []))
+        else:
+            v = "-"
+        print(" ".join(legal) + "|" + v + "|" + fen)
+    assert pyffish.get_fen(variant, start, moves) == fen, (variant, moves)
+"#;
+    let theirs = pyffish_answers(script, lines);
+    assert_eq!(theirs.len(), ours.len());
+    let (mut counted, mut by_count) = (0, 0);
+    let mut per_variant = std::collections::BTreeMap::<String, (usize, usize, usize)>::new();
+    for ((name, fen, moves, end, pos), line) in ours.iter().zip(&theirs) {
+        let f: Vec<&str> = line.split('|').collect();
+        let (their_moves, their_end, their_fen) = (f[0], f[1], f[2]);
+        assert_eq!(fen, their_fen, "{name}: position string");
+        assert_eq!(end, their_end, "{name} {fen}: game end");
+        // A game drawn by the count has no legal move in ravenpost; pyffish lists them.
+        if end != "c0" {
+            assert_eq!(moves, their_moves, "{name} {fen}: legal moves");
+        }
+        let v = &variants.iter().find(|(n, _)| n == name).unwrap().1;
+        if pos.count().is_some() {
+            // Fairy-Stockfish's string of a running count reads back as the same count.
+            assert_eq!(parse_position(v, their_fen).unwrap().count(), pos.count(), "{name} {fen}");
+            counted += 1;
+        }
+        by_count += usize::from(end == "c0");
+        let e = per_variant.entry(name.clone()).or_default();
+        *e = (e.0 + 1, e.1 + usize::from(pos.count().is_some()), e.2 + usize::from(end == "c0"));
+    }
+    println!("{} positions, {counted} with a count running, {by_count} games drawn by the count", ours.len());
+    println!("per variant (positions, counted, drawn by the count): {per_variant:?}");
+    assert!(ours.len() >= 5000, "{} positions", ours.len());
+    assert!(counted >= 1000, "{counted} positions with a count running");
+    assert!(by_count >= 15, "{by_count} games drawn by the count");
+    for (name, (_, counted, drawn)) in &per_variant {
+        assert!(*counted >= 100 && *drawn >= 3, "{name}: {counted} counted, {drawn} drawn by the count");
+    }
+}
+
+#[test]
+fn a_running_count_is_read_and_written_as_fairy_stockfish_writes_it() {
+    let v = user("makruk.md");
+    // pyffish: get_fen("makruk", "4k3/8/8/8/8/8/8/R3K2R w - - 0 1", ["a1a2"]).
+    let fsf = "4k3/8/8/8/8/8/R7/4K2R b - 16 8 1";
+    let pos = play(&v, "4k3/8/8/8/8/8/8/R3K2R w - - 0 1", &["Ra2"]);
+    assert_eq!(pos.count(), Some((8, 16)));
+    assert_eq!(write_position(&v, &pos), fsf);
+    assert_eq!(parse_position(&v, fsf).unwrap().count(), Some((8, 16)));
+    // Past the limit (pyffish: is_optional_game_end is true), a draw with no legal move.
+    let over = parse_position(&v, "8/3k4/8/8/8/8/R7/4K2R w - 16 17 6").unwrap();
+    assert_eq!(v.outcome(&over), Some(Outcome::Draw { reason: EndReason::Counting }));
+    assert!(v.legal_moves(&over).is_empty());
+    // Checkmate still wins past the limit (pyffish: no legal move, is_optional_game_end
+    // false, game_result a loss for White).
+    let mated = parse_position(&v, "N3k3/8/8/8/8/8/r7/r6K w - 128 129 70").unwrap();
+    assert_eq!(v.outcome(&mated), Some(Outcome::Win { winner: Side::Black, reason: EndReason::Checkmate }));
+    // A game without a counting rule refuses a count.
+    let err = parse_position(&user("shatranj.md"), fsf).unwrap_err().to_string();
+    assert!(err.contains("column 27: counting limit `16`: this game has no counting rule"), "{err}");
+    // An unknown rule is refused at its line, saying which are known.
+    let text = std::fs::read_to_string("tests/data/variants/makruk.md").unwrap();
+    let err = load_definition(&text.replace("rule: makruk", "rule: thai")).unwrap_err().to_string();
+    assert!(
+        err.contains("line 16, column 3: unknown counting rule `thai` (known: makruk, cambodian, asean)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_makruk_ending_drawn_by_the_count_by_correspondence() {
+    use common::ok;
+    let common::BareClub { dir: t, home, ann, bo, .. } = common::bare_club();
+    // Two Rueas against a lone Khun: the pieces' honour gives White 8 moves, counted
+    // from 8 (twice the four pieces) once White has moved.
+    let ending = std::fs::read_to_string("tests/data/variants/makruk.md")
+        .unwrap()
+        .replace("slug: makruk", "slug: makruk-ending")
+        .replace("RNSKMSNR/8/PPPPPPPP/8/8/pppppppp/8/rnsmksnr", "R3K2R/8/8/8/8/8/8/4k3");
+    let file = t.path().join("makruk-ending.md");
+    std::fs::write(&file, ending).unwrap();
+    ok(
+        &ann,
+        &home,
+        &["new", "--variant-file", file.to_str().unwrap(), "--white", "Ann", "--black", "Bo", "--id", "m"],
+    );
+    // pyffish: is_optional_game_end is false until the tenth ply, true after it.
+    let moves = ["Ra2", "Kd7", "Rh3", "Kc7", "Ra1", "Kd7", "Rh1", "Kc7", "Ra2"];
+    play_by_correspondence(&home, &ann, &bo, "m", &moves);
+    let last = ok(&bo, &home, &["move", "m", "Kd7", "--as", "Bo"]);
+    assert!(last.contains("counting rule: draw"), "{last}");
+    assert!(ok(&bo, &home, &["sync"]).contains("Pushed 1 commit"));
+    ok(&ann, &home, &["sync"]);
+    let shown = ok(&ann, &home, &["show", "m"]);
+    assert!(shown.contains("the count has run out (17 plies of 16): a draw by the counting rule"), "{shown}");
+    let record = std::fs::read_to_string(ann.join(common::fan_out_path("makruk-ending", "m"))).unwrap();
+    assert!(record.contains("[Result \"1/2-1/2\"]"), "{record}");
+    // The picture's caption says it too.
+    let svg = ok(&ann, &home, &["show", "m", "--svg", "-"]);
+    assert!(svg.contains("Ply 10: the count has run out (17 plies of 16)"), "{svg}");
+    let log = ok(&bo, &home, &["log", "m"]);
+    assert!(log.contains("ply 10 Kd7"), "{log}");
+    let err = common::fails(&ann, &home, &["move", "m", "Ra3", "--as", "Ann"], 1, "");
+    assert!(!err.is_empty());
+    assert!(ok(&ann, &home, &["verify"]).contains("0 problems"));
 }

@@ -247,6 +247,7 @@ pub(crate) fn ending(g: &Game) -> String {
         Some(reason @ (EndReason::BareKing | EndReason::Extinction)) => {
             return crate::record::extinction_words(g, end, reason);
         }
+        Some(EndReason::Counting) => return crate::record::counting_words(&pos),
         None => {}
     }
     let comments = match g.text.moves.last() {

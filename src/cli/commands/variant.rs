@@ -35,7 +35,7 @@ enum VariantCmd {
     /// Translate a section of Fairy-Stockfish's variants.ini into a ravenpost definition
     /// file, printed (save it, `variant check` it, and play it with --variant-file or as
     /// `variants/NAME.md` of an archive). Pieces (Betza), board size, start position,
-    /// promotion, castling, stalemate and extinction (bare king) rules are translated,
+    /// promotion, castling, stalemate, extinction (bare king) and counting rules are translated,
     /// with the parent `chess` or a section of the same file; a key that cannot be
     /// expressed is refused with its line (exit 1), never left out.
     ImportFsf {
