@@ -64,6 +64,11 @@ pub struct SwissRules {
     pub first_colour: FirstColour,
 }
 
+/// `1 round`, `7 rounds`.
+pub fn rounds_text(rounds: u32) -> String {
+    format!("{rounds} round{}", if rounds == 1 { "" } else { "s" })
+}
+
 /// Checks a Swiss's rules against its number of players: at least one round, fewer rounds
 /// than players, at most [`dutch::MAX_PLAYERS`] players.
 ///
@@ -398,10 +403,14 @@ pub fn table_text(name: &str, variant: &str, s: &SwissTable) -> String {
     let name_w = s.rows.iter().map(|r| r.name.chars().count()).max().unwrap_or(6).max(6);
     let num_w = s.rows.len().to_string().len();
     let cell_w = num_w + 3;
-    let mut out = format!(
-        "{name} ({variant}), Swiss of {} rounds (Dutch system), {} paired\n\n",
-        s.rules.rounds, s.paired
-    );
+    let finished = s.rows.iter().all(|r| r.rounds.iter().all(|x| x.halves.is_some()));
+    let state = match (s.paired, finished) {
+        (p, true) if p == s.rules.rounds => "finished".to_string(),
+        (p, true) => format!("{p} of {} rounds played", s.rules.rounds),
+        (p, false) => format!("round {p} of {} going on", s.rules.rounds),
+    };
+    let mut out =
+        format!("{name} ({variant}), Swiss of {} (Dutch system), {state}\n\n", rounds_text(s.rules.rounds));
     out.push_str(&format!("{:>5}  {:>num_w$}  {:<name_w$}", "Place", "#", "Player"));
     for r in 1..=s.paired {
         out.push_str(&format!(" {:>cell_w$}", format!("R{r}")));

@@ -266,8 +266,8 @@ impl Tournament {
         time_control: Option<String>,
         army_choice: Option<ArmyPlan>,
     ) -> Result<Tournament, TournamentProblem> {
-        swiss::check_rules(rules, players.len())?;
         let mut t = Tournament::new(name, variant, players, false, time_control, army_choice)?;
+        swiss::check_rules(rules, t.players.len())?;
         t.swiss = Some(rules);
         t.games.clear();
         t.games = match swiss::next_round(&t, &|_| None) {

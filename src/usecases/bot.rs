@@ -78,6 +78,8 @@ pub struct BotSkipped {
 pub struct BotPass {
     /// The player the bot plays as.
     pub player: String,
+    /// The games going on that the player plays in.
+    pub playing: usize,
     /// The moves played, in the order played.
     pub moves: Vec<BotMove>,
     /// The games where the player is to move that it did not play in.
@@ -99,13 +101,22 @@ pub fn bot_pass(
     session: &Session,
 ) -> Result<BotPass, Failure> {
     let mut pass = BotPass { player: player.to_string(), ..BotPass::default() };
-    for line in super::tournament::to_move(archive, player, session)? {
-        if !games.is_empty() && !games.contains(&line.id) {
-            continue;
-        }
-        if let Some(waiting) = &line.army_choice {
+    let all = super::checks::status(archive, session)?;
+    if let Some(unknown) = games.iter().find(|g| !all.iter().any(|l| l.id == **g)) {
+        return Err(Failure::Usage(format!("--game {unknown}: no such game in the archive")));
+    }
+    let wanted = |id: &str| games.is_empty() || games.iter().any(|g| g == id);
+    let mine = |l: &&StatusLine| (l.white == player || l.black == player) && l.result == "*" && wanted(&l.id);
+    pass.playing = all.iter().filter(mine).count();
+    // A game whose armies are still chosen in secret waits for the player's choice.
+    for line in all.iter().filter(mine) {
+        if let Some(waiting) = line.army_choice.as_ref().filter(|w| w.contains(player)) {
             let why = format!("the armies are chosen in secret ({waiting}): choose with `ravenpost army`");
             pass.skipped.push(BotSkipped { game: line.id.clone(), why });
+        }
+    }
+    for line in super::tournament::to_move(archive, player, session)? {
+        if !wanted(&line.id) || line.army_choice.is_some() {
             continue;
         }
         match bot_move(archive, &line, player, budget, session) {

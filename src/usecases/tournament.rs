@@ -188,7 +188,7 @@ pub fn tournament_new(archive: &Archive, n: NewTournament, session: &Session) ->
     files.extend(record_files(archive, &t, &t.games, &n.options, layout, time)?);
     let kind = match (t.knockout, t.swiss) {
         (Some(_), _) => "knockout".to_string(),
-        (None, Some(rules)) => format!("Swiss of {} rounds", rules.rounds),
+        (None, Some(rules)) => format!("Swiss of {}", swiss::rounds_text(rules.rounds)),
         (None, None) => format!("{}round robin", if t.double { "double " } else { "" }),
     };
     let message = format!(
@@ -309,9 +309,10 @@ fn due_games(
         return match swiss::next_round(t, outcome) {
             Ok(NextRound::Due(games)) => Ok((games, String::new())),
             Ok(NextRound::Waiting(_)) => Ok((Vec::new(), awaited())),
-            Ok(NextRound::Over) if t.games.iter().any(|g| outcome(&g.id).is_none()) => {
-                Ok((Vec::new(), format!("all {} rounds are paired; {}", rules.rounds, awaited())))
-            }
+            Ok(NextRound::Over) if t.games.iter().any(|g| outcome(&g.id).is_none()) => Ok((
+                Vec::new(),
+                format!("all {} are paired; {}", swiss::rounds_text(rules.rounds), awaited()),
+            )),
             Ok(NextRound::Over) => {
                 Ok((Vec::new(), format!("it is over: all {} rounds were played", rules.rounds)))
             }

@@ -623,7 +623,7 @@ fn fast_import(dir: &Path, from: usize, count: usize, games: usize) {
 }
 
 /// Issue 31: a `kill -9` loop during index updates. A process building the index of a
-/// history of thousands of commits is killed (SIGKILL) at a random moment, over and over:
+/// history of 3,000 to 11,000 commits is killed (SIGKILL) at a random moment, over and over:
 /// sometimes from no cache, mostly resuming what the killed ones left, with new commits
 /// appended now and then. At least 100 kills land while the process runs; every tenth
 /// time, and at the end, the index read then equals `git log` and a rebuild from no cache.
@@ -638,8 +638,8 @@ fn a_kill_loop_during_index_updates_answers_as_a_cold_rebuild() {
     const TEST: &str = "archive_index::a_kill_loop_during_index_updates_answers_as_a_cold_rebuild";
     let (_tmp, dir, a) = archive(2);
     let mut made = 0;
-    fast_import(&dir, made, 6000, 300);
-    made += 6000;
+    fast_import(&dir, made, 3000, 300);
+    made += 3000;
     let spawn = || again(TEST, dir.to_str().unwrap()).stdout(std::process::Stdio::null()).spawn().unwrap();
     // How long one cold build takes here, to spread the kills over it.
     let start = std::time::Instant::now();
@@ -658,8 +658,8 @@ fn a_kill_loop_during_index_updates_answers_as_a_cold_rebuild() {
                 remove_cache(&a);
             }
             5 => {
-                fast_import(&dir, made, 1500, 300);
-                made += 1500;
+                fast_import(&dir, made, 800, 300);
+                made += 800;
             }
             _ => {}
         }

@@ -65,7 +65,7 @@ fn two_bots_play_a_whole_gygax_game_through_the_hook() {
     assert_eq!(alf + bea, steps, "{authors}");
     // Nothing waits for either bot now.
     let o = run_at(&c.org, &c.home, t, &["bot", "--as", "Alf"]);
-    assert_eq!(text(&o), "Alf: no game waits for a move\n");
+    assert_eq!(text(&o), "Alf: no game waits for a move (it plays in no game going on)\n");
 }
 
 /// A draw offered to a bot is accepted when its search finds it no better (score 0 or

@@ -25,8 +25,9 @@ pub(crate) struct BotArgs {
     games: Vec<String>,
     #[command(flatten)]
     budget: SearchBudget,
-    /// Print what was played as JSON: the player, each move (game, ply, SAN, score,
-    /// depth, nodes, result) and the games skipped with why.
+    /// Print what was played as JSON: the player, the games going on it plays in, each
+    /// step (game, action: move, accept-draw or claim-draw, ply, SAN, score, depth,
+    /// nodes, result) and the games skipped with why.
     #[arg(long)]
     json: bool,
 }
@@ -44,7 +45,12 @@ pub(crate) fn run(s: &Session, a: BotArgs, out: &mut impl Write) -> Result<(), F
         return Ok(());
     }
     if pass.moves.is_empty() && pass.skipped.is_empty() {
-        writeln!(out, "{}: no game waits for a move", pass.player).map_err(io)?;
+        let why = match pass.playing {
+            0 => " (it plays in no game going on)".to_string(),
+            1 => " (its one game going on waits for the opponent)".to_string(),
+            n => format!(" (its {n} games going on wait for the opponents)"),
+        };
+        writeln!(out, "{}: no game waits for a move{why}", pass.player).map_err(io)?;
     }
     for m in &pass.moves {
         let score = super::analyse::score_text(m.score);

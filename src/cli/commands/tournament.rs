@@ -51,7 +51,8 @@ enum TournamentCmd {
         /// A Swiss (required): the number of rounds, fewer than the players.
         #[arg(long, value_name = "N")]
         rounds: Option<u32>,
-        /// A Swiss: player 1's colour in round 1 (FIDE draws it by lot before round 1).
+        /// A Swiss: player 1's colour in round 1 (FIDE draws it by lot before round 1;
+        /// default: white).
         #[arg(long, value_enum, value_name = "COLOUR")]
         first_colour: Option<FirstColourArg>,
         /// A knockout (required): the games of each match, 1 to 100 (colours
@@ -84,7 +85,8 @@ enum TournamentCmd {
     /// A knockout's next games: every match whose two players are now known, and the
     /// next tie-break game of a level match; a Swiss's next round, once every game of the
     /// last one has a result. Created in one commit with the tournament file (which
-    /// lists them). Run it when games have ended; it says what it waits for.
+    /// lists them). Run it when games have ended; it says what it waits for, and commits
+    /// nothing then.
     Next {
         /// The tournament.
         name: String,
@@ -254,12 +256,13 @@ fn print_created(out: &mut impl Write, created: &ops::Created) -> Result<(), Fai
     if let Some(rules) = t.swiss {
         writeln!(
             out,
-            "{}: Swiss of {} rounds, {} players, round 1 paired: {} games (commit {}); `ravenpost tournament \
+            "{}: Swiss of {}, {} players, round 1 paired: {} game{} (commit {}); `ravenpost tournament \
              next {}` pairs each next round once the last has finished",
             t.name,
-            rules.rounds,
+            crate::referee::swiss::rounds_text(rules.rounds),
             t.players.len(),
             t.games.len(),
+            if t.games.len() == 1 { "" } else { "s" },
             created.commit,
             t.name
         )

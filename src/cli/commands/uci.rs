@@ -24,9 +24,13 @@ use crate::search::Score;
 use crate::usecases::{self as ops, Analysis, Budget};
 
 /// Speak the Universal Chess Interface on standard input and output (for match tools and
-/// GUIs), for the one-level variants: `setoption name UCI_Variant value grand`,
-/// `position startpos|fen FEN [moves ...]`, `go [depth N] [nodes N] [movetime MS]
-/// [wtime MS btime MS winc MS binc MS movestogo N] [infinite]`, `stop`, `quit`.
+/// GUIs), for the one-level variants.
+///
+/// `setoption name UCI_Variant value NAME` (grand, the default; fantasy-grand; or a
+/// one-level variant of a definition file ravenpost knows), `position startpos|fen FEN
+/// [moves ...]`, `go [depth N] [nodes N] [movetime MS] [wtime MS btime MS winc MS binc MS
+/// movestogo N] [infinite]`, `stop`, `quit` (which, like the end of the input, stops a
+/// search at once).
 #[derive(Debug, clap::Args)]
 pub(crate) struct UciArgs {}
 
