@@ -381,22 +381,7 @@ for line in sys.stdin:
     v = "-" if not end else str((value > 0) - (value < 0))
     print(" ".join(moves) + "|" + v)
 "#;
-    let mut child = std::process::Command::new("python3")
-        .args(["-c", script])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    // Written from a thread: the answers are read while the questions are written.
-    let mut stdin = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || {
-        use std::io::Write;
-        stdin.write_all(lines.as_bytes()).unwrap();
-    });
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    assert!(out.status.success());
-    let theirs: Vec<String> = String::from_utf8(out.stdout).unwrap().lines().map(String::from).collect();
+    let theirs = pyffish_answers(script, lines);
     assert_eq!(theirs.len(), ours.len());
     assert!(ours.len() >= 5000, "{} positions", ours.len());
     let mut ended = 0;
