@@ -459,16 +459,11 @@ pub fn check_advance(
     if before.knockout.is_none() {
         return Err(TournamentProblem::Changed);
     }
-    let kept =
-        after.games.len() >= before.games.len() && after.games[..before.games.len()] == before.games[..];
-    let mut same = after.clone();
-    same.games.truncate(before.games.len());
-    if !kept || same != *before {
+    let Some(added) = super::tournament::appended(before, after) else {
         return Err(TournamentProblem::NotBracket(
             "a knockout's file only grows by its next games: its players, rules and earlier games never change".into(),
         ));
-    }
-    let added = &after.games[before.games.len()..];
+    };
     let expected = due(before, outcome);
     if expected.is_empty() {
         return Err(TournamentProblem::NotBracket(

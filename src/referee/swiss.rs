@@ -215,17 +215,12 @@ pub fn check_advance(
     after: &Tournament,
     outcome: &dyn Fn(&str) -> Option<Outcome>,
 ) -> Result<Vec<Pairing>, TournamentProblem> {
-    let kept =
-        after.games.len() >= before.games.len() && after.games[..before.games.len()] == before.games[..];
-    let mut same = after.clone();
-    same.games.truncate(before.games.len());
-    if !kept || same != *before {
+    let Some(added) = super::tournament::appended(before, after) else {
         return Err(TournamentProblem::NotSwiss(
             "a Swiss's file only grows by its next round: its players, rules and earlier games never change"
                 .into(),
         ));
-    }
-    let added = &after.games[before.games.len()..];
+    };
     let expected = match next_round(before, outcome) {
         Ok(NextRound::Due(g)) => g,
         Ok(NextRound::Waiting(going)) => {

@@ -307,6 +307,17 @@ impl Tournament {
     }
 }
 
+/// The games `after` adds to `before` when it is `before` with games appended and nothing
+/// else changed (players, rules, earlier games); `None` otherwise. What a knockout's and a
+/// Swiss's next games may do to the file.
+pub fn appended<'a>(before: &Tournament, after: &'a Tournament) -> Option<&'a [Pairing]> {
+    let n = before.games.len();
+    let kept = after.games.len() >= n && after.games[..n] == before.games[..];
+    let mut same = after.clone();
+    same.games.truncate(n);
+    (kept && same == *before).then(|| &after.games[n..])
+}
+
 /// A tournament name: letters, digits, `-`, `_`, `.`, not starting with `.`, at most 80
 /// bytes (game ids are made from it).
 pub fn check_name(name: &str) -> Result<(), &'static str> {

@@ -115,7 +115,7 @@ pub fn bot_pass(
             pass.skipped.push(BotSkipped { game: line.id.clone(), why });
         }
     }
-    for line in super::tournament::to_move(archive, player, session)? {
+    for line in super::tournament::waiting_for(all, player) {
         if !wanted(&line.id) || line.army_choice.is_some() {
             continue;
         }

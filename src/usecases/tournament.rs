@@ -694,10 +694,14 @@ pub fn ratings(
 /// # Errors
 /// The archive's errors.
 pub fn to_move(archive: &Archive, player: &str, session: &Session) -> Result<Vec<StatusLine>, Failure> {
-    let mut lines: Vec<StatusLine> = status(archive, session)?
-        .into_iter()
-        .filter(|l| l.problem.is_none() && l.to_move.as_deref() == Some(player))
-        .collect();
+    Ok(waiting_for(status(archive, session)?, player))
+}
+
+/// Of `lines`, the games waiting for `player`'s move, most urgent deadline first (then
+/// by id): what [`to_move`] answers from the status lines it reads.
+pub fn waiting_for(lines: Vec<StatusLine>, player: &str) -> Vec<StatusLine> {
+    let mut lines: Vec<StatusLine> =
+        lines.into_iter().filter(|l| l.problem.is_none() && l.to_move.as_deref() == Some(player)).collect();
     lines.sort_by(|a, b| {
         let key = |l: &StatusLine| l.clock.as_ref().map(|c| c.deadline.timestamp());
         match (key(a), key(b)) {
@@ -708,7 +712,7 @@ pub fn to_move(archive: &Archive, player: &str, session: &Session) -> Result<Vec
         }
         .then_with(|| a.id.cmp(&b.id))
     });
-    Ok(lines)
+    lines
 }
 
 /// The player `status --to-move` lists for when no name is given: the identity's name.
