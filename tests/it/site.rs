@@ -148,6 +148,8 @@ impl Browser {
                     return serde_json::from_str(t.as_str()).expect("DevTools sends JSON");
                 }
                 Ok(_) => continue,
+                // A signal for another test's child landed during the read: read again.
+                Err(tungstenite::Error::Io(e)) if e.kind() == std::io::ErrorKind::Interrupted => continue,
                 Err(e) => panic!("reading from Chromium: {e}"),
             }
         }
