@@ -791,7 +791,10 @@ fn messages_named_the_side_instead_of_the_player() {
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(text(&o).contains("illegal move `Sa3a5`"), "{}", text(&o));
     assert_eq!(git(&dir, &home, &["rev-parse", "HEAD"]), head);
-    assert_eq!(ok(&dir, &home, &["draw", "offer", "g", "--as", "Bo"]), "Bo (Scarlet) offers a draw\n");
+    assert_eq!(
+        ok(&dir, &home, &["draw", "offer", "g", "--as", "Bo"]),
+        "Bo (Scarlet) offers a draw\nIt goes with your next move: ravenpost move g MOVE\n"
+    );
     let out = ok(&dir, &home, &["move", "g", "Sa3b6", "--as", "Bo", "--offer-draw"]);
     assert_eq!(out, "Bo (Scarlet) plays Sa3b6 (ply 2)\n", "the offer stood already: one step");
     let status = ok(&dir, &home, &["status"]);

@@ -496,7 +496,10 @@ fn resign_and_draw_skipped_the_who_moves_guard() {
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(!text(&o).contains("whose step"), "{}", text(&o));
     // Said whose it is, Bo offers a draw; the move after it is Bo's too, so it plays.
-    assert_eq!(ok(&dir, &home, &["draw", "offer", "g", "--as", "Bo"]).trim(), "Bo (Black) offers a draw");
+    assert_eq!(
+        ok(&dir, &home, &["draw", "offer", "g", "--as", "Bo"]).trim(),
+        "Bo (Black) offers a draw\nIt goes with your next move: ravenpost move g MOVE"
+    );
     assert!(ok(&dir, &home, &["move", "g", &line.tokens[1]]).contains("(ply 2)"));
     // Ann's answer, by the identity that made Bo's move: refused; by another: played.
     let o = run(&dir, &home, &["draw", "decline", "g"]);

@@ -908,13 +908,32 @@ fn draw_offer_after_ones_own_move_said_only_not_your_turn() {
     );
     assert!(widest(&err) <= 80, "{err}");
     // The order it gives works, for Bo now.
-    assert_eq!(ok(&dir, &home, &["draw", "offer", "g", "--as", "Bo"]), "Bo (Scarlet) offers a draw\n");
+    assert_eq!(
+        ok(&dir, &home, &["draw", "offer", "g", "--as", "Bo"]),
+        "Bo (Scarlet) offers a draw\nIt goes with your next move: ravenpost move g MOVE\n"
+    );
     ok(&dir, &home, &["move", "g", "Sa3b6", "--as", "Bo"]);
     let log = ok(&dir, &home, &["log", "g"]);
     assert!(log.contains("Bo (Scarlet) offers a draw\n") && log.contains("ply 2 Sa3b6\n"), "{log}");
     // Bo, having moved, is told the same.
     let err = refused(&dir, &home, &["draw", "offer", "g", "--as", "Bo"]);
     assert!(err.contains("A draw offer goes with a move"), "{err}");
+}
+
+/// Regression (a new user's trial): `draw offer` at ply 0 said only `Ann (Gold) offers a
+/// draw`, as if the offer stood; it goes with the offerer's next move, which the
+/// opponent sees it with. Now the command says so, with the command to make it.
+#[test]
+fn draw_offer_at_ply_0_did_not_say_it_goes_with_the_next_move() {
+    let (_t, dir, home) = archive();
+    ok(&dir, &home, &["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "g"]);
+    let said = ok(&dir, &home, &["draw", "offer", "g", "--as", "Ann"]);
+    assert_eq!(said, "Ann (Gold) offers a draw\nIt goes with your next move: ravenpost move g MOVE\n");
+    // What it says works: the move carries the offer, and Bo can accept it.
+    ok(&dir, &home, &["move", "g", "2e3", "--as", "Ann"]);
+    ok(&dir, &home, &["draw", "accept", "g", "--as", "Bo"]);
+    let status = ok(&dir, &home, &["status", "--json"]);
+    assert!(status.contains("\"result\": \"1/2-1/2\""), "{status}");
 }
 
 /// Regression (s5 NeoMutt play-through item 14): `log` printed `Scarlet declines the draw

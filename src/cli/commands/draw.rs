@@ -49,6 +49,7 @@ impl From<DrawArg> for DrawAction {
 pub(crate) fn run(s: &Session, a: DrawArgs, out: &mut impl Write) -> Result<(), Failure> {
     let archive = ops::open(s, false)?;
     let game = &a.game;
+    let offer = matches!(a.action, DrawArg::Offer);
     let applied = match ops::draw(&archive, game, a.who.as_deref(), a.action.into(), s) {
         // An offer after one's own move: the commands, in the order they go.
         Err(ops::Error::Refused(Refusal::OfferAfterMove { player, to_move })) => {
@@ -61,5 +62,9 @@ pub(crate) fn run(s: &Session, a: DrawArgs, out: &mut impl Write) -> Result<(), 
         other => other?,
     };
     writeln!(out, "{}", applied.said).map_err(io)?;
+    if offer {
+        // The offer is recorded now; the opponent answers it after the offerer's move.
+        writeln!(out, "It goes with your next move: ravenpost move {game} MOVE").map_err(io)?;
+    }
     super::conditional::answer(s, &archive, out)
 }
