@@ -177,6 +177,8 @@ pub fn annotate(g: &Game, budget: Budget, progress: &mut dyn FnMut(usize, usize)
         }
         plies.push(ply);
     }
+    // The PGN standard's tag naming who annotated the game (lichess writes its own name).
+    text.set_tag("Annotator", concat!("ravenpost ", env!("CARGO_PKG_VERSION")));
     let mut annotated = g.clone();
     annotated.text = text;
     Annotated { plies, text: annotated.canonical_text() }

@@ -81,6 +81,9 @@ fn a_move_that_misses_a_mate_for_a_stalemate_or_a_mate_is_a_blunder() {
     // reads back as a valid game.
     let record = a["record"].as_str().unwrap();
     assert!(record.contains(&format!("{san} $4")), "{record}");
+    // Who annotated it, in the PGN standard's tag (as lichess names itself).
+    let annotator = format!("[Annotator \"ravenpost {}\"]", env!("CARGO_PKG_VERSION"));
+    assert!(record.contains(&annotator), "{record}");
     assert!(record.contains(&format!("Blunder. {best} was best.")), "{record}");
     assert!(record.contains(&format!("({}", movetext.replace(&san, best))), "{record}");
     let out = t.path().join("annotated.pgn");
