@@ -260,6 +260,8 @@ pub struct SwissRound {
     /// The player's score in half points (2 a win or the bye, 1 a draw, 0 a loss);
     /// `None` while the game goes on.
     pub halves: Option<u32>,
+    /// Whether this round was the player's bye (no game; a point).
+    pub bye: bool,
 }
 
 /// One player's line of the Swiss table.
@@ -312,13 +314,21 @@ fn table_rounds(t: &Tournament, outcome: &dyn Fn(&str) -> Option<Outcome>) -> Ve
                 white: Some(white),
                 id: Some(g.id.clone()),
                 halves,
+                bye: false,
             };
             out[w].push(entry(b, true, halves));
             out[b].push(entry(w, false, halves.map(|h| 2 - h)));
         }
         for rounds in &mut out {
             if rounds.last().is_none_or(|r| r.round != round) {
-                rounds.push(SwissRound { round, opponent: None, white: None, id: None, halves: Some(2) });
+                rounds.push(SwissRound {
+                    round,
+                    opponent: None,
+                    white: None,
+                    id: None,
+                    halves: Some(2),
+                    bye: true,
+                });
             }
         }
     }
@@ -552,6 +562,7 @@ mod tests {
             white: Some(true),
             id: Some("g".into()),
             halves: Some(halves),
+            bye: false,
         };
         // Players 1 and 2 met (1 won); 3 met neither.
         let rounds = vec![vec![game(2, 2)], vec![game(1, 0)], vec![]];

@@ -421,4 +421,18 @@ fn a_forged_swiss_round_is_refused_and_bad_input_says_what_is_legal() {
     c.push(t + 60);
     let v = c.ok(t + 60, &["verify"]);
     assert!(v.contains("4 games verified, 0 problems"), "{v}");
+    // The JSON says which round was a bye (a new user's trial: only a missing opponent
+    // said so). E had round 1's; C has round 2's; no one else had one.
+    let s: serde_json::Value = serde_json::from_str(&c.ok(t + 60, &["standings", "five", "--json"])).unwrap();
+    let mut byes = Vec::new();
+    for r in s[0]["swiss"]["rows"].as_array().unwrap() {
+        for round in r["rounds"].as_array().unwrap() {
+            assert_eq!(round["bye"].as_bool().unwrap(), round["opponent"].is_null(), "{round}");
+            if round["bye"] == true {
+                byes.push(format!("{} r{}", r["name"].as_str().unwrap(), round["round"]));
+            }
+        }
+    }
+    byes.sort();
+    assert_eq!(byes, ["C r2", "E r1"]);
 }
