@@ -623,6 +623,31 @@ fn fantasy_grand_tournaments_choose_armies_as_the_tournament_says() {
     assert!(text(&o).contains("at least two players"), "{}", text(&o));
 }
 
+/// Regression (a new user's trial): one game's secret army choice is `new
+/// --secret-armies`, a tournament's was only `--army-choice secret`, and the first
+/// spelling was refused there. Now `tournament new --secret-armies` makes the same army
+/// choices; given with `--army-choice` it is refused.
+#[test]
+fn tournament_new_refused_the_secret_armies_flag_of_new() {
+    let t = tempfile::tempdir().unwrap();
+    let home = identity(&t.path().join("home"), "Org", "org@example.org");
+    let dir = t.path().join("arc");
+    ok_at(t.path(), &home, T0, &["init", dir.to_str().unwrap()]);
+    let new = ["tournament", "new", "hidden", "fantasy-grand", "--players", "Ann,Bo"];
+    ok_at(&dir, &home, T0 + 60, &[&new[..], &["--secret-armies"]].concat());
+    let files = git(&dir, &home, &["show", "--name-only", "--format=", "HEAD"]);
+    let files: Vec<&str> = files.lines().collect();
+    assert_eq!(files.len(), 2, "{files:?}");
+    assert!(files[0].ends_with("/hidden-r1-b1.armies.yaml"), "{files:?}");
+    assert_eq!(files[1], "tournaments/hidden.yaml");
+    let status = ok_at(&dir, &home, T0 + 120, &["status"]);
+    assert!(status.contains("hidden-r1-b1") && status.contains("army commitment"), "{status}");
+    let both = [&new[..], &["--secret-armies", "--army-choice", "fixed"]].concat();
+    let o = run_at(&dir, &home, T0 + 120, &both);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("cannot be used with"), "{}", text(&o));
+}
+
 /// Regression (s4 fresh-user report (c)22): the pairings `tournament new` printed for an
 /// odd number of players did not say who has the bye in each round. Now each round ends
 /// with its bye line: the one player of no board that round, each player once.

@@ -72,6 +72,10 @@ enum TournamentCmd {
         /// fixed per player (with --army).
         #[arg(long, value_enum)]
         army_choice: Option<ArmyChoiceArg>,
+        /// Fantasy Grand Chess: the same as --army-choice secret (as `new
+        /// --secret-armies` says it for one game).
+        #[arg(long, conflicts_with = "army_choice")]
+        secret_armies: bool,
         /// With --army-choice fixed: a player's army in every game, NAME=ARMY (repeat).
         #[arg(long = "army", value_name = "NAME=ARMY", value_parser = name_army)]
         armies: Vec<(String, String)>,
@@ -314,10 +318,12 @@ pub(crate) fn run(s: &Session, args: TournamentArgs, out: &mut impl Write) -> Re
             double,
             time_control,
             army_choice,
+            secret_armies,
             armies,
             options,
             json,
         } => {
+            let army_choice = if secret_armies { Some(ArmyChoiceArg::Secret) } else { army_choice };
             let (knockout, swiss) = format_rules(format, games, tie_break, rounds, first_colour)?;
             let a = ops::open(s, true)?;
             let n = ops::NewTournament {
