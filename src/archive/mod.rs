@@ -160,6 +160,9 @@ pub struct Archive {
     cat_file: RefCell<Option<blobs::CatFile>>,
     /// Set when git's reader could not be used: every later read goes through libgit2.
     cat_file_failed: Cell<bool>,
+    /// The number of the next temporary file this value writes (with the process id, its
+    /// name; one taken by another writer is skipped).
+    next_temporary: Cell<u64>,
 }
 
 impl std::fmt::Debug for Archive {
@@ -198,6 +201,7 @@ impl Archive {
             lock_file: RefCell::new(None),
             cat_file: RefCell::new(None),
             cat_file_failed: Cell::new(false),
+            next_temporary: Cell::new(0),
         }
     }
 

@@ -12,7 +12,6 @@
 use std::fs;
 use std::io::Write;
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use git2::{ErrorCode, ObjectType, Oid};
@@ -24,9 +23,6 @@ use super::{Archive, ArchiveConfig, ArchiveError, CommitId, Identity, SshSigner,
 const MODE_BLOB: i32 = 0o100_644;
 /// Tree file mode in a tree.
 const MODE_TREE: i32 = 0o040_000;
-
-/// Makes temporary file names unique among this process's threads.
-static TMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
 /// Checks an archive path (`/`-separated, relative, no `.`/`..`/`.git` parts) and
 /// returns its parts.
@@ -633,17 +629,33 @@ impl Archive {
         let dir = file.parent().expect("a file in the working tree has a parent");
         fs::create_dir_all(dir).map_err(|e| format!("create {}: {e}", dir.display()))?;
         let name = file.file_name().expect("check_path refuses empty parts").to_string_lossy();
-        let n = TMP_COUNTER.fetch_add(1, Ordering::Relaxed);
-        let tmp = dir.join(format!(".{name}.ravenpost-{}-{n}.tmp", std::process::id()));
-        let written = fs::File::create(&tmp)
-            .and_then(|mut f| f.write_all(contents))
-            .and_then(|()| fs::rename(&tmp, &file));
+        let (tmp, created) = self.temporary_file(dir, &name);
+        let written = created.and_then(|mut f| f.write_all(contents)).and_then(|()| fs::rename(&tmp, &file));
         if let Err(e) = written {
             let _ = fs::remove_file(&tmp);
             return Err(format!("write {}: {e}", file.display()));
         }
         before_index();
         self.update_index_entry(path)
+    }
+
+    /// A new temporary file beside `name` in `dir`, named by the process and this value's
+    /// count (`.NAME.ravenpost-PID-N.tmp`), created only if no file has that name: another
+    /// archive value of the process, or a leftover, takes the next number.
+    fn temporary_file(
+        &self,
+        dir: &std::path::Path,
+        name: &str,
+    ) -> (std::path::PathBuf, std::io::Result<fs::File>) {
+        loop {
+            let n = self.next_temporary.get();
+            self.next_temporary.set(n + 1);
+            let tmp = dir.join(format!(".{name}.ravenpost-{}-{n}.tmp", std::process::id()));
+            match fs::OpenOptions::new().write(true).create_new(true).open(&tmp) {
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 1_000 => {}
+                created => return (tmp, created),
+            }
+        }
     }
 
     /// The index entry of `path` made from the working-tree file (git's filters apply),
@@ -1135,5 +1147,30 @@ mod index_tests {
         }
         git(&["-c", "user.name=Ann", "-c", "user.email=ann@example.com", "commit", "-q", "-m", "files"]);
         assert_eq!(git(&["status", "--porcelain"]), "");
+    }
+}
+
+#[cfg(test)]
+mod temporary_tests {
+    use super::*;
+
+    /// Regression (the temporary names came from a counter global to the process): each
+    /// archive value counts its own, so one finds names another value of the process
+    /// (or a leftover) took; it takes the next free name and never writes into another's.
+    #[test]
+    fn a_temporary_name_taken_by_another_writer_is_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let ann = Identity::new("Ann Example", "ann@example.com");
+        let first = Archive::init(dir.path(), Some(&ann), Timestamp::from_unix(1_740_830_400, 0)).unwrap();
+        let name = |n: u64| dir.path().join(format!(".g.pgn.ravenpost-{}-{n}.tmp", std::process::id()));
+        fs::write(name(0), "left over").unwrap();
+        let (a, made) = first.reopen().unwrap().temporary_file(dir.path(), "g.pgn");
+        made.unwrap().write_all(b"first").unwrap();
+        assert_eq!(a, name(1));
+        let (b, made) = first.reopen().unwrap().temporary_file(dir.path(), "g.pgn");
+        made.unwrap().write_all(b"second").unwrap();
+        assert_eq!(b, name(2));
+        assert_eq!(fs::read(name(0)).unwrap(), b"left over");
+        assert_eq!(fs::read(&a).unwrap(), b"first");
     }
 }
