@@ -42,6 +42,9 @@ pub(crate) struct CommitEvidence<'a, F: Fn() -> Result<Vec<FileVersion>, Archive
     pub commit: CommitId,
     /// The judged file's versions before the commit (asked only for a timeout claim).
     pub earlier: F,
+    /// The history index and the commit's position on its line, when the commit is on
+    /// it: the club's settings at the commit are then found from the index (no tree read).
+    pub located: Option<(&'a HistoryIndex, usize)>,
 }
 
 impl<F: Fn() -> Result<Vec<FileVersion>, ArchiveError>> Evidence for CommitEvidence<'_, F> {
@@ -89,7 +92,19 @@ impl<F: Fn() -> Result<Vec<FileVersion>, ArchiveError>> Evidence for CommitEvide
     }
 
     fn club_accounts(&self) -> Result<Option<crate::referee::players::ClubAccounts>, ArchiveError> {
-        let text = match self.archive.read_file_at(self.commit, crate::archive::ArchiveConfig::PATH) {
+        let path = crate::archive::ArchiveConfig::PATH;
+        let read = match self.located {
+            // The version of the settings file at the commit: the last change at or before it.
+            Some((index, position)) => {
+                match index.versions(path).iter().rev().find(|v| v.position <= position).and_then(|v| v.blob)
+                {
+                    Some(blob) => self.archive.read_blob_text(blob, path).map(Some),
+                    None => Ok(None),
+                }
+            }
+            None => self.archive.read_file_at(self.commit, path),
+        };
+        let text = match read {
             Err(ArchiveError::NotText { .. }) => None,
             other => other?,
         };
@@ -719,6 +734,7 @@ impl PathJudging<'_> {
                 Some(parent) => super::layout::followed_history(archive, file, Some(parent)),
                 None => Ok(Vec::new()),
             },
+            located: Some((self.index, v.position)),
         };
         let info = CommitInfo { author: &c.author_name, time: c.time.unix_seconds() };
         if let Some(verdict) = self.grown_verdict(i, &evidence, info, &text)? {
@@ -871,7 +887,8 @@ fn choice_history_from(
             prev = v.contents;
             continue;
         }
-        let evidence = CommitEvidence { archive, commit: v.commit, earlier: || Ok(Vec::new()) };
+        let evidence =
+            CommitEvidence { archive, commit: v.commit, earlier: || Ok(Vec::new()), located: None };
         let info = CommitInfo { author: &v.author_name, time: v.time.unix_seconds() };
         let step = judge::judge_choice_version(&evidence, id, info, prev.as_deref(), v.contents.as_deref())?;
         let line = match step {

@@ -699,7 +699,8 @@ fn check_record(
                 Some(p) => archive.read_file_at(p, &ArmyChoice::path(layout_at(archive, p)?, &id))?,
                 None => None,
             };
-            let evidence = CommitEvidence { archive, commit: c.commit, earlier: || Ok(Vec::new()) };
+            let evidence =
+                CommitEvidence { archive, commit: c.commit, earlier: || Ok(Vec::new()), located: None };
             match judge::judge_choice_version(&evidence, &id, info, previous.as_deref(), text.as_deref())? {
                 Err(problem) => findings.push(Finding { subject: id, problem }),
                 Ok(step) => {
@@ -740,7 +741,7 @@ fn check_record(
                 Some(parent) => archive.file_history_at(&game.path(), parent),
                 None => Ok(Vec::new()),
             };
-            let evidence = CommitEvidence { archive, commit: c.commit, earlier };
+            let evidence = CommitEvidence { archive, commit: c.commit, earlier, located: None };
             let verdict = match &previous {
                 None => judge::judge_game_version(&evidence, &game, info, None, text, definitions)?,
                 Some(old) => match super::definitions::load(definitions, old) {

@@ -816,3 +816,40 @@ fn messages_named_the_side_instead_of_the_player() {
     ok(&dir, &home, &["new", "gygax", "--white", "?", "--black", "Bo", "--id", "u"]);
     assert_eq!(ok(&dir, &home, &["move", "u", "2e3"]), "Gold plays 2e3 (ply 1)\n");
 }
+
+/// Regression (a cold `verify` read the club's settings of each new game from its commit's
+/// tree; it now takes them from the history index): a game is still judged by the account
+/// registry of the commit that created it, not the tip's. Here the game's WhiteAccount
+/// tag names Bo's account for Ann while `ravenpost.yaml` registers it to Bo; the registry
+/// is emptied afterwards, and `verify` still finds the creation wrong.
+#[test]
+fn verify_judged_a_new_game_by_the_club_settings_of_its_commit() {
+    let (_t, dir, home) = archive();
+    let settings = dir.join("ravenpost.yaml");
+    let plain = std::fs::read_to_string(&settings).unwrap();
+    std::fs::write(&settings, format!("{plain}accounts:\n  Ann: [ann]\n  Bo: [bo]\n")).unwrap();
+    git(&dir, &home, &["commit", "-q", "-a", "-m", "accounts"]);
+    ok(&dir, &home, &["new", "gygax", "--white", "Ann", "--black", "Bo", "--id", "g"]);
+    let file = dir.join("games/gygax/g.pgn");
+    let pgn = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, pgn.replacen("[White \"Ann\"]", "[White \"Ann\"]\n[WhiteAccount \"bo\"]", 1))
+        .unwrap();
+    git(&dir, &home, &["commit", "-q", "-a", "--amend", "--no-edit"]);
+    let problem = "`bo` to Bo";
+    let o = run(&dir, &home, &["verify", "g"]);
+    assert!(text(&o).contains(problem), "{}", text(&o));
+    std::fs::write(&settings, &plain).unwrap();
+    git(&dir, &home, &["commit", "-q", "-a", "-m", "no accounts"]);
+    for args in [&["verify", "g"][..], &["verify"][..]] {
+        // Judged again, not taken from the verdicts kept by the first run.
+        for e in std::fs::read_dir(dir.join(".git/ravenpost")).unwrap() {
+            let e = e.unwrap();
+            if e.file_name().to_string_lossy().starts_with("cache.sqlite3") {
+                std::fs::remove_file(e.path()).unwrap();
+            }
+        }
+        let o = run(&dir, &home, args);
+        assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+        assert!(text(&o).contains(problem), "{args:?}: {}", text(&o));
+    }
+}
