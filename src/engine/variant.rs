@@ -42,8 +42,10 @@ pub enum Outcome {
     },
 }
 
-/// Why a game ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// Why a game ended. Serialised (in the referee's steps and the verdict cache) as its
+/// words in kebab case: `checkmate`, `bare-king`, `counting`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum EndReason {
     /// The side to move is in check and has no legal move.
     Checkmate,

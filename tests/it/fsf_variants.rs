@@ -302,6 +302,43 @@ fn capablanca_with_both_castlings_and_shatranj_ended_by_bare_king_by_corresponde
     let err = common::fails(&bo, &home, &["move", "s", "Ke1", "--as", "Ann"], 1, "");
     assert!(!err.is_empty());
     assert!(ok(&ann, &home, &["verify"]).contains("0 problems"));
+    // Issue 37: `log`, `log --json` and the site say why the game ended.
+    let (log, json, page) = shown_end(&ann, &home, &t.path().join("site"), "shatranj-ending", "s");
+    assert!(log.ends_with("ply 2 Kf7, result 1-0 · bare king"), "{log}");
+    assert_eq!(json, ("1-0".to_string(), "bare king".to_string()));
+    assert_eq!(page, "1-0 · bare king");
+}
+
+/// How `log`, `log --json` and the site show the end of game `id` (a `variant` game) of
+/// the clone `dir`: the last line of `log`, the last JSON entry's `result` and `reason`
+/// (the earlier entries have neither), the result line of the game's page in a site
+/// written to `site`.
+fn shown_end(
+    dir: &Path,
+    home: &Path,
+    site: &Path,
+    variant: &str,
+    id: &str,
+) -> (String, (String, String), String) {
+    use common::ok;
+    let log = ok(dir, home, &["log", id]);
+    let last = log.lines().last().unwrap().to_string();
+    let json: serde_json::Value = serde_json::from_str(&ok(dir, home, &["log", id, "--json"])).unwrap();
+    let entries = json.as_array().unwrap();
+    for e in &entries[..entries.len() - 1] {
+        assert!(e.get("reason").is_none() && e.get("result").is_none(), "{e}");
+    }
+    let end = entries.last().unwrap();
+    let field = |k: &str| end[k].as_str().unwrap_or_else(|| panic!("no {k}: {end}")).to_string();
+    let json = (field("result"), field("reason"));
+    ok(dir, home, &["site", site.to_str().unwrap()]);
+    // The page escapes `/` (`1&#x2f;2-1&#x2f;2`).
+    let html = std::fs::read_to_string(site.join(format!("games/{variant}/{id}.html")))
+        .unwrap()
+        .replace("&#x2f;", "/");
+    let line = html.split("<p class=\"result\">").nth(1).and_then(|r| r.split("</p>").next()).unwrap();
+    assert!(html.contains(&format!("result <strong>{}</strong> · {}", json.0, json.1)), "{html}");
+    (last, json, line.to_string())
 }
 
 /// The position as Fairy-Stockfish writes it: castling and en passant fields always (a
@@ -602,8 +639,22 @@ fn a_makruk_ending_drawn_by_the_count_by_correspondence() {
     // The picture's caption says it too.
     let svg = ok(&ann, &home, &["show", "m", "--svg", "-"]);
     assert!(svg.contains("Ply 10: the count has run out (17 plies of 16)"), "{svg}");
-    let log = ok(&bo, &home, &["log", "m"]);
-    assert!(log.contains("ply 10 Kd7"), "{log}");
+    // A verdict cache written by the release before reasons were shown (namespace `-2`,
+    // verdicts without `end`) holds this move as ending nothing: it must not be read.
+    let archive = ravenpost::archive::Archive::open(&bo).unwrap();
+    let tip = archive.tip().unwrap().unwrap();
+    let file = common::fan_out_path("makruk-ending", "m");
+    let mut now = archive.verdict_cache(concat!("referee-", env!("CARGO_PKG_VERSION"), "-3"));
+    now.remove(tip, &file);
+    now.save().unwrap();
+    let mut old = archive.verdict_cache(concat!("referee-", env!("CARGO_PKG_VERSION"), "-2"));
+    old.put(tip, &file, r#"{"what":"ply 10 Kd7","ply":10,"san":"Kd7","problem":null}"#.to_string());
+    old.save().unwrap();
+    drop((now, old, archive));
+    let (log, json, page) = shown_end(&bo, &home, &t.path().join("site"), "makruk-ending", "m");
+    assert!(log.ends_with("ply 10 Kd7, result 1/2-1/2 · counting rule"), "{log}");
+    assert_eq!(json, ("1/2-1/2".to_string(), "counting rule".to_string()));
+    assert_eq!(page, "1/2-1/2 · counting rule");
     let err = common::fails(&ann, &home, &["move", "m", "Ra3", "--as", "Ann"], 1, "");
     assert!(!err.is_empty());
     assert!(ok(&ann, &home, &["verify"]).contains("0 problems"));
