@@ -659,3 +659,110 @@ fn a_makruk_ending_drawn_by_the_count_by_correspondence() {
     assert!(!err.is_empty());
     assert!(ok(&ann, &home, &["verify"]).contains("0 problems"));
 }
+
+/// Issue 37: a position string as Fairy-Stockfish writes it (pyffish's `get_fen`), and as
+/// it reads it with its last fields left out, is read for variants imported from its
+/// format: the position pyffish reached by the same moves, written back as it wrote it.
+#[test]
+fn fairy_stockfishs_position_strings_are_read_for_imported_variants() {
+    common::tools::require_pyffish();
+    let ini = std::fs::read_to_string("tests/data/fsf/variants.ini").unwrap();
+    let names = [
+        "capablanca",
+        "janus",
+        "embassy",
+        "gothic",
+        "knightmate",
+        "nocastle",
+        "makruk",
+        "courier",
+        "gardner",
+    ];
+    let mut rng = common::rng::Lcg(0x0037_f3e0);
+    let mut lines = String::new();
+    let mut ours = Vec::new();
+    for name in names {
+        let def = ravenpost::variants::fsf::import(&ini, Some(name)).unwrap().1;
+        let v = load_definition(&def).unwrap().variant(&[]).unwrap();
+        for _ in 0..8 {
+            let mut pos = v.start_position();
+            let mut moves = Vec::new();
+            for _ in 0..50 {
+                let legal = v.legal_moves(&pos);
+                if legal.is_empty() {
+                    break;
+                }
+                let m = legal[rng.below(legal.len())];
+                moves.push(uci(&v, &m));
+                pos = v.make(&pos, &m);
+                lines.push_str(&format!("{name}\t{}\n", moves.join(" ")));
+                ours.push((name, v.clone(), write_position(&v, &pos)));
+            }
+        }
+    }
+    // Each line: the position string, then the placement and side alone, and the first
+    // four fields alone, each as pyffish reads them (written out in full).
+    let script = r#"
+import sys, pyffish
+for line in sys.stdin:
+    variant, moves = line.rstrip("\n").split("\t")
+    fen = pyffish.get_fen(variant, pyffish.start_fen(variant), moves.split(" "))
+    f = fen.split(" ")
+    short = [" ".join(f[:2]), " ".join(f[:4])]
+    print("\t".join([fen] + [x + "=" + pyffish.get_fen(variant, x, []) for x in short]))
+"#;
+    let theirs = pyffish_answers(script, lines);
+    assert_eq!(theirs.len(), ours.len());
+    let (mut castling, mut en_passant) = (0, 0);
+    for ((name, v, expected), line) in ours.iter().zip(&theirs) {
+        let mut parts = line.split('\t');
+        let fen = parts.next().unwrap();
+        let pos = parse_position(v, fen).unwrap_or_else(|e| panic!("{name} {fen}: {e}"));
+        assert_eq!(&write_position(v, &pos), expected, "{name} {fen}");
+        assert_eq!(fsf_fen(v, &pos), fen, "{name}: written back");
+        let f: Vec<&str> = fen.split(' ').collect();
+        castling += usize::from(f[2] != "-");
+        en_passant += usize::from(f[3] != "-" && !f[3].bytes().all(|b| b.is_ascii_digit()));
+        for short in parts {
+            let (short, full) = short.split_once('=').unwrap();
+            let read = parse_position(v, short).unwrap_or_else(|e| panic!("{name} `{short}`: {e}"));
+            let full = parse_position(v, full).unwrap();
+            assert_eq!(write_position(v, &read), write_position(v, &full), "{name} `{short}`");
+        }
+    }
+    assert!(
+        ours.len() >= 2000 && castling >= 500 && en_passant >= 5,
+        "{} {castling} {en_passant}",
+        ours.len()
+    );
+}
+
+#[test]
+fn a_fairy_stockfish_field_that_cannot_be_read_says_which_and_what_would_be() {
+    // Shatranj has no castling: the field names itself and what to write.
+    let v = user("shatranj.md");
+    let err = parse_position(&v, "rnbkqbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBKQBNR w KQkq - 0 1").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "column 47: castling field `KQkq`: there is no castling in this game (its definition has no \
+         `castling`); write `-`"
+    );
+    let chess = user("chess.md");
+    let err =
+        parse_position(&chess, "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e4 0 1").unwrap_err();
+    assert!(err.to_string().starts_with("column 54: en passant field `e4`: "), "{err}");
+    assert!(err.to_string().ends_with("write `-`, or the square passed over"), "{err}");
+    let err =
+        parse_position(&chess, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 7").unwrap_err();
+    assert!(err.to_string().contains("castling rights (`-`, or K, Q, k, q and file letters)"), "{err}");
+    // Without `chess_fields`, `placement side halfmove fullmove` is the whole string: of
+    // Fairy-Stockfish's shortened forms only the placement, with or without the side.
+    let shatranj_start = write_position(&v, &v.start_position());
+    assert_eq!(shatranj_start, "rnbkqbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBKQBNR w 0 1");
+    for short in
+        ["rnbkqbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBKQBNR", "rnbkqbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBKQBNR w"]
+    {
+        assert_eq!(write_position(&v, &parse_position(&v, short).unwrap()), shatranj_start, "{short}");
+    }
+    assert!(parse_position(&v, "rnbkqbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBKQBNR w -").is_err());
+}
