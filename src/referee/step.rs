@@ -419,6 +419,15 @@ pub fn check_created(folder: &str, game: &Game) -> Result<Step, Problem> {
     if !game.moves.is_empty() {
         return Err(Problem::CreatedWithMoves { plies: game.moves.len() });
     }
+    let v = &game.variant;
+    if crate::engine::shuffle::castling_rank(v.def()).is_some()
+        && !crate::engine::shuffle::is_drawn_start(v, &game.start)
+    {
+        return Err(Problem::NotADrawnStart {
+            variant: v.def().title.clone(),
+            fen: crate::notation::position_string::write_position(v, &game.start),
+        });
+    }
     Ok(Step::Created)
 }
 

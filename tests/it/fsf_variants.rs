@@ -766,3 +766,136 @@ fn a_fairy_stockfish_field_that_cannot_be_read_says_which_and_what_would_be() {
     }
     assert!(parse_position(&v, "rnbkqbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBKQBNR w -").is_err());
 }
+
+/// Whether a first rank written as a position string writes it (`RNBQKBNR`) obeys
+/// Chess960's rules, checked here from the letters: the Bishops on squares of both
+/// colours, the King between the Rooks.
+fn chess960_rank(rank: &str) -> bool {
+    let at = |c: char| rank.char_indices().filter(|(_, x)| *x == c).map(|(i, _)| i).collect::<Vec<_>>();
+    let (b, r, k) = (at('B'), at('R'), at('K'));
+    b.len() == 2 && b[0] % 2 != b[1] % 2 && r.len() == 2 && k.len() == 1 && r[0] < k[0] && k[0] < r[1]
+}
+
+#[test]
+fn the_960_style_starts_of_chess_are_the_960_of_chess960_each_by_the_rules() {
+    use ravenpost::engine::shuffle;
+    let v = user("chess960.md");
+    // Every arrangement of the eight pieces, each once, counted here on its own.
+    fn all(left: &mut Vec<char>, done: &mut String, out: &mut std::collections::BTreeSet<String>) {
+        if left.is_empty() {
+            out.insert(done.clone());
+        }
+        for i in 0..left.len() {
+            let c = left.remove(i);
+            done.push(c);
+            all(left, done, out);
+            done.pop();
+            left.insert(i, c);
+        }
+    }
+    let mut every = std::collections::BTreeSet::new();
+    all(&mut "RNBQKBNR".chars().collect(), &mut String::new(), &mut every);
+    assert_eq!(every.len(), 5040);
+    let by_the_rules: std::collections::BTreeSet<String> =
+        every.into_iter().filter(|r| chess960_rank(r)).collect();
+    assert_eq!(by_the_rules.len(), 960);
+    // Ravenpost's: all 960, each a whole start (Black's rank the mirror, pawns in place,
+    // all four castling rights, White to move).
+    let ours = shuffle::arrangements(v.def());
+    assert_eq!(ours.len(), 960);
+    let mut ranks = std::collections::BTreeSet::new();
+    for a in &ours {
+        let pos = shuffle::start_with(&v, a);
+        let s = write_position(&v, &pos);
+        let (placement, rest) = s.split_once(' ').unwrap();
+        let rows: Vec<&str> = placement.split('/').collect();
+        assert_eq!(rows[0], rows[7].to_lowercase(), "{s}");
+        assert_eq!(rows[1..7].join("/"), "pppppppp/8/8/8/8/PPPPPPPP", "{s}");
+        assert_eq!(rest, "w KQkq - 0 1", "{s}");
+        assert!(shuffle::is_drawn_start(&v, &pos), "{s}");
+        ranks.insert(rows[7].to_string());
+    }
+    assert_eq!(ranks, by_the_rules);
+    // Not a drawn start: the Bishops on one colour, or the King outside the Rooks.
+    for fen in [
+        "rbnbqknr/pppppppp/8/8/8/8/PPPPPPPP/RBNBQKNR w KQkq - 0 1",
+        "krbbqnnr/pppppppp/8/8/8/8/PPPPPPPP/KRBNQBNR w - - 0 1",
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1",
+    ] {
+        if let Ok(pos) = parse_position(&v, fen) {
+            assert!(!shuffle::is_drawn_start(&v, &pos), "{fen}");
+        }
+    }
+}
+
+#[test]
+fn a_seed_draws_the_start_fairy_stockfish_counted() {
+    let v = user("chess960.md");
+    let mut seeds = 0;
+    for b in read_blocks(Path::new("tests/data/fsf-chess960.perft")) {
+        let Some(seed) = b.id.strip_prefix("seed-") else { continue };
+        let drawn = ravenpost::engine::shuffle::draw(&v, seed.parse().unwrap()).unwrap();
+        assert_eq!(write_position(&v, &drawn), b.position, "{}", b.id);
+        seeds += 1;
+    }
+    assert_eq!(seeds, 5);
+    // Other seeds draw other starts: 1,000 seeds, well over 600 of the 960.
+    let drawn: std::collections::BTreeSet<String> = (0..1000_u64)
+        .map(|s| write_position(&v, &ravenpost::engine::shuffle::draw(&v, s).unwrap()))
+        .collect();
+    assert!(drawn.len() > 600, "{}", drawn.len());
+    // A definition without `chess960` draws nothing.
+    assert!(ravenpost::engine::shuffle::draw(&user("chess.md"), 1).is_none());
+}
+
+#[test]
+fn a_chess960_game_with_castling_by_correspondence() {
+    use common::ok;
+    let common::BareClub { dir: t, home, ann, bo, .. } = common::bare_club();
+    let file = std::fs::canonicalize("tests/data/variants/chess960.md").unwrap();
+    let file = file.to_str().unwrap();
+    // Seed 2: NBBRNKRQ, the King on f1 beside the g1 Rook: `O-O` at once, King to g1,
+    // Rook to f1 (each on the other's square).
+    ok(
+        &ann,
+        &home,
+        &["new", "--variant-file", file, "--white", "Ann", "--black", "Bo", "--id", "f", "--seed", "2"],
+    );
+    play_by_correspondence(&home, &ann, &bo, "f", &["O-O", "O-O", "e4", "e5"]);
+    let record = std::fs::read_to_string(bo.join(common::fan_out_path("chess960", "f"))).unwrap();
+    assert!(record.contains("[SetUp \"1\"]"), "{record}");
+    assert!(
+        record.contains("[FEN \"nbbrnkrq/pppppppp/8/8/8/8/PPPPPPPP/NBBRNKRQ w KQkq - 0 1\"]"),
+        "{record}"
+    );
+    let words = record.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains("1. O-O {") && words.contains("1... O-O {"), "{record}");
+    let shown = ok(&bo, &home, &["show", "f", "--json"]);
+    assert!(shown.contains("nbbrnrkq/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/NBBRNRKQ w - - 0 3"), "{shown}");
+    assert!(ok(&ann, &home, &["verify"]).contains("0 problems"));
+    // A game of it from a start that is no drawn one is refused where it is created.
+    let text = std::fs::read_to_string(file).unwrap();
+    let mut held = ravenpost::variants::Definitions::new();
+    held.insert(load_definition(&text).unwrap());
+    let tags = &record[..record.find("\n\n").unwrap()];
+    for (fen, drawn) in [
+        ("nbbrnkrq/pppppppp/8/8/8/8/PPPPPPPP/NBBRNKRQ w KQkq - 0 1", true),
+        ("rbnbqknr/pppppppp/8/8/8/8/PPPPPPPP/RBNBQKNR w KQkq - 0 1", false),
+        ("nbbrnkrq/pppppppp/8/8/8/8/PPPPPPPP/NBBRNKRQ w Kk - 0 1", false),
+    ] {
+        let new = tags.replace("nbbrnkrq/pppppppp/8/8/8/8/PPPPPPPP/NBBRNKRQ w KQkq - 0 1", fen) + "\n\n*\n";
+        let game = ravenpost::record::Loader::new().definitions(&held).load(&new).unwrap().game;
+        let created = ravenpost::referee::step::check_created("chess960", &game);
+        match drawn {
+            true => assert!(created.is_ok(), "{fen}: {created:?}"),
+            false => {
+                let err = created.unwrap_err().to_string();
+                assert!(
+                    err.contains("is not one of Chess960 (a user definition)'s 960-style starts"),
+                    "{err}"
+                );
+            }
+        }
+    }
+    drop(t);
+}
