@@ -899,3 +899,50 @@ fn a_chess960_game_with_castling_by_correspondence() {
     }
     drop(t);
 }
+
+#[test]
+fn pyffish_agrees_on_legal_moves_in_random_games_from_drawn_960_starts() {
+    common::tools::require_pyffish();
+    let v = user("chess960.md");
+    let d = v.def().dims;
+    // Fairy-Stockfish's UCI in Chess960 mode: castling is the king taking its own rook.
+    let uci960 = |m: &Move| match *m {
+        Move::Castle { from, rook_from, .. } => format!("{}{}", d.name(from), d.name(rook_from)),
+        _ => uci(&v, m),
+    };
+    let mut rng = common::rng::Lcg(0x0960_f5f3);
+    let (mut lines, mut ours, mut castled) = (String::new(), Vec::new(), 0);
+    for seed in 0..60_u64 {
+        let mut pos = ravenpost::engine::shuffle::draw(&v, seed).unwrap();
+        for _ in 0..80 {
+            let legal = v.legal_moves(&pos);
+            if legal.is_empty() {
+                break;
+            }
+            let mut moves: Vec<String> = legal.iter().map(uci960).collect();
+            moves.sort();
+            lines.push_str(&format!("{}\n", write_position(&v, &pos)));
+            ours.push((write_position(&v, &pos), moves.join(" ")));
+            // Castle half the times it can, else a random move.
+            let m = match legal.iter().find(|m| matches!(m, Move::Castle { .. })) {
+                Some(c) if rng.below(2) == 0 => {
+                    castled += 1;
+                    *c
+                }
+                _ => legal[rng.below(legal.len())],
+            };
+            pos = v.make(&pos, &m);
+        }
+    }
+    let script = r#"
+import sys, pyffish
+for line in sys.stdin:
+    print(" ".join(sorted(pyffish.legal_moves("chess", line.rstrip("\n"), [], True))))
+"#;
+    let theirs = pyffish_answers(script, lines);
+    assert_eq!(theirs.len(), ours.len());
+    for ((fen, moves), their) in ours.iter().zip(&theirs) {
+        assert_eq!(moves, their, "{fen}");
+    }
+    assert!(ours.len() >= 3000 && castled >= 40, "{} positions, {castled} castlings", ours.len());
+}
