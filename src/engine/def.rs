@@ -93,6 +93,11 @@ pub struct Castling {
     /// The castling rank counted from each side's own first rank (0 = rank 1 for the
     /// first side and the last rank for the second).
     pub rank: u8,
+    /// The start's castling rank is drawn 960-style (Fairy-Stockfish's `chess960`):
+    /// its pieces shuffled, the king between two castling rooks, the pieces of each kind
+    /// that keeps to one square colour spread over both colours, the second side's rank
+    /// the mirror of the first's ([`super::shuffle`]).
+    pub chess960: bool,
 }
 
 /// How many pieces of which kinds a side keeps, below which the game ends (extinction;

@@ -14,6 +14,7 @@ pub mod gygax;
 pub mod movement;
 pub mod piece;
 pub mod position;
+pub mod shuffle;
 mod tables;
 pub mod variant;
 

@@ -42,8 +42,10 @@ pub enum Outcome {
     },
 }
 
-/// Why a game ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// Why a game ended. Serialised (in the referee's steps and the verdict cache) as its
+/// words in kebab case: `checkmate`, `bare-king`, `counting`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum EndReason {
     /// The side to move is in check and has no legal move.
     Checkmate,
@@ -297,8 +299,16 @@ impl Variant {
 
     /// The start position.
     pub fn start_position(&self) -> Position {
-        let mut pos =
-            self.setup(&self.def.setup, Side::White, &[]).expect("built-in setups are valid (tested)");
+        self.start_from(&self.def.setup).expect("built-in setups are valid (tested)")
+    }
+
+    /// The start position with `setup`'s pieces in place of the definition's: the first
+    /// side to move, each outermost castling rook's right, the rules' start state.
+    ///
+    /// # Errors
+    /// [`SetupError`] as for [`Variant::setup`].
+    pub fn start_from(&self, setup: &[(Square, Piece)]) -> Result<Position, SetupError> {
+        let mut pos = self.setup(setup, Side::White, &[])?;
         for side in Side::ALL {
             for king_side in [true, false] {
                 if let Some(rook) = self.outermost_rook(&pos, side, king_side) {
@@ -307,7 +317,7 @@ impl Variant {
             }
         }
         self.rules.init_start(self, &mut pos);
-        pos
+        Ok(pos)
     }
 
     /// A position with `pieces` on the board, `side` to move and `hand` (side, kind,

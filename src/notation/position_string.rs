@@ -243,6 +243,9 @@ pub fn parse_position(variant: &Variant, text: &str) -> Result<Position, Positio
     let fields: Vec<&str> = text.split(' ').filter(|f| !f.is_empty()).collect();
     // Fidchell: hand, captured, portals, pending between the side and the clocks.
     let fidchell = def.slug == "fidchell";
+    if let Some(full) = fsf_abbreviated(def, text, fields.len()) {
+        return parse_position(variant, &full);
+    }
     // Grand Chess games: castling and en passant there.
     // Fairy-Stockfish's strings have the castling and en passant fields in every game.
     let fsf_fields = !fidchell && !def.army_fields && fields.len() == levels + 5;
@@ -263,7 +266,12 @@ pub fn parse_position(variant: &Variant, text: &str) -> Result<Position, Positio
                 if def.army_fields { format!(" or {}", want + 2) } else { String::new() },
                 levels,
                 if levels > 1 { "s (top level first)" } else { "" },
-                if chess > 0 { "castling (`-`), en passant square or `-`, " } else { "" },
+                match (chess > 0, def.castling.is_some()) {
+                    (false, _) => "",
+                    (true, false) => "castling (`-`: no castling in this game), en passant square or `-`, ",
+                    (true, true) =>
+                        "castling rights (`-`, or K, Q, k, q and file letters), en passant square or `-`, ",
+                },
                 if fidchell { "hand, captured, portals, pending, " } else { "" },
                 if def.army_fields { ", and optionally the two armies" } else { "" },
             ),
@@ -364,13 +372,18 @@ pub fn parse_position(variant: &Variant, text: &str) -> Result<Position, Positio
                     text,
                     ep_field,
                     format!(
-                        "en passant `{ep_field}`: no piece of the side that just moved passed that square"
+                        "en passant field `{ep_field}`: no piece of the side that just moved passed that \
+                         square with a double step; write `-`, or the square passed over"
                     ),
                 )
             })?;
-            variant
-                .set_en_passant(&mut pos, Some(ep))
-                .map_err(|e| PositionError::at(text, ep_field, e.to_string()))?;
+            variant.set_en_passant(&mut pos, Some(ep)).map_err(|e| {
+                PositionError::at(
+                    text,
+                    ep_field,
+                    format!("en passant field `{ep_field}`: {e}; write `-`, or the square passed over"),
+                )
+            })?;
             // Canonical: kept only when a legal en passant capture exists.
             if !has_legal_en_passant(variant, &pos) {
                 variant
@@ -380,6 +393,31 @@ pub fn parse_position(variant: &Variant, text: &str) -> Result<Position, Positio
         }
     }
     Ok(pos)
+}
+
+/// A Fairy-Stockfish position string with its last fields left out, as Fairy-Stockfish
+/// reads it (its `variants.ini` start positions are often written so, and a UCI `position
+/// fen` may be): `text` with the missing fields added as Fairy-Stockfish takes them (the
+/// first side to move, no castling, no en passant, halfmove clock 0, move 1). `None` for a
+/// string with all its fields, or one this reading does not apply to: a game of several
+/// levels, of armies or Fidchell; in a game without `chess_fields` (where `placement side
+/// halfmove fullmove` is the full string), only the placement, with or without the side.
+fn fsf_abbreviated(def: &GameDef, text: &str, given: usize) -> Option<String> {
+    if def.dims.levels() != 1 || def.army_fields || def.slug == "fidchell" || given == 0 {
+        return None;
+    }
+    let most = if def.chess_fields { 5 } else { 2 };
+    if given > most {
+        return None;
+    }
+    let side = side_letter(def, Side::White).to_string();
+    let defaults = [side.as_str(), "-", "-", "0", "1"];
+    let missing: Vec<&str> = if def.chess_fields {
+        defaults[given - 1..].to_vec()
+    } else {
+        defaults[given - 1..1].iter().chain(&defaults[3..]).copied().collect()
+    };
+    Some(format!("{} {}", text.trim_end(), missing.join(" ")))
 }
 
 /// Reads the castling field into `pos`: `-`, or rights as `K`, `Q`, `k`, `q` and file
@@ -397,7 +435,10 @@ fn castling_field(
         return Err(PositionError::at(
             text,
             field,
-            "castling field: there is no castling in this game; write `-`",
+            format!(
+                "castling field `{field}`: there is no castling in this game (its definition has no \
+                 `castling`); write `-`"
+            ),
         ));
     }
     let files = variant.def().dims.files();

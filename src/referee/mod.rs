@@ -49,4 +49,4 @@ pub use clock::{Clock, ClockRefusal, PlyTimes};
 pub use judge::{CommitInfo, Evidence, Finding};
 pub use layout::{GamePath, InvalidGamePath, Layout};
 pub use problem::{Problem, Span, Time};
-pub use step::{Growth, Step, check_step, check_step_at};
+pub use step::{Ended, Growth, Step, check_step, check_step_at};

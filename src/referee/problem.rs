@@ -259,6 +259,18 @@ pub enum Problem {
         /// How many.
         plies: usize,
     },
+    /// A new game of a variant whose start is drawn 960-style, starting from a position
+    /// that is none of its drawn starts.
+    #[error(
+        "the game starts from `{fen}`, which is not one of {variant}'s 960-style starts (king between the \
+         rooks, like pieces of one square colour on both colours, the second side's rank the mirror of the first's)"
+    )]
+    NotADrawnStart {
+        /// The variant's title.
+        variant: String,
+        /// The start as its FEN tag gives it.
+        fen: String,
+    },
     /// The game file was deleted (as `log` and `verify` see one game).
     #[error("the game file was deleted")]
     GameDeleted,

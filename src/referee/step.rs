@@ -6,6 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::engine::EndReason;
 use crate::notation::pgn::GameText;
 use crate::record::game::Game;
 use crate::record::{
@@ -30,6 +31,10 @@ pub enum Step {
         san: String,
         /// The player to move before it.
         player: String,
+        /// How the rules ended the game with this ply, if they did (a game going on:
+        /// `None`, left out of the JSON).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        end: Option<Ended>,
     },
     /// The game ended (resignation, agreement, claim) or an offer was made or answered,
     /// or leave was booked, without a move.
@@ -41,6 +46,37 @@ pub enum Step {
         /// What was done, e.g. `Scarlet resigns`.
         summary: String,
     },
+}
+
+/// How the rules ended a game with a ply: the result and the rules' reason (`1-0` by
+/// [`EndReason::BareKing`]), typed, for `log` and the site to show.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ended {
+    /// The result token (`1-0`, `0-1`, `1/2-1/2`).
+    pub result: String,
+    /// Why the rules ended the game.
+    pub reason: EndReason,
+}
+
+impl Ended {
+    /// How `game`'s rules ended it at its last ply, if they did.
+    pub fn of(game: &Game) -> Option<Ended> {
+        game.outcome.map(|o| Ended {
+            result: crate::record::game::result_token(o).to_string(),
+            reason: match o {
+                crate::engine::Outcome::Win { reason, .. } | crate::engine::Outcome::Draw { reason } => {
+                    reason
+                }
+            },
+        })
+    }
+}
+
+impl std::fmt::Display for Ended {
+    /// `1-0 · bare king`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} · {}", self.result, self.reason)
+    }
 }
 
 impl Step {
@@ -240,7 +276,7 @@ pub fn check_step_read(
             let prepared = crate::record::is_prepared(&g1.text, ply);
             let options = MoveOptions { at, prepared, ..MoveOptions::default() };
             if adds_just_the_move(g0, g1, shared, &san, options) {
-                return Ok(Step::Moved { ply, san, player: who });
+                return Ok(Step::Moved { ply, san, player: who, end: Ended::of(g1) });
             }
             // A player's comment with the move (`move --comment`) is part of the move as
             // ravenpost writes it: the same comment, written in its canonical form.
@@ -256,7 +292,7 @@ pub fn check_step_read(
                     Problem::MoreThanTheMove { ply, san }
                 });
             }
-            Ok(Step::Moved { ply, san, player: who })
+            Ok(Step::Moved { ply, san, player: who, end: Ended::of(g1) })
         }
         plies => Err(Problem::SeveralPlies { plies }),
     }
@@ -365,6 +401,7 @@ impl Growth {
             ply,
             san,
             player: who,
+            end: None,
         })
     }
 }
@@ -381,6 +418,15 @@ pub fn check_created(folder: &str, game: &Game) -> Result<Step, Problem> {
     }
     if !game.moves.is_empty() {
         return Err(Problem::CreatedWithMoves { plies: game.moves.len() });
+    }
+    let v = &game.variant;
+    if crate::engine::shuffle::castling_rank(v.def()).is_some()
+        && !crate::engine::shuffle::is_drawn_start(v, &game.start)
+    {
+        return Err(Problem::NotADrawnStart {
+            variant: v.def().title.clone(),
+            fen: crate::notation::position_string::write_position(v, &game.start),
+        });
     }
     Ok(Step::Created)
 }

@@ -150,6 +150,9 @@ pub struct GamePage {
     pub black_side: String,
     /// The result token.
     pub result: String,
+    /// Why the rules ended the game (`bare king`, `counting rule`), if they did: from the
+    /// referee's typed verdict on the last position ([`crate::referee::Ended`]).
+    pub reason: Option<String>,
     /// Plies in the main line.
     pub plies: usize,
     /// Whose move it is now, if the game goes on (the player's name).
@@ -204,6 +207,9 @@ fn hands(v: &Variant, pos: &Position) -> [Vec<(String, u8)>; 2] {
 fn side_line(game: &Game, pos: &Position, ply: usize, in_check: bool) -> String {
     let def = game.variant.def();
     if ply == game.moves.len() {
+        if let Some(end) = crate::referee::Ended::of(game) {
+            return format!("Game over: {end}");
+        }
         let result = result_of(game);
         if result != "*" {
             return format!("Game over: {result}");
@@ -335,6 +341,7 @@ pub fn game_page(id: &str, game: &Game) -> GamePage {
         white_side: def.side_name(Side::White).to_string(),
         black_side: def.side_name(Side::Black).to_string(),
         result,
+        reason: crate::referee::Ended::of(game).map(|e| e.reason.to_string()),
         plies: game.moves.len(),
         to_move,
         tags: game

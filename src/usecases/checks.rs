@@ -26,7 +26,7 @@ use crate::record::{self, result_of};
 use crate::referee::clock::Clock;
 use crate::referee::judge::{self, CommitInfo, Evidence, GameVerdict};
 use crate::referee::tournament::{self, Tournament};
-use crate::referee::{ChoiceStep, Growth, Problem, Step};
+use crate::referee::{ChoiceStep, Ended, Growth, Problem, Step};
 
 use super::clock::clock_with_index;
 use super::definitions::load;
@@ -374,6 +374,13 @@ pub struct LogLine {
     /// (the record's `{ravenpost: prepared}` note).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub prepared: bool,
+    /// For a move with which the rules ended the game: the result (`1-0`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<String>,
+    /// For a move with which the rules ended the game: why, in words (`bare king`,
+    /// `counting rule`), from the referee's typed verdict ([`crate::referee::Ended`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 impl LogLine {
@@ -394,13 +401,17 @@ impl LogLine {
             problem: problem.as_ref().map(ToString::to_string),
             shallow_boundary: None,
             prepared: false,
+            result: None,
+            reason: None,
         }
     }
 }
 
 /// The namespace of the verdict cache: verdicts of this release's rules (a new release
-/// judges everything again).
-const VERDICTS: &str = concat!("referee-", env!("CARGO_PKG_VERSION"), "-2");
+/// judges everything again). `-3`: a verdict holds how the rules ended the game
+/// ([`Cached::end`]); the `-2` verdicts of earlier builds have no such field, and read as
+/// if no move had ended a game, so they are not read (each commit is judged again once).
+const VERDICTS: &str = concat!("referee-", env!("CARGO_PKG_VERSION"), "-3");
 
 /// `verify` writes the verdicts of this many judged games at once.
 const SAVE_EVERY: usize = 256;
@@ -416,6 +427,9 @@ struct Cached {
     ply: Option<usize>,
     san: Option<String>,
     problem: Option<Problem>,
+    /// How the rules ended the game with the move, if they did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    end: Option<Ended>,
 }
 
 impl LogLine {
@@ -431,6 +445,8 @@ impl LogLine {
             problem: v.problem.as_ref().map(ToString::to_string),
             shallow_boundary: None,
             prepared: false,
+            result: v.end.as_ref().map(|e| e.result.clone()),
+            reason: v.end.as_ref().map(|e| e.reason.to_string()),
         }
     }
 }
@@ -449,17 +465,22 @@ struct Before {
 /// The verdict kept for a judged step (or its problem).
 fn step_line(verdict: Result<&Step, &Problem>) -> Cached {
     match verdict {
-        Ok(Step::Created) => Cached { what: "created".into(), ply: None, san: None, problem: None },
-        Ok(Step::Moved { ply, san, .. }) => Cached {
+        Ok(Step::Created) => {
+            Cached { what: "created".into(), ply: None, san: None, problem: None, end: None }
+        }
+        Ok(Step::Moved { ply, san, end, .. }) => Cached {
             what: format!("ply {ply} {san}"),
             ply: Some(*ply),
             san: Some(san.clone()),
             problem: None,
+            end: end.clone(),
         },
         Ok(Step::Recorded { result, summary, .. }) => {
-            Cached { what: format!("{summary} ({result})"), ply: None, san: None, problem: None }
+            Cached { what: format!("{summary} ({result})"), ply: None, san: None, problem: None, end: None }
         }
-        Err(p) => Cached { what: "invalid".into(), ply: None, san: None, problem: Some(p.clone()) },
+        Err(p) => {
+            Cached { what: "invalid".into(), ply: None, san: None, problem: Some(p.clone()), end: None }
+        }
     }
 }
 
@@ -658,8 +679,13 @@ impl PathJudging<'_> {
     fn version(&mut self, i: usize, v: &PathVersion, hit: Option<Cached>) -> Result<(), Failure> {
         let c = &self.index.commit_at(v.position);
         let Some(blob) = v.blob else {
-            let line =
-                Cached { what: "deleted".into(), ply: None, san: None, problem: Some(Problem::GameDeleted) };
+            let line = Cached {
+                what: "deleted".into(),
+                ply: None,
+                san: None,
+                problem: Some(Problem::GameDeleted),
+                end: None,
+            };
             self.out.push(LogLine::from_cached(c, line));
             self.before = None;
             return Ok(());
@@ -674,7 +700,8 @@ impl PathJudging<'_> {
         }
         // The entry's mode is in the index: a symbolic link or submodule is no game.
         if let Some(problem) = crate::referee::layout::entry_problem(self.file, v.mode) {
-            let line = Cached { what: "invalid".into(), ply: None, san: None, problem: Some(problem) };
+            let line =
+                Cached { what: "invalid".into(), ply: None, san: None, problem: Some(problem), end: None };
             self.judged.push((v.commit, serde_json::to_string(&line).expect("a verdict serialises")));
             self.out.push(LogLine::from_cached(c, line));
             self.before = None;
@@ -683,8 +710,13 @@ impl PathJudging<'_> {
         let text = match self.text_of(blob) {
             Ok(t) => t,
             Err(ArchiveError::NotText { .. }) => {
-                let line =
-                    Cached { what: "invalid".into(), ply: None, san: None, problem: Some(Problem::NotText) };
+                let line = Cached {
+                    what: "invalid".into(),
+                    ply: None,
+                    san: None,
+                    problem: Some(Problem::NotText),
+                    end: None,
+                };
                 self.out.push(LogLine::from_cached(c, line));
                 self.before = None;
                 return Ok(());
@@ -705,7 +737,8 @@ impl PathJudging<'_> {
         let game = load(self.definitions, &text).map_err(|e| e.to_string());
         let plies = game.as_ref().map_or(0, |g| g.moves.len());
         let what = format!("history starts here (shallow clone): {plies} plies before it not checked");
-        let mut line = LogLine::from_cached(c, Cached { what, ply: None, san: None, problem: None });
+        let mut line =
+            LogLine::from_cached(c, Cached { what, ply: None, san: None, problem: None, end: None });
         line.shallow_boundary = Some(plies);
         self.out.push(line);
         self.before = Some(Before { blob, text: Some(text), game: Some(game) });
@@ -1527,6 +1560,8 @@ mod tests {
             problem: problem.map(str::to_string),
             shallow_boundary: None,
             prepared: false,
+            result: None,
+            reason: None,
         }
     }
 

@@ -938,7 +938,7 @@ fn describe(archive: &Archive, commits: &[ArchiveCommit]) -> Vec<SyncStep> {
             let definitions = super::definitions::at(archive, Some(c.commit)).unwrap_or_default();
             let checked = crate::referee::check_step_at(prev.as_deref(), text, None, None, &definitions);
             let (what, moved) = match checked {
-                Ok(Step::Moved { ply, san, player }) => {
+                Ok(Step::Moved { ply, san, player, .. }) => {
                     let by = moved_by(text, ply, &player, &definitions);
                     (format!("ply {ply} {san} by {by}"), Some((ply, san, player)))
                 }

@@ -511,6 +511,10 @@ pub struct NewGame {
     /// `WhiteAccount` and `BlackAccount` tags: the players' accounts on the club's git
     /// server (one or more, separated by commas), the only ones that may push their steps.
     pub accounts: [Option<String>; 2],
+    /// The seed of a 960-style start (a definition's `castling.chess960`): the start it
+    /// names is written as the game's `SetUp` and `FEN` tags. `None`: drawn from the
+    /// operating system's random numbers.
+    pub seed: Option<u64>,
 }
 
 /// A public key given on the command line: a key line, or the path of a file holding one.
@@ -574,11 +578,49 @@ pub(super) fn new_game_tags(archive: &Archive, n: &NewGame, time: Timestamp) -> 
         }
     }
     push_accounts(n, &config, &mut tags)?;
+    push_drawn_start(n, &variant, &mut tags)?;
     let tags: Vec<(String, String)> = tags.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
     if n.secret_armies {
         check_secret_armies(n, &slug_v, &tags)?;
     }
     Ok(NewTags { title: variant.def().title.clone(), slug: slug_v, date, tags, user })
+}
+
+/// Adds the `SetUp` and `FEN` tags of a game whose start is drawn 960-style: the start
+/// `n.seed` names, or one drawn with a seed from the operating system.
+///
+/// # Errors
+/// [`Failure::Usage`] for a seed given for a variant whose start is not drawn; no random
+/// numbers from the system.
+fn push_drawn_start(
+    n: &NewGame,
+    variant: &crate::engine::Variant,
+    tags: &mut Vec<(&'static str, String)>,
+) -> Result<(), Failure> {
+    if crate::engine::shuffle::castling_rank(variant.def()).is_none() {
+        return match n.seed {
+            Some(_) => Err(Failure::Usage(format!(
+                "--seed: {} has no 960-style start (its definition's castling has no `chess960: true`)",
+                variant.def().title
+            ))),
+            None => Ok(()),
+        };
+    }
+    let seed = match n.seed {
+        Some(s) => s,
+        None => {
+            let mut b = [0u8; 8];
+            getrandom::fill(&mut b)
+                .map_err(|e| Failure::Declined(format!("no random numbers from the system: {e}")))?;
+            u64::from_le_bytes(b)
+        }
+    };
+    let start = crate::engine::shuffle::draw(variant, seed).ok_or_else(|| {
+        Failure::Usage(format!("{}: no start obeys the 960-style rules", variant.def().title))
+    })?;
+    tags.push(("SetUp", "1".into()));
+    tags.push(("FEN", crate::notation::position_string::write_position(variant, &start)));
+    Ok(())
 }
 
 /// Checks the players' names (two different ones), the game id (no other game's but for

@@ -240,6 +240,7 @@ fn record_files(
             emails: [w.email.clone(), b.email.clone()],
             accounts: [None, None],
             variant_file: None,
+            seed: None,
         };
         let NewTags { tags, user, .. } = new_game_tags(archive, &game, time)?;
         let tags: Vec<(String, String)> = tags

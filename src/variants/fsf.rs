@@ -114,6 +114,9 @@ struct Spec {
     castling_files: (char, char),
     castling_rank: u8,
     castling_rooks: String,
+    /// `chess960 = true`: the start drawn 960-style (`castling.chess960`), with the
+    /// key's line.
+    chess960: Option<usize>,
     stalemate: &'static str,
     extinction_value: Option<&'static str>,
     extinction_kinds: String,
@@ -222,6 +225,7 @@ impl Spec {
             castling_files: ('g', 'c'),
             castling_rank: 1,
             castling_rooks: "r".into(),
+            chess960: None,
             stalemate: "draw",
             extinction_value: None,
             extinction_kinds: String::new(),
@@ -286,6 +290,7 @@ impl Spec {
             "mandatoryPawnPromotion" => self.mandatory_promotion = boolean()?,
             "doubleStep" => self.double_step = boolean()?,
             "castling" => self.castling = boolean()?,
+            "chess960" => self.chess960 = boolean()?.then_some(line),
             "doubleStepRegionWhite" | "doubleStepRegionBlack" => {
                 let ranks = whole_ranks(value).filter(|r| r.len() == 1);
                 let rank = ranks.ok_or_else(|| bad("a double-step region of one whole rank `*N` only"))?[0];
@@ -489,6 +494,13 @@ fn write(name: &str, spec: &Spec, line: usize) -> Result<String, FsfError> {
 }
 
 fn write_castling(y: &mut String, spec: &Spec, rights: &str, line: usize) -> Result<(), FsfError> {
+    if let Some(at) = spec.chess960.filter(|_| !spec.castling || rights == "-") {
+        return Err(err(
+            at,
+            "chess960",
+            "a 960-style start without castling (ravenpost draws it for castling games)",
+        ));
+    }
     if !spec.castling || rights == "-" {
         return Ok(());
     }
@@ -506,11 +518,12 @@ fn write_castling(y: &mut String, spec: &Spec, rights: &str, line: usize) -> Res
     let rooks: Vec<String> =
         spec.castling_rooks.chars().map(|c| c.to_ascii_uppercase().to_string()).collect();
     y.push_str(&format!(
-        "  castling: {{ rooks: [{}], king-side-file: {}, queen-side-file: {}, rank: {} }}\n",
+        "  castling: {{ rooks: [{}], king-side-file: {}, queen-side-file: {}, rank: {}{} }}\n",
         rooks.join(", "),
         spec.castling_files.0,
         spec.castling_files.1,
-        spec.castling_rank
+        spec.castling_rank,
+        if spec.chess960.is_some() { ", chess960: true" } else { "" }
     ));
     Ok(())
 }
@@ -713,6 +726,22 @@ mod tests {
         let e = import(ini, Some("bad")).unwrap_err();
         assert_eq!((e.line, e.key.as_str()), (12, "countingRule"));
         assert!(e.reason.contains("makruk, cambodian, asean or none"), "{e}");
+    }
+
+    #[test]
+    fn chess960_is_translated_to_a_start_drawn_960_style() {
+        let ini = "[fischer:chess]\nchess960 = true\n\n[stiff:chess]\ncastling = false\nchess960 = true\n";
+        let (_, text) = import(ini, Some("fischer")).unwrap();
+        assert!(
+            text.contains(
+                "  castling: { rooks: [R], king-side-file: g, queen-side-file: c, rank: 1, chess960: true }\n"
+            ),
+            "{text}"
+        );
+        let def = crate::variants::load_definition(&text).unwrap();
+        assert_eq!(crate::engine::shuffle::arrangements(def.def()).len(), 960);
+        let e = import(ini, Some("stiff")).unwrap_err();
+        assert_eq!((e.line, e.key.as_str()), (6, "chess960"));
     }
 
     #[test]

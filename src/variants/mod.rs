@@ -267,6 +267,9 @@ struct CastlingYaml {
     /// The castling rank, counted from each side's own side (default 1).
     #[serde(default = "one")]
     rank: u8,
+    /// The start's castling rank is drawn 960-style (Fairy-Stockfish's `chess960`).
+    #[serde(default)]
+    chess960: bool,
 }
 
 #[derive(Deserialize, Clone)]
@@ -608,7 +611,7 @@ fn read_castling(def: &GameDef, c: &CastlingYaml) -> Result<Castling, VariantErr
             def.dims.ranks()
         )));
     }
-    Ok(Castling { king, rooks, king_side_file, queen_side_file, rank: c.rank - 1 })
+    Ok(Castling { king, rooks, king_side_file, queen_side_file, rank: c.rank - 1, chess960: c.chess960 })
 }
 
 /// Reads `engine.extinction` and `engine.bare-king` (at most one of them).

@@ -884,6 +884,7 @@ fn two_sessions_in_one_process_commit_as_their_own_identity_and_time() {
         secret_armies: false,
         emails: [None, None],
         accounts: [None, None],
+        seed: None,
     };
     ops::new_game(&a, new("by-ann"), &ann_s).unwrap();
     ops::new_game(&a, new("by-bo"), &bo_s).unwrap();

@@ -302,6 +302,43 @@ fn capablanca_with_both_castlings_and_shatranj_ended_by_bare_king_by_corresponde
     let err = common::fails(&bo, &home, &["move", "s", "Ke1", "--as", "Ann"], 1, "");
     assert!(!err.is_empty());
     assert!(ok(&ann, &home, &["verify"]).contains("0 problems"));
+    // Issue 37: `log`, `log --json` and the site say why the game ended.
+    let (log, json, page) = shown_end(&ann, &home, &t.path().join("site"), "shatranj-ending", "s");
+    assert!(log.ends_with("ply 2 Kf7, result 1-0 · bare king"), "{log}");
+    assert_eq!(json, ("1-0".to_string(), "bare king".to_string()));
+    assert_eq!(page, "1-0 · bare king");
+}
+
+/// How `log`, `log --json` and the site show the end of game `id` (a `variant` game) of
+/// the clone `dir`: the last line of `log`, the last JSON entry's `result` and `reason`
+/// (the earlier entries have neither), the result line of the game's page in a site
+/// written to `site`.
+fn shown_end(
+    dir: &Path,
+    home: &Path,
+    site: &Path,
+    variant: &str,
+    id: &str,
+) -> (String, (String, String), String) {
+    use common::ok;
+    let log = ok(dir, home, &["log", id]);
+    let last = log.lines().last().unwrap().to_string();
+    let json: serde_json::Value = serde_json::from_str(&ok(dir, home, &["log", id, "--json"])).unwrap();
+    let entries = json.as_array().unwrap();
+    for e in &entries[..entries.len() - 1] {
+        assert!(e.get("reason").is_none() && e.get("result").is_none(), "{e}");
+    }
+    let end = entries.last().unwrap();
+    let field = |k: &str| end[k].as_str().unwrap_or_else(|| panic!("no {k}: {end}")).to_string();
+    let json = (field("result"), field("reason"));
+    ok(dir, home, &["site", site.to_str().unwrap()]);
+    // The page escapes `/` (`1&#x2f;2-1&#x2f;2`).
+    let html = std::fs::read_to_string(site.join(format!("games/{variant}/{id}.html")))
+        .unwrap()
+        .replace("&#x2f;", "/");
+    let line = html.split("<p class=\"result\">").nth(1).and_then(|r| r.split("</p>").next()).unwrap();
+    assert!(html.contains(&format!("result <strong>{}</strong> · {}", json.0, json.1)), "{html}");
+    (last, json, line.to_string())
 }
 
 /// The position as Fairy-Stockfish writes it: castling and en passant fields always (a
@@ -602,9 +639,311 @@ fn a_makruk_ending_drawn_by_the_count_by_correspondence() {
     // The picture's caption says it too.
     let svg = ok(&ann, &home, &["show", "m", "--svg", "-"]);
     assert!(svg.contains("Ply 10: the count has run out (17 plies of 16)"), "{svg}");
-    let log = ok(&bo, &home, &["log", "m"]);
-    assert!(log.contains("ply 10 Kd7"), "{log}");
+    // A verdict cache written by the release before reasons were shown (namespace `-2`,
+    // verdicts without `end`) holds this move as ending nothing: it must not be read.
+    let archive = ravenpost::archive::Archive::open(&bo).unwrap();
+    let tip = archive.tip().unwrap().unwrap();
+    let file = common::fan_out_path("makruk-ending", "m");
+    let mut now = archive.verdict_cache(concat!("referee-", env!("CARGO_PKG_VERSION"), "-3"));
+    now.remove(tip, &file);
+    now.save().unwrap();
+    let mut old = archive.verdict_cache(concat!("referee-", env!("CARGO_PKG_VERSION"), "-2"));
+    old.put(tip, &file, r#"{"what":"ply 10 Kd7","ply":10,"san":"Kd7","problem":null}"#.to_string());
+    old.save().unwrap();
+    drop((now, old, archive));
+    let (log, json, page) = shown_end(&bo, &home, &t.path().join("site"), "makruk-ending", "m");
+    assert!(log.ends_with("ply 10 Kd7, result 1/2-1/2 · counting rule"), "{log}");
+    assert_eq!(json, ("1/2-1/2".to_string(), "counting rule".to_string()));
+    assert_eq!(page, "1/2-1/2 · counting rule");
     let err = common::fails(&ann, &home, &["move", "m", "Ra3", "--as", "Ann"], 1, "");
     assert!(!err.is_empty());
     assert!(ok(&ann, &home, &["verify"]).contains("0 problems"));
+}
+
+/// Issue 37: a position string as Fairy-Stockfish writes it (pyffish's `get_fen`), and as
+/// it reads it with its last fields left out, is read for variants imported from its
+/// format: the position pyffish reached by the same moves, written back as it wrote it.
+#[test]
+fn fairy_stockfishs_position_strings_are_read_for_imported_variants() {
+    common::tools::require_pyffish();
+    let ini = std::fs::read_to_string("tests/data/fsf/variants.ini").unwrap();
+    let names = [
+        "capablanca",
+        "janus",
+        "embassy",
+        "gothic",
+        "knightmate",
+        "nocastle",
+        "makruk",
+        "courier",
+        "gardner",
+    ];
+    let mut rng = common::rng::Lcg(0x0037_f3e0);
+    let mut lines = String::new();
+    let mut ours = Vec::new();
+    for name in names {
+        let def = ravenpost::variants::fsf::import(&ini, Some(name)).unwrap().1;
+        let v = load_definition(&def).unwrap().variant(&[]).unwrap();
+        for _ in 0..8 {
+            let mut pos = v.start_position();
+            let mut moves = Vec::new();
+            for _ in 0..50 {
+                let legal = v.legal_moves(&pos);
+                if legal.is_empty() {
+                    break;
+                }
+                let m = legal[rng.below(legal.len())];
+                moves.push(uci(&v, &m));
+                pos = v.make(&pos, &m);
+                lines.push_str(&format!("{name}\t{}\n", moves.join(" ")));
+                ours.push((name, v.clone(), write_position(&v, &pos)));
+            }
+        }
+    }
+    // Each line: the position string, then the placement and side alone, and the first
+    // four fields alone, each as pyffish reads them (written out in full).
+    let script = r#"
+import sys, pyffish
+for line in sys.stdin:
+    variant, moves = line.rstrip("\n").split("\t")
+    fen = pyffish.get_fen(variant, pyffish.start_fen(variant), moves.split(" "))
+    f = fen.split(" ")
+    short = [" ".join(f[:2]), " ".join(f[:4])]
+    print("\t".join([fen] + [x + "=" + pyffish.get_fen(variant, x, []) for x in short]))
+"#;
+    let theirs = pyffish_answers(script, lines);
+    assert_eq!(theirs.len(), ours.len());
+    let (mut castling, mut en_passant) = (0, 0);
+    for ((name, v, expected), line) in ours.iter().zip(&theirs) {
+        let mut parts = line.split('\t');
+        let fen = parts.next().unwrap();
+        let pos = parse_position(v, fen).unwrap_or_else(|e| panic!("{name} {fen}: {e}"));
+        assert_eq!(&write_position(v, &pos), expected, "{name} {fen}");
+        assert_eq!(fsf_fen(v, &pos), fen, "{name}: written back");
+        let f: Vec<&str> = fen.split(' ').collect();
+        castling += usize::from(f[2] != "-");
+        en_passant += usize::from(f[3] != "-" && !f[3].bytes().all(|b| b.is_ascii_digit()));
+        for short in parts {
+            let (short, full) = short.split_once('=').unwrap();
+            let read = parse_position(v, short).unwrap_or_else(|e| panic!("{name} `{short}`: {e}"));
+            let full = parse_position(v, full).unwrap();
+            assert_eq!(write_position(v, &read), write_position(v, &full), "{name} `{short}`");
+        }
+    }
+    assert!(
+        ours.len() >= 2000 && castling >= 500 && en_passant >= 5,
+        "{} {castling} {en_passant}",
+        ours.len()
+    );
+}
+
+#[test]
+fn a_fairy_stockfish_field_that_cannot_be_read_says_which_and_what_would_be() {
+    // Shatranj has no castling: the field names itself and what to write.
+    let v = user("shatranj.md");
+    let err = parse_position(&v, "rnbkqbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBKQBNR w KQkq - 0 1").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "column 47: castling field `KQkq`: there is no castling in this game (its definition has no \
+         `castling`); write `-`"
+    );
+    let chess = user("chess.md");
+    let err =
+        parse_position(&chess, "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e4 0 1").unwrap_err();
+    assert!(err.to_string().starts_with("column 54: en passant field `e4`: "), "{err}");
+    assert!(err.to_string().ends_with("write `-`, or the square passed over"), "{err}");
+    let err =
+        parse_position(&chess, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 7").unwrap_err();
+    assert!(err.to_string().contains("castling rights (`-`, or K, Q, k, q and file letters)"), "{err}");
+    // Without `chess_fields`, `placement side halfmove fullmove` is the whole string: of
+    // Fairy-Stockfish's shortened forms only the placement, with or without the side.
+    let shatranj_start = write_position(&v, &v.start_position());
+    assert_eq!(shatranj_start, "rnbkqbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBKQBNR w 0 1");
+    for short in
+        ["rnbkqbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBKQBNR", "rnbkqbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBKQBNR w"]
+    {
+        assert_eq!(write_position(&v, &parse_position(&v, short).unwrap()), shatranj_start, "{short}");
+    }
+    assert!(parse_position(&v, "rnbkqbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBKQBNR w -").is_err());
+}
+
+/// Whether a first rank written as a position string writes it (`RNBQKBNR`) obeys
+/// Chess960's rules, checked here from the letters: the Bishops on squares of both
+/// colours, the King between the Rooks.
+fn chess960_rank(rank: &str) -> bool {
+    let at = |c: char| rank.char_indices().filter(|(_, x)| *x == c).map(|(i, _)| i).collect::<Vec<_>>();
+    let (b, r, k) = (at('B'), at('R'), at('K'));
+    b.len() == 2 && b[0] % 2 != b[1] % 2 && r.len() == 2 && k.len() == 1 && r[0] < k[0] && k[0] < r[1]
+}
+
+#[test]
+fn the_960_style_starts_of_chess_are_the_960_of_chess960_each_by_the_rules() {
+    use ravenpost::engine::shuffle;
+    let v = user("chess960.md");
+    // Every arrangement of the eight pieces, each once, counted here on its own.
+    fn all(left: &mut Vec<char>, done: &mut String, out: &mut std::collections::BTreeSet<String>) {
+        if left.is_empty() {
+            out.insert(done.clone());
+        }
+        for i in 0..left.len() {
+            let c = left.remove(i);
+            done.push(c);
+            all(left, done, out);
+            done.pop();
+            left.insert(i, c);
+        }
+    }
+    let mut every = std::collections::BTreeSet::new();
+    all(&mut "RNBQKBNR".chars().collect(), &mut String::new(), &mut every);
+    assert_eq!(every.len(), 5040);
+    let by_the_rules: std::collections::BTreeSet<String> =
+        every.into_iter().filter(|r| chess960_rank(r)).collect();
+    assert_eq!(by_the_rules.len(), 960);
+    // Ravenpost's: all 960, each a whole start (Black's rank the mirror, pawns in place,
+    // all four castling rights, White to move).
+    let ours = shuffle::arrangements(v.def());
+    assert_eq!(ours.len(), 960);
+    let mut ranks = std::collections::BTreeSet::new();
+    for a in &ours {
+        let pos = shuffle::start_with(&v, a);
+        let s = write_position(&v, &pos);
+        let (placement, rest) = s.split_once(' ').unwrap();
+        let rows: Vec<&str> = placement.split('/').collect();
+        assert_eq!(rows[0], rows[7].to_lowercase(), "{s}");
+        assert_eq!(rows[1..7].join("/"), "pppppppp/8/8/8/8/PPPPPPPP", "{s}");
+        assert_eq!(rest, "w KQkq - 0 1", "{s}");
+        assert!(shuffle::is_drawn_start(&v, &pos), "{s}");
+        ranks.insert(rows[7].to_string());
+    }
+    assert_eq!(ranks, by_the_rules);
+    // Not a drawn start: the Bishops on one colour, or the King outside the Rooks.
+    for fen in [
+        "rbnbqknr/pppppppp/8/8/8/8/PPPPPPPP/RBNBQKNR w KQkq - 0 1",
+        "krbbqnnr/pppppppp/8/8/8/8/PPPPPPPP/KRBNQBNR w - - 0 1",
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1",
+    ] {
+        if let Ok(pos) = parse_position(&v, fen) {
+            assert!(!shuffle::is_drawn_start(&v, &pos), "{fen}");
+        }
+    }
+}
+
+#[test]
+fn a_seed_draws_the_start_fairy_stockfish_counted() {
+    let v = user("chess960.md");
+    let mut seeds = 0;
+    for b in read_blocks(Path::new("tests/data/fsf-chess960.perft")) {
+        let Some((_, seed)) = b.id.split_once("seed-") else { continue };
+        let v = b.variant();
+        let drawn = ravenpost::engine::shuffle::draw(&v, seed.parse().unwrap()).unwrap();
+        assert_eq!(write_position(&v, &drawn), b.position, "{}", b.id);
+        seeds += 1;
+    }
+    assert_eq!(seeds, 6);
+    // Other seeds draw other starts: 1,000 seeds, well over 600 of the 960.
+    let drawn: std::collections::BTreeSet<String> = (0..1000_u64)
+        .map(|s| write_position(&v, &ravenpost::engine::shuffle::draw(&v, s).unwrap()))
+        .collect();
+    assert!(drawn.len() > 600, "{}", drawn.len());
+    // A definition without `chess960` draws nothing.
+    assert!(ravenpost::engine::shuffle::draw(&user("chess.md"), 1).is_none());
+}
+
+#[test]
+fn a_chess960_game_with_castling_by_correspondence() {
+    use common::ok;
+    let common::BareClub { dir: t, home, ann, bo, .. } = common::bare_club();
+    let file = std::fs::canonicalize("tests/data/variants/chess960.md").unwrap();
+    let file = file.to_str().unwrap();
+    // Seed 2: NBBRNKRQ, the King on f1 beside the g1 Rook: `O-O` at once, King to g1,
+    // Rook to f1 (each on the other's square).
+    ok(
+        &ann,
+        &home,
+        &["new", "--variant-file", file, "--white", "Ann", "--black", "Bo", "--id", "f", "--seed", "2"],
+    );
+    play_by_correspondence(&home, &ann, &bo, "f", &["O-O", "O-O", "e4", "e5"]);
+    let record = std::fs::read_to_string(bo.join(common::fan_out_path("chess960", "f"))).unwrap();
+    assert!(record.contains("[SetUp \"1\"]"), "{record}");
+    assert!(
+        record.contains("[FEN \"nbbrnkrq/pppppppp/8/8/8/8/PPPPPPPP/NBBRNKRQ w KQkq - 0 1\"]"),
+        "{record}"
+    );
+    let words = record.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains("1. O-O {") && words.contains("1... O-O {"), "{record}");
+    let shown = ok(&bo, &home, &["show", "f", "--json"]);
+    assert!(shown.contains("nbbrnrkq/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/NBBRNRKQ w - - 0 3"), "{shown}");
+    assert!(ok(&ann, &home, &["verify"]).contains("0 problems"));
+    // A game of it from a start that is no drawn one is refused where it is created.
+    let text = std::fs::read_to_string(file).unwrap();
+    let mut held = ravenpost::variants::Definitions::new();
+    held.insert(load_definition(&text).unwrap());
+    let tags = &record[..record.find("\n\n").unwrap()];
+    for (fen, drawn) in [
+        ("nbbrnkrq/pppppppp/8/8/8/8/PPPPPPPP/NBBRNKRQ w KQkq - 0 1", true),
+        ("rbnbqknr/pppppppp/8/8/8/8/PPPPPPPP/RBNBQKNR w KQkq - 0 1", false),
+        ("nbbrnkrq/pppppppp/8/8/8/8/PPPPPPPP/NBBRNKRQ w Kk - 0 1", false),
+    ] {
+        let new = tags.replace("nbbrnkrq/pppppppp/8/8/8/8/PPPPPPPP/NBBRNKRQ w KQkq - 0 1", fen) + "\n\n*\n";
+        let game = ravenpost::record::Loader::new().definitions(&held).load(&new).unwrap().game;
+        let created = ravenpost::referee::step::check_created("chess960", &game);
+        match drawn {
+            true => assert!(created.is_ok(), "{fen}: {created:?}"),
+            false => {
+                let err = created.unwrap_err().to_string();
+                assert!(
+                    err.contains("is not one of Chess960 (a user definition)'s 960-style starts"),
+                    "{err}"
+                );
+            }
+        }
+    }
+    drop(t);
+}
+
+#[test]
+fn pyffish_agrees_on_legal_moves_in_random_games_from_drawn_960_starts() {
+    common::tools::require_pyffish();
+    let v = user("chess960.md");
+    let d = v.def().dims;
+    // Fairy-Stockfish's UCI in Chess960 mode: castling is the king taking its own rook.
+    let uci960 = |m: &Move| match *m {
+        Move::Castle { from, rook_from, .. } => format!("{}{}", d.name(from), d.name(rook_from)),
+        _ => uci(&v, m),
+    };
+    let mut rng = common::rng::Lcg(0x0960_f5f3);
+    let (mut lines, mut ours, mut castled) = (String::new(), Vec::new(), 0);
+    for seed in 0..60_u64 {
+        let mut pos = ravenpost::engine::shuffle::draw(&v, seed).unwrap();
+        for _ in 0..80 {
+            let legal = v.legal_moves(&pos);
+            if legal.is_empty() {
+                break;
+            }
+            let mut moves: Vec<String> = legal.iter().map(uci960).collect();
+            moves.sort();
+            lines.push_str(&format!("{}\n", write_position(&v, &pos)));
+            ours.push((write_position(&v, &pos), moves.join(" ")));
+            // Castle half the times it can, else a random move.
+            let m = match legal.iter().find(|m| matches!(m, Move::Castle { .. })) {
+                Some(c) if rng.below(2) == 0 => {
+                    castled += 1;
+                    *c
+                }
+                _ => legal[rng.below(legal.len())],
+            };
+            pos = v.make(&pos, &m);
+        }
+    }
+    let script = r#"
+import sys, pyffish
+for line in sys.stdin:
+    print(" ".join(sorted(pyffish.legal_moves("chess", line.rstrip("\n"), [], True))))
+"#;
+    let theirs = pyffish_answers(script, lines);
+    assert_eq!(theirs.len(), ours.len());
+    for ((fen, moves), their) in ours.iter().zip(&theirs) {
+        assert_eq!(moves, their, "{fen}");
+    }
+    assert!(ours.len() >= 3000 && castled >= 40, "{} positions, {castled} castlings", ours.len());
 }

@@ -127,7 +127,7 @@ fn verify_steps() {
     assert_eq!(check_step(None, &v1, Some("Ann")), Ok(Step::Created));
     assert_eq!(
         check_step(Some(&v1), &v2, Some("Ann")),
-        Ok(Step::Moved { ply: 1, san: "2e3".into(), player: "Ann".into() })
+        Ok(Step::Moved { ply: 1, san: "2e3".into(), player: "Ann".into(), end: None })
     );
     // Two plies at once.
     assert!(check_step(Some(&v1), &v3, Some("Ann")).unwrap_err().contains("2 plies were added"));

@@ -80,7 +80,7 @@ fn step(old: Option<&str>, new: &str, author: Option<&str>) -> Result<Step, Prob
 }
 
 fn moved(ply: usize, san: &str, player: &str) -> Result<Step, Problem> {
-    Ok(Step::Moved { ply, san: san.into(), player: player.into() })
+    Ok(Step::Moved { ply, san: san.into(), player: player.into(), end: None })
 }
 
 fn recorded(result: &str, player: &str, summary: &str) -> Result<Step, Problem> {
@@ -126,7 +126,15 @@ fn a_mating_move_comes_with_its_result() {
     let old = mate_position(0);
     let a = play_move_at(&old, "O2a7", Some("Bo"), None, Some(T0)).unwrap();
     assert_eq!(a.result.as_deref(), Some("0-1"));
-    assert_eq!(step(Some(&old), &a.text, Some("Bo")), moved(1, "O2a7#", "Bo"));
+    // The step says how the rules ended the game (typed, for `log` and the site).
+    let end = Some(ravenpost::referee::Ended {
+        result: "0-1".into(),
+        reason: ravenpost::engine::EndReason::Checkmate,
+    });
+    assert_eq!(
+        step(Some(&old), &a.text, Some("Bo")),
+        Ok(Step::Moved { ply: 1, san: "O2a7#".into(), player: "Bo".into(), end })
+    );
 }
 
 #[test]
@@ -225,7 +233,8 @@ fn a_timeout_claim_is_a_step_of_the_waiting_player() {
 
 #[test]
 fn step_serialises_with_a_kebab_case_tag() {
-    let s = serde_json::to_value(Step::Moved { ply: 3, san: "2d3".into(), player: "Ann".into() }).unwrap();
+    let s = serde_json::to_value(Step::Moved { ply: 3, san: "2d3".into(), player: "Ann".into(), end: None })
+        .unwrap();
     assert_eq!(s, serde_json::json!({"step": "moved", "ply": 3, "san": "2d3", "player": "Ann"}));
     assert_eq!(serde_json::to_value(Step::Created).unwrap(), serde_json::json!({"step": "created"}));
 }
@@ -491,7 +500,7 @@ fn a_ply_with_more_than_the_move() {
     let said = edit(&p1, |t| t.moves[0].comments.push("Good luck".into()));
     assert_eq!(
         step(Some(&new), &said, Some("Ann")),
-        Ok(Step::Moved { ply: 1, san: "2e3".into(), player: "Ann".into() })
+        Ok(Step::Moved { ply: 1, san: "2e3".into(), player: "Ann".into(), end: None })
     );
     // The mate without its result.
     let old = mate_position(0);
@@ -1764,7 +1773,7 @@ fn a_comment_with_terminal_escapes_reached_the_opponents_terminal() {
         let said = edit(&p1, |t| t.moves[0].comments.push(good.into()));
         assert_eq!(
             step(Some(&new), &said, Some("Ann")),
-            Ok(Step::Moved { ply: 1, san: "2e3".into(), player: "Ann".into() }),
+            Ok(Step::Moved { ply: 1, san: "2e3".into(), player: "Ann".into(), end: None }),
             "{good:?}"
         );
     }

@@ -327,6 +327,7 @@ fn play_game(a: &Archive, variant: &str, id: &str, armies: Option<(&str, &str)>,
         emails: [None, None],
         accounts: [None, None],
         variant_file: None,
+        seed: None,
     };
     let (path, _) = ops::new_game(a, n, &ops::Session::new().with_identity(referee)).unwrap();
     let mut rng = Lcg(seed);

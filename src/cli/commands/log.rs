@@ -73,9 +73,10 @@ fn archive_log(a: &Archive, json: bool, out: &mut impl Write) -> Result<(), Fail
     let width = entries.iter().map(|e| e.game.chars().count()).max().unwrap_or(0);
     for e in &entries {
         let l = &e.line;
-        let what = match &l.problem {
-            Some(p) => format!("INVALID: {p}"),
-            None => l.what.clone(),
+        let what = match (&l.problem, &l.result, &l.reason) {
+            (Some(p), ..) => format!("INVALID: {p}"),
+            (None, Some(result), Some(reason)) => format!("{}, result {result} · {reason}", l.what),
+            (None, ..) => l.what.clone(),
         };
         writeln!(out, "{}  {}  {:<width$}  {:<16} {what}", l.commit, log_time(&l.time), e.game, l.author)
             .map_err(io)?;
@@ -92,8 +93,12 @@ pub(crate) fn log_time(time: &str) -> String {
 /// What a `log` line says a commit did, for reading: a recorded action (`log --json`'s
 /// `Scarlet declines the draw (*)`) naming its player, its author, with the side
 /// (`Bo (Scarlet) declines the draw`), without the result when it stays `*`, and with
-/// the word when it changed (`Bo (Scarlet) resigns, result 1-0`).
+/// the word when it changed (`Bo (Scarlet) resigns, result 1-0`); a move with which the
+/// rules ended the game, with the result and why (`ply 3 Kf7, result 1-0 · bare king`).
 fn log_what(l: &ops::LogLine) -> String {
+    if let (Some(result), Some(reason)) = (&l.result, &l.reason) {
+        return format!("{}, result {result} · {reason}", l.what);
+    }
     if l.ply.is_none() {
         for result in ["*", "1-0", "0-1", "1/2-1/2"] {
             if let Some(action) = l.what.strip_suffix(&format!(" ({result})")) {

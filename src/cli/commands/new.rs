@@ -35,6 +35,11 @@ pub(crate) struct NewArgs {
     /// Game option K=V (repeatable), e.g. introduction=default.
     #[arg(long = "option", value_name = "K=V", value_parser = game_option)]
     options: Vec<(String, String)>,
+    /// A variant whose start is drawn 960-style (`castling: { …, chess960: true }`):
+    /// the seed naming the start (default: a random one); the start is written in the
+    /// game's FEN tag.
+    #[arg(long, value_name = "N")]
+    seed: Option<u64>,
     /// The game's id (default: date-white-black).
     #[arg(long)]
     id: Option<String>,
@@ -79,6 +84,7 @@ pub(crate) fn run(s: &Session, a: NewArgs, out: &mut impl Write) -> Result<(), F
     };
     let secret_armies = a.secret_armies;
     let n = ops::NewGame {
+        seed: a.seed,
         variant: a.variant.unwrap_or_default(),
         variant_file: a.variant_file,
         white: a.white,
