@@ -254,7 +254,12 @@ impl Spec {
         };
         match key {
             k if SKIPPED.contains(&k) => {}
-            "maxRank" => self.ranks = number()?,
+            "maxRank" => {
+                self.ranks = number()?;
+                if !(1..=12).contains(&self.ranks) {
+                    return Err(bad("ravenpost plays boards of 1 to 12 ranks"));
+                }
+            }
             "maxFile" => {
                 self.files = match value.parse::<u8>() {
                     Ok(n) => n,
@@ -264,6 +269,9 @@ impl Spec {
                         .filter(|b| b.is_ascii_lowercase() && value.len() == 1)
                         .map(|b| b - b'a' + 1)
                         .ok_or_else(|| bad("expected a number or a file letter"))?,
+                };
+                if !(1..=12).contains(&self.files) {
+                    return Err(bad("ravenpost plays boards of 1 to 12 files (a to l)"));
                 }
             }
             "startFen" => self.start_fen = value.to_string(),
@@ -428,13 +436,26 @@ fn resolve(all: &[Section], name: &str, depth: usize) -> Result<Spec, FsfError> 
     let mut spec = match &section.parent {
         None => Spec::empty(),
         Some(p) if earlier.iter().any(|s| &s.name == p) => resolve(earlier, p, depth + 1)?,
-        Some(p) => builtin(p).ok_or_else(|| {
-            err(
-                section.line,
-                p,
-                "ravenpost knows the templates `chess`, `gardner`, `losalamos` and the sections of this file, not this built-in",
-            )
-        })?,
+        Some(p) => match (builtin(p), all[at..].iter().find(|s| &s.name == p)) {
+            (Some(spec), _) => spec,
+            // As in Fairy-Stockfish, a parent must be read before its children.
+            (None, Some(later)) => {
+                return Err(err(
+                    section.line,
+                    p,
+                    format!("defined below, at line {}: move it above this section", later.line),
+                ));
+            }
+            (None, None) => {
+                return Err(err(
+                    section.line,
+                    p,
+                    "ravenpost knows the templates `chess`, `gardner`, `losalamos` and the sections of this file, \
+                     not this built-in: write the variant on the `chess` template (e.g. `[name:chess]` with its \
+                     pieces, board and rules)",
+                ));
+            }
+        },
     };
     for (line, key, value) in &section.entries {
         spec.apply(*line, key, value)?;
@@ -450,7 +471,8 @@ fn builtin(name: &str) -> Option<Spec> {
 /// The definition file of `spec`.
 fn write(name: &str, spec: &Spec, line: usize) -> Result<String, FsfError> {
     if spec.files > 12 || spec.ranks > 12 || spec.files == 0 || spec.ranks == 0 {
-        return Err(err(line, "maxFile", "the board is larger than ravenpost's 12×12"));
+        let key = if spec.files > 12 || spec.files == 0 { "maxFile" } else { "maxRank" };
+        return Err(err(line, key, "ravenpost plays boards of 1 to 12 files and ranks"));
     }
     let fields: Vec<&str> = spec.start_fen.split_whitespace().collect();
     let placement = *fields.first().ok_or_else(|| err(line, "startFen", "empty"))?;
@@ -707,6 +729,37 @@ mod tests {
         let e = import(ini, Some("house")).unwrap_err();
         assert_eq!((e.line, e.key.as_str()), (6, "pieceDrops"));
         assert!(import(ini, None).unwrap_err().to_string().contains("centaurking house"));
+    }
+
+    /// Regression (a new user's trial): a parent defined after its child was refused as
+    /// "not this built-in", though it is a section of the file; now the message says where
+    /// it is and to move it above (Fairy-Stockfish reads a parent first too).
+    #[test]
+    fn a_parent_below_its_child_was_called_no_built_in() {
+        let ini = "[a:b]\nking = k:KN\n\n[b:chess]\n";
+        let e = import(ini, Some("a")).unwrap_err();
+        assert_eq!((e.line, e.key.as_str()), (1, "b"), "{e}");
+        assert!(e.reason.contains("defined below, at line 4: move it above"), "{e}");
+        let e = import("[a:shatranj]\n", Some("a")).unwrap_err();
+        assert!(e.reason.contains("write the variant on the `chess` template"), "{e}");
+    }
+
+    /// Regression (a new user's trial): `maxRank = 99` and `maxRank = 0` were refused as
+    /// "line 1: `maxFile`: the board is larger than ravenpost's 12×12", naming the wrong
+    /// key and line (and wrong for 0). Now the key and its line are named.
+    #[test]
+    fn a_board_too_large_or_empty_blamed_max_file_on_line_1() {
+        for (key, value, why) in [
+            ("maxRank", "99", "1 to 12 ranks"),
+            ("maxRank", "0", "1 to 12 ranks"),
+            ("maxFile", "13", "1 to 12 files"),
+            ("maxFile", "m", "1 to 12 files"),
+        ] {
+            let ini = format!("[a:chess]\n# the board\n{key} = {value}\n");
+            let e = import(&ini, Some("a")).unwrap_err();
+            assert_eq!((e.line, e.key.as_str()), (3, key), "{e}");
+            assert!(e.reason.contains(why), "{e}");
+        }
     }
 
     #[test]
