@@ -115,21 +115,29 @@ pub(crate) fn read_definition(path: &Path) -> Result<variants::Definition, Failu
 
 /// The variant of a command: a built-in by name, or the one defined in `file`.
 pub(crate) fn variant_of(
+    s: &crate::usecases::Session,
     name: Option<&str>,
     file: Option<&Path>,
     options: &[(String, String)],
     pos: Option<&str>,
 ) -> Result<Arc<Variant>, Failure> {
-    match (file, name) {
-        (Some(f), _) => {
-            let d = read_definition(f)?;
-            let mut options = self::options(options)?;
-            if let Some(p) = pos {
-                options = variants::options_for_position(&d.def().slug, &options, p);
-            }
-            d.variant(&options).map_err(|e| Failure::input(format!("{}: {e}", f.display())))
+    let build = |d: variants::Definition, place: &str| {
+        let mut options = self::options(options)?;
+        if let Some(p) = pos {
+            options = variants::options_for_position(&d.def().slug, &options, p);
         }
-        (None, Some(n)) => load(n, options, pos),
+        d.variant(&options).map_err(|e| Failure::input(format!("{place}: {e}")))
+    };
+    match (file, name) {
+        (Some(f), _) => build(read_definition(f)?, &f.display().to_string()),
+        (None, Some(n)) => match load(n, options, pos) {
+            Ok(v) => Ok(v),
+            // Not built in: the archive's own definition of that name, as `new NAME` plays it.
+            Err(unknown) => match crate::usecases::archive_variant(s, n)? {
+                Some(d) => build(d, &format!("variants/{n}.md")),
+                None => Err(unknown),
+            },
+        },
         (None, None) => Err(Failure::input("name a variant, or give --variant-file FILE")),
     }
 }

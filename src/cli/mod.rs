@@ -132,14 +132,14 @@ fn parse() -> Result<Cli, clap::Error> {
 fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
     let s = &session::from_env(cli.archive, cli.author, cli.signing_key, cli.break_lock)?;
     match cli.command {
-        Command::Perft(a) => c::perft::run(a, out),
+        Command::Perft(a) => c::perft::run(s, a, out),
         Command::Moves(a) => c::moves::run(s, a, out),
         Command::Analyse(a) => c::analyse::run(s, a, out),
         Command::Annotate(a) => c::annotate::run(s, a, out),
         Command::Bot(a) => c::bot::run(s, a, out),
         Command::Uci(a) => c::uci::run(a, out),
-        Command::Variant(a) => c::variant::run(a, out),
-        Command::Position(a) => c::position::run(a, out),
+        Command::Variant(a) => c::variant::run(s, a, out),
+        Command::Position(a) => c::position::run(s, a, out),
         Command::Import(a) => c::import::run(a, out),
         Command::Validate(a) => c::validate::run(a, out),
         Command::Show(a) => c::show::run(s, a, out),

@@ -58,7 +58,7 @@ pub use conditional::{
     Answer, AnswerOutcome, Prepared, answer_prepared, conditional_add, conditional_clear, conditional_show,
     prepared_owners,
 };
-pub use definitions::{at_tip as definitions_at, import_fsf};
+pub use definitions::{archive_variant, at_tip as definitions_at, import_fsf};
 pub use error::{Error, SyncRefusal, SyncStep, TreeRefused};
 pub use exchange::{
     GITOLITE_HOOK_NAME, HOOK_EXE_ENV, HookTarget, SyncOutcome, SyncReport, check_range, check_range_pushed,

@@ -544,3 +544,31 @@ fn a_user_variant_game_was_not_at_hand_for_mail_export_and_the_site() {
         ok(&c.ann, &c.home, args);
     }
 }
+
+/// Regression (a new user's trial): inside an archive whose `variants/capablanca.md`
+/// `new capablanca` plays, `perft`, `position`, `moves`, `variant show` and `variant
+/// legend` said "unknown variant `capablanca`". They now take the archive's definition
+/// (perft 3 from the start is Fairy-Stockfish's 25,228, `tests/data/fsf/perft.txt`);
+/// outside an archive the name is still unknown.
+#[test]
+fn archive_variants_were_unknown_to_perft_position_moves_and_variant_show() {
+    use common::{archive, ok, run, text};
+    let (t, dir, home) = archive();
+    let file = std::fs::canonicalize("tests/data/variants/capablanca.md").unwrap();
+    let file = file.to_str().unwrap();
+    ok(&dir, &home, &["new", "--variant-file", file, "--white", "Ann", "--black", "Bo", "--id", "c"]);
+    assert_eq!(ok(&dir, &home, &["perft", "capablanca", "3"]).trim(), "25228");
+    let shown = ok(&dir, &home, &["position", "capablanca"]);
+    assert!(
+        shown.starts_with("rnabqkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR w KQkq - 0 1\n"),
+        "{shown}"
+    );
+    let moves = ok(&dir, &home, &["moves", "capablanca"]);
+    assert_eq!(moves.lines().count(), 28, "{moves}");
+    assert_eq!(ok(&dir, &home, &["variant", "show", "capablanca"]), std::fs::read_to_string(file).unwrap());
+    assert!(ok(&dir, &home, &["variant", "legend", "capablanca"]).contains("Capablanca"));
+    let outside = t.path().join("home");
+    let o = run(&outside, &home, &["perft", "capablanca", "1"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("unknown variant `capablanca`"), "{}", text(&o));
+}

@@ -63,7 +63,7 @@ pub(crate) fn run(s: &Session, a: AnalyseArgs, out: &mut impl Write) -> Result<(
         }
         _ => {
             let text = a.position.as_deref();
-            let v = args::variant_of(a.target.as_deref(), a.variant_file.as_deref(), &a.options, text)?;
+            let v = args::variant_of(s, a.target.as_deref(), a.variant_file.as_deref(), &a.options, text)?;
             let p = args::position(&v, text)?;
             let analysis = ops::analyse_position(&v, &p, &[], budget);
             (v, p, analysis)

@@ -67,17 +67,23 @@ pub(crate) fn run(s: &Session, a: MovesArgs, out: &mut impl Write) -> Result<(),
                 && a.options.is_empty()
                 && variants::by_name(name, &[]).is_err() =>
         {
-            let g = resolve_current_game(s, Path::new(name), a.game)?;
-            game_moves(&g, &a, out)
+            match resolve_current_game(s, Path::new(name), a.game) {
+                Ok(g) => game_moves(&g, &a, out),
+                // No such game: a variant the archive defines, from its start.
+                Err(e) => match crate::usecases::archive_variant(s, name)? {
+                    Some(_) => position_moves(s, &a, out),
+                    None => Err(e),
+                },
+            }
         }
-        _ => position_moves(&a, out),
+        _ => position_moves(s, &a, out),
     }
 }
 
 /// `ravenpost moves VARIANT`: the legal moves of a position, in long form.
-fn position_moves(a: &MovesArgs, out: &mut impl Write) -> Result<(), Failure> {
+fn position_moves(s: &Session, a: &MovesArgs, out: &mut impl Write) -> Result<(), Failure> {
     let pos = a.position.as_deref();
-    let v = args::variant_of(a.variant.as_deref(), a.variant_file.as_deref(), &a.options, pos)?;
+    let v = args::variant_of(s, a.variant.as_deref(), a.variant_file.as_deref(), &a.options, pos)?;
     let p = args::position(&v, pos)?;
     let moves = chosen(&v, v.legal_moves(&p), a)?;
     if a.json {

@@ -7,6 +7,7 @@ use crate::cli::args::{self, game_option};
 use crate::cli::failure::{Failure, io};
 use crate::notation::moves::long_form;
 use crate::notation::san::write_move;
+use crate::usecases::Session;
 
 /// Count the leaf nodes of the legal move tree (perft), a check of the move generator.
 ///
@@ -57,7 +58,7 @@ struct PerftMove {
 }
 
 /// `ravenpost perft [VARIANT] DEPTH`.
-pub(crate) fn run(a: PerftArgs, out: &mut impl Write) -> Result<(), Failure> {
+pub(crate) fn run(s: &Session, a: PerftArgs, out: &mut impl Write) -> Result<(), Failure> {
     let file = a.variant_file.as_deref();
     let pos = a.position.as_deref();
     let (name, depth) = match (&a.args[..], file) {
@@ -68,7 +69,7 @@ pub(crate) fn run(a: PerftArgs, out: &mut impl Write) -> Result<(), Failure> {
     };
     let depth: u32 =
         depth.parse().map_err(|_| Failure::input(format!("depth `{depth}`: expected a number")))?;
-    let v = args::variant_of(name, file, &a.options, pos)?;
+    let v = args::variant_of(s, name, file, &a.options, pos)?;
     let p = args::position(&v, pos)?;
     if a.json {
         let (nodes, list) = if a.divide {

@@ -8,6 +8,7 @@ use crate::cli::failure::{Failure, io};
 use crate::cli::terminal;
 use crate::engine::Variant;
 use crate::notation::san::{SanError, read_move, write_move};
+use crate::usecases::Session;
 
 /// The position after a list of moves, each checked: position string, diagram, side
 /// to move (or JSON).
@@ -37,7 +38,7 @@ pub(crate) struct PositionArgs {
 
 /// `ravenpost position`: plays the moves, each checked; prints the position string, the
 /// diagram and the side to move (or JSON).
-pub(crate) fn run(a: PositionArgs, out: &mut impl Write) -> Result<(), Failure> {
+pub(crate) fn run(s: &Session, a: PositionArgs, out: &mut impl Write) -> Result<(), Failure> {
     let (name, moves) = match &a.variant_file {
         Some(_) => (None, &a.args[..]),
         None => match a.args.split_first() {
@@ -45,7 +46,7 @@ pub(crate) fn run(a: PositionArgs, out: &mut impl Write) -> Result<(), Failure> 
             None => return Err(Failure::input("name a variant, or give --variant-file FILE")),
         },
     };
-    let v = args::variant_of(name, a.variant_file.as_deref(), &a.options, a.from.as_deref())?;
+    let v = args::variant_of(s, name, a.variant_file.as_deref(), &a.options, a.from.as_deref())?;
     let mut p = args::position(&v, a.from.as_deref())?;
     let mut last = None;
     let mut tokens = Vec::new();

@@ -60,7 +60,7 @@ enum VariantCmd {
 }
 
 /// `ravenpost variant …`.
-pub(crate) fn run(a: VariantArgs, out: &mut impl Write) -> Result<(), Failure> {
+pub(crate) fn run(s: &crate::usecases::Session, a: VariantArgs, out: &mut impl Write) -> Result<(), Failure> {
     match a.action {
         VariantCmd::Check { file } => {
             let d = read_definition(&file)?;
@@ -84,7 +84,17 @@ pub(crate) fn run(a: VariantArgs, out: &mut impl Write) -> Result<(), Failure> {
             writeln!(out, "content hash: {}", d.hash()).map_err(io)?;
         }
         VariantCmd::Show { name } => {
-            let v = variants::by_name(&name, &[]).map_err(|e| Failure::input(e.to_string()))?;
+            let v = match variants::by_name(&name, &[]) {
+                Ok(v) => v,
+                // The archive's own definition of that name, as `new NAME` plays it.
+                Err(e) => match crate::usecases::archive_variant(s, &name)? {
+                    Some(d) => {
+                        out.write_all(d.text().as_bytes()).map_err(io)?;
+                        return Ok(());
+                    }
+                    None => return Err(Failure::input(e.to_string())),
+                },
+            };
             let text = variants::BUILT_IN
                 .iter()
                 .find(|(slug, _)| *slug == v.def().slug)
@@ -107,7 +117,10 @@ pub(crate) fn run(a: VariantArgs, out: &mut impl Write) -> Result<(), Failure> {
                     let d = read_definition(path)?;
                     d.variant(&options).map_err(|e| Failure::refused(e.to_string()))?
                 }
-                Err(e) => return Err(Failure::input(e.to_string())),
+                Err(e) => match crate::usecases::archive_variant(s, &name)? {
+                    Some(d) => d.variant(&options).map_err(|e| Failure::refused(e.to_string()))?,
+                    None => return Err(Failure::input(e.to_string())),
+                },
             };
             for l in variants::legend::legend_lines(v.def(), 80) {
                 writeln!(out, "{l}").map_err(io)?;
