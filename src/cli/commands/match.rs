@@ -136,7 +136,8 @@ pub(crate) fn run(a: MatchArgs, out: &mut impl Write) -> Result<(), Failure> {
     let json = a.json;
     let mut progress = |g: &MatchGame, s: &MatchScore| {
         if !json {
-            let _ = writeln!(out, "{}", game_line(g, s, total));
+            // Each line as its game ends (the output may be a file or a pipe).
+            let _ = writeln!(out, "{}", game_line(g, s, total)).and_then(|()| out.flush());
         }
     };
     let report = ops::play_match(&setup, &mut progress)?;
