@@ -684,6 +684,17 @@ impl Variant {
         self.rules.extra_attack(self, pos, target, by)
     }
 
+    /// The position after the side to move passes: a null move, which no game's rules
+    /// allow but a search's pruning plays (the other side to move, no en passant right,
+    /// the ply clock one more; the variant's own state unchanged).
+    pub fn make_null(&self, pos: &Position) -> Position {
+        let mut p = pos.clone();
+        p.set_en_passant(None);
+        p.halfmove_clock = p.halfmove_clock.saturating_add(1);
+        p.flip_side();
+        p
+    }
+
     /// Whether the side to move is in check.
     pub fn in_check(&self, pos: &Position) -> bool {
         let s = pos.side_to_move;

@@ -4,6 +4,34 @@
 
 use crate::engine::{Move, Position, Variant};
 
+/// The UCI writing of `mv`; `None` for moves UCI has no writing for (captures without
+/// moving, replacements, removals). A drop is written `P@e4`, castling as the king's move.
+pub fn write_uci(v: &Variant, mv: &Move) -> Option<String> {
+    let d = v.def().dims;
+    let code = |k| v.def().kind(k).code.to_lowercase();
+    match *mv {
+        Move::Normal { from, to, promotion, .. } | Move::EnPassant { from, to, promotion, .. } => {
+            Some(format!("{}{}{}", d.name(from), d.name(to), promotion.map(code).unwrap_or_default()))
+        }
+        Move::Castle { from, to, .. } => Some(format!("{}{}", d.name(from), d.name(to))),
+        Move::Drop { piece, to } => {
+            Some(format!("{}@{}", v.def().kind(piece).code.to_uppercase(), d.name(to)))
+        }
+        _ => None,
+    }
+}
+
+/// The legal move of `p` that an engine's `bestmove` token names: the one [`write_uci`]
+/// writes so, else the one [`read_uci`] reads (Fairy-Stockfish's other castling form).
+pub fn engine_move(v: &Variant, p: &Position, token: &str) -> Option<Move> {
+    let legal = v.legal_moves(p);
+    legal
+        .iter()
+        .find(|m| write_uci(v, m).as_deref() == Some(token))
+        .copied()
+        .or_else(|| read_uci(v, p, token))
+}
+
 /// The legal move of `p` that the UCI move `uci` names; `None` when it names none (or,
 /// on a board where that can happen, more than one).
 pub fn read_uci(v: &Variant, p: &Position, uci: &str) -> Option<Move> {

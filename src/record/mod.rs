@@ -1186,6 +1186,22 @@ pub fn time_forfeit(game: &Game, claimant: Option<&str>, why: &str) -> Result<(A
     Ok(recorded(game, winner, name, Some(r.into()), format!("{side_name} wins on time")))
 }
 
+/// Ends the game with `result` (`1-0`, `0-1` or `1/2-1/2`) by a decision outside the
+/// moves (a match's adjudication, an engine's illegal move): `termination` is the
+/// `Termination` tag's value (one of PGN's, movetext.md) and `why` the comment after the
+/// last move.
+///
+/// # Errors
+/// [`Refusal::Over`]: the game is over already.
+pub fn end_by_decision(game: &Game, result: &str, termination: &str, why: &str) -> Result<Game, Refusal> {
+    let mut game = game.clone();
+    ensure_going(&game)?;
+    clear_offer(&mut game.text);
+    finish(&mut game, result, Some(why.to_string()));
+    game.text.set_tag("Termination", termination);
+    Ok(game)
+}
+
 /// A game file with these tag pairs and no moves, in canonical PGN layout (not checked:
 /// [`load`] it to know it makes a game).
 pub fn game_text_from_tags(tags: &[(String, String)]) -> String {

@@ -3,11 +3,26 @@
 //! Each iteration searches the root moves one ply deeper than the last, the best line of
 //! the previous iteration first; below the root, alpha-beta with a null window for every
 //! move after the first (searched again with the full window when it beats alpha), the
-//! transposition table's move and bounds, one ply more for a move that gives check, and
-//! at the leaves a quiescence search of the tactical moves (captures, removals,
+//! transposition table's move and bounds, one ply more for a move that gives check,
+//! null-move pruning and late-move reductions (below), and at the leaves a quiescence search of the tactical moves (captures, removals,
 //! promotions, a Basilisk's freeze; every legal move when in check). An iteration cut by
 //! the budget is thrown away, except its best move when it already beat the last
 //! iteration's; the first iteration always completes.
+//!
+//! Null-move pruning: at a node off the principal variation, at least [`NULL_MIN_DEPTH`]
+//! plies from the leaves, not in check, whose static evaluation already reaches beta,
+//! the side to move passes and the opponent searches `depth - 1 - R` plies (R = 3 +
+//! depth / 6); if it still cannot bring the score below beta, the node fails high
+//! without searching its moves. Never twice in a row, never for a side with only its
+//! royal piece and pawns (zugzwang, where passing would be the best move), never in a
+//! variant with a counting rule (a pass would count).
+//!
+//! Late-move reductions: after the first [`LMR_FIRST_MOVES`] moves of a node at least 3
+//! plies from the leaves, a quiet move (no capture or other tactical move, no check
+//! given, the side not in check) is searched `r` plies less, `r` growing with the depth
+//! and the move's place in the order (`0.75 + ln(depth)·ln(number) / 2.25`, one less at
+//! principal-variation nodes); a move that beats alpha at the reduced depth is searched
+//! again at the full depth.
 
 use std::time::Instant;
 
@@ -28,6 +43,12 @@ const MATE_BOUND: i32 = MATE - MAX_PLY as i32 * 2;
 const INFINITY: i32 = MATE + 1;
 /// Deepest quiescence below the main search's leaves.
 const MAX_QUIESCENCE: usize = 12;
+/// The least depth at which a null move is tried.
+const NULL_MIN_DEPTH: i32 = 3;
+/// Moves searched at full depth at every node before reductions start.
+const LMR_FIRST_MOVES: usize = 3;
+/// The reduction table's size: depths and move numbers beyond it use its last entry.
+const LMR_SIZE: usize = 64;
 
 /// How long to search: the first limit reached ends the search (after at least one
 /// complete iteration). With no limit at all, depth 4.
@@ -119,6 +140,26 @@ struct Searcher<'a> {
     pv: Vec<Vec<Move>>,
     scratch: Vec<Move>,
     scores: Vec<Vec<i32>>,
+    /// Late-move reductions by depth and move number ([`reductions`]).
+    reductions: Vec<[u8; LMR_SIZE]>,
+    /// Null moves are tried (the variant has no counting rule).
+    null_moves: bool,
+}
+
+/// The late-move reduction of the `n`th move (from 1) at `depth` plies, for each pair
+/// below [`LMR_SIZE`]: `0.75 + ln(depth) · ln(n) / 2.25`, rounded down.
+fn reductions() -> Vec<[u8; LMR_SIZE]> {
+    (0..LMR_SIZE)
+        .map(|d| {
+            let mut row = [0u8; LMR_SIZE];
+            for (n, r) in row.iter_mut().enumerate().skip(1) {
+                if d > 0 {
+                    *r = (0.75 + (d as f64).ln() * (n as f64).ln() / 2.25) as u8;
+                }
+            }
+            row
+        })
+        .collect()
 }
 
 impl<'a> Searcher<'a> {
@@ -139,6 +180,8 @@ impl<'a> Searcher<'a> {
             pv: vec![Vec::new(); MAX_PLY + 2],
             scratch: Vec::with_capacity(256),
             scores: vec![Vec::new(); MAX_PLY + 2],
+            reductions: reductions(),
+            null_moves: v.def().counting.is_none(),
         }
     }
 
@@ -216,11 +259,11 @@ impl<'a> Searcher<'a> {
             let next = self.v.make(pos, &m);
             let ext = i32::from(self.v.in_check(&next));
             let score = if i == 0 {
-                -self.negamax(&next, depth - 1 + ext, -beta, -alpha, 1)
+                -self.negamax(&next, depth - 1 + ext, -beta, -alpha, 1, true)
             } else {
-                let s = -self.negamax(&next, depth - 1 + ext, -alpha - 1, -alpha, 1);
+                let s = -self.negamax(&next, depth - 1 + ext, -alpha - 1, -alpha, 1, true);
                 if s > alpha && !self.stopped {
-                    -self.negamax(&next, depth - 1 + ext, -beta, -alpha, 1)
+                    -self.negamax(&next, depth - 1 + ext, -beta, -alpha, 1, true)
                 } else {
                     s
                 }
@@ -266,7 +309,15 @@ impl<'a> Searcher<'a> {
         self.path[self.path.len() - back..].iter().rev().skip(1).step_by(2).any(|&h| h == pos.hash())
     }
 
-    fn negamax(&mut self, pos: &Position, depth: i32, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+    fn negamax(
+        &mut self,
+        pos: &Position,
+        depth: i32,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+        may_pass: bool,
+    ) -> i32 {
         self.pv[ply].clear();
         self.nodes += 1;
         self.seldepth = self.seldepth.max(ply);
@@ -314,6 +365,16 @@ impl<'a> Searcher<'a> {
             return 0;
         }
         let side = pos.side_to_move();
+        let in_check = self.v.in_check(pos);
+        let pv_node = beta - alpha > 1;
+        if may_pass && !pv_node && !in_check && depth >= NULL_MIN_DEPTH {
+            if let Some(s) = self.null_move(pos, depth, beta, ply) {
+                return s;
+            }
+            if self.stopped {
+                return 0;
+            }
+        }
         let hash_move = entry.and_then(|e| e.best);
         let mut scores = std::mem::take(&mut self.scores[ply]);
         sort(&mut moves, &mut scores, |m| self.heur.score(&self.eval, side, m, hash_move, ply));
@@ -324,15 +385,27 @@ impl<'a> Searcher<'a> {
         self.path.push(hash);
         for (i, m) in moves.iter().enumerate() {
             let next = self.v.make(pos, m);
-            let ext = i32::from(ply < self.max_extended_ply && self.v.in_check(&next));
+            let gives_check = self.v.in_check(&next);
+            let ext = i32::from(ply < self.max_extended_ply && gives_check);
             let d = depth - 1 + ext;
             let mut score = if i == 0 {
-                -self.negamax(&next, d, -beta, -alpha, ply + 1)
+                -self.negamax(&next, d, -beta, -alpha, ply + 1, true)
             } else {
-                -self.negamax(&next, d, -alpha - 1, -alpha, ply + 1)
+                let quiet = !in_check && !gives_check && !is_tactical(m);
+                let r = if quiet && i >= LMR_FIRST_MOVES && depth >= 3 {
+                    let r = self.reduction(depth, i + 1) - i32::from(pv_node);
+                    r.clamp(0, d - 1)
+                } else {
+                    0
+                };
+                let mut s = -self.negamax(&next, d - r, -alpha - 1, -alpha, ply + 1, true);
+                if r > 0 && s > alpha && !self.stopped {
+                    s = -self.negamax(&next, d, -alpha - 1, -alpha, ply + 1, true);
+                }
+                s
             };
             if i > 0 && score > alpha && score < beta && !self.stopped {
-                score = -self.negamax(&next, d, -beta, -alpha, ply + 1);
+                score = -self.negamax(&next, d, -beta, -alpha, ply + 1, true);
             }
             if self.stopped {
                 self.path.pop();
@@ -363,6 +436,38 @@ impl<'a> Searcher<'a> {
         };
         self.tt.store(hash, best_move, to_tt(best, ply), depth as i16, bound);
         best
+    }
+
+    /// The reduction of the `n`th move (from 1) at `depth`.
+    fn reduction(&self, depth: i32, n: usize) -> i32 {
+        let d = (depth.max(0) as usize).min(LMR_SIZE - 1);
+        i32::from(self.reductions[d][n.min(LMR_SIZE - 1)])
+    }
+
+    /// Null-move pruning at a node (off the principal variation, not in check): the
+    /// score to fail high with when passing still leaves the opponent below `beta`.
+    fn null_move(&mut self, pos: &Position, depth: i32, beta: i32, ply: usize) -> Option<i32> {
+        if !self.null_moves || beta.abs() >= MATE_BOUND || !self.has_pieces(pos) {
+            return None;
+        }
+        if self.eval.evaluate(self.v, pos, &mut self.scratch) < beta {
+            return None;
+        }
+        let r = 3 + depth / 6;
+        let next = self.v.make_null(pos);
+        self.path.push(pos.hash());
+        let s = -self.negamax(&next, depth - 1 - r, -beta, -beta + 1, ply + 1, false);
+        self.path.pop();
+        // A mate found after a pass is not proven: fail high with beta.
+        (!self.stopped && s >= beta).then_some(if s >= MATE_BOUND { beta } else { s })
+    }
+
+    /// Whether the side to move has a piece besides its royal pieces and pawns.
+    fn has_pieces(&self, pos: &Position) -> bool {
+        let def = self.v.def();
+        pos.occupied_by(pos.side_to_move()).iter().any(|sq| {
+            pos.piece_at(sq).is_some_and(|p| !def.kind(p.kind).pawn && !self.v.is_royal_kind(p.kind))
+        })
     }
 
     /// The score of `pos`, which has no legal move, `ply` plies from the root.
@@ -499,6 +604,41 @@ mod tests {
                 pos = v.make(&pos, m);
             }
         }
+    }
+
+    /// Null moves are zugzwang's risk: a side with only its king and pawns never passes;
+    /// a rook is enough to. A pass changes the side to move and the hash, drops the en
+    /// passant right and counts a ply.
+    #[test]
+    fn only_a_side_with_pieces_besides_king_and_pawns_may_pass() {
+        let v = crate::variants::by_name("grand", &[]).unwrap();
+        let read = |s: &str| crate::notation::position_string::parse_position(&v, s).unwrap();
+        let limits = Limits::default();
+        let s = Searcher::new(&v, &[], &limits);
+        assert!(!s.has_pieces(&read("10/10/10/10/4k5/10/4P5/10/4K5/10 w - - 0 1")));
+        assert!(s.has_pieces(&read("10/10/10/10/4k5/10/4P5/10/4K4R/10 w - - 0 1")));
+        // Black has only its king: Black may not pass, White (to move) may.
+        assert!(!s.has_pieces(&read("10/10/10/10/4k5/10/4P5/10/4K4R/10 b - - 0 1")));
+        let p = v.start_position();
+        let e5 = v.legal_moves(&p).into_iter().find(|m| v.def().dims.name(m.to()) == "e5").unwrap();
+        let after = v.make(&p, &e5);
+        let passed = v.make_null(&after);
+        assert_eq!(passed.side_to_move(), after.side_to_move().opponent());
+        assert_eq!(passed.en_passant(), None);
+        assert_eq!(passed.halfmove_clock(), after.halfmove_clock() + 1);
+        assert_ne!(passed.hash(), after.hash());
+        assert_eq!(v.make_null(&passed).side_to_move(), after.side_to_move());
+    }
+
+    /// The reductions grow with depth and with the move's place in the order, and the
+    /// first moves are never reduced.
+    #[test]
+    fn late_moves_are_reduced_more_the_deeper_and_the_later() {
+        let r = reductions();
+        assert_eq!(r[3][1], 0);
+        assert_eq!(r[1][40], 0, "ln 1 = 0: no reduction one ply from the leaves");
+        assert_eq!(r[3][4], (0.75 + 3f64.ln() * 4f64.ln() / 2.25) as u8);
+        assert!(r[10][30] > r[4][30] && r[10][30] > r[10][5], "{:?}", (r[10][30], r[4][30], r[10][5]));
     }
 
     #[test]

@@ -27,6 +27,7 @@ mod club;
 mod completion;
 mod conditional;
 mod definitions;
+mod engine_match;
 mod error;
 mod exchange;
 pub mod files;
@@ -59,6 +60,10 @@ pub use conditional::{
     prepared_owners,
 };
 pub use definitions::{archive_variant, at_tip as definitions_at, import_fsf};
+pub use engine_match::{
+    EloEstimate, EngineSpec, MatchGame, MatchReport, MatchScore, MatchSetup, MoveBudget, Opening, elo_of,
+    play_match, read_openings, score_of, split_command, sprt_bounds,
+};
 pub use error::{Error, SyncRefusal, SyncStep, TreeRefused};
 pub use exchange::{
     GITOLITE_HOOK_NAME, HOOK_EXE_ENV, HookTarget, SyncOutcome, SyncReport, check_range, check_range_pushed,

@@ -21,6 +21,7 @@ mod conditional;
 mod correspondence;
 mod crash_safety;
 mod docs;
+mod engine_match;
 mod fantasy_grand_pairings;
 mod fantasy_grand_rules;
 mod fidchell_cli;

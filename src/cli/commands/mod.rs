@@ -21,6 +21,7 @@ pub(crate) mod mail;
 pub(crate) mod mail_import;
 pub(crate) mod mail_serve;
 pub(crate) mod man;
+pub(crate) mod r#match;
 pub(crate) mod r#move;
 pub(crate) mod moves;
 pub(crate) mod new;

@@ -34,21 +34,9 @@ use crate::usecases::{self as ops, Analysis, Budget};
 #[derive(Debug, clap::Args)]
 pub(crate) struct UciArgs {}
 
-/// The UCI writing of `mv`; `None` for moves UCI has no writing for (captures without
-/// moving, replacements, removals).
+/// The UCI writing of `mv` ([`crate::notation::uci::write_uci`]).
 pub(crate) fn uci_move(v: &Variant, mv: &Move) -> Option<String> {
-    let d = v.def().dims;
-    let code = |k| v.def().kind(k).code.to_lowercase();
-    match *mv {
-        Move::Normal { from, to, promotion, .. } | Move::EnPassant { from, to, promotion, .. } => {
-            Some(format!("{}{}{}", d.name(from), d.name(to), promotion.map(code).unwrap_or_default()))
-        }
-        Move::Castle { from, to, .. } => Some(format!("{}{}", d.name(from), d.name(to))),
-        Move::Drop { piece, to } => {
-            Some(format!("{}@{}", v.def().kind(piece).code.to_uppercase(), d.name(to)))
-        }
-        _ => None,
-    }
+    crate::notation::uci::write_uci(v, mv)
 }
 
 /// The game as `position` set it: the variant, the position and the earlier positions'
