@@ -323,14 +323,7 @@ pub fn parse_position(variant: &Variant, text: &str) -> Result<Position, Positio
             ));
         }
     };
-    let number = |f: &str, what: &str, min: u16| -> Result<u16, PositionError> {
-        all_consuming(digit1::<&str, nom::error::Error<&str>>)
-            .parse(f)
-            .ok()
-            .and_then(|(_, d)| d.parse::<u16>().ok())
-            .filter(|n| *n >= min && (f == "0" || !f.starts_with('0')))
-            .ok_or_else(|| PositionError::at(text, f, format!("{what} must be a number from {min} to 65535")))
-    };
+    let number = |f: &str, what: &str, min: u16| field_number(text, f, what, min);
     let variant_fields = if fidchell {
         Some(super::fidchell_fields::parse(def, text, &fields[levels + 1..levels + 5], side)?)
     } else {
@@ -347,52 +340,73 @@ pub fn parse_position(variant: &Variant, text: &str) -> Result<Position, Positio
     variant.set_clocks(&mut pos, halfmove, fullmove);
     if chess > 0 {
         castling_field(variant, &mut pos, text, fields[levels + 1])?;
-        let ep_field = fields[levels + 2];
-        let numeric = ep_field.bytes().all(|b| b.is_ascii_digit());
-        if numeric && def.counting.is_none() {
-            return Err(PositionError::at(
-                text,
-                ep_field,
-                format!("counting limit `{ep_field}`: this game has no counting rule; write `-`"),
-            ));
-        }
-        if numeric {
-            // Fairy-Stockfish writes a running count's limit in place of the en passant
-            // square and the plies counted in place of the halfmove clock.
-            let limit = number(ep_field, "the counting limit", 0)?;
-            if limit != 0 {
-                variant.set_clocks(&mut pos, 0, fullmove);
-                variant
-                    .set_count(&mut pos, halfmove, limit)
-                    .map_err(|e| PositionError::at(text, ep_field, e))?;
-            }
-        } else if ep_field != "-" {
-            let ep = en_passant_field(variant, &pos, ep_field).ok_or_else(|| {
-                PositionError::at(
-                    text,
-                    ep_field,
-                    format!(
-                        "en passant field `{ep_field}`: no piece of the side that just moved passed that \
-                         square with a double step; write `-`, or the square passed over"
-                    ),
-                )
-            })?;
-            variant.set_en_passant(&mut pos, Some(ep)).map_err(|e| {
-                PositionError::at(
-                    text,
-                    ep_field,
-                    format!("en passant field `{ep_field}`: {e}; write `-`, or the square passed over"),
-                )
-            })?;
-            // Canonical: kept only when a legal en passant capture exists.
-            if !has_legal_en_passant(variant, &pos) {
-                variant
-                    .set_en_passant(&mut pos, None)
-                    .map_err(|e| PositionError::at(text, ep_field, e.to_string()))?;
-            }
-        }
+        en_passant_or_count(variant, &mut pos, text, fields[levels + 2], halfmove, fullmove)?;
     }
     Ok(pos)
+}
+
+/// A number field of `text` (`f`): digits without a leading zero, from `min` to 65535.
+fn field_number(text: &str, f: &str, what: &str, min: u16) -> Result<u16, PositionError> {
+    all_consuming(digit1::<&str, nom::error::Error<&str>>)
+        .parse(f)
+        .ok()
+        .and_then(|(_, d)| d.parse::<u16>().ok())
+        .filter(|n| *n >= min && (f == "0" || !f.starts_with('0')))
+        .ok_or_else(|| PositionError::at(text, f, format!("{what} must be a number from {min} to 65535")))
+}
+
+/// The en passant field `ep_field` of `text` set in `pos`, or, as Fairy-Stockfish writes a
+/// running count there, the counting limit (with `halfmove` the plies counted).
+fn en_passant_or_count(
+    variant: &Variant,
+    pos: &mut Position,
+    text: &str,
+    ep_field: &str,
+    halfmove: u16,
+    fullmove: u16,
+) -> Result<(), PositionError> {
+    let numeric = ep_field.bytes().all(|b| b.is_ascii_digit());
+    if numeric && variant.def().counting.is_none() {
+        return Err(PositionError::at(
+            text,
+            ep_field,
+            format!("counting limit `{ep_field}`: this game has no counting rule; write `-`"),
+        ));
+    }
+    if numeric {
+        // Fairy-Stockfish writes a running count's limit in place of the en passant
+        // square and the plies counted in place of the halfmove clock.
+        let limit = field_number(text, ep_field, "the counting limit", 0)?;
+        if limit != 0 {
+            variant.set_clocks(pos, 0, fullmove);
+            variant.set_count(pos, halfmove, limit).map_err(|e| PositionError::at(text, ep_field, e))?;
+        }
+    } else if ep_field != "-" {
+        let ep = en_passant_field(variant, pos, ep_field).ok_or_else(|| {
+            PositionError::at(
+                text,
+                ep_field,
+                format!(
+                    "en passant field `{ep_field}`: no piece of the side that just moved passed that \
+                     square with a double step; write `-`, or the square passed over"
+                ),
+            )
+        })?;
+        variant.set_en_passant(pos, Some(ep)).map_err(|e| {
+            PositionError::at(
+                text,
+                ep_field,
+                format!("en passant field `{ep_field}`: {e}; write `-`, or the square passed over"),
+            )
+        })?;
+        // Canonical: kept only when a legal en passant capture exists.
+        if !has_legal_en_passant(variant, pos) {
+            variant
+                .set_en_passant(pos, None)
+                .map_err(|e| PositionError::at(text, ep_field, e.to_string()))?;
+        }
+    }
+    Ok(())
 }
 
 /// A Fairy-Stockfish position string with its last fields left out, as Fairy-Stockfish

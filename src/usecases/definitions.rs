@@ -157,24 +157,6 @@ pub(crate) fn changed_definitions(
     Ok(out)
 }
 
-/// The definition the archive of `session` (when there is one) keeps for the variant
-/// `name` at its tip (`variants/<name>.md`): what `new NAME` plays, for the commands that
-/// name a variant (`perft`, `position`, `moves`, `analyse`). `None` outside an archive, or
-/// when the archive has no such file.
-///
-/// # Errors
-/// [`Failure::Usage`]: the archive's file does not load; the archive's errors.
-pub fn archive_variant(session: &super::Session, name: &str) -> Result<Option<Definition>, Failure> {
-    if parse_definition_path(&definition_path(name)).is_none() {
-        return Ok(None);
-    }
-    let Ok(archive) = super::games::open(session, false) else { return Ok(None) };
-    let Some(tip) = archive.tip()? else { return Ok(None) };
-    let path = definition_path(name);
-    let Some(text) = archive.read_file_at(tip, &path)? else { return Ok(None) };
-    load_definition(&text).map(Some).map_err(|e| Failure::Usage(e.located(&path)))
-}
-
 /// The definition a new game is played with, when `variant` is no built-in name: the
 /// file `given` (`--variant-file`: its text), or the archive's `variants/<variant>.md` at
 /// `tip`. Returns the definition and whether its file must first be committed (given,

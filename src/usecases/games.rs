@@ -38,6 +38,28 @@ pub fn open(session: &Session, create: bool) -> Result<Archive, Failure> {
     Ok(archive)
 }
 
+/// The definition the archive of `session` (when there is one) keeps for the variant
+/// `name` at its tip (`variants/<name>.md`): what `new NAME` plays, for the commands that
+/// name a variant (`perft`, `position`, `moves`, `analyse`). `None` outside an archive, or
+/// when the archive has no such file.
+///
+/// # Errors
+/// [`Failure::Usage`]: the archive's file does not load; the archive's errors.
+pub fn archive_variant(
+    session: &Session,
+    name: &str,
+) -> Result<Option<crate::variants::Definition>, Failure> {
+    if crate::referee::layout::parse_definition_path(&crate::referee::layout::definition_path(name)).is_none()
+    {
+        return Ok(None);
+    }
+    let Ok(archive) = open(session, false) else { return Ok(None) };
+    let Some(tip) = archive.tip()? else { return Ok(None) };
+    let path = crate::referee::layout::definition_path(name);
+    let Some(text) = archive.read_file_at(tip, &path)? else { return Ok(None) };
+    crate::variants::load_definition(&text).map(Some).map_err(|e| Failure::Usage(e.located(&path)))
+}
+
 /// An archive [`open_or_make`] made on this run: [`Made::undo`] removes it again when
 /// nothing was committed to it (a refused `mail import` leaves nothing on disk).
 #[derive(Debug)]

@@ -59,7 +59,7 @@ pub use conditional::{
     Answer, AnswerOutcome, Prepared, answer_prepared, conditional_add, conditional_clear, conditional_show,
     prepared_owners,
 };
-pub use definitions::{archive_variant, at_tip as definitions_at, import_fsf};
+pub use definitions::{at_tip as definitions_at, import_fsf};
 pub use engine_match::{
     EloEstimate, EngineSpec, MatchGame, MatchReport, MatchScore, MatchSetup, MoveBudget, Opening, elo_of,
     play_match, read_openings, score_of, split_command, sprt_bounds,
@@ -71,8 +71,8 @@ pub use exchange::{
     install_notify_hook, notify_hook_script, open_for_sync, sync,
 };
 pub use games::{
-    ClubSetup, Made, NewGame, WithMove, claim_timeout, draw, find, init, init_club, leave, new_game, open,
-    open_or_make, per_user_dir, play, play_with, resign, step_committer,
+    ClubSetup, Made, NewGame, WithMove, archive_variant, claim_timeout, draw, find, init, init_club, leave,
+    new_game, open, open_or_make, per_user_dir, play, play_with, resign, step_committer,
 };
 pub use layout::{Migrated, migrate_layout};
 pub use report::{ShallowBoundary, UncheckedGame, VerifyProblem, VerifyReport};

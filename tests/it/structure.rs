@@ -368,7 +368,6 @@ fn no_function_in_src_is_over_150_lines() {
 /// `main.rs`), each with why (docs/internals.md, "Process-wide state"): (file, what the
 /// line holds, why).
 const PROCESS_WIDE: &[(&str, &str, &str)] = &[
-    ("archive/write.rs", "static TMP_COUNTER", "temporary file names, unique within the process"),
     ("archive/write.rs", "static STATE", "the signal handlers, process-wide by nature"),
     ("archive/write.rs", "RAVENPOST_TEST_PAUSE", "the crash tests' pause at a step of a write"),
     ("archive/lock.rs", "COMPUTERNAME", "the host name written in the lock"),
