@@ -927,18 +927,12 @@ pub fn draw(game: &Game, who: Option<&str>, action: DrawAction) -> Result<(Appli
 /// # Errors
 /// Why not, with the counts.
 pub fn claim_basis(game: &Game) -> Result<String, String> {
-    let mut p = game.start.clone();
-    let mut hashes = vec![p.hash()];
-    for m in &game.moves {
-        p = game.variant.make(&p, m);
-        hashes.push(p.hash());
-    }
-    let now = *hashes.last().expect("start");
-    let seen = hashes.iter().filter(|h| **h == now).count();
+    // The game's own count of the final position (no replay when it is as loaded).
+    let seen = game.repetitions();
     if seen >= 3 {
         return Ok(format!("the position has occurred {seen} times"));
     }
-    let clock = p.halfmove_clock();
+    let clock = game.position().halfmove_clock();
     if clock >= 100 {
         return Ok(format!("{clock} plies without a capture, promotion, drop or pawn move"));
     }

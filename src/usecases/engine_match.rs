@@ -490,11 +490,10 @@ fn referee_end(board: &mut Board) -> Result<Option<String>, Error> {
             Outcome::Win { reason, .. } | Outcome::Draw { reason } => reason.to_string(),
         }));
     }
-    if board.game.repetitions() >= 3 || board.position.halfmove_clock() >= 100 {
-        let (applied, game) = record::draw(&board.game, None, DrawAction::Claim)?;
-        board.game = game;
-        let why = applied.summary.split_once('(').map_or("draw claimed", |(_, w)| w.trim_end_matches(')'));
-        return Ok(Some(why.to_string()));
+    // The claim's own rule (rulings §1.3), as `draw claim` checks it.
+    if let Ok(why) = record::claim_basis(&board.game) {
+        board.game = record::draw(&board.game, None, DrawAction::Claim)?.1;
+        return Ok(Some(why));
     }
     Ok(None)
 }
