@@ -7,8 +7,9 @@
 //! about ten times faster.
 //!
 //! So a long walk (more than [`BULK`] commits) reads `git log --first-parent --raw -z`,
-//! one commit at a time as git writes it ([`FirstParentLog`]): its id, first parent,
-//! author, time and message, and its changes. The caller checks that each commit is the one
+//! one commit at a time as git writes it ([`FirstParentLog`], parsed by a thread of its own
+//! while the caller stores the commits before): its id, first parent, author, time and
+//! message, and its changes. The caller checks that each commit is the one
 //! the line needs next (the first parent of the one before) and walks with libgit2 from
 //! there when it is not, or when git is missing or fails: git is a speed-up here, never a
 //! dependency. Settings that change what `git log` prints (renames, `log.showRoot`,
@@ -16,6 +17,8 @@
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, ChildStdout, Command, Stdio};
+use std::sync::mpsc::{Receiver, sync_channel};
+use std::thread::JoinHandle;
 
 use git2::Oid;
 
@@ -45,9 +48,26 @@ pub(crate) struct GitCommit {
 /// A running `git log` of a first-parent line, newest first, read one commit at a time.
 /// An item is `Err` when git's output does not parse (the caller stops reading it); the
 /// log ends when git does. Dropping it stops git.
+///
+/// A thread reads and parses git's output as git writes it, up to [`RUN_AHEAD`] commits
+/// ahead of the caller: git goes on listing while the caller stores what it has read.
 #[derive(Debug)]
 pub(crate) struct FirstParentLog {
     child: Child,
+    commits: Option<Receiver<Vec<Result<GitCommit, ()>>>>,
+    /// The commits received and not yet taken, the next one last.
+    received: Vec<Result<GitCommit, ()>>,
+    reader: Option<JoinHandle<()>>,
+}
+
+/// How many listed commits the reading thread passes on at once.
+const CHUNK: usize = 256;
+
+/// How many chunks the reading thread holds for the caller at most.
+const RUN_AHEAD: usize = 64;
+
+/// Reads `git log`'s output one commit at a time.
+struct LogReader {
     out: BufReader<ChildStdout>,
     /// A token read ahead: the next commit's header.
     header: Option<Vec<u8>>,
@@ -56,7 +76,13 @@ pub(crate) struct FirstParentLog {
 
 impl Drop for FirstParentLog {
     fn drop(&mut self) {
+        // The reader stops at its next commit (nobody receives) or at the end of git's
+        // output (git killed).
+        drop(self.commits.take());
         let _ = self.child.kill();
+        if let Some(reader) = self.reader.take() {
+            let _ = reader.join();
+        }
         let _ = self.child.wait();
     }
 }
@@ -89,11 +115,51 @@ pub(crate) fn first_parent_log(git_dir: &std::path::Path, tip: Oid, count: usize
     }
     command.arg(tip.to_string()).arg("--").stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::null());
     let mut child = command.spawn().ok()?;
-    let out = BufReader::with_capacity(1 << 16, child.stdout.take()?);
-    Some(FirstParentLog { child, out, header: None, failed: false })
+    let Some(out) = child.stdout.take() else {
+        let _ = child.kill();
+        let _ = child.wait();
+        return None;
+    };
+    let mut log = LogReader { out: BufReader::with_capacity(1 << 16, out), header: None, failed: false };
+    let (send, commits) = sync_channel(RUN_AHEAD);
+    let reader = std::thread::Builder::new().name("git log".into()).spawn(move || {
+        let mut chunk = Vec::with_capacity(CHUNK);
+        for item in log.by_ref() {
+            chunk.push(item);
+            if chunk.len() == CHUNK
+                && send.send(std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK))).is_err()
+            {
+                return;
+            }
+        }
+        let _ = send.send(chunk);
+    });
+    match reader {
+        Ok(reader) => {
+            Some(FirstParentLog { child, commits: Some(commits), received: Vec::new(), reader: Some(reader) })
+        }
+        Err(_) => {
+            let _ = child.kill();
+            let _ = child.wait();
+            None
+        }
+    }
 }
 
-impl FirstParentLog {
+impl Iterator for FirstParentLog {
+    type Item = Result<GitCommit, ()>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while self.received.is_empty() {
+            let mut chunk = self.commits.as_ref()?.recv().ok()?;
+            chunk.reverse();
+            self.received = chunk;
+        }
+        self.received.pop()
+    }
+}
+
+impl LogReader {
     /// The next NUL-terminated token, without a line feed git puts before some; `None` at
     /// the end.
     fn token(&mut self) -> Option<Vec<u8>> {
@@ -141,7 +207,7 @@ impl FirstParentLog {
     }
 }
 
-impl Iterator for FirstParentLog {
+impl Iterator for LogReader {
     type Item = Result<GitCommit, ()>;
 
     fn next(&mut self) -> Option<Self::Item> {

@@ -1353,13 +1353,17 @@ impl CommitSource {
             match log.next() {
                 Some(Ok(c)) if c.id == want => {
                     self.listed += 1;
-                    if self.listed == segment() {
-                        // The next segment starts at this commit's parent.
-                        self.log = None;
-                    }
                     let c = git_commit(c);
                     self.next = c.parent.map(|p| p.0);
                     if c.parent.is_some() || !archive.repo.is_shallow() {
+                        if self.listed == segment() {
+                            // The next segment starts at this commit's parent: git lists it
+                            // while the caller stores this one.
+                            self.log = self.next.and_then(|next| {
+                                super::gitlog::first_parent_log(archive.repo.path(), next, segment())
+                            });
+                            self.listed = 0;
+                        }
                         return Ok(Some(c));
                     }
                     // git shows a shallow boundary as a root: libgit2 reads its parent.
