@@ -42,6 +42,8 @@ struct Club {
     _t: tempfile::TempDir,
     admin: PathBuf,
     server: PathBuf,
+    /// The admin's clone, where games are created.
+    org: PathBuf,
     inbox: Smtp,
     referee_imap: Dovecot,
     _sink: Smtp,
@@ -98,7 +100,7 @@ fn club(computer: &str, more_club: &str, new_game: &[&str]) -> Club {
     new.extend_from_slice(new_game);
     ok_at(&org, &admin, T0, &new);
     ok_at(&org, &admin, T0, &["sync"]);
-    Club { _t: t, admin, server, inbox, referee_imap, _sink: sink, ann_imap, ca, dns, club_key, ann_key }
+    Club { _t: t, admin, server, org, inbox, referee_imap, _sink: sink, ann_imap, ca, dns, club_key, ann_key }
 }
 
 impl Club {
@@ -346,4 +348,38 @@ fn a_mail_signed_as_the_bot_is_refused() {
     let lines: Vec<&str> = history.lines().collect();
     assert!(lines[0].starts_with(&format!("Computer <{COMPUTER}> ac: ply 2 {san} ")), "{history}");
     assert!(lines[1].starts_with(&format!("Ann <{ANN}> ac: ply 1 2e3 ")), "{history}");
+}
+
+/// A game pushed with the computer to move (it plays Gold) waits for no mail: the
+/// referee's next pass makes its first move and Ann is mailed it; the pass after that,
+/// with nothing new, does nothing.
+#[test]
+fn a_game_pushed_with_the_computer_to_move_is_answered_on_the_referees_next_pass() {
+    let c = club("    plays-by: bot\n", "", &[]);
+    assert_eq!(c.ann_mail().len(), 1, "the game ac");
+    let new = ["new", "gygax", "--white", "Computer", "--black", "Ann", "--id", "ca"];
+    ok_at(&c.org, &c.admin, T0 + 30, &new);
+    ok_at(&c.org, &c.admin, T0 + 30, &["sync"]);
+    let created = c.ann_mail();
+    assert_eq!(created.len(), 1, "{created:#?}");
+    let head = "Game ca: new Gygax Chess game, Computer v Ann; Computer (Gold) to move.";
+    assert!(created[0].body.starts_with(head), "{created:#?}");
+    let served = c.referee(T0 + 60);
+    assert_eq!(served.len(), 1, "no mail, the computer's move: {served:#?}");
+    let m = &served[0]["moves"][0];
+    assert_eq!(
+        (m["game"].as_str(), m["ply"].as_u64(), m["action"].as_str()),
+        (Some("ca"), Some(1), Some("move"))
+    );
+    let san = m["san"].as_str().unwrap();
+    let mailed = c.ann_mail();
+    assert_eq!(mailed.len(), 1, "{mailed:#?}");
+    let head = format!("Game ca: Ann (Scarlet) to move after 1. {san}.");
+    assert!(mailed[0].body.starts_with(&head), "{head:?}: {mailed:#?}");
+    assert!(c.referee(T0 + 120).is_empty(), "nothing more is due");
+    assert!(
+        c.server_log().starts_with(&format!("Computer <{REFEREE}> ca: ply 1 {san} ")),
+        "{}",
+        c.server_log()
+    );
 }
