@@ -198,8 +198,8 @@ fn answer_and_notice(got: Vec<Got>) -> (Got, Got) {
 /// the computer's reply, and Ann's mailbox then holds the referee's answer and the hook's
 /// mail with the computer's move, which the test reads the move from (it is the one the
 /// referee reports and the one the game file holds). The game ends by the computer's
-/// checkmate on ply 24 (a forced line of Ann's choosing with the bot's real replies, not
-/// a resignation or an agreed draw): 0-1. `verify` is clean, and `log` and the server's
+/// checkmate on ply 24 (a fixed line of Ann's moves, chosen to lose, answered by the
+/// bot's real replies; not a resignation or an agreed draw): 0-1. `verify` is clean, and `log` and the server's
 /// history show both sides' moves, the computer's committed as the computer player
 /// under the referee's address.
 #[test]
@@ -327,6 +327,8 @@ fn a_mail_signed_as_the_bot_is_refused() {
     assert!(served.iter().all(|h| h["answer"].is_null()), "nobody is answered: {served:#?}");
     assert_eq!(c.server_log(), before, "nothing is committed");
     assert!(c.ann_mail().is_empty(), "nobody was mailed");
+    let ledger = std::fs::read_to_string(c.server.join("ravenpost/referee-mail.log")).unwrap_or_default();
+    assert!(!ledger.contains("forged-"), "no forged Message-ID is recorded: {ledger}");
 
     // Ann's own mail, signed by her provider, is played, and the computer answers it.
     c.send_raw(ANN, &dkim_sign(&reply(ANN, "ann-0@mail.example.com", &new[0], "2e3"), &c.ann_key));
@@ -345,6 +347,8 @@ fn a_mail_signed_as_the_bot_is_refused() {
     );
     // Committed by the referee as the computer player, under the address the club gave it.
     let history = c.server_log();
+    let ledger = std::fs::read_to_string(c.server.join("ravenpost/referee-mail.log")).unwrap();
+    assert!(ledger.contains("ann-0@mail.example.com") && !ledger.contains("forged-"), "{ledger}");
     let lines: Vec<&str> = history.lines().collect();
     assert!(lines[0].starts_with(&format!("Computer <{COMPUTER}> ac: ply 2 {san} ")), "{history}");
     assert!(lines[1].starts_with(&format!("Ann <{ANN}> ac: ply 1 2e3 ")), "{history}");
