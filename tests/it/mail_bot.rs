@@ -17,7 +17,7 @@ use std::process::Command;
 use common::dns::{DkimKey, Dns, dkim_key, dkim_sign};
 use common::dovecot::Dovecot;
 use common::smtp::Smtp;
-use common::{T0 as GIT_T0, git, identity, ok_at, ravenpost_at, text};
+use common::{T0 as GIT_T0, git, identity, ok_at, ravenpost_at, run_at, text};
 use mail_parser::MessageParser;
 
 /// Later than the commits the `git` helper dates (its fixed clock, an hour after T0).
@@ -356,7 +356,8 @@ fn a_mail_signed_as_the_bot_is_refused() {
 
 /// A game pushed with the computer to move (it plays Gold) waits for no mail: the
 /// referee's next pass makes its first move and Ann is mailed it; the pass after that,
-/// with nothing new, does nothing.
+/// with nothing new, does nothing. A move for the computer pushed by a git player is
+/// refused by the pre-receive hook.
 #[test]
 fn a_game_pushed_with_the_computer_to_move_is_answered_on_the_referees_next_pass() {
     let c = club("    plays-by: bot\n", "", &[]);
@@ -368,6 +369,18 @@ fn a_game_pushed_with_the_computer_to_move_is_answered_on_the_referees_next_pass
     assert_eq!(created.len(), 1, "{created:#?}");
     let head = "Game ca: new Gygax Chess game, Computer v Ann; Computer (Gold) to move.";
     assert!(created[0].body.starts_with(head), "{created:#?}");
+    // A git player cannot push a move for the computer: the hook refuses it.
+    ok_at(&c.org, &c.admin, T0 + 40, &["move", "ca", "2e3", "--as", "Computer"]);
+    let pushed = run_at(&c.org, &c.admin, T0 + 40, &["sync"]);
+    assert!(!pushed.status.success(), "{}", text(&pushed));
+    assert!(
+        words(&text(&pushed)).contains(
+            "Computer is a computer player (plays-by: bot in ravenpost.yaml): its steps are made only by the \
+             club's referee mailbox, never pushed"
+        ),
+        "{}",
+        text(&pushed)
+    );
     let served = c.referee(T0 + 60);
     assert_eq!(served.len(), 1, "no mail, the computer's move: {served:#?}");
     let m = &served[0]["moves"][0];
