@@ -122,8 +122,8 @@ pub enum PlaysBy {
     /// In the browser, at the club's `ravenpost serve` ([`ClubSettings::web`]).
     Web,
     /// A computer player: the referee mailbox (`ravenpost mail serve`) makes its moves
-    /// with the search of `ravenpost bot` as they become due. It is never mailed, and no
-    /// mail acts for it, whoever sends it.
+    /// with the search of `ravenpost bot` as they become due. It is never mailed, no mail
+    /// acts for it, whoever sends it, and the hook refuses a push of its steps.
     Bot,
 }
 

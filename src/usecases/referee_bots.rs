@@ -7,7 +7,8 @@
 //!
 //! **Who acts.** Only the referee process makes a computer player's steps: no mail acts
 //! for one (the mailbox refuses a mail from any address for that side, as it refuses a
-//! stranger's), and the commits are made here, in the repository, not pushed.
+//! stranger's), and the commits are made here, in the repository, not pushed (the
+//! pre-receive hook refuses a pushed one).
 
 use std::cell::Cell;
 
