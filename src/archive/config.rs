@@ -16,8 +16,10 @@
 //!   Ann Example: [ann]       # WhiteAccount/BlackAccount tags
 //! players:                   # how each player plays, for the club's mails: `git` (a
 //!   Bo Example:              # clone and `ravenpost sync`, the default), `mail` (replies
-//!     email: bo@example.org  # to the referee mailbox, nothing installed) or `web`
-//!     plays-by: mail         # (`ravenpost serve`); the address over the game's tags
+//!     email: bo@example.org  # to the referee mailbox, nothing installed), `web`
+//!     plays-by: mail         # (`ravenpost serve`) or `bot` (a computer player whose
+//!   Computer:                # moves the referee mailbox makes; never mailed, and no
+//!     plays-by: bot          # mail acts for it); the address over the game's tags
 //! club:
 //!   referee: games@club.example.org   # the referee mailbox (`ravenpost mail serve`)
 //!   web: https://chess.club.example.org  # where the club's `ravenpost serve` answers
@@ -119,6 +121,10 @@ pub enum PlaysBy {
     Mail,
     /// In the browser, at the club's `ravenpost serve` ([`ClubSettings::web`]).
     Web,
+    /// A computer player: the referee mailbox (`ravenpost mail serve`) makes its moves
+    /// with the search of `ravenpost bot` as they become due. It is never mailed, no mail
+    /// acts for it, whoever sends it, and the hook refuses a push of its steps.
+    Bot,
 }
 
 impl PlaysBy {
@@ -134,6 +140,8 @@ impl PlaysBy {
 pub struct PlayerSettings {
     /// The player's registered address: the club's mails go there, and the referee
     /// mailbox takes moves from it only. Over the game's `WhiteEmail`/`BlackEmail` tags.
+    /// A computer player's is only the address its moves are committed under (default:
+    /// the referee's): it is never mailed, and no mail from it is taken.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub email: Option<String>,
     /// How the player answers (default `git`).
@@ -360,6 +368,17 @@ impl ArchiveConfig {
     /// The player `name`'s entry under `players:`, if any.
     pub fn player(&self, name: &str) -> Option<&PlayerSettings> {
         self.players.get(name)
+    }
+
+    /// Whether `name` is a computer player (`plays-by: bot`), whose moves only the
+    /// referee mailbox makes.
+    pub fn is_computer(&self, name: &str) -> bool {
+        self.player(name).is_some_and(|p| p.plays_by == PlaysBy::Bot)
+    }
+
+    /// The computer players (`plays-by: bot`), in name order.
+    pub fn computers(&self) -> Vec<String> {
+        self.players.iter().filter(|(_, p)| p.plays_by == PlaysBy::Bot).map(|(n, _)| n.clone()).collect()
     }
 
     /// The accounts this file lists, as the referee takes them.

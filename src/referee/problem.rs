@@ -585,6 +585,15 @@ pub enum Problem {
         /// The admin accounts.
         admins: Vec<String>,
     },
+    /// A pushed step of a computer player (`plays-by: bot` in ravenpost.yaml): only the
+    /// referee mailbox makes its steps, in the club's repository, never by a push.
+    #[error(
+        "{player} is a computer player (plays-by: bot in ravenpost.yaml): its steps are made only by the club's referee mailbox, never pushed"
+    )]
+    ComputerStepPushed {
+        /// The computer player.
+        player: String,
+    },
 
     // ---- what a push may be --------------------------------------------------------------
     /// A commit changes a file that is no game file.

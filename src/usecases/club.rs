@@ -86,3 +86,19 @@ pub fn run_post_receive(
     output.push_str(&String::from_utf8_lossy(&out.stderr));
     Ok(Some(HookRun { success: out.status.success(), output }))
 }
+
+/// Runs the post-receive hook for the branch's move from `old` to `new` (nothing when it
+/// did not move) as [`run_post_receive`] does; what went wrong, in words, when it failed
+/// or did not run.
+pub fn post_receive_failure(
+    archive: &Archive,
+    old: Option<CommitId>,
+    new: Option<CommitId>,
+) -> Option<String> {
+    let new = new.filter(|n| Some(*n) != old)?;
+    match run_post_receive(archive, old, new) {
+        Ok(Some(run)) if !run.success => Some(format!("the post-receive hook failed: {}", run.output.trim())),
+        Ok(_) => None,
+        Err(e) => Some(format!("the post-receive hook did not run: {e}")),
+    }
+}

@@ -806,7 +806,45 @@ pub fn hook_check(session: &Session, old: &str, new: &str, refname: &str) -> Res
     let known = if old.is_none() && pusher.is_some() { archive.branch_tips(refname)? } else { Vec::new() };
     // The server's clock says when the push arrived: no step may be dated later.
     let arrived = session.now().unix_seconds();
-    check_range_known(&archive, old, new, pusher.as_ref(), &known, Some(arrived))
+    let mut problems = check_range_known(&archive, old, new, pusher.as_ref(), &known, Some(arrived))?;
+    problems.extend(computer_steps_pushed(&archive, old, new, &known)?);
+    Ok(problems)
+}
+
+/// The pushed commits (those after `old` up to `new` that none of `known` holds) that
+/// change a game as a computer player (`plays-by: bot` in the settings before or after
+/// the push): its steps are made by the referee mailbox in the club's repository, never
+/// pushed ([`Problem::ComputerStepPushed`]). A step is authored by its player (the judge
+/// refuses any other), so the author's name says whose step it is.
+fn computer_steps_pushed(
+    archive: &Archive,
+    old: Option<CommitId>,
+    new: CommitId,
+    known: &[CommitId],
+) -> Result<Vec<String>, Failure> {
+    let mut computers = config_at(archive, new)?.map(|c| c.computers()).unwrap_or_default();
+    if let Some(o) = old {
+        computers.extend(config_at(archive, o)?.map(|c| c.computers()).unwrap_or_default());
+    }
+    let mut problems = Vec::new();
+    if computers.is_empty() {
+        return Ok(problems);
+    }
+    'commits: for c in archive.commits_between(old, new)? {
+        if !computers.contains(&c.author_name) {
+            continue;
+        }
+        for k in known {
+            if archive.is_ancestor(c.commit, *k)? {
+                continue 'commits;
+            }
+        }
+        for game in c.changes.iter().filter_map(|ch| GamePath::parse(&ch.path)) {
+            let problem = Problem::ComputerStepPushed { player: c.author_name.clone() };
+            problems.push(format!("{} {}: {problem}", game.id(), c.commit.short()));
+        }
+    }
+    Ok(problems)
 }
 
 /// What is wrong with a push to `refname` (a branch) of the archive: a branch other than

@@ -14,7 +14,8 @@
 //! kernel: open, find, read, change a game, commit a player's step, and the player
 //! actions), `clock`, `armies` and `conditional`; `checks` (status, log, verify); then
 //! `exchange` (hook, sync), `club` (accounts, the post-receive hook), `tournament`, `watch`,
-//! `mail`, `notify`, `reminders`, `referee_mail` (the referee mailbox) and `completion` (what a shell's
+//! `mail`, `notify`, `reminders`, `referee_bots` (the mailbox's computer players, played
+//! with `bot`), `referee_mail` (the referee mailbox) and `completion` (what a shell's
 //! completion offers).
 
 mod analysis;
@@ -43,6 +44,7 @@ mod watch;
 pub mod dkim;
 pub mod mail;
 pub mod notify;
+pub mod referee_bots;
 pub mod referee_imap;
 pub mod referee_mail;
 pub mod reminders;

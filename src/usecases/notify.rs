@@ -148,12 +148,17 @@ pub fn answer_by(config: &ArchiveConfig, player: &str) -> Result<AnswerBy, Strin
                 Err(format!("{player} plays on the web, but ravenpost.yaml names no `club: web:` address"))
             }
         },
+        PlaysBy::Bot => Err(format!("{player} is a computer player: the referee mailbox makes its moves")),
     }
 }
 
-/// The address of the player of `side`: `players: NAME: email:`, else the game's email tag.
+/// The address of the player of `side`: `players: NAME: email:`, else the game's email
+/// tag; none for a computer player (`plays-by: bot`), who is never mailed.
 pub fn address_of(config: &ArchiveConfig, game: &Game, side: Side) -> Option<String> {
     let name = record::player(game, side);
+    if config.is_computer(&name) {
+        return None;
+    }
     config
         .player(&name)
         .and_then(|p| p.email.clone())
@@ -283,7 +288,10 @@ fn notices_of(
         // What the step was, as the history says it (`Scarlet declines the draw`).
         let summary = before.as_ref().and_then(|b| record::recognise_action(b, &game)).map(|a| a.summary);
         let step = Step { path: &path, game: &game, text, commit: c, event, summary, pushed };
-        for recipient in event.recipients() {
+        // A computer player is told nothing: the referee mailbox plays its moves.
+        let people =
+            event.recipients().into_iter().filter(|s| !config.is_computer(&record::player(&game, *s)));
+        for recipient in people {
             let mut notice = Notice {
                 game: path.id().to_string(),
                 ply: game.moves.len(),

@@ -3,7 +3,8 @@
 //! round takes the unseen messages in the order they arrived (by UID), hands each to
 //! [`referee_message`] and marks it `\Seen` only after its verdict is in the ledger
 //! (so a message is never lost, and one seen again is recognised by its `Message-ID`);
-//! then it waits with IDLE for the next message. A lost connection is opened again after
+//! then it waits with IDLE for the next message. The computer players' moves due are
+//! made at the start of each round and after each mail that played a step. A lost connection is opened again after
 //! 1, 2, 4 … seconds (at most a minute), for as long as the referee runs.
 
 use std::path::{Path, PathBuf};
@@ -13,7 +14,7 @@ use std::time::Duration;
 use futures_util::TryStreamExt as _;
 
 use super::error::Error as Failure;
-use super::referee_mail::{Handled, Ledger, Referee, Verdict, oversized, referee_message};
+use super::referee_mail::{Ledger, Referee, Served, Verdict, oversized, referee_message};
 use super::session::Session;
 use crate::archive::Archive;
 
@@ -70,8 +71,8 @@ pub struct ImapRun<'a> {
     pub once: bool,
     /// The longest wait in IDLE before looking again.
     pub idle: Duration,
-    /// Told of every message handled.
-    pub handled: &'a mut dyn FnMut(&Handled),
+    /// Told of every message handled, and of every computer player's moves.
+    pub handled: &'a mut dyn FnMut(&Served),
     /// Told of every lost connection and the wait before the next.
     pub lost: &'a mut dyn FnMut(&str, Duration),
 }
@@ -178,7 +179,7 @@ async fn rounds(
     session: &Session,
     referee: &Referee,
     server: &Server<'_>,
-    handled: &mut dyn FnMut(&Handled),
+    handled: &mut dyn FnMut(&Served),
     (once, idle): (bool, Duration),
 ) -> Result<(), Lost> {
     let mut imap = connect(server).await?;
@@ -202,9 +203,11 @@ async fn take_unseen(
     session: &Session,
     referee: &Referee,
     imap: &mut ImapSession,
-    handled: &mut dyn FnMut(&Handled),
+    handled: &mut dyn FnMut(&Served),
 ) -> Result<(), Lost> {
     let limit = archive.config().map_err(|e| Lost::Archive(e.into()))?.limits().message_bytes;
+    // A game pushed with a computer player to move, or one a killed referee left so.
+    referee.computers_move(archive, session).map_err(Lost::Archive)?.iter().for_each(&mut *handled);
     let mut uids: Vec<u32> = imap.uid_search("UNSEEN").await.map_err(lost)?.into_iter().collect();
     uids.sort_unstable();
     if uids.is_empty() {
@@ -222,12 +225,19 @@ async fn take_unseen(
             let Some(bytes) = fetched.iter().find_map(|f| f.body().map(<[u8]>::to_vec)) else { continue };
             referee_message(archive, session, referee, &mut ledger, &source, &bytes).map_err(Lost::Archive)?
         };
-        handled(&h);
-        if matches!(h.verdict, Verdict::Deferred { .. }) {
+        let (deferred, played) =
+            (matches!(h.verdict, Verdict::Deferred { .. }), matches!(h.verdict, Verdict::Played { .. }));
+        handled(&Served::Mail(h));
+        if deferred {
             // Left unseen: judged again on the next round.
             continue;
         }
         all(imap.uid_store(uid.to_string(), "+FLAGS.SILENT (\\Seen)").await).await?;
+        // The step may have made a computer player's move due: made once the mail is
+        // marked seen (a referee killed before that makes it on its next round).
+        if played {
+            referee.computers_move(archive, session).map_err(Lost::Archive)?.iter().for_each(&mut *handled);
+        }
     }
     Ok(())
 }

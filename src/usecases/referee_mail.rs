@@ -13,6 +13,9 @@
 //! answered (its From may be forged; an answer would go to a stranger); a registered
 //! sender whose secret is missing or wrong is answered at the registered address. A
 //! registered sender's mail must also satisfy the club's DKIM policy ([`super::dkim`]).
+//! No mail acts for a computer player (`plays-by: bot`), whatever its sender: only the
+//! referee makes its moves ([`super::referee_bots`]), after the mail whose step made one
+//! due, and on each pass for a game pushed with the computer to move.
 //!
 //! **Exactly once.** Every mail is known by its `Message-ID` in a ledger,
 //! `ravenpost/referee-mail.log`: an `intent` line (the game, and the ply count and text
@@ -34,6 +37,7 @@ use super::dkim::{DkimCheck, DkimVerdict};
 use super::error::Error as Failure;
 use super::games::{find, read};
 use super::mail::{Delivery, deliver};
+use super::referee_bots::{ComputerMoves, Computers, computers_move};
 use super::session::Session;
 use crate::archive::Archive;
 use crate::engine::Side;
@@ -147,6 +151,16 @@ pub enum Verdict {
         /// Why.
         reason: String,
     },
+}
+
+/// What a pass of the referee reports, in the order it happened.
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum Served {
+    /// A mail handled.
+    Mail(Handled),
+    /// A computer player's moves, made as they became due.
+    Computer(ComputerMoves),
 }
 
 /// One mail handled.
@@ -294,6 +308,11 @@ pub fn mail_secret(archive: &Archive, name: &str, remove: bool) -> Result<Option
         return Err(Failure::Usage(format!("`{name}` is not a player's name")));
     }
     let config = archive.config()?;
+    if config.is_computer(name) {
+        return Err(Failure::Usage(format!(
+            "{name} is a computer player (`plays-by: bot`): no mail acts for it, so it has no secret"
+        )));
+    }
     if config.player(name).is_none() {
         let known: Vec<&str> = config.players.keys().map(String::as_str).collect();
         return Err(Failure::Usage(format!(
@@ -336,11 +355,14 @@ pub struct Referee {
     pub delivery: Delivery,
     /// The DKIM check of a registered player's mail (`club: dkim:`).
     pub dkim: DkimCheck,
+    /// How the club's computer players (`plays-by: bot`) are played.
+    pub computers: Computers,
 }
 
 impl Referee {
     /// The referee of `archive`: `address` when given, else its `club.referee`; DKIM
-    /// keys and DMARC policies asked of the DNS server `dns` (default: the system's).
+    /// keys and DMARC policies asked of the DNS server `dns` (default: the system's);
+    /// each move of a computer player searched within `bot`.
     ///
     /// # Errors
     /// [`Failure::Usage`] when neither names an address; the DNS resolver cannot be set
@@ -350,6 +372,7 @@ impl Referee {
         address: Option<&str>,
         delivery: Delivery,
         dns: Option<std::net::SocketAddr>,
+        bot: super::analysis::Budget,
     ) -> Result<Referee, Failure> {
         let club = archive.config()?.club;
         let dkim = DkimCheck::new(club.dkim, dns).map_err(Failure::Declined)?;
@@ -362,7 +385,18 @@ impl Referee {
         })?;
         crate::referee::players::check_address(&email)
             .map_err(|e| Failure::Usage(format!("{email}: {e}")))?;
-        Ok(Referee { address: Mailbox { name: "ravenpost referee".to_string(), email }, delivery, dkim })
+        let address = Mailbox { name: "ravenpost referee".to_string(), email };
+        Ok(Referee { address, delivery, dkim, computers: Computers::new(bot) })
+    }
+
+    /// The computer players' moves that have become due since the last look (see
+    /// [`computers_move`]), committed, and mailed by the post-receive hook.
+    ///
+    /// # Errors
+    /// The archive's errors.
+    pub fn computers_move(&self, archive: &Archive, session: &Session) -> Result<Vec<Served>, Failure> {
+        let moved = computers_move(archive, session, &self.computers, &self.address.email)?;
+        Ok(moved.into_iter().map(Served::Computer).collect())
     }
 }
 
@@ -419,17 +453,8 @@ pub fn referee_message(
     if let Some(to) = answer_to {
         out.answer = Some(answer(archive, session, referee, &mail, &to, &out.verdict, &text));
     }
-    if matches!(out.verdict, Verdict::Played { .. })
-        && let Some(new) = archive.tip()?
-        && Some(new) != before
-    {
-        out.hook = match super::club::run_post_receive(archive, before, new) {
-            Ok(Some(run)) if !run.success => {
-                Some(format!("the post-receive hook failed: {}", run.output.trim()))
-            }
-            Ok(_) => None,
-            Err(e) => Some(format!("the post-receive hook did not run: {e}")),
-        };
+    if matches!(out.verdict, Verdict::Played { .. }) {
+        out.hook = super::club::post_receive_failure(archive, before, archive.tip()?);
     }
     Ok(out)
 }
@@ -462,7 +487,11 @@ fn judge(
 ) -> Result<(Verdict, Option<Mailbox>, String), Failure> {
     let mail = sent.mail;
     // A sender who is a registered player anywhere may be told that the game is missing.
-    let registered_anywhere = config.players.values().any(|p| same(p.email.as_deref(), &mail.from.email));
+    // A computer player's address is no player's: no mail acts for it.
+    let registered_anywhere = config
+        .players
+        .iter()
+        .any(|(name, p)| !config.is_computer(name) && same(p.email.as_deref(), &mail.from.email));
     let named = match mail.game.clone() {
         Some((id, _)) => Some(id),
         // A registered player's mail that names no game (a reply to the digest, a new
@@ -509,6 +538,9 @@ fn judge(
     let game = super::definitions::load_pinned_at(archive, tip, path.id(), &text)?;
     let registered = |side: Side| -> Option<String> {
         let name = record::player(&game, side);
+        if config.is_computer(&name) {
+            return None;
+        }
         config
             .player(&name)
             .and_then(|p| p.email.clone())
@@ -569,7 +601,9 @@ fn games_to_move(
     email: &str,
 ) -> Result<Vec<String>, Failure> {
     let mut ids = Vec::new();
-    for (name, _) in config.players.iter().filter(|(_, p)| same(p.email.as_deref(), email)) {
+    for (name, _) in
+        config.players.iter().filter(|(n, p)| !config.is_computer(n) && same(p.email.as_deref(), email))
+    {
         ids.extend(super::tournament::to_move(archive, name, session)?.into_iter().map(|l| l.id));
     }
     Ok(ids)
@@ -887,7 +921,8 @@ pub fn oversized(source: &str, size: u64, limit: u64) -> Handled {
 
 /// One pass over a Maildir: every message of `new/`, and of `cur/` not yet marked seen,
 /// oldest first, handled and then moved to `cur/` marked seen (`:2,S`). A message
-/// larger than the archive's limit is not read into memory.
+/// larger than the archive's limit is not read into memory. The computer players'
+/// moves due are made first, and again after each mail that played a step.
 ///
 /// # Errors
 /// The Maildir or the archive cannot be read; the ledger cannot be written.
@@ -896,7 +931,7 @@ pub fn referee_maildir_pass(
     session: &Session,
     referee: &Referee,
     maildir: &Path,
-) -> Result<Vec<Handled>, Failure> {
+) -> Result<Vec<Served>, Failure> {
     let limit = archive.config()?.limits().message_bytes;
     let fail = |p: &Path, e: std::io::Error| Failure::Declined(format!("{}: {e}", p.display()));
     // In the order they arrived: by modification time, then name (Maildir names start
@@ -917,7 +952,8 @@ pub fn referee_maildir_pass(
         }
     }
     pending.sort();
-    let mut out = Vec::new();
+    // A game pushed with a computer player to move, or one a killed referee left so.
+    let mut out = referee.computers_move(archive, session)?;
     if pending.is_empty() {
         // A watching referee looks every few seconds: the ledger is read only for mail.
         return Ok(out);
@@ -925,32 +961,31 @@ pub fn referee_maildir_pass(
     let mut ledger = Ledger::open(archive)?;
     for (_, name, path) in pending {
         let size = std::fs::metadata(&path).map_err(|e| fail(&path, e))?.len();
-        if size > limit {
+        let played = if size > limit {
             // Judged by its size alone, never read into memory.
-            let reason = crate::mail::too_large(Some(size), limit);
-            let verdict = Verdict::Forged { refusal: SenderRefusal::Unreadable { reason } };
-            out.push(Handled {
-                source: name.clone(),
-                message_id: None,
-                from: None,
-                verdict,
-                answer: None,
-                hook: None,
-            });
+            out.push(Served::Mail(oversized(&name, size, limit)));
+            false
         } else {
             let bytes = std::fs::read(&path).map_err(|e| fail(&path, e))?;
             let h = referee_message(archive, session, referee, &mut ledger, &name, &bytes)?;
-            let deferred = matches!(h.verdict, Verdict::Deferred { .. });
-            out.push(h);
+            let (deferred, played) =
+                (matches!(h.verdict, Verdict::Deferred { .. }), matches!(h.verdict, Verdict::Played { .. }));
+            out.push(Served::Mail(h));
             if deferred {
                 // Left where it is for the next pass.
                 continue;
             }
-        }
+            played
+        };
         let base = name.split_once(":2,").map_or(name.as_str(), |(b, _)| b);
         let flags = name.split_once(":2,").map_or("", |(_, f)| f);
         let seen = maildir.join("cur").join(format!("{base}:2,{}S", flags.replace('S', "")));
         std::fs::rename(&path, &seen).map_err(|e| fail(&path, e))?;
+        // The step may have made a computer player's move due: made once the mail is
+        // marked seen (a referee killed before that makes it on its next pass).
+        if played {
+            out.extend(referee.computers_move(archive, session)?);
+        }
     }
     Ok(out)
 }

@@ -40,6 +40,7 @@ mod knockout;
 mod layout;
 mod long_games;
 mod mail;
+mod mail_bot;
 mod notify;
 mod one_replay;
 mod perft;

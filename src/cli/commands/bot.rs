@@ -33,7 +33,7 @@ pub(crate) struct BotArgs {
 }
 
 /// The nodes a move searches when no budget is given.
-const DEFAULT_NODES: u64 = 200_000;
+pub(crate) const DEFAULT_NODES: u64 = 200_000;
 
 /// `ravenpost bot --as NAME`.
 pub(crate) fn run(s: &Session, a: BotArgs, out: &mut impl Write) -> Result<(), Failure> {
@@ -52,6 +52,15 @@ pub(crate) fn run(s: &Session, a: BotArgs, out: &mut impl Write) -> Result<(), F
         };
         writeln!(out, "{}: no game waits for a move{why}", pass.player).map_err(io)?;
     }
+    for line in step_lines(&pass) {
+        writeln!(out, "{line}").map_err(io)?;
+    }
+    Ok(())
+}
+
+/// A line for each step of the pass (`ID: ply 4 Rx3a2 (score …)`) and each game skipped.
+pub(crate) fn step_lines(pass: &ops::BotPass) -> Vec<String> {
+    let mut lines = Vec::new();
     for m in &pass.moves {
         let score = super::analyse::score_text(m.score);
         let end = m.result.as_deref().map(|r| format!("; result {r}")).unwrap_or_default();
@@ -60,11 +69,10 @@ pub(crate) fn run(s: &Session, a: BotArgs, out: &mut impl Write) -> Result<(), F
             (ops::BotAction::AcceptDraw, _) => "accepts the draw offered".to_string(),
             _ => "claims a draw".to_string(),
         };
-        writeln!(out, "{}: {what} (score {score}, depth {}, {} nodes){end}", m.game, m.depth, m.nodes)
-            .map_err(io)?;
+        lines.push(format!("{}: {what} (score {score}, depth {}, {} nodes){end}", m.game, m.depth, m.nodes));
     }
     for k in &pass.skipped {
-        writeln!(out, "{}: skipped: {}", k.game, k.why).map_err(io)?;
+        lines.push(format!("{}: skipped: {}", k.game, k.why));
     }
-    Ok(())
+    lines
 }

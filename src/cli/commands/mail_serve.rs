@@ -7,7 +7,7 @@ use crate::cli::failure::{Failure, io};
 use crate::cli::terminal;
 use crate::usecases::mail::Delivery;
 use crate::usecases::referee_imap::{ImapAccount, ImapRun, referee_imap};
-use crate::usecases::referee_mail::{self as referee, Handled, Referee, Verdict};
+use crate::usecases::referee_mail::{self as referee, Handled, Referee, Served, Verdict};
 use crate::usecases::{self as ops, Session};
 
 /// `mail serve`'s arguments.
@@ -46,7 +46,13 @@ pub(crate) struct ServeArgs {
     /// ravenpost.yaml), as IP or IP:PORT (default: the system's, from /etc/resolv.conf).
     #[arg(long, value_name = "IP[:PORT]", value_parser = dns_server)]
     dns: Option<std::net::SocketAddr>,
-    /// One JSON object a line for each message handled.
+    /// The nodes (positions) the search visits for each move of the club's computer
+    /// players (`plays-by: bot` in ravenpost.yaml's `players:`), which the referee makes
+    /// as they become due: its strength, as `ravenpost bot --nodes`.
+    #[arg(long, value_name = "N", default_value_t = super::bot::DEFAULT_NODES, value_parser = clap::value_parser!(u64).range(1..))]
+    bot_nodes: u64,
+    /// One JSON object a line for each message handled, and for each computer player's
+    /// moves.
     #[arg(long)]
     json: bool,
 }
@@ -73,15 +79,23 @@ pub(crate) struct SecretArgs {
 pub(crate) fn serve(s: &Session, a: ServeArgs, out: &mut impl Write) -> Result<(), Failure> {
     let archive = ops::open(s, false)?;
     let delivery = Delivery { sendmail: a.sendmail.clone(), ..Delivery::default() };
-    let referee = Referee::of(&archive, a.address.as_deref(), delivery, a.dns)?;
-    let mut say = |h: &Handled| {
-        let line = if a.json {
-            serde_json::to_string(h).unwrap_or_default()
-        } else {
-            terminal::fit_stdout(&line(h))
+    let bot = ops::Budget { depth: None, nodes: Some(a.bot_nodes), time: None, multipv: 1 };
+    let referee = Referee::of(&archive, a.address.as_deref(), delivery, a.dns, bot)?;
+    let mut say = |served: &Served| {
+        let lines = match (a.json, served) {
+            (true, _) => vec![serde_json::to_string(served).unwrap_or_default()],
+            (false, Served::Mail(h)) => vec![terminal::fit_stdout(&line(h))],
+            (false, Served::Computer(c)) => {
+                let hook = c.hook.iter().map(|h| format!("{}: {h}", c.pass.player));
+                let steps =
+                    super::bot::step_lines(&c.pass).into_iter().map(|l| format!("{}: {l}", c.pass.player));
+                steps.chain(hook).map(|l| terminal::fit_stdout(&l)).collect()
+            }
         };
-        // A closed standard output does not stop the referee.
-        let _ = writeln!(out, "{line}").and_then(|()| out.flush());
+        for line in lines {
+            // A closed standard output does not stop the referee.
+            let _ = writeln!(out, "{line}").and_then(|()| out.flush());
+        }
     };
     if let Some(url) = &a.imap {
         let account = ImapAccount::parse(url, a.ca_file.clone())?;
@@ -112,8 +126,8 @@ pub(crate) fn serve(s: &Session, a: ServeArgs, out: &mut impl Write) -> Result<(
         errln!("ravenpost: refereeing mail to {} from {}", referee.address.email, maildir.display());
     }
     loop {
-        for h in referee::referee_maildir_pass(&archive, s, &referee, &maildir)? {
-            say(&h);
+        for served in referee::referee_maildir_pass(&archive, s, &referee, &maildir)? {
+            say(&served);
         }
         if a.once {
             return Ok(());

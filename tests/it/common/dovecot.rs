@@ -90,6 +90,32 @@ impl Dovecot {
         Dovecot { child, port, maildir: maildir.to_path_buf(), user, password, conf }
     }
 
+    /// The messages of the user's INBOX not seen yet, oldest (by UID) first, fetched
+    /// over IMAP with TLS as a mail client fetches them (Python's imaplib, trusting the
+    /// CA `ca`), which marks them seen.
+    pub fn fetch_unseen(&self, ca: &Path) -> Vec<Vec<u8>> {
+        let script = format!(
+            "import imaplib, ssl, sys\nctx = ssl.create_default_context(cafile={:?})\n\
+             m = imaplib.IMAP4_SSL('127.0.0.1', {}, ssl_context=ctx)\nm.login({:?}, {:?})\n\
+             m.select('INBOX')\ntyp, data = m.uid('search', None, 'UNSEEN')\n\
+             for uid in sorted(data[0].split(), key=int):\n    typ, got = m.uid('fetch', uid, '(RFC822)')\n    \
+             raw = got[0][1]\n    sys.stdout.buffer.write(len(raw).to_bytes(8, 'big') + raw)\nm.logout()\n",
+            ca.display().to_string(),
+            self.port,
+            self.user,
+            self.password
+        );
+        let o = Command::new("python3").arg("-c").arg(&script).output().expect("python3 runs");
+        assert!(o.status.success(), "imaplib: {}", super::cli::text(&o));
+        let (mut out, mut rest) = (Vec::new(), o.stdout.as_slice());
+        while let Some((len, tail)) = rest.split_first_chunk::<8>() {
+            let (raw, tail) = tail.split_at(u64::from_be_bytes(*len) as usize);
+            out.push(raw.to_vec());
+            rest = tail;
+        }
+        out
+    }
+
     /// Drops every connection of the user (`doveadm kick`): a server going away under
     /// its clients (stopping dovecot alone leaves the open sessions running).
     pub fn kick(&self) {
