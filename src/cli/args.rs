@@ -149,8 +149,8 @@ pub(crate) struct SearchBudget {
     /// Search this many plies deep (1 to 48).
     #[arg(long, value_name = "PLIES", value_parser = clap::value_parser!(u32).range(1..=48))]
     pub(crate) depth: Option<u32>,
-    /// Stop a search after about this many nodes (positions visited).
-    #[arg(long, value_name = "N")]
+    /// Stop a search after about this many nodes (positions visited), 1 to 100000000.
+    #[arg(long, value_name = "N", value_parser = nodes)]
     pub(crate) nodes: Option<u64>,
     /// Stop a search after this many seconds, e.g. 10 or 0.5.
     #[arg(long, value_name = "SECONDS", value_parser = seconds)]
@@ -176,7 +176,20 @@ pub(crate) fn seconds(s: &str) -> Result<std::time::Duration, String> {
     let x: f64 =
         s.trim_end_matches('s').parse().map_err(|_| format!("`{s}`: expected seconds, e.g. 10 or 0.5"))?;
     if !(x.is_finite() && x > 0.0 && x <= 1e7) {
-        return Err(format!("`{s}`: expected seconds above 0"));
+        return Err(format!("`{s}`: expected seconds above 0 and at most 10000000 (about 16 weeks)"));
     }
     Ok(std::time::Duration::from_secs_f64(x))
+}
+
+/// The most nodes a search may be given: some minutes of search. A budget beyond it is
+/// a typo, and would hold the command (or a referee's whole mailbox) for hours.
+pub(crate) const MAX_NODES: u64 = 100_000_000;
+
+/// A search's node budget: 1 to [`MAX_NODES`].
+pub(crate) fn nodes(s: &str) -> Result<u64, String> {
+    let n: u64 = s.parse().map_err(|_| format!("`{s}`: expected a number of nodes, e.g. 200000"))?;
+    if !(1..=MAX_NODES).contains(&n) {
+        return Err(format!("`{s}`: expected 1 to {MAX_NODES} nodes (200000 is about a second's search)"));
+    }
+    Ok(n)
 }

@@ -111,3 +111,26 @@ fn a_bot_answers_a_draw_offer_by_its_score_and_refuses_bad_input() {
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(text(&o).contains("--as <NAME>"), "{}", text(&o));
 }
+
+/// A node budget of 2^64 − 1 (a typo) held `bot`, and `mail serve` with all its club's
+/// mail, searching for hours without a word; `bot --nodes 0` was taken as 2,048 nodes
+/// while `mail serve --bot-nodes 0` was refused. Both now take 1 to 100,000,000 nodes and
+/// say so.
+#[test]
+fn a_huge_node_budget_held_the_bot_and_the_referee_without_a_word() {
+    let c = club(None);
+    let t = common::T0 + 60;
+    for args in [
+        &["bot", "--as", "computer", "--nodes", "18446744073709551615"][..],
+        &["bot", "--as", "computer", "--nodes", "0"],
+        &["mail", "serve", "--maildir", "md", "--once", "--bot-nodes", "18446744073709551615"],
+        &["mail", "serve", "--maildir", "md", "--once", "--bot-nodes", "0"],
+    ] {
+        let o = run_at(&c.org, &c.home, t, args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
+        assert!(text(&o).contains("expected 1 to 100000000 nodes"), "{args:?}: {}", text(&o));
+    }
+    let o = run_at(&c.org, &c.home, t, &["bot", "--as", "computer", "--time", "1e30"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("at most 10000000"), "{}", text(&o));
+}

@@ -48,8 +48,8 @@ pub(crate) struct ServeArgs {
     dns: Option<std::net::SocketAddr>,
     /// The nodes (positions) the search visits for each move of the club's computer
     /// players (`plays-by: bot` in ravenpost.yaml's `players:`), which the referee makes
-    /// as they become due: its strength, as `ravenpost bot --nodes`.
-    #[arg(long, value_name = "N", default_value_t = super::bot::DEFAULT_NODES, value_parser = clap::value_parser!(u64).range(1..))]
+    /// as they become due: its strength, as `ravenpost bot --nodes` (1 to 100000000).
+    #[arg(long, value_name = "N", default_value_t = super::bot::DEFAULT_NODES, value_parser = crate::cli::args::nodes)]
     bot_nodes: u64,
     /// One JSON object a line for each message handled, and for each computer player's
     /// moves.
