@@ -806,8 +806,10 @@ pub fn hook_check(session: &Session, old: &str, new: &str, refname: &str) -> Res
     let known = if old.is_none() && pusher.is_some() { archive.branch_tips(refname)? } else { Vec::new() };
     // The server's clock says when the push arrived: no step may be dated later.
     let arrived = session.now().unix_seconds();
-    let mut problems = check_range_known(&archive, old, new, pusher.as_ref(), &known, Some(arrived))?;
-    problems.extend(computer_steps_pushed(&archive, old, new, &known)?);
+    // A computer player's step first: the other reasons (an account that did not push
+    // it) would suggest that some other push could make it.
+    let mut problems = computer_steps_pushed(&archive, old, new, &known)?;
+    problems.extend(check_range_known(&archive, old, new, pusher.as_ref(), &known, Some(arrived))?);
     Ok(problems)
 }
 

@@ -17,7 +17,7 @@ use std::process::Command;
 use common::dns::{DkimKey, Dns, dkim_key, dkim_sign};
 use common::dovecot::Dovecot;
 use common::smtp::Smtp;
-use common::{T0 as GIT_T0, git, identity, ok_at, ravenpost_at, run_at, text};
+use common::{T0 as GIT_T0, git, identity, ok_at, ravenpost_at, text};
 use mail_parser::MessageParser;
 
 /// Later than the commits the `git` helper dates (its fixed clock, an hour after T0).
@@ -371,7 +371,9 @@ fn a_game_pushed_with_the_computer_to_move_is_answered_on_the_referees_next_pass
     assert!(created[0].body.starts_with(head), "{created:#?}");
     // A git player cannot push a move for the computer: the hook refuses it.
     ok_at(&c.org, &c.admin, T0 + 40, &["move", "ca", "2e3", "--as", "Computer"]);
-    let pushed = run_at(&c.org, &c.admin, T0 + 40, &["sync"]);
+    // Pushed as the admin (gitolite's `GL_USER`), as a club's server authenticates it.
+    let pushed =
+        ravenpost_at(&c.org, &c.admin, T0 + 40).env("GL_USER", "admin").arg("sync").output().unwrap();
     assert!(!pushed.status.success(), "{}", text(&pushed));
     assert!(
         words(&text(&pushed)).contains(
@@ -381,6 +383,12 @@ fn a_game_pushed_with_the_computer_to_move_is_answered_on_the_referees_next_pass
         "{}",
         text(&pushed)
     );
+    // The hook led with "Computer's steps must be pushed by the account `Computer`",
+    // as if another push could make the step: the computer's reason now comes first.
+    let said = words(&text(&pushed));
+    let account = said.find("must be pushed by the account");
+    assert!(account.is_some(), "the push is authenticated: {said}");
+    assert!(said.find("is a computer player") < account, "{said}");
     let served = c.referee(T0 + 60);
     assert_eq!(served.len(), 1, "no mail, the computer's move: {served:#?}");
     let m = &served[0]["moves"][0];
