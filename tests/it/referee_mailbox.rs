@@ -147,21 +147,7 @@ impl Club {
     /// Sends the message `raw` (as it is, signature and all) from `from` to the club's
     /// address with Python's smtplib.
     fn send_raw(&self, from: &str, raw: &[u8]) {
-        let script = format!(
-            "import smtplib, sys\ns = smtplib.SMTP('127.0.0.1', {})\n\
-             s.sendmail({from:?}, [{REFEREE:?}], sys.stdin.buffer.read())\ns.quit()\n",
-            self.inbox.port
-        );
-        let mut child = Command::new("python3")
-            .arg("-c")
-            .arg(&script)
-            .stdin(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        std::io::Write::write_all(&mut child.stdin.take().unwrap(), raw).unwrap();
-        let o = child.wait_with_output().unwrap();
-        assert!(o.status.success(), "smtplib: {}", text(&o));
+        common::smtp::send_raw(self.inbox.port, from, REFEREE, raw);
     }
 }
 

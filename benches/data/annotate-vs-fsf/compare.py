@@ -136,30 +136,12 @@ def cmd_games(a):
 
 # --- Fairy-Stockfish -----------------------------------------------------------------
 
-class Engine:
-    def __init__(self, path):
-        self.p = subprocess.Popen([path], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
-        self.send("uci")
-        self.until("uciok")
-        for name, value in [("Threads", "1"), ("Hash", "16"), ("UCI_Variant", "grand")]:
-            self.send(f"setoption name {name} value {value}")
-        self.send("isready")
-        self.until("readyok")
+# The UCI talk of the script that played the self-play games (one engine, Grand Chess).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "grand-fsf-selfplay"))
+from generate import Engine as SelfPlayEngine  # noqa: E402
 
-    def send(self, line):
-        self.p.stdin.write(line + "\n")
 
-    def until(self, prefix):
-        lines = []
-        while True:
-            line = self.p.stdout.readline()
-            if not line:
-                raise SystemExit("Fairy-Stockfish ended")
-            line = line.rstrip("\n")
-            lines.append(line)
-            if line.startswith(prefix):
-                return lines
-
+class Engine(SelfPlayEngine):
     def search(self, moves, depth):
         """(score in clamped centipawns from the side to move's view, raw score, best move)."""
         self.send("ucinewgame")

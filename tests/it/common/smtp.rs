@@ -155,3 +155,22 @@ pub fn test_ca(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
     ]);
     (dir.join("ca.pem"), dir.join("cert.pem"), dir.join("key.pem"))
 }
+
+/// Sends the message `raw` (as it is, signature and all) from `from` to `to` through the
+/// SMTP server on 127.0.0.1:`port`, with Python's smtplib.
+pub fn send_raw(port: u16, from: &str, to: &str, raw: &[u8]) {
+    let script = format!(
+        "import smtplib, sys\ns = smtplib.SMTP('127.0.0.1', {port})\n\
+         s.sendmail({from:?}, [{to:?}], sys.stdin.buffer.read())\ns.quit()\n"
+    );
+    let mut child = Command::new("python3")
+        .arg("-c")
+        .arg(&script)
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("python3 runs");
+    std::io::Write::write_all(&mut child.stdin.take().expect("stdin"), raw).expect("the message is written");
+    let o = child.wait_with_output().expect("python3 ends");
+    assert!(o.status.success(), "smtplib: {}", text(&o));
+}
