@@ -23,6 +23,9 @@
 //! and the move's place in the order (`0.75 + ln(depth)·ln(number) / 2.25`, one less at
 //! principal-variation nodes); a move that beats alpha at the reduced depth is searched
 //! again at the full depth.
+//!
+//! [`Limits::pruning`] set to false switches both off: the search before them, played
+//! against the current one by `benches/selfplay.rs`.
 
 use std::time::Instant;
 
@@ -52,7 +55,7 @@ const LMR_SIZE: usize = 64;
 
 /// How long to search: the first limit reached ends the search (after at least one
 /// complete iteration). With no limit at all, depth 4.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Limits {
     /// The deepest iteration, in plies.
     pub depth: Option<u32>,
@@ -67,6 +70,23 @@ pub struct Limits {
     /// Set from another thread to stop the search (UCI's `stop`); with no other limit,
     /// the search goes on until it is set.
     pub stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    /// Null-move pruning and late-move reductions (on by default); off, the search is
+    /// the previous version's, for self-play against it.
+    pub pruning: bool,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            depth: None,
+            nodes: None,
+            deadline: None,
+            multipv: 0,
+            table_entries: 0,
+            stop: None,
+            pruning: true,
+        }
+    }
 }
 
 /// A score from the side to move's view.
@@ -181,7 +201,7 @@ impl<'a> Searcher<'a> {
             scratch: Vec::with_capacity(256),
             scores: vec![Vec::new(); MAX_PLY + 2],
             reductions: reductions(),
-            null_moves: v.def().counting.is_none(),
+            null_moves: limits.pruning && v.def().counting.is_none(),
         }
     }
 
@@ -392,7 +412,7 @@ impl<'a> Searcher<'a> {
                 -self.negamax(&next, d, -beta, -alpha, ply + 1, true)
             } else {
                 let quiet = !in_check && !gives_check && !is_tactical(m);
-                let r = if quiet && i >= LMR_FIRST_MOVES && depth >= 3 {
+                let r = if self.limits.pruning && quiet && i >= LMR_FIRST_MOVES && depth >= 3 {
                     let r = self.reduction(depth, i + 1) - i32::from(pv_node);
                     r.clamp(0, d - 1)
                 } else {
@@ -648,6 +668,40 @@ mod tests {
         assert_eq!(Score::from_internal(-MATE + 2), Score::Mate(-1));
         assert_eq!(Score::from_internal(-MATE + 4), Score::Mate(-2));
         assert_eq!(Score::from_internal(35), Score::Centipawns(35));
+    }
+}
+
+#[cfg(test)]
+mod pruning_tests {
+    use super::*;
+
+    /// `Limits::pruning` switches null moves and reductions off: both searches find the
+    /// mates in 2 of the tactics file's Fantasy Grand Chess positions, and depth 5 from
+    /// the Grand Chess start takes a different number of nodes.
+    #[test]
+    fn the_pruning_switch_changes_the_search_not_its_mates() {
+        let file = include_str!("../../tests/data/tactics/grand.txt");
+        let mates: Vec<&str> = file
+            .lines()
+            .filter_map(|l| l.strip_prefix("fantasy-grand\tmate2\t"))
+            .filter_map(|l| l.split('\t').next())
+            .take(3)
+            .collect();
+        assert!(!mates.is_empty());
+        for text in mates {
+            let options = crate::variants::options_for_position("fantasy-grand", &[], text);
+            let v = crate::variants::by_name("fantasy-grand", &options).unwrap();
+            let p = crate::notation::position_string::parse_position(&v, text).unwrap();
+            let on = search(&v, &p, &[], &Limits { depth: Some(5), ..Limits::default() });
+            let off = search(&v, &p, &[], &Limits { depth: Some(5), pruning: false, ..Limits::default() });
+            assert_eq!(on.lines[0].score, Score::Mate(2), "{text}");
+            assert_eq!(off.lines[0].score, Score::Mate(2), "{text}");
+        }
+        let v = crate::variants::by_name("grand", &[]).unwrap();
+        let p = v.start_position();
+        let on = search(&v, &p, &[], &Limits { depth: Some(5), ..Limits::default() });
+        let off = search(&v, &p, &[], &Limits { depth: Some(5), pruning: false, ..Limits::default() });
+        assert_ne!(on.nodes, off.nodes, "the switch changed nothing");
     }
 }
 

@@ -82,6 +82,7 @@ pub fn analyse_until(
         multipv: budget.multipv.max(1),
         table_entries: 0,
         stop,
+        pruning: true,
     };
     let report = search::search(v, pos, history, &limits);
     let elapsed = started.elapsed();
