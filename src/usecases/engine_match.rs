@@ -252,38 +252,14 @@ pub struct MatchReport {
     pub llr: Option<f64>,
 }
 
-/// Splits a command line into words: white space separates, `'…'` and `"…"` group.
+/// Splits a command line into words as a POSIX shell does (`shlex`): white space
+/// separates, quotes group, a backslash escapes.
 ///
 /// # Errors
 /// An unclosed quote, or no word at all.
 pub fn split_command(line: &str) -> Result<Vec<String>, String> {
-    let (mut words, mut word, mut quote, mut any) = (Vec::new(), String::new(), None, false);
-    for c in line.chars() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), c) => word.push(c),
-            (None, '\'' | '"') => {
-                quote = Some(c);
-                any = true;
-            }
-            (None, c) if c.is_whitespace() => {
-                if any {
-                    words.push(std::mem::take(&mut word));
-                    any = false;
-                }
-            }
-            (None, c) => {
-                word.push(c);
-                any = true;
-            }
-        }
-    }
-    if quote.is_some() {
-        return Err(format!("`{line}`: a quote is not closed"));
-    }
-    if any {
-        words.push(word);
-    }
+    let words = shlex::split(line)
+        .ok_or_else(|| format!("`{line}`: a quote is not closed, or it ends in a backslash"))?;
     if words.is_empty() {
         return Err("an engine's command line is empty".into());
     }
