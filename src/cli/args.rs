@@ -149,7 +149,8 @@ pub(crate) struct SearchBudget {
     /// Search this many plies deep (1 to 48).
     #[arg(long, value_name = "PLIES", value_parser = clap::value_parser!(u32).range(1..=48))]
     pub(crate) depth: Option<u32>,
-    /// Stop a search after about this many nodes (positions visited), 1 to 100000000.
+    /// Stop a search after this many nodes (positions visited), 1 to 100000000; the
+    /// first iteration (depth 1) always completes.
     #[arg(long, value_name = "N", value_parser = nodes)]
     pub(crate) nodes: Option<u64>,
     /// Stop a search after this many seconds, e.g. 10 or 0.5.

@@ -37,7 +37,8 @@ use super::tt::{Bound, Table};
 
 /// Deepest ply searched (extensions and quiescence included).
 pub const MAX_PLY: usize = 96;
-/// The budget's deadline and node limit are checked every this many nodes.
+/// The budget's deadline (and a stop request) is checked every this many nodes; the node
+/// limit at every node.
 pub const CHECK_EVERY: u64 = 1024;
 /// The score of a mate at the root (a mate `n` plies away scores `MATE - n`).
 const MATE: i32 = 30_000;
@@ -59,7 +60,9 @@ const LMR_SIZE: usize = 64;
 pub struct Limits {
     /// The deepest iteration, in plies.
     pub depth: Option<u32>,
-    /// Most nodes (positions visited, quiescence included).
+    /// Most nodes (positions visited, quiescence included). The first iteration (depth 1)
+    /// always completes, so that there is a move to play; after it the search stops at
+    /// this many nodes.
     pub nodes: Option<u64>,
     /// When to stop.
     pub deadline: Option<Instant>,
@@ -220,6 +223,9 @@ impl<'a> Searcher<'a> {
         };
         let want = self.limits.multipv.max(1).min(root.len());
         for depth in 1..=max_depth {
+            if depth > 1 && self.limits.nodes.is_some_and(|n| self.nodes >= n) {
+                break;
+            }
             self.tt.new_search();
             self.max_extended_ply = 2 * depth as usize;
             let mut lines: Vec<Line> = Vec::new();
@@ -307,19 +313,26 @@ impl<'a> Searcher<'a> {
         best
     }
 
-    /// Whether the budget is spent (checked every [`CHECK_EVERY`] nodes).
+    /// Whether the budget is spent: the node limit at every node, the deadline and a stop
+    /// request every [`CHECK_EVERY`] nodes; never during the first iteration.
     #[inline]
     fn out_of_budget(&mut self) -> bool {
         if self.stopped {
             return true;
         }
-        if !self.may_stop || !self.nodes.is_multiple_of(CHECK_EVERY) {
+        if !self.may_stop {
             return false;
         }
-        let over_nodes = self.limits.nodes.is_some_and(|n| self.nodes >= n);
+        if self.limits.nodes.is_some_and(|n| self.nodes >= n) {
+            self.stopped = true;
+            return true;
+        }
+        if !self.nodes.is_multiple_of(CHECK_EVERY) {
+            return false;
+        }
         let over_time = self.limits.deadline.is_some_and(|d| Instant::now() >= d);
         let told = self.limits.stop.as_ref().is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed));
-        self.stopped = over_nodes || over_time || told;
+        self.stopped = over_time || told;
         self.stopped
     }
 
@@ -623,6 +636,27 @@ mod tests {
                 assert!(v.is_legal(&pos, m), "{name}: {m:?} illegal");
                 pos = v.make(&pos, m);
             }
+        }
+    }
+
+    /// The trial of the computer player: `--nodes 1` searched 4,096 nodes and
+    /// `--bot-nodes 2000` up to 36,864, as the limit was looked at every 1,024 nodes. Past
+    /// the first iteration (which always completes) a search now stops at its limit.
+    #[test]
+    fn a_node_budget_overshot_by_up_to_a_thousand_nodes() {
+        for name in ["gygax", "grand"] {
+            let v = crate::variants::by_name(name, &[]).unwrap();
+            let p = v.start_position();
+            let first = search(&v, &p, &[], &Limits { depth: Some(1), ..Limits::default() }).nodes;
+            // Two budgets a node apart: at most one of them is a multiple of 1,024.
+            for n in [first + 1, first + 2, first + 700] {
+                let r = search(&v, &p, &[], &Limits { nodes: Some(n), ..Limits::default() });
+                assert_eq!(r.nodes, n, "{name}: {first} nodes at depth 1");
+                assert!(r.depth >= 1 && !r.lines.is_empty(), "{name}");
+            }
+            // A budget below the first iteration's cost still gets its move.
+            let r = search(&v, &p, &[], &Limits { nodes: Some(1), ..Limits::default() });
+            assert_eq!((r.nodes, r.depth), (first, 1), "{name}");
         }
     }
 
