@@ -580,6 +580,9 @@ fn message_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
 /// means the client gave up, not that it crashed) dropped, and a server without STARTTLS
 /// told how to send to a local or test server without TLS.
 fn smtp_failure(host: &str, port: u16, security: SmtpSecurity, e: &lettre::transport::smtp::Error) -> String {
+    if let Some(why) = super::tls_words::certificate_refusal(e) {
+        return format!("SMTP server {host}:{port}: {why}; nothing was sent");
+    }
     let said = e.to_string();
     let said = said.strip_prefix("internal client error: ").unwrap_or(&said);
     let hint = if security == SmtpSecurity::Starttls && said.contains("STARTTLS is not supported") {

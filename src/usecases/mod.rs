@@ -38,6 +38,7 @@ mod layout;
 mod report;
 mod session;
 mod settings;
+mod tls_words;
 mod tournament;
 mod watch;
 

@@ -163,7 +163,9 @@ async fn connect(server: &Server<'_>) -> Result<ImapSession, Lost> {
     let Server { account, password, tls } = *server;
     let tcp = tokio::net::TcpStream::connect((account.host.as_str(), account.port)).await.map_err(lost)?;
     let name = rustls::pki_types::ServerName::try_from(account.host.clone()).map_err(lost)?;
-    let stream = tokio_rustls::TlsConnector::from(Arc::clone(tls)).connect(name, tcp).await.map_err(lost)?;
+    let stream = tokio_rustls::TlsConnector::from(Arc::clone(tls)).connect(name, tcp).await.map_err(|e| {
+        Lost::Connection(super::tls_words::certificate_refusal(&e).unwrap_or_else(|| e.to_string()))
+    })?;
     let mut client = async_imap::Client::new(stream);
     // The server's greeting.
     client.read_response().await.map_err(lost)?.ok_or_else(|| lost("the server closed at once"))?;

@@ -822,7 +822,13 @@ fn send_with_tls_from_the_start() {
     ann.ok(T0 + 60, &["move", "tls", "2e3"]);
     let send = ["mail", "send", "tls", "--smtp", &smtp.addr(), "--security", "tls"];
     let err = ann.refused(T0 + 60, &send);
-    assert!(err.contains(&format!("SMTP server {} refused or failed", smtp.addr())), "{err}");
+    assert!(
+        err.contains(&format!(
+            "SMTP server {}: the server's certificate is not signed by a CA this client trusts: give the CA",
+            smtp.addr()
+        )),
+        "{err}"
+    );
     assert!(err.contains("nothing was sent"), "{err}");
     assert!(smtp.messages().is_empty());
     let out = ann.ok(T0 + 120, &[&send[..], &["--ca-file", ca.to_str().unwrap()]].concat());
@@ -830,6 +836,29 @@ fn send_with_tls_from_the_start() {
     let p = parse(&smtp.newest(0));
     assert_eq!((p.message_id.as_str(), p.to.as_str()), ("tls.1@example.org", "bo@example.net"));
     assert_eq!(p.attachment.2, ann.game("tls"));
+}
+
+/// The club trial: a server's self-signed certificate, which is its own CA, given with
+/// `--ca-file` was refused as `invalid peer certificate: Other(OtherError(CaUsedAsEndEntity))`.
+/// The refusal now says what is wrong and what to make instead.
+#[test]
+fn a_self_signed_server_certificate_was_refused_in_rustls_debug_notation() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path();
+    let (cert, key) = common::smtp::self_signed_ca(dir);
+    let smtp = Smtp::start_smtps(dir, "maildir", &cert, &key);
+    let ann = Player::new(dir, "ann", "Ann Example", "ann@example.org");
+    let new = ["new", "gygax", "--white", "Ann Example", "--black", "Bo Example", "--id", "ss"];
+    ann.ok(T0, &[&new[..], &["--black-email", "bo@example.net"]].concat());
+    let send = ["mail", "send", "ss", "--smtp", &smtp.addr(), "--security", "tls", "--ca-file"];
+    let err = ann.refused(T0 + 60, &[&send[..], &[cert.to_str().unwrap()]].concat());
+    assert!(
+        err.contains("presents a CA certificate (basicConstraints CA:TRUE) as its own")
+            && err.contains("signed by it (basicConstraints CA:FALSE)")
+            && !err.contains("OtherError"),
+        "{err}"
+    );
+    assert!(smtp.messages().is_empty());
 }
 
 /// A home with no git identity at all (a fresh machine's).

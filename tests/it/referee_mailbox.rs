@@ -489,7 +489,30 @@ fn the_referee_reads_the_clubs_mailbox_over_imap_with_tls() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
-    assert!(text(&o).to_lowercase().contains("certificate"), "{}", text(&o));
+    assert!(
+        text(&o).contains("the server's certificate is not signed by a CA this client trusts"),
+        "{}",
+        text(&o)
+    );
+}
+
+/// The club trial: dovecot serving a self-signed certificate (its own CA) given with
+/// `--ca-file` was refused as `invalid peer certificate: Other(OtherError(CaUsedAsEndEntity))`.
+#[test]
+fn a_self_signed_imap_certificate_was_refused_in_rustls_debug_notation() {
+    let c = club();
+    let (cert, key) = common::smtp::self_signed_ca(c.path());
+    let dovecot = common::dovecot::Dovecot::start(c.path(), &cert, &key, &c.inbox.maildir);
+    let o = ravenpost_at(&c.server, &c.home, T0 + 40)
+        .env("RAVENPOST_IMAP_PASSWORD", dovecot.password)
+        .args(["mail", "serve", "--imap", &imap_url(&dovecot), "--ca-file", cert.to_str().unwrap()])
+        .args(["--dns", &c.dns.addr(), "--once"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let said = text(&o);
+    assert!(said.contains("presents a CA certificate (basicConstraints CA:TRUE) as its own"), "{said}");
+    assert!(!said.contains("OtherError"), "{said}");
 }
 
 /// Waits (at most 60 s) until the server's branch log starts with `line`.

@@ -156,6 +156,22 @@ pub fn test_ca(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
     (dir.join("ca.pem"), dir.join("cert.pem"), dir.join("key.pem"))
 }
 
+/// Makes, in `dir`, the certificate a club organiser makes first: one self-signed
+/// certificate for 127.0.0.1 (`self.pem`, key `self.key`) that is its own CA
+/// (basicConstraints CA:TRUE, as `openssl req -x509` writes by default).
+pub fn self_signed_ca(dir: &Path) -> (PathBuf, PathBuf) {
+    require("openssl", &["version"], "openssl");
+    let o = Command::new("openssl")
+        .args(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "self.key", "-out", "self.pem"])
+        .args(["-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"])
+        .args(["-addext", "basicConstraints=critical,CA:TRUE"])
+        .current_dir(dir)
+        .output()
+        .expect("openssl");
+    assert!(o.status.success(), "openssl req: {}", text(&o));
+    (dir.join("self.pem"), dir.join("self.key"))
+}
+
 /// Sends the message `raw` (as it is, signature and all) from `from` to `to` through the
 /// SMTP server on 127.0.0.1:`port`, with Python's smtplib.
 pub fn send_raw(port: u16, from: &str, to: &str, raw: &[u8]) {

@@ -1,0 +1,84 @@
+//! Why a TLS connection to a mail server failed, in words a club organiser can act on.
+//!
+//! rustls reports a refused server certificate in its own debug notation (`invalid peer
+//! certificate: Other(OtherError(CaUsedAsEndEntity))`). [`certificate_refusal`] finds that
+//! error under a connection's error (lettre's and tokio-rustls's wrap it) and says what
+//! was wrong and what to do.
+
+use rustls::CertificateError;
+
+/// What was wrong with the server's certificate and what to do, when `e` (or an error it
+/// wraps) is rustls refusing it; `None` for any other failure.
+pub(crate) fn certificate_refusal(e: &(dyn std::error::Error + 'static)) -> Option<String> {
+    let mut at: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = at {
+        if let Some(rustls::Error::InvalidCertificate(c)) = rustls_error(err) {
+            return Some(words(c));
+        }
+        at = err.source();
+    }
+    None
+}
+
+/// The rustls error `e` is, or carries as an I/O error's inner error.
+fn rustls_error<'a>(e: &'a (dyn std::error::Error + 'static)) -> Option<&'a rustls::Error> {
+    if let Some(r) = e.downcast_ref::<rustls::Error>() {
+        return Some(r);
+    }
+    e.downcast_ref::<std::io::Error>()?.get_ref()?.downcast_ref::<rustls::Error>()
+}
+
+fn words(c: &CertificateError) -> String {
+    let ca_file = "give the CA that signed it with --ca-file (mail.smtp.ca-file in ravenpost.yaml for \
+                   mail send)";
+    match c {
+        CertificateError::UnknownIssuer => {
+            format!("the server's certificate is not signed by a CA this client trusts: {ca_file}")
+        }
+        CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. } => {
+            "the server's certificate is not for the host name or address connected to: connect to \
+             a name its certificate lists (its subjectAltName)"
+                .to_string()
+        }
+        CertificateError::Expired | CertificateError::ExpiredContext { .. } => {
+            "the server's certificate has expired: the server needs a new one".to_string()
+        }
+        CertificateError::NotValidYet | CertificateError::NotValidYetContext { .. } => {
+            "the server's certificate is not valid yet: check the clocks of both machines".to_string()
+        }
+        CertificateError::Other(other)
+            if matches!(other.0.downcast_ref::<webpki::Error>(), Some(webpki::Error::CaUsedAsEndEntity)) =>
+        {
+            "the server presents a CA certificate (basicConstraints CA:TRUE) as its own, and a CA \
+             certificate is never accepted as a server's: make a CA, give the server a certificate \
+             signed by it (basicConstraints CA:FALSE), and give the CA with --ca-file"
+                .to_string()
+        }
+        other => format!("the server's certificate was refused ({other:?})"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// As tokio-rustls returns it: an I/O error carrying rustls's.
+    fn io(c: CertificateError) -> std::io::Error {
+        std::io::Error::new(std::io::ErrorKind::InvalidData, rustls::Error::InvalidCertificate(c))
+    }
+
+    #[test]
+    fn each_refusal_says_what_to_do() {
+        let ca = CertificateError::Other(rustls::OtherError(std::sync::Arc::new(
+            webpki::Error::CaUsedAsEndEntity,
+        )));
+        let said = certificate_refusal(&io(ca)).unwrap();
+        assert!(
+            said.contains("CA certificate (basicConstraints CA:TRUE)") && said.contains("--ca-file"),
+            "{said}"
+        );
+        let said = certificate_refusal(&io(CertificateError::UnknownIssuer)).unwrap();
+        assert!(said.starts_with("the server's certificate is not signed by a CA"), "{said}");
+        assert_eq!(certificate_refusal(&std::io::Error::other("connection refused")), None);
+    }
+}
