@@ -138,7 +138,7 @@ impl Replay {
         let result = self.result();
         let g = &self.game;
         if end && result != "*" {
-            lines.push(format!("Result: {result} ({})", super::commands::show::ending(g)));
+            lines.push(format!("Result: {result} ({})", crate::record::ending(g)));
         } else {
             let check = if v.in_check(pos) { ", check" } else { "" };
             let mover = crate::record::named(g, pos.side_to_move());

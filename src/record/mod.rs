@@ -593,6 +593,45 @@ pub fn counting_words(pos: &crate::engine::Position) -> String {
     format!("the count has run out ({ply} plies of {limit}): a draw by the counting rule")
 }
 
+/// How a finished game ended: the board's verdict (checkmate, stalemate), else the
+/// record's closing comment with the side named by its player (`Bo (Scarlet) resigns`),
+/// else its `Termination` tag.
+pub fn ending(g: &Game) -> String {
+    use crate::engine::{EndReason, Outcome, Side};
+    let pos = g.position();
+    let mover = named(g, pos.side_to_move());
+    let end = g.variant.outcome(&pos);
+    match end.map(|o| match o {
+        Outcome::Win { reason, .. } | Outcome::Draw { reason } => reason,
+    }) {
+        Some(EndReason::Checkmate) => return format!("{mover} is checkmated"),
+        Some(EndReason::Stalemate) => return format!("{mover} is stalemated"),
+        Some(EndReason::RoyalCaptured) => return format!("{mover} has lost the royal piece"),
+        Some(reason @ (EndReason::BareKing | EndReason::Extinction)) => {
+            return extinction_words(g, end, reason);
+        }
+        Some(EndReason::Counting) => return counting_words(&pos),
+        None => {}
+    }
+    let comments = match g.text.moves.last() {
+        Some(m) => &m.comments,
+        None => &g.text.leading_comments,
+    };
+    let closing = comments
+        .iter()
+        .rev()
+        .find(|c| !c.starts_with("ravenpost: ") && !c.starts_with('|') && !c.starts_with(TIME_PREFIX));
+    let Some(said) = closing.map(|c| c.trim().trim_end_matches('.')) else {
+        return g.text.tag("Termination").unwrap_or("game over").to_string();
+    };
+    // The side the record names gets its player's name: `Bo (Scarlet) resigns`.
+    let def = g.variant.def();
+    match Side::ALL.into_iter().find(|s| said.starts_with(&format!("{} ", def.side_name(*s)))) {
+        Some(side) => format!("{}{}", named(g, side), &said[def.side_name(side).len()..]),
+        None => said.to_string(),
+    }
+}
+
 /// The game's result token (`*` while it goes on).
 pub fn result_of(game: &Game) -> String {
     game.text.result.as_ref().map(|r| r.0.clone()).unwrap_or_else(|| "*".into())

@@ -479,6 +479,7 @@ fn index_html(s: &Served, visitor: &Visitor) -> Result<String, Refused> {
                 white: public_name(&l.white).into_owned(),
                 black: public_name(&l.black).into_owned(),
                 result: l.result.clone(),
+                ending: l.ending.as_deref().map(|e| public_name(e).into_owned()),
                 ply: l.ply,
                 to_move,
                 problem: l.problem.clone().or_else(|| l.army_choice.clone()),

@@ -186,6 +186,9 @@ pub struct IndexRow {
     pub black: String,
     /// The result token, or what the game is waiting for.
     pub result: String,
+    /// How a finished game ended (`Bo (Black) resigns`), addresses masked.
+    #[serde(default)]
+    pub ending: Option<String>,
     /// Plies played.
     pub ply: usize,
     /// Who is to move (the player's name and side), if the game goes on.
@@ -535,6 +538,7 @@ pub fn generate(
                     white: String::new(),
                     black: String::new(),
                     result: String::new(),
+                    ending: None,
                     ply: 0,
                     to_move: String::new(),
                     problem: Some(format!("{file} could not be read: {problem}")),
@@ -556,6 +560,7 @@ pub fn generate(
             } else {
                 String::new()
             },
+            ending: (result != "*").then(|| name(record::ending(&game))),
             result,
             problem: None,
         };
@@ -644,6 +649,7 @@ fn army_choice_rows(archive: &Archive, addresses: Addresses) -> Result<Vec<Index
             white: name(choice.white.clone()),
             black: name(choice.black.clone()),
             result: "*".into(),
+            ending: None,
             ply: 0,
             to_move: String::new(),
             problem: Some(match addresses {

@@ -131,6 +131,10 @@ pub struct StatusLine {
     pub side_to_move: Option<String>,
     /// Result token.
     pub result: String,
+    /// How a finished game ended (`Bo (Black) is checkmated`, `Ann (White) resigns`,
+    /// `time forfeit`), as `show` says it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ending: Option<String>,
     /// The side with a standing draw offer, if any.
     pub draw_offer: Option<String>,
     /// The clock of the player to move, when the game has a time control.
@@ -216,6 +220,7 @@ pub fn status_where(
             to_move: standing.to_move,
             side_to_move: standing.side_to_move,
             result: standing.result,
+            ending: Some(standing.ending).filter(|e| !e.is_empty()),
             draw_offer: standing.draw_offer,
             clock,
             prepared,
@@ -246,6 +251,7 @@ pub fn status_where(
             to_move: None,
             side_to_move: None,
             result: "*".into(),
+            ending: None,
             draw_offer: None,
             clock: None,
             problem: choice.as_ref().err().cloned(),
@@ -276,6 +282,9 @@ struct Standing {
     to_move: Option<String>,
     side_to_move: Option<String>,
     result: String,
+    /// How a finished game ended (empty while it goes on). Not optional: a standing
+    /// cached by an earlier release, without it, does not read and is worked out again.
+    ending: String,
     draw_offer: Option<String>,
     /// The deadline of the player to move, when a clock runs.
     deadline: Option<crate::referee::Time>,
@@ -305,6 +314,7 @@ fn standing_of(
         to_move: None,
         side_to_move: None,
         result: "?".into(),
+        ending: String::new(),
         draw_offer: None,
         deadline: None,
         problem: Some(problem),
@@ -336,6 +346,7 @@ fn standing_of(
         ply: game.moves.len(),
         to_move: going.then(|| record::player(&game, side)),
         side_to_move: going.then(|| game.variant.def().side_name(side).to_string()),
+        ending: if going { String::new() } else { record::ending(&game) },
         result,
         draw_offer: record::pending_offer(&game),
         deadline,

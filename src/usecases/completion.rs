@@ -121,6 +121,7 @@ mod tests {
             to_move: to_move.map(str::to_string),
             side_to_move: to_move.map(|_| "Gold".to_string()),
             result: if to_move.is_some() { "*" } else { "1-0" }.into(),
+            ending: None,
             draw_offer: None,
             clock: deadline.map(|d| crate::referee::clock::Clock {
                 player: to_move.unwrap_or_default().to_string(),

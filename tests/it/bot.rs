@@ -99,7 +99,7 @@ fn a_bot_answers_a_draw_offer_by_its_score_and_refuses_bad_input() {
         (Some("move"), Some("Rx3a2"), Some(4))
     );
     let status = c.ok(t + 300, &["status"]);
-    assert!(status.contains("a  gygax  Ann v computer  ply 1    finished 1/2-1/2"), "{status}");
+    assert!(status.contains("a  gygax  Ann v computer  ply 1    finished 1/2-1/2 (Draw agreed)"), "{status}");
     assert!(status.contains("b  gygax  Ann v computer  ply 4    Ann (Gold) to move"), "{status}");
     let v = c.ok(t + 300, &["verify"]);
     assert!(v.contains("2 games verified, 0 problems"), "{v}");

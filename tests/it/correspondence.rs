@@ -186,7 +186,7 @@ fn a_game_by_correspondence_and_pushes_the_hook_refuses() {
     ok(&s.ann, &s.home, &["sync"]);
     for dir in [&s.ann, &s.bo] {
         let st = ok(dir, &s.home, &["status"]);
-        assert!(st.contains("finished 1-0"), "{st}");
+        assert!(st.contains("finished 1-0 (Bo (Scarlet) resigns)"), "{st}");
         assert!(ok(dir, &s.home, &["verify"]).contains("0 problems"));
     }
     let pgn = std::fs::read_to_string(s.bo.join(GAME)).unwrap();

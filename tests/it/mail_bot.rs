@@ -241,7 +241,10 @@ fn a_bot_plays_a_whole_gygax_game_through_the_referee_mailbox() {
     assert!(o.status.success(), "{}", text(&o));
     assert_eq!(text(&o), "1 game verified, 0 problems\n");
     let status = text(&ravenpost_at(&c.server, &c.admin, t).arg("status").output().unwrap());
-    assert!(status.contains("ac  gygax  Ann v Computer  ply 24   finished 0-1"), "{status}");
+    assert!(
+        status.contains("ac  gygax  Ann v Computer  ply 24   finished 0-1 (Ann (Gold) is checkmated)"),
+        "{status}"
+    );
     // `log`: both sides' moves, in turn, each by its player.
     let log = text(&ravenpost_at(&c.server, &c.admin, t).args(["log", "ac"]).output().unwrap());
     let plies: Vec<(String, String)> = log

@@ -1036,6 +1036,10 @@ fn the_standings_page_shows_what_standings_json_prints() {
     let beside = std::fs::read_to_string(out.join("tournaments/cup.json")).unwrap();
     assert_eq!(beside, printed, "the JSON beside the page is what `standings --json` prints");
     let index = std::fs::read_to_string(out.join("index.html")).unwrap().replace("&#x2f;", "/");
+    // Each finished game's row says how it ended, as `status` does.
+    assert_eq!(index.matches(" resigns)</span>").count(), 4, "{index}");
+    assert!(index.contains("<td>1-0 <span class=\"ending\">(Bo (Scarlet) resigns)</span></td>"), "{index}");
+    assert_eq!(index.matches("<span class=\"ending\">(Draw agreed)</span>").count(), 1, "{index}");
     assert!(
         index.contains("<a href=\"tournaments/cup.html\">cup: standings</a>"),
         "the index links the standings"

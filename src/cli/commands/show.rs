@@ -204,7 +204,7 @@ pub(crate) fn state_lines(g: &Game, n: usize, players: bool) -> Vec<String> {
     }
     let result = crate::record::result_of(g);
     if n == g.moves.len() && result != "*" {
-        lines.push(format!("Result: {result} ({})", ending(g)));
+        lines.push(format!("Result: {result} ({})", crate::record::ending(g)));
     } else {
         let check = if v.in_check(&pos) { ", check" } else { "" };
         let mover = crate::record::named(g, pos.side_to_move());
@@ -228,42 +228,4 @@ pub(crate) fn state_lines(g: &Game, n: usize, players: bool) -> Vec<String> {
         lines.push(hand);
     }
     lines
-}
-
-/// How a finished game ended: the board's verdict (checkmate, stalemate), else the
-/// record's closing comment with the side named by its player (`Bo (Scarlet) resigns`),
-/// else its `Termination` tag.
-pub(crate) fn ending(g: &Game) -> String {
-    use crate::engine::{EndReason, Outcome, Side};
-    let pos = g.position();
-    let mover = crate::record::named(g, pos.side_to_move());
-    let end = g.variant.outcome(&pos);
-    match end.map(|o| match o {
-        Outcome::Win { reason, .. } | Outcome::Draw { reason } => reason,
-    }) {
-        Some(EndReason::Checkmate) => return format!("{mover} is checkmated"),
-        Some(EndReason::Stalemate) => return format!("{mover} is stalemated"),
-        Some(EndReason::RoyalCaptured) => return format!("{mover} has lost the royal piece"),
-        Some(reason @ (EndReason::BareKing | EndReason::Extinction)) => {
-            return crate::record::extinction_words(g, end, reason);
-        }
-        Some(EndReason::Counting) => return crate::record::counting_words(&pos),
-        None => {}
-    }
-    let comments = match g.text.moves.last() {
-        Some(m) => &m.comments,
-        None => &g.text.leading_comments,
-    };
-    let closing = comments.iter().rev().find(|c| {
-        !c.starts_with("ravenpost: ") && !c.starts_with('|') && !c.starts_with(crate::record::TIME_PREFIX)
-    });
-    let Some(said) = closing.map(|c| c.trim().trim_end_matches('.')) else {
-        return g.text.tag("Termination").unwrap_or("game over").to_string();
-    };
-    // The side the record names gets its player's name: `Bo (Scarlet) resigns`.
-    let def = g.variant.def();
-    match Side::ALL.into_iter().find(|s| said.starts_with(&format!("{} ", def.side_name(*s)))) {
-        Some(side) => format!("{}{}", crate::record::named(g, side), &said[def.side_name(side).len()..]),
-        None => said.to_string(),
-    }
 }

@@ -73,7 +73,10 @@ fn state(l: &StatusLine) -> String {
             format!("choosing armies in secret: {}", l.army_choice.clone().unwrap_or_default())
         }
         (None, Some(who)) => format!("{} to move", named(who, l.side_to_move.as_deref())),
-        (None, None) => format!("finished {}", l.result),
+        (None, None) => match &l.ending {
+            Some(how) => format!("finished {} ({how})", l.result),
+            None => format!("finished {}", l.result),
+        },
     };
     if let Some(side) = &l.draw_offer {
         // The offer is the side to move's (made with their next move) or the other's.
