@@ -34,6 +34,13 @@ impl Computers {
     pub fn new(budget: Budget) -> Computers {
         Computers { budget, looked_at: Cell::new(None) }
     }
+
+    /// Whether a computer player's move may have become due since the last look: the
+    /// branch moved, and the club lists a computer player.
+    pub fn may_be_due(&self, archive: &Archive) -> bool {
+        let Ok(tip) = archive.tip() else { return false };
+        tip != self.looked_at.get() && archive.config().is_ok_and(|c| !c.computers().is_empty())
+    }
 }
 
 /// What one computer player did in a look.

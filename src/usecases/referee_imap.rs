@@ -71,6 +71,9 @@ pub struct ImapRun<'a> {
     pub once: bool,
     /// The longest wait in IDLE before looking again.
     pub idle: Duration,
+    /// How often the branch is looked at during IDLE, for a computer player's move made
+    /// due by a move that did not come by mail.
+    pub look: Duration,
     /// Told of every message handled, and of every computer player's moves.
     pub handled: &'a mut dyn FnMut(&Served),
     /// Told of every lost connection and the wait before the next.
@@ -104,7 +107,16 @@ pub fn referee_imap(
         let mut wait = Duration::from_secs(1);
         loop {
             let server = Server { account, password: &password, tls: &tls };
-            match rounds(archive, session, referee, &server, &mut *run.handled, (run.once, run.idle)).await {
+            match rounds(
+                archive,
+                session,
+                referee,
+                &server,
+                &mut *run.handled,
+                (run.once, run.idle, run.look),
+            )
+            .await
+            {
                 Ok(()) => return Ok(()),
                 Err(Lost::Archive(e)) => return Err(e),
                 Err(Lost::Connection(why)) if run.once => {
@@ -182,7 +194,7 @@ async fn rounds(
     referee: &Referee,
     server: &Server<'_>,
     handled: &mut dyn FnMut(&Served),
-    (once, idle): (bool, Duration),
+    (once, idle, look): (bool, Duration, Duration),
 ) -> Result<(), Lost> {
     let mut imap = connect(server).await?;
     loop {
@@ -193,8 +205,28 @@ async fn rounds(
         }
         let mut waiting = imap.idle();
         waiting.init().await.map_err(lost)?;
-        let (answer, _stop) = waiting.wait_with_timeout(idle);
-        answer.await.map_err(lost)?;
+        {
+            let (answer, stop) = waiting.wait_with_timeout(idle);
+            let mut answer = Box::pin(answer);
+            let mut stop = Some(stop);
+            // A git or web player's move pushed meanwhile may make a computer player's
+            // move due: the branch is looked at every `look`, and IDLE ended when it
+            // moved (the stop source dropped, the answer comes at once).
+            loop {
+                let tick = Box::pin(tokio::time::sleep(look));
+                match futures_util::future::select(answer.as_mut(), tick).await {
+                    futures_util::future::Either::Left((said, _)) => {
+                        said.map_err(lost)?;
+                        break;
+                    }
+                    futures_util::future::Either::Right(((), _)) => {
+                        if stop.is_some() && referee.computers.may_be_due(archive) {
+                            drop(stop.take());
+                        }
+                    }
+                }
+            }
+        }
         imap = waiting.done().await.map_err(lost)?;
     }
 }

@@ -396,3 +396,42 @@ fn a_game_pushed_with_the_computer_to_move_is_answered_on_the_referees_next_pass
         c.server_log()
     );
 }
+
+/// The club trial: over IMAP, a computer player's move made due by a move that did not
+/// come by mail (a game pushed with the computer to move) waited for IDLE to end, a
+/// minute or more. The referee now looks at the branch every `--interval` seconds while
+/// in IDLE, and ends IDLE when it moved.
+#[test]
+fn a_computer_move_made_due_by_a_push_waited_for_the_imap_idle_to_end() {
+    let c = club("    plays-by: bot\n", "", &[]);
+    let url = format!("imaps://{}@127.0.0.1:{}/INBOX", c.referee_imap.user, c.referee_imap.port);
+    /// The referee, stopped however the test ends.
+    struct Running(std::process::Child);
+    impl Drop for Running {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let _referee = Running(
+        ravenpost_at(&c.server, &c.admin, T0 + 20)
+            .env("RAVENPOST_IMAP_PASSWORD", c.referee_imap.password)
+            .args(["mail", "serve", "--imap", &url, "--ca-file", c.ca.to_str().unwrap()])
+            .args(["--dns", &c.dns.addr(), "--bot-nodes", "2000", "--interval", "1"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    // Nothing is due: the referee takes the unseen mail (none) and waits in IDLE, which
+    // ends by itself only after 60 seconds.
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let new = ["new", "gygax", "--white", "Computer", "--black", "Ann", "--id", "ca"];
+    ok_at(&c.org, &c.admin, T0 + 30, &new);
+    ok_at(&c.org, &c.admin, T0 + 30, &["sync"]);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !c.server_log().starts_with(&format!("Computer <{REFEREE}> ca: ply 1 ")) {
+        assert!(std::time::Instant::now() < deadline, "no move by the computer: {}", c.server_log());
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}

@@ -35,7 +35,8 @@ pub(crate) struct ServeArgs {
     /// Handle what is there, then exit (for a timer or a delivery hook).
     #[arg(long)]
     once: bool,
-    /// Seconds between looks at the Maildir (over IMAP: the longest IDLE, at least 60).
+    /// Seconds between looks at the Maildir (over IMAP: at the branch, for a computer
+    /// player's move due; the longest IDLE is this, at least 60).
     #[arg(long, value_name = "SECONDS", default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=3600))]
     interval: u64,
     /// Deliver answers through a sendmail-compatible command (default: ravenpost.yaml's
@@ -108,6 +109,7 @@ pub(crate) fn serve(s: &Session, a: ServeArgs, out: &mut impl Write) -> Result<(
         let run = ImapRun {
             once: a.once,
             idle: std::time::Duration::from_secs(a.interval.max(60)),
+            look: std::time::Duration::from_secs(a.interval),
             handled: &mut say,
             lost: &mut lost,
         };
