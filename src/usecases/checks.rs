@@ -132,8 +132,7 @@ pub struct StatusLine {
     /// Result token.
     pub result: String,
     /// How a finished game ended (`Bo (Black) is checkmated`, `Ann (White) resigns`,
-    /// `time forfeit`), as `show` says it.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// `time forfeit`), as `show` says it; `None` while it goes on.
     pub ending: Option<String>,
     /// The side with a standing draw offer, if any.
     pub draw_offer: Option<String>,

@@ -386,6 +386,8 @@ fn smtp_transport(session: &Session, c: &SmtpConfig) -> Result<lettre::SmtpTrans
     let tls = |host: &str| -> Result<TlsParameters, Failure> {
         let mut b = TlsParameters::builder(host.to_string());
         if let Some(ca) = &c.ca_file {
+            super::tls_words::ca_certificates(std::path::Path::new(ca))
+                .map_err(|e| Failure::Usage(format!("CA file {ca}: {e}")))?;
             let pem = std::fs::read(ca).map_err(|e| Failure::Usage(format!("CA file {ca}: {e}")))?;
             let cert = Certificate::from_pem(&pem)
                 .map_err(|e| Failure::Usage(format!("CA file {ca}: not a PEM certificate ({e})")))?;

@@ -146,13 +146,11 @@ fn lost(e: impl std::fmt::Display) -> Lost {
 
 /// The TLS settings: the web's roots, and the CA file's certificates.
 fn tls_config(ca_file: Option<&Path>) -> Result<Arc<rustls::ClientConfig>, Failure> {
-    use rustls::pki_types::CertificateDer;
-    use rustls::pki_types::pem::PemObject as _;
     let mut roots = rustls::RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() };
     if let Some(path) = ca_file {
         let bad = |e: String| Failure::Usage(format!("--ca-file {}: {e}", path.display()));
-        for cert in CertificateDer::pem_file_iter(path).map_err(|e| bad(e.to_string()))? {
-            roots.add(cert.map_err(|e| bad(e.to_string()))?).map_err(|e| bad(e.to_string()))?;
+        for cert in super::tls_words::ca_certificates(path).map_err(bad)? {
+            roots.add(cert).map_err(|e| bad(e.to_string()))?;
         }
     }
     let provider = Arc::new(rustls::crypto::ring::default_provider());

@@ -7,17 +7,42 @@
 
 use rustls::CertificateError;
 
-/// What was wrong with the server's certificate and what to do, when `e` (or an error it
-/// wraps) is rustls refusing it; `None` for any other failure.
+/// What went wrong and what to do, when `e` (or an error it wraps) is rustls refusing the
+/// server's certificate, or finding no TLS where TLS was asked for; `None` for any other
+/// failure.
 pub(crate) fn certificate_refusal(e: &(dyn std::error::Error + 'static)) -> Option<String> {
     let mut at: Option<&(dyn std::error::Error + 'static)> = Some(e);
     while let Some(err) = at {
-        if let Some(rustls::Error::InvalidCertificate(c)) = rustls_error(err) {
-            return Some(words(c));
+        match rustls_error(err) {
+            Some(rustls::Error::InvalidCertificate(c)) => return Some(words(c)),
+            Some(rustls::Error::InvalidMessage(rustls::InvalidMessage::InvalidContentType)) => {
+                return Some(
+                    "the server did not answer in TLS: it speaks plain text on this port (for \
+                     SMTP with STARTTLS, usually on port 587, pass --security starttls)"
+                        .to_string(),
+                );
+            }
+            _ => {}
         }
         at = err.source();
     }
     None
+}
+
+/// The certificates of the CA file `path` (PEM); an error when it cannot be read or holds
+/// none (a file of anything else would trust nothing, silently).
+pub(crate) fn ca_certificates(
+    path: &std::path::Path,
+) -> Result<Vec<rustls::pki_types::CertificateDer<'static>>, String> {
+    use rustls::pki_types::pem::PemObject as _;
+    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    let certs = rustls::pki_types::CertificateDer::pem_slice_iter(&bytes)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| format!("not a PEM file ({e})"))?;
+    if certs.is_empty() {
+        return Err("no certificate in it (a PEM file with -----BEGIN CERTIFICATE----- blocks)".into());
+    }
+    Ok(certs)
 }
 
 /// The rustls error `e` is, or carries as an I/O error's inner error.
@@ -29,8 +54,8 @@ fn rustls_error<'a>(e: &'a (dyn std::error::Error + 'static)) -> Option<&'a rust
 }
 
 fn words(c: &CertificateError) -> String {
-    let ca_file = "give the CA that signed it with --ca-file (mail.smtp.ca-file in ravenpost.yaml for \
-                   mail send)";
+    let ca_file = "give the CA that signed it with --ca-file (for mail send, also `ca-file:` under \
+                   mail.smtp in your settings file)";
     match c {
         CertificateError::UnknownIssuer => {
             format!("the server's certificate is not signed by a CA this client trusts: {ca_file}")
@@ -80,5 +105,14 @@ mod tests {
         let said = certificate_refusal(&io(CertificateError::UnknownIssuer)).unwrap();
         assert!(said.starts_with("the server's certificate is not signed by a CA"), "{said}");
         assert_eq!(certificate_refusal(&std::io::Error::other("connection refused")), None);
+    }
+
+    #[test]
+    fn a_ca_file_without_a_certificate_is_refused() {
+        let t = tempfile::tempdir().unwrap();
+        let file = t.path().join("ca.pem");
+        std::fs::write(&file, "not a certificate\n").unwrap();
+        assert!(ca_certificates(&file).unwrap_err().starts_with("no certificate in it"));
+        assert!(ca_certificates(&t.path().join("none.pem")).is_err());
     }
 }

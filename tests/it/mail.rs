@@ -859,6 +859,18 @@ fn a_self_signed_server_certificate_was_refused_in_rustls_debug_notation() {
         "{err}"
     );
     assert!(smtp.messages().is_empty());
+    // A CA file with no certificate in it trusted nothing, silently.
+    let junk = dir.join("junk.pem");
+    std::fs::write(&junk, "not a certificate\n").unwrap();
+    let o = ann.run(T0 + 60, &[&send[..], &[junk.to_str().unwrap()]].concat());
+    assert_eq!(o.status.code(), Some(2), "a usage error: {}", text(&o));
+    assert!(text(&o).contains("junk.pem: no certificate in it"), "{}", text(&o));
+    // TLS asked of a plain-text server: rustls's "received corrupt message of type
+    // InvalidContentType" said nothing of STARTTLS.
+    let plain = Smtp::start(dir, "plain", None);
+    let send = ["mail", "send", "ss", "--smtp", &plain.addr(), "--security", "tls"];
+    let err = ann.refused(T0 + 60, &send);
+    assert!(err.contains("the server did not answer in TLS") && err.contains("--security starttls"), "{err}");
 }
 
 /// A home with no git identity at all (a fresh machine's).
