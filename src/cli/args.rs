@@ -174,10 +174,11 @@ impl SearchBudget {
 
 /// A positive number of seconds.
 pub(crate) fn seconds(s: &str) -> Result<std::time::Duration, String> {
+    // clap's message names the value already: these say only what is expected.
     let x: f64 =
-        s.trim_end_matches('s').parse().map_err(|_| format!("`{s}`: expected seconds, e.g. 10 or 0.5"))?;
+        s.trim_end_matches('s').parse().map_err(|_| "expected seconds, e.g. 10 or 0.5".to_string())?;
     if !(x.is_finite() && x > 0.0 && x <= 1e7) {
-        return Err(format!("`{s}`: expected seconds above 0 and at most 10000000 (about 16 weeks)"));
+        return Err("expected seconds above 0 and at most 10000000 (about 16 weeks)".into());
     }
     Ok(std::time::Duration::from_secs_f64(x))
 }
@@ -188,9 +189,11 @@ pub(crate) const MAX_NODES: u64 = 100_000_000;
 
 /// A search's node budget: 1 to [`MAX_NODES`].
 pub(crate) fn nodes(s: &str) -> Result<u64, String> {
-    let n: u64 = s.parse().map_err(|_| format!("`{s}`: expected a number of nodes, e.g. 200000"))?;
-    if !(1..=MAX_NODES).contains(&n) {
-        return Err(format!("`{s}`: expected 1 to {MAX_NODES} nodes (200000 is about a second's search)"));
+    // `1e9` and `-5` get the range too: a number, just not a whole one in it.
+    match s.parse::<u64>() {
+        Ok(n) if (1..=MAX_NODES).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "expected a whole number of nodes from 1 to {MAX_NODES} (200000 is about a second's search)"
+        )),
     }
-    Ok(n)
 }

@@ -125,10 +125,16 @@ fn a_huge_node_budget_held_the_bot_and_the_referee_without_a_word() {
         &["bot", "--as", "computer", "--nodes", "0"],
         &["mail", "serve", "--maildir", "md", "--once", "--bot-nodes", "18446744073709551615"],
         &["mail", "serve", "--maildir", "md", "--once", "--bot-nodes", "0"],
+        // A number, not a whole one: it was "expected a number of nodes".
+        &["bot", "--as", "computer", "--nodes", "1e9"],
     ] {
         let o = run_at(&c.org, &c.home, t, args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
-        assert!(text(&o).contains("expected 1 to 100000000 nodes"), "{args:?}: {}", text(&o));
+        assert!(
+            text(&o).contains("expected a whole number of nodes from 1 to 100000000"),
+            "{args:?}: {}",
+            text(&o)
+        );
     }
     let o = run_at(&c.org, &c.home, t, &["bot", "--as", "computer", "--time", "1e30"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
