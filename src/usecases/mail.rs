@@ -386,12 +386,14 @@ fn smtp_transport(session: &Session, c: &SmtpConfig) -> Result<lettre::SmtpTrans
     let tls = |host: &str| -> Result<TlsParameters, Failure> {
         let mut b = TlsParameters::builder(host.to_string());
         if let Some(ca) = &c.ca_file {
-            super::tls_words::ca_certificates(std::path::Path::new(ca))
-                .map_err(|e| Failure::Usage(format!("CA file {ca}: {e}")))?;
-            let pem = std::fs::read(ca).map_err(|e| Failure::Usage(format!("CA file {ca}: {e}")))?;
-            let cert = Certificate::from_pem(&pem)
-                .map_err(|e| Failure::Usage(format!("CA file {ca}: not a PEM certificate ({e})")))?;
-            b = b.add_root_certificate(cert);
+            let bad = |e: String| Failure::Usage(format!("CA file {ca}: {e}"));
+            // Read and checked once (as `mail serve --imap` reads its CA file), each
+            // certificate handed to lettre as DER.
+            for der in super::tls_words::ca_certificates(std::path::Path::new(ca)).map_err(bad)? {
+                b = b.add_root_certificate(
+                    Certificate::from_der(der.to_vec()).map_err(|e| bad(e.to_string()))?,
+                );
+            }
         }
         b.build_rustls().map_err(|e| Failure::Usage(format!("TLS settings for {host}: {e}")))
     };
