@@ -63,8 +63,10 @@ pub(crate) struct FirstParentLog {
 /// How many listed commits the reading thread passes on at once.
 const CHUNK: usize = 256;
 
-/// How many chunks the reading thread holds for the caller at most.
-const RUN_AHEAD: usize = 64;
+/// How many chunks the reading thread holds for the caller at most: a whole segment of a
+/// long walk ([`super::index::BATCH`] commits), so that the segment listed ahead
+/// ([`log_ahead`]) is listed to its end while the one before is read.
+const RUN_AHEAD: usize = super::index::BATCH.div_ceil(CHUNK);
 
 /// Reads `git log`'s output one commit at a time.
 struct LogReader {
@@ -144,6 +146,40 @@ pub(crate) fn first_parent_log(git_dir: &std::path::Path, tip: Oid, count: usize
             None
         }
     }
+}
+
+/// The next segment of a long walk, listed while the caller reads the one before.
+pub(crate) type Ahead = JoinHandle<Option<(Oid, FirstParentLog)>>;
+
+/// Starts, in a thread of its own, the `git log` of the segment after the one starting at
+/// `from`: the commit `skip` first parents down from `from` (found by `git rev-list`,
+/// which reads no tree) and the `count` commits from it. A second git lists while the
+/// first does (a listing of changes is git's slowest part of a long walk, and takes one
+/// core). The thread's answer is `None` when the line is shorter or git fails; the caller
+/// checks that the segment starts where its walk goes on.
+pub(crate) fn log_ahead(git_dir: &std::path::Path, from: Oid, skip: usize, count: usize) -> Option<Ahead> {
+    let git_dir = git_dir.to_path_buf();
+    std::thread::Builder::new()
+        .name("git log ahead".into())
+        .spawn(move || {
+            let out = Command::new("git")
+                .env("GIT_NO_REPLACE_OBJECTS", "1")
+                .arg("--git-dir")
+                .arg(&git_dir)
+                .args(["rev-list", "--first-parent", &format!("--skip={skip}"), "--max-count=1"])
+                .arg(from.to_string())
+                .arg("--")
+                .stdin(Stdio::null())
+                .stderr(Stdio::null())
+                .output()
+                .ok()?;
+            if !out.status.success() {
+                return None;
+            }
+            let start = Oid::from_str(std::str::from_utf8(&out.stdout).ok()?.trim()).ok()?;
+            Some((start, first_parent_log(&git_dir, start, count)?))
+        })
+        .ok()
 }
 
 impl Iterator for FirstParentLog {

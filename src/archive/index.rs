@@ -94,6 +94,8 @@ thread_local! {
     static WALK_WITH_LIBGIT2: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     /// Tests: how many walks took their changes from git's log.
     static WALKS_THROUGH_GIT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// Tests: how many segments of git's log were listed ahead of the walk.
+    static SEGMENTS_LISTED_AHEAD: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// How many commits one `git log` lists (see [`CommitSource`]).
@@ -407,6 +409,51 @@ fn read_commit(c: &Connection, seq: i64) -> rusqlite::Result<IndexedCommit> {
     Ok(commit)
 }
 
+/// How many commits [`read_commits`] reads in one query.
+const COMMITS_PER_QUERY: usize = 32;
+
+/// Reads the stored commits at `positions` (at most [`COMMITS_PER_QUERY`]; `low` the
+/// `seq` of position 0) into `out`, by position: two queries, whatever their number.
+fn read_commits(
+    c: &Connection,
+    low: i64,
+    positions: &[usize],
+    out: &mut HashMap<usize, IndexedCommit>,
+) -> rusqlite::Result<()> {
+    debug_assert!(!positions.is_empty() && positions.len() <= COMMITS_PER_QUERY);
+    // One statement of COMMITS_PER_QUERY parameters (cached once), the last seq repeated.
+    let mut seqs = [0i64; COMMITS_PER_QUERY];
+    for (k, slot) in seqs.iter_mut().enumerate() {
+        *slot = low + positions[k.min(positions.len() - 1)] as i64;
+    }
+    let list = (1..=COMMITS_PER_QUERY).map(|k| format!("?{k}")).collect::<Vec<_>>().join(",");
+    let mut commits = c.prepare_cached(&format!(
+        "SELECT c.seq, c.id, c.parent, a.name, a.email, c.time, c.offset, c.message
+         FROM commits c JOIN authors a ON a.id = c.author WHERE c.seq IN ({list})"
+    ))?;
+    let mut rows = commits.query(rusqlite::params_from_iter(seqs))?;
+    while let Some(r) = rows.next()? {
+        let seq: i64 = r.get(0)?;
+        out.insert((seq - low) as usize, commit_row(r, 1)?);
+    }
+    let mut changes = c.prepare_cached(&format!(
+        "SELECT ch.seq, p.path, ch.blob, ch.mode FROM changes ch JOIN paths p ON p.id = ch.path
+         WHERE ch.seq IN ({list}) ORDER BY ch.seq, ch.n"
+    ))?;
+    let mut rows = changes.query(rusqlite::params_from_iter(seqs))?;
+    while let Some(r) = rows.next()? {
+        let seq: i64 = r.get(0)?;
+        if let Some(commit) = out.get_mut(&((seq - low) as usize)) {
+            commit.changes.push(change_row(r, 1)?);
+        }
+    }
+    // A position with no row: the line is not what the index says.
+    if positions.iter().any(|p| !out.contains_key(p)) {
+        return Err(rusqlite::Error::QueryReturnedNoRows);
+    }
+    Ok(())
+}
+
 /// The stored changes to `path` up to `high`, oldest first (`newest_first`: newest first):
 /// seq, commit, blob, mode.
 fn stored_changes(
@@ -521,6 +568,38 @@ impl HistoryIndex {
             |w| Some(w.commit_at(position)),
         );
         got.unwrap_or_else(missing)
+    }
+
+    /// The commits at `positions` (each below [`HistoryIndex::len`]), in that order: what
+    /// [`HistoryIndex::commit_at`] answers for each, read a few dozen rows per query (a
+    /// game's versions are read at once, not one query per commit).
+    ///
+    /// # Panics
+    ///
+    /// If a position is not below [`HistoryIndex::len`].
+    pub fn commits_at(&self, positions: &[usize]) -> Vec<IndexedCommit> {
+        let stored: Vec<usize> = positions.iter().copied().filter(|&p| p < self.stored).collect();
+        let mut read: HashMap<usize, IndexedCommit> = HashMap::with_capacity(stored.len());
+        if !stored.is_empty() {
+            read = self.ask(
+                |c, low, _| {
+                    let mut out = HashMap::with_capacity(stored.len());
+                    for chunk in stored.chunks(COMMITS_PER_QUERY) {
+                        read_commits(c, low, chunk, &mut out)?;
+                    }
+                    Ok(out)
+                },
+                |w| stored.iter().map(|&p| (p, w.commit_at(p))).collect(),
+            );
+        }
+        positions
+            .iter()
+            .map(|&p| match read.get(&p) {
+                Some(c) => c.clone(),
+                // Past the stored part, or not read (the database failed and so did the walk).
+                None => self.commit_at(p),
+            })
+            .collect()
     }
 
     /// Every commit of the line, oldest first. This holds the whole line in memory: for
@@ -799,6 +878,33 @@ impl HistoryIndex {
             |w| w.paths(),
         );
         out.extend(self.walked_paths.keys().map(|p| p.to_string()));
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// Every path some commit of the line deleted, sorted: one pass over the changes, not
+    /// one question per path ([`HistoryIndex::has_deletions`]).
+    pub fn deleted_paths(&self) -> Vec<String> {
+        let mut out: Vec<String> = self.ask(
+            |c, low, high| {
+                let mut stmt = c.prepare_cached(
+                    "SELECT DISTINCT p.path FROM changes ch JOIN paths p ON p.id = ch.path
+                     WHERE ch.blob IS NULL AND ch.seq BETWEEN ?1 AND ?2",
+                )?;
+                let rows = stmt.query_map([low, high], |r| r.get::<_, String>(0))?;
+                rows.collect()
+            },
+            |w| w.deleted_paths(),
+        );
+        for (path, at) in &self.walked_paths {
+            let deleted = at.iter().any(|&p| {
+                self.walked[p - self.stored].changes.iter().any(|ch| ch.path == *path && ch.blob.is_none())
+            });
+            if deleted {
+                out.push(path.to_string());
+            }
+        }
         out.sort_unstable();
         out.dedup();
         out
@@ -1097,7 +1203,7 @@ impl Archive {
         cut_after(conn, seq)?;
         write_meta(conn, &Meta { tip: Some(commit.id()), high: seq, ..meta })?;
         conn.execute_batch("COMMIT")?;
-        let mut source = CommitSource::new(target.0);
+        let mut source = CommitSource::new(target.0, k > segment());
         // A few commits: libgit2 diffs them faster than git starts.
         source.use_git &= k > BULK;
         let mut next_seq = seq + k as i64;
@@ -1198,7 +1304,7 @@ impl Archive {
         from: Oid,
         progress: &mut dyn FnMut(usize),
     ) -> Result<(), Failure> {
-        let mut source = CommitSource::new(from);
+        let mut source = CommitSource::new(from, true);
         let mut walked = 0usize;
         loop {
             let mut batch = Vec::with_capacity(BATCH.min(4096));
@@ -1317,6 +1423,11 @@ fn git_commit(c: GitCommit) -> IndexedCommit {
 /// commit it has listed in memory, so one `git log` of a whole long line would hold it all.
 struct CommitSource {
     log: Option<super::gitlog::FirstParentLog>,
+    /// Whether the walk is long enough (more than a segment) for the next segment to be
+    /// listed while this one is read ([`super::gitlog::log_ahead`]).
+    long: bool,
+    /// The next segment's log, started where this one's line goes on.
+    ahead: Option<super::gitlog::Ahead>,
     /// Whether git is still asked (it answered the line so far).
     use_git: bool,
     /// How many commits the running `git log` has listed.
@@ -1330,11 +1441,14 @@ struct CommitSource {
 }
 
 impl CommitSource {
-    fn new(from: Oid) -> CommitSource {
+    /// A walk of the line from `from`; `long`: of more than a segment.
+    fn new(from: Oid, long: bool) -> CommitSource {
         CommitSource {
             #[cfg(test)]
             through_git: !tests_walk_with_libgit2(),
             log: None,
+            long,
+            ahead: None,
             use_git: !tests_walk_with_libgit2(),
             listed: 0,
             next: Some(from),
@@ -1345,7 +1459,7 @@ impl CommitSource {
     fn next(&mut self, archive: &Archive) -> Result<Option<IndexedCommit>, ArchiveError> {
         let Some(want) = self.next else { return Ok(None) };
         if self.use_git && self.log.is_none() {
-            self.log = super::gitlog::first_parent_log(archive.repo.path(), want, segment());
+            self.log = self.segment_from(archive, want);
             self.listed = 0;
             self.use_git = self.log.is_some();
         }
@@ -1359,9 +1473,7 @@ impl CommitSource {
                         if self.listed == segment() {
                             // The next segment starts at this commit's parent: git lists it
                             // while the caller stores this one.
-                            self.log = self.next.and_then(|next| {
-                                super::gitlog::first_parent_log(archive.repo.path(), next, segment())
-                            });
+                            self.log = self.next.and_then(|next| self.segment_from(archive, next));
                             self.listed = 0;
                         }
                         return Ok(Some(c));
@@ -1379,6 +1491,10 @@ impl CommitSource {
             self.log = None;
             self.use_git = false;
         }
+        if let Some(ahead) = self.ahead.take() {
+            // Stopped (dropped) before it lists more.
+            drop(ahead.join());
+        }
         let commit = archive.find_commit(CommitId(want))?;
         let (parent, parent_tree, next) = match archive.first_parent(&commit)? {
             None => (None, None, None),
@@ -1392,6 +1508,38 @@ impl CommitSource {
         let c = archive.diff_commit(&commit, parent, parent_tree.as_ref(), &tree)?;
         self.next = next;
         Ok(Some(c))
+    }
+}
+
+impl Drop for CommitSource {
+    fn drop(&mut self) {
+        // The segment listed ahead is stopped now, not left to list to its end.
+        if let Some(ahead) = self.ahead.take() {
+            drop(ahead.join());
+        }
+    }
+}
+
+impl CommitSource {
+    /// The `git log` of the segment starting at `start`: the one listed ahead when it
+    /// starts there, else started now; and, on a long walk, the segment after it started
+    /// ahead.
+    fn segment_from(&mut self, archive: &Archive, start: Oid) -> Option<super::gitlog::FirstParentLog> {
+        let dir = archive.repo.path();
+        let listed_ahead = match self.ahead.take().and_then(|a| a.join().ok().flatten()) {
+            Some((from, log)) if from == start => Some(log),
+            // Another line (not expected): stopped.
+            _ => None,
+        };
+        #[cfg(test)]
+        if listed_ahead.is_some() {
+            SEGMENTS_LISTED_AHEAD.with(|n| n.set(n.get() + 1));
+        }
+        let log = listed_ahead.or_else(|| super::gitlog::first_parent_log(dir, start, segment()))?;
+        if self.long {
+            self.ahead = super::gitlog::log_ahead(dir, start, segment(), segment());
+        }
+        Some(log)
     }
 }
 
@@ -1518,6 +1666,17 @@ mod tests {
             assert_eq!(a.last_version(&p), a.versions(&p).last().copied(), "{p}");
             assert_eq!(a.has_deletions(&p), b.has_deletions(&p), "{p}");
         }
+        let deleted: Vec<String> = a.paths().into_iter().filter(|p| a.has_deletions(p)).collect();
+        assert!(!deleted.is_empty(), "the archive deletes a file");
+        assert_eq!(a.deleted_paths(), deleted);
+        assert_eq!(b.deleted_paths(), deleted);
+        // Newest first and one position twice: in the order asked, a row each.
+        let mut positions: Vec<usize> = (0..a.len()).rev().collect();
+        positions.push(a.len() / 2);
+        let mut want: Vec<IndexedCommit> = a.commits().into_iter().rev().collect();
+        want.push(a.commit_at(a.len() / 2));
+        assert_eq!(a.commits_at(&positions), want);
+        assert_eq!(b.commits_at(&positions), want);
         for p in [0, 1, a.len() / 2, a.len() - 1] {
             let c = a.commit_at(p);
             assert_eq!(b.position(c.commit), Some(p));
@@ -1531,11 +1690,14 @@ mod tests {
     fn a_long_walk_through_git_log_equals_the_libgit2_walk() {
         let (_dir, archive, tip) = odd_archive();
         let before = WALKS_THROUGH_GIT.with(std::cell::Cell::get);
-        // In segments of 50 commits: six `git log`s.
+        let ahead_before = SEGMENTS_LISTED_AHEAD.with(std::cell::Cell::get);
+        // In segments of 50 commits: six `git log`s, each after the first listed while the
+        // one before was read.
         SEGMENT.with(|s| s.set(50));
         let through_git = archive.walk_line(tip, &mut |_| ()).unwrap();
         SEGMENT.with(|s| s.set(BATCH));
         assert_eq!(WALKS_THROUGH_GIT.with(std::cell::Cell::get), before + 1, "git's log answered");
+        assert_eq!(SEGMENTS_LISTED_AHEAD.with(std::cell::Cell::get), ahead_before + 5);
         WALK_WITH_LIBGIT2.with(|w| w.set(true));
         let through_libgit2 = archive.walk_line(tip, &mut |_| ()).unwrap();
         WALK_WITH_LIBGIT2.with(|w| w.set(false));

@@ -543,6 +543,7 @@ fn judge_game_path(
     let (in_cache, hits) = cached_verdicts(versions, cache, &file);
     let (texts, cuts) = read_uncached(archive, versions, &hits, &file)?;
     let tops = run_tops(&cuts);
+    let positions: Vec<usize> = versions.iter().map(|v| v.position).collect();
     let mut judging = PathJudging {
         archive,
         definitions,
@@ -550,6 +551,7 @@ fn judge_game_path(
         path,
         file: &file,
         versions,
+        commits: index.commits_at(&positions).into_iter().map(Some).collect(),
         texts,
         cuts,
         tops,
@@ -650,6 +652,8 @@ struct PathJudging<'a> {
     path: &'a GamePath,
     file: &'a str,
     versions: &'a [PathVersion],
+    /// The commit of each version, read at once, each taken out when judged.
+    commits: Vec<Option<IndexedCommit>>,
     /// The texts read in one batch, by blob, each taken out when used.
     texts: HashMap<BlobId, Vec<u8>>,
     /// What each version was cut from ([`read_uncached`]).
@@ -687,7 +691,10 @@ impl PathJudging<'_> {
     /// # Errors
     /// The archive's errors.
     fn version(&mut self, i: usize, v: &PathVersion, hit: Option<Cached>) -> Result<(), Failure> {
-        let c = &self.index.commit_at(v.position);
+        let c = &match self.commits[i].take() {
+            Some(c) => c,
+            None => self.index.commit_at(v.position),
+        };
         let Some(blob) = v.blob else {
             let line = Cached {
                 what: "deleted".into(),
@@ -1425,13 +1432,13 @@ fn unallowed_paths(index: &HistoryIndex, migrations: &[usize]) -> Vec<VerifyProb
 /// index: no file is read).
 fn deletions(index: &HistoryIndex, migrations: &[usize]) -> Vec<VerifyProblem> {
     let mut out = Vec::new();
-    let paths = index.paths();
+    // Most records were never deleted: only the deleted paths' versions are read.
+    let paths = index.deleted_paths();
     for path in &paths {
         let is_record = GamePath::parse(path).is_some()
             || ArmyChoice::parse_path(path).is_some()
             || (path.starts_with("games/") && path.ends_with(".pgn"));
-        // Most records were never deleted: their versions are not decoded.
-        if !is_record || !index.has_deletions(path) {
+        if !is_record {
             continue;
         }
         for v in index.versions(path).iter().filter(|v| v.blob.is_none() && !migrations.contains(&v.position))
