@@ -248,6 +248,9 @@ pub struct SmtpConfig {
     /// A PEM file of extra CA certificates to trust (a private server's own CA).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ca_file: Option<String>,
+    /// How many seconds to wait for the server at each step before giving up (default 60).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<u64>,
 }
 
 /// Which board diagrams `ravenpost move` writes into the game file.

@@ -320,6 +320,8 @@ pub struct Delivery {
     pub ca_file: Option<PathBuf>,
     /// `--sendmail [CMD]`.
     pub sendmail: Option<String>,
+    /// `--timeout SECONDS`.
+    pub timeout: Option<u64>,
     /// The commit whose `ravenpost.yaml` gives the archive's `mail` section (the hook's
     /// pushed commit, which the branch may not be at); `None`: the branch tip's.
     pub settings_at: Option<crate::archive::CommitId>,
@@ -357,6 +359,9 @@ fn smtp_settings(session: &Session, archive: &Archive, d: &Delivery) -> Result<O
             if let Some(ca) = &d.ca_file {
                 c.ca_file = Some(ca.to_string_lossy().into_owned());
             }
+            if d.timeout.is_some() {
+                c.timeout = d.timeout;
+            }
             c
         }));
     };
@@ -376,6 +381,7 @@ fn smtp_settings(session: &Session, archive: &Archive, d: &Delivery) -> Result<O
         user: d.user.clone(),
         password_env: configured.as_ref().and_then(|c| c.password_env.clone()),
         ca_file: d.ca_file.as_ref().map(|p| p.to_string_lossy().into_owned()),
+        timeout: d.timeout.or_else(|| configured.as_ref().and_then(|c| c.timeout)),
     }))
 }
 
@@ -412,7 +418,7 @@ fn smtp_transport(session: &Session, c: &SmtpConfig) -> Result<lettre::SmtpTrans
         })?;
         b = b.credentials(Credentials::new(user.clone(), password));
     }
-    Ok(b.timeout(Some(Duration::from_secs(60))).build())
+    Ok(b.timeout(Some(smtp_timeout(c))).build())
 }
 
 /// `ravenpost mail send GAME`: builds the message and delivers it. Returns what it did.
@@ -485,7 +491,7 @@ pub fn deliver(
             let port = c.port.unwrap_or(c.security.default_port());
             smtp_transport(session, &c)?
                 .send_raw(&envelope, bytes)
-                .map_err(|e| Failure::Declined(smtp_failure(&c.host, port, c.security, &e)))?;
+                .map_err(|e| Failure::Declined(smtp_failure(&c, port, &e)))?;
             let how = match c.security {
                 SmtpSecurity::None => "no TLS",
                 SmtpSecurity::Starttls => "STARTTLS",
@@ -583,9 +589,41 @@ fn message_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
 /// Why an SMTP delivery failed, in words: lettre's "internal client error" prefix (it
 /// means the client gave up, not that it crashed) dropped, and a server without STARTTLS
 /// told how to send to a local or test server without TLS.
-fn smtp_failure(host: &str, port: u16, security: SmtpSecurity, e: &lettre::transport::smtp::Error) -> String {
+/// How long `mail send` waits for the SMTP server at each step unless told
+/// ([`SmtpConfig::timeout`], `--timeout`).
+const SMTP_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// How long to wait for the server `c` at each step.
+fn smtp_timeout(c: &SmtpConfig) -> Duration {
+    c.timeout.map_or(SMTP_TIMEOUT, Duration::from_secs)
+}
+
+/// Whether `e` is the server's silence: a read or connect that waited its timeout
+/// (which the system reports as "resource temporarily unavailable").
+fn timed_out(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(c) = cause {
+        if let Some(io) = c.downcast_ref::<std::io::Error>()
+            && matches!(io.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut)
+        {
+            return true;
+        }
+        cause = c.source();
+    }
+    false
+}
+
+fn smtp_failure(c: &SmtpConfig, port: u16, e: &lettre::transport::smtp::Error) -> String {
+    let (host, security) = (&c.host, c.security);
     if let Some(why) = super::tls_words::certificate_refusal(e) {
         return format!("SMTP server {host}:{port}: {why}; nothing was sent");
+    }
+    if timed_out(e) {
+        return format!(
+            "SMTP server {host}:{port} did not answer within {} s: is {port} its SMTP port, and is it a mail \
+             server? (`--timeout SECONDS` waits longer); nothing was sent",
+            smtp_timeout(c).as_secs()
+        );
     }
     let said = e.to_string();
     let said = said.strip_prefix("internal client error: ").unwrap_or(&said);

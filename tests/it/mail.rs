@@ -873,6 +873,31 @@ fn a_self_signed_server_certificate_was_refused_in_rustls_debug_notation() {
     assert!(err.contains("the server did not answer in TLS") && err.contains("--security starttls"), "{err}");
 }
 
+/// Regression (s7 trial): a server that took the connection and said nothing made `mail
+/// send` wait 60 s and then print "Resource temporarily unavailable (os error 11)". Now the
+/// wait is `--timeout` (or `timeout:` under mail.smtp) and the refusal says the server did
+/// not answer.
+#[test]
+fn a_silent_smtp_server_was_reported_as_os_error_11() {
+    let t = tempfile::tempdir().unwrap();
+    let ann = Player::new(t.path(), "ann", "Ann Example", "ann@example.org");
+    let new = ["new", "gygax", "--white", "Ann Example", "--black", "Bo Example", "--id", "si"];
+    ann.ok(T0, &[&new[..], &["--black-email", "bo@example.net"]].concat());
+    // Takes connections, never answers (held until the test ends).
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = silent.local_addr().unwrap().to_string();
+    let held = std::thread::spawn(move || silent.accept().map(|(s, _)| s));
+    let send = ["mail", "send", "si", "--smtp", &addr, "--security", "none", "--timeout", "1"];
+    let err = ann.refused(T0 + 60, &send);
+    assert!(
+        err.contains(&format!("SMTP server {addr} did not answer within 1 s")) && !err.contains("os error"),
+        "{err}"
+    );
+    drop(held.join());
+    let o = ann.run(T0 + 60, &["mail", "send", "si", "--smtp", &addr, "--timeout", "0"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+}
+
 /// A home with no git identity at all (a fresh machine's).
 fn home_without_identity(root: &Path, who: &str) -> PathBuf {
     let home = root.join(format!("home-{who}"));

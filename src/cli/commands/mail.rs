@@ -40,10 +40,11 @@ names. The keys mail uses:
       user: ann             the password comes from $RAVENPOST_SMTP_PASSWORD,
       password-env: VAR     or from the variable named here
       ca-file: club-ca.pem  extra CA certificates (PEM) to trust
+      timeout: 60           seconds to wait for the server at each step
     sendmail: /usr/sbin/sendmail    instead of smtp: a sendmail-like command
 
 Flags win over these: --author, --archive, --smtp, --security, --user,
---ca-file, --sendmail. Passwords are never stored in a file.";
+--ca-file, --timeout, --sendmail. Passwords are never stored in a file.";
 
 /// `ravenpost mail` actions (issue 7, item 4; README "Playing by email").
 #[derive(Debug, Subcommand)]
@@ -91,6 +92,10 @@ enum MailCmd {
         /// Deliver through a sendmail-compatible command instead (default: sendmail).
         #[arg(long, value_name = "CMD", num_args = 0..=1, default_missing_value = "sendmail", conflicts_with = "smtp")]
         sendmail: Option<String>,
+        /// How many seconds to wait for the SMTP server at each step (default 60, or
+        /// `timeout` under mail.smtp in the settings).
+        #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=3600))]
+        timeout: Option<u64>,
     },
     /// Read received messages (.eml files, mbox files, or directories such as a Maildir),
     /// check that each game extends ours by the opponent's legal moves, and commit them.
@@ -186,7 +191,7 @@ pub(crate) fn run(s: &Session, a: MailArgs, out: &mut impl Write) -> Result<(), 
                 None => out.write_all(&bytes).map_err(io),
             }
         }
-        MailCmd::Send { game, who, smtp, security, user, ca_file, sendmail } => {
+        MailCmd::Send { game, who, smtp, security, user, ca_file, sendmail, timeout } => {
             let archive = ops::open(s, false)?;
             let delivery = Delivery {
                 smtp,
@@ -194,6 +199,7 @@ pub(crate) fn run(s: &Session, a: MailArgs, out: &mut impl Write) -> Result<(), 
                 user,
                 ca_file,
                 sendmail,
+                timeout,
                 settings_at: None,
             };
             let (to, sender) = (who.to.as_deref(), who.who.as_deref());
