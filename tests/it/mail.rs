@@ -886,13 +886,20 @@ fn a_silent_smtp_server_was_reported_as_os_error_11() {
     // Takes connections, never answers (held until the test ends).
     let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = silent.local_addr().unwrap().to_string();
-    let held = std::thread::spawn(move || silent.accept().map(|(s, _)| s));
-    let send = ["mail", "send", "si", "--smtp", &addr, "--security", "none", "--timeout", "1"];
-    let err = ann.refused(T0 + 60, &send);
-    assert!(
-        err.contains(&format!("SMTP server {addr} did not answer within 1 s")) && !err.contains("os error"),
-        "{err}"
-    );
+    let held = std::thread::spawn(move || {
+        // Two connections: plain text, then TLS from the start.
+        let first = silent.accept().map(|(s, _)| s);
+        (first, silent.accept().map(|(s, _)| s))
+    });
+    for security in ["none", "tls"] {
+        let send = ["mail", "send", "si", "--smtp", &addr, "--security", security, "--timeout", "1"];
+        let err = ann.refused(T0 + 60, &send);
+        assert!(
+            err.contains(&format!("SMTP server {addr} did not answer within 1 s"))
+                && !err.contains("os error"),
+            "{security}: {err}"
+        );
+    }
     drop(held.join());
     let o = ann.run(T0 + 60, &["mail", "send", "si", "--smtp", &addr, "--timeout", "0"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
