@@ -78,6 +78,8 @@ pub struct ImapRun<'a> {
     pub handled: &'a mut dyn FnMut(&Served),
     /// Told of every lost connection and the wait before the next.
     pub lost: &'a mut dyn FnMut(&str, Duration),
+    /// How long the server may take to connect, greet, log in and open the mailbox.
+    pub timeout: Duration,
 }
 
 type Tls = tokio_rustls::client::TlsStream<tokio::net::TcpStream>;
@@ -113,7 +115,7 @@ pub fn referee_imap(
                 referee,
                 &server,
                 &mut *run.handled,
-                (run.once, run.idle, run.look),
+                (run.once, run.idle, run.look, run.timeout),
             )
             .await
             {
@@ -192,9 +194,18 @@ async fn rounds(
     referee: &Referee,
     server: &Server<'_>,
     handled: &mut dyn FnMut(&Served),
-    (once, idle, look): (bool, Duration, Duration),
+    (once, idle, look, timeout): (bool, Duration, Duration, Duration),
 ) -> Result<(), Lost> {
-    let mut imap = connect(server).await?;
+    // A server that takes the connection and says nothing (a wrong port, a plain-text
+    // server) would be waited for without end.
+    let mut imap = tokio::time::timeout(timeout, connect(server)).await.map_err(|_| {
+        lost(format!(
+            "did not answer within {} s: is {} its IMAPS port (TLS from the first byte), and is it an IMAP \
+             server? (`--timeout SECONDS` waits longer)",
+            timeout.as_secs(),
+            server.account.port
+        ))
+    })??;
     loop {
         take_unseen(archive, session, referee, &mut imap, handled).await?;
         if once {

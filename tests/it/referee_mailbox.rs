@@ -515,6 +515,27 @@ fn a_self_signed_imap_certificate_was_refused_in_rustls_debug_notation() {
     assert!(!said.contains("OtherError"), "{said}");
 }
 
+/// Regression (s8): an IMAP server that took the connection and said nothing (a wrong
+/// port) was waited for without end, even with `--once`. Now `--timeout` bounds the wait
+/// and the refusal says the server did not answer.
+#[test]
+fn a_silent_imap_server_was_waited_for_without_end() {
+    let c = club();
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = silent.local_addr().unwrap().port();
+    let held = std::thread::spawn(move || silent.accept().map(|(s, _)| s));
+    let o = ravenpost_at(&c.server, &c.home, T0 + 40)
+        .env("RAVENPOST_IMAP_PASSWORD", "secret")
+        .args(["mail", "serve", "--imap", &format!("imaps://club@127.0.0.1:{port}/INBOX")])
+        .args(["--dns", &c.dns.addr(), "--once", "--timeout", "1"])
+        .output()
+        .unwrap();
+    drop(held.join());
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let said = text(&o);
+    assert!(said.contains(&format!("127.0.0.1:{port}: did not answer within 1 s")), "{said}");
+}
+
 /// Waits (at most 60 s) until the server's branch log starts with `line`.
 fn wait_for_commit(c: &Club, line: &str) {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);

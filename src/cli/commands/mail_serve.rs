@@ -56,6 +56,10 @@ pub(crate) struct ServeArgs {
     /// moves.
     #[arg(long)]
     json: bool,
+    /// Seconds the IMAP server may take to connect, greet, log in and open the mailbox
+    /// before the referee gives up (with `--once`) or tries again.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60, requires = "imap", value_parser = clap::value_parser!(u64).range(1..=3600))]
+    timeout: u64,
 }
 
 /// `--dns`: an IP address, with a port or not (53).
@@ -112,6 +116,7 @@ pub(crate) fn serve(s: &Session, a: ServeArgs, out: &mut impl Write) -> Result<(
             look: std::time::Duration::from_secs(a.interval),
             handled: &mut say,
             lost: &mut lost,
+            timeout: std::time::Duration::from_secs(a.timeout),
         };
         return Ok(referee_imap(&archive, s, &referee, &account, run)?);
     }
