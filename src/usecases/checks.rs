@@ -1454,8 +1454,13 @@ fn deletions(index: &HistoryIndex, migrations: &[usize]) -> Vec<VerifyProblem> {
 /// The problem of the record at `path` deleted by the commit at `position`.
 fn deletion_problem(index: &HistoryIndex, position: usize, path: &str) -> VerifyProblem {
     let c = index.commit_at(position);
+    // The game the record was of (an army choice's too), as every other problem names it.
+    let game = GamePath::parse(path)
+        .map(|g| g.id().to_string())
+        .or_else(|| ArmyChoice::parse_path(path).map(str::to_string))
+        .unwrap_or_default();
     VerifyProblem {
-        game: String::new(),
+        game,
         commit: c.commit.short(),
         author: c.author_name.to_string(),
         problem: Problem::RecordDeleted { path: path.to_string() }.to_string(),

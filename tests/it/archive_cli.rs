@@ -217,6 +217,25 @@ fn verify_after_hand_commit(dir: &Path, home: &Path, message: &str) -> (String, 
     (String::from_utf8_lossy(&o.stdout).into(), String::from_utf8_lossy(&o.stderr).into(), id)
 }
 
+/// Regression (s8 trial): a game file deleted with plain git was reported with no game:
+/// a text line starting with a space, `"game": ""` in the JSON. Now both name the game
+/// the file held, in the fan-out layout as in the flat one above.
+#[test]
+fn a_deleted_game_was_reported_under_an_empty_game_name() {
+    let (_t, dir, home) = archive_with(&["--layout", "fan-out"]);
+    play_game(&dir, &home, &["grand"], &["e4"]);
+    git(&dir, &home, &["rm", "-q", "games/grand/c/d/g.pgn"]);
+    let (out, err, id) = verify_after_hand_commit(&dir, &home, "remove");
+    assert_eq!(out, "0 games verified, 1 problem\n");
+    assert_eq!(
+        err,
+        format!("g commit {id} by Referee: games/grand/c/d/g.pgn was deleted: games are never removed\n")
+    );
+    let o = run(&dir, &home, &["verify", "--json"]);
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(json["problems"][0]["game"], "g", "{json}");
+}
+
 #[test]
 fn verify_catches_deleted_moved_and_pre_played_games() {
     let (_t, dir, home) = archive();
@@ -226,7 +245,7 @@ fn verify_catches_deleted_moved_and_pre_played_games() {
     assert_eq!(out, "0 games verified, 1 problem\n");
     assert_eq!(
         err,
-        format!(" commit {id} by Referee: games/gygax/g.pgn was deleted: games are never removed\n")
+        format!("g commit {id} by Referee: games/gygax/g.pgn was deleted: games are never removed\n")
     );
 
     let (_t, dir, home) = archive();
@@ -238,8 +257,8 @@ fn verify_catches_deleted_moved_and_pre_played_games() {
     assert_eq!(
         err,
         format!(
-            "g commit {id} by Referee: a gygax game stored under games/grand/ (moved by hand?)\n \
-             commit {id} by Referee: games/gygax/g.pgn was deleted: games are never removed\n"
+            "g commit {id} by Referee: a gygax game stored under games/grand/ (moved by hand?)\n\
+             g commit {id} by Referee: games/gygax/g.pgn was deleted: games are never removed\n"
         )
     );
 
@@ -512,7 +531,7 @@ fn log_and_verify_as_json_agree_with_git() {
     assert_eq!(
         serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap(),
         serde_json::json!({"games": 0, "problems": [{
-            "author": "Referee", "commit": id.trim(), "game": "",
+            "author": "Referee", "commit": id.trim(), "game": "g",
             "problem": "games/gygax/g.pgn was deleted: games are never removed",
         }]})
     );
