@@ -387,6 +387,7 @@ fn smtp_settings(session: &Session, archive: &Archive, d: &Delivery) -> Result<O
 
 fn smtp_transport(session: &Session, c: &SmtpConfig) -> Result<lettre::SmtpTransport, Failure> {
     use lettre::transport::smtp::authentication::Credentials;
+    check_timeout(c)?;
     use lettre::transport::smtp::client::{Certificate, Tls, TlsParameters};
     let port = c.port.unwrap_or(c.security.default_port());
     let tls = |host: &str| -> Result<TlsParameters, Failure> {
@@ -598,19 +599,41 @@ fn smtp_timeout(c: &SmtpConfig) -> Duration {
     c.timeout.map_or(SMTP_TIMEOUT, Duration::from_secs)
 }
 
+/// The longest wait `timeout:` and `--timeout` allow, in seconds.
+const MAX_TIMEOUT_SECONDS: u64 = 3600;
+
+/// Refuses a `timeout:` in the settings that `--timeout` would refuse (0, or over an hour).
+fn check_timeout(c: &SmtpConfig) -> Result<(), Failure> {
+    match c.timeout {
+        Some(t) if t == 0 || t > MAX_TIMEOUT_SECONDS => Err(Failure::Usage(format!(
+            "mail.smtp.timeout: {t} is not a number of seconds from 1 to {MAX_TIMEOUT_SECONDS}"
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// Whether `e` is the server's silence: a read or connect that waited its timeout
 /// (which the system reports as "resource temporarily unavailable").
 fn timed_out(e: &(dyn std::error::Error + 'static)) -> bool {
+    io_cause(e)
+        .is_some_and(|io| matches!(io.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut))
+}
+
+/// Whether `e` is a refused connection (nothing listens on the port).
+fn connection_refused(e: &(dyn std::error::Error + 'static)) -> bool {
+    io_cause(e).is_some_and(|io| io.kind() == std::io::ErrorKind::ConnectionRefused)
+}
+
+/// The system's error among `e`'s causes, if any.
+fn io_cause<'e>(e: &'e (dyn std::error::Error + 'static)) -> Option<&'e std::io::Error> {
     let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(e);
     while let Some(c) = cause {
-        if let Some(io) = c.downcast_ref::<std::io::Error>()
-            && matches!(io.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut)
-        {
-            return true;
+        if let Some(io) = c.downcast_ref::<std::io::Error>() {
+            return Some(io);
         }
         cause = c.source();
     }
-    false
+    None
 }
 
 fn smtp_failure(c: &SmtpConfig, port: u16, e: &lettre::transport::smtp::Error) -> String {
@@ -621,8 +644,15 @@ fn smtp_failure(c: &SmtpConfig, port: u16, e: &lettre::transport::smtp::Error) -
     if timed_out(e) {
         return format!(
             "SMTP server {host}:{port} did not answer within {} s: is {port} its SMTP port, and is it a mail \
-             server? (`--timeout SECONDS` waits longer); nothing was sent",
+             server? (`--timeout SECONDS`, or `timeout:` under mail.smtp in the settings, waits longer); \
+             nothing was sent",
             smtp_timeout(c).as_secs()
+        );
+    }
+    if connection_refused(e) {
+        return format!(
+            "SMTP server {host}:{port} refused the connection: nothing listens on port {port} there (is the \
+             host or the port wrong? `--smtp HOST:PORT`); nothing was sent"
         );
     }
     let said = e.to_string();

@@ -903,6 +903,30 @@ fn a_silent_smtp_server_was_reported_as_os_error_11() {
     drop(held.join());
     let o = ann.run(T0 + 60, &["mail", "send", "si", "--smtp", &addr, "--timeout", "0"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    // The settings' `timeout:` is held to the flag's range (the s8 trial: 0 failed at
+    // once, 99999 waited a day).
+    let settings = ann.home.join("config/ravenpost");
+    std::fs::create_dir_all(&settings).unwrap();
+    let (host, port) = addr.split_once(':').unwrap();
+    for t in ["0", "99999"] {
+        let mail = format!(
+            "mail:\n  smtp:\n    host: {host}\n    port: {port}\n    security: none\n    timeout: {t}\n"
+        );
+        std::fs::write(settings.join("config.yaml"), mail).unwrap();
+        let o = ann.run(T0 + 60, &["mail", "send", "si"]);
+        assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+        assert!(
+            text(&o).contains(&format!("mail.smtp.timeout: {t} is not a number of seconds from 1 to 3600"))
+        );
+    }
+    std::fs::remove_file(settings.join("config.yaml")).unwrap();
+    // Nothing listens on the port any more: "refused or failed: Connection error:
+    // Connection refused (os error 111)" said the same thing three times.
+    let err = ann.refused(T0 + 60, &["mail", "send", "si", "--smtp", &addr, "--security", "none"]);
+    assert!(
+        err.contains(&format!("SMTP server {addr} refused the connection: nothing listens on port {port}")),
+        "{err}"
+    );
 }
 
 /// A home with no git identity at all (a fresh machine's).
