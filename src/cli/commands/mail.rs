@@ -70,8 +70,9 @@ enum MailCmd {
     ///
     /// Only the player whose step is the game's last may send (a move, a draw offer, a
     /// decline, a resignation): when the last step is the opponent's, nothing is sent and
-    /// the exit code is 1 (play your move first with `ravenpost move GAME MOVE`). Exit
-    /// code 2: bad input (an unknown game, no address, no way to send).
+    /// the exit code is 1 (play your move first with `ravenpost move GAME MOVE`); it is 1
+    /// too when the delivery fails (the server refused, or did not answer). Exit code 2:
+    /// bad input (an unknown game, no address, no way to send).
     Send {
         /// The game id.
         game: String,
