@@ -243,6 +243,9 @@ pub fn find(archive: &Archive, game: &str) -> Result<GamePath, Failure> {
             if archive.list_army_choices()?.iter().any(|id| id == wanted) {
                 return Err(Failure::ChoosingArmies { id: wanted.to_string() });
             }
+            if let Some(said) = deleted_game(archive, wanted) {
+                return Err(Failure::Usage(said));
+            }
             let known: Vec<String> = games.iter().take(10).map(|g| g.id().to_string()).collect();
             Err(Failure::Usage(format!(
                 "no game `{game}` in the archive at {}{}",
@@ -260,6 +263,27 @@ pub fn find(archive: &Archive, game: &str) -> Result<GamePath, Failure> {
             many.iter().map(|g| format!("{}/{}", g.variant(), g.id())).collect::<Vec<_>>().join(", ")
         ))),
     }
+}
+
+/// Why game `wanted` (an id or `variant/id`) is not in the archive when a commit deleted
+/// its file: which commit, by whom. `None` when no commit of the branch deleted it.
+fn deleted_game(archive: &Archive, wanted: &str) -> Option<String> {
+    let index = archive.index().ok()?;
+    index.deleted_paths().iter().find_map(|path| {
+        let g = GamePath::parse(path)?;
+        if g.id() != wanted && format!("{}/{}", g.variant(), g.id()) != wanted {
+            return None;
+        }
+        let deleted = index.versions(path).into_iter().rev().find(|v| v.blob.is_none())?;
+        let c = index.commit_at(deleted.position);
+        Some(format!(
+            "game `{wanted}` is no longer in the archive at {}: commit {} by {} deleted {path} (games are never \
+             removed: `ravenpost verify` reports it)",
+            archive.dir().display(),
+            c.commit.short(),
+            c.author_name
+        ))
+    })
 }
 
 /// The game's text and the tip it was read at.

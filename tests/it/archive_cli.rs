@@ -236,6 +236,24 @@ fn a_deleted_game_was_reported_under_an_empty_game_name() {
     assert_eq!(json["problems"][0]["game"], "g", "{json}");
 }
 
+/// Regression (s8 trial): a game whose file was deleted with plain git, asked about by
+/// name, was "no game `g` in the archive (it has no games yet)". Now the commit that
+/// deleted it is named.
+#[test]
+fn a_deleted_game_asked_for_by_name_was_said_never_to_have_been() {
+    let (_t, dir, home) = archive_with(&["--layout", "fan-out"]);
+    play_game(&dir, &home, &["grand"], &["e4"]);
+    git(&dir, &home, &["rm", "-q", "games/grand/c/d/g.pgn"]);
+    let (_, _, id) = verify_after_hand_commit(&dir, &home, "remove");
+    for args in [&["log", "grand/g"][..], &["verify", "g"], &["show", "g"]] {
+        let o = run(&dir, &home, args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
+        let said = text(&o);
+        assert!(said.contains(&format!("game `{}` is no longer in the archive at", args[1])), "{said}");
+        assert!(said.contains(&format!(": commit {id} by Referee deleted games/grand/c/d/g.pgn")), "{said}");
+    }
+}
+
 #[test]
 fn verify_catches_deleted_moved_and_pre_played_games() {
     let (_t, dir, home) = archive();
