@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use common::{DAY, T0, archive, archive_with, fails, git, identity, ok, ravenpost_at, run, run_at, text};
 
@@ -217,15 +217,22 @@ fn verify_after_hand_commit(dir: &Path, home: &Path, message: &str) -> (String, 
     (String::from_utf8_lossy(&o.stdout).into(), String::from_utf8_lossy(&o.stderr).into(), id)
 }
 
+/// A fan-out archive whose one game (`g`, Grand, one move) a commit made with plain git
+/// deleted; with `verify`'s output after it ([`verify_after_hand_commit`]).
+fn deleted_by_hand() -> (tempfile::TempDir, PathBuf, PathBuf, (String, String, String)) {
+    let (t, dir, home) = archive_with(&["--layout", "fan-out"]);
+    play_game(&dir, &home, &["grand"], &["e4"]);
+    git(&dir, &home, &["rm", "-q", "games/grand/c/d/g.pgn"]);
+    let verified = verify_after_hand_commit(&dir, &home, "remove");
+    (t, dir, home, verified)
+}
+
 /// Regression (s8 trial): a game file deleted with plain git was reported with no game:
 /// a text line starting with a space, `"game": ""` in the JSON. Now both name the game
 /// the file held, in the fan-out layout as in the flat one above.
 #[test]
 fn a_deleted_game_was_reported_under_an_empty_game_name() {
-    let (_t, dir, home) = archive_with(&["--layout", "fan-out"]);
-    play_game(&dir, &home, &["grand"], &["e4"]);
-    git(&dir, &home, &["rm", "-q", "games/grand/c/d/g.pgn"]);
-    let (out, err, id) = verify_after_hand_commit(&dir, &home, "remove");
+    let (_t, dir, home, (out, err, id)) = deleted_by_hand();
     assert_eq!(out, "0 games verified, 1 problem\n");
     assert_eq!(
         err,
@@ -241,10 +248,7 @@ fn a_deleted_game_was_reported_under_an_empty_game_name() {
 /// deleted it is named.
 #[test]
 fn a_deleted_game_asked_for_by_name_was_said_never_to_have_been() {
-    let (_t, dir, home) = archive_with(&["--layout", "fan-out"]);
-    play_game(&dir, &home, &["grand"], &["e4"]);
-    git(&dir, &home, &["rm", "-q", "games/grand/c/d/g.pgn"]);
-    let (_, _, id) = verify_after_hand_commit(&dir, &home, "remove");
+    let (_t, dir, home, (_, _, id)) = deleted_by_hand();
     for args in [&["log", "grand/g"][..], &["verify", "g"], &["show", "g"]] {
         let o = run(&dir, &home, args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
