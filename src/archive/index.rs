@@ -1509,18 +1509,7 @@ impl CommitSource {
         self.next = next;
         Ok(Some(c))
     }
-}
 
-impl Drop for CommitSource {
-    fn drop(&mut self) {
-        // The segment listed ahead is stopped now, not left to list to its end.
-        if let Some(ahead) = self.ahead.take() {
-            drop(ahead.join());
-        }
-    }
-}
-
-impl CommitSource {
     /// The `git log` of the segment starting at `start`: the one listed ahead when it
     /// starts there, else started now; and, on a long walk, the segment after it started
     /// ahead.
@@ -1540,6 +1529,15 @@ impl CommitSource {
             self.ahead = super::gitlog::log_ahead(dir, start, segment(), segment());
         }
         Some(log)
+    }
+}
+
+impl Drop for CommitSource {
+    fn drop(&mut self) {
+        // The segment listed ahead is stopped now, not left to list to its end.
+        if let Some(ahead) = self.ahead.take() {
+            drop(ahead.join());
+        }
     }
 }
 

@@ -387,8 +387,8 @@ fn smtp_settings(session: &Session, archive: &Archive, d: &Delivery) -> Result<O
 
 fn smtp_transport(session: &Session, c: &SmtpConfig) -> Result<lettre::SmtpTransport, Failure> {
     use lettre::transport::smtp::authentication::Credentials;
-    check_timeout(c)?;
     use lettre::transport::smtp::client::{Certificate, Tls, TlsParameters};
+    check_timeout(c)?;
     let port = c.port.unwrap_or(c.security.default_port());
     let tls = |host: &str| -> Result<TlsParameters, Failure> {
         let mut b = TlsParameters::builder(host.to_string());
@@ -587,9 +587,6 @@ fn message_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
     Ok(out)
 }
 
-/// Why an SMTP delivery failed, in words: lettre's "internal client error" prefix (it
-/// means the client gave up, not that it crashed) dropped, and a server without STARTTLS
-/// told how to send to a local or test server without TLS.
 /// How long `mail send` waits for the SMTP server at each step unless told
 /// ([`SmtpConfig::timeout`], `--timeout`).
 const SMTP_TIMEOUT: Duration = Duration::from_secs(60);
@@ -636,6 +633,10 @@ fn io_cause<'e>(e: &'e (dyn std::error::Error + 'static)) -> Option<&'e std::io:
     None
 }
 
+/// Why an SMTP delivery failed, in words: lettre's "internal client error" prefix (it
+/// means the client gave up, not that it crashed) dropped, and a server without STARTTLS
+/// told how to send to a local or test server without TLS; a server that did not answer
+/// or a port where nothing listens named as such.
 fn smtp_failure(c: &SmtpConfig, port: u16, e: &lettre::transport::smtp::Error) -> String {
     let (host, security) = (&c.host, c.security);
     if let Some(why) = super::tls_words::certificate_refusal(e) {
