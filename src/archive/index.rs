@@ -775,22 +775,6 @@ impl HistoryIndex {
         out
     }
 
-    /// Whether any commit of the line deletes `path`. A path never deleted has no deletion
-    /// among its versions.
-    pub fn has_deletions(&self, path: &str) -> bool {
-        self.walked_changes(path).iter().any(|w| w.1.is_none())
-            || self.ask(
-                |c, _, high| {
-                    c.prepare_cached(
-                        "SELECT EXISTS (SELECT 1 FROM paths p JOIN changes ch ON ch.path = p.id
-                         WHERE p.path = ?1 AND ch.seq <= ?2 AND ch.blob IS NULL)",
-                    )?
-                    .query_row(params![path, high], |r| r.get(0))
-                },
-                |w| w.has_deletions(path),
-            )
-    }
-
     /// The last of [`HistoryIndex::versions`] of `path`, reading only the newest changes
     /// to it (a question about the files at the tip reads no history).
     pub fn last_version(&self, path: &str) -> Option<PathVersion> {
@@ -884,7 +868,7 @@ impl HistoryIndex {
     }
 
     /// Every path some commit of the line deleted, sorted: one pass over the changes, not
-    /// one question per path ([`HistoryIndex::has_deletions`]).
+    /// one question per path.
     pub fn deleted_paths(&self) -> Vec<String> {
         let mut out: Vec<String> = self.ask(
             |c, low, high| {
@@ -1662,9 +1646,10 @@ mod tests {
             assert_eq!(a.versions(&p), b.versions(&p), "{p}");
             assert_eq!(a.last_version(&p), b.last_version(&p), "{p}");
             assert_eq!(a.last_version(&p), a.versions(&p).last().copied(), "{p}");
-            assert_eq!(a.has_deletions(&p), b.has_deletions(&p), "{p}");
         }
-        let deleted: Vec<String> = a.paths().into_iter().filter(|p| a.has_deletions(p)).collect();
+        // A deletion is a version without a blob.
+        let deleted: Vec<String> =
+            a.paths().into_iter().filter(|p| a.versions(p).iter().any(|v| v.blob.is_none())).collect();
         assert!(!deleted.is_empty(), "the archive deletes a file");
         assert_eq!(a.deleted_paths(), deleted);
         assert_eq!(b.deleted_paths(), deleted);

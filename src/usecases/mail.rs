@@ -587,17 +587,20 @@ fn message_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
     Ok(out)
 }
 
-/// How long `mail send` waits for the SMTP server at each step unless told
-/// ([`SmtpConfig::timeout`], `--timeout`).
-const SMTP_TIMEOUT: Duration = Duration::from_secs(60);
+/// How many seconds `mail send` waits for the SMTP server at each step, and `mail serve`
+/// for the IMAP server to let it in, unless told ([`SmtpConfig::timeout`], `--timeout`).
+pub const DEFAULT_TIMEOUT_SECONDS: u64 = 60;
+
+/// How long `mail send` waits for the SMTP server at each step unless told.
+const SMTP_TIMEOUT: Duration = Duration::from_secs(DEFAULT_TIMEOUT_SECONDS);
 
 /// How long to wait for the server `c` at each step.
 fn smtp_timeout(c: &SmtpConfig) -> Duration {
     c.timeout.map_or(SMTP_TIMEOUT, Duration::from_secs)
 }
 
-/// The longest wait `timeout:` and `--timeout` allow, in seconds.
-const MAX_TIMEOUT_SECONDS: u64 = 3600;
+/// The longest wait `timeout:` and the `--timeout` flags allow, in seconds.
+pub const MAX_TIMEOUT_SECONDS: u64 = 3600;
 
 /// Refuses a `timeout:` in the settings that `--timeout` would refuse (0, or over an hour).
 fn check_timeout(c: &SmtpConfig) -> Result<(), Failure> {
@@ -623,14 +626,7 @@ fn connection_refused(e: &(dyn std::error::Error + 'static)) -> bool {
 
 /// The system's error among `e`'s causes, if any.
 fn io_cause<'e>(e: &'e (dyn std::error::Error + 'static)) -> Option<&'e std::io::Error> {
-    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(e);
-    while let Some(c) = cause {
-        if let Some(io) = c.downcast_ref::<std::io::Error>() {
-            return Some(io);
-        }
-        cause = c.source();
-    }
-    None
+    super::tls_words::causes(e).find_map(|c| c.downcast_ref::<std::io::Error>())
 }
 
 /// Why an SMTP delivery failed, in words: lettre's "internal client error" prefix (it

@@ -96,7 +96,7 @@ pub fn referee_imap(
     session: &Session,
     referee: &Referee,
     account: &ImapAccount,
-    run: ImapRun<'_>,
+    mut run: ImapRun<'_>,
 ) -> Result<(), Failure> {
     let password = (session.secret)(PASSWORD_ENV)
         .ok_or_else(|| Failure::Usage(format!("the IMAP password goes in ${PASSWORD_ENV}")))?;
@@ -109,16 +109,7 @@ pub fn referee_imap(
         let mut wait = Duration::from_secs(1);
         loop {
             let server = Server { account, password: &password, tls: &tls };
-            match rounds(
-                archive,
-                session,
-                referee,
-                &server,
-                &mut *run.handled,
-                (run.once, run.idle, run.look, run.timeout),
-            )
-            .await
-            {
+            match rounds(archive, session, referee, &server, &mut run).await {
                 Ok(()) => return Ok(()),
                 Err(Lost::Archive(e)) => return Err(e),
                 Err(Lost::Connection(why)) if run.once => {
@@ -193,36 +184,36 @@ async fn rounds(
     session: &Session,
     referee: &Referee,
     server: &Server<'_>,
-    handled: &mut dyn FnMut(&Served),
-    (once, idle, look, timeout): (bool, Duration, Duration, Duration),
+    run: &mut ImapRun<'_>,
 ) -> Result<(), Lost> {
+    let handled = &mut *run.handled;
     // A server that takes the connection and says nothing (a wrong port, a plain-text
     // server) would be waited for without end.
-    let mut imap = tokio::time::timeout(timeout, connect(server)).await.map_err(|_| {
+    let mut imap = tokio::time::timeout(run.timeout, connect(server)).await.map_err(|_| {
         lost(format!(
             "did not answer within {} s: is {} its IMAPS port (TLS from the first byte), and is it an IMAP \
              server? (`--timeout SECONDS` waits longer)",
-            timeout.as_secs(),
+            run.timeout.as_secs(),
             server.account.port
         ))
     })??;
     loop {
         take_unseen(archive, session, referee, &mut imap, handled).await?;
-        if once {
+        if run.once {
             let _ = imap.logout().await;
             return Ok(());
         }
         let mut waiting = imap.idle();
         waiting.init().await.map_err(lost)?;
         {
-            let (answer, stop) = waiting.wait_with_timeout(idle);
+            let (answer, stop) = waiting.wait_with_timeout(run.idle);
             let mut answer = Box::pin(answer);
             let mut stop = Some(stop);
             // A git or web player's move pushed meanwhile may make a computer player's
             // move due: the branch is looked at every `look`, and IDLE ended when it
             // moved (the stop source dropped, the answer comes at once).
             loop {
-                let tick = Box::pin(tokio::time::sleep(look));
+                let tick = Box::pin(tokio::time::sleep(run.look));
                 match futures_util::future::select(answer.as_mut(), tick).await {
                     futures_util::future::Either::Left((said, _)) => {
                         said.map_err(lost)?;

@@ -11,8 +11,7 @@ use rustls::CertificateError;
 /// server's certificate, or finding no TLS where TLS was asked for; `None` for any other
 /// failure.
 pub(crate) fn certificate_refusal(e: &(dyn std::error::Error + 'static)) -> Option<String> {
-    let mut at: Option<&(dyn std::error::Error + 'static)> = Some(e);
-    while let Some(err) = at {
+    for err in causes(e) {
         match rustls_error(err) {
             Some(rustls::Error::InvalidCertificate(c)) => return Some(words(c)),
             Some(rustls::Error::InvalidMessage(rustls::InvalidMessage::InvalidContentType)) => {
@@ -24,9 +23,16 @@ pub(crate) fn certificate_refusal(e: &(dyn std::error::Error + 'static)) -> Opti
             }
             _ => {}
         }
-        at = err.source();
     }
     None
+}
+
+/// `e` and the errors under it, outermost first (lettre's and tokio-rustls's errors wrap
+/// the system's and rustls's).
+pub(crate) fn causes<'e>(
+    e: &'e (dyn std::error::Error + 'static),
+) -> impl Iterator<Item = &'e (dyn std::error::Error + 'static)> {
+    std::iter::successors(Some(e), |err| err.source())
 }
 
 /// The certificates of the CA file `path` (PEM); an error when it cannot be read or holds

@@ -58,7 +58,7 @@ pub(crate) struct ServeArgs {
     json: bool,
     /// Seconds the IMAP server may take to connect, greet, log in and open the mailbox
     /// before the referee gives up (with `--once`) or tries again.
-    #[arg(long, value_name = "SECONDS", default_value_t = 60, requires = "imap", value_parser = clap::value_parser!(u64).range(1..=3600))]
+    #[arg(long, value_name = "SECONDS", default_value_t = crate::usecases::mail::DEFAULT_TIMEOUT_SECONDS, requires = "imap", value_parser = clap::value_parser!(u64).range(1..=crate::usecases::mail::MAX_TIMEOUT_SECONDS))]
     timeout: u64,
 }
 
