@@ -59,7 +59,10 @@ impl CatFile {
             .env("GIT_NO_REPLACE_OBJECTS", "1")
             .arg("--git-dir")
             .arg(git_dir)
-            .args(["cat-file", "--batch"])
+            // Memory bounded whatever the pack's size: it is mapped in windows of 1 MiB, at
+            // most 32 MiB at once, and at most 32 MiB of rebuilt delta bases are kept.
+            .args(["-c", "core.packedGitWindowSize=1m", "-c", "core.packedGitLimit=32m"])
+            .args(["-c", "core.deltaBaseCacheLimit=32m", "cat-file", "--batch"])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -70,33 +73,34 @@ impl CatFile {
         Some(CatFile { child, stdin: Some(stdin), stdout })
     }
 
-    /// The contents of `blobs`, in order; `None` in a slot git did not answer with a blob
-    /// (missing, or not a blob). `Err` when the conversation broke down.
-    fn read(&mut self, blobs: &[BlobId]) -> std::io::Result<Vec<Option<Vec<u8>>>> {
-        let mut out = Vec::with_capacity(blobs.len());
-        for chunk in blobs.chunks(CHUNK) {
+    /// The contents of the objects `ids`, in order; `None` in a slot git did not answer
+    /// with an object of type `kind` (missing, or of another type). `Err` when the
+    /// conversation broke down.
+    fn read(&mut self, ids: &[git2::Oid], kind: &str) -> std::io::Result<Vec<Option<Vec<u8>>>> {
+        let mut out = Vec::with_capacity(ids.len());
+        for chunk in ids.chunks(CHUNK) {
             let mut names = String::with_capacity(chunk.len() * 41);
             for b in chunk {
-                names.push_str(&b.0.to_string());
+                names.push_str(&b.to_string());
                 names.push('\n');
             }
             let stdin = self.stdin.as_mut().ok_or_else(|| std::io::Error::other("closed"))?;
             stdin.write_all(names.as_bytes())?;
             stdin.flush()?;
             for b in chunk {
-                out.push(self.answer(b)?);
+                out.push(self.answer(b, kind)?);
             }
         }
         Ok(out)
     }
 
     /// Reads one answer: `<id> blob <size>` LF, the bytes, LF; or `<id> missing` LF.
-    fn answer(&mut self, blob: &BlobId) -> std::io::Result<Option<Vec<u8>>> {
+    fn answer(&mut self, id: &git2::Oid, want: &str) -> std::io::Result<Option<Vec<u8>>> {
         let mut header = String::new();
         self.stdout.read_line(&mut header)?;
         let bad = || std::io::Error::other("unexpected answer from git cat-file");
         let mut fields = header.trim_end_matches('\n').split(' ');
-        if fields.next() != Some(blob.0.to_string().as_str()) {
+        if fields.next() != Some(id.to_string().as_str()) {
             return Err(bad());
         }
         match (fields.next(), fields.next(), fields.next()) {
@@ -108,7 +112,7 @@ impl CatFile {
                 if bytes.pop() != Some(b'\n') {
                     return Err(bad());
                 }
-                Ok((kind == "blob").then_some(bytes))
+                Ok((kind == want).then_some(bytes))
             }
             _ => Err(bad()),
         }
@@ -136,7 +140,7 @@ impl Archive {
     }
 
     /// [`Archive::read_blobs`], through git's reader when `through_git` (and git works).
-    fn read_blobs_from(
+    pub(crate) fn read_blobs_from(
         &self,
         blobs: &[BlobId],
         path: &str,
@@ -148,7 +152,8 @@ impl Archive {
             if slot.is_none() {
                 *slot = CatFile::start(self.repo.path());
             }
-            match slot.as_mut().map(|c| c.read(blobs)) {
+            let ids: Vec<git2::Oid> = blobs.iter().map(|b| b.0).collect();
+            match slot.as_mut().map(|c| c.read(&ids, "blob")) {
                 Some(Ok(read)) => answers = read,
                 _ => {
                     *slot = None;
@@ -168,6 +173,40 @@ impl Archive {
     }
 }
 
+impl Archive {
+    /// The raw bytes of the tree object `tree` (its entries as git stores them), through
+    /// git's reader when it works (it keeps the delta bases it rebuilt), else libgit2's.
+    ///
+    /// # Errors
+    ///
+    /// Git failures (no such tree in the repository).
+    pub(crate) fn read_tree_bytes(&self, tree: git2::Oid) -> Result<Vec<u8>, ArchiveError> {
+        if !self.cat_file_failed.get() {
+            let mut slot = self.cat_file.borrow_mut();
+            if slot.is_none() {
+                *slot = CatFile::start(self.repo.path());
+            }
+            match slot.as_mut().map(|c| c.read(&[tree], "tree")) {
+                Some(Ok(mut read)) => {
+                    if let Some(Some(bytes)) = read.pop() {
+                        return Ok(bytes);
+                    }
+                }
+                _ => {
+                    *slot = None;
+                    self.cat_file_failed.set(true);
+                }
+            }
+        }
+        let odb = self.repo.odb().map_err(|e| ArchiveError::git_oid("read tree", tree, e))?;
+        let object = odb.read(tree).map_err(|e| ArchiveError::git_oid("read tree", tree, e))?;
+        if object.kind() != git2::ObjectType::Tree {
+            return Err(ArchiveError::git_oid("read tree", tree, git2::Error::from_str("not a tree")));
+        }
+        Ok(object.data().to_vec())
+    }
+}
+
 /// How many versions in a row may fail to be rebuilt before [`Archive::read_versions`]
 /// reads the rest in one batch (a file not written as ravenpost writes it).
 const MISSES_BEFORE_BATCH: usize = 4;
@@ -175,7 +214,7 @@ const MISSES_BEFORE_BATCH: usize = 4;
 /// Where a game file's text can be cut after each main-line move: the first `j` moves
 /// with everything after them (comments, NAGs, variations) but nothing of the next one
 /// end at byte `ends[j]`.
-struct Cuts {
+pub(crate) struct Cuts {
     ends: Vec<usize>,
 }
 
@@ -188,13 +227,13 @@ pub type CutPoints = fn(&[u8]) -> Option<Vec<usize>>;
 impl Cuts {
     /// The cuts of `text` found by `cut_points`, or `None` when it finds none (no
     /// readable game: nothing to rebuild from).
-    fn of(text: &[u8], cut_points: CutPoints) -> Option<Cuts> {
+    pub(crate) fn of(text: &[u8], cut_points: CutPoints) -> Option<Cuts> {
         let ends = cut_points(text)?;
         (!ends.is_empty()).then_some(Cuts { ends })
     }
 
     /// The number of main-line moves of the text cut.
-    fn moves(&self) -> usize {
+    pub(crate) fn moves(&self) -> usize {
         self.ends.len() - 1
     }
 
@@ -202,28 +241,50 @@ impl Cuts {
     /// a game going on: then the result `*`, on the same line or on a line of its own. The
     /// candidate whose git blob id is `blob`, if one is.
     fn rebuild(&self, text: &[u8], j: usize, blob: BlobId) -> Option<Vec<u8>> {
+        let (cut, tails) = self.cut(text, j)?;
+        let tail =
+            tails.iter().zip(candidate_ids(cut, tails)).find_map(|(t, id)| (id == blob.0).then_some(t))?;
+        Some([cut, tail].concat())
+    }
+
+    /// The git blob ids of the candidates [`Cuts::rebuild`] tries for the first `j` moves
+    /// of `text`, in its order (none when `text` has fewer moves).
+    pub(crate) fn candidate_ids(&self, text: &[u8], j: usize) -> Vec<git2::Oid> {
+        self.cut(text, j).map(|(cut, tails)| candidate_ids(cut, tails)).unwrap_or_default()
+    }
+
+    /// The first `j` moves of `text` and the tails a writer may put after them, the
+    /// likelier first.
+    fn cut<'t>(&self, text: &'t [u8], j: usize) -> Option<(&'t [u8], &'static [&'static [u8]])> {
         let cut = text.get(..*self.ends.get(j)?)?;
         // The result goes on the last line when it fits in the writer's 80 columns.
         let last_line = cut.len() - memchr::memrchr(b'\n', cut).map_or(0, |i| i + 1);
-        let tails: &[&[u8]] = match j {
+        let tails: &'static [&'static [u8]] = match j {
             0 => &[b"\n\n*\n"],
             _ if last_line + 2 <= 80 => &[b" *\n", b"\n*\n"],
             _ => &[b"\n*\n", b" *\n"],
         };
-        // The two tails of a cut after a move are both three bytes long: the header and
-        // the cut are hashed once for both.
-        let hashed = |len: usize| {
-            let mut hasher = blob_hasher(cut.len() + len);
-            hasher.update(cut);
-            hasher
-        };
-        let head = hashed(tails[0].len());
-        tails.iter().find_map(|tail| {
+        Some((cut, tails))
+    }
+}
+
+/// The git blob ids of `cut` followed by each of `tails`. Tails of one length (the two
+/// after a move are both three bytes long) share the hashing of the header and the cut.
+fn candidate_ids(cut: &[u8], tails: &[&[u8]]) -> Vec<git2::Oid> {
+    let hashed = |len: usize| {
+        let mut hasher = blob_hasher(cut.len() + len);
+        hasher.update(cut);
+        hasher
+    };
+    let head = hashed(tails[0].len());
+    tails
+        .iter()
+        .map(|tail| {
             let mut hasher = if tail.len() == tails[0].len() { head.clone() } else { hashed(tail.len()) };
             hasher.update(tail);
-            (git2::Oid::from_bytes(&hasher.finalize()).ok()? == blob.0).then(|| [cut, tail].concat())
+            git2::Oid::from_bytes(&hasher.finalize()).expect("a SHA-1 is 20 bytes")
         })
-    }
+        .collect()
 }
 
 /// A SHA-1 hasher fed git's header of a blob of `len` bytes: fed the bytes, it gives the

@@ -34,7 +34,7 @@ const LOCK_FILE: &str = "cache.lock";
 
 /// The schema's version (SQLite's `user_version`): a database with another one is made
 /// again. 0 is a new, empty database.
-const SCHEMA_VERSION: i64 = 4;
+const SCHEMA_VERSION: i64 = 5;
 
 /// The files earlier releases kept in the same folder (their own formats), removed when the
 /// database is made.
@@ -60,13 +60,14 @@ CREATE TABLE verdicts (namespace TEXT NOT NULL, commit_id BLOB NOT NULL, path TE
     verdict TEXT NOT NULL, PRIMARY KEY (namespace, path, commit_id)) WITHOUT ROWID;
 ";
 
-/// The indexes that look up a commit by id and a path's changes. A walk from scratch
+/// The indexes that look up a commit by id and a path's changes (with each change's blob
+/// and mode, so that a path's versions read no row of `changes`). A walk from scratch
 /// writes its rows without them (rows in commit order go in at one end of their tables;
 /// these indexes would take them all over, and rewrite most of their pages in every
 /// batch) and makes them when it ends, from the sorted rows.
 pub(crate) const LOOKUPS: &str = "
 CREATE UNIQUE INDEX IF NOT EXISTS commits_by_id ON commits (id);
-CREATE INDEX IF NOT EXISTS changes_by_path ON changes (path, seq, n);
+CREATE INDEX IF NOT EXISTS changes_by_path ON changes (path, seq, n, blob, mode);
 ";
 
 /// Drops [`LOOKUPS`] (before a walk from scratch).

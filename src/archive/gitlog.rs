@@ -34,6 +34,8 @@ pub(crate) type RawChange = (Vec<u8>, Option<Oid>, u32);
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct GitCommit {
     pub(crate) id: Oid,
+    /// Its tree.
+    pub(crate) tree: Oid,
     /// Its first parent (`None`: a root, or a shallow boundary, which git shows as one).
     pub(crate) parent: Option<Oid>,
     pub(crate) name: Vec<u8>,
@@ -42,6 +44,7 @@ pub(crate) struct GitCommit {
     pub(crate) offset_minutes: i32,
     /// The raw message.
     pub(crate) message: Vec<u8>,
+    /// Its changes (listed only by a log with `raw`, see [`first_parent_log`]).
     pub(crate) changes: Vec<RawChange>,
 }
 
@@ -89,9 +92,15 @@ impl Drop for FirstParentLog {
     }
 }
 
-/// Starts `git log` on the first-parent line ending at `tip`, at most `count` commits;
-/// `None` when git cannot start.
-pub(crate) fn first_parent_log(git_dir: &std::path::Path, tip: Oid, count: usize) -> Option<FirstParentLog> {
+/// Starts `git log` on the first-parent line ending at `tip`, at most `count` commits, with
+/// each commit's changes when `raw` (git then diffs each commit's tree against its
+/// parent's: most of its work); `None` when git cannot start.
+pub(crate) fn first_parent_log(
+    git_dir: &std::path::Path,
+    tip: Oid,
+    count: usize,
+    raw: bool,
+) -> Option<FirstParentLog> {
     let mut command = Command::new("git");
     command.env("GIT_NO_REPLACE_OBJECTS", "1").arg("--git-dir").arg(git_dir).args([
         "-c",
@@ -99,7 +108,7 @@ pub(crate) fn first_parent_log(git_dir: &std::path::Path, tip: Oid, count: usize
         "log",
         "--first-parent",
         "--diff-merges=first-parent",
-        "--raw",
+        if raw { "--raw" } else { "--no-patch" },
         "--no-abbrev",
         "-z",
         "--root",
@@ -110,7 +119,7 @@ pub(crate) fn first_parent_log(git_dir: &std::path::Path, tip: Oid, count: usize
         "--no-mailmap",
         "--ignore-submodules=none",
         "--date=raw",
-        "--format=commit %H %P%x00%an%x00%ae%x00%ad%x00%B",
+        "--format=commit %H %T %P%x00%an%x00%ae%x00%ad%x00%B",
     ]);
     if count < usize::MAX {
         command.arg(format!("--max-count={count}"));
@@ -157,7 +166,13 @@ pub(crate) type Ahead = JoinHandle<Option<(Oid, FirstParentLog)>>;
 /// first does (a listing of changes is git's slowest part of a long walk, and takes one
 /// core). The thread's answer is `None` when the line is shorter or git fails; the caller
 /// checks that the segment starts where its walk goes on.
-pub(crate) fn log_ahead(git_dir: &std::path::Path, from: Oid, skip: usize, count: usize) -> Option<Ahead> {
+pub(crate) fn log_ahead(
+    git_dir: &std::path::Path,
+    from: Oid,
+    skip: usize,
+    count: usize,
+    raw: bool,
+) -> Option<Ahead> {
     let git_dir = git_dir.to_path_buf();
     std::thread::Builder::new()
         .name("git log ahead".into())
@@ -177,7 +192,7 @@ pub(crate) fn log_ahead(git_dir: &std::path::Path, from: Oid, skip: usize, count
                 return None;
             }
             let start = Oid::from_str(std::str::from_utf8(&out.stdout).ok()?.trim()).ok()?;
-            Some((start, first_parent_log(&git_dir, start, count)?))
+            Some((start, first_parent_log(&git_dir, start, count, raw)?))
         })
         .ok()
 }
@@ -215,6 +230,7 @@ impl LogReader {
         let header = std::str::from_utf8(header.strip_prefix(b"commit ")?).ok()?;
         let mut ids = header.split(' ');
         let id = Oid::from_str(ids.next()?).ok()?;
+        let tree = Oid::from_str(ids.next()?).ok()?;
         let parent = match ids.next().filter(|p| !p.is_empty()) {
             Some(p) => Some(Oid::from_str(p).ok()?),
             None => None,
@@ -224,8 +240,17 @@ impl LogReader {
         let date = self.token()?;
         let message = self.token()?;
         let (seconds, offset_minutes) = parse_date(std::str::from_utf8(&date).ok()?)?;
-        let mut commit =
-            GitCommit { id, parent, name, email, seconds, offset_minutes, message, changes: Vec::new() };
+        let mut commit = GitCommit {
+            id,
+            tree,
+            parent,
+            name,
+            email,
+            seconds,
+            offset_minutes,
+            message,
+            changes: Vec::new(),
+        };
         while let Some(token) = self.token() {
             let token = token.strip_prefix(b"\n").unwrap_or(&token).to_vec();
             if token.is_empty() {
@@ -345,7 +370,7 @@ mod tests {
         }
         let tip = parent.unwrap();
         let listed: Vec<GitCommit> =
-            first_parent_log(repo.path(), tip.id(), usize::MAX).unwrap().map(Result::unwrap).collect();
+            first_parent_log(repo.path(), tip.id(), usize::MAX, true).unwrap().map(Result::unwrap).collect();
         assert_eq!(listed.len(), 4);
         let mut c = tip;
         for l in &listed {
@@ -357,6 +382,7 @@ mod tests {
             );
             assert_eq!((l.seconds, l.offset_minutes), (1_740_830_400, 90));
             assert_eq!(l.parent, c.parent_id(0).ok());
+            assert_eq!(l.tree, c.tree_id());
             match c.parent(0) {
                 Ok(p) => c = p,
                 Err(_) => break,
@@ -366,7 +392,14 @@ mod tests {
         assert_eq!(changes, [3, 1, 0, 1]);
         assert!(listed[0].changes.contains(&(b"g0.pgn".to_vec(), None, 0)));
         assert!(listed[0].changes.iter().any(|c| c.0 == b"odd-\xff"));
-        let two: Vec<_> = first_parent_log(repo.path(), listed[0].id, 2).unwrap().collect();
+        let two: Vec<_> = first_parent_log(repo.path(), listed[0].id, 2, true).unwrap().collect();
         assert_eq!(two.len(), 2);
+        // Without the changes: the same commits, none listed.
+        let bare: Vec<GitCommit> = first_parent_log(repo.path(), listed[0].id, usize::MAX, false)
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        let without = |l: &GitCommit| GitCommit { changes: Vec::new(), ..l.clone() };
+        assert_eq!(bare, listed.iter().map(without).collect::<Vec<_>>());
     }
 }

@@ -43,6 +43,7 @@ mod config;
 mod error;
 mod gc;
 mod gitlog;
+mod guess;
 pub mod hook_input;
 mod index;
 mod locate;
@@ -113,7 +114,7 @@ pub enum GitConfigScope {
     RepositoryOnly,
 }
 
-/// How an [`Archive`] locks and where it finds identities.
+/// How an [`Archive`] locks, where it finds identities, and what it may know of game texts.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct ArchiveOptions {
@@ -133,6 +134,11 @@ pub struct ArchiveOptions {
     /// [`Archive::init_with_config`] also commits [`ATTRIBUTES`] as `.gitattributes`
     /// (default false; `ravenpost init` sets it).
     pub pin_line_endings: bool,
+    /// Where the moves of a game file's text end: the notation's finder, given by the
+    /// layers above (default none). With it a long walk of the history proves most
+    /// commits' changes by hashing trees instead of having git diff them
+    /// (`archive/guess.rs`); the index is the same either way.
+    pub move_ends: Option<CutPoints>,
 }
 
 impl Default for ArchiveOptions {
@@ -144,6 +150,7 @@ impl Default for ArchiveOptions {
             write_lock: true,
             git_config: GitConfigScope::All,
             pin_line_endings: false,
+            move_ends: None,
         }
     }
 }

@@ -538,12 +538,12 @@ fn judge_game_path(
 ) -> JudgedGame {
     let file = path.path();
     // Across a migration to the fan-out: the versions at the flat path first.
-    let versions = super::layout::game_versions(index, path);
+    let (versions, commits): (Vec<PathVersion>, Vec<Option<IndexedCommit>>) =
+        super::layout::game_version_commits(index, path).into_iter().map(|(v, c)| (v, Some(c))).unzip();
     let versions: &[PathVersion] = &versions;
     let (in_cache, hits) = cached_verdicts(versions, cache, &file);
     let (texts, cuts) = read_uncached(archive, versions, &hits, &file)?;
     let tops = run_tops(&cuts);
-    let positions: Vec<usize> = versions.iter().map(|v| v.position).collect();
     let mut judging = PathJudging {
         archive,
         definitions,
@@ -551,7 +551,7 @@ fn judge_game_path(
         path,
         file: &file,
         versions,
-        commits: index.commits_at(&positions).into_iter().map(Some).collect(),
+        commits,
         texts,
         cuts,
         tops,

@@ -27,11 +27,13 @@ use super::session::Session;
 /// missing default archive made; other commands say where none is.
 pub fn open(session: &Session, create: bool) -> Result<Archive, Failure> {
     let mut archive = open_archive(session, create)?;
+    let mut options = archive.options().clone();
     if session.break_lock {
-        let mut options = archive.options().clone();
         options.break_locks_older_than = Some(std::time::Duration::ZERO);
-        archive.set_options(options);
     }
+    // A long history walk proves most changes from the games' texts (see the option).
+    options.move_ends = Some(crate::notation::pgn::move_ends);
+    archive.set_options(options);
     // A write a killed ravenpost left half done is finished before anything else (a
     // failure here is left for the next write, which reports it).
     let _ = archive.recover_interrupted_write();

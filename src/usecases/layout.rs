@@ -13,7 +13,8 @@
 use serde::Serialize;
 
 use crate::archive::{
-    Archive, ArchiveConfig, CommitId, CommitNames, FileVersion, GamePath, HistoryIndex, Layout, PathVersion,
+    Archive, ArchiveConfig, CommitId, CommitNames, FileVersion, GamePath, HistoryIndex, IndexedCommit,
+    Layout, PathVersion,
 };
 use crate::referee::judge::Finding;
 use crate::referee::judge_layout::{self, SettingsChange};
@@ -99,6 +100,15 @@ pub(crate) fn record_versions(index: &HistoryIndex, path: &str) -> Vec<PathVersi
 /// The versions of game `g`, oldest first, across a migration ([`record_versions`]).
 pub(crate) fn game_versions(index: &HistoryIndex, g: &GamePath) -> Vec<PathVersion> {
     record_versions(index, &g.path())
+}
+
+/// [`game_versions`] with each version's commit ([`HistoryIndex::version_commits`]).
+pub(crate) fn game_version_commits(index: &HistoryIndex, g: &GamePath) -> Vec<(PathVersion, IndexedCommit)> {
+    let path = g.path();
+    let here = index.version_commits(&path);
+    let Some(flat) = flat_twin(&path) else { return here };
+    let before = index.version_commits(&flat);
+    join(&before, here, |(v, _)| v.commit, |(v, _)| v.blob.map(|b| b.to_string().into_bytes()))
 }
 
 /// The history of the record at `path` up to `at` (or the tip), each version's text, with
