@@ -12,7 +12,9 @@
 //! one move shorter, or, for the commit that made the game, without it. It hashes the few
 //! folders on the game's path as git hashes trees and compares the root's id with the
 //! parent's tree id, which `git log` lists: the same id is the same tree (git names its
-//! objects by the same SHA-1), so the commit's one change is proven. Any other commit (a
+//! objects by the same SHA-1, and hashed the stored tree with a SHA-1 that refuses the
+//! inputs of known collision attacks, as for a rebuilt blob in [`super::blobs`]), so the
+//! commit's one change is proven. Any other commit (a
 //! draw offer, a result, an edit by hand, a tournament, a settings change), and any guess
 //! that fails, is diffed against its parent, reading only the parent's folders whose ids
 //! differ from those held. The changes are those `git log --raw --no-renames` lists.
@@ -49,12 +51,22 @@ struct Entry {
 }
 
 impl Entry {
+    /// The mode as git reads it (`canon_mode`): a regular file is 100644 or 100755
+    /// whatever else its permission bits say, a link 120000, a folder 40000, and any other
+    /// a submodule, 160000; `git log --raw` lists these.
     fn mode_bits(&self) -> u32 {
-        self.mode.iter().fold(0u32, |m, d| (m << 3) | u32::from(d.wrapping_sub(b'0') & 7))
+        let raw = self.mode.iter().fold(0u32, |m, d| (m << 3) | u32::from(d.wrapping_sub(b'0') & 7));
+        match raw & 0o170_000 {
+            0o100_000 if raw & 0o100 != 0 => 0o100_755,
+            0o100_000 => 0o100_644,
+            0o120_000 => 0o120_000,
+            0o040_000 => 0o040_000,
+            _ => 0o160_000,
+        }
     }
 
     fn is_tree(&self) -> bool {
-        self.mode_bits() & 0o170_000 == 0o040_000
+        self.mode_bits() == 0o040_000
     }
 
     fn is_file(&self) -> bool {
@@ -94,8 +106,10 @@ pub(crate) struct TreeWalk {
     pub(crate) text_limit: usize,
     /// Where the moves of a game's text end.
     move_ends: Option<CutPoints>,
-    /// How many commits' changes were proven without a diff (for the tests).
+    /// How many commits' changes were proven without a diff.
     pub(crate) proven: usize,
+    /// How many commits were diffed (no guess held).
+    pub(crate) diffed: usize,
 }
 
 impl std::fmt::Debug for TreeWalk {
@@ -150,6 +164,7 @@ impl TreeWalk {
             self.proven += 1;
             return Ok(vec![change]);
         }
+        self.diffed += 1;
         let mut out = Vec::new();
         let entries = parse_tree(&archive.read_tree_bytes(parent)?, parent)?;
         self.merge(archive, Vec::new(), entries, &mut out)?;
@@ -454,7 +469,9 @@ fn folder_id(entries: &[Entry], name: &[u8], new: Option<Oid>, root: bool) -> Op
     Oid::from_bytes(&hasher.finalize()).ok()
 }
 
-/// The entries of a tree object's raw bytes.
+/// The entries of a tree object's raw bytes; an error for entries out of git's order
+/// (which no git writes: merged entry by entry, such a tree would give other changes than
+/// git's diff).
 fn parse_tree(mut bytes: &[u8], id: Oid) -> Result<Vec<Entry>, ArchiveError> {
     let bad = || ArchiveError::git_oid("read tree", id, git2::Error::from_str("malformed tree"));
     let mut out = Vec::new();
@@ -473,6 +490,9 @@ fn parse_tree(mut bytes: &[u8], id: Oid) -> Result<Vec<Entry>, ArchiveError> {
             id: Oid::from_bytes(raw).map_err(|_| bad())?,
         });
         bytes = &bytes[end..];
+    }
+    if out.windows(2).any(|w| git_order(&w[0], &w[1]) != std::cmp::Ordering::Less) {
+        return Err(bad());
     }
     Ok(out)
 }

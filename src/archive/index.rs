@@ -64,6 +64,11 @@ use super::{Archive, ArchiveError, BlobId, CommitId, Timestamp, commit_meta};
 /// a walk holds in memory).
 pub const BATCH: usize = 20_000;
 
+/// How many commits a tree walk diffs before it may give up: past this, when it has
+/// diffed more than it proved, git lists the rest of the changes (a diff through
+/// `git cat-file` costs more than `git log --raw`'s).
+const DIFFS_BEFORE_GIVING_UP: usize = 2_000;
+
 /// A hasher for object ids, which are already uniformly distributed (SHA-1 or SHA-256):
 /// their first eight bytes are the hash.
 #[derive(Default)]
@@ -1390,6 +1395,8 @@ struct CommitSource {
     tree_walk: Option<TreeWalk>,
     /// The commit git listed after the one taken last (its tree proved that one's changes).
     pending: Option<super::gitlog::GitCommit>,
+    /// Whether the tree walk was started (once, at the start of a long walk).
+    tree_walk_tried: bool,
     #[cfg(test)]
     through_git: bool,
 }
@@ -1410,6 +1417,7 @@ impl CommitSource {
             raw: true,
             tree_walk: None,
             pending: None,
+            tree_walk_tried: false,
         }
     }
 
@@ -1461,21 +1469,52 @@ impl CommitSource {
             return None;
         }
         if self.tree_walk.is_some() {
-            let parent_tree = match c.parent {
-                Some(p) => {
-                    let listed = self.list(archive, p)?;
-                    let tree = listed.tree;
-                    self.pending = Some(listed);
-                    Some(tree)
+            match self.proven_changes(archive, &c) {
+                Some(changes) => c.changes = changes,
+                None => {
+                    // The tree walk cannot go on (a tree no git writes, a failed read) or
+                    // does not pay: git lists the changes from this commit on, as without it.
+                    self.stop_tree_walk();
+                    c = self.list(archive, want)?;
                 }
-                None => None,
-            };
-            let walk = self.tree_walk.as_mut()?;
-            c.changes = walk.changes(archive, c.tree, parent_tree, &c.message).ok()?;
+            }
         }
         let c = git_commit(c);
         self.next = c.parent.map(|p| p.0);
         Some(c)
+    }
+
+    /// The changes of `c` from the tree walk, its parent listed to know its tree; `None`
+    /// when the walk fails, or has diffed more commits than it proved (past
+    /// [`DIFFS_BEFORE_GIVING_UP`]: messages that name no game, say).
+    fn proven_changes(&mut self, archive: &Archive, c: &GitCommit) -> Option<Vec<super::gitlog::RawChange>> {
+        let walk = self.tree_walk.as_ref()?;
+        if walk.diffed > DIFFS_BEFORE_GIVING_UP && walk.diffed > walk.proven {
+            return None;
+        }
+        let parent_tree = match c.parent {
+            Some(p) => {
+                let listed = self.list(archive, p)?;
+                let tree = listed.tree;
+                self.pending = Some(listed);
+                Some(tree)
+            }
+            None => None,
+        };
+        self.tree_walk.as_mut()?.changes(archive, c.tree, parent_tree, &c.message).ok()
+    }
+
+    /// Ends the tree walk: the logs listed without changes are stopped, and the next
+    /// listing lists them.
+    fn stop_tree_walk(&mut self) {
+        self.tree_walk = None;
+        self.pending = None;
+        self.raw = true;
+        self.log = None;
+        self.listed = 0;
+        if let Some(ahead) = self.ahead.take() {
+            drop(ahead.join());
+        }
     }
 
     /// The next commit git lists, when it is `want`: from the running segment's log, or
@@ -1484,11 +1523,9 @@ impl CommitSource {
         if self.log.is_none() {
             if let Some(move_ends) = archive.options.move_ends
                 && self.long
-                && self.raw
-                && self.listed == 0
-                && self.tree_walk.is_none()
-                && self.pending.is_none()
+                && !self.tree_walk_tried
             {
+                self.tree_walk_tried = true;
                 // Once, at the start of a long walk: guessing pays when no folder is huge.
                 let tree = archive.repo.find_commit(want).ok()?.tree_id();
                 self.tree_walk = TreeWalk::start(archive, tree, move_ends).ok().flatten();
@@ -1866,6 +1903,62 @@ mod tests {
         assert!(walk.proven >= 3 + 60, "{} of {} proven", walk.proven, 3 + moves);
         assert!(walk.proven <= 3 + moves, "{} of {} proven", walk.proven, 3 + moves);
         assert!(one_text.proven > 0 && one_text.proven < walk.proven, "{} with one text", one_text.proven);
+    }
+
+    /// Regression: trees that no git writes, made in the object database by hand. A
+    /// game's mode written as `100664` was listed by the tree walk as such (the referee
+    /// then called the file no regular file) where git reads 100644; and a folder's
+    /// entries out of git's order were merged as if sorted, blaming deletions on other
+    /// commits. The walk lists what `git log --raw` lists for both.
+    #[test]
+    fn a_mode_100664_and_a_tree_out_of_order_are_listed_as_git_lists_them() {
+        let (_dir, mut archive, _) = odd_archive();
+        let tip = {
+            let repo = &archive.repo;
+            let odb = repo.odb().unwrap();
+            let blob = |t: &str| repo.blob(t.as_bytes()).unwrap();
+            // A tree of raw entries (mode, name, id), written in the order given.
+            let tree = |entries: &[(&str, &str, Oid)]| {
+                let mut bytes = Vec::new();
+                for (mode, name, id) in entries {
+                    bytes.extend_from_slice(format!("{mode} {name}\0").as_bytes());
+                    bytes.extend_from_slice(id.as_bytes());
+                }
+                odb.write(git2::ObjectType::Tree, &bytes).unwrap()
+            };
+            let root = |grand: &[(&str, &str, Oid)]| {
+                let games = tree(&[("40000", "grand", tree(grand))]);
+                tree(&[("40000", "games", games)])
+            };
+            let sig =
+                git2::Signature::new("Ann Example", "ann@example.com", &git2::Time::new(1_740_830_400, 0))
+                    .unwrap();
+            let mut head = repo.head().unwrap().peel_to_commit().unwrap();
+            let (a, b) = (blob("a\n"), blob("b\n"));
+            let commits = [
+                ("g00: out of order", root(&[("100644", "g01.pgn", b), ("100644", "g00.pgn", a)])),
+                ("g00: in order", root(&[("100644", "g00.pgn", a), ("100644", "g01.pgn", b)])),
+                ("g00: mode 100664", root(&[("100664", "g00.pgn", blob("c\n")), ("100644", "g01.pgn", b)])),
+                ("g00: mode 100644", root(&[("100644", "g00.pgn", blob("d\n")), ("100644", "g01.pgn", b)])),
+            ];
+            for (message, id) in commits {
+                let t = repo.find_tree(id).unwrap();
+                let id = repo.commit(Some("HEAD"), &sig, &sig, message, &t, &[&head]).unwrap();
+                head = repo.find_commit(id).unwrap();
+            }
+            CommitId(head.id())
+        };
+        let through_raw_log = archive.walk_line(tip, &mut |_| ()).unwrap();
+        let mut options = archive.options().clone();
+        options.move_ends = Some(crate::notation::pgn::move_ends);
+        archive.set_options(options);
+        SEGMENT.with(|s| s.set(50));
+        let through_tree_walk = archive.walk_line(tip, &mut |_| ()).unwrap();
+        SEGMENT.with(|s| s.set(BATCH));
+        same(&through_tree_walk, &through_raw_log);
+        let n = through_raw_log.len();
+        let mode = through_raw_log.commit_at(n - 2).changes[0].mode;
+        assert_eq!(mode, 0o100_644, "git reads the mode 100664 as 100644");
     }
 
     /// A walk from scratch killed between two of its transactions is continued by the next
