@@ -147,14 +147,14 @@ pub(crate) fn variant_of(
 #[derive(Debug, Clone, Copy, clap::Args)]
 pub(crate) struct SearchBudget {
     /// Search this many plies deep (1 to 48).
-    #[arg(long, value_name = "PLIES", value_parser = clap::value_parser!(u32).range(1..=48))]
+    #[arg(long, allow_negative_numbers = true, value_name = "PLIES", value_parser = clap::value_parser!(u32).range(1..=48))]
     pub(crate) depth: Option<u32>,
     /// Stop a search after this many nodes (positions visited), 1 to 100000000; the
     /// first iteration (depth 1) always completes.
-    #[arg(long, value_name = "N", value_parser = nodes)]
+    #[arg(long, allow_negative_numbers = true, value_name = "N", value_parser = nodes)]
     pub(crate) nodes: Option<u64>,
     /// Stop a search after this many seconds, e.g. 10 or 0.5.
-    #[arg(long, value_name = "SECONDS", value_parser = seconds)]
+    #[arg(long, allow_negative_numbers = true, value_name = "SECONDS", value_parser = seconds)]
     pub(crate) time: Option<std::time::Duration>,
 }
 
@@ -181,6 +181,16 @@ pub(crate) fn seconds(s: &str) -> Result<std::time::Duration, String> {
         return Err("expected seconds above 0 and at most 10000000 (about 16 weeks)".into());
     }
     Ok(std::time::Duration::from_secs_f64(x))
+}
+
+/// Whole seconds from 1 to an hour: the time limits of mail and of the servers.
+pub(crate) fn whole_seconds(s: &str) -> Result<u64, String> {
+    // `-1` and `1.5` get the range too, as `nodes` does.
+    let max = crate::usecases::mail::MAX_TIMEOUT_SECONDS;
+    match s.parse::<u64>() {
+        Ok(n) if (1..=max).contains(&n) => Ok(n),
+        _ => Err(format!("expected whole seconds from 1 to {max} (an hour)")),
+    }
 }
 
 /// The most nodes a search may be given: some minutes of search. A budget beyond it is

@@ -112,6 +112,29 @@ fn a_bot_answers_a_draw_offer_by_its_score_and_refuses_bad_input() {
     assert!(text(&o).contains("--as <NAME>"), "{}", text(&o));
 }
 
+/// A negative number given to a numeric option (`--timeout -1`) was taken for an unknown
+/// option, with clap's tip to write `-- -1`; each is now read as the option's value and
+/// refused with the option's range (a new-user trial).
+#[test]
+fn a_negative_number_was_taken_for_an_option_with_a_tip_about_dashes() {
+    let c = club(None);
+    let t = common::T0 + 60;
+    for (args, range) in [
+        (&["bot", "--as", "computer", "--nodes", "-5"][..], "a whole number of nodes from 1 to 100000000"),
+        (&["bot", "--as", "computer", "--time", "-1"], "expected seconds above 0"),
+        (&["bot", "--as", "computer", "--depth", "-2"], "-2 is not in 1..=48"),
+        (&["mail", "serve", "--maildir", "md", "--once", "--bot-nodes", "-5"], "from 1 to 100000000"),
+        (&["mail", "send", "g1", "--timeout", "-1"], "expected whole seconds from 1 to 3600"),
+        (&["serve", "--header-timeout", "-3"], "expected whole seconds from 1 to 3600"),
+    ] {
+        let o = run_at(&c.org, &c.home, t, args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
+        let value = args.last().unwrap();
+        assert!(text(&o).contains(&format!("invalid value '{value}'")), "{args:?}: {}", text(&o));
+        assert!(text(&o).contains(range) && !text(&o).contains("tip:"), "{args:?}: {}", text(&o));
+    }
+}
+
 /// A node budget of 2^64 − 1 (a typo) held `bot`, and `mail serve` with all its club's
 /// mail, searching for hours without a word; `bot --nodes 0` was taken as 2,048 nodes
 /// while `mail serve --bot-nodes 0` was refused. Both now take 1 to 100,000,000 nodes and

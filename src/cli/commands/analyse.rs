@@ -39,7 +39,7 @@ pub(crate) struct AnalyseArgs {
     #[command(flatten)]
     budget: args::SearchBudget,
     /// Show this many best lines.
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
+    #[arg(long, allow_negative_numbers = true, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
     multipv: u32,
     /// Print JSON: variant, position, side to move, depth, nodes, nodes per second, and
     /// each line's score and moves.

@@ -95,7 +95,7 @@ enum MailCmd {
         sendmail: Option<String>,
         /// How many seconds to wait for the SMTP server at each step (default 60, or
         /// `timeout` under mail.smtp in the settings).
-        #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=crate::usecases::mail::MAX_TIMEOUT_SECONDS))]
+        #[arg(long, allow_negative_numbers = true, value_name = "SECONDS", value_parser = crate::cli::args::whole_seconds)]
         timeout: Option<u64>,
     },
     /// Read received messages (.eml files, mbox files, or directories such as a Maildir),

@@ -37,7 +37,7 @@ pub(crate) struct ServeArgs {
     once: bool,
     /// Seconds between looks at the Maildir (over IMAP: at the branch, for a computer
     /// player's move due; the longest IDLE is this, at least 60).
-    #[arg(long, value_name = "SECONDS", default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    #[arg(long, allow_negative_numbers = true, value_name = "SECONDS", default_value_t = 5, value_parser = crate::cli::args::whole_seconds)]
     interval: u64,
     /// Deliver answers through a sendmail-compatible command (default: ravenpost.yaml's
     /// `mail:` settings).
@@ -50,7 +50,7 @@ pub(crate) struct ServeArgs {
     /// The nodes (positions) the search visits for each move of the club's computer
     /// players (`plays-by: bot` in ravenpost.yaml's `players:`), which the referee makes
     /// as they become due: its strength, as `ravenpost bot --nodes` (1 to 100000000).
-    #[arg(long, value_name = "N", default_value_t = super::bot::DEFAULT_NODES, value_parser = crate::cli::args::nodes)]
+    #[arg(long, allow_negative_numbers = true, value_name = "N", default_value_t = super::bot::DEFAULT_NODES, value_parser = crate::cli::args::nodes)]
     bot_nodes: u64,
     /// One JSON object a line for each message handled, and for each computer player's
     /// moves.
@@ -58,7 +58,7 @@ pub(crate) struct ServeArgs {
     json: bool,
     /// Seconds the IMAP server may take to connect, greet, log in and open the mailbox
     /// before the referee gives up (with `--once`) or tries again.
-    #[arg(long, value_name = "SECONDS", default_value_t = crate::usecases::mail::DEFAULT_TIMEOUT_SECONDS, requires = "imap", value_parser = clap::value_parser!(u64).range(1..=crate::usecases::mail::MAX_TIMEOUT_SECONDS))]
+    #[arg(long, allow_negative_numbers = true, value_name = "SECONDS", default_value_t = crate::usecases::mail::DEFAULT_TIMEOUT_SECONDS, requires = "imap", value_parser = crate::cli::args::whole_seconds)]
     timeout: u64,
 }
 

@@ -48,14 +48,14 @@ pub(crate) struct MatchArgs {
     #[arg(long, value_name = "NAME")]
     uci_variant: Option<String>,
     /// Each move's time, in seconds (`go movetime`), e.g. 0.2.
-    #[arg(long, value_name = "SECONDS", value_parser = seconds, conflicts_with = "nodes")]
+    #[arg(long, allow_negative_numbers = true, value_name = "SECONDS", value_parser = seconds, conflicts_with = "nodes")]
     time: Option<Duration>,
     /// Each move's node budget (`go nodes`).
     #[arg(long, value_name = "N", required_unless_present = "time")]
     nodes: Option<u64>,
     /// How long an engine may take for a move before it loses on time (default: 3 times
     /// --time plus 2 seconds; 60 seconds with --nodes).
-    #[arg(long, value_name = "SECONDS", value_parser = seconds)]
+    #[arg(long, allow_negative_numbers = true, value_name = "SECONDS", value_parser = seconds)]
     timeout: Option<Duration>,
     /// The number of games.
     #[arg(long, value_name = "N", default_value_t = 2)]

@@ -25,7 +25,7 @@ pub(crate) struct ServeArgs {
     #[arg(long, value_name = "HEADER")]
     account_header: Option<String>,
     /// Close a connection that has not sent a request's head within SECS seconds.
-    #[arg(long, value_name = "SECS", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    #[arg(long, allow_negative_numbers = true, value_name = "SECS", default_value_t = 10, value_parser = crate::cli::args::whole_seconds)]
     header_timeout: u64,
 }
 
