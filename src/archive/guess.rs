@@ -366,13 +366,8 @@ impl TreeWalk {
     ) -> Result<(), ArchiveError> {
         let ours = self.folders.remove(&prefix).unwrap_or_default();
         let (mut a, mut b) = (ours.iter().peekable(), parent.iter().peekable());
-        loop {
-            let order = match (a.peek(), b.peek()) {
-                (None, None) => break,
-                (Some(_), None) => std::cmp::Ordering::Less,
-                (None, Some(_)) => std::cmp::Ordering::Greater,
-                (Some(x), Some(y)) => git_order(x, y),
-            };
+        while let Some(order) = super::treediff::merge_order(a.peek().copied(), b.peek().copied(), git_order)
+        {
             match order {
                 std::cmp::Ordering::Less => {
                     // The commit's only: added by it.

@@ -1690,6 +1690,19 @@ mod tests {
         (dir, archive, tip)
     }
 
+    /// The line to `tip` walked as the commands walk it, with the notation's finder of
+    /// moves (so through the tree walk), in segments of 50 commits (so that a short line
+    /// is a long walk).
+    fn walk_proving(archive: &mut Archive, tip: CommitId) -> HistoryIndex {
+        let mut options = archive.options().clone();
+        options.move_ends = Some(crate::notation::pgn::move_ends);
+        archive.set_options(options);
+        SEGMENT.with(|s| s.set(50));
+        let line = archive.walk_line(tip, &mut |_| ()).unwrap();
+        SEGMENT.with(|s| s.set(BATCH));
+        line
+    }
+
     fn same(a: &HistoryIndex, b: &HistoryIndex) {
         assert_eq!(a.len(), b.len());
         assert_eq!(a.commits(), b.commits());
@@ -1742,12 +1755,7 @@ mod tests {
         // With the finder of moves, the tree walk diffs each of these commits (no guess
         // holds): links, a submodule, a type change, names that are no UTF-8, deletions.
         let mut archive = archive;
-        let mut options = archive.options().clone();
-        options.move_ends = Some(crate::notation::pgn::move_ends);
-        archive.set_options(options);
-        SEGMENT.with(|s| s.set(50));
-        let through_tree_walk = archive.walk_line(tip, &mut |_| ()).unwrap();
-        SEGMENT.with(|s| s.set(BATCH));
+        let through_tree_walk = walk_proving(&mut archive, tip);
         same(&through_tree_walk, &through_libgit2);
         let in_memory = HistoryIndex::from_commits(through_git.commits(), None);
         same(&through_git, &in_memory);
@@ -1852,12 +1860,7 @@ mod tests {
         };
         // Without the finder of moves, git lists the changes; with it, the tree walk proves.
         let through_raw_log = archive.walk_line(tip, &mut |_| ()).unwrap();
-        let mut options = archive.options().clone();
-        options.move_ends = Some(crate::notation::pgn::move_ends);
-        archive.set_options(options);
-        SEGMENT.with(|s| s.set(50));
-        let through_git = archive.walk_line(tip, &mut |_| ()).unwrap();
-        SEGMENT.with(|s| s.set(BATCH));
+        let through_git = walk_proving(&mut archive, tip);
         WALK_WITH_LIBGIT2.with(|w| w.set(true));
         let through_libgit2 = archive.walk_line(tip, &mut |_| ()).unwrap();
         WALK_WITH_LIBGIT2.with(|w| w.set(false));
@@ -1949,12 +1952,7 @@ mod tests {
             CommitId(head.id())
         };
         let through_raw_log = archive.walk_line(tip, &mut |_| ()).unwrap();
-        let mut options = archive.options().clone();
-        options.move_ends = Some(crate::notation::pgn::move_ends);
-        archive.set_options(options);
-        SEGMENT.with(|s| s.set(50));
-        let through_tree_walk = archive.walk_line(tip, &mut |_| ()).unwrap();
-        SEGMENT.with(|s| s.set(BATCH));
+        let through_tree_walk = walk_proving(&mut archive, tip);
         same(&through_tree_walk, &through_raw_log);
         let n = through_raw_log.len();
         let mode = through_raw_log.commit_at(n - 2).changes[0].mode;

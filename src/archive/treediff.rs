@@ -52,12 +52,7 @@ fn walk(
     let mut a = old.into_iter().flat_map(Tree::iter).peekable();
     let mut b = new.into_iter().flat_map(Tree::iter).peekable();
     loop {
-        let order = match (a.peek(), b.peek()) {
-            (None, None) => return Ok(()),
-            (Some(_), None) => std::cmp::Ordering::Less,
-            (None, Some(_)) => std::cmp::Ordering::Greater,
-            (Some(x), Some(y)) => git_order(x, y),
-        };
+        let Some(order) = merge_order(a.peek(), b.peek(), git_order) else { return Ok(()) };
         match order {
             std::cmp::Ordering::Less => {
                 let x = a.next().expect("peeked");
@@ -81,6 +76,21 @@ fn walk(
                 }
             }
         }
+    }
+}
+
+/// Which of the next entries of two sorted lists comes first (`Less`: `x`, `Greater`: `y`,
+/// `Equal`: both, of one name), by `order`; `None` when both lists have ended.
+pub(crate) fn merge_order<T>(
+    x: Option<&T>,
+    y: Option<&T>,
+    order: impl Fn(&T, &T) -> std::cmp::Ordering,
+) -> Option<std::cmp::Ordering> {
+    match (x, y) {
+        (None, None) => None,
+        (Some(_), None) => Some(std::cmp::Ordering::Less),
+        (None, Some(_)) => Some(std::cmp::Ordering::Greater),
+        (Some(x), Some(y)) => Some(order(x, y)),
     }
 }
 
