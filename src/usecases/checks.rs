@@ -604,10 +604,14 @@ fn read_uncached(
     hits: &[Option<Cached>],
     file: &str,
 ) -> Result<(HashMap<BlobId, Vec<u8>>, Cuts), ArchiveError> {
+    // A submodule's entry names a commit, not a blob: there is no text to read (the
+    // version is judged from its mode alone).
+    let text = |v: &PathVersion| v.blob.filter(|_| v.mode & 0o170_000 != 0o160_000);
     let mut wanted = Vec::new();
     for (i, v) in versions.iter().enumerate() {
-        if let (Some(blob), None) = (v.blob, &hits[i]) {
-            if let Some(prev) = i.checked_sub(1).filter(|&p| hits[p].is_some()).and_then(|p| versions[p].blob)
+        if let (Some(blob), None) = (text(v), &hits[i]) {
+            if let Some(prev) =
+                i.checked_sub(1).filter(|&p| hits[p].is_some()).and_then(|p| text(&versions[p]))
             {
                 wanted.push(prev);
             }

@@ -592,6 +592,29 @@ fn symlink_game_refused_by_hook_and_verify() {
     assert_eq!(git(&dir, &home, &["rev-parse", "main"]), tip, "nothing was committed");
 }
 
+/// Regression: a submodule entry (mode 160000, a commit's id) in a game file's history
+/// made `verify` fail with "git: read blob …: the requested type does not match" and no
+/// commit named (the versions' texts were read before their modes were looked at). It is
+/// now that version's problem, as a symbolic link is (found by an adversarial trial).
+#[test]
+fn a_submodule_at_a_game_path_is_a_problem_not_a_read_error() {
+    let (_t, dir, home) = archive();
+    ok(&dir, &home, &["new", "grand", "--white", "Ann", "--black", "Bo", "--id", "g"]);
+    let head = git(&dir, &home, &["rev-parse", "HEAD"]);
+    git(&dir, &home, &["rm", "-q", "--cached", GAME]);
+    git(&dir, &home, &["update-index", "--add", "--cacheinfo", &format!("160000,{},{GAME}", head.trim())]);
+    git(&dir, &home, &["commit", "-q", "--author", "Ann <ann@example.org>", "-m", "g: a submodule"]);
+    // And back to the game file (still in the working tree).
+    git(&dir, &home, &["rm", "-q", "--cached", GAME]);
+    git(&dir, &home, &["add", GAME]);
+    git(&dir, &home, &["commit", "-q", "--author", "Ann <ann@example.org>", "-m", "g: the file again"]);
+    let o = run(&dir, &home, &["verify"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains(&format!("{GAME} is a submodule, not a regular file")), "{}", text(&o));
+    assert!(!err.contains("does not match"), "{}", text(&o));
+}
+
 /// Regression (issue 13): a move committed whose working-copy write then failed exited 2
 /// and advised `git checkout -- <file>`, which restores the old file. Now it says the
 /// move is saved and how to refresh the working copy (exit 3, documented), and the next
