@@ -205,16 +205,29 @@ impl TreeWalk {
     ) -> Result<(), ArchiveError> {
         let entries = parse_tree(&archive.read_tree_bytes(tree)?, tree)?;
         for e in &entries {
-            let path = [&prefix[..], &e.name].concat();
-            if e.is_tree() {
-                self.read_folder(archive, [&path[..], b"/"].concat(), e.id, out)?;
-            } else {
-                self.met_game(&prefix, e);
-                out.push((path, None, 0));
-            }
+            self.parent_only(archive, &prefix, e, out)?;
         }
         self.folders.insert(prefix, entries);
         Ok(())
+    }
+
+    /// Takes in the parent's entry `e` of the folder `prefix`, which the commit lacks: a
+    /// file the commit deleted, or a folder of such files.
+    fn parent_only(
+        &mut self,
+        archive: &Archive,
+        prefix: &[u8],
+        e: &Entry,
+        out: &mut Vec<RawChange>,
+    ) -> Result<(), ArchiveError> {
+        let path = [prefix, &e.name].concat();
+        if e.is_tree() {
+            self.read_folder(archive, [&path[..], b"/"].concat(), e.id, out)
+        } else {
+            self.met_game(prefix, e);
+            out.push((path, None, 0));
+            Ok(())
+        }
     }
 
     /// Notes where a game file is.
@@ -385,13 +398,7 @@ impl TreeWalk {
                 std::cmp::Ordering::Greater => {
                     // The parent's only: deleted by the commit.
                     let y = b.next().expect("peeked");
-                    let path = [&prefix[..], &y.name].concat();
-                    if y.is_tree() {
-                        self.read_folder(archive, [&path[..], b"/"].concat(), y.id, out)?;
-                    } else {
-                        self.met_game(&prefix, y);
-                        out.push((path, None, 0));
-                    }
+                    self.parent_only(archive, &prefix, y, out)?;
                 }
                 std::cmp::Ordering::Equal => {
                     let (x, y) = (a.next().expect("peeked"), b.next().expect("peeked"));

@@ -1387,11 +1387,8 @@ struct CommitSource {
     next: Option<Oid>,
     /// The shallow boundary, once the walk reached it.
     shallow: Option<CommitId>,
-    /// Whether git lists each commit's changes (`git log --raw`); else the tree walk
-    /// proves them.
-    raw: bool,
     /// The tree of the commit the walk is at, on a long walk whose changes git does not
-    /// list.
+    /// list; without it git lists them (`git log --raw`).
     tree_walk: Option<TreeWalk>,
     /// The commit git listed after the one taken last (its tree proved that one's changes).
     pending: Option<super::gitlog::GitCommit>,
@@ -1414,7 +1411,6 @@ impl CommitSource {
             listed: 0,
             next: Some(from),
             shallow: None,
-            raw: true,
             tree_walk: None,
             pending: None,
             tree_walk_tried: false,
@@ -1509,7 +1505,6 @@ impl CommitSource {
     fn stop_tree_walk(&mut self) {
         self.tree_walk = None;
         self.pending = None;
-        self.raw = true;
         self.log = None;
         self.listed = 0;
         if let Some(ahead) = self.ahead.take() {
@@ -1529,7 +1524,6 @@ impl CommitSource {
                 // Once, at the start of a long walk: guessing pays when no folder is huge.
                 let tree = archive.repo.find_commit(want).ok()?.tree_id();
                 self.tree_walk = TreeWalk::start(archive, tree, move_ends).ok().flatten();
-                self.raw = self.tree_walk.is_none();
             }
             self.log = self.segment_from(archive, want);
             self.listed = 0;
@@ -1559,10 +1553,10 @@ impl CommitSource {
         if listed_ahead.is_some() {
             SEGMENTS_LISTED_AHEAD.with(|n| n.set(n.get() + 1));
         }
-        let log =
-            listed_ahead.or_else(|| super::gitlog::first_parent_log(dir, start, segment(), self.raw))?;
+        let log = listed_ahead
+            .or_else(|| super::gitlog::first_parent_log(dir, start, segment(), self.tree_walk.is_none()))?;
         if self.long {
-            self.ahead = super::gitlog::log_ahead(dir, start, segment(), segment(), self.raw);
+            self.ahead = super::gitlog::log_ahead(dir, start, segment(), segment(), self.tree_walk.is_none());
         }
         Some(log)
     }

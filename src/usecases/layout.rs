@@ -91,10 +91,7 @@ fn join<V: Clone>(
 /// The versions of the record at `path` (a game or army choice file), oldest first,
 /// followed across the migration that moved it to its fan-out path.
 pub(crate) fn record_versions(index: &HistoryIndex, path: &str) -> Vec<PathVersion> {
-    let here: Vec<PathVersion> = index.versions(path).to_vec();
-    let Some(flat) = flat_twin(path) else { return here };
-    let before: Vec<PathVersion> = index.versions(&flat).to_vec();
-    join(&before, here, |v| v.commit, |v| v.blob.map(|b| b.to_string().into_bytes()))
+    followed_versions(path, |p| index.versions(p), |v| v)
 }
 
 /// The versions of game `g`, oldest first, across a migration ([`record_versions`]).
@@ -104,11 +101,20 @@ pub(crate) fn game_versions(index: &HistoryIndex, g: &GamePath) -> Vec<PathVersi
 
 /// [`game_versions`] with each version's commit ([`HistoryIndex::version_commits`]).
 pub(crate) fn game_version_commits(index: &HistoryIndex, g: &GamePath) -> Vec<(PathVersion, IndexedCommit)> {
-    let path = g.path();
-    let here = index.version_commits(&path);
-    let Some(flat) = flat_twin(&path) else { return here };
-    let before = index.version_commits(&flat);
-    join(&before, here, |(v, _)| v.commit, |(v, _)| v.blob.map(|b| b.to_string().into_bytes()))
+    followed_versions(&g.path(), |p| index.version_commits(p), |(v, _)| v)
+}
+
+/// What `read` says of each version of `path` and, before a migration, of its flat path
+/// ([`join`]); `version` is the version an item is of.
+fn followed_versions<V: Clone>(
+    path: &str,
+    read: impl Fn(&str) -> Vec<V>,
+    version: impl Fn(&V) -> &PathVersion,
+) -> Vec<V> {
+    let here = read(path);
+    let Some(flat) = flat_twin(path) else { return here };
+    let before = read(&flat);
+    join(&before, here, |x| version(x).commit, |x| version(x).blob.map(|b| b.to_string().into_bytes()))
 }
 
 /// The history of the record at `path` up to `at` (or the tip), each version's text, with
